@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+// Operator CLI entry. Runs the TypeScript sources directly (Node >= 22.18 strips types natively);
+// `npm exec livestock-api` and npm scripts run it on the project's pinned Node 24.
+import { runCli } from '../src/cli.ts'
+
+const args = process.argv.slice(2)
+const code = await runCli(args)
+if (args[0] !== 'serve') process.exitCode = code

@@ -1,0 +1,239 @@
+// The only reader of process.env. Every variable is parsed and checked here, and a bad start lists
+// every bad variable at once rather than failing on the first.
+
+export interface Limits {
+  /** Length of the IP rate-limit window, seconds. */
+  rateLimitWindowSeconds: number
+  /** Requests per window per IP on POST /tokens and on POST /tokens/refresh (each its own bucket). 0 = unlimited. */
+  rateLimitTokensMax: number
+  /** Requests per window per IP on every other route. 0 = unlimited. */
+  rateLimitIpMax: number
+  /** Daily per-endpoint quotas by integrator tier, and for user tokens. 0 = unlimited. */
+  quotaFree: number
+  quotaStarter: number
+  quotaPro: number
+  quotaEnterprise: number
+  quotaUser: number
+  /** Access-token lifetime bounds and default (expiresIn on POST /tokens), seconds. */
+  tokenExpiresInMin: number
+  tokenExpiresInMax: number
+  tokenExpiresInDefault: number
+  /** Refresh-token lifetime, seconds. */
+  refreshTokenTtlSeconds: number
+  /** Common list parameter `limit`. */
+  pageLimitDefault: number
+  pageLimitMax: number
+  /** Raw animal locations and sensordata rows per read. */
+  readingsLimitDefault: number
+  readingsLimitMax: number
+  /** `count` on .../sensordata/latest. */
+  latestCountDefault: number
+  latestCountMax: number
+  /** Device sensordata `limit`. */
+  deviceReadingsLimitDefault: number
+  deviceReadingsLimitMax: number
+  /** `limit` on .../recent. */
+  recentLimitDefault: number
+  recentLimitMax: number
+  /** Rows accepted by one ingestion request. */
+  ingestMaxRows: number
+}
+
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  databaseUrl: string | undefined
+  redisUrl: string | undefined
+  mqttUrl: string | undefined
+  /** Undefined until resolved: in embedded mode it is generated on first start and kept in DATA_DIR. */
+  jwtSecret: string | undefined
+  jwtIssuer: string
+  jwtAudience: string
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+  /** Fastify's trustProxy: false, true, a hop count, or a list of addresses/CIDRs. */
+  trustProxy: boolean | number | string[]
+  bodyLimitBytes: number
+  requestTimeoutMs: number
+  shutdownTimeoutMs: number
+  dbPoolMax: number
+  dbConnectTimeoutMs: number
+  dbStatementTimeoutMs: number
+  /** Optional bearer token that GET /metrics then requires. */
+  metricsToken: string | undefined
+  limits: Limits
+}
+
+export class ConfigError extends Error {
+  readonly problems: string[]
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+    this.name = 'ConfigError'
+    this.problems = problems
+  }
+}
+
+type Env = Record<string, string | undefined>
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+/** Reads and validates the configuration. Throws ConfigError listing every bad variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = []
+  const read = new EnvReader(env, problems)
+
+  const limits: Limits = {
+    rateLimitWindowSeconds: read.int('RATE_LIMIT_WINDOW_SECONDS', 900, { min: 1 }),
+    rateLimitTokensMax: read.int('RATE_LIMIT_TOKENS_MAX', 20, { min: 0 }),
+    rateLimitIpMax: read.int('RATE_LIMIT_IP_MAX', 100, { min: 0 }),
+    quotaFree: read.int('QUOTA_FREE', 10, { min: 0 }),
+    quotaStarter: read.int('QUOTA_STARTER', 1000, { min: 0 }),
+    quotaPro: read.int('QUOTA_PRO', 10000, { min: 0 }),
+    quotaEnterprise: read.int('QUOTA_ENTERPRISE', 0, { min: 0 }),
+    quotaUser: read.int('QUOTA_USER', 1000, { min: 0 }),
+    tokenExpiresInMin: read.int('TOKEN_EXPIRES_IN_MIN', 300, { min: 1 }),
+    tokenExpiresInMax: read.int('TOKEN_EXPIRES_IN_MAX', 86400, { min: 1 }),
+    tokenExpiresInDefault: read.int('ACCESS_TOKEN_TTL_SECONDS', 3600, { min: 1 }),
+    refreshTokenTtlSeconds: read.int('REFRESH_TOKEN_TTL_SECONDS', 604800, { min: 60 }),
+    pageLimitDefault: read.int('PAGE_LIMIT_DEFAULT', 10, { min: 1 }),
+    pageLimitMax: read.int('PAGE_LIMIT_MAX', 100, { min: 1 }),
+    readingsLimitDefault: read.int('READINGS_LIMIT_DEFAULT', 100, { min: 1 }),
+    readingsLimitMax: read.int('READINGS_LIMIT_MAX', 10000, { min: 1 }),
+    latestCountDefault: read.int('LATEST_COUNT_DEFAULT', 10, { min: 1 }),
+    latestCountMax: read.int('LATEST_COUNT_MAX', 100, { min: 1 }),
+    deviceReadingsLimitDefault: read.int('DEVICE_READINGS_LIMIT_DEFAULT', 100, { min: 1 }),
+    deviceReadingsLimitMax: read.int('DEVICE_READINGS_LIMIT_MAX', 100, { min: 1 }),
+    recentLimitDefault: read.int('RECENT_LIMIT_DEFAULT', 10, { min: 1 }),
+    recentLimitMax: read.int('RECENT_LIMIT_MAX', 100, { min: 1 }),
+    ingestMaxRows: read.int('INGEST_MAX_ROWS', 10000, { min: 1 }),
+  }
+  checkDefaultWithin(problems, 'ACCESS_TOKEN_TTL_SECONDS', limits.tokenExpiresInDefault, limits.tokenExpiresInMin, limits.tokenExpiresInMax)
+  checkDefaultWithin(problems, 'PAGE_LIMIT_DEFAULT', limits.pageLimitDefault, 1, limits.pageLimitMax)
+  checkDefaultWithin(problems, 'READINGS_LIMIT_DEFAULT', limits.readingsLimitDefault, 1, limits.readingsLimitMax)
+  checkDefaultWithin(problems, 'LATEST_COUNT_DEFAULT', limits.latestCountDefault, 1, limits.latestCountMax)
+  checkDefaultWithin(problems, 'DEVICE_READINGS_LIMIT_DEFAULT', limits.deviceReadingsLimitDefault, 1, limits.deviceReadingsLimitMax)
+  checkDefaultWithin(problems, 'RECENT_LIMIT_DEFAULT', limits.recentLimitDefault, 1, limits.recentLimitMax)
+
+  const databaseUrl = read.url('DATABASE_URL', ['postgres:', 'postgresql:'])
+  const jwtSecret = read.string('JWT_SECRET')
+  if (jwtSecret !== undefined && Buffer.byteLength(jwtSecret) < 32) {
+    problems.push('JWT_SECRET must be at least 32 bytes (256 bits) of random data, e.g. `openssl rand -base64 48`')
+  }
+  if (databaseUrl !== undefined && jwtSecret === undefined) {
+    problems.push('JWT_SECRET is required when DATABASE_URL is set (several processes must share one signing key)')
+  }
+
+  const config: Config = {
+    port: read.int('PORT', 3000, { min: 0, max: 65535 }),
+    host: read.string('HOST') ?? '0.0.0.0',
+    dataDir: read.string('DATA_DIR') ?? './data',
+    databaseUrl,
+    redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),
+    mqttUrl: read.url('MQTT_URL', ['mqtt:', 'mqtts:', 'ws:', 'wss:', 'tcp:']),
+    jwtSecret,
+    jwtIssuer: read.string('JWT_ISSUER') ?? 'livestock-api',
+    jwtAudience: read.string('JWT_AUDIENCE') ?? 'livestock-api',
+    logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    trustProxy: read.trustProxy('TRUST_PROXY'),
+    bodyLimitBytes: read.int('BODY_LIMIT_BYTES', 4 * 1024 * 1024, { min: 1024 }),
+    requestTimeoutMs: read.int('REQUEST_TIMEOUT_MS', 30000, { min: 1 }),
+    shutdownTimeoutMs: read.int('SHUTDOWN_TIMEOUT_MS', 10000, { min: 0 }),
+    dbPoolMax: read.int('DB_POOL_MAX', 10, { min: 1, max: 1000 }),
+    dbConnectTimeoutMs: read.int('DB_CONNECT_TIMEOUT_MS', 5000, { min: 1 }),
+    dbStatementTimeoutMs: read.int('DB_STATEMENT_TIMEOUT_MS', 30000, { min: 0 }),
+    metricsToken: read.string('METRICS_TOKEN'),
+    limits,
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems)
+  return config
+}
+
+function checkDefaultWithin(problems: string[], name: string, value: number, min: number, max: number) {
+  if (value < min || value > max) problems.push(`${name} (${value}) must lie between ${min} and ${max}`)
+}
+
+class EnvReader {
+  private readonly env: Env
+  private readonly problems: string[]
+
+  constructor(env: Env, problems: string[]) {
+    this.env = env
+    this.problems = problems
+  }
+
+  /** A set, non-blank value, trimmed; undefined when unset or blank. */
+  string(name: string): string | undefined {
+    const value = this.env[name]?.trim()
+    return value === undefined || value === '' ? undefined : value
+  }
+
+  int(name: string, fallback: number, bounds: { min?: number; max?: number } = {}): number {
+    const raw = this.string(name)
+    if (raw === undefined) return fallback
+    if (!/^-?\d+$/.test(raw)) {
+      this.problems.push(`${name} must be a whole number, got "${raw}"`)
+      return fallback
+    }
+    const value = Number(raw)
+    const { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } = bounds
+    if (value < min || value > max) {
+      this.problems.push(`${name} must be between ${min} and ${max}, got ${raw}`)
+      return fallback
+    }
+    return value
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const raw = this.string(name)
+    if (raw === undefined) return fallback
+    if (!(allowed as readonly string[]).includes(raw)) {
+      this.problems.push(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`)
+      return fallback
+    }
+    return raw as T
+  }
+
+  url(name: string, protocols: string[]): string | undefined {
+    const raw = this.string(name)
+    if (raw === undefined) return undefined
+    let parsed: URL
+    try {
+      parsed = new URL(raw)
+    } catch {
+      this.problems.push(`${name} is not a valid URL`)
+      return undefined
+    }
+    if (!protocols.includes(parsed.protocol)) {
+      this.problems.push(`${name} must use one of ${protocols.map((p) => `${p}//`).join(', ')}, got ${parsed.protocol}//`)
+      return undefined
+    }
+    return raw
+  }
+
+  /** `true`, `false`, a hop count, or a comma-separated list of addresses/CIDRs. */
+  trustProxy(name: string): boolean | number | string[] {
+    const raw = this.string(name)
+    if (raw === undefined || raw === 'false') return false
+    if (raw === 'true') return true
+    if (/^\d+$/.test(raw)) return Number(raw)
+    const entries = raw.split(',').map((s) => s.trim()).filter(Boolean)
+    if (entries.length === 0 || entries.some((e) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(e) && !['loopback', 'linklocal', 'uniquelocal'].includes(e))) {
+      this.problems.push(`${name} must be true, false, a hop count, or a comma-separated list of IP addresses/CIDRs`)
+      return false
+    }
+    return entries
+  }
+}
+
+/** Redacts the password of a connection URL for logs and CLI output. */
+export function redactUrl(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined
+  try {
+    const parsed = new URL(url)
+    if (parsed.password) parsed.password = '***'
+    return parsed.toString()
+  } catch {
+    return '(unparseable URL)'
+  }
+}

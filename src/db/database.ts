@@ -1,0 +1,161 @@
+// Opens the one SQL store: embedded PGlite in DATA_DIR when DATABASE_URL is unset, else a pg pool.
+// Both speak PostgreSQL, so one Kysely query layer and one set of migrations serve both.
+import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs'
+import { hostname } from 'node:os'
+import { join, resolve } from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely'
+import pg from 'pg'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Config } from '../config.ts'
+import type { DB } from './schema.ts'
+
+export interface Database {
+  db: Kysely<DB>
+  kind: 'embedded' | 'postgres'
+  /** Resolves when the database answers a trivial query; rejects otherwise. */
+  ping(): Promise<void>
+  close(): Promise<void>
+}
+
+/** DATA_DIR value that keeps the embedded store in memory (tests, throwaway runs). */
+export const IN_MEMORY = ':memory:'
+
+const INT8_OID = 20
+const NUMERIC_OID = 1700
+
+// int8 (counts, ms timestamps) and numeric arrive as strings from pg and partly as strings from PGlite;
+// both stores must give the same JSON, so both parse them to numbers. Millisecond timestamps stay far
+// below 2^53, so no precision is lost.
+const parseNumber = (value: string) => Number(value)
+
+export class DataDirLockedError extends Error {
+  constructor(dir: string, holder: string) {
+    super(`DATA_DIR ${dir} is in use by another livestock-api process (${holder}). ` +
+      'PGlite allows one process per data folder: stop the other process, point DATA_DIR elsewhere, ' +
+      'or use DATABASE_URL for several processes.')
+    this.name = 'DataDirLockedError'
+  }
+}
+
+export async function openDatabase(config: Config, log?: FastifyBaseLogger): Promise<Database> {
+  return config.databaseUrl ? openPostgres(config, config.databaseUrl, log) : openEmbedded(config.dataDir)
+}
+
+async function openEmbedded(dataDir: string): Promise<Database> {
+  let release = () => {}
+  let pglite: PGlite
+  if (dataDir === IN_MEMORY) {
+    pglite = await PGlite.create({ parsers: { [INT8_OID]: parseNumber, [NUMERIC_OID]: parseNumber } })
+  } else {
+    const dir = resolve(dataDir)
+    mkdirSync(dir, { recursive: true })
+    release = lockDataDir(dir)
+    try {
+      pglite = await PGlite.create(join(dir, 'pgdata'), { parsers: { [INT8_OID]: parseNumber, [NUMERIC_OID]: parseNumber } })
+    } catch (err) {
+      release()
+      throw err
+    }
+  }
+  const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) })
+  let closed = false
+  return {
+    db,
+    kind: 'embedded',
+    async ping() {
+      if (pglite.closed) throw new Error('Embedded database is closed')
+      await sql`select 1`.execute(db)
+    },
+    async close() {
+      if (closed) return
+      closed = true
+      try {
+        await db.destroy() // closes the PGlite instance, flushing it to DATA_DIR
+      } finally {
+        release()
+      }
+    },
+  }
+}
+
+async function openPostgres(config: Config, url: string, log?: FastifyBaseLogger): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: config.dbPoolMax,
+    connectionTimeoutMillis: config.dbConnectTimeoutMs,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: config.dbStatementTimeoutMs || undefined,
+    application_name: 'livestock-api',
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID || oid === NUMERIC_OID ? parseNumber : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  })
+  // An idle client losing its connection emits 'error' on the pool; unhandled, it would crash the process.
+  pool.on('error', (err) => log?.error({ err }, 'PostgreSQL pool client error'))
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
+  let closed = false
+  return {
+    db,
+    kind: 'postgres',
+    async ping() {
+      await sql`select 1`.execute(db)
+    },
+    async close() {
+      if (closed) return
+      closed = true
+      await db.destroy()
+    },
+  }
+}
+
+/**
+ * PGlite has no lock of its own: two processes on one data folder would corrupt it. A lock file
+ * created with O_EXCL holds the owner's pid; a lock left by a dead process on this host is taken over.
+ */
+function lockDataDir(dir: string): () => void {
+  const lockPath = join(dir, 'livestock-api.lock')
+  const me = JSON.stringify({ pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString() })
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lockPath, 'wx', 0o600)
+      writeSync(fd, me)
+      closeSync(fd)
+      let released = false
+      return () => {
+        if (released) return
+        released = true
+        try { unlinkSync(lockPath) } catch { /* already gone */ }
+      }
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+      const holder = readLockHolder(lockPath)
+      if (holder && holder.hostname === hostname() && !isProcessAlive(holder.pid)) {
+        try { unlinkSync(lockPath) } catch { /* raced with another starter; retry decides */ }
+        continue
+      }
+      throw new DataDirLockedError(dir, holder ? `pid ${holder.pid} on ${holder.hostname} since ${holder.startedAt}` : 'unknown holder')
+    }
+  }
+  throw new DataDirLockedError(dir, 'lock file could not be taken over')
+}
+
+function readLockHolder(lockPath: string): { pid: number; hostname: string; startedAt: string } | undefined {
+  try {
+    const parsed = JSON.parse(readFileSync(lockPath, 'utf8')) as { pid?: unknown; hostname?: unknown; startedAt?: unknown }
+    if (typeof parsed.pid === 'number' && typeof parsed.hostname === 'string') {
+      return { pid: parsed.pid, hostname: parsed.hostname, startedAt: String(parsed.startedAt) }
+    }
+  } catch { /* unreadable or half-written: treat as held */ }
+  return undefined
+}
+
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}

@@ -1,0 +1,30 @@
+// Classifies store errors: a database that cannot be reached is the client's cue to retry (503),
+// not a fault of the request.
+
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN'])
+const UNREACHABLE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error',
+  'Embedded database is closed',
+  'PGlite is closed',
+  'driver has already been destroyed',
+  'Connection is closed', // ioredis
+  "Stream isn't writeable", // ioredis with the offline queue off
+]
+
+export function isStoreUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false
+  const code = (err as { code?: unknown }).code
+  if (typeof code === 'string') {
+    if (UNREACHABLE_CODES.has(code)) return true
+    // SQLSTATE class 08 (connection exception), 57P01-57P03 (shutdown, cannot connect now), 53300 (too many connections)
+    if (/^08/.test(code) || /^57P0[123]$/.test(code) || code === '53300') return true
+  }
+  if (UNREACHABLE_MESSAGES.some((m) => err.message.includes(m))) return true
+  const cause = (err as { cause?: unknown }).cause
+  if (cause && cause !== err) return isStoreUnavailable(cause)
+  // AggregateError from a connect to several addresses (IPv4 and IPv6)
+  if (err instanceof AggregateError) return err.errors.some(isStoreUnavailable)
+  return false
+}

@@ -1,0 +1,32 @@
+import Type from 'typebox'
+import { Timestamp } from '../../http/envelope.ts'
+
+export const HealthResponse = Type.Object({
+  success: Type.Literal(true),
+  message: Type.String(),
+  version: Type.Literal('v1'),
+  timestamp: Timestamp,
+}, { description: 'The service is up' })
+
+const CheckStatus = Type.Union([Type.Literal('ok'), Type.Literal('unreachable'), Type.Literal('not configured')])
+
+export const ReadinessChecks = Type.Object({
+  database: CheckStatus,
+  databaseKind: Type.Union([Type.Literal('embedded'), Type.Literal('postgres')]),
+  redis: CheckStatus,
+})
+
+export const ReadyResponse = Type.Object({
+  success: Type.Literal(true),
+  message: Type.String(),
+  data: ReadinessChecks,
+  timestamp: Timestamp,
+}, { description: 'The database (and Redis, when configured) answer' })
+
+export const NotReadyResponse = Type.Object({
+  success: Type.Literal(false),
+  error: Type.String(),
+  details: Type.Array(Type.Ref('ErrorDetail')),
+  data: ReadinessChecks,
+  timestamp: Timestamp,
+}, { description: 'A backing store does not answer; Retry-After says when to ask again' })

@@ -1,0 +1,68 @@
+// The token-endpoint directory (GET /tokens): a map of "METHOD path" to what the endpoint does.
+import Type from 'typebox'
+import type { Limits } from '../../config.ts'
+import { Timestamp } from '../../http/envelope.ts'
+import type { App } from '../../types.ts'
+
+const EndpointInfo = Type.Object({
+  description: Type.String(),
+  body: Type.Optional(Type.Record(Type.String(), Type.String())),
+  headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+})
+
+export const TokenDirectoryResponse = Type.Object({
+  success: Type.Literal(true),
+  message: Type.String(),
+  endpoints: Type.Record(Type.String(), EndpointInfo),
+  documentation: Type.String(),
+  timestamp: Timestamp,
+}, { description: 'Token endpoints of this service' })
+
+const BEARER = { Authorization: 'Bearer <accessToken>' }
+
+export function tokenDirectory(limits: Limits) {
+  return {
+    'POST /api/v1/tokens': {
+      description: 'Issue an integrator access token (and a refresh token when refreshToken is true).',
+      body: {
+        integratorUID: 'string, required',
+        clientSecret: 'string, required when the integrator has a client secret',
+        expiresIn: `integer seconds, ${limits.tokenExpiresInMin}-${limits.tokenExpiresInMax}, default ${limits.tokenExpiresInDefault}`,
+        refreshToken: 'boolean, default false',
+      },
+    },
+    'POST /api/v1/tokens/refresh': {
+      description: 'Exchange a refresh token for a new access token and a new refresh token. Each refresh token works once.',
+      body: { refreshToken: 'string, required' },
+    },
+    'GET /api/v1/tokens/validate': { description: 'Check the presented access token.', headers: BEARER },
+    'POST /api/v1/tokens/revoke': { description: 'Revoke the presented access token and the refresh token issued with it.', headers: BEARER },
+    'GET /api/v1/tokens/info': { description: 'Details of the presented token and the token lifetimes.', headers: BEARER },
+    'POST /api/v1/tokens/login': {
+      description: 'Issue a user token for an account.',
+      body: { email: 'string, required', password: 'string, required' },
+    },
+    'POST /api/v1/tokens/logout': { description: 'Revoke the presented user token and its refresh family.', headers: BEARER },
+    'POST /api/v1/tokens/verify-id-token': {
+      description: 'Verify an identity-provider ID token and return the matching user.',
+      body: { idToken: 'string, required' },
+    },
+  }
+}
+
+export default async function tokenDirectoryRoutes(app: App, { limits }: { limits: Limits }) {
+  const endpoints = tokenDirectory(limits)
+  app.get('/tokens', {
+    schema: {
+      tags: ['tokens'], operationId: 'getTokenDirectory', summary: 'Token-endpoint directory',
+      description: 'Public. Lists the token endpoints with their bodies and headers.',
+      response: { 200: TokenDirectoryResponse },
+    },
+  }, async () => ({
+    success: true as const,
+    message: 'Token endpoints of the Livestock API',
+    endpoints,
+    documentation: '/api/v1/docs',
+    timestamp: new Date().toISOString(),
+  }))
+}

@@ -1,0 +1,59 @@
+// OpenAPI 3.1 generated from the route schemas, served at /api/v1/openapi.json, and the Scalar
+// reference at /api/v1/docs with its script served by this service (no CDN).
+import swagger from '@fastify/swagger'
+import scalar from '@scalar/fastify-api-reference'
+import Type from 'typebox'
+import type { FastifyInstance } from 'fastify'
+import { VERSION } from '../version.ts'
+
+export const API_PREFIX = '/api/v1'
+
+export async function registerOpenApi(app: FastifyInstance) {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Livestock API',
+        version: VERSION,
+        description: 'JSON REST API for livestock monitoring: farm accounts, animals with ear-tag sensors and their readings, ' +
+          'farm records, litter-monitoring devices and AI predictions. Every body uses the envelope ' +
+          '`{success, data | error, details?, message?, pagination?, timestamp}`. Every response carries `X-Request-Id` ' +
+          '(taken from the request when it sends one).',
+      },
+      servers: [{ url: '/', description: 'This server' }],
+      tags: [
+        { name: 'health', description: 'Liveness and readiness' },
+        { name: 'tokens', description: 'Integrator and user tokens' },
+        { name: 'operations', description: 'Operator endpoints' },
+      ],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Integrator token from POST /tokens or user token from POST /tokens/login' },
+        },
+      },
+    },
+    // Shared schemas keep their $id as the component name instead of def-N.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+  })
+}
+
+export async function registerDocsRoutes(app: FastifyInstance) {
+  app.get(`${API_PREFIX}/openapi.json`, {
+    schema: {
+      tags: ['operations'], operationId: 'getOpenApiDocument', summary: 'OpenAPI 3.1 document',
+      description: 'Public. This document.',
+      response: { 200: Type.Object({}, { additionalProperties: true, description: 'OpenAPI 3.1 document' }) },
+    },
+  }, async () => app.swagger())
+
+  await app.register(scalar, {
+    routePrefix: `${API_PREFIX}/docs`,
+    configuration: {
+      url: `${API_PREFIX}/openapi.json`,
+      pageTitle: 'Livestock API reference',
+      withDefaultFonts: false, // the default fonts come from a CDN; the page must work offline
+      hideClientButton: true,
+      telemetry: false,
+    },
+  })
+}
