@@ -9,6 +9,7 @@ import type { Redis } from './redis.ts'
 import type { App, Clock } from './types.ts'
 import { sharedSchemas } from './http/envelope.ts'
 import { errorsPlugin } from './plugins/errors.ts'
+import { jsonBodyPlugin } from './plugins/json-body.ts'
 import { makeValidatorCompiler } from './plugins/validation.ts'
 import { metricsPlugin } from './plugins/metrics.ts'
 import { API_PREFIX, registerDocsRoutes, registerOpenApi } from './plugins/docs.ts'
@@ -22,18 +23,24 @@ export interface AppDependencies {
   clock?: Clock
   /** Overrides the logger (tests pass false or a silent level). */
   logger?: FastifyServerOptions['logger']
+  /** Extra routes registered under /api/v1 before the app is sealed (tests use it for probe routes). */
+  extend?: (api: App) => Promise<void> | void
 }
+
+export interface RouteEntry { method: string; url: string; hidden: boolean }
 
 declare module 'fastify' {
   interface FastifyInstance {
     config: Config
     database: Database
     clock: Clock
+    /** Every route registered, for the OpenAPI and access-matrix tests. */
+    routeCatalog: RouteEntry[]
   }
 }
 
 /** A request id a client may set: printable, short, no spaces (it goes into logs and a header). */
-const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
   return {
@@ -71,6 +78,15 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   app.decorate('config', config)
   app.decorate('database', database)
   app.decorate('clock', deps.clock ?? Date.now)
+  const routeCatalog: RouteEntry[] = []
+  app.decorate('routeCatalog', routeCatalog)
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method]
+    for (const method of methods) {
+      if (method === 'HEAD') continue
+      routeCatalog.push({ method, url: route.url, hidden: Boolean(route.schema?.hide) })
+    }
+  })
   app.setValidatorCompiler(makeValidatorCompiler())
   for (const schema of sharedSchemas) app.addSchema(schema)
 
@@ -78,12 +94,14 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     void reply.header('x-request-id', req.id)
   })
   errorsPlugin(app)
+  jsonBodyPlugin(app)
   await registerOpenApi(app)
   metricsPlugin(app, { token: config.metricsToken })
 
   await app.register(async (api: App) => {
     await api.register(healthRoutes, { database, redis: deps.redis })
     await api.register(tokenDirectoryRoutes, { limits: config.limits })
+    if (deps.extend) await api.register(async (scope: App) => { await deps.extend?.(scope) })
   }, { prefix: API_PREFIX })
 
   await registerDocsRoutes(app)

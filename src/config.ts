@@ -45,6 +45,8 @@ export interface Config {
   dataDir: string
   databaseUrl: string | undefined
   redisUrl: string | undefined
+  /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
+  redisKeyPrefix: string
   mqttUrl: string | undefined
   /** Undefined until resolved: in embedded mode it is generated on first start and kept in DATA_DIR. */
   jwtSecret: string | undefined
@@ -129,6 +131,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: read.string('DATA_DIR') ?? './data',
     databaseUrl,
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: read.string('REDIS_KEY_PREFIX') ?? 'livestock:',
     mqttUrl: read.url('MQTT_URL', ['mqtt:', 'mqtts:', 'ws:', 'wss:', 'tcp:']),
     jwtSecret,
     jwtIssuer: read.string('JWT_ISSUER') ?? 'livestock-api',

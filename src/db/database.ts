@@ -64,14 +64,16 @@ async function openEmbedded(dataDir: string): Promise<Database> {
     db,
     kind: 'embedded',
     async ping() {
-      if (pglite.closed) throw new Error('Embedded database is closed')
+      if (closed || pglite.closed) throw new Error('Embedded database is closed')
       await sql`select 1`.execute(db)
     },
     async close() {
       if (closed) return
       closed = true
       try {
-        await db.destroy() // closes the PGlite instance, flushing it to DATA_DIR
+        await db.destroy()
+        // Kysely's driver only knows the instance once it has run a query; close it ourselves too.
+        if (!pglite.closed) await pglite.close()
       } finally {
         release()
       }
@@ -89,7 +91,7 @@ async function openPostgres(config: Config, url: string, log?: FastifyBaseLogger
     application_name: 'livestock-api',
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID || oid === NUMERIC_OID ? parseNumber : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+        oid === INT8_OID || oid === NUMERIC_OID ? parseNumber : (pg.types.getTypeParser(oid, format) as unknown)) as typeof pg.types.getTypeParser,
     },
   })
   // An idle client losing its connection emits 'error' on the pool; unhandled, it would crash the process.

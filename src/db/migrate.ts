@@ -17,7 +17,7 @@ export async function migrateToLatest(db: Kysely<DB>): Promise<MigrationOutcome>
   const result: MigrationResultSet = await migrator.migrateToLatest()
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error')
-    const reason = result.error instanceof Error ? result.error.message : String(result.error)
+    const reason = result.error instanceof Error ? result.error.message : JSON.stringify(result.error)
     throw new Error(`Migration ${failed?.migrationName ?? '(unknown)'} failed: ${reason}`, { cause: result.error })
   }
   return {

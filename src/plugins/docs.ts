@@ -54,6 +54,11 @@ export async function registerDocsRoutes(app: FastifyInstance) {
       withDefaultFonts: false, // the default fonts come from a CDN; the page must work offline
       hideClientButton: true,
       telemetry: false,
-    },
+      defaultOpenAllTags: true,
+      // Hosted add-ons (AI agent, MCP generator, developer tools) call other services; this page stays offline.
+      showDeveloperTools: 'never',
+      agent: { disabled: true },
+      mcp: { disabled: true },
+    } as Record<string, unknown>,
   })
 }

@@ -64,14 +64,10 @@ export function toErrorResponse(err: FastifyError): ErrorResponse {
       return { statusCode: 415, error: 'Unsupported content type: send the body as application/json' }
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return { statusCode: 400, error: 'Body is empty but the content type is application/json' }
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return { statusCode: 400, error: 'Body is not valid JSON' }
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return { statusCode: 400, error: 'Content-Length does not match the body' }
-  }
-  if (err instanceof SyntaxError && err.statusCode === 400) {
-    // secure-json-parse refuses __proto__ and constructor.prototype keys with a SyntaxError too
-    return /prototype/i.test(err.message)
-      ? { statusCode: 400, error: 'Body contains a forbidden key (__proto__ or constructor.prototype)' }
-      : { statusCode: 400, error: 'Body is not valid JSON' }
   }
   if (isStoreUnavailable(err)) {
     return { statusCode: 503, error: 'Service temporarily unavailable: a backing store cannot be reached', headers: { 'retry-after': '5' } }

@@ -1,0 +1,16 @@
+export interface BenchResult {
+  baseline: string
+  measured: string
+  /** measured / baseline, in the direction the target states. */
+  ratio: number
+  target: string
+  met: boolean
+}
+
+export interface Scenario {
+  name: string
+  description: string
+  run: () => Promise<BenchResult>
+}
+
+export const scenarios: Scenario[] = []

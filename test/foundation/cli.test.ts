@@ -1,0 +1,131 @@
+// The operator CLI and the service process, run as an operator would: real processes, real exit codes.
+import assert from 'node:assert/strict'
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, describe, it } from 'node:test'
+
+const BIN = join(import.meta.dirname, '../../bin/livestock-api.js')
+const SERVER = join(import.meta.dirname, '../../src/server.ts')
+const dirs: string[] = []
+after(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }) })
+
+function tempDir() {
+  const dir = mkdtempSync(join(tmpdir(), 'lsapi-cli-'))
+  dirs.push(dir)
+  return dir
+}
+
+/** Runs the CLI with a clean environment: only what the test names (plus PATH). */
+function cli(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+
+describe('livestock-api CLI', () => {
+  it('prints help for the CLI and for every command', () => {
+    const top = cli(['--help'])
+    assert.equal(top.code, 0)
+    assert.match(top.stdout, /Usage: livestock-api <command>/)
+    for (const command of ['serve', 'migrate', 'openapi']) {
+      assert.match(top.stdout, new RegExp(`\\n  ${command} `))
+      const help = cli([command, '--help'])
+      assert.equal(help.code, 0, `${command} --help`)
+      assert.match(help.stdout, new RegExp(`Usage: livestock-api ${command}`))
+    }
+  })
+
+  it('refuses an unknown command or option on stderr with a non-zero exit', () => {
+    const unknown = cli(['frobnicate'])
+    assert.equal(unknown.code, 2)
+    assert.match(unknown.stderr, /Unknown command "frobnicate"/)
+    assert.equal(unknown.stdout, '')
+    const badOption = cli(['migrate', '--nope'])
+    assert.equal(badOption.code, 2)
+    assert.match(badOption.stderr, /Unknown option '--nope'/)
+  })
+
+  it('migrate applies migrations to DATA_DIR and prints JSON', () => {
+    const dataDir = tempDir()
+    const res = cli(['migrate'], { DATA_DIR: dataDir })
+    assert.equal(res.code, 0, res.stderr)
+    const out = JSON.parse(res.stdout)
+    assert.equal(out.store, 'embedded')
+    assert.ok(Array.isArray(out.migrations))
+    assert.ok(out.migrations.every((m: { executedAt: string | null }) => m.executedAt !== null))
+    const status = JSON.parse(cli(['migrate', '--status'], { DATA_DIR: dataDir }).stdout)
+    assert.deepEqual(status.migrations.map((m: { name: string }) => m.name), out.migrations.map((m: { name: string }) => m.name))
+    assert.ok(!existsSync(join(dataDir, 'livestock-api.lock')), 'the lock is released on exit')
+  })
+
+  it('reports a bad configuration on stderr and exits non-zero', () => {
+    const res = cli(['migrate'], { DATABASE_URL: 'postgres://127.0.0.1:1/x' })
+    assert.equal(res.code, 1)
+    assert.match(res.stderr, /JWT_SECRET is required when DATABASE_URL is set/)
+  })
+
+  it('prints the OpenAPI document', () => {
+    const res = cli(['openapi'])
+    assert.equal(res.code, 0, res.stderr)
+    assert.equal(JSON.parse(res.stdout).openapi, '3.1.0')
+  })
+})
+
+describe('service process', () => {
+  it('serves, refuses a second process on the same DATA_DIR, and stops cleanly on SIGTERM', async () => {
+    const dataDir = tempDir()
+    const server = spawn(process.execPath, [SERVER], {
+      env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let output = ''
+    server.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
+    server.stderr.on('data', (chunk: Buffer) => { output += chunk.toString() })
+    const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)))
+    try {
+      const port = await waitFor(() => /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1], 60_000)
+      const health = await fetch(`http://127.0.0.1:${port}/api/v1/health`)
+      assert.equal(health.status, 200)
+      assert.equal(((await health.json()) as { version: string }).version, "v1")
+      assert.ok(existsSync(join(dataDir, 'jwt-secret')), 'a JWT key is generated into DATA_DIR')
+
+      const second = cli(['migrate'], { DATA_DIR: dataDir })
+      assert.equal(second.code, 1)
+      assert.match(second.stderr, /is in use by another livestock-api process/)
+
+      server.kill('SIGTERM')
+      assert.equal(await exited, 0)
+      assert.match(output, /shutting down/)
+      assert.ok(!existsSync(join(dataDir, 'livestock-api.lock')), 'the lock is released on shutdown')
+      // the data survives a restart
+      const again = cli(['migrate', '--status'], { DATA_DIR: dataDir })
+      assert.equal(again.code, 0, again.stderr)
+    } finally {
+      server.kill('SIGKILL')
+    }
+  })
+
+  it('takes over a lock left by a process that died', () => {
+    const dataDir = tempDir()
+    assert.equal(cli(['migrate'], { DATA_DIR: dataDir }).code, 0)
+    // a lock naming a pid that cannot be alive on this host
+    spawnSync('sh', ['-c', `printf '{"pid":2147483646,"hostname":"'$(hostname)'","startedAt":"x"}' > ${join(dataDir, 'livestock-api.lock')}`])
+    const res = cli(['migrate'], { DATA_DIR: dataDir })
+    assert.equal(res.code, 0, res.stderr)
+  })
+})
+
+async function waitFor<T>(probe: () => T | undefined, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = probe()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error('timed out waiting')
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { ConfigError, loadConfig, redactUrl } from '../../src/config.ts'
+
+const SECRET = 'x'.repeat(32)
+
+describe('loadConfig', () => {
+  it('uses the spec values as defaults', () => {
+    const config = loadConfig({})
+    assert.equal(config.port, 3000)
+    assert.equal(config.dataDir, './data')
+    assert.equal(config.databaseUrl, undefined)
+    assert.equal(config.trustProxy, false)
+    assert.deepEqual(
+      [config.limits.rateLimitWindowSeconds, config.limits.rateLimitTokensMax, config.limits.rateLimitIpMax],
+      [900, 20, 100])
+    assert.deepEqual(
+      [config.limits.quotaFree, config.limits.quotaStarter, config.limits.quotaPro, config.limits.quotaEnterprise, config.limits.quotaUser],
+      [10, 1000, 10000, 0, 1000])
+    assert.deepEqual([config.limits.tokenExpiresInMin, config.limits.tokenExpiresInMax, config.limits.tokenExpiresInDefault], [300, 86400, 3600])
+    assert.equal(config.limits.refreshTokenTtlSeconds, 604800)
+    assert.deepEqual([config.limits.pageLimitDefault, config.limits.pageLimitMax], [10, 100])
+    assert.deepEqual([config.limits.readingsLimitDefault, config.limits.readingsLimitMax], [100, 10000])
+    assert.deepEqual([config.limits.latestCountDefault, config.limits.latestCountMax], [10, 100])
+    assert.deepEqual([config.limits.deviceReadingsLimitDefault, config.limits.deviceReadingsLimitMax], [100, 100])
+    assert.deepEqual([config.limits.recentLimitDefault, config.limits.recentLimitMax], [10, 100])
+  })
+
+  it('lists every bad variable at once', () => {
+    assert.throws(() => loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', QUOTA_FREE: '-1', REDIS_URL: 'http://x' }), (err: unknown) => {
+      assert.ok(err instanceof ConfigError)
+      assert.equal(err.problems.length, 4)
+      assert.match(err.message, /PORT must be a whole number, got "eighty"/)
+      assert.match(err.message, /LOG_LEVEL must be one of/)
+      assert.match(err.message, /QUOTA_FREE must be between 0/)
+      assert.match(err.message, /REDIS_URL must use one of redis:\/\//)
+      return true
+    })
+  })
+
+  it('refuses DATABASE_URL without JWT_SECRET', () => {
+    assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://localhost/x' }), /JWT_SECRET is required when DATABASE_URL is set/)
+    assert.equal(loadConfig({ DATABASE_URL: 'postgres://localhost/x', JWT_SECRET: SECRET }).jwtSecret, SECRET)
+  })
+
+  it('refuses a JWT_SECRET shorter than 256 bits', () => {
+    assert.throws(() => loadConfig({ JWT_SECRET: 'short' }), /at least 32 bytes/)
+  })
+
+  it('refuses a default outside its own bounds', () => {
+    assert.throws(() => loadConfig({ ACCESS_TOKEN_TTL_SECONDS: '100' }), /ACCESS_TOKEN_TTL_SECONDS \(100\) must lie between 300 and 86400/)
+  })
+
+  it('parses TRUST_PROXY as boolean, hop count or address list', () => {
+    assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true)
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2)
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy, ['10.0.0.0/8', '127.0.0.1'])
+    assert.throws(() => loadConfig({ TRUST_PROXY: 'everyone' }), /TRUST_PROXY must be/)
+  })
+
+  it('redacts passwords in connection URLs', () => {
+    assert.equal(redactUrl('postgres://u:secret@h:5432/db'), 'postgres://u:***@h:5432/db')
+  })
+})

@@ -1,0 +1,93 @@
+// A database or Redis that cannot be reached gives 503 with Retry-After within seconds, never a hang.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { sql } from 'kysely'
+import { loadConfig } from '../../src/config.ts'
+import { IN_MEMORY, openDatabase } from '../../src/db/database.ts'
+import { openRedis } from '../../src/redis.ts'
+import { buildApp } from '../../src/app.ts'
+import { ok } from '../../src/http/envelope.ts'
+import { TEST_JWT_SECRET } from '../support/app.ts'
+
+const deadPostgres = 'postgres://postgres@127.0.0.1:1/nowhere'
+
+async function appWithDeadStores(opts: { redis?: boolean }) {
+  const config = loadConfig({
+    LOG_LEVEL: 'silent', JWT_SECRET: TEST_JWT_SECRET, DATABASE_URL: deadPostgres, DB_CONNECT_TIMEOUT_MS: '1000',
+    ...(opts.redis ? { REDIS_URL: 'redis://127.0.0.1:1' } : {}),
+  })
+  const database = await openDatabase(config)
+  const redis = opts.redis ? openRedis(config.redisUrl!) : undefined
+  const app = await buildApp({
+    config, database, redis, logger: false,
+    extend: (api) => {
+      api.get('/probe/db', async () => {
+        await sql`select 1`.execute(database.db)
+        return ok({})
+      })
+    },
+  })
+  return { app, close: async () => { await app.close(); redis?.disconnect(); await database.close() } }
+}
+
+describe('backing stores unreachable', () => {
+  it('readiness answers 503 with Retry-After when the database is down', async () => {
+    const { app, close } = await appWithDeadStores({})
+    try {
+      const started = Date.now()
+      const res = await app.inject({ method: 'GET', url: '/api/v1/health/ready' })
+      assert.ok(Date.now() - started < 4500, 'readiness must answer within seconds')
+      assert.equal(res.statusCode, 503)
+      assert.equal(res.headers['retry-after'], '5')
+      const body = res.json()
+      assert.equal(body.success, false)
+      assert.equal(body.error, 'Not ready: database unreachable')
+      assert.deepEqual(body.details, [{ field: 'database', message: 'does not answer' }])
+      assert.equal(body.data.database, 'unreachable')
+      assert.equal(body.data.redis, 'not configured')
+      // liveness does not depend on the stores
+      assert.equal((await app.inject({ method: 'GET', url: '/api/v1/health' })).statusCode, 200)
+    } finally {
+      await close()
+    }
+  })
+
+  it('a route that needs the database answers 503 with Retry-After, not 500', async () => {
+    const { app, close } = await appWithDeadStores({})
+    try {
+      const res = await app.inject({ method: 'GET', url: '/api/v1/probe/db' })
+      assert.equal(res.statusCode, 503)
+      assert.equal(res.headers['retry-after'], '5')
+      assert.equal(res.json().success, false)
+      assert.match(res.json().error, /temporarily unavailable/)
+    } finally {
+      await close()
+    }
+  })
+
+  it('readiness reports an unreachable Redis', async () => {
+    const { app, close } = await appWithDeadStores({ redis: true })
+    try {
+      const res = await app.inject({ method: 'GET', url: '/api/v1/health/ready' })
+      assert.equal(res.statusCode, 503)
+      assert.equal(res.json().data.redis, 'unreachable')
+      assert.equal(res.json().error, 'Not ready: database and redis unreachable')
+    } finally {
+      await close()
+    }
+  })
+
+  it('a closed embedded store answers 503 too', async () => {
+    const config = loadConfig({ LOG_LEVEL: 'silent', JWT_SECRET: TEST_JWT_SECRET, DATA_DIR: IN_MEMORY })
+    const database = await openDatabase(config)
+    const app = await buildApp({ config, database, logger: false })
+    try {
+      await database.close()
+      const res = await app.inject({ method: 'GET', url: '/api/v1/health/ready' })
+      assert.equal(res.statusCode, 503)
+      assert.equal(res.json().data.database, 'unreachable')
+    } finally {
+      await app.close()
+    }
+  })
+})

@@ -1,0 +1,97 @@
+// Builds a migrated app for one test file. Embedded store by default (PGlite in memory); with
+// DATABASE_URL set, a database of its own on that server, dropped when the file is done; with
+// REDIS_URL set, a Redis key prefix of its own.
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { loadConfig, type Config } from '../../src/config.ts'
+import { IN_MEMORY, openDatabase, type Database } from '../../src/db/database.ts'
+import { migrateToLatest } from '../../src/db/migrate.ts'
+import { openRedis, waitForRedis, type Redis } from '../../src/redis.ts'
+import { buildApp, type AppDependencies } from '../../src/app.ts'
+import type { App, Clock } from '../../src/types.ts'
+
+export const TEST_JWT_SECRET = 'test-secret-0123456789abcdef0123456789abcdef'
+
+export interface TestContext {
+  app: App
+  config: Config
+  database: Database
+  redis: Redis | undefined
+  close: () => Promise<void>
+}
+
+export interface TestAppOptions {
+  /** Extra environment for loadConfig (limits, TRUST_PROXY, ...). */
+  env?: Record<string, string>
+  clock?: Clock
+  extend?: AppDependencies['extend']
+  /** Skip opening Redis even when REDIS_URL is set. */
+  noRedis?: boolean
+}
+
+/** Environment of the mode under test: the real servers when the suite runs with DATABASE_URL/REDIS_URL. */
+export function testEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    LOG_LEVEL: 'silent',
+    JWT_SECRET: TEST_JWT_SECRET,
+    DATA_DIR: IN_MEMORY,
+    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    ...extra,
+  }
+}
+
+export const usingRealServers = Boolean(process.env.DATABASE_URL)
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestContext> {
+  const scratch = await createScratchDatabase()
+  const config = loadConfig(testEnv({
+    ...(scratch ? { DATABASE_URL: scratch.url } : {}),
+    REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:`,
+    ...options.env,
+  }))
+  const database = await openDatabase(config)
+  await migrateToLatest(database.db)
+  let redis: Redis | undefined
+  if (config.redisUrl && !options.noRedis) {
+    redis = openRedis(config.redisUrl)
+    await waitForRedis(redis, 5000)
+  }
+  const app = await buildApp({ config, database, redis, clock: options.clock, logger: false, extend: options.extend })
+  return {
+    app,
+    config,
+    database,
+    redis,
+    close: async () => {
+      await app.close()
+      redis?.disconnect()
+      await database.close()
+      await scratch?.drop()
+    },
+  }
+}
+
+/** With DATABASE_URL set: a fresh database on that server, named after the run, and its drop. */
+export async function createScratchDatabase(): Promise<{ url: string; drop: () => Promise<void> } | undefined> {
+  const base = process.env.DATABASE_URL
+  if (!base) return undefined
+  const name = `${process.env.TEST_DB_PREFIX ?? 'lsapi_test_'}${randomBytes(5).toString('hex')}`
+  await adminQuery(base, `CREATE DATABASE "${name}"`)
+  const url = new URL(base)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    drop: async () => { await adminQuery(base, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) },
+  }
+}
+
+export async function adminQuery(url: string, text: string): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 })
+  await client.connect()
+  try {
+    return await client.query(text)
+  } finally {
+    await client.end()
+  }
+}
