@@ -15,6 +15,11 @@ import { metricsPlugin } from './plugins/metrics.ts'
 import { API_PREFIX, registerDocsRoutes, registerOpenApi } from './plugins/docs.ts'
 import healthRoutes from './modules/health/health.routes.ts'
 import tokenDirectoryRoutes from './modules/tokens/directory.ts'
+import tokenRoutes from './modules/tokens/tokens.routes.ts'
+import partnerRoutes from './modules/tokens/partners.routes.ts'
+import { authPlugin } from './plugins/auth.ts'
+import { TokenSigner } from './modules/tokens/jwt.ts'
+import { UserPhone, User } from './modules/users/users.schemas.ts'
 
 export interface AppDependencies {
   config: Config
@@ -88,7 +93,11 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     }
   })
   app.setValidatorCompiler(makeValidatorCompiler())
-  for (const schema of sharedSchemas) app.addSchema(schema)
+  for (const schema of [...sharedSchemas, UserPhone, User]) app.addSchema(schema)
+  if (!config.jwtSecret) throw new Error('buildApp needs a resolved JWT secret (see resolveJwtSecret)')
+  authPlugin(app, {
+    signer: new TokenSigner({ secret: config.jwtSecret, issuer: config.jwtIssuer, audience: config.jwtAudience, clock: app.clock }),
+  })
 
   app.addHook('onRequest', async (req, reply) => {
     void reply.header('x-request-id', req.id)
@@ -101,6 +110,8 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   await app.register(async (api: App) => {
     await api.register(healthRoutes, { database, redis: deps.redis })
     await api.register(tokenDirectoryRoutes, { limits: config.limits })
+    await api.register(tokenRoutes)
+    await api.register(partnerRoutes)
     if (deps.extend) await api.register(async (scope: App) => { await deps.extend?.(scope) })
   }, { prefix: API_PREFIX })
 

@@ -78,9 +78,16 @@ const commands: Command[] = [
   },
 ]
 
-/** Later modules add their commands here (integrator, user, link, jobs, simulate). */
-export function registerCommand(command: Command) {
-  commands.push(command)
+/** Commands of the resource modules, loaded on first use (they import this file's types). */
+async function loadModuleCommands() {
+  const [{ integratorCommands }, { userCommands }, { jobCommands }] = await Promise.all([
+    import('./modules/tokens/integrators.cli.ts'),
+    import('./modules/users/users.cli.ts'),
+    import('./jobs/jobs.cli.ts'),
+  ])
+  for (const command of [...integratorCommands, ...userCommands, ...jobCommands]) {
+    if (!commands.some((c) => c.name === command.name)) commands.push(command)
+  }
 }
 
 function topHelp(): string {
@@ -111,6 +118,7 @@ function commandHelp(command: Command): string {
 }
 
 export async function runCli(argv: string[], io = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  await loadModuleCommands()
   const [name, ...rest] = argv
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(`${topHelp()}\n`)

@@ -61,6 +61,10 @@ export interface Config {
   dbPoolMax: number
   dbConnectTimeoutMs: number
   dbStatementTimeoutMs: number
+  /** scrypt cost as log2(N); 17 (N = 131072, 128 MiB, r = 8, p = 1) is the OWASP recommendation. */
+  passwordScryptLogN: number
+  /** OpenID Connect issuer whose ID tokens POST /tokens/verify-id-token accepts (all three or none). */
+  oidc: { issuer: string; jwksUrl: string; audience: string } | undefined
   /** Optional bearer token that GET /metrics then requires. */
   metricsToken: string | undefined
   limits: Limits
@@ -145,11 +149,26 @@ export function loadConfig(env: Env = process.env): Config {
     dbConnectTimeoutMs: read.int('DB_CONNECT_TIMEOUT_MS', 5000, { min: 1 }),
     dbStatementTimeoutMs: read.int('DB_STATEMENT_TIMEOUT_MS', 30000, { min: 0 }),
     metricsToken: read.string('METRICS_TOKEN'),
+    passwordScryptLogN: read.int('PASSWORD_SCRYPT_LOG_N', 17, { min: 14, max: 20 }),
+    oidc: readOidc(read, problems),
     limits,
   }
 
   if (problems.length > 0) throw new ConfigError(problems)
   return config
+}
+
+function readOidc(read: EnvReader, problems: string[]): Config['oidc'] {
+  const issuer = read.string('OIDC_ISSUER')
+  const jwksUrl = read.url('OIDC_JWKS_URL', ['https:', 'http:'])
+  const audience = read.string('OIDC_AUDIENCE')
+  const given = [issuer, jwksUrl, audience].filter((v) => v !== undefined).length
+  if (given === 0) return undefined
+  if (given < 3 || !issuer || !jwksUrl || !audience) {
+    problems.push('OIDC_ISSUER, OIDC_JWKS_URL and OIDC_AUDIENCE go together: set all three or none')
+    return undefined
+  }
+  return { issuer, jwksUrl, audience }
 }
 
 function checkDefaultWithin(problems: string[], name: string, value: number, min: number, max: number) {

@@ -8,6 +8,7 @@ import { openRedis, waitForRedis, type Redis } from './redis.ts'
 import { resolveJwtSecret } from './secrets.ts'
 import { buildApp, loggerOptions } from './app.ts'
 import type { App } from './types.ts'
+import { startMaintenance } from './jobs/maintenance.ts'
 
 export async function serve(config: Config): Promise<App> {
   const log = pino(loggerOptions(config) as pino.LoggerOptions)
@@ -35,6 +36,7 @@ export async function serve(config: Config): Promise<App> {
   }
 
   const started = app
+  const stopMaintenance = startMaintenance(started)
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return
@@ -46,6 +48,7 @@ export async function serve(config: Config): Promise<App> {
     }, config.shutdownTimeoutMs)
     force.unref()
     try {
+      stopMaintenance()
       await started.close()
       redis?.disconnect()
       await database.close()

@@ -1,5 +1,76 @@
-// Table types for Kysely. Every table carries the owning user's Uid (the tenant key), so a
-// Citus-style sharded PostgreSQL can distribute all of a farm's rows by it.
+// Table types for Kysely. Tables holding a farm's data carry the owning user's Uid (column `uid`,
+// the tenant key), so a Citus-style sharded PostgreSQL can distribute them by it. integrators and
+// the token tables are global (reference tables in such a deployment).
+import type { ColumnType, Generated } from 'kysely'
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface DB {}
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
+
+export interface UsersTable {
+  uid: string
+  email: string
+  name: string
+  phone: string | null
+  language: string | null
+  flagged: Generated<boolean>
+  inactive: Generated<boolean>
+  bd_user: Generated<boolean>
+  admin: Generated<boolean>
+  request_deletion: Generated<boolean>
+  beta_user: boolean | null
+  integration_flags: ColumnType<Record<string, boolean>, string | undefined, string>
+  password_hash: string | null
+  password_changed_at: Date | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface IntegratorsTable {
+  uid: string
+  email: string
+  name: string
+  tier: 'free' | 'starter' | 'pro' | 'enterprise'
+  is_active: Generated<boolean>
+  can_read: Generated<boolean>
+  can_write: Generated<boolean>
+  can_delete: Generated<boolean>
+  client_secret_hash: string | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface UserIntegratorLinksTable {
+  uid: string
+  integrator_uid: string
+  linked_by: 'owner' | 'operator'
+  created_at: Timestamp
+}
+
+export interface RefreshTokensTable {
+  jti: string
+  family_id: string
+  subject_kind: 'integrator' | 'user'
+  subject_id: string
+  token_hash: string
+  access_jti: string
+  access_expires_at: number
+  access_ttl_seconds: number
+  expires_at: number
+  used_at: number | null
+  revoked_at: number | null
+  created_at: number
+}
+
+export interface RevokedTokensTable {
+  jti: string
+  expires_at: number
+  revoked_at: number
+  reason: string
+}
+
+export interface DB {
+  users: UsersTable
+  integrators: IntegratorsTable
+  user_integrator_links: UserIntegratorLinksTable
+  refresh_tokens: RefreshTokensTable
+  revoked_tokens: RevokedTokensTable
+}

@@ -24,6 +24,7 @@ export async function registerOpenApi(app: FastifyInstance) {
       tags: [
         { name: 'health', description: 'Liveness and readiness' },
         { name: 'tokens', description: 'Integrator and user tokens' },
+        { name: 'partners', description: 'Links between accounts and integrators' },
         { name: 'operations', description: 'Operator endpoints' },
       ],
       components: {

@@ -33,6 +33,8 @@ export interface TestAppOptions {
 export function testEnv(extra: Record<string, string> = {}): Record<string, string> {
   return {
     LOG_LEVEL: 'silent',
+    // The OWASP cost (2^17) takes ~350 ms a hash here; tests check behaviour, not cost.
+    PASSWORD_SCRYPT_LOG_N: '14',
     JWT_SECRET: TEST_JWT_SECRET,
     DATA_DIR: IN_MEMORY,
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),

@@ -1,0 +1,42 @@
+// Integrators (UserIntegrator) and their links to user accounts.
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely'
+import type { DB, IntegratorsTable } from '../../db/schema.ts'
+
+export type IntegratorRow = Selectable<IntegratorsTable>
+
+export async function findIntegrator(db: Kysely<DB>, uid: string): Promise<IntegratorRow | undefined> {
+  return db.selectFrom('integrators').selectAll().where('uid', '=', uid).executeTakeFirst()
+}
+
+export async function insertIntegrator(db: Kysely<DB>, integrator: Insertable<IntegratorsTable>): Promise<IntegratorRow> {
+  return db.insertInto('integrators').values(integrator).returningAll().executeTakeFirstOrThrow()
+}
+
+export async function updateIntegrator(db: Kysely<DB>, uid: string, changes: Updateable<IntegratorsTable>): Promise<IntegratorRow | undefined> {
+  return db.updateTable('integrators').set({ ...changes, updated_at: new Date() }).where('uid', '=', uid).returningAll().executeTakeFirst()
+}
+
+export async function listIntegrators(db: Kysely<DB>): Promise<IntegratorRow[]> {
+  return db.selectFrom('integrators').selectAll().orderBy('created_at').orderBy('uid').execute()
+}
+
+export async function isLinked(db: Kysely<DB>, uid: string, integratorUid: string): Promise<boolean> {
+  const row = await db.selectFrom('user_integrator_links').select('uid')
+    .where('uid', '=', uid).where('integrator_uid', '=', integratorUid).executeTakeFirst()
+  return row !== undefined
+}
+
+/** Links an integrator to an account; linking twice is a no-op. */
+export async function link(db: Kysely<DB>, uid: string, integratorUid: string, linkedBy: 'owner' | 'operator'): Promise<void> {
+  await db.insertInto('user_integrator_links')
+    .values({ uid, integrator_uid: integratorUid, linked_by: linkedBy })
+    .onConflict((oc) => oc.columns(['uid', 'integrator_uid']).doNothing())
+    .execute()
+}
+
+/** Removes a link; false when there was none. */
+export async function unlink(db: Kysely<DB>, uid: string, integratorUid: string): Promise<boolean> {
+  const result = await db.deleteFrom('user_integrator_links')
+    .where('uid', '=', uid).where('integrator_uid', '=', integratorUid).executeTakeFirst()
+  return result.numDeletedRows > 0n
+}

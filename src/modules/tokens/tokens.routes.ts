@@ -1,0 +1,181 @@
+import type { App } from '../../types.ts'
+import { Envelope, MessageEnvelope, authErrors, commonErrors, ok, okMessage } from '../../http/envelope.ts'
+import { ApiError, forbidden, notFound, unauthorized } from '../../http/errors.ts'
+import { AUTH_ERRORS, callerOf, userCallerOf } from '../../plugins/auth.ts'
+import { burnPasswordCheck, verifyPassword } from '../users/passwords.ts'
+import { findUserByEmail, findUserByUid, linkedIntegratorUids } from '../users/users.repository.ts'
+import { User, toApiUser } from '../users/users.schemas.ts'
+import { findIntegrator } from './integrators.repository.ts'
+import { secretMatches } from './client-secrets.ts'
+import { IdTokenVerifier } from './id-token.ts'
+import type { Subject } from './jwt.ts'
+import { issueTokens, logout, refreshTokens, revokeToken, type IssuedTokens, type LifecycleDeps } from './token-lifecycle.ts'
+import {
+  IdTokenRequest, InfoResponse, LoginRequest, RefreshRequest, TokenRequest, TokenResponse, UserTokenResponse, ValidateResponse,
+} from './tokens.schemas.ts'
+import Type, { type Static } from 'typebox'
+
+const security = [{ bearer: [] }]
+const TokenOrUserToken = Type.Union([TokenResponse, UserTokenResponse])
+
+function toTokenResponse(issued: IssuedTokens) {
+  const base = {
+    accessToken: issued.accessToken,
+    ...(issued.refreshToken ? { refreshToken: issued.refreshToken } : {}),
+    expiresAt: issued.expiresAt,
+    tokenType: 'Bearer' as const,
+  }
+  return issued.subject.kind === 'integrator' ? { ...base, integratorUID: issued.subject.id } : { ...base, uid: issued.subject.id }
+}
+
+export default async function tokenRoutes(app: App) {
+  const { limits } = app.config
+  const deps: LifecycleDeps = { db: app.database.db, signer: app.tokens, clock: app.clock, refreshTtlSeconds: limits.refreshTokenTtlSeconds }
+  const idTokens = app.config.oidc ? new IdTokenVerifier(app.config.oidc, app.clock) : undefined
+
+  app.post('/tokens', {
+    schema: {
+      tags: ['tokens'], operationId: 'createToken', summary: 'Issue an integrator token',
+      description: 'Public. An unknown, inactive or wrongly-authenticated integratorUID gets `Access denied: Invalid integratorUID` (401), whichever it is.',
+      body: TokenRequest(limits),
+      response: { 200: Envelope(TokenResponse), 401: authErrors[401], ...commonErrors },
+    },
+  }, async (req) => {
+    const { integratorUID, clientSecret, expiresIn, refreshToken } = req.body
+    const integrator = await findIntegrator(app.database.db, integratorUID)
+    const secretOk = integrator?.client_secret_hash ? secretMatches(clientSecret, integrator.client_secret_hash) : true
+    if (!integrator || !integrator.is_active || !secretOk) throw unauthorized(AUTH_ERRORS.invalidIntegrator)
+    const issued = await issueTokens(deps, { kind: 'integrator', id: integrator.uid }, expiresIn, refreshToken)
+    return ok(toTokenResponse(issued) as Static<typeof TokenResponse>, 'Token generated successfully')
+  })
+
+  app.post('/tokens/refresh', {
+    schema: {
+      tags: ['tokens'], operationId: 'refreshToken', summary: 'Rotate a refresh token',
+      description: 'Public. Returns a new access token and a new refresh token. Each refresh token works once: presenting a used one ' +
+        'revokes every token of its session (reuse detection), so clients must not refresh concurrently with one token.',
+      body: RefreshRequest,
+      response: { 200: Envelope(TokenOrUserToken), ...authErrors, ...commonErrors },
+    },
+  }, async (req) => {
+    const issued = await refreshTokens(deps, req.body.refreshToken, (s) => subjectIsActive(app, s))
+    return ok(toTokenResponse(issued), 'Token refreshed successfully')
+  })
+
+  app.get('/tokens/validate', {
+    schema: {
+      tags: ['tokens'], operationId: 'validateToken', summary: 'Validate the presented token', security,
+      response: { 200: Envelope(ValidateResponse), ...authErrors, ...commonErrors },
+    },
+    preHandler: app.access.bearer,
+  }, async (req) => {
+    const caller = callerOf(req)
+    const expiresAt = new Date(caller.token.exp * 1000).toISOString()
+    if (caller.kind === 'integrator') {
+      const { uid, email, name, is_active } = caller.integrator
+      return ok({ valid: true as const, integratorUID: uid, integrator: { email, name, isActive: is_active }, tokenType: 'access' as const, expiresAt })
+    }
+    const { uid, email, name } = caller.user
+    return ok({ valid: true as const, uid, user: { uid, email, name }, tokenType: 'access' as const, expiresAt })
+  })
+
+  app.post('/tokens/revoke', {
+    schema: {
+      tags: ['tokens'], operationId: 'revokeToken', summary: 'Revoke the presented token', security,
+      description: 'Revokes the presented access token at once for every process, and the refresh token issued with it.',
+      response: { 200: MessageEnvelope(), ...authErrors, ...commonErrors },
+    },
+    preHandler: app.access.bearer,
+  }, async (req) => {
+    await revokeToken(deps, callerOf(req).token)
+    return okMessage('Token revoked successfully')
+  })
+
+  app.get('/tokens/info', {
+    schema: {
+      tags: ['tokens'], operationId: 'getTokenInfo', summary: 'Details of the presented token', security,
+      response: { 200: Envelope(InfoResponse), ...authErrors, ...commonErrors },
+    },
+    preHandler: app.access.bearer,
+  }, async (req) => {
+    const caller = callerOf(req)
+    const token = {
+      type: 'access' as const,
+      issuedAt: new Date(caller.token.iat * 1000).toISOString(),
+      expiresAt: new Date(caller.token.exp * 1000).toISOString(),
+      jti: caller.token.jti,
+    }
+    const config = { accessTokenExpiry: limits.tokenExpiresInDefault, refreshTokenExpiry: limits.refreshTokenTtlSeconds }
+    if (caller.kind === 'integrator') {
+      const i = caller.integrator
+      return ok({
+        integratorUID: i.uid,
+        integrator: {
+          email: i.email, name: i.name, isActive: i.is_active, createdAt: i.created_at.toISOString(), tier: i.tier,
+          permissions: { canRead: i.can_read, canWrite: i.can_write, canDelete: i.can_delete },
+        },
+        token, config,
+      })
+    }
+    const { uid, email, name } = caller.user
+    return ok({ uid, user: { uid, email, name }, token, config })
+  })
+
+  app.post('/tokens/login', {
+    schema: {
+      tags: ['tokens'], operationId: 'login', summary: 'Issue a user token',
+      description: 'Public. Body `{email, password}`. Returns an access token (default lifetime) and a refresh token. ' +
+        'A wrong e-mail and a wrong password get the same answer in the same time.',
+      body: LoginRequest,
+      response: { 200: Envelope(UserTokenResponse), ...authErrors, ...commonErrors },
+    },
+  }, async (req) => {
+    const { email, password } = req.body
+    const user = await findUserByEmail(app.database.db, email)
+    const valid = user?.password_hash
+      ? await verifyPassword(password, user.password_hash)
+      : await burnPasswordCheck(password, app.config.passwordScryptLogN)
+    if (!user || !valid) throw unauthorized('Invalid email or password')
+    if (user.inactive) throw forbidden(AUTH_ERRORS.inactiveUser)
+    const issued = await issueTokens(deps, { kind: 'user', id: user.uid }, limits.tokenExpiresInDefault, true)
+    return ok(toTokenResponse(issued) as Static<typeof UserTokenResponse>, 'Logged in successfully')
+  })
+
+  app.post('/tokens/logout', {
+    schema: {
+      tags: ['tokens'], operationId: 'logout', summary: 'Log a user out', security,
+      description: 'User token. Revokes the presented token and every token of its refresh family.',
+      response: { 200: MessageEnvelope(), ...authErrors, ...commonErrors },
+    },
+    preHandler: app.access.userToken,
+  }, async (req) => {
+    await logout(deps, userCallerOf(req).token)
+    return okMessage('Logged out successfully')
+  })
+
+  app.post('/tokens/verify-id-token', {
+    schema: {
+      tags: ['tokens'], operationId: 'verifyIdToken', summary: 'Verify an identity-provider ID token',
+      description: 'Public. Verifies an OpenID Connect ID token against the configured issuer (OIDC_ISSUER, OIDC_JWKS_URL, ' +
+        'OIDC_AUDIENCE): signature by the issuer\'s JWKS, issuer, audience, expiry. Returns the user whose e-mail matches the ' +
+        'token\'s verified `email` claim. 501 when no issuer is configured.',
+      body: IdTokenRequest,
+      response: { 200: Envelope(Type.Object({ user: Type.Ref('User') })), 401: authErrors[401], 501: commonErrors[503], ...commonErrors },
+    },
+  }, async (req) => {
+    if (!idTokens) throw new ApiError(501, 'ID token verification is not configured on this service')
+    const claims = await idTokens.verify(req.body.idToken)
+    const user = await findUserByEmail(app.database.db, claims.email)
+    if (!user) throw notFound('User')
+    if (user.inactive) throw forbidden(AUTH_ERRORS.inactiveUser)
+    return ok({ user: toApiUser(user, await linkedIntegratorUids(app.database.db, user.uid)) }, 'ID token verified')
+  })
+}
+
+async function subjectIsActive(app: App, subject: Subject): Promise<boolean> {
+  if (subject.kind === 'integrator') return (await findIntegrator(app.database.db, subject.id))?.is_active === true
+  const user = await findUserByUid(app.database.db, subject.id)
+  return user !== undefined && !user.inactive
+}
+
+export { User }

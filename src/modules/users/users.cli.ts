@@ -1,0 +1,116 @@
+// Operator commands for user accounts.
+import { UsageError, type Command } from '../../cli.ts'
+import { revokeSubjectFamilies } from '../tokens/token-store.ts'
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword } from './passwords.ts'
+import { findUserByEmail, findUserByUid, insertUser, linkedIntegratorUids, setPasswordHash } from './users.repository.ts'
+import { isEmail, isUid } from './users.rules.ts'
+import { toApiUser } from './users.schemas.ts'
+
+type Values = Record<string, string | boolean | undefined>
+
+async function readPassword(values: Values, required: boolean): Promise<string | undefined> {
+  let password: string | undefined
+  if (values['password-stdin']) {
+    const chunks: Buffer[] = []
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+    password = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
+  } else if (typeof values.password === 'string') {
+    password = values.password
+  }
+  if (password === undefined) {
+    if (required) throw new UsageError('--password or --password-stdin is required')
+    return undefined
+  }
+  if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
+    throw new UsageError(`The password must have ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`)
+  }
+  return password
+}
+
+function flag(values: Values, name: string): boolean | undefined {
+  const value = values[name]
+  if (value === undefined) return undefined
+  if (value === true || value === 'true') return true
+  if (value === 'false') return false
+  throw new UsageError(`--${name} takes true or false`)
+}
+
+function requireString(values: Values, name: string): string {
+  const value = values[name]
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`)
+  return value.trim()
+}
+
+export const userCommands: Command[] = [{
+  name: 'user',
+  summary: 'Create users, set their password and permission flags (create | set-password | update)',
+  usage: 'livestock-api user <create|set-password|update> [options]',
+  options: {
+    uid: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, password: { type: 'string' },
+    'password-stdin': { type: 'boolean' }, bduser: { type: 'string' }, admin: { type: 'string' }, inactive: { type: 'string' },
+    language: { type: 'string' }, phone: { type: 'string' },
+  },
+  help: [
+    'create --uid U --email E --name N [--password P | --password-stdin] [--bduser true] [--admin true] [--language L] [--phone P]',
+    'set-password --uid U (--password P | --password-stdin)     revokes the user\'s refresh tokens',
+    'update --uid U [--bduser true|false] [--admin true|false] [--inactive true|false]',
+    `Passwords: ${PASSWORD_MIN_LENGTH}-${PASSWORD_MAX_LENGTH} characters, hashed with scrypt. Prefer --password-stdin: a --password shows in the process list.`,
+    'Admin and BDUser can be set only here, never through the API by the user.',
+  ].join('\n'),
+  run: async (values, positionals, ctx) => {
+    const [action] = positionals
+    const config = ctx.config()
+    if (action === 'create') {
+      const uid = requireString(values, 'uid')
+      if (!isUid(uid)) throw new UsageError('--uid may hold letters, digits and _ . : @ - (1-128 characters)')
+      const email = requireString(values, 'email')
+      if (!isEmail(email)) throw new UsageError(`--email is not a valid e-mail address: ${email}`)
+      const name = requireString(values, 'name')
+      const password = await readPassword(values, false)
+      const passwordHash = password ? await hashPassword(password, config.passwordScryptLogN) : null
+      await ctx.withDatabase(async ({ db }) => {
+        if (await findUserByUid(db, uid)) throw new Error(`A user with uid ${uid} already exists`)
+        if (await findUserByEmail(db, email)) throw new Error(`A user with e-mail ${email} already exists`)
+        const row = await insertUser(db, {
+          uid, email, name,
+          language: typeof values.language === 'string' ? values.language : null,
+          phone: typeof values.phone === 'string' ? values.phone : null,
+          bd_user: flag(values, 'bduser') ?? false,
+          admin: flag(values, 'admin') ?? false,
+          password_hash: passwordHash,
+          password_changed_at: passwordHash ? new Date() : null,
+        })
+        ctx.out({ ...toApiUser(row, []), hasPassword: passwordHash !== null })
+      })
+      return
+    }
+    if (action === 'set-password') {
+      const uid = requireString(values, 'uid')
+      const password = (await readPassword(values, true))!
+      const passwordHash = await hashPassword(password, config.passwordScryptLogN)
+      await ctx.withDatabase(async ({ db }) => {
+        if (!(await setPasswordHash(db, uid, passwordHash, new Date()))) throw new Error(`No user with uid ${uid}`)
+        await revokeSubjectFamilies(db, 'user', uid, Date.now(), 'password set by operator')
+        ctx.out({ uid, passwordChanged: true })
+      })
+      return
+    }
+    if (action === 'update') {
+      const uid = requireString(values, 'uid')
+      const changes = {
+        ...(flag(values, 'bduser') !== undefined ? { bd_user: flag(values, 'bduser') } : {}),
+        ...(flag(values, 'admin') !== undefined ? { admin: flag(values, 'admin') } : {}),
+        ...(flag(values, 'inactive') !== undefined ? { inactive: flag(values, 'inactive') } : {}),
+      }
+      if (Object.keys(changes).length === 0) throw new UsageError('Nothing to update: name --bduser, --admin or --inactive')
+      await ctx.withDatabase(async ({ db }) => {
+        const row = await db.updateTable('users').set({ ...changes, updated_at: new Date() }).where('uid', '=', uid).returningAll().executeTakeFirst()
+        if (!row) throw new Error(`No user with uid ${uid}`)
+        if (changes.inactive === true) await revokeSubjectFamilies(db, 'user', uid, Date.now(), 'user deactivated')
+        ctx.out(toApiUser(row, await linkedIntegratorUids(db, uid)))
+      })
+      return
+    }
+    throw new UsageError(`Unknown action "${action ?? ''}": use create, set-password or update`)
+  },
+}]
