@@ -35,6 +35,14 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     LOG_LEVEL: 'silent',
     // The OWASP cost (2^17) takes ~350 ms a hash here; tests check behaviour, not cost.
     PASSWORD_SCRYPT_LOG_N: '14',
+    // Rate limits and quotas off unless a test sets them: suites make hundreds of requests from one IP.
+    RATE_LIMIT_IP_MAX: '0',
+    RATE_LIMIT_TOKENS_MAX: '0',
+    QUOTA_FREE: '0',
+    QUOTA_STARTER: '0',
+    QUOTA_PRO: '0',
+    QUOTA_ENTERPRISE: '0',
+    QUOTA_USER: '0',
     JWT_SECRET: TEST_JWT_SECRET,
     DATA_DIR: IN_MEMORY,
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),

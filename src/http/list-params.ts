@@ -1,0 +1,84 @@
+// The spec's common list query parameters: page, limit, sortBy, sortOrder and filter (deep-object
+// form `filter[Field]=value`). One schema builder and one filter parser serve every list endpoint.
+import Type from 'typebox'
+import type { Limits } from '../config.ts'
+import { validationFailed } from './errors.ts'
+
+export type FieldKind = 'string' | 'number' | 'integer' | 'boolean'
+
+/** The fields a list can be sorted and filtered by: API field name → kind. */
+export type ListFields = Record<string, FieldKind>
+
+export interface ListParams {
+  page: number
+  limit: number
+  sortBy: string
+  sortOrder: 'asc' | 'desc'
+}
+
+export const SortOrder = Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'], default: 'desc', description: 'asc or desc' })
+
+/** A string enum that validates and documents as `enum` (one error line, not one per branch). */
+export function StringEnum<T extends string>(values: readonly T[], options: { default?: T; description?: string } = {}) {
+  return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options })
+}
+
+/**
+ * The common list parameters as schema properties. `sortBy` accepts only the given fields (unknown → 400).
+ * Compose them into a query schema with listQueryOptions, which lets `filter[Field]` keys through as
+ * strings for parseFilters to check:
+ *   querystring: Type.Object({ ...listQueryProperties(limits, fields, 't'), group: Type.Optional(Type.String()) }, listQueryOptions)
+ */
+export function listQueryProperties(limits: Limits, fields: ListFields, defaultSort: string) {
+  return {
+    page: Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' }),
+    limit: Type.Integer({ minimum: 1, maximum: limits.pageLimitMax, default: limits.pageLimitDefault, description: `Page size, 1-${limits.pageLimitMax}` }),
+    sortBy: StringEnum(Object.keys(fields), { default: defaultSort, description: 'Field to sort by' }),
+    sortOrder: SortOrder,
+  }
+}
+
+export const listQueryOptions = {
+  patternProperties: { '^filter\\[[A-Za-z0-9_]+\\]$': Type.String({ description: 'filter[Field]=value: only items whose Field equals value' }) },
+}
+
+export type FilterValue = string | number | boolean
+
+/**
+ * Reads `filter[Field]=value` pairs from a parsed query: each Field must be one of `fields`, each value
+ * must parse as that field's kind. Problems become one 400 with every bad pair in details.
+ */
+export function parseFilters(query: Record<string, unknown>, fields: ListFields): Record<string, FilterValue> {
+  const filters: Record<string, FilterValue> = {}
+  const problems: { field: string; message: string }[] = []
+  for (const [key, raw] of Object.entries(query)) {
+    const match = /^filter\[([A-Za-z0-9_]+)\]$/.exec(key)
+    if (!match) continue
+    const field = match[1]!
+    const kind = fields[field]
+    const value = Array.isArray(raw) ? raw[raw.length - 1] : raw
+    if (!kind) {
+      problems.push({ field: `query:${key}`, message: `cannot filter by ${field}; allowed: ${Object.keys(fields).join(', ')}` })
+      continue
+    }
+    const parsed = parseValue(String(value), kind)
+    if (parsed === undefined) problems.push({ field: `query:${key}`, message: `must be ${kind === 'integer' ? 'an integer' : `a ${kind}`}` })
+    else filters[field] = parsed
+  }
+  if (problems.length > 0) throw validationFailed(problems)
+  return filters
+}
+
+function parseValue(value: string, kind: FieldKind): FilterValue | undefined {
+  switch (kind) {
+    case 'string': return value
+    case 'boolean': return value === 'true' ? true : value === 'false' ? false : undefined
+    case 'integer': return /^-?\d+$/.test(value) ? Number(value) : undefined
+    case 'number': return value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : undefined
+  }
+}
+
+/** Offset of a page. */
+export function offsetOf(params: Pick<ListParams, 'page' | 'limit'>): number {
+  return (params.page - 1) * params.limit
+}
