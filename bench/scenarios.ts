@@ -13,4 +13,6 @@ export interface Scenario {
   run: () => Promise<BenchResult>
 }
 
-export const scenarios: Scenario[] = []
+import { limitsScenario } from './limits.ts'
+
+export const scenarios: Scenario[] = [limitsScenario]

@@ -18,6 +18,7 @@ import tokenDirectoryRoutes from './modules/tokens/directory.ts'
 import tokenRoutes from './modules/tokens/tokens.routes.ts'
 import partnerRoutes from './modules/tokens/partners.routes.ts'
 import { authPlugin } from './plugins/auth.ts'
+import { limitsPlugin } from './plugins/limits.ts'
 import { TokenSigner } from './modules/tokens/jwt.ts'
 import { UserPhone, User } from './modules/users/users.schemas.ts'
 
@@ -95,15 +96,17 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   app.setValidatorCompiler(makeValidatorCompiler())
   for (const schema of [...sharedSchemas, UserPhone, User]) app.addSchema(schema)
   if (!config.jwtSecret) throw new Error('buildApp needs a resolved JWT secret (see resolveJwtSecret)')
-  authPlugin(app, {
-    signer: new TokenSigner({ secret: config.jwtSecret, issuer: config.jwtIssuer, audience: config.jwtAudience, clock: app.clock }),
-  })
-
   app.addHook('onRequest', async (req, reply) => {
     void reply.header('x-request-id', req.id)
   })
   errorsPlugin(app)
   jsonBodyPlugin(app)
+  // Limits before auth: the IP limit refuses early; the daily quota counts once the caller is known.
+  const quota = limitsPlugin(app, { config, redis: deps.redis, clock: app.clock })
+  authPlugin(app, {
+    signer: new TokenSigner({ secret: config.jwtSecret, issuer: config.jwtIssuer, audience: config.jwtAudience, clock: app.clock }),
+    onCaller: quota.consumeQuota,
+  })
   await registerOpenApi(app)
   metricsPlugin(app, { token: config.metricsToken })
 

@@ -61,7 +61,13 @@ declare module 'fastify' {
 // The auth scheme is case-insensitive (RFC 9110 §11.1); the token is base64url segments.
 const BEARER = /^Bearer +([A-Za-z0-9_\-.]+)$/i
 
-export function authPlugin(app: FastifyInstance, { signer }: { signer: TokenSigner }) {
+export interface AuthOptions {
+  signer: TokenSigner
+  /** Called once per request when the caller is known (the daily quota counts here). */
+  onCaller?: (req: FastifyRequest, caller: Caller) => Promise<void>
+}
+
+export function authPlugin(app: FastifyInstance, { signer, onCaller }: AuthOptions) {
   app.decorate('tokens', signer)
   app.decorateRequest('caller', undefined)
 
@@ -80,6 +86,7 @@ export function authPlugin(app: FastifyInstance, { signer }: { signer: TokenSign
     }
     const caller = await loadCaller(token)
     req.caller = caller
+    await onCaller?.(req, caller)
     return caller
   }
 

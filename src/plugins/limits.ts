@@ -1,0 +1,143 @@
+// IP rate limits and daily per-endpoint account quotas (the spec's Limits section), on
+// rate-limiter-flexible. With REDIS_URL the counters live in Redis (one atomic Lua script per check),
+// shared by every process and kept across restarts. Without it, they live in this process.
+//
+// Redis unreachable mid-run: we follow rate-limiter-flexible's insurance-limiter pattern. Each Redis
+// limiter carries an in-memory twin that takes over at once (rejectIfRedisNotReady) while Redis is
+// down, so the API keeps answering and limits still hold per process (N processes allow up to N times
+// the limit meanwhile); the Redis counters resume when it is back. Readiness reports Redis as down.
+// @see https://github.com/animir/node-rate-limiter-flexible/wiki/Insurance-Strategy
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
+import type { Config } from '../config.ts'
+import type { Redis } from '../redis.ts'
+import type { Clock } from '../types.ts'
+import { ApiError } from '../http/errors.ts'
+import type { Caller } from './auth.ts'
+import {
+  closestToLimit, dailyQuotaOf, describeWindow, ipBucketOf, ipLimitOf, tierLabel, utcDayWindow, type IpBucket, type LimitState,
+} from './limits.rules.ts'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    limitStates: LimitState[] | undefined
+  }
+}
+
+export interface LimitsDeps {
+  config: Config
+  redis: Redis | undefined
+  clock: Clock
+}
+
+export interface QuotaGate {
+  /** Counts one request of an authenticated caller against its daily quota for this endpoint; throws 429 when spent. */
+  consumeQuota: (req: FastifyRequest, caller: Caller) => Promise<void>
+}
+
+export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: LimitsDeps): QuotaGate {
+  const { limits } = config
+  const makeLimiter = (keyPrefix: string, points: number, duration: number): RateLimiterAbstract => {
+    const prefixed = `${config.redisKeyPrefix}${keyPrefix}`
+    if (!redis) return new RateLimiterMemory({ keyPrefix: prefixed, points, duration })
+    return new RateLimiterRedis({
+      storeClient: redis,
+      keyPrefix: prefixed,
+      points,
+      duration,
+      rejectIfRedisNotReady: true,
+      insuranceLimiter: new RateLimiterMemory({ keyPrefix: prefixed, points, duration }),
+    })
+  }
+
+  const window = limits.rateLimitWindowSeconds
+  const ipLimiters = new Map<IpBucket, RateLimiterAbstract>()
+  for (const bucket of ['tokens', 'refresh', 'login', 'ip'] as const) {
+    const max = ipLimitOf(bucket, limits)
+    if (max > 0) ipLimiters.set(bucket, makeLimiter(`rl:${bucket}`, max, window))
+  }
+  // One quota limiter per distinct daily limit; the key carries caller, endpoint and UTC day.
+  const quotaLimiters = new Map<number, RateLimiterAbstract>()
+  const quotaLimiter = (points: number) => {
+    let limiter = quotaLimiters.get(points)
+    if (!limiter) {
+      limiter = makeLimiter('quota', points, 86_400)
+      quotaLimiters.set(points, limiter)
+    }
+    return limiter
+  }
+
+  app.decorateRequest('limitStates', undefined)
+  const record = (req: FastifyRequest, state: LimitState) => {
+    req.limitStates = [...(req.limitStates ?? []), state]
+  }
+
+  app.addHook('onRequest', async (req) => {
+    const bucket = ipBucketOf(req.method, req.routeOptions.url)
+    const limiter = bucket && ipLimiters.get(bucket)
+    if (!bucket || !limiter) return
+    const max = ipLimitOf(bucket, limits)
+    const { allowed, res } = await consume(limiter, req.ip)
+    const state: LimitState = {
+      name: bucket, limit: max, remaining: res.remainingPoints,
+      resetAt: Math.ceil((Date.now() + res.msBeforeNext) / 1000), windowSeconds: window,
+    }
+    record(req, state)
+    if (!allowed) {
+      const where = bucket === 'ip' ? '' : ` on POST /api/v1/tokens${bucket === 'tokens' ? '' : `/${bucket}`}`
+      throw tooManyRequests(`Rate limit exceeded: ${max} requests per ${describeWindow(window)} per IP address${where}`, res.msBeforeNext)
+    }
+  })
+
+  app.addHook('onSend', async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    if (req.limitStates) setRateLimitHeaders(reply, req.limitStates)
+    return payload
+  })
+
+  return {
+    async consumeQuota(req, caller) {
+      const limit = dailyQuotaOf(caller.kind === 'integrator' ? { kind: 'integrator', tier: caller.integrator.tier } : { kind: 'user' }, limits)
+      if (limit === 0) return
+      const now = clock()
+      const { day, resetAtSeconds, secondsLeft } = utcDayWindow(now)
+      const endpoint = `${req.method} ${req.routeOptions.url ?? req.url}`
+      const who = caller.kind === 'integrator' ? `integrator:${caller.integrator.uid}` : `user:${caller.user.uid}`
+      const { allowed, res } = await consume(quotaLimiter(limit), `${who}:${endpoint}:${day}`, secondsLeft)
+      record(req, { name: 'quota', limit, remaining: res.remainingPoints, resetAt: resetAtSeconds, windowSeconds: 86_400 })
+      if (!allowed) {
+        const whose = caller.kind === 'integrator' ? `the ${tierLabel(caller.integrator.tier)} tier` : 'user tokens'
+        throw tooManyRequests(`Daily quota exceeded: ${limit} requests per day to ${endpoint} for ${whose}; it resets at 00:00 UTC`,
+          resetAtSeconds * 1000 - now)
+      }
+    },
+  }
+}
+
+async function consume(limiter: RateLimiterAbstract, key: string, customDuration?: number): Promise<{ allowed: boolean; res: RateLimiterRes }> {
+  try {
+    return { allowed: true, res: await limiter.consume(key, 1, customDuration ? { customDuration } : undefined) }
+  } catch (err) {
+    if (err instanceof RateLimiterRes) return { allowed: false, res: err }
+    throw err
+  }
+}
+
+function tooManyRequests(message: string, msBeforeNext: number): ApiError {
+  return new ApiError(429, message, { headers: { 'retry-after': String(Math.max(1, Math.ceil(msBeforeNext / 1000))) } })
+}
+
+/**
+ * X-RateLimit-* report the window closest to its limit (decisions.md); the IETF RateLimit-Policy and
+ * RateLimit fields list every limit that applied.
+ * @see https://datatracker.ietf.org/doc/draft-ietf-httpapi-ratelimit-headers/
+ */
+function setRateLimitHeaders(reply: FastifyReply, states: LimitState[]) {
+  const closest = closestToLimit(states)
+  if (!closest) return
+  const nowSeconds = Math.floor(Date.now() / 1000)
+  void reply.header('x-ratelimit-limit', String(closest.limit))
+  void reply.header('x-ratelimit-remaining', String(closest.remaining))
+  void reply.header('x-ratelimit-reset', String(closest.resetAt))
+  void reply.header('ratelimit-policy', states.map((s) => `"${s.name}";q=${s.limit};w=${s.windowSeconds}`).join(', '))
+  void reply.header('ratelimit', states.map((s) => `"${s.name}";r=${s.remaining};t=${Math.max(0, s.resetAt - nowSeconds)}`).join(', '))
+}

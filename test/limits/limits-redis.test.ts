@@ -1,0 +1,133 @@
+// Limits across processes: counters in Redis are shared by several app instances and survive a
+// restart; when Redis goes away mid-run, the in-memory insurance limiter takes over.
+import assert from 'node:assert/strict'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { createServer } from 'node:net'
+import { describe, it } from 'node:test'
+import { createScratchDatabase, testEnv, TEST_JWT_SECRET } from '../support/app.ts'
+import { createIntegrator, integratorToken, bearer } from '../support/fixtures.ts'
+import { loadConfig, type Config } from '../../src/config.ts'
+import { openDatabase, type Database } from '../../src/db/database.ts'
+import { migrateToLatest } from '../../src/db/migrate.ts'
+import { openRedis, waitForRedis, type Redis } from '../../src/redis.ts'
+import { buildApp } from '../../src/app.ts'
+import type { App } from '../../src/types.ts'
+
+interface Instance { app: App; config: Config; database: Database; redis: Redis; close: () => Promise<void> }
+
+/** An app instance on a given database and Redis, as a second API process would be. */
+async function instance(env: Record<string, string>, database: Database): Promise<Instance> {
+  const config = loadConfig(env)
+  const redis = openRedis(config.redisUrl!)
+  await waitForRedis(redis, 5000)
+  const app = await buildApp({ config, database, redis, logger: false })
+  return { app, config, database, redis, close: async () => { await app.close(); redis.disconnect() } }
+}
+
+async function sharedStore() {
+  const scratch = await createScratchDatabase()
+  const env = testEnv(scratch ? { DATABASE_URL: scratch.url } : {})
+  const database = await openDatabase(loadConfig(env))
+  await migrateToLatest(database.db)
+  return { env, database, close: async () => { await database.close(); await scratch?.drop() } }
+}
+
+describe('limits shared through Redis', { skip: process.env.REDIS_URL ? false : 'runs with REDIS_URL (the real-server mode)' }, () => {
+  it('two app instances sharing Redis enforce one budget, and counters survive a restart', async () => {
+    const store = await sharedStore()
+    const env = { ...store.env, REDIS_URL: process.env.REDIS_URL!, REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:`, QUOTA_FREE: '5', RATE_LIMIT_IP_MAX: '8' }
+    const a = await instance(env, store.database)
+    const b = await instance(env, store.database)
+    try {
+      const { uid } = await createIntegrator(a as never, { tier: 'free' })
+      const { accessToken } = await integratorToken(a as never, uid)
+      const call = (i: Instance) => i.app.inject({ method: 'GET', url: '/api/v1/tokens/info', headers: bearer(accessToken) })
+      assert.equal((await call(a)).statusCode, 200)
+      assert.equal((await call(b)).statusCode, 200)
+      assert.equal((await call(a)).statusCode, 200)
+      const fourth = await call(b)
+      assert.equal(fourth.statusCode, 200)
+      assert.equal(fourth.headers['x-ratelimit-remaining'], '1')
+      await a.close()
+      const c = await instance(env, store.database) // "restarted" process
+      try {
+        assert.equal((await call(c)).statusCode, 200)
+        const refused = await call(b)
+        assert.equal(refused.statusCode, 429)
+        assert.match(refused.json().error, /^Daily quota exceeded: 5 requests per day/)
+        // the IP window is shared too: 1 POST /tokens is its own bucket; 6 GETs so far of 8
+        assert.equal((await c.app.inject({ method: 'GET', url: '/api/v1/tokens' })).headers['x-ratelimit-remaining'], '1')
+      } finally {
+        await c.close()
+      }
+    } finally {
+      await b.close()
+      await store.close()
+    }
+  })
+})
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
+    })
+  })
+}
+
+async function startPrivateRedis(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
+  const probe = openRedis(`redis://127.0.0.1:${port}`)
+  const up = await waitForRedis(probe, 10_000)
+  probe.disconnect()
+  if (!up) throw new Error('private redis-server did not start')
+  return child
+}
+
+describe('Redis unreachable mid-run', () => {
+  it('keeps answering with in-process limits (insurance limiter), never a 500, and readiness says so', async () => {
+    const port = await freePort()
+    let redisServer: ChildProcess | undefined
+    try {
+      redisServer = await startPrivateRedis(port)
+    } catch {
+      return // no redis-server binary on this machine: nothing to test against
+    }
+    const store = await sharedStore()
+    const node = await instance({ ...store.env, REDIS_URL: `redis://127.0.0.1:${port}`, QUOTA_FREE: '4', JWT_SECRET: TEST_JWT_SECRET }, store.database)
+    try {
+      const { uid } = await createIntegrator(node as never, { tier: 'free' })
+      const { accessToken } = await integratorToken(node as never, uid)
+      const call = () => node.app.inject({ method: 'GET', url: '/api/v1/tokens/validate', headers: bearer(accessToken) })
+      assert.equal((await call()).statusCode, 200)
+      assert.equal((await call()).headers['x-ratelimit-remaining'], '2')
+
+      redisServer.kill('SIGKILL')
+      await new Promise((resolve) => redisServer!.once('exit', resolve))
+      // From here the memory twin counts on its own (it starts from zero: Redis's count is out of reach).
+      const during = []
+      for (let i = 0; i < 6; i++) during.push((await call()).statusCode)
+      assert.deepEqual(during, [200, 200, 200, 200, 429, 429])
+      const ready = await node.app.inject({ method: 'GET', url: '/api/v1/health/ready' })
+      assert.equal(ready.statusCode, 503)
+      assert.equal(ready.json().data.redis, 'unreachable')
+
+      // Redis back on the same port: the shared counters are used again once the client reconnects.
+      redisServer = await startPrivateRedis(port)
+      const back = await waitForRedis(node.redis, 10_000)
+      assert.ok(back, 'the client reconnects')
+      const after = await call()
+      assert.equal(after.statusCode, 200)
+      // this private Redis keeps nothing on disk, so it counts today from zero again: 3 of 4 left
+      assert.equal(after.headers['x-ratelimit-remaining'], '3')
+    } finally {
+      await node.close()
+      await store.close()
+      redisServer?.kill('SIGKILL')
+    }
+  })
+})

@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { closestToLimit, dailyQuotaOf, ipBucketOf, utcDayWindow, type LimitState } from '../../src/plugins/limits.rules.ts'
+import { loadConfig } from '../../src/config.ts'
+
+const limits = loadConfig({}).limits
+
+describe('limit rules', () => {
+  it('puts each token route in a bucket of its own and exempts health and metrics', () => {
+    assert.equal(ipBucketOf('POST', '/api/v1/tokens'), 'tokens')
+    assert.equal(ipBucketOf('POST', '/api/v1/tokens/refresh'), 'refresh')
+    assert.equal(ipBucketOf('POST', '/api/v1/tokens/login'), 'login')
+    assert.equal(ipBucketOf('GET', '/api/v1/tokens'), 'ip')
+    assert.equal(ipBucketOf('GET', '/api/v1/users/:userId'), 'ip')
+    assert.equal(ipBucketOf('GET', undefined), 'ip')
+    assert.equal(ipBucketOf('GET', '/api/v1/health'), undefined)
+    assert.equal(ipBucketOf('GET', '/api/v1/health/ready'), undefined)
+    assert.equal(ipBucketOf('GET', '/metrics'), undefined)
+  })
+
+  it('gives each tier the spec quota and user tokens 1,000', () => {
+    assert.equal(dailyQuotaOf({ kind: 'integrator', tier: 'free' }, limits), 10)
+    assert.equal(dailyQuotaOf({ kind: 'integrator', tier: 'starter' }, limits), 1000)
+    assert.equal(dailyQuotaOf({ kind: 'integrator', tier: 'pro' }, limits), 10000)
+    assert.equal(dailyQuotaOf({ kind: 'integrator', tier: 'enterprise' }, limits), 0)
+    assert.equal(dailyQuotaOf({ kind: 'user' }, limits), 1000)
+  })
+
+  it('cuts days at 00:00 UTC', () => {
+    const lastSecond = Date.UTC(2026, 10, 22, 23, 59, 59)
+    assert.deepEqual(utcDayWindow(lastSecond), { day: '2026-11-22', resetAtSeconds: Date.UTC(2026, 10, 23) / 1000, secondsLeft: 1 })
+    const midnight = Date.UTC(2026, 10, 23)
+    assert.deepEqual(utcDayWindow(midnight), { day: '2026-11-23', resetAtSeconds: Date.UTC(2026, 10, 24) / 1000, secondsLeft: 86400 })
+    assert.equal(utcDayWindow(Date.UTC(2026, 10, 23, 0, 0, 0, 1)).day, '2026-11-23')
+  })
+
+  it('reports the window with the fewest requests left', () => {
+    const ip: LimitState = { name: 'ip', limit: 100, remaining: 40, resetAt: 1000, windowSeconds: 900 }
+    const quota: LimitState = { name: 'quota', limit: 10, remaining: 3, resetAt: 5000, windowSeconds: 86400 }
+    assert.equal(closestToLimit([ip, quota]), quota)
+    assert.equal(closestToLimit([ip, { ...quota, remaining: 40 }])?.name, 'quota', 'a tie goes to the later reset')
+    assert.equal(closestToLimit([]), undefined)
+  })
+})
