@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
+import { createScratchDatabase, TEST_JWT_SECRET } from '../support/app.ts'
 
 const BIN = join(import.meta.dirname, '../../bin/livestock-api.js')
 const SERVER = join(import.meta.dirname, '../../src/server.ts')
@@ -73,6 +74,30 @@ describe('livestock-api CLI', () => {
     const res = cli(['openapi'])
     assert.equal(res.code, 0, res.stderr)
     assert.equal(JSON.parse(res.stdout).openapi, '3.1.0')
+  })
+})
+
+describe('several processes on one DATABASE_URL', { skip: process.env.DATABASE_URL ? false : 'runs with DATABASE_URL (the real-server mode)' }, () => {
+  it('two processes migrating one fresh database at once both succeed and apply each migration once', async () => {
+    const scratch = (await createScratchDatabase())!
+    try {
+      const run = () => new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [BIN, 'migrate'], {
+          env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', DATABASE_URL: scratch.url, JWT_SECRET: TEST_JWT_SECRET },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        })
+        let stderr = ''
+        child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+        child.on('exit', (code) => resolve({ code, stderr }))
+      })
+      const [a, b] = await Promise.all([run(), run()])
+      assert.equal(a.code, 0, a.stderr)
+      assert.equal(b.code, 0, b.stderr)
+      const status = cli(['migrate', '--status'], { DATABASE_URL: scratch.url, JWT_SECRET: TEST_JWT_SECRET })
+      assert.ok(JSON.parse(status.stdout).migrations.every((m: { executedAt: string | null }) => m.executedAt !== null))
+    } finally {
+      await scratch.drop()
+    }
   })
 })
 
