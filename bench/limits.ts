@@ -7,13 +7,14 @@ import { insertIntegrator } from '../src/modules/tokens/integrators.repository.t
 
 const TOTAL = Number(process.env.BENCH_LIMIT_REQUESTS ?? 6000)
 const CONCURRENCY = 32
+const ROUNDS = 5
 const OFF = { RATE_LIMIT_IP_MAX: '0', RATE_LIMIT_TOKENS_MAX: '0', QUOTA_PRO: '0', QUOTA_USER: '0' }
 // Limits on, but high enough that the benchmark never hits them: every request runs the full check.
 const ON = { RATE_LIMIT_IP_MAX: '100000000', RATE_LIMIT_TOKENS_MAX: '100000000', QUOTA_PRO: '100000000' }
 
 export const limitsScenario: Scenario = {
   name: 'limits',
-  description: `authenticated GET /tokens/validate, limits on vs off (${TOTAL} requests, ${CONCURRENCY} in flight)`,
+  description: `authenticated GET /tokens/validate, limits on vs off (${ROUNDS} alternating rounds of ${TOTAL} requests, ${CONCURRENCY} in flight, medians)`,
   run: async () => {
     const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
     const prefix = `bench:${randomBytes(4).toString('hex')}:`
@@ -29,13 +30,17 @@ export const limitsScenario: Scenario = {
       await loadGet(on.port, path, headers, 1000, CONCURRENCY)
       const offRuns: number[] = []
       const onRuns: number[] = []
-      for (let round = 0; round < 3; round++) {
-        offRuns.push((await loadGet(off.port, path, headers, TOTAL, CONCURRENCY)).rps)
+      const measureOn = async () => {
         const measured = await loadGet(on.port, path, headers, TOTAL, CONCURRENCY)
         if (Object.keys(measured.statuses).some((s) => s !== '200')) throw new Error(`unexpected statuses ${JSON.stringify(measured.statuses)}`)
         onRuns.push(measured.rps)
       }
-      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1]!
+      const measureOff = async () => { offRuns.push((await loadGet(off.port, path, headers, TOTAL, CONCURRENCY)).rps) }
+      // Alternate the order each round so a drift in machine load hits both sides alike.
+      for (let round = 0; round < ROUNDS; round++) {
+        if (round % 2 === 0) { await measureOff(); await measureOn() } else { await measureOn(); await measureOff() }
+      }
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
       const offRps = median(offRuns)
       const onRps = median(onRuns)
       const ratio = onRps / offRps

@@ -14,5 +14,6 @@ export interface Scenario {
 }
 
 import { limitsScenario } from './limits.ts'
+import { readingScenarios } from './readings.ts'
 
-export const scenarios: Scenario[] = [limitsScenario]
+export const scenarios: Scenario[] = [limitsScenario, ...readingScenarios]

@@ -17,6 +17,10 @@ import healthRoutes from './modules/health/health.routes.ts'
 import tokenDirectoryRoutes from './modules/tokens/directory.ts'
 import tokenRoutes from './modules/tokens/tokens.routes.ts'
 import partnerRoutes from './modules/tokens/partners.routes.ts'
+import userRoutes from './modules/users/users.routes.ts'
+import animalRoutes from './modules/animals/animals.routes.ts'
+import readingRoutes from './modules/readings/readings.routes.ts'
+import { animalSchemas } from './modules/animals/animals.schemas.ts'
 import { authPlugin } from './plugins/auth.ts'
 import { limitsPlugin } from './plugins/limits.ts'
 import { TokenSigner } from './modules/tokens/jwt.ts'
@@ -94,7 +98,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     }
   })
   app.setValidatorCompiler(makeValidatorCompiler())
-  for (const schema of [...sharedSchemas, UserPhone, User]) app.addSchema(schema)
+  for (const schema of [...sharedSchemas, UserPhone, User, ...animalSchemas]) app.addSchema(schema)
   if (!config.jwtSecret) throw new Error('buildApp needs a resolved JWT secret (see resolveJwtSecret)')
   app.addHook('onRequest', async (req, reply) => {
     void reply.header('x-request-id', req.id)
@@ -115,6 +119,9 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     await api.register(tokenDirectoryRoutes, { limits: config.limits })
     await api.register(tokenRoutes)
     await api.register(partnerRoutes)
+    await api.register(userRoutes)
+    await api.register(animalRoutes)
+    await api.register(readingRoutes)
     if (deps.extend) await api.register(async (scope: App) => { await deps.extend?.(scope) })
   }, { prefix: API_PREFIX })
 

@@ -80,12 +80,13 @@ const commands: Command[] = [
 
 /** Commands of the resource modules, loaded on first use (they import this file's types). */
 async function loadModuleCommands() {
-  const [{ integratorCommands }, { userCommands }, { jobCommands }] = await Promise.all([
+  const [{ integratorCommands }, { userCommands }, { jobCommands }, { simulateCommands }] = await Promise.all([
     import('./modules/tokens/integrators.cli.ts'),
     import('./modules/users/users.cli.ts'),
     import('./jobs/jobs.cli.ts'),
+    import('./modules/readings/simulate.cli.ts'),
   ])
-  for (const command of [...integratorCommands, ...userCommands, ...jobCommands]) {
+  for (const command of [...integratorCommands, ...userCommands, ...jobCommands, ...simulateCommands]) {
     if (!commands.some((c) => c.name === command.name)) commands.push(command)
   }
 }
@@ -168,9 +169,4 @@ export async function runCli(argv: string[], io = { stdout: process.stdout, stde
     io.stderr.write(`${err instanceof ConfigError ? err.message : `Error: ${(err as Error).message ?? String(err)}`}\n`)
     return 1
   }
-}
-
-if (import.meta.main) {
-  const code = await runCli(process.argv.slice(2))
-  if (process.argv[2] !== 'serve') process.exitCode = code
 }

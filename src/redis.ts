@@ -14,6 +14,8 @@ export function openRedis(url: string, log?: FastifyBaseLogger): Redis {
     commandTimeout: 2000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     lazyConnect: false,
+    // Commands issued in the same tick (many requests in flight) share one write: fewer syscalls per check.
+    enableAutoPipelining: true,
   })
   let lastError = ''
   redis.on('error', (err: Error) => {

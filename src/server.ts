@@ -9,6 +9,8 @@ import { resolveJwtSecret } from './secrets.ts'
 import { buildApp, loggerOptions } from './app.ts'
 import type { App } from './types.ts'
 import { startMaintenance } from './jobs/maintenance.ts'
+import { startReferenceTemperatureSchedule } from './jobs/reference-temperature.ts'
+import { startMqttIngest } from './ingest/mqtt.ts'
 
 export async function serve(config: Config): Promise<App> {
   const log = pino(loggerOptions(config) as pino.LoggerOptions)
@@ -37,6 +39,8 @@ export async function serve(config: Config): Promise<App> {
 
   const started = app
   const stopMaintenance = startMaintenance(started)
+  const stopReferenceTemperature = startReferenceTemperatureSchedule(started)
+  const mqttIngest = config.mqttUrl ? startMqttIngest(started, { url: config.mqttUrl }) : undefined
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return
@@ -49,6 +53,8 @@ export async function serve(config: Config): Promise<App> {
     force.unref()
     try {
       stopMaintenance()
+      stopReferenceTemperature()
+      await mqttIngest?.stop()
       await started.close()
       redis?.disconnect()
       await database.close()

@@ -67,10 +67,80 @@ export interface RevokedTokensTable {
   reason: string
 }
 
+export interface UserPushTokensTable {
+  uid: string
+  token: string
+  custom_name: string
+  name: string
+  email: string
+  rank: number | null
+  /** ms since epoch */
+  t: number
+}
+
+export interface Diagnosis {
+  Description: string
+  Diagnose: string
+  t: number
+}
+
+export interface AnimalsTable {
+  uid: string
+  /** Creation time in ms; the API's ID as a decimal string. */
+  id: number
+  mac: string
+  sex: 'male' | 'female'
+  active: Generated<boolean>
+  battery: number | null
+  current_activity: number | null
+  current_temperature: number | null
+  reference_temperature: number | null
+  reference_temperature_updated_at: number | null
+  reference_temperature_window_days: number | null
+  eartag_start: number | null
+  father: string | null
+  mother: string | null
+  group_name: string | null
+  node: string | null
+  node_weight: number | null
+  signal_strength: number | null
+  watchdog_weight: number | null
+  t: number
+  suspicious: Generated<boolean>
+  health_score: number | null
+  diagnosed: ColumnType<Diagnosis | null, string | null | undefined, string | null>
+  last_sensor_t: number | null
+  last_location_t: number | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface AnimalSensorReadingsTable {
+  uid: string
+  mac: string
+  t: number
+  c: number
+  x: number
+  y: number
+  z: number
+}
+
+export interface AnimalLocationReadingsTable {
+  uid: string
+  mac: string
+  t: number
+  rssi: number
+  nodeuid: string
+}
+
 export interface DB {
   users: UsersTable
   integrators: IntegratorsTable
   user_integrator_links: UserIntegratorLinksTable
   refresh_tokens: RefreshTokensTable
   revoked_tokens: RevokedTokensTable
+  user_push_tokens: UserPushTokensTable
+  animals: AnimalsTable
+  animal_sensor_readings: AnimalSensorReadingsTable
+  animal_location_readings: AnimalLocationReadingsTable
 }

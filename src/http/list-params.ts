@@ -56,7 +56,7 @@ export function parseFilters(query: Record<string, unknown>, fields: ListFields)
     if (!match) continue
     const field = match[1]!
     const kind = fields[field]
-    const value = Array.isArray(raw) ? raw[raw.length - 1] : raw
+    const value: unknown = Array.isArray(raw) ? (raw as unknown[])[raw.length - 1] : raw
     if (!kind) {
       problems.push({ field: `query:${key}`, message: `cannot filter by ${field}; allowed: ${Object.keys(fields).join(', ')}` })
       continue

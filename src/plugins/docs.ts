@@ -25,6 +25,9 @@ export async function registerOpenApi(app: FastifyInstance) {
         { name: 'health', description: 'Liveness and readiness' },
         { name: 'tokens', description: 'Integrator and user tokens' },
         { name: 'partners', description: 'Links between accounts and integrators' },
+        { name: 'users', description: 'User (farm) accounts, their push tokens, status and password' },
+        { name: 'animals', description: 'The animal registry: animals and their ear tags' },
+        { name: 'readings', description: 'Ear-tag time series: sensor readings and location detections, ingestion, analytics' },
         { name: 'operations', description: 'Operator endpoints' },
       ],
       components: {

@@ -11,6 +11,8 @@ import { TokenSigner, type Subject } from '../../src/modules/tokens/jwt.ts'
 import { updateIntegrator } from '../../src/modules/tokens/integrators.repository.ts'
 import { ok } from '../../src/http/envelope.ts'
 import type { App } from '../../src/types.ts'
+import { insertAnimal } from '../../src/modules/animals/animals.repository.ts'
+import { createIdSource } from '../../src/modules/animals/animals.rules.ts'
 
 type Expect = { status: number; error: string } | 'allowed'
 
@@ -47,6 +49,12 @@ let ctx: TestContext
 let callers: Caller[]
 let ownerUid: string
 let someIntegratorUid: string
+/** The owner's animal, for :animalId and :animalMac. */
+const MATRIX_MAC = 'AA:BB:CC:00:00:01'
+let animalId: string
+let ownerEmail: string
+/** Puts the owner back, with its links, after a route that deleted it. */
+let restoreOwner: () => Promise<void>
 
 before(async () => {
   ctx = await createTestApp({ extend: probeRoutes })
@@ -67,6 +75,16 @@ before(async () => {
     [tier, await createIntegrator(ctx, { tier, canWrite: true, canDelete: true, linkTo: [owner.uid] })])))
   // The integrator the partner routes link and unlink: none of the callers, so the matrix cannot change their links.
   someIntegratorUid = (await createIntegrator(ctx)).uid
+  animalId = String((await insertAnimal(ctx.database.db, owner.uid, { MAC: MATRIX_MAC, Sex: 'female' }, createIdSource(Date.now))).id)
+  ownerEmail = owner.email
+  const db = ctx.database.db
+  const ownerRow = await db.selectFrom('users').selectAll().where('uid', '=', owner.uid).executeTakeFirstOrThrow()
+  const ownerLinks = await db.selectFrom('user_integrator_links').selectAll().where('uid', '=', owner.uid).execute()
+  restoreOwner = async () => {
+    await db.insertInto('users').values({ ...ownerRow, integration_flags: JSON.stringify(ownerRow.integration_flags) })
+      .onConflict((oc) => oc.column('uid').doNothing()).execute()
+    await db.insertInto('user_integrator_links').values(ownerLinks).onConflict((oc) => oc.columns(['uid', 'integrator_uid']).doNothing()).execute()
+  }
 
   const inactiveToken = await mint({ kind: 'integrator', id: inactive.uid })
   await updateIntegrator(ctx.database.db, inactive.uid, { is_active: false })
@@ -97,7 +115,7 @@ before(async () => {
   const asUser = (uid: string, flags: { admin?: boolean; bd?: boolean }) => (rule: Rule): Expect => {
     switch (rule) {
       case 'public': case 'metrics': case 'bearer': case 'userToken': return 'allowed'
-      case 'own': return uid === owner.uid ? 'allowed' : denied(403, AUTH_ERRORS.notOwner)
+      case 'own': case 'self': return uid === owner.uid ? 'allowed' : denied(403, AUTH_ERRORS.notOwner)
       case 'sensorData': return denied(403, AUTH_ERRORS.sensorUserToken)
       case 'admin': return flags.admin ? 'allowed' : denied(403, AUTH_ERRORS.adminOnly)
       case 'bdUser': return flags.bd ? 'allowed' : denied(403, AUTH_ERRORS.bdUserOnly)
@@ -111,7 +129,7 @@ before(async () => {
     }
     switch (rule) {
       case 'public': case 'metrics': case 'bearer': return 'allowed'
-      case 'userToken': return denied(403, AUTH_ERRORS.userTokenOnly)
+      case 'userToken': case 'self': return denied(403, AUTH_ERRORS.userTokenOnly)
       case 'own': return opts.linked ? permission() : denied(403, AUTH_ERRORS.notLinked)
       case 'sensorData':
         if (opts.tier !== 'pro' && opts.tier !== 'enterprise') return denied(403, AUTH_ERRORS.sensorTier)
@@ -152,10 +170,11 @@ after(() => ctx.close())
 
 function fillPath(url: string): string {
   return url.replace(':userId', ownerUid).replace(':integratorUid', someIntegratorUid)
+    .replace(':animalId', animalId).replace(':animalMac', MATRIX_MAC)
 }
 
 async function request(route: RouteCase, headers: Record<string, string>) {
-  const body = route.body?.({ integratorUid: someIntegratorUid })
+  const body = route.body?.({ integratorUid: someIntegratorUid, userEmail: ownerEmail })
   return ctx.app.inject({ method: route.method, url: fillPath(route.url), headers, ...(body !== undefined ? { payload: body as object } : {}) })
 }
 
@@ -174,6 +193,7 @@ describe('access matrix', () => {
       for (const caller of callers) {
         const expected = caller.expect(route.rule, route.method)
         const res = await request(route, await caller.headers())
+        if (route.deletesUser) await restoreOwner()
         const error = res.headers['content-type']?.toString().includes('json') ? res.json<{ error?: string }>().error : undefined
         if (expected === 'allowed') {
           if (baseline !== undefined ? res.statusCode !== baseline : res.statusCode === 401 || res.statusCode === 403) {

@@ -40,8 +40,8 @@ describe('limits shared through Redis', { skip: process.env.REDIS_URL ? false : 
     const a = await instance(env, store.database)
     const b = await instance(env, store.database)
     try {
-      const { uid } = await createIntegrator(a as never, { tier: 'free' })
-      const { accessToken } = await integratorToken(a as never, uid)
+      const { uid } = await createIntegrator(a, { tier: 'free' })
+      const { accessToken } = await integratorToken(a, uid)
       const call = (i: Instance) => i.app.inject({ method: 'GET', url: '/api/v1/tokens/info', headers: bearer(accessToken) })
       assert.equal((await call(a)).statusCode, 200)
       assert.equal((await call(b)).statusCode, 200)
@@ -100,8 +100,8 @@ describe('Redis unreachable mid-run', () => {
     const store = await sharedStore()
     const node = await instance({ ...store.env, REDIS_URL: `redis://127.0.0.1:${port}`, QUOTA_FREE: '4', JWT_SECRET: TEST_JWT_SECRET }, store.database)
     try {
-      const { uid } = await createIntegrator(node as never, { tier: 'free' })
-      const { accessToken } = await integratorToken(node as never, uid)
+      const { uid } = await createIntegrator(node, { tier: 'free' })
+      const { accessToken } = await integratorToken(node, uid)
       const call = () => node.app.inject({ method: 'GET', url: '/api/v1/tokens/validate', headers: bearer(accessToken) })
       assert.equal((await call()).statusCode, 200)
       assert.equal((await call()).headers['x-ratelimit-remaining'], '2')

@@ -1,6 +1,8 @@
 // Users as stored. Rows are mapped to the spec's User shape at the route edge.
-import { sql, type Insertable, type Kysely, type Selectable } from 'kysely'
-import type { DB, UsersTable } from '../../db/schema.ts'
+import { sql, type Expression, type ExpressionBuilder, type Insertable, type Kysely, type RawBuilder, type Selectable, type SqlBool, type UpdateObject } from 'kysely'
+import type { DB, UserPushTokensTable, UsersTable } from '../../db/schema.ts'
+import { findRefreshByAccessJti, revokeSubjectFamilies } from '../tokens/token-store.ts'
+import { containsPattern } from './users.rules.ts'
 
 export type UserRow = Selectable<UsersTable>
 export type NewUser = Insertable<UsersTable>
@@ -30,4 +32,178 @@ export async function linkedIntegratorUids(db: Kysely<DB>, uid: string): Promise
   const rows = await db.selectFrom('user_integrator_links').select('integrator_uid')
     .where('uid', '=', uid).orderBy('created_at').orderBy('integrator_uid').execute()
   return rows.map((r) => r.integrator_uid)
+}
+
+export type PushTokenRow = Selectable<UserPushTokensTable>
+
+/** The unique constraint a duplicate hit, as the API field it guards. */
+function duplicateField(err: unknown): 'Uid' | 'Email' | undefined {
+  if (typeof err !== 'object' || err === null) return undefined
+  const { code, constraint } = err as { code?: unknown; constraint?: unknown }
+  if (code !== '23505') return undefined
+  if (constraint === 'users_pkey') return 'Uid'
+  if (constraint === 'users_email_lower_key') return 'Email'
+  return undefined
+}
+
+export type UniqueResult = { row: UserRow; duplicate?: undefined } | { row?: undefined; duplicate: 'Uid' | 'Email' }
+
+/**
+ * Inserts a user, reporting a taken Uid or e-mail instead of throwing. The constraint decides, not a
+ * prior lookup, so two concurrent creates of one Uid or e-mail give one row and one duplicate.
+ */
+export async function insertUniqueUser(db: Kysely<DB>, user: NewUser): Promise<UniqueResult> {
+  try {
+    return { row: await insertUser(db, user) }
+  } catch (err) {
+    const duplicate = duplicateField(err)
+    if (duplicate) return { duplicate }
+    throw err
+  }
+}
+
+/** Updates a user; undefined when there is no such user, `duplicate` when the new e-mail is taken. */
+export async function updateUniqueUser(db: Kysely<DB>, uid: string, changes: UpdateObject<DB, 'users'>): Promise<UniqueResult | undefined> {
+  try {
+    const row = await db.updateTable('users').set({ ...changes, updated_at: new Date() }).where('uid', '=', uid).returningAll().executeTakeFirst()
+    return row ? { row } : undefined
+  } catch (err) {
+    const duplicate = duplicateField(err)
+    if (duplicate) return { duplicate }
+    throw err
+  }
+}
+
+/** integration_flags with `set` merged in and `remove` taken out, in one statement (no lost update). */
+export function mergedIntegrationFlags(set: Record<string, boolean>, remove: string[]): RawBuilder<string> {
+  let expression = sql`integration_flags || ${JSON.stringify(set)}::jsonb`
+  for (const key of remove) expression = sql`(${expression}) - ${key}::text`
+  return expression as RawBuilder<string>
+}
+
+export interface UserCriteria {
+  uid?: string
+  /** Exact, case-insensitive. */
+  email?: string
+  name?: string
+  /** Substring of the name, case-insensitive, wildcards literal. */
+  nameContains?: string
+  /** Case-insensitive. */
+  language?: string
+  flagged?: boolean
+  inactive?: boolean
+  bdUser?: boolean
+  admin?: boolean
+  requestDeletion?: boolean
+  betaUser?: boolean
+}
+
+export type UserSortColumn = 'created_at' | 'uid' | 'email' | 'name' | 'language'
+
+export interface UserPage {
+  sortBy: UserSortColumn
+  sortOrder: 'asc' | 'desc'
+  limit: number
+  offset: number
+}
+
+function matching(c: UserCriteria) {
+  return (eb: ExpressionBuilder<DB, 'users'>) => {
+    const conditions: Expression<SqlBool>[] = []
+    if (c.uid !== undefined) conditions.push(eb('uid', '=', c.uid))
+    if (c.email !== undefined) conditions.push(eb(sql`lower(email)`, '=', sql`lower(${c.email})`))
+    if (c.name !== undefined) conditions.push(eb('name', '=', c.name))
+    if (c.nameContains !== undefined) conditions.push(eb('name', 'ilike', containsPattern(c.nameContains)))
+    if (c.language !== undefined) conditions.push(eb(sql`lower(language)`, '=', sql`lower(${c.language})`))
+    if (c.flagged !== undefined) conditions.push(eb('flagged', '=', c.flagged))
+    if (c.inactive !== undefined) conditions.push(eb('inactive', '=', c.inactive))
+    if (c.bdUser !== undefined) conditions.push(eb('bd_user', '=', c.bdUser))
+    if (c.admin !== undefined) conditions.push(eb('admin', '=', c.admin))
+    if (c.requestDeletion !== undefined) conditions.push(eb('request_deletion', '=', c.requestDeletion))
+    if (c.betaUser !== undefined) conditions.push(eb(sql`coalesce(beta_user, false)`, '=', c.betaUser))
+    return eb.and(conditions)
+  }
+}
+
+/** One page of the users matching `criteria`, and how many match in all. Ties are broken by Uid. */
+export async function findUsers(db: Kysely<DB>, criteria: UserCriteria, page: UserPage): Promise<{ rows: UserRow[]; total: number }> {
+  const [rows, count] = await Promise.all([
+    db.selectFrom('users').selectAll().where(matching(criteria))
+      .orderBy(page.sortBy, page.sortOrder).orderBy('uid', page.sortOrder)
+      .limit(page.limit).offset(page.offset).execute(),
+    db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('total')).where(matching(criteria)).executeTakeFirstOrThrow(),
+  ])
+  return { rows, total: Number(count.total) }
+}
+
+/**
+ * Deletes a user and, in the same transaction, everything that is theirs: push tokens, integrator
+ * links and every farm table through ON DELETE CASCADE on its `uid` (deleted, not anonymised), and
+ * their refresh tokens. Access tokens still in flight are revoked first; those revocations (a jti and
+ * times, nothing personal) stay until the tokens expire, so a later account with the same Uid cannot
+ * inherit them.
+ */
+export async function deleteUserAndData(db: Kysely<DB>, uid: string, now: number): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    await revokeSubjectFamilies(trx, 'user', uid, now, 'user deleted')
+    await trx.deleteFrom('refresh_tokens').where('subject_kind', '=', 'user').where('subject_id', '=', uid).execute()
+    const result = await trx.deleteFrom('users').where('uid', '=', uid).executeTakeFirst()
+    return result.numDeletedRows > 0n
+  })
+}
+
+export interface StatusChanges { flagged?: boolean; inactive?: boolean; request_deletion?: boolean }
+
+/** Sets status flags; deactivating also revokes every session of the user in the same transaction. */
+export async function updateUserStatus(db: Kysely<DB>, uid: string, changes: StatusChanges, now: number): Promise<UserRow | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx.updateTable('users').set({ ...changes, updated_at: new Date(now) }).where('uid', '=', uid).returningAll().executeTakeFirst()
+    if (row && changes.inactive === true) await revokeSubjectFamilies(trx, 'user', uid, now, 'user deactivated')
+    return row
+  })
+}
+
+/**
+ * Stores a new password hash and revokes every other session of the user: all refresh families but
+ * the one the presented access token belongs to (when it has one).
+ */
+export async function changePassword(db: Kysely<DB>, uid: string, passwordHash: string, now: number, currentAccessJti: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    if (!(await setPasswordHash(trx, uid, passwordHash, new Date(now)))) return false
+    const current = await findRefreshByAccessJti(trx, currentAccessJti)
+    await revokeSubjectFamilies(trx, 'user', uid, now, 'password changed', current?.family_id)
+    return true
+  })
+}
+
+/** Push tokens of an account, oldest first. */
+export async function listPushTokens(db: Kysely<DB>, uid: string): Promise<PushTokenRow[]> {
+  return db.selectFrom('user_push_tokens').selectAll().where('uid', '=', uid).orderBy('t').orderBy('token').execute()
+}
+
+/** Most push tokens one account holds. */
+export const MAX_PUSH_TOKENS = 100
+
+export type AddPushTokenResult = { row: PushTokenRow; created: boolean } | { full: true } | { missingUser: true }
+
+/**
+ * Adds a push token, or refreshes the entry when the account already has that token (apps register
+ * on every start). The user row is locked so that concurrent adds cannot pass the cap together.
+ */
+export async function addPushToken(db: Kysely<DB>, entry: PushTokenRow): Promise<AddPushTokenResult> {
+  return db.transaction().execute(async (trx) => {
+    const user = await trx.selectFrom('users').select('uid').where('uid', '=', entry.uid).forNoKeyUpdate().executeTakeFirst()
+    if (!user) return { missingUser: true as const }
+    const existing = await trx.selectFrom('user_push_tokens').select('token').where('uid', '=', entry.uid).where('token', '=', entry.token).executeTakeFirst()
+    if (!existing) {
+      const { count } = await trx.selectFrom('user_push_tokens').select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('uid', '=', entry.uid).executeTakeFirstOrThrow()
+      if (Number(count) >= MAX_PUSH_TOKENS) return { full: true as const }
+    }
+    const { uid: _uid, token: _token, ...changes } = entry
+    const row = await trx.insertInto('user_push_tokens').values(entry)
+      .onConflict((oc) => oc.columns(['uid', 'token']).doUpdateSet(changes))
+      .returningAll().executeTakeFirstOrThrow()
+    return { row, created: !existing }
+  })
 }

@@ -1,0 +1,133 @@
+// Second ingestion path: gateways publish the HTTP ingestion body to
+//   livestock/v1/<user_id>/animals/<animal_mac>/sensordata | locations
+// and every API process subscribes through one MQTT 5 shared subscription ($share/<group>/...), so the
+// broker splits the messages among them. QoS 1: a message is acknowledged once it has been handled, so
+// a process that dies mid-message gets it redelivered. Messages are handled one at a time (the client's
+// backpressure); a malformed one is logged, counted in /metrics and acknowledged at once, so it neither
+// crashes the process nor holds up the messages behind it.
+// Who may publish to which user's topics is the broker's business: give each gateway its own
+// credentials and an ACL on livestock/v1/<its user>/# (see the README).
+import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
+import mqtt, { type MqttClient } from 'mqtt'
+import { Counter } from 'prom-client'
+import secureJson from 'secure-json-parse'
+import { ApiError } from '../http/errors.ts'
+import { isMac } from '../modules/animals/animals.rules.ts'
+import { createPayloadValidator, ingest } from '../modules/readings/ingest.ts'
+import type { ReadingKind } from '../modules/readings/readings.repository.ts'
+import { isUid } from '../modules/users/users.rules.ts'
+import type { App } from '../types.ts'
+
+export const DEFAULT_SHARE_GROUP = 'livestock-api'
+const TOPIC_ROOT = 'livestock/v1'
+
+export function topicFilters(group: string): string[] {
+  return [`$share/${group}/${TOPIC_ROOT}/+/animals/+/sensordata`, `$share/${group}/${TOPIC_ROOT}/+/animals/+/locations`]
+}
+
+export function sensorTopic(uid: string, mac: string, kind: ReadingKind): string {
+  return `${TOPIC_ROOT}/${uid}/animals/${mac}/${kind}`
+}
+
+/** The user, tag and kind a topic addresses, or undefined when it is not one of ours. */
+export function parseTopic(topic: string): { uid: string; mac: string; kind: ReadingKind } | undefined {
+  const parts = topic.split('/')
+  if (parts.length !== 6 || `${parts[0]}/${parts[1]}` !== TOPIC_ROOT || parts[3] !== 'animals') return undefined
+  const [, , uid, , mac, kind] = parts as [string, string, string, string, string, string]
+  if (!isUid(uid) || !isMac(mac) || (kind !== 'sensordata' && kind !== 'locations')) return undefined
+  return { uid, mac, kind }
+}
+
+export type MessageOutcome = 'stored' | 'malformed' | 'unknown_animal' | 'failed'
+
+export interface MqttIngestOptions {
+  url: string
+  /** Shared-subscription group; processes in one group split the messages. */
+  group?: string
+}
+
+export interface MqttIngest {
+  client: MqttClient
+  /** Resolves once the subscriptions are granted. */
+  ready: Promise<void>
+  stop: () => Promise<void>
+}
+
+export function startMqttIngest(app: App, options: MqttIngestOptions): MqttIngest {
+  const group = options.group ?? DEFAULT_SHARE_GROUP
+  const validate = createPayloadValidator(app.config.limits)
+  const maxBytes = app.config.bodyLimitBytes
+  const name = 'mqtt_messages_total'
+  const counter = (app.metrics.getSingleMetric(name) as Counter<'kind' | 'outcome'> | undefined) ?? new Counter({
+    name,
+    help: 'MQTT ingestion messages handled, by kind (sensordata, locations, unknown) and outcome (stored, malformed, unknown_animal, failed)',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [app.metrics],
+  })
+
+  async function handle(topic: string, payload: Buffer): Promise<MessageOutcome> {
+    const log = app.log.child({ mqttTopic: topic })
+    const target = parseTopic(topic)
+    const kind = target?.kind ?? 'unknown'
+    const reject = (reason: string, details?: unknown): MessageOutcome => {
+      log.warn({ reason, details }, 'malformed MQTT message dropped')
+      counter.inc({ kind, outcome: 'malformed' })
+      return 'malformed'
+    }
+    if (!target) return reject('topic is not livestock/v1/<user_id>/animals/<animal_mac>/sensordata|locations')
+    if (payload.length > maxBytes) return reject(`payload larger than ${maxBytes} bytes`)
+    let body: unknown
+    try {
+      body = secureJson.parse(payload.toString('utf8'), undefined, { protoAction: 'error', constructorAction: 'error' })
+    } catch {
+      return reject('payload is not valid JSON')
+    }
+    const checked = validate(target.kind, body)
+    if (!checked.ok) return reject('Validation failed', checked.details)
+    try {
+      const counts = await ingest(app.database.db, target.uid, target.mac, checked.batch, app.clock())
+      counter.inc({ kind, outcome: 'stored' })
+      log.debug({ ...counts }, 'MQTT readings stored')
+      return 'stored'
+    } catch (err) {
+      if (err instanceof ApiError && err.statusCode === 404) {
+        log.warn({ uid: target.uid, mac: target.mac }, 'MQTT readings for an unknown animal dropped')
+        counter.inc({ kind, outcome: 'unknown_animal' })
+        return 'unknown_animal'
+      }
+      if (err instanceof ApiError && err.statusCode === 400) return reject(err.message, err.details)
+      log.error({ err }, 'storing MQTT readings failed')
+      counter.inc({ kind, outcome: 'failed' })
+      return 'failed'
+    }
+  }
+
+  const client = mqtt.connect(options.url, {
+    clientId: `livestock-api-${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`,
+    protocolVersion: 5,
+    clean: true,
+    reconnectPeriod: 2000,
+    connectTimeout: 10_000,
+  })
+  // One message at a time; the PUBACK goes out when the callback is called, after the message is handled.
+  client.handleMessage = (packet, callback) => {
+    const topic = packet.cmd === 'publish' ? packet.topic : ''
+    const payload = packet.cmd === 'publish' ? Buffer.from(packet.payload) : Buffer.alloc(0)
+    handle(topic, payload).catch((err: unknown) => app.log.error({ err }, 'MQTT message handler failed')).finally(() => callback())
+  }
+  client.on('error', (err) => app.log.warn({ err }, 'MQTT client error'))
+  client.on('reconnect', () => app.log.info('MQTT reconnecting'))
+  const ready = client.subscribeAsync(topicFilters(group), { qos: 1 }).then((grants) => {
+    const refused = grants.filter((g) => g.qos > 2)
+    if (refused.length > 0) throw new Error(`MQTT broker refused the subscriptions ${refused.map((g) => g.topic).join(', ')}`)
+    app.log.info({ topics: grants.map((g) => g.topic) }, 'MQTT ingestion subscribed')
+  })
+  ready.catch((err: unknown) => app.log.error({ err }, 'MQTT subscription failed'))
+
+  return {
+    client,
+    ready,
+    stop: async () => { await client.endAsync() },
+  }
+}

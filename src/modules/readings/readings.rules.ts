@@ -1,0 +1,35 @@
+// Pure rules of the ear-tag time series: plausible values, the analytics windows, clock skew.
+
+/** ms since epoch; earlier values are almost always Unix seconds sent by mistake. */
+export const T_MIN = Date.UTC(2000, 0, 1)
+export const T_MAX = Date.UTC(2100, 0, 1)
+
+/** Physical bounds a tag can report (glitches inside them are stored: the reference temperature filters them). */
+export const TEMPERATURE_BOUNDS = { minimum: -60, maximum: 150 }
+export const ACCELERATION_BOUNDS = { minimum: -64, maximum: 64 }
+export const RSSI_BOUNDS = { minimum: -150, maximum: 30 }
+
+/** How far ahead of the service's clock a reading may be stamped (gateway clocks drift). */
+export const FUTURE_SKEW_MS = 15 * 60_000
+
+export const TIME_RANGES = ['1h', '6h', '24h', '7d', '30d'] as const
+export type TimeRange = (typeof TIME_RANGES)[number]
+
+const HOUR = 3_600_000
+const RANGE_MS: Record<TimeRange, number> = { '1h': HOUR, '6h': 6 * HOUR, '24h': 24 * HOUR, '7d': 7 * 24 * HOUR, '30d': 30 * 24 * HOUR }
+
+/** The analytics window ending now; both ends inclusive. */
+export function analyticsWindow(range: TimeRange, now: number): { start: number; end: number } {
+  return { start: now - RANGE_MS[range], end: now }
+}
+
+/** Index of the first row stamped beyond the allowed skew, or -1. */
+export function firstFutureRow(rows: readonly { t: number }[], now: number): number {
+  const limit = now + FUTURE_SKEW_MS
+  return rows.findIndex((row) => row.t > limit)
+}
+
+/** Euclidean magnitude of an acceleration vector, in g. */
+export function magnitude(x: number, y: number, z: number): number {
+  return Math.sqrt(x * x + y * y + z * z)
+}

@@ -1,0 +1,85 @@
+// `livestock-api simulate`: fills a user's account with a simulated herd and its readings, stored
+// through the same ingestion code as the HTTP and MQTT paths, then computes the reference temperatures.
+import { UsageError, type Command } from '../../cli.ts'
+import { refreshReferenceTemperatures } from '../../jobs/reference-temperature.ts'
+import { createIdSource } from '../animals/animals.rules.ts'
+import { findAnimalByMac, insertAnimal } from '../animals/animals.repository.ts'
+import { findUserByUid } from '../users/users.repository.ts'
+import { ingest } from './ingest.ts'
+import { simulateReadings, simulatedHerd } from './simulator.ts'
+
+type Values = Record<string, string | boolean | undefined>
+
+function intOption(values: Values, name: string, fallback: number, min: number, max: number): number {
+  const raw = values[name]
+  if (raw === undefined) return fallback
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}`)
+  }
+  return Number(raw)
+}
+
+export const simulateCommands: Command[] = [{
+  name: 'simulate',
+  summary: 'Create a simulated herd for a user, with days of realistic sensor and location readings',
+  usage: 'livestock-api simulate --user U [--animals N] [--days D] [--interval S]',
+  options: { user: { type: 'string' }, animals: { type: 'string' }, days: { type: 'string' }, interval: { type: 'string' } },
+  help: [
+    '--user U       the account (it must exist: livestock-api user create ...)',
+    '--animals N    animals in the herd (default 20); re-running with the same user reuses them',
+    '--days D       days of readings up to now (default 8: the reference temperature needs 7)',
+    '--interval S   seconds between a tag\'s samples (default 60); locations every 5 minutes',
+    'Readings go through the service\'s ingestion code (idempotent: a re-run stores only what is new), then',
+    'the reference temperatures of the user\'s animals are computed. Prints a JSON summary.',
+    'The embedded store admits one process: run it while the service is stopped, or use DATABASE_URL.',
+  ].join('\n'),
+  run: async (values, _positionals, ctx) => {
+    const uid = typeof values.user === 'string' ? values.user.trim() : ''
+    if (!uid) throw new UsageError('--user is required')
+    const animals = intOption(values, 'animals', 20, 1, 10_000)
+    const days = intOption(values, 'days', 8, 1, 366)
+    const intervalSeconds = intOption(values, 'interval', 60, 1, 86_400)
+    const progress = process.stderr.isTTY ? (line: string) => process.stderr.write(`\r${line}`) : () => {}
+
+    await ctx.withDatabase(async ({ db }) => {
+      if (!(await findUserByUid(db, uid))) throw new Error(`User ${uid} not found; create it first with livestock-api user create`)
+      const { limits } = ctx.config()
+      const end = Date.now()
+      const ids = createIdSource(Date.now)
+      const totals = {
+        sensordata: { received: 0, stored: 0, duplicates: 0 },
+        locations: { received: 0, stored: 0, duplicates: 0 },
+      }
+      let created = 0
+      const herd = simulatedHerd(uid, animals)
+      for (const animal of herd) {
+        if (!(await findAnimalByMac(db, uid, animal.MAC))) {
+          const { index: _i, homeNode: _h, neighbourNode: _n, ...body } = animal
+          await insertAnimal(db, uid, { ...body, Active: true, Suspicious: false }, ids)
+          created++
+        }
+        const window = { uid, start: end - days * 86_400_000, end, intervalMs: intervalSeconds * 1000, batchSize: limits.ingestMaxRows }
+        for (const batch of simulateReadings(animal, window)) {
+          const counts = await ingest(db, uid, animal.MAC, batch, Date.now())
+          const total = totals[batch.kind]
+          total.received += counts.received
+          total.stored += counts.stored
+          total.duplicates += counts.duplicates
+        }
+        progress(`simulated ${animal.index + 1}/${herd.length} animals`)
+      }
+      progress('\n')
+      const reference = await refreshReferenceTemperatures(db, { now: Date.now(), uid })
+      ctx.out({
+        user: uid,
+        animals: herd.length,
+        created,
+        macs: herd.map((a) => a.MAC),
+        from: new Date(end - days * 86_400_000).toISOString(),
+        to: new Date(end).toISOString(),
+        ...totals,
+        referenceTemperature: { animals: reference.animals, withReference: reference.withReference },
+      })
+    })
+  },
+}]

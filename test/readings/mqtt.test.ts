@@ -1,0 +1,100 @@
+// MQTT ingestion end to end against the real broker (real-server mode only): publish the HTTP body
+// to livestock/v1/<user>/animals/<mac>/sensordata|locations and read it back through the API.
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { after, before, describe, it } from 'node:test'
+import mqtt, { type MqttClient } from 'mqtt'
+import { createTestApp, usingRealServers, type TestContext } from '../support/app.ts'
+import { parseTopic, sensorTopic, startMqttIngest, topicFilters, type MqttIngest } from '../../src/ingest/mqtt.ts'
+import { readingsFarm } from './farm.ts'
+
+const MQTT_URL = process.env.MQTT_URL ?? 'mqtt://127.0.0.1:1883'
+
+describe('MQTT topics', () => {
+  it('parses the user, tag and kind of a topic, and refuses anything else', () => {
+    assert.deepEqual(parseTopic('livestock/v1/farm-1/animals/aa:bb:cc:dd:ee:ff/sensordata'), { uid: 'farm-1', mac: 'aa:bb:cc:dd:ee:ff', kind: 'sensordata' })
+    assert.deepEqual(parseTopic('livestock/v1/farm-1/animals/AA:BB:CC:DD:EE:FF/locations'), { uid: 'farm-1', mac: 'AA:BB:CC:DD:EE:FF', kind: 'locations' })
+    for (const bad of ['livestock/v2/farm-1/animals/AA:BB:CC:DD:EE:FF/sensordata', 'livestock/v1/farm-1/animals/AA:BB/sensordata',
+      'livestock/v1/farm-1/animals/AA:BB:CC:DD:EE:FF/predictions', 'livestock/v1/farm-1/cows/AA:BB:CC:DD:EE:FF/sensordata',
+      'livestock/v1/farm 1/animals/AA:BB:CC:DD:EE:FF/sensordata', 'livestock/v1/farm-1/animals/AA:BB:CC:DD:EE:FF/sensordata/x']) {
+      assert.equal(parseTopic(bad), undefined, bad)
+    }
+    assert.deepEqual(topicFilters('g'), ['$share/g/livestock/v1/+/animals/+/sensordata', '$share/g/livestock/v1/+/animals/+/locations'])
+  })
+})
+
+describe('MQTT ingestion against the broker', { skip: !usingRealServers && 'needs the real Mosquitto (real-server mode)' }, () => {
+  let ctx: TestContext
+  let ingestor: MqttIngest
+  let publisher: MqttClient
+
+  before(async () => {
+    ctx = await createTestApp()
+    // A share group of its own, so no other subscriber of this broker takes this file's messages.
+    ingestor = startMqttIngest(ctx.app, { url: MQTT_URL, group: `test-${randomBytes(4).toString('hex')}` })
+    await ingestor.ready
+    publisher = await mqtt.connectAsync(MQTT_URL, { protocolVersion: 5 })
+  })
+  after(async () => {
+    await publisher?.endAsync()
+    await ingestor?.stop()
+    await ctx?.close()
+  })
+
+  async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+    const deadline = Date.now() + 10_000
+    for (;;) {
+      const value = await probe()
+      if (done(value)) return value
+      if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}; last value ${JSON.stringify(value)}`)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+
+  async function counter(kind: string, outcome: string): Promise<number> {
+    const text = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body
+    const line = text.split('\n').find((l) => l.startsWith(`mqtt_messages_total{kind="${kind}",outcome="${outcome}"}`))
+    return line ? Number(line.split(' ').pop()) : 0
+  }
+
+  const publish = (topic: string, payload: string | Buffer) => publisher.publishAsync(topic, payload, { qos: 1 })
+
+  it('stores a published batch through the ingestion code, idempotently, and updates the animal', async () => {
+    const f = await readingsFarm(ctx)
+    const a = await f.animal()
+    const now = Date.now()
+    const readings = Array.from({ length: 50 }, (_, i) => ({ t: now - (49 - i) * 60_000, c: 37 + i / 100, x: 0, y: 0, z: 1 }))
+    const storedBefore = await counter('sensordata', 'stored')
+    await publish(sensorTopic(f.user.uid, a.MAC.toLowerCase(), 'sensordata'), JSON.stringify({ readings }))
+    await publish(sensorTopic(f.user.uid, a.MAC, 'sensordata'), JSON.stringify({ readings }))
+    await publish(sensorTopic(f.user.uid, a.MAC, 'locations'), JSON.stringify({ readings: [{ t: now, rssi: -61, nodeuid: 'node-7' }] }))
+    await eventually(() => counter('sensordata', 'stored'), (n) => n >= storedBefore + 2, 'both sensordata messages handled')
+    const data = await eventually(async () => (await f.inject('GET', `/${a.MAC}/sensordata?limit=100&sortOrder=asc`)).json().data as unknown[], (d) => d.length >= 50, 'readings')
+    assert.deepEqual(data, readings)
+    const animal = await eventually(async () => (await f.inject('GET', `/${a.ID}`)).json().data, (x) => x.Node === 'node-7', 'location state')
+    assert.equal(animal.CurrentTemperature, 37.49)
+    assert.equal(animal.SignalStrength, -61)
+  })
+
+  it('logs and counts malformed messages, and still stores the messages behind them', async () => {
+    const f = await readingsFarm(ctx)
+    const a = await f.animal()
+    const malformedBefore = await counter('sensordata', 'malformed')
+    const unknownBefore = await counter('sensordata', 'unknown_animal')
+    const topic = sensorTopic(f.user.uid, a.MAC, 'sensordata')
+    const now = Date.now()
+    await publish(topic, '{"readings": [')
+    await publish(topic, Buffer.from([0xff, 0xfe, 0x00]))
+    await publish(topic, JSON.stringify({ readings: [{ t: now, c: '38', x: 0, y: 0, z: 1 }] }))
+    await publish(topic, JSON.stringify({ readings: [] }))
+    await publish(topic, '{"__proto__": {"polluted": true}, "readings": []}')
+    await publish(topic, JSON.stringify({ readings: [{ t: now + 3_600_000, c: 38, x: 0, y: 0, z: 1 }] }))
+    await publish(sensorTopic(f.user.uid, 'AA:AA:AA:AA:AA:AA', 'sensordata'), JSON.stringify({ readings: [{ t: now, c: 38, x: 0, y: 0, z: 1 }] }))
+    await publish(topic, JSON.stringify({ readings: [{ t: now, c: 38.2, x: 0, y: 0, z: 1 }] }))
+    await eventually(() => counter('sensordata', 'malformed'), (n) => n >= malformedBefore + 6, 'six malformed messages counted')
+    assert.equal(await eventually(() => counter('sensordata', 'unknown_animal'), (n) => n >= unknownBefore + 1, 'unknown animal counted'), unknownBefore + 1)
+    const data = await eventually(async () => (await f.inject('GET', `/${a.MAC}/sensordata`)).json().data as unknown[], (d) => d.length >= 1, 'the good message')
+    assert.deepEqual(data, [{ t: now, c: 38.2, x: 0, y: 0, z: 1 }])
+    assert.equal(({} as Record<string, unknown>).polluted, undefined)
+  })
+})

@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { sql } from 'kysely'
+import { createTestApp, usingRealServers, type TestContext } from '../support/app.ts'
+import { bearer, createIntegrator, createUser, integratorToken } from '../support/fixtures.ts'
+import {
+  DAY_MS, MIN_VALID_SAMPLES, WINDOW_MS, hasFullWindow, inWindow, isValidSample, lastUtcMidnight, median, nextUtcMidnight,
+  referenceFromReadings, referenceFromStats,
+} from '../../src/jobs/reference-temperature.rules.ts'
+import { REFERENCE_TEMPERATURE_LOCK, refreshReferenceTemperatures, runScheduledRefresh, withJobLock } from '../../src/jobs/reference-temperature.ts'
+import { insertAnimal, findAnimalByMac } from '../../src/modules/animals/animals.repository.ts'
+import { createIdSource } from '../../src/modules/animals/animals.rules.ts'
+import { ingest } from '../../src/modules/readings/ingest.ts'
+import { openDatabase } from '../../src/db/database.ts'
+
+const NOW = Date.UTC(2026, 2, 15, 0, 0, 0)
+const MINUTE = 60_000
+
+describe('reference temperature rules', () => {
+  it('counts samples from 25.0 to 42.0 °C as valid, both ends included', () => {
+    assert.equal(isValidSample(25.0), true)
+    assert.equal(isValidSample(42.0), true)
+    assert.equal(isValidSample(37.4), true)
+    assert.equal(isValidSample(24.99), false)
+    assert.equal(isValidSample(42.01), false)
+    assert.equal(isValidSample(0), false)
+  })
+
+  it('takes the window (now - 7 days, now]', () => {
+    assert.equal(inWindow(NOW, NOW), true)
+    assert.equal(inWindow(NOW - WINDOW_MS + 1, NOW), true)
+    assert.equal(inWindow(NOW - WINDOW_MS, NOW), false)
+    assert.equal(inWindow(NOW + 1, NOW), false)
+  })
+
+  it('needs the first reading at least 7 days back', () => {
+    assert.equal(hasFullWindow(NOW - 7 * DAY_MS, NOW), true)
+    assert.equal(hasFullWindow(NOW - 7 * DAY_MS + 1, NOW), false)
+    assert.equal(hasFullWindow(NOW - 30 * DAY_MS, NOW), true)
+    assert.equal(hasFullWindow(null, NOW), false)
+  })
+
+  it('computes the median of odd and even counts, without reordering its input', () => {
+    const values = [38, 36, 37]
+    assert.equal(median(values), 37)
+    assert.deepEqual(values, [38, 36, 37])
+    assert.equal(median([36, 38, 37, 39]), 37.5)
+    assert.equal(median([42]), 42)
+    assert.equal(median([]), null)
+  })
+
+  it('is null under 100 valid samples, the rounded median from 100 on', () => {
+    const first = NOW - 8 * DAY_MS
+    assert.equal(referenceFromStats({ firstReadingT: first, validSamples: MIN_VALID_SAMPLES - 1, validMedian: 37.2 }, NOW), null)
+    assert.equal(referenceFromStats({ firstReadingT: first, validSamples: MIN_VALID_SAMPLES, validMedian: 37.2 }, NOW), 37.2)
+    assert.equal(referenceFromStats({ firstReadingT: first, validSamples: 5000, validMedian: 37.23456 }, NOW), 37.23)
+    assert.equal(referenceFromStats({ firstReadingT: NOW - 7 * DAY_MS + 1, validSamples: 5000, validMedian: 37.2 }, NOW), null)
+    assert.equal(referenceFromStats({ firstReadingT: first, validSamples: 0, validMedian: null }, NOW), null)
+  })
+
+  it('over raw readings: excludes out-of-range samples and samples outside the window from the median and the count', () => {
+    const first = { t: NOW - 8 * DAY_MS, c: 41 } // counts for the 7 days of data; outside the window
+    const valid = Array.from({ length: 100 }, (_, i) => ({ t: NOW - i * MINUTE, c: i < 50 ? 37 : 38 }))
+    const glitches = [{ t: NOW - 1000, c: 0 }, { t: NOW - 2000, c: 24.99 }, { t: NOW - 3000, c: 42.01 }, { t: NOW - 4000, c: 85 }]
+    assert.equal(referenceFromReadings([first, ...valid, ...glitches], NOW), 37.5)
+    // 99 valid samples plus glitches: still too few.
+    assert.equal(referenceFromReadings([first, ...valid.slice(1), ...glitches], NOW), null)
+    // The edge values are valid samples.
+    const edges = [...valid.slice(1, 99), { t: NOW - 5000, c: 25.0 }, { t: NOW - 6000, c: 42.0 }]
+    assert.equal(referenceFromReadings([first, ...edges], NOW), 37.5)
+    // Under 7 days of data.
+    assert.equal(referenceFromReadings(valid, NOW), null)
+  })
+
+  it('schedules at 00:00 UTC', () => {
+    assert.equal(nextUtcMidnight(Date.UTC(2026, 2, 15, 13, 5)), Date.UTC(2026, 2, 16))
+    assert.equal(nextUtcMidnight(Date.UTC(2026, 2, 15)), Date.UTC(2026, 2, 16), 'strictly after')
+    assert.equal(nextUtcMidnight(Date.UTC(2026, 11, 31, 23, 59, 59, 999)), Date.UTC(2027, 0, 1))
+    assert.equal(lastUtcMidnight(Date.UTC(2026, 2, 15, 13, 5)), Date.UTC(2026, 2, 15))
+    assert.equal(lastUtcMidnight(Date.UTC(2026, 2, 15)), Date.UTC(2026, 2, 15))
+  })
+})
+
+describe('reference temperature job', () => {
+  let ctx: TestContext
+  before(async () => { ctx = await createTestApp({ clock: () => NOW }) })
+  after(() => ctx.close())
+
+  /** An animal with readings every `stepMin` minutes from `days` days before NOW, temperatures from tempAt. */
+  async function animalWith(uid: string, mac: string, days: number, stepMin: number, tempAt: (i: number) => number) {
+    await insertAnimal(ctx.database.db, uid, { MAC: mac, Sex: 'female' }, createIdSource(() => NOW - 30 * DAY_MS))
+    const count = Math.floor((days * DAY_MS) / (stepMin * MINUTE)) + 1
+    const rows = Array.from({ length: count }, (_, i) => ({ t: NOW - days * DAY_MS + i * stepMin * MINUTE, c: tempAt(i), x: 0, y: 0, z: 1 }))
+    for (let i = 0; i < rows.length; i += 10_000) await ingest(ctx.database.db, uid, mac, { kind: 'sensordata', rows: rows.slice(i, i + 10_000) }, NOW)
+    return rows
+  }
+
+  it('agrees with the rules over the same readings, and sets value, time and window on every animal', async () => {
+    const { uid } = await createUser(ctx)
+    // Diurnal-ish values with glitches; 9 days at 10-minute steps.
+    const temp = (i: number) => (i % 97 === 0 ? 0 : i % 89 === 0 ? 60 : 36 + ((i * 7) % 30) / 10)
+    const full = await animalWith(uid, 'AA:00:00:00:00:01', 9, 10, temp)
+    const young = await animalWith(uid, 'AA:00:00:00:00:02', 6, 10, temp) // under 7 days of data
+    const sparse = await animalWith(uid, 'AA:00:00:00:00:03', 8, 120, temp) // 97 samples in the window
+    await insertAnimal(ctx.database.db, uid, { MAC: 'AA:00:00:00:00:04', Sex: 'male' }, createIdSource(() => NOW)) // no readings
+
+    const outcome = await refreshReferenceTemperatures(ctx.database.db, { now: NOW, uid })
+    assert.deepEqual(outcome, { users: 1, animals: 4, withReference: 1 })
+    const expectedFull = referenceFromReadings(full, NOW)
+    assert.ok(expectedFull !== null && expectedFull >= 36 && expectedFull <= 39)
+    assert.equal(referenceFromReadings(young, NOW), null)
+    assert.equal(referenceFromReadings(sparse, NOW), null)
+    for (const [mac, value] of [['AA:00:00:00:00:01', expectedFull], ['AA:00:00:00:00:02', null], ['AA:00:00:00:00:03', null], ['AA:00:00:00:00:04', null]] as const) {
+      const row = (await findAnimalByMac(ctx.database.db, uid, mac))!
+      assert.equal(row.reference_temperature, value, mac)
+      assert.equal(row.reference_temperature_updated_at, NOW, mac)
+      assert.equal(row.reference_temperature_window_days, 7, mac)
+    }
+  })
+
+  it('shows through the API as ReferenceTemperature, ReferenceTemperatureUpdatedAt and ReferenceTemperatureWindowDays', async () => {
+    const { uid } = await createUser(ctx)
+    await animalWith(uid, 'AB:00:00:00:00:01', 8, 30, () => 37.25)
+    await refreshReferenceTemperatures(ctx.database.db, { now: NOW, uid })
+    const integrator = await createIntegrator(ctx, { tier: 'pro', linkTo: [uid] })
+    const res = await ctx.app.inject({ method: 'GET', url: `/api/v1/users/${uid}/animals/search?mac=AB:00:00:00:00:01`, headers: bearer((await integratorToken(ctx, integrator.uid)).accessToken) })
+    const animal = res.json().data[0]
+    assert.equal(animal.ReferenceTemperature, 37.25)
+    assert.equal(animal.ReferenceTemperatureUpdatedAt, NOW)
+    assert.equal(animal.ReferenceTemperatureWindowDays, 7)
+  })
+
+  it('the scheduled run skips animals another process already refreshed for that midnight; an on-demand run does them all', async () => {
+    const { uid } = await createUser(ctx)
+    await animalWith(uid, 'AC:00:00:00:00:01', 8, 30, () => 38)
+    const first = await runScheduledRefresh(ctx.app, NOW)
+    assert.ok(first && first.animals >= 1)
+    const second = await runScheduledRefresh(ctx.app, NOW)
+    assert.deepEqual(second, { users: 0, animals: 0, withReference: 0 })
+    const onDemand = await refreshReferenceTemperatures(ctx.database.db, { now: NOW, uid })
+    assert.equal(onDemand.animals, 1)
+  })
+
+  it('runs in one process only: the advisory lock refuses a second holder', { skip: !usingRealServers && 'needs two database sessions (real-server mode)' }, async () => {
+    const other = await openDatabase(ctx.config)
+    try {
+      const held = await withJobLock(ctx.database.db, REFERENCE_TEMPERATURE_LOCK, async () => {
+        return withJobLock(other.db, REFERENCE_TEMPERATURE_LOCK, async () => 'ran')
+      })
+      assert.equal(held, undefined, 'the second session must not get the lock while the first holds it')
+      assert.equal(await withJobLock(other.db, REFERENCE_TEMPERATURE_LOCK, async () => 'ran'), 'ran', 'released after the first')
+      const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = ${REFERENCE_TEMPERATURE_LOCK}`.execute(ctx.database.db)
+      assert.equal(Number(rows[0]!.n), 0)
+    } finally {
+      await other.close()
+    }
+  })
+})
