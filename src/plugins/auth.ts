@@ -1,5 +1,6 @@
 // Authentication (who is calling) and the access rules every route picks from (may they do this).
-// Each rule is a preHandler: routes say `preHandler: app.access.own` and nothing else.
+// Routes say `preValidation: app.access.own` and nothing else: the rule runs before the body is
+// validated, so a caller without a valid token learns nothing about a route's body (401 comes first).
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
 import { sql } from 'kysely'
 import { ApiError, forbidden, unauthorized } from '../http/errors.ts'

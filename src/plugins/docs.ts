@@ -38,7 +38,37 @@ export async function registerOpenApi(app: FastifyInstance) {
     },
     // Shared schemas keep their $id as the component name instead of def-N.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    transformObject: (document) =>
+      markDefaultedAsOptional(('openapiObject' in document ? document.openapiObject : document.swaggerObject) as OpenApiDocument) as never,
   })
+}
+
+interface SchemaObject { required?: string[]; properties?: Record<string, { default?: unknown }> }
+interface Operation {
+  parameters?: { in: string; required?: boolean; schema?: { default?: unknown } }[]
+  requestBody?: { content?: Record<string, { schema?: SchemaObject }> }
+}
+type OpenApiDocument = { paths?: Record<string, Record<string, Operation>> } & Record<string, unknown>
+
+/**
+ * A field with a default is filled in by the validator before the handler runs, so the route schema
+ * lists it as required; to a client it is optional. The document says what the client sees.
+ */
+function markDefaultedAsOptional(doc: OpenApiDocument): OpenApiDocument {
+  for (const operations of Object.values(doc.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.schema?.default !== undefined) parameter.required = false
+      }
+      for (const media of Object.values(operation.requestBody?.content ?? {})) {
+        const schema = media.schema
+        if (schema?.required && schema.properties) {
+          schema.required = schema.required.filter((name) => schema.properties?.[name]?.default === undefined)
+        }
+      }
+    }
+  }
+  return doc
 }
 
 export async function registerDocsRoutes(app: FastifyInstance) {

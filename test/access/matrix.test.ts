@@ -27,13 +27,13 @@ interface Caller {
 function probeRoutes(api: App) {
   const handler = async () => ok({ reached: true })
   for (const method of ['GET', 'POST', 'PATCH', 'DELETE'] as const) {
-    api.route({ method, url: '/probe/users/:userId/own', preHandler: api.access.own, handler })
+    api.route({ method, url: '/probe/users/:userId/own', preValidation: api.access.own, handler })
   }
   for (const method of ['GET', 'POST'] as const) {
-    api.route({ method, url: '/probe/users/:userId/sensordata', preHandler: api.access.sensorData, handler })
+    api.route({ method, url: '/probe/users/:userId/sensordata', preValidation: api.access.sensorData, handler })
   }
-  api.get('/probe/admin', { preHandler: api.access.admin }, handler)
-  api.get('/probe/bduser', { preHandler: api.access.bdUser }, handler)
+  api.get('/probe/admin', { preValidation: api.access.admin }, handler)
+  api.get('/probe/bduser', { preValidation: api.access.bdUser }, handler)
 }
 const probes: RouteCase[] = [
   ...(['GET', 'POST', 'PATCH', 'DELETE'] as const).map((method) => ({ method, url: '/api/v1/probe/users/:userId/own', rule: 'own' as const })),

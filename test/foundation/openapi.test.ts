@@ -33,6 +33,15 @@ describe('OpenAPI document', () => {
     }
   })
 
+  it('shows parameters and body fields that have defaults as optional', async () => {
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json()
+    const listUsers = doc.paths['/api/v1/users'].get
+    for (const name of ['page', 'limit', 'sortBy', 'sortOrder']) {
+      assert.equal(listUsers.parameters.find((p: { name: string }) => p.name === name).required, false, name)
+    }
+    assert.deepEqual(doc.paths['/api/v1/tokens'].post.requestBody.content['application/json'].schema.required, ['integratorUID'])
+  })
+
   it('names shared schemas as components', async () => {
     const doc = (await ctx.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json()
     assert.ok(doc.components.schemas.ErrorEnvelope)

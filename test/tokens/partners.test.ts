@@ -60,5 +60,8 @@ describe('POST /partners/link and DELETE /partners/link/<integrator_uid>', () =>
     }
     const none = await ctx.app.inject({ method: 'POST', url: '/api/v1/partners/link', payload: { integratorUID: 'x' } })
     assertError(none, 401, 'Authorization header is required')
+    // authentication comes before body validation: no token, bad body → still 401
+    const noneBadBody = await ctx.app.inject({ method: 'POST', url: '/api/v1/partners/link', payload: { wrong: true } })
+    assertError(noneBadBody, 401, 'Authorization header is required')
   })
 })

@@ -188,9 +188,11 @@ describe('GET /users/<user_id> and /profile', () => {
     assert.deepEqual((await call('GET', `/users/${bare.uid}/profile`, bare.token)).json().data, { Uid: bare.uid, Name: `Farm ${bare.uid}` })
   })
 
-  it('refuses a malformed user id with 400', async () => {
+  it('refuses a malformed user id before looking at it: no caller owns or is linked to it (403)', async () => {
     const user = await apiUser()
-    assertInvalid(await call('GET', `/users/${encodeURIComponent('a b')}`, user.token), ['params:userId'])
+    const res = await call('GET', `/users/${encodeURIComponent('a b')}`, user.token)
+    assert.equal(res.statusCode, 403)
+    assert.equal(res.json().error, "You do not have access to this user's data")
   })
 })
 

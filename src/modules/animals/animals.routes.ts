@@ -35,7 +35,7 @@ export default async function animalRoutes(app: App) {
       querystring: AnimalListQuery(app.config.limits),
       response: { 200: PageEnvelope(AnimalRef, 'One page of animals'), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.own,
+    preValidation: app.access.own,
   }, async (req) => {
     const filters = parseFilters(req.query, ANIMAL_LIST_FIELDS)
     const { page: pageNumber, limit, sortBy, sortOrder } = req.query
@@ -51,7 +51,7 @@ export default async function animalRoutes(app: App) {
       querystring: AnimalSearchQuery,
       response: { 200: Envelope(Type.Array(AnimalRef), 'Matching animals'), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.own,
+    preValidation: app.access.own,
   }, async (req) => ok((await searchAnimals(db, req.params.userId, req.query)).map(toApiAnimal)))
 
   app.get('/users/:userId/animals/:animalId', {
@@ -60,7 +60,7 @@ export default async function animalRoutes(app: App) {
       params: AnimalPath,
       response: { 200: Envelope(AnimalRef, 'The animal'), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.own,
+    preValidation: app.access.own,
   }, async (req) => {
     const row = await findAnimalById(db, req.params.userId, Number(req.params.animalId))
     if (!row) throw notFound('Animal')
@@ -76,7 +76,7 @@ export default async function animalRoutes(app: App) {
       body: AnimalCreate,
       response: { 201: Envelope(AnimalRef, 'The stored animal'), ...authErrors, ...conflictError, ...commonErrors },
     },
-    preHandler: app.access.own,
+    preValidation: app.access.own,
   }, async (req, reply) => {
     const row = await insertAnimal(db, req.params.userId, req.body, ids).catch(rethrowDuplicate)
     return reply.status(201).send(ok(toApiAnimal(row), 'Animal created'))
@@ -89,7 +89,7 @@ export default async function animalRoutes(app: App) {
       body: AnimalPatch,
       response: { 200: Envelope(AnimalRef, 'The animal as stored now'), ...authErrors, ...conflictError, ...commonErrors },
     },
-    preHandler: app.access.own,
+    preValidation: app.access.own,
   }, async (req) => {
     const row = await updateAnimal(db, req.params.userId, Number(req.params.animalId), req.body, new Date(app.clock())).catch(rethrowDuplicate)
     if (!row) throw notFound('Animal')
@@ -103,7 +103,7 @@ export default async function animalRoutes(app: App) {
       params: AnimalPath,
       response: { 200: MessageEnvelope('Deleted'), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.own,
+    preValidation: app.access.own,
   }, async (req) => {
     if (!(await deleteAnimal(db, req.params.userId, Number(req.params.animalId)))) throw notFound('Animal')
     return okMessage('Animal deleted')

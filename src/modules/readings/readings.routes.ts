@@ -44,7 +44,7 @@ export default async function readingRoutes(app: App) {
       body: SensorIngestBody(limits),
       response: { 200: Envelope(IngestResult, 'Counts of received and new rows'), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.sensorData,
+    preValidation: app.access.sensorData,
   }, async (req) => {
     const counts = await ingest(db, req.params.userId, req.params.animalMac, { kind: 'sensordata', rows: req.body.readings }, app.clock())
     return ok(counts, `${counts.stored} of ${counts.received} readings stored`)
@@ -58,7 +58,7 @@ export default async function readingRoutes(app: App) {
       body: LocationIngestBody(limits),
       response: { 200: Envelope(IngestResult, 'Counts of received and new rows'), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.sensorData,
+    preValidation: app.access.sensorData,
   }, async (req) => {
     const counts = await ingest(db, req.params.userId, req.params.animalMac, { kind: 'locations', rows: req.body.readings }, app.clock())
     return ok(counts, `${counts.stored} of ${counts.received} detections stored`)
@@ -73,7 +73,7 @@ export default async function readingRoutes(app: App) {
       querystring: ReadingsQuery(limits),
       response: { 200: Envelope(Type.Array(LocationReading), 'Detections'), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.own,
+    preValidation: app.access.own,
   }, async (req) => {
     checkTimeQuery(req.query)
     const mac = normalizeMac(req.params.animalMac)
@@ -89,7 +89,7 @@ export default async function readingRoutes(app: App) {
       querystring: ReadingsQuery(limits),
       response: { 200: Envelope(Type.Array(SensorReading), 'Readings'), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.sensorData,
+    preValidation: app.access.sensorData,
   }, async (req) => {
     checkTimeQuery(req.query)
     const mac = normalizeMac(req.params.animalMac)
@@ -105,7 +105,7 @@ export default async function readingRoutes(app: App) {
       querystring: LatestQuery(limits),
       response: { 200: Envelope(Type.Array(SensorReading), 'Readings'), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.sensorData,
+    preValidation: app.access.sensorData,
   }, async (req) => {
     const mac = normalizeMac(req.params.animalMac)
     await requireAnimal(req.params.userId, mac)
@@ -121,7 +121,7 @@ export default async function readingRoutes(app: App) {
       querystring: AnalyticsQuery,
       response: { 200: Envelope(SensorAnalytics, 'Analytics'), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.sensorData,
+    preValidation: app.access.sensorData,
   }, async (req) => {
     const mac = normalizeMac(req.params.animalMac)
     await requireAnimal(req.params.userId, mac)

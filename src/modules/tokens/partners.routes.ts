@@ -21,7 +21,7 @@ export default async function partnerRoutes(app: App) {
       body: LinkRequest,
       response: { 200: Envelope(LinkResponse), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.userToken,
+    preValidation: app.access.userToken,
   }, async (req) => {
     const { user } = userCallerOf(req)
     const integrator = await findIntegrator(db, req.body.integratorUID)
@@ -37,7 +37,7 @@ export default async function partnerRoutes(app: App) {
       params: UnlinkParams,
       response: { 200: Envelope(LinkResponse), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.userToken,
+    preValidation: app.access.userToken,
   }, async (req) => {
     const { user } = userCallerOf(req)
     if (!(await unlink(db, user.uid, req.params.integratorUid))) throw notFound('Link')

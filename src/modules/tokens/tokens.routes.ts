@@ -67,7 +67,7 @@ export default async function tokenRoutes(app: App) {
       tags: ['tokens'], operationId: 'validateToken', summary: 'Validate the presented token', security,
       response: { 200: Envelope(ValidateResponse), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.bearer,
+    preValidation: app.access.bearer,
   }, async (req) => {
     const caller = callerOf(req)
     const expiresAt = new Date(caller.token.exp * 1000).toISOString()
@@ -85,7 +85,7 @@ export default async function tokenRoutes(app: App) {
       description: 'Revokes the presented access token at once for every process, and the refresh token issued with it.',
       response: { 200: MessageEnvelope(), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.bearer,
+    preValidation: app.access.bearer,
   }, async (req) => {
     await revokeToken(deps, callerOf(req).token)
     return okMessage('Token revoked successfully')
@@ -96,7 +96,7 @@ export default async function tokenRoutes(app: App) {
       tags: ['tokens'], operationId: 'getTokenInfo', summary: 'Details of the presented token', security,
       response: { 200: Envelope(InfoResponse), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.bearer,
+    preValidation: app.access.bearer,
   }, async (req) => {
     const caller = callerOf(req)
     const token = {
@@ -147,7 +147,7 @@ export default async function tokenRoutes(app: App) {
       description: 'User token. Revokes the presented token and every token of its refresh family.',
       response: { 200: MessageEnvelope(), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.userToken,
+    preValidation: app.access.userToken,
   }, async (req) => {
     await logout(deps, userCallerOf(req).token)
     return okMessage('Logged out successfully')

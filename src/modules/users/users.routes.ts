@@ -85,7 +85,7 @@ export default async function userRoutes(app: App) {
       querystring: UserListQuery(limits),
       response: { 200: PageEnvelope(UserRef), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.admin,
+    preValidation: app.access.admin,
   }, async (req) => {
     const { page: pageNumber, limit, sortBy, sortOrder } = req.query
     const criteria = criteriaOf(parseFilters(req.query, USER_FILTER_FIELDS))
@@ -102,7 +102,7 @@ export default async function userRoutes(app: App) {
       querystring: UserSearchQuery(limits),
       response: { 200: PageEnvelope(UserRef), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.bdUser,
+    preValidation: app.access.bdUser,
   }, async (req) => {
     const { page: pageNumber, limit, sortBy, sortOrder, email, name, flagged, inactive, language } = req.query
     const { rows, total } = await findUsers(db, { email, nameContains: name, flagged, inactive, language },
@@ -120,7 +120,7 @@ export default async function userRoutes(app: App) {
       body: CreateUserBody,
       response: { 201: Envelope(UserRef, 'The created user'), 409: Type.Ref('ErrorEnvelope', { description: 'Uid or Email already in use' }), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.bdUser,
+    preValidation: app.access.bdUser,
   }, async (req, reply) => {
     const body = req.body
     if (RESERVED_UIDS.has(body.Uid)) throw validationFailed([{ field: 'Uid', message: `"${body.Uid}" is reserved: it is a path segment under /users` }])
@@ -145,7 +145,7 @@ export default async function userRoutes(app: App) {
       params: UserIdParams,
       response: { 200: Envelope(UserRef), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.own,
+    preValidation: app.access.own,
   }, async (req) => ok(await userView(req, await requireUser(req.params.userId))))
 
   app.put('/users/:userId', {
@@ -160,7 +160,7 @@ export default async function userRoutes(app: App) {
       body: ReplaceUserBody,
       response: { 200: Envelope(UserRef), 409: Type.Ref('ErrorEnvelope', { description: 'Email already in use' }), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.own,
+    preValidation: app.access.own,
   }, async (req) => {
     const { userId } = req.params
     const body = req.body
@@ -189,7 +189,7 @@ export default async function userRoutes(app: App) {
       body: PatchUserBody,
       response: { 200: Envelope(UserRef), 409: Type.Ref('ErrorEnvelope', { description: 'Email already in use' }), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.own,
+    preValidation: app.access.own,
   }, async (req) => {
     const { userId } = req.params
     const body = req.body
@@ -222,7 +222,7 @@ export default async function userRoutes(app: App) {
       params: UserIdParams,
       response: { 200: MessageEnvelope(), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.own,
+    preValidation: app.access.own,
   }, async (req) => {
     if (!(await deleteUserAndData(db, req.params.userId, app.clock()))) throw notFound('User')
     return okMessage('User and all their data deleted')
@@ -235,7 +235,7 @@ export default async function userRoutes(app: App) {
       params: UserIdParams,
       response: { 200: Envelope(UserProfile), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.own,
+    preValidation: app.access.own,
   }, async (req) => ok(toProfile(await requireUser(req.params.userId))))
 
   app.get('/users/:userId/push-tokens', {
@@ -245,7 +245,7 @@ export default async function userRoutes(app: App) {
       params: UserIdParams,
       response: { 200: Envelope(Type.Array(PushTokenRef)), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.own,
+    preValidation: app.access.own,
   }, async (req) => {
     await requireUser(req.params.userId)
     return ok((await listPushTokens(db, req.params.userId)).map(toApiPushToken))
@@ -265,7 +265,7 @@ export default async function userRoutes(app: App) {
         409: Type.Ref('ErrorEnvelope', { description: 'The account holds the most push tokens allowed' }), ...authErrors, ...commonErrors,
       },
     },
-    preHandler: app.access.own,
+    preValidation: app.access.own,
   }, async (req, reply) => {
     const { token, customName, name, email, rank } = req.body
     const result = await addPushToken(db, { uid: req.params.userId, token, custom_name: customName, name, email, rank: rank ?? null, t: app.clock() })
@@ -287,7 +287,7 @@ export default async function userRoutes(app: App) {
       body: UserStatusBody,
       response: { 200: Envelope(UserRef), ...authErrors, ...commonErrors },
     },
-    preHandler: app.access.own,
+    preValidation: app.access.own,
   }, async (req) => {
     const { flagged, inactive, requestDeletion } = req.body
     const row = await updateUserStatus(db, req.params.userId, {
@@ -310,7 +310,7 @@ export default async function userRoutes(app: App) {
       body: ChangePasswordBody,
       response: { 200: MessageEnvelope(), ...authErrors, ...commonErrors },
     },
-    preHandler: self,
+    preValidation: self,
   }, async (req) => {
     const { user, token } = userCallerOf(req)
     const { currentPassword, newPassword } = req.body
