@@ -58,7 +58,6 @@ export const routes: RouteCase[] = [
   // The owner's own e-mail: only the owner may change it, and the matrix is about access, not that rule.
   { method: 'PUT', url: '/api/v1/users/:userId', rule: 'own', body: ({ userEmail }) => ({ Email: userEmail, Name: 'Matrix owner' }) },
   { method: 'PATCH', url: '/api/v1/users/:userId', rule: 'own', body: () => ({ Name: 'Matrix owner' }) },
-  { method: 'DELETE', url: '/api/v1/users/:userId', rule: 'own', deletesUser: true },
   { method: 'GET', url: '/api/v1/users/:userId/profile', rule: 'own' },
   { method: 'GET', url: '/api/v1/users/:userId/push-tokens', rule: 'own' },
   { method: 'POST', url: '/api/v1/users/:userId/push-tokens', rule: 'own', body: () => ({ token: 'matrix-token', customName: '', name: 'Phone', email: 'owner@farm.example' }) },
@@ -79,4 +78,6 @@ export const routes: RouteCase[] = [
   { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/sensordata/latest', rule: 'sensorData' },
   { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/sensordata/analytics', rule: 'sensorData' },
   { method: 'DELETE', url: '/api/v1/users/:userId/animals/:animalId', rule: 'own' },
+  // Last: deleting the owner cascades away its animals and readings, which the rows above read.
+  { method: 'DELETE', url: '/api/v1/users/:userId', rule: 'own', deletesUser: true },
 ]
