@@ -4,19 +4,12 @@ import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
 import { insertAnimal } from '../../src/modules/animals/animals.repository.ts'
 import { createIdSource } from '../../src/modules/animals/animals.rules.ts'
+import { assertError } from '../support/assertions.ts'
 
 let ctx: TestContext
 before(async () => { ctx = await createTestApp() })
 after(() => ctx.close())
 
-type Res = { statusCode: number; json: () => any }
-
-function assertError(res: Res, status: number, error: string, field?: string) {
-  assert.equal(res.statusCode, status, JSON.stringify(res.json()))
-  assert.equal(res.json().success, false)
-  assert.equal(res.json().error, error)
-  if (field !== undefined) assert.ok(res.json().details.some((d: { field: string }) => d.field === field), JSON.stringify(res.json().details))
-}
 
 /** A farm with its owner's token and a linked integrator that may write and delete. */
 async function farm() {

@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { createScratchDatabase, testEnv } from '../support/app.ts'
+import { cliStore, type CliStore } from '../support/cli.ts'
+import { testEnv } from '../support/app.ts'
 import { simulateReadings, simulatedHerd, type SimulatedBatch } from '../../src/modules/readings/simulator.ts'
 import { isMac } from '../../src/modules/animals/animals.rules.ts'
 import { createPayloadValidator } from '../../src/modules/readings/ingest.ts'
@@ -60,26 +57,10 @@ describe('simulator', () => {
 })
 
 describe('livestock-api simulate and jobs reference-temperature', () => {
-  const BIN = join(import.meta.dirname, '../../bin/livestock-api.js')
-  let env: Record<string, string>
-  let cleanup: () => Promise<void>
-
-  before(async () => {
-    const scratch = await createScratchDatabase()
-    const dataDir = mkdtempSync(join(tmpdir(), 'lsapi-simulate-'))
-    env = testEnv(scratch ? { DATABASE_URL: scratch.url } : { DATA_DIR: dataDir })
-    delete env.REDIS_URL
-    cleanup = async () => {
-      await scratch?.drop()
-      rmSync(dataDir, { recursive: true, force: true })
-    }
-  })
-  after(() => cleanup())
-
-  function cli(args: string[]) {
-    const result = spawnSync(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 120_000 })
-    return { code: result.status, stdout: result.stdout, stderr: result.stderr, json: () => JSON.parse(result.stdout) }
-  }
+  let store: CliStore
+  before(async () => { store = await cliStore('simulate') })
+  after(() => store.cleanup())
+  const cli = (args: string[]) => store.run(args)
 
   it('fills a user\'s account through the ingestion code, idempotently, with reference temperatures', () => {
     assert.equal(cli(['user', 'create', '--uid', 'sim-farm', '--email', 'sim@farm.example', '--name', 'Sim farm']).code, 0)

@@ -1,35 +1,21 @@
 // Operator provisioning through the CLI, as a real process against the store of the mode under test.
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { createScratchDatabase, testEnv } from '../support/app.ts'
+import { cliStore, type CliStore } from '../support/cli.ts'
 import { loadConfig } from '../../src/config.ts'
 import { openDatabase } from '../../src/db/database.ts'
 import { buildApp } from '../../src/app.ts'
 
-const BIN = join(import.meta.dirname, '../../bin/livestock-api.js')
+let store: CliStore
 let env: Record<string, string>
-let cleanup: () => Promise<void>
 
 before(async () => {
-  const scratch = await createScratchDatabase()
-  const dataDir = mkdtempSync(join(tmpdir(), 'lsapi-accounts-'))
-  env = testEnv(scratch ? { DATABASE_URL: scratch.url } : { DATA_DIR: dataDir })
-  delete env.REDIS_URL
-  cleanup = async () => {
-    await scratch?.drop()
-    rmSync(dataDir, { recursive: true, force: true })
-  }
+  store = await cliStore('accounts')
+  env = store.env
 })
-after(() => cleanup())
+after(() => store.cleanup())
 
-function cli(args: string[], input?: string) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', input, timeout: 60_000 })
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr, json: () => JSON.parse(result.stdout) }
-}
+const cli = (args: string[], input?: string) => store.run(args, input)
 
 /** An app on the same store as the CLI (opened after the CLI has closed it: PGlite allows one process). */
 async function withApp<T>(fn: (app: Awaited<ReturnType<typeof buildApp>>) => Promise<T>): Promise<T> {

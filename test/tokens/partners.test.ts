@@ -2,15 +2,11 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
+import { assertError } from '../support/assertions.ts'
 
 let ctx: TestContext
 before(async () => { ctx = await createTestApp() })
 after(() => ctx.close())
-
-function assertError(res: { statusCode: number; json: () => any }, status: number, error: string) {
-  assert.equal(res.statusCode, status, res.json().error)
-  assert.equal(res.json().error, error)
-}
 
 describe('POST /partners/link and DELETE /partners/link/<integrator_uid>', () => {
   it('the owner links an integrator; the integrators array reflects it; linking twice changes nothing', async () => {

@@ -6,6 +6,7 @@ import { bearer, createIntegrator, createUser, integratorToken, manualClock, use
 import { decodeJwt, decodeProtectedHeader } from 'jose'
 import { pruneExpiredTokens } from '../../src/modules/tokens/token-store.ts'
 import { updateIntegrator } from '../../src/modules/tokens/integrators.repository.ts'
+import { assertError } from '../support/assertions.ts'
 
 const clock = manualClock()
 let ctx: TestContext
@@ -16,12 +17,6 @@ after(() => ctx.close())
 const post = (url: string, payload: unknown, headers: Record<string, string> = {}) =>
   ctx.app.inject({ method: 'POST', url: `/api/v1${url}`, payload: payload as object, headers })
 const get = (url: string, headers: Record<string, string> = {}) => ctx.app.inject({ method: 'GET', url: `/api/v1${url}`, headers })
-
-function assertError(res: { statusCode: number; json: () => any }, status: number, error: string) {
-  assert.equal(res.statusCode, status, JSON.stringify(res.json()))
-  assert.equal(res.json().success, false)
-  assert.equal(res.json().error, error)
-}
 
 describe('POST /tokens', () => {
   it('issues an access token for a valid, active integratorUID (lifecycle row 1)', async () => {

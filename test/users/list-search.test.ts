@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, integratorToken, uniqueId, userToken } from '../support/fixtures.ts'
+import { assertError, assertInvalid } from '../support/assertions.ts'
 
 let ctx: TestContext
 let adminToken: string
@@ -21,16 +22,6 @@ after(() => ctx.close())
 
 function get(url: string, token: string) {
   return ctx.app.inject({ method: 'GET', url: `/api/v1${url}`, headers: bearer(token) })
-}
-
-function assertError(res: { statusCode: number; json: () => any }, status: number, error: string) {
-  assert.equal(res.statusCode, status, JSON.stringify(res.json()))
-  assert.equal(res.json().error, error)
-}
-
-function assertInvalid(res: { statusCode: number; json: () => any }, fields: string[]) {
-  assertError(res, 400, 'Validation failed')
-  assert.deepEqual(res.json().details.map((d: { field: string }) => d.field).sort(), [...fields].sort(), JSON.stringify(res.json().details))
 }
 
 /** Users made through POST /users, sharing a language tag unique to the calling test. */

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { PASSWORD, bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
+import { assertError } from '../support/assertions.ts'
 
 let ctx: TestContext
 before(async () => { ctx = await createTestApp() })
@@ -11,11 +12,6 @@ after(() => ctx.close())
 type Method = 'GET' | 'POST' | 'DELETE'
 function call(method: Method, url: string, token?: string, payload?: unknown) {
   return ctx.app.inject({ method, url: `/api/v1${url}`, headers: token ? bearer(token) : {}, ...(payload !== undefined ? { payload: payload as object } : {}) })
-}
-
-function assertError(res: { statusCode: number; json: () => any }, status: number, error: string) {
-  assert.equal(res.statusCode, status, JSON.stringify(res.json()))
-  assert.equal(res.json().error, error)
 }
 
 function login(email: string, password: string) {

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, integratorToken, manualClock, userToken } from '../support/fixtures.ts'
 import { MAX_PUSH_TOKENS, findUserByUid } from '../../src/modules/users/users.repository.ts'
+import { assertError, assertInvalid } from '../support/assertions.ts'
 
 let ctx: TestContext
 const clock = manualClock(Date.UTC(2025, 0, 15, 12))
@@ -13,16 +14,6 @@ after(() => ctx.close())
 type Method = 'GET' | 'POST' | 'PATCH'
 function call(method: Method, url: string, token?: string, payload?: unknown) {
   return ctx.app.inject({ method, url: `/api/v1${url}`, headers: token ? bearer(token) : {}, ...(payload !== undefined ? { payload: payload as object } : {}) })
-}
-
-function assertError(res: { statusCode: number; json: () => any }, status: number, error: string) {
-  assert.equal(res.statusCode, status, JSON.stringify(res.json()))
-  assert.equal(res.json().error, error)
-}
-
-function assertInvalid(res: { statusCode: number; json: () => any }, fields: string[]) {
-  assertError(res, 400, 'Validation failed')
-  assert.deepEqual(res.json().details.map((d: { field: string }) => d.field).sort(), [...fields].sort(), JSON.stringify(res.json().details))
 }
 
 async function owner() {

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { PASSWORD, bearer, createIntegrator, createUser, integratorToken, uniqueId, userToken } from '../support/fixtures.ts'
 import { findUserByUid } from '../../src/modules/users/users.repository.ts'
+import { assertError, assertInvalid } from '../support/assertions.ts'
 
 let ctx: TestContext
 let bdToken: string
@@ -19,17 +20,7 @@ function call(method: Method, url: string, token?: string, payload?: unknown) {
   return ctx.app.inject({ method, url: `/api/v1${url}`, headers: token ? bearer(token) : {}, ...(payload !== undefined ? { payload: payload as object } : {}) })
 }
 
-function assertError(res: { statusCode: number; json: () => any }, status: number, error: string) {
-  assert.equal(res.statusCode, status, JSON.stringify(res.json()))
-  assert.equal(res.json().success, false)
-  assert.equal(res.json().error, error)
-}
-
 /** Asserts a 400 Validation failed naming exactly these fields in details. */
-function assertInvalid(res: { statusCode: number; json: () => any }, fields: string[]) {
-  assertError(res, 400, 'Validation failed')
-  assert.deepEqual(res.json().details.map((d: { field: string }) => d.field).sort(), [...fields].sort(), JSON.stringify(res.json().details))
-}
 
 function newUserBody(extra: Record<string, unknown> = {}) {
   const uid = uniqueId('farm')
