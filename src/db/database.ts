@@ -96,6 +96,12 @@ async function openPostgres(config: Config, url: string, log?: FastifyBaseLogger
   })
   // An idle client losing its connection emits 'error' on the pool; unhandled, it would crash the process.
   pool.on('error', (err) => log?.error({ err }, 'PostgreSQL pool client error'))
+  // A checked-out client has no listener of the pool's: a connection dropped mid-query would emit an
+  // unhandled 'error' and crash the process. The query itself is rejected as well (and answered with 503),
+  // so the event only needs logging. pg-pool discards a client that saw an error when it is released.
+  pool.on('connect', (client) => {
+    client.on('error', (err) => log?.warn({ err }, 'PostgreSQL connection lost'))
+  })
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
   let closed = false
   return {

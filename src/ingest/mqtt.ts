@@ -13,6 +13,7 @@ import mqtt, { type MqttClient } from 'mqtt'
 import { Counter } from 'prom-client'
 import secureJson from 'secure-json-parse'
 import { ApiError } from '../http/errors.ts'
+import { isStoreUnavailable } from '../db/errors.ts'
 import { isMac } from '../modules/animals/animals.rules.ts'
 import { createPayloadValidator, ingest } from '../modules/readings/ingest.ts'
 import type { ReadingKind } from '../modules/readings/readings.repository.ts'
@@ -39,6 +40,9 @@ export function parseTopic(topic: string): { uid: string; mac: string; kind: Rea
   return { uid, mac, kind }
 }
 
+const RETRY_FIRST_MS = 250
+const RETRY_MAX_MS = 2000
+
 export type MessageOutcome = 'stored' | 'malformed' | 'unknown_animal' | 'failed'
 
 export interface MqttIngestOptions {
@@ -55,13 +59,14 @@ export interface MqttIngest {
 }
 
 export function startMqttIngest(app: App, options: MqttIngestOptions): MqttIngest {
+  let stopping = false
   const group = options.group ?? DEFAULT_SHARE_GROUP
   const validate = createPayloadValidator(app.config.limits)
   const maxBytes = app.config.bodyLimitBytes
   const name = 'mqtt_messages_total'
   const counter = (app.metrics.getSingleMetric(name) as Counter<'kind' | 'outcome'> | undefined) ?? new Counter({
     name,
-    help: 'MQTT ingestion messages handled, by kind (sensordata, locations, unknown) and outcome (stored, malformed, unknown_animal, failed)',
+    help: 'MQTT ingestion messages handled, by kind (sensordata, locations, unknown) and outcome (stored, malformed, unknown_animal, failed; retried counts each wait for an unreachable database)',
     labelNames: ['kind', 'outcome'] as const,
     registers: [app.metrics],
   })
@@ -85,21 +90,31 @@ export function startMqttIngest(app: App, options: MqttIngestOptions): MqttInges
     }
     const checked = validate(target.kind, body)
     if (!checked.ok) return reject('Validation failed', checked.details)
-    try {
-      const counts = await ingest(app.database.db, target.uid, target.mac, checked.batch, app.clock())
-      counter.inc({ kind, outcome: 'stored' })
-      log.debug({ ...counts }, 'MQTT readings stored')
-      return 'stored'
-    } catch (err) {
-      if (err instanceof ApiError && err.statusCode === 404) {
-        log.warn({ uid: target.uid, mac: target.mac }, 'MQTT readings for an unknown animal dropped')
-        counter.inc({ kind, outcome: 'unknown_animal' })
-        return 'unknown_animal'
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const counts = await ingest(app.database.db, target.uid, target.mac, checked.batch, app.clock())
+        counter.inc({ kind, outcome: 'stored' })
+        log.debug({ ...counts }, 'MQTT readings stored')
+        return 'stored'
+      } catch (err) {
+        // A database outage must not lose readings: hold this message (messages are handled one at a time,
+        // so the ones behind it wait at the broker) and retry until the database answers again.
+        if (isStoreUnavailable(err) && !stopping) {
+          if (attempt === 0) log.warn({ err }, 'database unreachable: holding the MQTT message until it answers again')
+          counter.inc({ kind, outcome: 'retried' })
+          await new Promise((resolve) => setTimeout(resolve, Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** attempt)))
+          continue
+        }
+        if (err instanceof ApiError && err.statusCode === 404) {
+          log.warn({ uid: target.uid, mac: target.mac }, 'MQTT readings for an unknown animal dropped')
+          counter.inc({ kind, outcome: 'unknown_animal' })
+          return 'unknown_animal'
+        }
+        if (err instanceof ApiError && err.statusCode === 400) return reject(err.message, err.details)
+        log.error({ err }, 'storing MQTT readings failed')
+        counter.inc({ kind, outcome: 'failed' })
+        return 'failed'
       }
-      if (err instanceof ApiError && err.statusCode === 400) return reject(err.message, err.details)
-      log.error({ err }, 'storing MQTT readings failed')
-      counter.inc({ kind, outcome: 'failed' })
-      return 'failed'
     }
   }
 
@@ -128,6 +143,9 @@ export function startMqttIngest(app: App, options: MqttIngestOptions): MqttInges
   return {
     client,
     ready,
-    stop: async () => { await client.endAsync() },
+    stop: async () => {
+      stopping = true
+      await client.endAsync()
+    },
   }
 }

@@ -7,7 +7,9 @@ import { IN_MEMORY, openDatabase } from '../../src/db/database.ts'
 import { openRedis } from '../../src/redis.ts'
 import { buildApp } from '../../src/app.ts'
 import { ok } from '../../src/http/envelope.ts'
-import { TEST_JWT_SECRET } from '../support/app.ts'
+import { TEST_JWT_SECRET, createScratchDatabase, testEnv } from '../support/app.ts'
+import { pausableProxy } from '../support/proxy.ts'
+import { migrateToLatest } from '../../src/db/migrate.ts'
 
 const deadPostgres = 'postgres://postgres@127.0.0.1:1/nowhere'
 
@@ -88,6 +90,47 @@ describe('backing stores unreachable', () => {
       assert.equal(res.json().data.database, 'unreachable')
     } finally {
       await app.close()
+    }
+  })
+})
+
+describe('database connection lost mid-run', { skip: process.env.DATABASE_URL ? false : 'runs with DATABASE_URL (the real-server mode)' }, () => {
+  it('answers 503 while PostgreSQL is away, never crashes, and recovers when it is back', async () => {
+    const scratch = (await createScratchDatabase())!
+    const proxy = await pausableProxy(Number(new URL(scratch.url).port || 5432))
+    const viaProxy = new URL(scratch.url)
+    viaProxy.port = String(proxy.port)
+    const config = loadConfig(testEnv({ DATABASE_URL: viaProxy.toString(), DB_CONNECT_TIMEOUT_MS: '1000' }))
+    const database = await openDatabase(config)
+    await migrateToLatest(database.db)
+    const app = await buildApp({
+      config, database, logger: false,
+      extend: (api) => {
+        api.get('/probe/tx', async () => {
+          await database.db.transaction().execute(async (trx) => { await sql`select 1`.execute(trx) })
+          return ok({})
+        })
+      },
+    })
+    try {
+      assert.equal((await app.inject({ method: 'GET', url: '/api/v1/probe/tx' })).statusCode, 200)
+      // Connections in the pool are cut; the next transaction starts on a dead one (the crash case of a
+      // checked-out client without an error listener), then new connections are refused.
+      await proxy.down()
+      for (let i = 0; i < 3; i++) {
+        const res = await app.inject({ method: 'GET', url: '/api/v1/probe/tx' })
+        assert.equal(res.statusCode, 503)
+        assert.equal(res.headers['retry-after'], '5')
+      }
+      assert.equal((await app.inject({ method: 'GET', url: '/api/v1/health/ready' })).statusCode, 503)
+      await proxy.up()
+      assert.equal((await app.inject({ method: 'GET', url: '/api/v1/probe/tx' })).statusCode, 200)
+      assert.equal((await app.inject({ method: 'GET', url: '/api/v1/health/ready' })).statusCode, 200)
+    } finally {
+      await app.close()
+      await database.close()
+      await proxy.close()
+      await scratch.drop()
     }
   })
 })

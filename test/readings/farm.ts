@@ -11,12 +11,7 @@ export function nextMac(): string {
 
 export type Res = { statusCode: number; json: () => any; body: string }
 
-export function assertError(res: Res, status: number, error: string, field?: string) {
-  assert.equal(res.statusCode, status, res.body)
-  assert.equal(res.json().success, false)
-  assert.equal(res.json().error, error)
-  if (field !== undefined) assert.ok(res.json().details?.some((d: { field: string }) => d.field === field), JSON.stringify(res.json().details))
-}
+export { assertError } from '../support/assertions.ts'
 
 export async function readingsFarm(ctx: TestContext) {
   const user = await createUser(ctx)

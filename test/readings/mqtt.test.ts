@@ -4,7 +4,13 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import mqtt, { type MqttClient } from 'mqtt'
-import { createTestApp, usingRealServers, type TestContext } from '../support/app.ts'
+import { pausableProxy } from '../support/proxy.ts'
+import { sql } from 'kysely'
+import { createScratchDatabase, createTestApp, testEnv, usingRealServers, type TestContext } from '../support/app.ts'
+import { loadConfig } from '../../src/config.ts'
+import { openDatabase } from '../../src/db/database.ts'
+import { migrateToLatest } from '../../src/db/migrate.ts'
+import { buildApp } from '../../src/app.ts'
 import { parseTopic, sensorTopic, startMqttIngest, topicFilters, type MqttIngest } from '../../src/ingest/mqtt.ts'
 import { readingsFarm } from './farm.ts'
 
@@ -96,5 +102,59 @@ describe('MQTT ingestion against the broker', { skip: !usingRealServers && 'need
     const data = await eventually(async () => (await f.inject('GET', `/${a.MAC}/sensordata`)).json().data as unknown[], (d) => d.length >= 1, 'the good message')
     assert.deepEqual(data, [{ t: now, c: 38.2, x: 0, y: 0, z: 1 }])
     assert.equal(({} as Record<string, unknown>).polluted, undefined)
+  })
+})
+
+
+describe('MQTT ingestion through a database outage', { skip: !usingRealServers && 'needs PostgreSQL and the real Mosquitto (real-server mode)' }, () => {
+  it('holds a message while the database is unreachable and stores it once it is back', async () => {
+    const scratch = (await createScratchDatabase())!
+    const direct = new URL(scratch.url)
+    const proxy = await pausableProxy(Number(direct.port || 5432))
+    const viaProxy = new URL(scratch.url)
+    viaProxy.port = String(proxy.port)
+    const config = loadConfig(testEnv({ DATABASE_URL: viaProxy.toString(), DB_CONNECT_TIMEOUT_MS: '1000' }))
+    const database = await openDatabase(config)
+    await migrateToLatest(database.db)
+    const app = await buildApp({ config, database, logger: false })
+    const ctx = { app, config, database, redis: undefined, close: async () => {} }
+    const ingestor = startMqttIngest(app, { url: MQTT_URL, group: `outage-${randomBytes(4).toString('hex')}` })
+    const publisher = await mqtt.connectAsync(MQTT_URL, { protocolVersion: 5 })
+    try {
+      await ingestor.ready
+      const f = await readingsFarm(ctx)
+      const a = await f.animal()
+      const now = Date.now()
+      const readings = Array.from({ length: 20 }, (_, i) => ({ t: now - i * 60_000, c: 38, x: 0, y: 0, z: 1 }))
+
+      await proxy.down()
+      await publisher.publishAsync(sensorTopic(f.user.uid, a.MAC, 'sensordata'), JSON.stringify({ readings }), { qos: 1 })
+      const metric = async (outcome: string) => {
+        const line = (await app.inject({ method: 'GET', url: '/metrics' })).body.split('\n')
+          .find((l) => l.startsWith(`mqtt_messages_total{kind="sensordata",outcome="${outcome}"}`))
+        return line ? Number(line.split(' ').pop()) : 0
+      }
+      const deadline = Date.now() + 10_000
+      while ((await metric('retried')) < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+      assert.ok((await metric('retried')) >= 2, 'the message waits for the database')
+      assert.equal(await metric('failed'), 0, 'nothing is given up while the database is away')
+
+      await proxy.up()
+      const stored = async () => {
+        const rows = await sql<{ n: number }>`select count(*)::int as n from animal_sensor_readings where uid = ${f.user.uid}`.execute(database.db)
+        return rows.rows[0]!.n
+      }
+      const until = Date.now() + 15_000
+      while ((await stored().catch(() => 0)) < 20 && Date.now() < until) await new Promise((r) => setTimeout(r, 200))
+      assert.equal(await stored(), 20)
+      assert.equal(await metric('stored'), 1)
+    } finally {
+      await publisher.endAsync()
+      await ingestor.stop()
+      await app.close()
+      await database.close()
+      await proxy.close()
+      await scratch.drop()
+    }
   })
 })
