@@ -1,7 +1,7 @@
 // Cost of the limit layer: an authenticated GET with the IP limit and the daily quota on (counters
 // in Redis when it is reachable) against the same app with every limit off, in the same run.
 import { randomBytes } from 'node:crypto'
-import { loadGet, startBenchApp } from './support.ts'
+import { loadGet, median, startBenchApp } from './support.ts'
 import type { Scenario } from './scenarios.ts'
 import { insertIntegrator } from '../src/modules/tokens/integrators.repository.ts'
 
@@ -40,7 +40,6 @@ export const limitsScenario: Scenario = {
       for (let round = 0; round < ROUNDS; round++) {
         if (round % 2 === 0) { await measureOff(); await measureOn() } else { await measureOn(); await measureOff() }
       }
-      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
       const offRps = median(offRuns)
       const onRps = median(onRuns)
       const ratio = onRps / offRps

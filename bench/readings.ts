@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { Agent, request } from 'node:http'
 import { sql, type Kysely } from 'kysely'
 import pg from 'pg'
-import { startBenchApp, type BenchApp } from './support.ts'
+import { median, startBenchApp, type BenchApp } from './support.ts'
 import type { Scenario } from './scenarios.ts'
 import type { DB } from '../src/db/schema.ts'
 import { insertUser } from '../src/modules/users/users.repository.ts'
@@ -18,7 +18,6 @@ import { sensorAnalytics } from '../src/modules/readings/readings.repository.ts'
 
 const MINUTE = 60_000
 const DAY = 86_400_000
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const ms = (x: number) => `${x.toFixed(1)} ms`
 
 /** A user, a linked Pro integrator that may write, and its bearer header. */

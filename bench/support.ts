@@ -7,6 +7,9 @@ import { openRedis, waitForRedis, type Redis } from '../src/redis.ts'
 import { buildApp } from '../src/app.ts'
 import type { App } from '../src/types.ts'
 
+/** The middle value of a set of measurements (the upper middle for an even count). */
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
 export const BENCH_JWT_SECRET = 'bench-secret-0123456789abcdef0123456789abcdef'
 
 export interface BenchApp { app: App; config: Config; database: Database; redis: Redis | undefined; port: number; close: () => Promise<void> }
