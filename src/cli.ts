@@ -1,94 +1,26 @@
-// Operator CLI: `livestock-api <command> [options]`. Output meant for scripts is JSON on stdout;
-// errors go to stderr with a non-zero exit code.
-import { parseArgs, type ParseArgsOptionsConfig } from 'node:util'
+// Operator CLI runner: `livestock-api <command> [options]`. Output meant for scripts is JSON on stdout;
+// errors go to stderr with a non-zero exit code (2 for usage errors).
+import { parseArgs } from 'node:util'
+import type { Writable } from 'node:stream'
 import { ConfigError, loadConfig, type Config } from './config.ts'
-import { IN_MEMORY, openDatabase, type Database } from './db/database.ts'
-import { migrateToLatest, migrationStatus } from './db/migrate.ts'
+import { openDatabase, type Database } from './db/database.ts'
+import { migrateToLatest } from './db/migrate.ts'
 import { VERSION } from './version.ts'
+import { UsageError, type CliContext, type Command } from './cli/command.ts'
+import { commands } from './cli/commands.ts'
 
-export class UsageError extends Error {}
-
-export interface CliContext {
-  config: () => Config
-  /** Opens the configured database (migrated), runs fn, closes it. */
-  withDatabase: <T>(fn: (database: Database) => Promise<T>) => Promise<T>
-  out: (value: unknown) => void
+export interface CliIo {
+  stdout: Pick<Writable, 'write'> & { isTTY?: boolean }
+  stderr: Pick<Writable, 'write'> & { isTTY?: boolean }
+  stdin: AsyncIterable<Buffer | string>
 }
 
-export interface Command {
-  name: string
-  summary: string
-  usage: string
-  options: ParseArgsOptionsConfig
-  /** Lines after the usage in --help. */
-  help?: string
-  run: (values: Record<string, string | boolean | undefined>, positionals: string[], ctx: CliContext) => Promise<void>
-}
-
-const commands: Command[] = [
-  {
-    name: 'serve',
-    summary: 'Start the HTTP service (same as npm start)',
-    usage: 'livestock-api serve',
-    options: {},
-    help: 'Configuration comes from the environment; see the README.',
-    run: async () => {
-      const { main } = await import('./server.ts')
-      await main()
-    },
-  },
-  {
-    name: 'migrate',
-    summary: 'Apply pending database migrations (or show their status)',
-    usage: 'livestock-api migrate [--status]',
-    options: { status: { type: 'boolean' } },
-    run: async (values, _p, ctx) => {
-      const config = ctx.config()
-      const database = await openDatabase(config)
-      try {
-        if (values.status) {
-          ctx.out({ store: database.kind, migrations: await migrationStatus(database.db) })
-        } else {
-          const { applied } = await migrateToLatest(database.db)
-          ctx.out({ store: database.kind, applied, migrations: await migrationStatus(database.db) })
-        }
-      } finally {
-        await database.close()
-      }
-    },
-  },
-  {
-    name: 'openapi',
-    summary: 'Print the OpenAPI 3.1 document',
-    usage: 'livestock-api openapi',
-    options: {},
-    run: async (_v, _p, ctx) => {
-      const { buildApp } = await import('./app.ts')
-      // The document depends on the route schemas and limits only, so an in-memory store serves.
-      const config = { ...ctx.config(), databaseUrl: undefined, dataDir: IN_MEMORY, jwtSecret: 'x'.repeat(32) }
-      const database = await openDatabase(config)
-      const app = await buildApp({ config, database, logger: false })
-      try {
-        ctx.out(app.swagger())
-      } finally {
-        await app.close()
-        await database.close()
-      }
-    },
-  },
-]
-
-/** Commands of the resource modules, loaded on first use (they import this file's types). */
-async function loadModuleCommands() {
-  const [{ integratorCommands }, { userCommands }, { jobCommands }, { simulateCommands }] = await Promise.all([
-    import('./modules/tokens/integrators.cli.ts'),
-    import('./modules/users/users.cli.ts'),
-    import('./jobs/jobs.cli.ts'),
-    import('./modules/readings/simulate.cli.ts'),
-  ])
-  for (const command of [...integratorCommands, ...userCommands, ...jobCommands, ...simulateCommands]) {
-    if (!commands.some((c) => c.name === command.name)) commands.push(command)
-  }
+export interface CliOptions {
+  io?: CliIo
+  /** Configuration instead of the environment's (tests). */
+  config?: Config
+  /** An open database to run on instead of opening the configured one (tests run the CLI in-process). */
+  database?: Database
 }
 
 function topHelp(): string {
@@ -118,8 +50,31 @@ function commandHelp(command: Command): string {
   return lines.join('\n')
 }
 
-export async function runCli(argv: string[], io = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
-  await loadModuleCommands()
+function contextFor(io: CliIo, options: CliOptions): CliContext {
+  const config = () => options.config ?? loadConfig()
+  return {
+    config,
+    withDatabase: async (fn, { migrate = true } = {}) => {
+      const database = options.database ?? await openDatabase(config())
+      try {
+        if (migrate) await migrateToLatest(database.db)
+        return await fn(database)
+      } finally {
+        if (!options.database) await database.close()
+      }
+    },
+    out: (value) => io.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
+    progress: io.stderr.isTTY ? (line) => io.stderr.write(`\r${line}`) : () => {},
+    readStdin: async () => {
+      const chunks: Buffer[] = []
+      for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk))
+      return Buffer.concat(chunks).toString('utf8')
+    },
+  }
+}
+
+export async function runCli(argv: string[], options: CliOptions = {}): Promise<number> {
+  const io = options.io ?? { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }
   const [name, ...rest] = argv
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(`${topHelp()}\n`)
@@ -145,21 +100,8 @@ export async function runCli(argv: string[], io = { stdout: process.stdout, stde
     io.stdout.write(`${commandHelp(command)}\n`)
     return 0
   }
-  const ctx: CliContext = {
-    config: () => loadConfig(),
-    withDatabase: async (fn) => {
-      const database = await openDatabase(ctx.config())
-      try {
-        await migrateToLatest(database.db)
-        return await fn(database)
-      } finally {
-        await database.close()
-      }
-    },
-    out: (value) => io.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
-  }
   try {
-    await command.run(parsed.values as Record<string, string | boolean | undefined>, parsed.positionals, ctx)
+    await command.run(parsed.values as Record<string, string | boolean | undefined>, parsed.positionals, contextFor(io, options))
     return 0
   } catch (err) {
     if (err instanceof UsageError) {

@@ -8,6 +8,8 @@ export interface Limits {
   rateLimitTokensMax: number
   /** Requests per window per IP on every other route. 0 = unlimited. */
   rateLimitIpMax: number
+  /** Failed integrator authentications (POST /tokens) per window per client IP and integratorUID. 0 = unlimited. */
+  authFailuresMax: number
   /** Daily per-endpoint quotas by integrator tier, and for user tokens. 0 = unlimited. */
   quotaFree: number
   quotaStarter: number
@@ -92,6 +94,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitWindowSeconds: read.int('RATE_LIMIT_WINDOW_SECONDS', 900, { min: 1 }),
     rateLimitTokensMax: read.int('RATE_LIMIT_TOKENS_MAX', 20, { min: 0 }),
     rateLimitIpMax: read.int('RATE_LIMIT_IP_MAX', 100, { min: 0 }),
+    authFailuresMax: read.int('AUTH_FAILURES_MAX', 10, { min: 0 }),
     quotaFree: read.int('QUOTA_FREE', 10, { min: 0 }),
     quotaStarter: read.int('QUOTA_STARTER', 1000, { min: 0 }),
     quotaPro: read.int('QUOTA_PRO', 10000, { min: 0 }),

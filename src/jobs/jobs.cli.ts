@@ -1,5 +1,5 @@
 // Operator commands that run the service's scheduled jobs on demand.
-import { UsageError, type Command } from '../cli.ts'
+import { UsageError, optionalString, type Command } from '../cli/command.ts'
 import { pruneExpiredTokens } from '../modules/tokens/token-store.ts'
 import { refreshReferenceTemperatures } from './reference-temperature.ts'
 import { findUserByUid } from '../modules/users/users.repository.ts'
@@ -21,7 +21,7 @@ export const jobCommands: Command[] = [{
       return
     }
     if (job === 'reference-temperature') {
-      const uid = typeof values.user === 'string' ? values.user : undefined
+      const uid = optionalString(values, 'user')
       await ctx.withDatabase(async ({ db }) => {
         if (uid !== undefined && !(await findUserByUid(db, uid))) throw new Error(`User ${uid} not found`)
         ctx.out({ job, ...(uid ? { user: uid } : {}), ...await refreshReferenceTemperatures(db, { now: Date.now(), uid }) })

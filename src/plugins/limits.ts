@@ -7,6 +7,7 @@
 // down, so the API keeps answering and limits still hold per process (N processes allow up to N times
 // the limit meanwhile); the Redis counters resume when it is back. Readiness reports Redis as down.
 // @see https://github.com/animir/node-rate-limiter-flexible/wiki/Insurance-Strategy
+import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { Config } from '../config.ts'
@@ -22,6 +23,17 @@ declare module 'fastify' {
   interface FastifyRequest {
     limitStates: LimitState[] | undefined
   }
+  interface FastifyInstance {
+    authFailures: AuthFailureGate
+  }
+}
+
+/** Brakes credential guessing on POST /tokens: failed checks per client IP and presented integratorUID. */
+export interface AuthFailureGate {
+  /** Throws 429 once this IP has failed too often for this integratorUID in the window. */
+  assertAllowed: (req: FastifyRequest, integratorUid: string) => Promise<void>
+  /** Counts one failed check. */
+  recordFailure: (req: FastifyRequest, integratorUid: string) => Promise<void>
 }
 
 export interface LimitsDeps {
@@ -66,6 +78,23 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
     }
     return limiter
   }
+
+  // Keyed by IP and a digest of the UID: a user who sees an integrator's UID cannot lock it out for others,
+  // and the UID itself never reaches Redis or a log.
+  const authFailureKey = (req: FastifyRequest, uid: string) => `${req.ip}:${createHash('sha256').update(uid).digest('base64url').slice(0, 22)}`
+  const authFailures = limits.authFailuresMax > 0 ? makeLimiter('rl:auth-failures', limits.authFailuresMax, window) : undefined
+  app.decorate('authFailures', {
+    async assertAllowed(req, uid) {
+      const res = await authFailures?.get(authFailureKey(req, uid)).catch(() => null)
+      if (res && res.consumedPoints >= limits.authFailuresMax) {
+        throw tooManyRequests(`Too many failed authentication attempts for this integratorUID from this address: ` +
+          `${limits.authFailuresMax} per ${describeWindow(window)}`, res.msBeforeNext)
+      }
+    },
+    async recordFailure(req, uid) {
+      await authFailures?.penalty(authFailureKey(req, uid), 1).catch((err: unknown) => req.log.warn({ err }, 'counting a failed authentication failed'))
+    },
+  } satisfies AuthFailureGate)
 
   app.decorateRequest('limitStates', undefined)
   const record = (req: FastifyRequest, state: LimitState) => {

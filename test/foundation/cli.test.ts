@@ -5,7 +5,11 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
+import { Readable } from 'node:stream'
 import { createScratchDatabase, TEST_JWT_SECRET } from '../support/app.ts'
+import { eventually } from '../support/eventually.ts'
+import { runCli } from '../../src/cli.ts'
+import { loadConfig } from '../../src/config.ts'
 
 const BIN = join(import.meta.dirname, '../../bin/livestock-api.js')
 const SERVER = join(import.meta.dirname, '../../src/server.ts')
@@ -28,30 +32,41 @@ function cli(args: string[], env: Record<string, string> = {}) {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr }
 }
 
+/** The CLI in this process with a given environment (help and usage paths touch no store). */
+async function cliHere(args: string[], env: Record<string, string> = {}) {
+  let stdout = ''
+  let stderr = ''
+  const code = await runCli(args, {
+    config: loadConfig({ LOG_LEVEL: 'silent', ...env }),
+    io: { stdout: { write: (c: string) => { stdout += c; return true } }, stderr: { write: (c: string) => { stderr += c; return true } }, stdin: Readable.from([]) },
+  })
+  return { code, stdout, stderr }
+}
+
 describe('livestock-api CLI', () => {
-  it('prints help for the CLI and for every command', () => {
-    const top = cli(['--help'])
+  it('prints help for the CLI and for every command', async () => {
+    const top = await cliHere(['--help'])
     assert.equal(top.code, 0)
     assert.match(top.stdout, /Usage: livestock-api <command>/)
-    for (const command of ['serve', 'migrate', 'openapi']) {
+    for (const command of ['serve', 'migrate', 'openapi', 'integrator', 'link', 'unlink', 'user', 'jobs', 'simulate']) {
       assert.match(top.stdout, new RegExp(`\\n  ${command} `))
-      const help = cli([command, '--help'])
+      const help = await cliHere([command, '--help'])
       assert.equal(help.code, 0, `${command} --help`)
       assert.match(help.stdout, new RegExp(`Usage: livestock-api ${command}`))
     }
   })
 
-  it('refuses an unknown command or option on stderr with a non-zero exit', () => {
-    const unknown = cli(['frobnicate'])
+  it('refuses an unknown command or option on stderr with a non-zero exit', async () => {
+    const unknown = await cliHere(['frobnicate'])
     assert.equal(unknown.code, 2)
     assert.match(unknown.stderr, /Unknown command "frobnicate"/)
     assert.equal(unknown.stdout, '')
-    const badOption = cli(['migrate', '--nope'])
+    const badOption = await cliHere(['migrate', '--nope'])
     assert.equal(badOption.code, 2)
     assert.match(badOption.stderr, /Unknown option '--nope'/)
   })
 
-  it('migrate applies migrations to DATA_DIR and prints JSON', () => {
+  it('migrate (the real binary) applies migrations to DATA_DIR, prints JSON and releases the lock', () => {
     const dataDir = tempDir()
     const res = cli(['migrate'], { DATA_DIR: dataDir })
     assert.equal(res.code, 0, res.stderr)
@@ -61,6 +76,7 @@ describe('livestock-api CLI', () => {
     assert.ok(out.migrations.every((m: { executedAt: string | null }) => m.executedAt !== null))
     const status = JSON.parse(cli(['migrate', '--status'], { DATA_DIR: dataDir }).stdout)
     assert.deepEqual(status.migrations.map((m: { name: string }) => m.name), out.migrations.map((m: { name: string }) => m.name))
+    assert.equal(status.applied, undefined, '--status applies nothing')
     assert.ok(!existsSync(join(dataDir, 'livestock-api.lock')), 'the lock is released on exit')
   })
 
@@ -70,8 +86,8 @@ describe('livestock-api CLI', () => {
     assert.match(res.stderr, /JWT_SECRET is required when DATABASE_URL is set/)
   })
 
-  it('prints the OpenAPI document', () => {
-    const res = cli(['openapi'])
+  it('prints the OpenAPI document', async () => {
+    const res = await cliHere(['openapi'], { DATA_DIR: ':memory:' })
     assert.equal(res.code, 0, res.stderr)
     assert.equal(JSON.parse(res.stdout).openapi, '3.1.0')
   })
@@ -113,7 +129,7 @@ describe('service process', () => {
     server.stderr.on('data', (chunk: Buffer) => { output += chunk.toString() })
     const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)))
     try {
-      const port = await waitFor(() => /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1], 60_000)
+      const port = await eventually(() => /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1], (p) => p !== undefined, 'the server to listen', { timeoutMs: 60_000, intervalMs: 100 })
       const health = await fetch(`http://127.0.0.1:${port}/api/v1/health`)
       assert.equal(health.status, 200)
       assert.equal(((await health.json()) as { version: string }).version, "v1")
@@ -145,12 +161,3 @@ describe('service process', () => {
   })
 })
 
-async function waitFor<T>(probe: () => T | undefined, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error('timed out waiting')
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}

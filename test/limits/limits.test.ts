@@ -23,6 +23,24 @@ function headersOf(res: Res) {
   }
 }
 
+describe('failed integrator authentications', () => {
+  it('refuses an IP that failed AUTH_FAILURES_MAX times for one integratorUID with 429, even with the right secret', async () => {
+    await withApp({ AUTH_FAILURES_MAX: '3' }, async (ctx) => {
+      const { uid, clientSecret } = await createIntegrator(ctx, { clientSecret: 'the-right-secret-0123456789' })
+      const attempt = (secret: string | undefined, ip = '10.1.0.1', integratorUID = uid) =>
+        ctx.app.inject({ method: 'POST', url: '/api/v1/tokens', remoteAddress: ip, payload: { integratorUID, ...(secret ? { clientSecret: secret } : {}) } })
+      for (const secret of ['wrong-1', undefined, 'wrong-3']) assert.equal((await attempt(secret)).statusCode, 401)
+      const refused = await attempt(clientSecret)
+      assert.equal(refused.statusCode, 429)
+      assert.equal(refused.json().error, 'Too many failed authentication attempts for this integratorUID from this address: 3 per 15 minutes')
+      assert.ok(Number(refused.headers['retry-after']) > 0)
+      // another address, or another UID from this address, is not held back
+      assert.equal((await attempt(clientSecret, '10.1.0.2')).statusCode, 200)
+      assert.equal((await attempt('x', '10.1.0.1', 'int_unknown')).statusCode, 401)
+    })
+  })
+})
+
 describe('IP rate limits', () => {
   it('allows exactly RATE_LIMIT_IP_MAX requests per window, then 429 with Retry-After and headers', async () => {
     await withApp({ RATE_LIMIT_IP_MAX: '5' }, async (ctx) => {

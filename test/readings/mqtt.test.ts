@@ -2,6 +2,7 @@
 // to livestock/v1/<user>/animals/<mac>/sensordata|locations and read it back through the API.
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
+import { eventually } from '../support/eventually.ts'
 import { after, before, describe, it } from 'node:test'
 import mqtt, { type MqttClient } from 'mqtt'
 import { pausableProxy } from '../support/proxy.ts'
@@ -47,15 +48,6 @@ describe('MQTT ingestion against the broker', { skip: !usingRealServers && 'need
     await ctx?.close()
   })
 
-  async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-    const deadline = Date.now() + 10_000
-    for (;;) {
-      const value = await probe()
-      if (done(value)) return value
-      if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}; last value ${JSON.stringify(value)}`)
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-  }
 
   async function counter(kind: string, outcome: string): Promise<number> {
     const text = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body
@@ -134,9 +126,7 @@ describe('MQTT ingestion through a database outage', { skip: !usingRealServers &
           .find((l) => l.startsWith(`mqtt_messages_total{kind="sensordata",outcome="${outcome}"}`))
         return line ? Number(line.split(' ').pop()) : 0
       }
-      const deadline = Date.now() + 10_000
-      while ((await metric('retried')) < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
-      assert.ok((await metric('retried')) >= 2, 'the message waits for the database')
+      await eventually(() => metric('retried'), (n) => n >= 2, 'the message to wait for the database')
       assert.equal(await metric('failed'), 0, 'nothing is given up while the database is away')
 
       await proxy.up()
@@ -144,9 +134,7 @@ describe('MQTT ingestion through a database outage', { skip: !usingRealServers &
         const rows = await sql<{ n: number }>`select count(*)::int as n from animal_sensor_readings where uid = ${f.user.uid}`.execute(database.db)
         return rows.rows[0]!.n
       }
-      const until = Date.now() + 15_000
-      while ((await stored().catch(() => 0)) < 20 && Date.now() < until) await new Promise((r) => setTimeout(r, 200))
-      assert.equal(await stored(), 20)
+      assert.equal(await eventually(() => stored().catch(() => 0), (n) => n >= 20, 'the held message to be stored', { timeoutMs: 15_000 }), 20)
       assert.equal(await metric('stored'), 1)
     } finally {
       await publisher.endAsync()

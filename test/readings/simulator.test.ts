@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { cliStore, type CliStore } from '../support/cli.ts'
-import { testEnv } from '../support/app.ts'
+import { cliInProcess, cliStore, type CliStore } from '../support/cli.ts'
+import { createTestApp, testEnv, type TestContext } from '../support/app.ts'
 import { simulateReadings, simulatedHerd, type SimulatedBatch } from '../../src/modules/readings/simulator.ts'
 import { isMac } from '../../src/modules/animals/animals.rules.ts'
 import { createPayloadValidator } from '../../src/modules/readings/ingest.ts'
@@ -57,14 +57,21 @@ describe('simulator', () => {
 })
 
 describe('livestock-api simulate and jobs reference-temperature', () => {
+  let ctx: TestContext
   let store: CliStore
-  before(async () => { store = await cliStore('simulate') })
-  after(() => store.cleanup())
-  const cli = (args: string[]) => store.run(args)
+  before(async () => {
+    ctx = await createTestApp()
+    store = await cliStore('simulate')
+  })
+  after(async () => {
+    await ctx.close()
+    await store.cleanup()
+  })
+  const cli = (args: string[]) => cliInProcess(ctx, args)
 
-  it('fills a user\'s account through the ingestion code, idempotently, with reference temperatures', () => {
-    assert.equal(cli(['user', 'create', '--uid', 'sim-farm', '--email', 'sim@farm.example', '--name', 'Sim farm']).code, 0)
-    const first = cli(['simulate', '--user', 'sim-farm', '--animals', '3', '--days', '8', '--interval', '600'])
+  it('fills a user\'s account through the ingestion code, idempotently, with reference temperatures', async () => {
+    assert.equal((await cli(['user', 'create', '--uid', 'sim-farm', '--email', 'sim@farm.example', '--name', 'Sim farm'])).code, 0)
+    const first = await cli(['simulate', '--user', 'sim-farm', '--animals', '3', '--days', '8', '--interval', '600'])
     assert.equal(first.code, 0, first.stderr)
     const out = first.json()
     assert.equal(out.animals, 3)
@@ -72,25 +79,26 @@ describe('livestock-api simulate and jobs reference-temperature', () => {
     assert.ok(out.sensordata.stored >= 3 * 8 * 144 && out.sensordata.duplicates === 0, JSON.stringify(out.sensordata))
     assert.ok(out.locations.stored > 0)
     assert.deepEqual(out.referenceTemperature, { animals: 3, withReference: 3 })
-    const again = cli(['simulate', '--user', 'sim-farm', '--animals', '3', '--days', '8', '--interval', '600']).json()
+    const again = (await cli(['simulate', '--user', 'sim-farm', '--animals', '3', '--days', '8', '--interval', '600'])).json()
     assert.equal(again.created, 0)
     assert.ok(again.sensordata.duplicates >= again.sensordata.received - 3, 'a re-run stores only what is new')
-    const job = cli(['jobs', 'reference-temperature', '--user', 'sim-farm'])
+    const job = await cli(['jobs', 'reference-temperature', '--user', 'sim-farm'])
     assert.equal(job.code, 0, job.stderr)
     assert.deepEqual(job.json(), { job: 'reference-temperature', user: 'sim-farm', users: 1, animals: 3, withReference: 3 })
-    assert.equal(cli(['jobs', 'reference-temperature']).json().animals, 3)
+    assert.equal((await cli(['jobs', 'reference-temperature'])).json().animals, 3)
   })
 
-  it('refuses bad options (exit 2) and an unknown user (exit 1)', () => {
-    assert.equal(cli(['simulate']).code, 2)
+  it('refuses bad options (exit 2) and an unknown user (exit 1), as the real binary', () => {
+    const bin = (args: string[]) => store.run(args)
+    assert.equal(bin(['simulate']).code, 2)
     for (const bad of [['--animals', '0'], ['--days', 'many'], ['--interval=-5'], ['--days', '400']]) {
-      const res = cli(['simulate', '--user', 'sim-farm', ...bad])
+      const res = bin(['simulate', '--user', 'sim-farm', ...bad])
       assert.equal(res.code, 2, bad.join(' '))
       assert.match(res.stderr, /must be a whole number/)
     }
-    const unknown = cli(['simulate', '--user', 'nobody-here', '--animals', '1', '--days', '1'])
+    const unknown = bin(['simulate', '--user', 'nobody-here', '--animals', '1', '--days', '1'])
     assert.equal(unknown.code, 1)
     assert.match(unknown.stderr, /User nobody-here not found/)
-    assert.equal(cli(['jobs', 'reference-temperature', '--user', 'nobody-here']).code, 1)
+    assert.equal(bin(['jobs', 'reference-temperature', '--user', 'nobody-here']).code, 1)
   })
 })

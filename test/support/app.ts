@@ -38,6 +38,7 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     // Rate limits and quotas off unless a test sets them: suites make hundreds of requests from one IP.
     RATE_LIMIT_IP_MAX: '0',
     RATE_LIMIT_TOKENS_MAX: '0',
+    AUTH_FAILURES_MAX: '0',
     QUOTA_FREE: '0',
     QUOTA_STARTER: '0',
     QUOTA_PRO: '0',

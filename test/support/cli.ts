@@ -1,20 +1,43 @@
-// Runs the operator CLI as a real process on a store of its own: a scratch database in the
-// real-server mode, a temporary DATA_DIR on the embedded store.
+// The operator CLI in tests. Most tests run it in-process on the test app's own database (fast, and the
+// app sees the CLI's writes at once); one end-to-end spawn per command group proves the real binary.
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { runCli } from '../../src/cli.ts'
+import type { Config } from '../../src/config.ts'
+import type { Database } from '../../src/db/database.ts'
 import { createScratchDatabase, testEnv } from './app.ts'
 
 const BIN = join(import.meta.dirname, '../../bin/livestock-api.js')
 
+export interface CliResult { code: number | null; stdout: string; stderr: string; json: () => any }
+
+/** Runs the CLI in this process on an open database (a TestContext has both). */
+export async function cliInProcess(target: { config: Config; database: Database }, args: string[], input = ''): Promise<CliResult> {
+  let stdout = ''
+  let stderr = ''
+  const code = await runCli(args, {
+    config: target.config,
+    database: target.database,
+    io: {
+      stdout: { write: (chunk: string) => { stdout += chunk; return true } },
+      stderr: { write: (chunk: string) => { stderr += chunk; return true } },
+      stdin: Readable.from([Buffer.from(input)]),
+    },
+  })
+  return { code, stdout, stderr, json: () => JSON.parse(stdout) }
+}
+
 export interface CliStore {
   /** The environment the CLI (and an app on the same store) runs with. */
   env: Record<string, string>
-  run: (args: string[], input?: string) => { code: number | null; stdout: string; stderr: string; json: () => any }
+  run: (args: string[], input?: string) => CliResult
   cleanup: () => Promise<void>
 }
 
+/** The real binary as a separate process, on a store of its own: a scratch database, or a temporary DATA_DIR. */
 export async function cliStore(name: string): Promise<CliStore> {
   const scratch = await createScratchDatabase()
   const dataDir = mkdtempSync(join(tmpdir(), `lsapi-${name}-`))

@@ -24,6 +24,10 @@ export async function createUser(ctx: TestContext, options: { bdUser?: boolean; 
   return { uid, email: row.email, password }
 }
 
+/**
+ * An integrator row. Without `clientSecret` it is one of the operator's --no-secret integrators (the bare
+ * {integratorUID} flow), which keeps the many token tests short; the secret flow has tests of its own.
+ */
 export async function createIntegrator(ctx: TestContext, options: {
   tier?: Tier; active?: boolean; canWrite?: boolean; canDelete?: boolean; canRead?: boolean; clientSecret?: string; linkTo?: string[]
 } = {}) {
@@ -35,7 +39,7 @@ export async function createIntegrator(ctx: TestContext, options: {
     client_secret_hash: options.clientSecret ? hashClientSecret(options.clientSecret) : null,
   })
   for (const userUid of options.linkTo ?? []) await link(ctx.database.db, userUid, uid, 'operator')
-  return { uid }
+  return { uid, clientSecret: options.clientSecret }
 }
 
 export async function integratorToken(ctx: TestContext, integratorUID: string, body: Record<string, unknown> = {}) {

@@ -1,23 +1,12 @@
 // `livestock-api simulate`: fills a user's account with a simulated herd and its readings, stored
 // through the same ingestion code as the HTTP and MQTT paths, then computes the reference temperatures.
-import { UsageError, type Command } from '../../cli.ts'
+import { intOption, requireString, type Command } from '../../cli/command.ts'
 import { refreshReferenceTemperatures } from '../../jobs/reference-temperature.ts'
 import { createIdSource } from '../animals/animals.rules.ts'
 import { findAnimalByMac, insertAnimal } from '../animals/animals.repository.ts'
 import { findUserByUid } from '../users/users.repository.ts'
 import { ingest } from './ingest.ts'
 import { simulateReadings, simulatedHerd } from './simulator.ts'
-
-type Values = Record<string, string | boolean | undefined>
-
-function intOption(values: Values, name: string, fallback: number, min: number, max: number): number {
-  const raw = values[name]
-  if (raw === undefined) return fallback
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}`)
-  }
-  return Number(raw)
-}
 
 export const simulateCommands: Command[] = [{
   name: 'simulate',
@@ -34,12 +23,10 @@ export const simulateCommands: Command[] = [{
     'The embedded store admits one process: run it while the service is stopped, or use DATABASE_URL.',
   ].join('\n'),
   run: async (values, _positionals, ctx) => {
-    const uid = typeof values.user === 'string' ? values.user.trim() : ''
-    if (!uid) throw new UsageError('--user is required')
+    const uid = requireString(values, 'user')
     const animals = intOption(values, 'animals', 20, 1, 10_000)
     const days = intOption(values, 'days', 8, 1, 366)
     const intervalSeconds = intOption(values, 'interval', 60, 1, 86_400)
-    const progress = process.stderr.isTTY ? (line: string) => process.stderr.write(`\r${line}`) : () => {}
 
     await ctx.withDatabase(async ({ db }) => {
       if (!(await findUserByUid(db, uid))) throw new Error(`User ${uid} not found; create it first with livestock-api user create`)
@@ -66,9 +53,9 @@ export const simulateCommands: Command[] = [{
           total.stored += counts.stored
           total.duplicates += counts.duplicates
         }
-        progress(`simulated ${animal.index + 1}/${herd.length} animals`)
+        ctx.progress(`simulated ${animal.index + 1}/${herd.length} animals`)
       }
-      progress('\n')
+      ctx.progress('\n')
       const reference = await refreshReferenceTemperatures(db, { now: Date.now(), uid })
       ctx.out({
         user: uid,

@@ -1,6 +1,6 @@
 // Operator commands for integrators and account links.
 import type { Kysely } from 'kysely'
-import { UsageError, type Command } from '../../cli.ts'
+import { UsageError, booleanOption, optionalString, requireString, type CliContext, type CliValues, type Command } from '../../cli/command.ts'
 import type { DB } from '../../db/schema.ts'
 import { isEmail, isUid } from '../users/users.rules.ts'
 import { findUserByUid, linkedIntegratorUids } from '../users/users.repository.ts'
@@ -9,7 +9,9 @@ import { findIntegrator, insertIntegrator, link, listIntegrators, unlink, update
 import { TIER_NAMES, parseTier, type Tier } from './tiers.ts'
 import { revokeSubjectFamilies } from './token-store.ts'
 
-type Values = Record<string, string | boolean | undefined>
+/** What an integrator without a client secret exposes (integrator list and create --no-secret say it). */
+export const BARE_UID_WARNING = 'No client secret: the integratorUID alone obtains tokens, and every user linked to this ' +
+  'integrator sees that UID in its account. Rotate a secret in with: integrator update --uid <uid> --rotate-secret'
 
 function toOutput(row: IntegratorRow, clientSecret?: string) {
   return {
@@ -20,24 +22,11 @@ function toOutput(row: IntegratorRow, clientSecret?: string) {
     isActive: row.is_active,
     permissions: { canRead: row.can_read, canWrite: row.can_write, canDelete: row.can_delete },
     hasClientSecret: row.client_secret_hash !== null,
+    ...(row.client_secret_hash === null ? { warning: BARE_UID_WARNING } : {}),
     ...(clientSecret ? { clientSecret } : {}),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   }
-}
-
-function requireString(values: Values, name: string): string {
-  const value = values[name]
-  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`)
-  return value.trim()
-}
-
-function optionalBool(values: Values, name: string): boolean | undefined {
-  const value = values[name]
-  if (value === undefined) return undefined
-  if (value === 'true') return true
-  if (value === 'false') return false
-  throw new UsageError(`--${name} takes true or false`)
 }
 
 function tierOf(value: string): Tier {
@@ -59,16 +48,20 @@ const integratorCommand: Command = {
   options: {
     uid: { type: 'string' }, name: { type: 'string' }, email: { type: 'string' }, tier: { type: 'string' },
     'can-write': { type: 'string' }, 'can-delete': { type: 'string' }, 'can-read': { type: 'string' },
-    active: { type: 'string' }, 'with-secret': { type: 'boolean' }, 'rotate-secret': { type: 'boolean' }, 'clear-secret': { type: 'boolean' },
+    active: { type: 'string' }, 'no-secret': { type: 'boolean' }, 'rotate-secret': { type: 'boolean' }, 'clear-secret': { type: 'boolean' },
   },
   help: [
-    'create --name N --email E --tier T [--uid U] [--can-write true] [--can-delete true] [--with-secret]',
-    '    Without --uid a UID of 128 random bits is generated. The UID is a credential: hand it over privately.',
-    '    --with-secret also generates a client secret (printed once) that POST /tokens then requires.',
+    'create --name N --email E --tier T [--uid U] [--can-write true] [--can-delete true] [--no-secret]',
+    '    Prints the integrator with its client secret, shown this once and stored only as a hash: POST /tokens',
+    '    requires {integratorUID, clientSecret}. Without --uid a UID of 128 random bits is generated.',
+    '    --no-secret creates an integrator for the bare {integratorUID} flow of the spec. Its UID is then a bearer',
+    '    credential, yet every user who links the integrator sees it in GET /users/<uid> (the spec shows it):',
+    '    any such user can obtain the integrator\'s tokens and read every other account linked to it. Use it only',
+    '    for an integrator that is linked to a single account, or none.',
     'update --uid U [--tier T] [--active true|false] [--name N] [--email E] [--can-read|--can-write|--can-delete true|false]',
     '       [--rotate-secret | --clear-secret]',
     '    Deactivating takes effect on the integrator\'s next request; its refresh tokens are revoked.',
-    'list',
+    'list                   every integrator; those without a client secret carry a "warning"',
     `Tiers: ${TIER_NAMES} (either name). Permissions default to canRead true, canWrite false, canDelete false.`,
   ].join('\n'),
   run: async (values, positionals, ctx) => {
@@ -82,16 +75,16 @@ const integratorCommand: Command = {
       const email = requireString(values, 'email')
       if (!isEmail(email)) throw new UsageError(`--email is not a valid e-mail address: ${email}`)
       const tier = tierOf(requireString(values, 'tier'))
-      const uid = typeof values.uid === 'string' ? values.uid.trim() : generateIntegratorUid()
+      const uid = optionalString(values, 'uid') ?? generateIntegratorUid()
       if (!isUid(uid)) throw new UsageError('--uid may hold letters, digits and _ . : @ - (1-128 characters)')
-      const secret = values['with-secret'] ? generateClientSecret() : undefined
+      const secret = values['no-secret'] ? undefined : generateClientSecret()
       await ctx.withDatabase(async ({ db }) => {
         if (await findIntegrator(db, uid)) throw new Error(`An integrator with uid ${uid} already exists`)
         const row = await insertIntegrator(db, {
           uid, name, email, tier,
-          can_read: optionalBool(values, 'can-read') ?? true,
-          can_write: optionalBool(values, 'can-write') ?? false,
-          can_delete: optionalBool(values, 'can-delete') ?? false,
+          can_read: booleanOption(values, 'can-read') ?? true,
+          can_write: booleanOption(values, 'can-write') ?? false,
+          can_delete: booleanOption(values, 'can-delete') ?? false,
           client_secret_hash: secret ? hashClientSecret(secret) : null,
         })
         ctx.out(toOutput(row, secret))
@@ -101,18 +94,18 @@ const integratorCommand: Command = {
     if (action === 'update') {
       const uid = requireString(values, 'uid')
       if (values['rotate-secret'] && values['clear-secret']) throw new UsageError('--rotate-secret and --clear-secret exclude each other')
-      const email = typeof values.email === 'string' ? values.email.trim() : undefined
+      const email = optionalString(values, 'email')
       if (email !== undefined && !isEmail(email)) throw new UsageError(`--email is not a valid e-mail address: ${email}`)
       const secret = values['rotate-secret'] ? generateClientSecret() : undefined
-      const active = optionalBool(values, 'active')
+      const active = booleanOption(values, 'active')
       const changes = {
-        ...(typeof values.name === 'string' ? { name: values.name.trim() } : {}),
+        ...(optionalString(values, 'name') !== undefined ? { name: optionalString(values, 'name') } : {}),
         ...(email !== undefined ? { email } : {}),
         ...(typeof values.tier === 'string' ? { tier: tierOf(values.tier) } : {}),
         ...(active !== undefined ? { is_active: active } : {}),
-        ...(optionalBool(values, 'can-read') !== undefined ? { can_read: optionalBool(values, 'can-read') } : {}),
-        ...(optionalBool(values, 'can-write') !== undefined ? { can_write: optionalBool(values, 'can-write') } : {}),
-        ...(optionalBool(values, 'can-delete') !== undefined ? { can_delete: optionalBool(values, 'can-delete') } : {}),
+        ...(booleanOption(values, 'can-read') !== undefined ? { can_read: booleanOption(values, 'can-read') } : {}),
+        ...(booleanOption(values, 'can-write') !== undefined ? { can_write: booleanOption(values, 'can-write') } : {}),
+        ...(booleanOption(values, 'can-delete') !== undefined ? { can_delete: booleanOption(values, 'can-delete') } : {}),
         ...(secret ? { client_secret_hash: hashClientSecret(secret) } : {}),
         ...(values['clear-secret'] ? { client_secret_hash: null } : {}),
       }
@@ -129,7 +122,7 @@ const integratorCommand: Command = {
   },
 }
 
-async function linkAction(values: Values, ctx: Parameters<Command['run']>[2], linking: boolean) {
+async function linkAction(values: CliValues, ctx: CliContext, linking: boolean) {
   const userUid = requireString(values, 'user')
   const integratorUid = requireString(values, 'integrator')
   await ctx.withDatabase(async ({ db }) => {

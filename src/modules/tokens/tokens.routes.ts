@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { App } from '../../types.ts'
 import { Envelope, MessageEnvelope, authErrors, commonErrors, ok, okMessage } from '../../http/envelope.ts'
 import { ApiError, forbidden, notFound, unauthorized } from '../../http/errors.ts'
@@ -18,6 +19,8 @@ import Type, { type Static } from 'typebox'
 const security = [{ bearer: [] }]
 const TokenOrUserToken = Type.Union([TokenResponse, UserTokenResponse])
 
+const uidDigest = (uid: string) => createHash('sha256').update(uid).digest('hex').slice(0, 12)
+
 function toTokenResponse(issued: IssuedTokens) {
   const base = {
     accessToken: issued.accessToken,
@@ -36,15 +39,26 @@ export default async function tokenRoutes(app: App) {
   app.post('/tokens', {
     schema: {
       tags: ['tokens'], operationId: 'createToken', summary: 'Issue an integrator token',
-      description: 'Public. An unknown, inactive or wrongly-authenticated integratorUID gets `Access denied: Invalid integratorUID` (401), whichever it is.',
+      description: 'Public. Body `{integratorUID, clientSecret}`: integrators get a client secret when the operator creates them, ' +
+        'and it is required. Only an integrator the operator created with `--no-secret` (the spec\'s bare flow) may leave it out. ' +
+        'An unknown, inactive or wrongly-authenticated integratorUID gets `Access denied: Invalid integratorUID` (401), whichever ' +
+        'it is. After AUTH_FAILURES_MAX (10) failures per 15 minutes from one address for one integratorUID, that pair gets 429.',
       body: TokenRequest(limits),
       response: { 200: Envelope(TokenResponse), 401: authErrors[401], ...commonErrors },
     },
   }, async (req) => {
     const { integratorUID, clientSecret, expiresIn, refreshToken } = req.body
+    await app.authFailures.assertAllowed(req, integratorUID)
     const integrator = await findIntegrator(app.database.db, integratorUID)
-    const secretOk = integrator?.client_secret_hash ? secretMatches(clientSecret, integrator.client_secret_hash) : true
-    if (!integrator || !integrator.is_active || !secretOk) throw unauthorized(AUTH_ERRORS.invalidIntegrator)
+    const failure = !integrator ? 'unknown integratorUID' : !integrator.is_active ? 'inactive integrator'
+      : integrator.client_secret_hash && !secretMatches(clientSecret, integrator.client_secret_hash)
+        ? (clientSecret === undefined ? 'client secret missing' : 'wrong client secret') : undefined
+    if (!integrator || failure) {
+      await app.authFailures.recordFailure(req, integratorUID)
+      // The UID is a credential for integrators without a secret: log a digest, never the UID.
+      req.log.warn({ reason: failure, integrator: uidDigest(integratorUID), ip: req.ip }, 'integrator authentication failed')
+      throw unauthorized(AUTH_ERRORS.invalidIntegrator)
+    }
     const issued = await issueTokens(deps, { kind: 'integrator', id: integrator.uid }, expiresIn, refreshToken)
     return ok(toTokenResponse(issued) as Static<typeof TokenResponse>, 'Token generated successfully')
   })

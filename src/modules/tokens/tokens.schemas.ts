@@ -3,8 +3,11 @@ import type { Limits } from '../../config.ts'
 
 export function TokenRequest(limits: Limits) {
   return Type.Object({
-    integratorUID: Type.String({ minLength: 1, maxLength: 200, description: 'The integrator credential given by the operator' }),
-    clientSecret: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'Required when the integrator has a client secret' })),
+    integratorUID: Type.String({ minLength: 1, maxLength: 200, description: 'The integrator\'s identifier, given by the operator' }),
+    clientSecret: Type.Optional(Type.String({
+      minLength: 1, maxLength: 500, writeOnly: true,
+      description: 'The client secret the operator handed over with the UID. Required, except for integrators created with --no-secret',
+    })),
     expiresIn: Type.Integer({
       minimum: limits.tokenExpiresInMin, maximum: limits.tokenExpiresInMax, default: limits.tokenExpiresInDefault,
       description: 'Access-token lifetime in seconds',

@@ -1,19 +1,15 @@
 // Operator commands for user accounts.
-import { UsageError, type Command } from '../../cli.ts'
+import { UsageError, booleanOption, optionalString, requireString, type CliContext, type CliValues, type Command } from '../../cli/command.ts'
 import { revokeSubjectFamilies } from '../tokens/token-store.ts'
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword } from './passwords.ts'
 import { findUserByEmail, findUserByUid, insertUser, linkedIntegratorUids, setPasswordHash } from './users.repository.ts'
 import { isEmail, isUid } from './users.rules.ts'
 import { toApiUser } from './users.schemas.ts'
 
-type Values = Record<string, string | boolean | undefined>
-
-async function readPassword(values: Values, required: boolean): Promise<string | undefined> {
+async function readPassword(values: CliValues, ctx: CliContext, required: boolean): Promise<string | undefined> {
   let password: string | undefined
   if (values['password-stdin']) {
-    const chunks: Buffer[] = []
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-    password = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
+    password = (await ctx.readStdin()).replace(/\r?\n$/, '')
   } else if (typeof values.password === 'string') {
     password = values.password
   }
@@ -27,19 +23,6 @@ async function readPassword(values: Values, required: boolean): Promise<string |
   return password
 }
 
-function flag(values: Values, name: string): boolean | undefined {
-  const value = values[name]
-  if (value === undefined) return undefined
-  if (value === true || value === 'true') return true
-  if (value === 'false') return false
-  throw new UsageError(`--${name} takes true or false`)
-}
-
-function requireString(values: Values, name: string): string {
-  const value = values[name]
-  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`)
-  return value.trim()
-}
 
 export const userCommands: Command[] = [{
   name: 'user',
@@ -66,17 +49,17 @@ export const userCommands: Command[] = [{
       const email = requireString(values, 'email')
       if (!isEmail(email)) throw new UsageError(`--email is not a valid e-mail address: ${email}`)
       const name = requireString(values, 'name')
-      const password = await readPassword(values, false)
+      const password = await readPassword(values, ctx, false)
       const passwordHash = password ? await hashPassword(password, config.passwordScryptLogN) : null
       await ctx.withDatabase(async ({ db }) => {
         if (await findUserByUid(db, uid)) throw new Error(`A user with uid ${uid} already exists`)
         if (await findUserByEmail(db, email)) throw new Error(`A user with e-mail ${email} already exists`)
         const row = await insertUser(db, {
           uid, email, name,
-          language: typeof values.language === 'string' ? values.language : null,
-          phone: typeof values.phone === 'string' ? values.phone : null,
-          bd_user: flag(values, 'bduser') ?? false,
-          admin: flag(values, 'admin') ?? false,
+          language: optionalString(values, 'language') ?? null,
+          phone: optionalString(values, 'phone') ?? null,
+          bd_user: booleanOption(values, 'bduser') ?? false,
+          admin: booleanOption(values, 'admin') ?? false,
           password_hash: passwordHash,
           password_changed_at: passwordHash ? new Date() : null,
         })
@@ -86,7 +69,7 @@ export const userCommands: Command[] = [{
     }
     if (action === 'set-password') {
       const uid = requireString(values, 'uid')
-      const password = (await readPassword(values, true))!
+      const password = (await readPassword(values, ctx, true))!
       const passwordHash = await hashPassword(password, config.passwordScryptLogN)
       await ctx.withDatabase(async ({ db }) => {
         if (!(await setPasswordHash(db, uid, passwordHash, new Date()))) throw new Error(`No user with uid ${uid}`)
@@ -98,9 +81,9 @@ export const userCommands: Command[] = [{
     if (action === 'update') {
       const uid = requireString(values, 'uid')
       const changes = {
-        ...(flag(values, 'bduser') !== undefined ? { bd_user: flag(values, 'bduser') } : {}),
-        ...(flag(values, 'admin') !== undefined ? { admin: flag(values, 'admin') } : {}),
-        ...(flag(values, 'inactive') !== undefined ? { inactive: flag(values, 'inactive') } : {}),
+        ...(booleanOption(values, 'bduser') !== undefined ? { bd_user: booleanOption(values, 'bduser') } : {}),
+        ...(booleanOption(values, 'admin') !== undefined ? { admin: booleanOption(values, 'admin') } : {}),
+        ...(booleanOption(values, 'inactive') !== undefined ? { inactive: booleanOption(values, 'inactive') } : {}),
       }
       if (Object.keys(changes).length === 0) throw new UsageError('Nothing to update: name --bduser, --admin or --inactive')
       await ctx.withDatabase(async ({ db }) => {

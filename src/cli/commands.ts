@@ -1,0 +1,55 @@
+// Every operator command, in the order `livestock-api --help` lists them.
+import { IN_MEMORY } from '../db/database.ts'
+import { migrateToLatest, migrationStatus } from '../db/migrate.ts'
+import { jobCommands } from '../jobs/jobs.cli.ts'
+import { simulateCommands } from '../modules/readings/simulate.cli.ts'
+import { integratorCommands } from '../modules/tokens/integrators.cli.ts'
+import { userCommands } from '../modules/users/users.cli.ts'
+import type { Command } from './command.ts'
+
+const serviceCommands: Command[] = [
+  {
+    name: 'serve',
+    summary: 'Start the HTTP service (same as npm start)',
+    usage: 'livestock-api serve',
+    options: {},
+    help: 'Configuration comes from the environment; see the README.',
+    run: async () => {
+      const { main } = await import('../server.ts')
+      await main()
+    },
+  },
+  {
+    name: 'migrate',
+    summary: 'Apply pending database migrations (or show their status)',
+    usage: 'livestock-api migrate [--status]',
+    options: { status: { type: 'boolean' } },
+    run: async (values, _p, ctx) => {
+      await ctx.withDatabase(async (database) => {
+        const applied = values.status ? undefined : (await migrateToLatest(database.db)).applied
+        ctx.out({ store: database.kind, ...(applied ? { applied } : {}), migrations: await migrationStatus(database.db) })
+      }, { migrate: false })
+    },
+  },
+  {
+    name: 'openapi',
+    summary: 'Print the OpenAPI 3.1 document',
+    usage: 'livestock-api openapi',
+    options: {},
+    run: async (_v, _p, ctx) => {
+      const [{ buildApp }, { openDatabase }] = await Promise.all([import('../app.ts'), import('../db/database.ts')])
+      // The document depends on the route schemas and limits only, so an in-memory store serves.
+      const config = { ...ctx.config(), databaseUrl: undefined, dataDir: IN_MEMORY, jwtSecret: 'x'.repeat(32) }
+      const database = await openDatabase(config)
+      const app = await buildApp({ config, database, logger: false })
+      try {
+        ctx.out(app.swagger())
+      } finally {
+        await app.close()
+        await database.close()
+      }
+    },
+  },
+]
+
+export const commands: Command[] = [...serviceCommands, ...integratorCommands, ...userCommands, ...jobCommands, ...simulateCommands]
