@@ -13,7 +13,7 @@ import type { DB } from '../src/db/schema.ts'
 import { insertUser } from '../src/modules/users/users.repository.ts'
 import { insertIntegrator, link } from '../src/modules/tokens/integrators.repository.ts'
 import { insertAnimal } from '../src/modules/animals/animals.repository.ts'
-import { createIdSource } from '../src/modules/animals/animals.rules.ts'
+import { createIdSource } from '../src/db/ids.ts'
 import { sensorAnalytics } from '../src/modules/readings/readings.repository.ts'
 
 const MINUTE = 60_000

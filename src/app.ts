@@ -1,30 +1,32 @@
-// buildApp: cross-cutting plugins first, then the resource modules, each registered explicitly.
+// buildApp: cross-cutting plugins first, then the feature modules, each registered explicitly.
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import Fastify, { type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyServerOptions, type RouteOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.ts'
 import type { Database } from './db/database.ts'
 import type { Redis } from './redis.ts'
 import type { App, Clock } from './types.ts'
+import type { CallerSource } from './auth/caller.ts'
+import { TokenSigner } from './auth/jwt.ts'
+import type { ApiModule } from './http/api-module.ts'
 import { sharedSchemas } from './http/envelope.ts'
+import { API_PREFIX } from './http/route-policy.ts'
+import { accessPlugin } from './plugins/access.ts'
+import { registerDocsRoutes, registerOpenApi } from './plugins/docs.ts'
 import { errorsPlugin } from './plugins/errors.ts'
 import { jsonBodyPlugin } from './plugins/json-body.ts'
-import { makeValidatorCompiler } from './plugins/validation.ts'
-import { metricsPlugin } from './plugins/metrics.ts'
-import { API_PREFIX, registerDocsRoutes, registerOpenApi } from './plugins/docs.ts'
-import healthRoutes from './modules/health/health.routes.ts'
-import tokenDirectoryRoutes from './modules/tokens/directory.ts'
-import tokenRoutes from './modules/tokens/tokens.routes.ts'
-import partnerRoutes from './modules/tokens/partners.routes.ts'
-import userRoutes from './modules/users/users.routes.ts'
-import animalRoutes from './modules/animals/animals.routes.ts'
-import readingRoutes from './modules/readings/readings.routes.ts'
-import { animalSchemas } from './modules/animals/animals.schemas.ts'
-import { authPlugin } from './plugins/auth.ts'
 import { limitsPlugin } from './plugins/limits.ts'
-import { TokenSigner } from './modules/tokens/jwt.ts'
-import { UserPhone, User } from './modules/users/users.schemas.ts'
+import { metricsPlugin } from './plugins/metrics.ts'
+import { makeValidatorCompiler } from './plugins/validation.ts'
+import { healthModule } from './modules/health/health.routes.ts'
+import { tokensModule } from './modules/tokens/tokens.routes.ts'
+import { partnersModule } from './modules/tokens/partners.routes.ts'
+import { findIntegratorAsCaller, isLinked } from './modules/tokens/integrators.repository.ts'
+import { usersModule } from './modules/users/users.routes.ts'
+import { findUserAsCaller } from './modules/users/users.repository.ts'
+import { animalsModule } from './modules/animals/animals.routes.ts'
+import { readingsModule } from './modules/readings/readings.routes.ts'
 
 export interface AppDependencies {
   config: Config
@@ -64,6 +66,18 @@ export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
   }
 }
 
+/** The feature modules, in the order the OpenAPI document lists their tags. */
+function featureModules(database: Database, redis: Redis | undefined): ApiModule[] {
+  return [
+    healthModule(database, redis),
+    tokensModule,
+    partnersModule,
+    usersModule,
+    animalsModule([]),
+    readingsModule,
+  ]
+}
+
 export async function buildApp(deps: AppDependencies): Promise<App> {
   const { config, database } = deps
   const fastify = Fastify({
@@ -84,6 +98,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   })
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+  const modules = featureModules(database, deps.redis)
 
   app.decorate('config', config)
   app.decorate('database', database)
@@ -98,7 +113,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     }
   })
   app.setValidatorCompiler(makeValidatorCompiler())
-  for (const schema of [...sharedSchemas, UserPhone, User, ...animalSchemas]) app.addSchema(schema)
+  for (const schema of [...sharedSchemas, ...modules.flatMap((m) => m.schemas ?? [])]) app.addSchema(schema)
   if (!config.jwtSecret) throw new Error('buildApp needs a resolved JWT secret (see resolveJwtSecret)')
   app.addHook('onRequest', async (req, reply) => {
     void reply.header('x-request-id', req.id)
@@ -107,21 +122,31 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   jsonBodyPlugin(app)
   // Limits before auth: the IP limit refuses early; the daily quota counts once the caller is known.
   const quota = limitsPlugin(app, { config, redis: deps.redis, clock: app.clock })
-  authPlugin(app, {
+  const db = database.db
+  const callers: CallerSource = {
+    integrator: (uid, jti) => findIntegratorAsCaller(db, uid, jti),
+    user: (uid, jti) => findUserAsCaller(db, uid, jti),
+    isLinked: (userUid, integratorUid) => isLinked(db, userUid, integratorUid),
+  }
+  const access = accessPlugin(app, {
     signer: new TokenSigner({ secret: config.jwtSecret, issuer: config.jwtIssuer, audience: config.jwtAudience, clock: app.clock }),
+    callers,
     onCaller: quota.consumeQuota,
   })
-  await registerOpenApi(app)
+  await registerOpenApi(app, modules.map(({ tag, description }) => ({ name: tag, description })))
   metricsPlugin(app, { token: config.metricsToken })
 
   await app.register(async (api: App) => {
-    await api.register(healthRoutes, { database, redis: deps.redis })
-    await api.register(tokenDirectoryRoutes, { limits: config.limits })
-    await api.register(tokenRoutes)
-    await api.register(partnerRoutes)
-    await api.register(userRoutes)
-    await api.register(animalRoutes)
-    await api.register(readingRoutes)
+    access.enforceRoutePolicy(api)
+    for (const module of modules) {
+      await api.register(async (scope: App) => {
+        scope.addHook('onRoute', (route: RouteOptions) => {
+          const schema = (route.schema ??= {}) as { tags?: string[] }
+          schema.tags ??= [module.tag]
+        })
+        await module.routes(scope)
+      })
+    }
     if (deps.extend) await api.register(async (scope: App) => { await deps.extend?.(scope) })
   }, { prefix: API_PREFIX })
 

@@ -1,5 +1,6 @@
 // Classifies store errors: a database that cannot be reached is the client's cue to retry (503),
-// not a fault of the request.
+// not a fault of the request; a unique or foreign-key violation names the constraint the caller's
+// repository turns into a 409 or a 400.
 
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN'])
 const UNREACHABLE_MESSAGES = [
@@ -27,4 +28,24 @@ export function isStoreUnavailable(err: unknown): boolean {
   // AggregateError from a connect to several addresses (IPv4 and IPv6)
   if (err instanceof AggregateError) return err.errors.some(isStoreUnavailable)
   return false
+}
+
+function constraintOf(err: unknown, sqlState: string): string | undefined {
+  if (typeof err !== 'object' || err === null) return undefined
+  const { code, constraint, message } = err as { code?: unknown; constraint?: unknown; message?: unknown }
+  if (code !== sqlState) return undefined
+  if (typeof constraint === 'string') return constraint
+  // PGlite reports the constraint in the message only: ... violates unique constraint "animals_uid_mac_key"
+  const named = typeof message === 'string' ? /constraint "([^"]+)"/.exec(message)?.[1] : undefined
+  return named ?? ''
+}
+
+/** The constraint a unique violation (23505) hit, or undefined for any other error. */
+export function uniqueViolation(err: unknown): string | undefined {
+  return constraintOf(err, '23505')
+}
+
+/** The constraint a foreign-key violation (23503) hit, or undefined for any other error. */
+export function foreignKeyViolation(err: unknown): string | undefined {
+  return constraintOf(err, '23503')
 }

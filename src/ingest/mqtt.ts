@@ -12,10 +12,9 @@ import { hostname } from 'node:os'
 import mqtt, { type MqttClient } from 'mqtt'
 import { Counter } from 'prom-client'
 import secureJson from 'secure-json-parse'
-import { ApiError } from '../http/errors.ts'
 import { isStoreUnavailable } from '../db/errors.ts'
 import { isMac } from '../modules/animals/animals.rules.ts'
-import { createPayloadValidator, ingest } from '../modules/readings/ingest.ts'
+import { createPayloadValidator, ingest, type IngestOutcome } from '../modules/readings/ingest.ts'
 import type { ReadingKind } from '../modules/readings/readings.repository.ts'
 import { isUid } from '../modules/users/users.rules.ts'
 import type { App } from '../types.ts'
@@ -91,11 +90,9 @@ export function startMqttIngest(app: App, options: MqttIngestOptions): MqttInges
     const checked = validate(target.kind, body)
     if (!checked.ok) return reject('Validation failed', checked.details)
     for (let attempt = 0; ; attempt++) {
+      let result: IngestOutcome
       try {
-        const counts = await ingest(app.database.db, target.uid, target.mac, checked.batch, app.clock())
-        counter.inc({ kind, outcome: 'stored' })
-        log.debug({ ...counts }, 'MQTT readings stored')
-        return 'stored'
+        result = await ingest(app.database.db, target.uid, target.mac, checked.batch, app.clock())
       } catch (err) {
         // A database outage must not lose readings: hold this message (messages are handled one at a time,
         // so the ones behind it wait at the broker) and retry until the database answers again.
@@ -105,15 +102,21 @@ export function startMqttIngest(app: App, options: MqttIngestOptions): MqttInges
           await new Promise((resolve) => setTimeout(resolve, Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** attempt)))
           continue
         }
-        if (err instanceof ApiError && err.statusCode === 404) {
-          log.warn({ uid: target.uid, mac: target.mac }, 'MQTT readings for an unknown animal dropped')
-          counter.inc({ kind, outcome: 'unknown_animal' })
-          return 'unknown_animal'
-        }
-        if (err instanceof ApiError && err.statusCode === 400) return reject(err.message, err.details)
         log.error({ err }, 'storing MQTT readings failed')
         counter.inc({ kind, outcome: 'failed' })
         return 'failed'
+      }
+      switch (result.outcome) {
+        case 'stored':
+          counter.inc({ kind, outcome: 'stored' })
+          log.debug({ ...result.counts }, 'MQTT readings stored')
+          return 'stored'
+        case 'unknownAnimal':
+          log.warn({ uid: target.uid, mac: target.mac }, 'MQTT readings for an unknown animal dropped')
+          counter.inc({ kind, outcome: 'unknown_animal' })
+          return 'unknown_animal'
+        case 'invalid':
+          return reject('Validation failed', result.details)
       }
     }
   }

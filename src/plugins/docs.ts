@@ -4,11 +4,11 @@ import swagger from '@fastify/swagger'
 import scalar from '@scalar/fastify-api-reference'
 import Type from 'typebox'
 import type { FastifyInstance } from 'fastify'
+import { API_PREFIX } from '../http/route-policy.ts'
 import { VERSION } from '../version.ts'
 
-export const API_PREFIX = '/api/v1'
-
-export async function registerOpenApi(app: FastifyInstance) {
+/** `tags`: one per feature module, in the order the document lists them. */
+export async function registerOpenApi(app: FastifyInstance, tags: { name: string; description: string }[]) {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -21,15 +21,9 @@ export async function registerOpenApi(app: FastifyInstance) {
           '(taken from the request when it sends one).',
       },
       servers: [{ url: '/', description: 'This server' }],
-      tags: [
-        { name: 'health', description: 'Liveness and readiness' },
-        { name: 'tokens', description: 'Integrator and user tokens' },
-        { name: 'partners', description: 'Links between accounts and integrators' },
-        { name: 'users', description: 'User (farm) accounts, their push tokens, status and password' },
-        { name: 'animals', description: 'The animal registry: animals and their ear tags' },
-        { name: 'readings', description: 'Ear-tag time series: sensor readings and location detections, ingestion, analytics' },
-        { name: 'operations', description: 'Operator endpoints' },
-      ],
+      tags: [...tags, { name: 'operations', description: 'Operator endpoints' }],
+      // Every operation needs a bearer token unless it says otherwise (public ones carry `security: []`).
+      security: [{ bearer: [] }],
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Integrator token from POST /tokens or user token from POST /tokens/login' },
@@ -77,6 +71,7 @@ export async function registerDocsRoutes(app: FastifyInstance) {
       tags: ['operations'], operationId: 'getOpenApiDocument', summary: 'OpenAPI 3.1 document',
       description: 'Public. This document.',
       response: { 200: Type.Object({}, { additionalProperties: true, description: 'OpenAPI 3.1 document' }) },
+      security: [],
     },
   }, async () => app.swagger())
 

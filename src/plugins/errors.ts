@@ -4,21 +4,13 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, VALIDATION_FAILED, type FieldProblem } from '../http/errors.ts'
 import { isStoreUnavailable } from '../db/errors.ts'
-
-const MAX_DETAILS = 50
+import { validationDetails } from '../http/validation-details.ts'
 
 interface ErrorResponse {
   statusCode: number
   error: string
   details?: FieldProblem[]
   headers?: Record<string, string>
-}
-
-interface AjvIssue {
-  instancePath: string
-  keyword: string
-  message?: string
-  params: Record<string, unknown>
 }
 
 export function errorsPlugin(app: FastifyInstance) {
@@ -53,9 +45,7 @@ export function toErrorResponse(err: FastifyError): ErrorResponse {
     return { statusCode: err.statusCode, error: err.message, details: err.details, headers: err.headers }
   }
   if (err.validation) {
-    const part = err.validationContext ?? 'body'
-    const details = uniqueByField((err.validation as AjvIssue[]).map((issue) => describeIssue(issue, part))).slice(0, MAX_DETAILS)
-    return { statusCode: 400, error: VALIDATION_FAILED, details }
+    return { statusCode: 400, error: VALIDATION_FAILED, details: validationDetails(err.validation, err.validationContext ?? 'body') }
   }
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -76,37 +66,4 @@ export function toErrorResponse(err: FastifyError): ErrorResponse {
     return { statusCode: err.statusCode, error: err.message }
   }
   return { statusCode: 500, error: 'Internal server error' }
-}
-
-function describeIssue(issue: AjvIssue, part: string): FieldProblem {
-  let path = jsonPointerToPath(issue.instancePath)
-  let message = issue.message ?? 'is invalid'
-  if (issue.keyword === 'required' && typeof issue.params.missingProperty === 'string') {
-    path = joinPath(path, issue.params.missingProperty)
-    message = 'is required'
-  } else if (issue.keyword === 'additionalProperties' && typeof issue.params.additionalProperty === 'string') {
-    path = joinPath(path, issue.params.additionalProperty)
-    message = 'is not an allowed field'
-  } else if (issue.keyword === 'const' || issue.keyword === 'enum') {
-    const allowed = issue.params.allowedValues ?? issue.params.allowedValue
-    message = `must be ${Array.isArray(allowed) ? `one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}` : JSON.stringify(allowed)}`
-  }
-  const where = part === 'body' ? '' : `${part === 'querystring' ? 'query' : part}:`
-  return { field: `${where}${path || '(root)'}`, message }
-}
-
-/** A failed union reports each branch at the same field; one line per field is what a caller can act on. */
-function uniqueByField(problems: FieldProblem[]): FieldProblem[] {
-  const seen = new Set<string>()
-  return problems.filter((p) => !seen.has(p.field) && seen.add(p.field))
-}
-
-function jsonPointerToPath(pointer: string): string {
-  if (!pointer) return ''
-  return pointer.slice(1).split('/').map((seg) => seg.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce((acc, seg) => /^\d+$/.test(seg) ? `${acc}[${seg}]` : joinPath(acc, seg), '')
-}
-
-function joinPath(base: string, key: string): string {
-  return base ? `${base}.${key}` : key
 }

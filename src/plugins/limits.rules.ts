@@ -1,26 +1,14 @@
 // Pure rules of the spec's Limits section: which IP bucket a request falls in, the daily quota of a
 // caller, the UTC-day window, and which limit the rate-limit headers report.
 import type { Limits } from '../config.ts'
-import type { Tier } from '../modules/tokens/tiers.ts'
+import type { Tier } from '../auth/tiers.ts'
+import type { LimitClass } from '../http/route-policy.ts'
 
-export type IpBucket = 'tokens' | 'refresh' | 'login' | 'ip'
+export type IpBucket = Exclude<LimitClass, 'exempt'>
 
-/** Routes that no rate limit applies to: liveness, readiness and metrics scrapes must never be refused. */
-const EXEMPT_ROUTES = new Set(['/api/v1/health', '/api/v1/health/ready', '/metrics'])
-
-/**
- * The IP bucket of a request, by method and route template, or undefined when exempt.
- * POST /tokens and POST /tokens/refresh each have a bucket of their own (spec); so does POST /tokens/login,
- * whose limit the spec leaves open: it gets the token routes' limit, as a brake on password guessing.
- */
-export function ipBucketOf(method: string, route: string | undefined): IpBucket | undefined {
-  if (route !== undefined && EXEMPT_ROUTES.has(route)) return undefined
-  if (method === 'POST') {
-    if (route === '/api/v1/tokens') return 'tokens'
-    if (route === '/api/v1/tokens/refresh') return 'refresh'
-    if (route === '/api/v1/tokens/login') return 'login'
-  }
-  return 'ip'
+/** The IP bucket of a route's limit class (route-policy.ts), or undefined when it is exempt. */
+export function ipBucketOf(limit: LimitClass | undefined): IpBucket | undefined {
+  return limit === 'exempt' ? undefined : limit ?? 'ip'
 }
 
 /** Requests per window of an IP bucket; 0 = unlimited. */

@@ -14,7 +14,7 @@ import type { Config } from '../config.ts'
 import type { Redis } from '../redis.ts'
 import type { Clock } from '../types.ts'
 import { ApiError } from '../http/errors.ts'
-import type { Caller } from './auth.ts'
+import { callerKey, type Caller } from '../auth/caller.ts'
 import {
   closestToLimit, dailyQuotaOf, describeWindow, ipBucketOf, ipLimitOf, tierLabel, utcDayWindow, type IpBucket, type LimitState,
 } from './limits.rules.ts'
@@ -102,7 +102,7 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
   }
 
   app.addHook('onRequest', async (req) => {
-    const bucket = ipBucketOf(req.method, req.routeOptions.url)
+    const bucket = ipBucketOf(req.routeOptions.config.limit)
     const limiter = bucket && ipLimiters.get(bucket)
     if (!bucket || !limiter) return
     const max = ipLimitOf(bucket, limits)
@@ -113,7 +113,7 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
     }
     record(req, state)
     if (!allowed) {
-      const where = bucket === 'ip' ? '' : ` on POST /api/v1/tokens${bucket === 'tokens' ? '' : `/${bucket}`}`
+      const where = bucket === 'ip' ? '' : ` on ${req.method} ${req.routeOptions.url}`
       throw tooManyRequests(`Rate limit exceeded: ${max} requests per ${describeWindow(window)} per IP address${where}`, res.msBeforeNext)
     }
   })
@@ -130,8 +130,7 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
       const now = clock()
       const { day, resetAtSeconds, secondsLeft } = utcDayWindow(now)
       const endpoint = `${req.method} ${req.routeOptions.url ?? req.url}`
-      const who = caller.kind === 'integrator' ? `integrator:${caller.integrator.uid}` : `user:${caller.user.uid}`
-      const { allowed, res } = await consume(quotaLimiter(limit), `${who}:${endpoint}:${day}`, secondsLeft)
+      const { allowed, res } = await consume(quotaLimiter(limit), `${callerKey(caller)}:${endpoint}:${day}`, secondsLeft)
       record(req, { name: 'quota', limit, remaining: res.remainingPoints, resetAt: resetAtSeconds, windowSeconds: 86_400 })
       if (!allowed) {
         const whose = caller.kind === 'integrator' ? `the ${tierLabel(caller.integrator.tier)} tier` : 'user tokens'

@@ -46,7 +46,9 @@ export function metricsPlugin(app: FastifyInstance, options: { token: string | u
       description: 'Prometheus text exposition format. Public unless METRICS_TOKEN is set, then it requires `Authorization: Bearer <METRICS_TOKEN>`. Not under /api/v1 and not rate limited.',
       produces: ['text/plain'],
       response: { 200: Type.String({ description: 'Prometheus text format' }), 401: authErrors[401] },
+      security: [],
     },
+    config: { limit: 'exempt' },
   }, async (req, reply) => {
     if (options.token !== undefined && !bearerMatches(req.headers.authorization, options.token)) {
       throw unauthorized('Invalid token')

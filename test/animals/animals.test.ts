@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
 import { insertAnimal } from '../../src/modules/animals/animals.repository.ts'
-import { createIdSource } from '../../src/modules/animals/animals.rules.ts'
+import { createIdSource } from '../../src/db/ids.ts'
 import { assertError } from '../support/assertions.ts'
 
 let ctx: TestContext
@@ -186,10 +186,14 @@ describe('GET /users/<user_id>/animals/search', () => {
 })
 
 describe('GET /users/<user_id>/animals/<animal_id>', () => {
-  it('404 for an unknown id, 400 for an id that is not one', async () => {
+  it('finds an animal by its ID or its MAC in either case; anything else is a 404 whatever its form', async () => {
     const f = await farm()
-    assertError(await f.inject('GET', '/1700000000000'), 404, 'Animal not found')
-    assertError(await f.inject('GET', '/not-an-id'), 400, 'Validation failed', 'params:animalId')
+    const created = (await f.inject('POST', '', { MAC: 'aa:bb:cc:dd:ee:7f', Sex: 'female' })).json().data
+    assert.equal((await f.inject('GET', `/${created.ID}`)).json().data.MAC, 'AA:BB:CC:DD:EE:7F')
+    assert.equal((await f.inject('GET', '/aa:bb:cc:dd:ee:7f')).json().data.ID, created.ID)
+    for (const unknown of ['/1700000000000', '/not-an-id', '/AA:BB:CC:DD:EE:00', '/AA:BB', '/99999999999999999999']) {
+      assertError(await f.inject('GET', unknown), 404, 'Animal not found')
+    }
   })
 })
 

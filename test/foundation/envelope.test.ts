@@ -27,9 +27,10 @@ before(async () => {
           body: ProbeBody,
           response: { 200: Envelope(Type.Object({ count: Type.Integer(), n: Type.Optional(Type.Integer()) })), ...commonErrors },
         },
+        config: { access: 'public' },
       }, async (req) => ok({ count: req.body.count, n: req.query.n }))
-      api.get('/probe/crash', async () => { throw new Error('SELECT secret FROM internals WHERE boom') })
-      api.get('/probe/db', async () => {
+      api.get('/probe/crash', { config: { access: 'public' } }, async () => { throw new Error('SELECT secret FROM internals WHERE boom') })
+      api.get('/probe/db', { config: { access: 'public' } }, async () => {
         await sql`select 1`.execute(ctx.database.db)
         return ok({})
       })

@@ -73,7 +73,7 @@ describe('GET .../sensordata and .../locations', () => {
       assertError(await f.inject('GET', `/${f.a.MAC}/${path}?sortOrder=newest`), 400, 'Validation failed', 'query:sortOrder')
       assertError(await f.inject('GET', `/${f.a.MAC}/${path}?startTime=yesterday`), 400, 'Validation failed', 'query:startTime')
       assertError(await f.inject('GET', `/${f.a.MAC}/${path}?endTime=1.5`), 400, 'Validation failed', 'query:endTime')
-      assertError(await f.inject('GET', `/AA:BB:CC:DD:EE:GG/${path}`), 400, 'Validation failed', 'params:animalMac')
+      assertError(await f.inject('GET', `/AA:BB:CC:DD:EE:GG/${path}`), 404, 'Animal not found')
       assertError(await f.inject('GET', `/${nextMac()}/${path}`), 404, 'Animal not found')
     }
   })
@@ -162,7 +162,7 @@ describe('GET .../sensordata/analytics', () => {
     for (const range of ['2h', '1d', '24H', '']) {
       assertError(await f.inject('GET', `/${a.MAC}/sensordata/analytics?timeRange=${range}`), 400, 'Validation failed', 'query:timeRange')
     }
-    assertError(await f.inject('GET', '/not-a-mac/sensordata/analytics'), 400, 'Validation failed', 'params:animalMac')
+    assertError(await f.inject('GET', '/not-a-mac/sensordata/analytics'), 404, 'Animal not found')
     assertError(await f.inject('GET', `/${nextMac()}/sensordata/analytics`), 404, 'Animal not found')
   })
 })

@@ -9,7 +9,7 @@ import {
 } from '../../src/jobs/reference-temperature.rules.ts'
 import { REFERENCE_TEMPERATURE_LOCK, refreshReferenceTemperatures, runScheduledRefresh, withJobLock } from '../../src/jobs/reference-temperature.ts'
 import { insertAnimal, findAnimalByMac } from '../../src/modules/animals/animals.repository.ts'
-import { createIdSource } from '../../src/modules/animals/animals.rules.ts'
+import { createIdSource } from '../../src/db/ids.ts'
 import { ingest } from '../../src/modules/readings/ingest.ts'
 import { openDatabase } from '../../src/db/database.ts'
 

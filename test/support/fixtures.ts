@@ -5,7 +5,7 @@ import { insertUser } from '../../src/modules/users/users.repository.ts'
 import { hashPassword } from '../../src/modules/users/passwords.ts'
 import { insertIntegrator, link } from '../../src/modules/tokens/integrators.repository.ts'
 import { hashClientSecret } from '../../src/modules/tokens/client-secrets.ts'
-import type { Tier } from '../../src/modules/tokens/tiers.ts'
+import type { Tier } from '../../src/auth/tiers.ts'
 
 export const PASSWORD = 'correct horse battery staple'
 

@@ -167,7 +167,9 @@ describe('GET /users/<user_id> and /profile', () => {
     assertError(await call('GET', '/users/search', user.token), 403, 'BDUser permission required')
     const res = await call('GET', '/users/search', bdToken)
     assert.equal(res.statusCode, 200)
-    assert.ok(res.json().pagination)
+    const { total } = await ctx.database.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()
+    assert.deepEqual(res.json().pagination, { page: 1, limit: 10, total: Number(total), totalPages: Math.ceil(Number(total) / 10) })
+    assert.equal(res.json().data.length, Math.min(10, Number(total)))
   })
 
   it('gives the profile as Uid, Name and Language only', async () => {

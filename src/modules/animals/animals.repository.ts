@@ -1,23 +1,15 @@
-// Animals as stored, and their mapping to the spec's Animal fields at this edge.
-import { sql, type Kysely, type Selectable, type Updateable } from 'kysely'
+// Animals as stored. Rows become the spec's Animal through the resource's mappers (animals.resource.ts).
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely'
 import type { AnimalsTable, DB } from '../../db/schema.ts'
-import { offsetOf, type FilterValue, type ListParams } from '../../http/list-params.ts'
-import type { ApiAnimal, AnimalCreateBody, AnimalPatchBody } from './animals.schemas.ts'
-import { normalizeMac } from './animals.rules.ts'
+import { foreignKeyViolation, uniqueViolation } from '../../db/errors.ts'
+import { insertWithTimeId, type IdSource } from '../../db/ids.ts'
+import { paginate, type Page, type PageParams } from '../../db/paginate.ts'
+import type { FilterValue } from '../../http/list-params.ts'
+import type { ApiObject } from '../../resource/resource.ts'
+import { animals } from './animals.resource.ts'
+import { isMac, normalizeMac } from './animals.rules.ts'
 
 export type AnimalRow = Selectable<AnimalsTable>
-type AnimalColumn = keyof AnimalsTable
-
-/** API field → column, for sorting and filtering. */
-export const ANIMAL_COLUMNS: Record<string, AnimalColumn> = {
-  ID: 'id', MAC: 'mac', Uid: 'uid', Sex: 'sex', Active: 'active', Battery: 'battery',
-  CurrentActivity: 'current_activity', CurrentTemperature: 'current_temperature',
-  ReferenceTemperature: 'reference_temperature', ReferenceTemperatureUpdatedAt: 'reference_temperature_updated_at',
-  ReferenceTemperatureWindowDays: 'reference_temperature_window_days', EartagStart: 'eartag_start',
-  Father: 'father', Mother: 'mother', Group: 'group_name', Node: 'node', NodeWeight: 'node_weight',
-  SignalStrength: 'signal_strength', WatchdogWeight: 'watchdog_weight', t: 't', Suspicious: 'suspicious',
-  HealthScore: 'health_score',
-}
 
 /** Thrown when a MAC is already taken among the user's animals. */
 export class DuplicateMacError extends Error {
@@ -27,94 +19,33 @@ export class DuplicateMacError extends Error {
   }
 }
 
-export function toApiAnimal(row: AnimalRow): ApiAnimal {
-  const optional = <K extends string, V>(key: K, value: V | null) => (value === null ? {} : { [key]: value } as Record<K, V>)
-  return {
-    ID: String(row.id),
-    MAC: row.mac,
-    Uid: row.uid,
-    Sex: row.sex,
-    Active: row.active,
-    ...optional('Battery', row.battery),
-    ...optional('CurrentActivity', row.current_activity),
-    ...optional('CurrentTemperature', row.current_temperature),
-    ReferenceTemperature: row.reference_temperature,
-    ...optional('ReferenceTemperatureUpdatedAt', row.reference_temperature_updated_at),
-    ...optional('ReferenceTemperatureWindowDays', row.reference_temperature_window_days),
-    ...optional('EartagStart', row.eartag_start),
-    ...optional('Father', row.father),
-    ...optional('Mother', row.mother),
-    ...optional('Group', row.group_name),
-    ...optional('Node', row.node),
-    ...optional('NodeWeight', row.node_weight),
-    ...optional('SignalStrength', row.signal_strength),
-    ...optional('WatchdogWeight', row.watchdog_weight),
-    t: row.t,
-    Suspicious: row.suspicious,
-    ...optional('HealthScore', row.health_score),
-    ...optional('Diagnosed', row.diagnosed),
-  }
+function rethrowDuplicateMac(err: unknown, mac: string | undefined): never {
+  if (uniqueViolation(err) === 'animals_uid_mac_key') throw new DuplicateMacError(mac ?? '')
+  throw err
 }
 
-/** Body fields → columns (only the fields present; null clears). */
-function toColumns(body: AnimalCreateBody | AnimalPatchBody): Updateable<AnimalsTable> {
-  const columns: Updateable<AnimalsTable> = {}
-  if (body.MAC !== undefined) columns.mac = normalizeMac(body.MAC)
-  if (body.Sex !== undefined) columns.sex = body.Sex
-  if (body.Active !== undefined) columns.active = body.Active
-  if (body.Suspicious !== undefined) columns.suspicious = body.Suspicious
-  if (body.Battery !== undefined) columns.battery = body.Battery
-  if (body.CurrentActivity !== undefined) columns.current_activity = body.CurrentActivity
-  if (body.EartagStart !== undefined) columns.eartag_start = body.EartagStart
-  if (body.Father !== undefined) columns.father = body.Father
-  if (body.Mother !== undefined) columns.mother = body.Mother
-  if (body.Group !== undefined) columns.group_name = body.Group
-  if (body.NodeWeight !== undefined) columns.node_weight = body.NodeWeight
-  if (body.WatchdogWeight !== undefined) columns.watchdog_weight = body.WatchdogWeight
-  if (body.HealthScore !== undefined) columns.health_score = body.HealthScore
-  if (body.Diagnosed !== undefined) columns.diagnosed = body.Diagnosed === null ? null : JSON.stringify(body.Diagnosed)
-  return columns
+export const toApiAnimal = (row: AnimalRow): ApiObject => animals.toApi(row)
+
+/** An animal by its ID, or by its tag MAC (either case); undefined for anything else. */
+export async function findAnimal(db: Kysely<DB>, uid: string, idOrMac: string): Promise<AnimalRow | undefined> {
+  if (/^[0-9]{1,16}$/.test(idOrMac)) return db.selectFrom('animals').selectAll().where('uid', '=', uid).where('id', '=', Number(idOrMac)).executeTakeFirst()
+  if (isMac(idOrMac)) return findAnimalByMac(db, uid, idOrMac)
+  return undefined
 }
 
-function isUniqueViolation(err: unknown, constraint: string): boolean {
-  const e = err as { code?: unknown; constraint?: unknown; message?: unknown }
-  return e.code === '23505' && (e.constraint === constraint || (typeof e.message === 'string' && e.message.includes(constraint)))
-}
-
-export async function findAnimalById(db: Kysely<DB>, uid: string, id: number): Promise<AnimalRow | undefined> {
-  return db.selectFrom('animals').selectAll().where('uid', '=', uid).where('id', '=', id).executeTakeFirst()
-}
-
+/** An animal by its tag MAC (either case); undefined when the MAC is malformed or none of the user's. */
 export async function findAnimalByMac(db: Kysely<DB>, uid: string, mac: string): Promise<AnimalRow | undefined> {
+  if (!isMac(mac)) return undefined
   return db.selectFrom('animals').selectAll().where('uid', '=', uid).where('mac', '=', normalizeMac(mac)).executeTakeFirst()
 }
 
-export async function animalExists(db: Kysely<DB>, uid: string, mac: string): Promise<boolean> {
-  const row = await db.selectFrom('animals').select('id').where('uid', '=', uid).where('mac', '=', normalizeMac(mac)).executeTakeFirst()
-  return row !== undefined
+export async function listAnimals(db: Kysely<DB>, uid: string, params: PageParams, filters: Record<string, FilterValue>): Promise<Page<AnimalRow>> {
+  return paginate(db.selectFrom('animals').selectAll().where('uid', '=', uid), {
+    columns: animals.columns(), params, filters: animals.filterValues(filters), tiebreak: 'id',
+  })
 }
 
-export async function listAnimals(db: Kysely<DB>, uid: string, params: ListParams, filters: Record<string, FilterValue>): Promise<{ rows: AnimalRow[]; total: number }> {
-  let query = db.selectFrom('animals').where('uid', '=', uid)
-  for (const [field, value] of Object.entries(filters)) {
-    const column = ANIMAL_COLUMNS[field]
-    if (column) query = query.where(column, '=', field === 'MAC' && typeof value === 'string' ? normalizeMac(value) : value)
-  }
-  const column = ANIMAL_COLUMNS[params.sortBy] ?? 't'
-  const direction = params.sortOrder === 'asc' ? sql`asc` : sql`desc`
-  const [rows, count] = await Promise.all([
-    query.selectAll()
-      // Animals without the value come last either way; the id breaks ties so pages never overlap.
-      .orderBy(sql`${sql.ref(column)} ${direction} nulls last`)
-      .orderBy('id', params.sortOrder)
-      .limit(params.limit).offset(offsetOf(params))
-      .execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(count.total) }
-}
-
-export interface AnimalSearch { group?: string; sex?: string; active?: boolean; suspicious?: boolean; mac?: string }
+export interface AnimalSearch { group?: string | undefined; sex?: string | undefined; active?: boolean | undefined; suspicious?: boolean | undefined; mac?: string | undefined }
 
 export async function searchAnimals(db: Kysely<DB>, uid: string, criteria: AnimalSearch): Promise<AnimalRow[]> {
   let query = db.selectFrom('animals').selectAll().where('uid', '=', uid)
@@ -126,36 +57,26 @@ export async function searchAnimals(db: Kysely<DB>, uid: string, criteria: Anima
   return query.orderBy('id').execute()
 }
 
-/**
- * Inserts an animal with the next id from `ids`. Another process may have taken that millisecond for
- * the same user: the insert then skips (ON CONFLICT on the key) and the next millisecond is tried.
- */
-export async function insertAnimal(db: Kysely<DB>, uid: string, body: AnimalCreateBody, ids: { next: () => number; bump: (taken: number) => void }): Promise<AnimalRow> {
-  const columns = toColumns(body)
-  for (let attempt = 0; attempt < 1000; attempt++) {
-    const id = ids.next()
-    try {
-      const row = await db.insertInto('animals')
-        .values({ ...columns, uid, id, t: id, mac: columns.mac!, sex: columns.sex! })
-        .onConflict((oc) => oc.columns(['uid', 'id']).doNothing())
-        .returningAll()
-        .executeTakeFirst()
-      if (row) return row
-      ids.bump(id)
-    } catch (err) {
-      if (isUniqueViolation(err, 'animals_uid_mac_key')) throw new DuplicateMacError(columns.mac!)
-      throw err
-    }
+/** Inserts an animal under the next free time id; a MAC the user already has is a DuplicateMacError. */
+export async function insertAnimal(db: Kysely<DB>, uid: string, body: ApiObject, ids: IdSource): Promise<AnimalRow> {
+  const columns = animals.toColumns(body) as Insertable<AnimalsTable>
+  try {
+    return await insertWithTimeId(ids, (id) => db.insertInto('animals')
+      .values({ ...columns, uid, id, t: id })
+      .onConflict((oc) => oc.columns(['uid', 'id']).doNothing())
+      .returningAll()
+      .executeTakeFirst())
+  } catch (err) {
+    rethrowDuplicateMac(err, columns.mac)
   }
-  throw new Error('Could not find a free animal id')
 }
 
 /**
  * Applies a partial update. A new MAC carries the tag's readings along (same transaction), so the
- * animal keeps its history; a MAC taken by another of the user's animals is a DuplicateMacError.
+ * animal keeps its history; its farm records reference the animal itself and need no change.
  */
-export async function updateAnimal(db: Kysely<DB>, uid: string, id: number, body: AnimalPatchBody, now: Date): Promise<AnimalRow | undefined> {
-  const columns = toColumns(body)
+export async function updateAnimal(db: Kysely<DB>, uid: string, id: number, body: ApiObject, now: Date): Promise<AnimalRow | undefined> {
+  const columns = animals.toColumns(body) as Updateable<AnimalsTable>
   try {
     return await db.transaction().execute(async (trx) => {
       const current = await trx.selectFrom('animals').select('mac').where('uid', '=', uid).where('id', '=', id).forUpdate().executeTakeFirst()
@@ -170,18 +91,48 @@ export async function updateAnimal(db: Kysely<DB>, uid: string, id: number, body
       return row
     })
   } catch (err) {
-    if (isUniqueViolation(err, 'animals_uid_mac_key')) throw new DuplicateMacError(columns.mac ?? '')
+    rethrowDuplicateMac(err, columns.mac)
+  }
+}
+
+/** A table of farm records that hang off an animal, and the collection's name in the API. */
+export interface RecordTable { table: string; name: string }
+
+export type DeleteOutcome = { deleted: true } | { deleted: false; missing: true } | { deleted: false; records: Record<string, number> }
+
+/**
+ * Deletes an animal and its tag's readings. Farm records (the tables in `recordTables`, each with an
+ * animal_id) are never lost silently: unless `withRecords`, an animal that has any is kept and their
+ * counts are returned. The foreign keys of those tables back this up against a record created meanwhile.
+ */
+export async function deleteAnimal(db: Kysely<DB>, uid: string, id: number, recordTables: readonly RecordTable[], withRecords: boolean): Promise<DeleteOutcome> {
+  try {
+    return await db.transaction().execute(async (trx): Promise<DeleteOutcome> => {
+      const animal = await trx.selectFrom('animals').select('mac').where('uid', '=', uid).where('id', '=', id).forUpdate().executeTakeFirst()
+      if (!animal) return { deleted: false, missing: true }
+      if (recordTables.length > 0) {
+        if (withRecords) {
+          for (const { table } of recordTables) await sql`DELETE FROM ${sql.table(table)} WHERE uid = ${uid} AND animal_id = ${id}`.execute(trx)
+        } else {
+          const counts = await recordCounts(trx, uid, id, recordTables)
+          if (Object.keys(counts).length > 0) return { deleted: false, records: counts }
+        }
+      }
+      await trx.deleteFrom('animal_sensor_readings').where('uid', '=', uid).where('mac', '=', animal.mac).execute()
+      await trx.deleteFrom('animal_location_readings').where('uid', '=', uid).where('mac', '=', animal.mac).execute()
+      await trx.deleteFrom('animals').where('uid', '=', uid).where('id', '=', id).execute()
+      return { deleted: true }
+    })
+  } catch (err) {
+    // A record created for the animal between the count and the delete.
+    if (foreignKeyViolation(err) !== undefined) return { deleted: false, records: await recordCounts(db, uid, id, recordTables) }
     throw err
   }
 }
 
-/** Deletes an animal and its tag's readings; false when there was no such animal. */
-export async function deleteAnimal(db: Kysely<DB>, uid: string, id: number): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    const row = await trx.deleteFrom('animals').where('uid', '=', uid).where('id', '=', id).returning('mac').executeTakeFirst()
-    if (!row) return false
-    await trx.deleteFrom('animal_sensor_readings').where('uid', '=', uid).where('mac', '=', row.mac).execute()
-    await trx.deleteFrom('animal_location_readings').where('uid', '=', uid).where('mac', '=', row.mac).execute()
-    return true
-  })
+/** How many records of each table belong to the animal; tables without any are left out. */
+async function recordCounts(db: Kysely<DB>, uid: string, animalId: number, tables: readonly RecordTable[]): Promise<Record<string, number>> {
+  const parts = tables.map(({ table, name }) => sql`SELECT ${name} AS collection, count(*)::int AS n FROM ${sql.table(table)} WHERE uid = ${uid} AND animal_id = ${animalId}`)
+  const { rows } = await sql<{ collection: string; n: number }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db)
+  return Object.fromEntries(rows.filter((r) => r.n > 0).map((r) => [r.collection, r.n]))
 }

@@ -1,20 +1,16 @@
 // The animal registry: list, search, read, and the writes of decisions.md (POST, PATCH, DELETE).
 import Type from 'typebox'
-import type { App } from '../../types.ts'
-import { Envelope, MessageEnvelope, PageEnvelope, authErrors, commonErrors, ok, okMessage, page } from '../../http/envelope.ts'
-import { conflict, notFound } from '../../http/errors.ts'
+import { defineModule } from '../../http/api-module.ts'
+import { Envelope, MessageEnvelope, PageEnvelope, ok, okMessage, page } from '../../http/envelope.ts'
+import { ApiError, conflict, notFound } from '../../http/errors.ts'
 import { parseFilters } from '../../http/list-params.ts'
-import { createIdSource } from './animals.rules.ts'
+import { createIdSource } from '../../db/ids.ts'
+import { created } from '../../http/created.ts'
 import {
-  DuplicateMacError, deleteAnimal, findAnimalById, insertAnimal, listAnimals, searchAnimals, toApiAnimal, updateAnimal,
+  DuplicateMacError, deleteAnimal, findAnimal, insertAnimal, listAnimals, searchAnimals, toApiAnimal, updateAnimal, type RecordTable,
 } from './animals.repository.ts'
-import {
-  ANIMAL_LIST_FIELDS, AnimalCreate, AnimalListQuery, AnimalPatch, AnimalPath, AnimalSearchQuery, UserPath,
-} from './animals.schemas.ts'
+import { AnimalCreate, AnimalListQuery, AnimalPatch, AnimalPath, AnimalSearchQuery, UserPath, animals } from './animals.resource.ts'
 
-const security = [{ bearer: [] }]
-const tags = ['animals']
-const AnimalRef = Type.Ref('Animal')
 const conflictError = { 409: Type.Ref('ErrorEnvelope', { description: 'The MAC is already used by another of the user\'s animals' }) }
 
 function rethrowDuplicate(err: unknown): never {
@@ -22,90 +18,117 @@ function rethrowDuplicate(err: unknown): never {
   throw err
 }
 
-export default async function animalRoutes(app: App) {
-  const db = app.database.db
-  const ids = createIdSource(app.clock)
+/** The registry; `recordTables` are the farm-record tables whose rows hang off an animal (kept on delete). */
+export function animalsModule(recordTables: readonly RecordTable[]) {
+  return defineModule({
+    tag: 'animals',
+    description: 'The animal registry: animals and their ear tags',
+    schemas: [animals.item],
+    routes: async (app) => {
+      const db = app.database.db
+      const ids = createIdSource(app.clock)
 
-  app.get('/users/:userId/animals', {
-    schema: {
-      tags, operationId: 'listAnimals', summary: 'List the user\'s animals', security,
-      description: 'Common list parameters. `sortBy` takes any scalar Animal field (default `t`, the latest reading time); ' +
-        'animals without a value for it come last. `filter[Field]=value` keeps exact matches on any of those fields.',
-      params: UserPath,
-      querystring: AnimalListQuery(app.config.limits),
-      response: { 200: PageEnvelope(AnimalRef, 'One page of animals'), ...authErrors, ...commonErrors },
-    },
-    preValidation: app.access.own,
-  }, async (req) => {
-    const filters = parseFilters(req.query, ANIMAL_LIST_FIELDS)
-    const { page: pageNumber, limit, sortBy, sortOrder } = req.query
-    const { rows, total } = await listAnimals(db, req.params.userId, { page: pageNumber, limit, sortBy, sortOrder }, filters)
-    return page(rows.map(toApiAnimal), pageNumber, limit, total)
-  })
+      async function requireAnimal(userId: string, animalId: string) {
+        const row = await findAnimal(db, userId, animalId)
+        if (!row) throw notFound('Animal')
+        return row
+      }
 
-  app.get('/users/:userId/animals/search', {
-    schema: {
-      tags, operationId: 'searchAnimals', summary: 'Search the user\'s animals', security,
-      description: 'Every given criterion must match (group and mac exactly; mac in either case). All matches, oldest first.',
-      params: UserPath,
-      querystring: AnimalSearchQuery,
-      response: { 200: Envelope(Type.Array(AnimalRef), 'Matching animals'), ...authErrors, ...commonErrors },
-    },
-    preValidation: app.access.own,
-  }, async (req) => ok((await searchAnimals(db, req.params.userId, req.query)).map(toApiAnimal)))
+      app.get('/users/:userId/animals', {
+        schema: {
+          operationId: 'listAnimals', summary: 'List the user\'s animals',
+          description: 'Common list parameters. `sortBy` takes any scalar Animal field (default `t`, the latest reading time); ' +
+            'animals without a value for it come last. `filter[Field]=value` keeps exact matches on any of those fields.',
+          params: UserPath,
+          querystring: AnimalListQuery(app.config.limits),
+          response: { 200: PageEnvelope(animals.ref, 'One page of animals') },
+        },
+        config: { access: 'own' },
+      }, async (req) => {
+        const filters = parseFilters(req.query, animals.filterFields)
+        const { page: pageNumber, limit, sortBy, sortOrder } = req.query
+        const { rows, total } = await listAnimals(db, req.params.userId, { page: pageNumber, limit, sortBy, sortOrder }, filters)
+        return page(rows.map(toApiAnimal), pageNumber, limit, total)
+      })
 
-  app.get('/users/:userId/animals/:animalId', {
-    schema: {
-      tags, operationId: 'getAnimal', summary: 'Get one animal', security,
-      params: AnimalPath,
-      response: { 200: Envelope(AnimalRef, 'The animal'), ...authErrors, ...commonErrors },
-    },
-    preValidation: app.access.own,
-  }, async (req) => {
-    const row = await findAnimalById(db, req.params.userId, Number(req.params.animalId))
-    if (!row) throw notFound('Animal')
-    return ok(toApiAnimal(row))
-  })
+      app.get('/users/:userId/animals/search', {
+        schema: {
+          operationId: 'searchAnimals', summary: 'Search the user\'s animals',
+          description: 'Every given criterion must match (group and mac exactly; mac in either case). All matches, oldest first.',
+          params: UserPath,
+          querystring: AnimalSearchQuery,
+          response: { 200: Envelope(Type.Array(animals.ref), 'Matching animals') },
+        },
+        config: { access: 'own' },
+      }, async (req) => ok((await searchAnimals(db, req.params.userId, req.query)).map(toApiAnimal)))
 
-  app.post('/users/:userId/animals', {
-    schema: {
-      tags, operationId: 'createAnimal', summary: 'Register an animal', security,
-      description: 'MAC and Sex are required. The MAC must be unique among the user\'s animals (409 otherwise). ' +
-        'The ID is the creation time in ms, unique even for concurrent creates.',
-      params: UserPath,
-      body: AnimalCreate,
-      response: { 201: Envelope(AnimalRef, 'The stored animal'), ...authErrors, ...conflictError, ...commonErrors },
-    },
-    preValidation: app.access.own,
-  }, async (req, reply) => {
-    const row = await insertAnimal(db, req.params.userId, req.body, ids).catch(rethrowDuplicate)
-    return reply.status(201).send(ok(toApiAnimal(row), 'Animal created'))
-  })
+      app.get('/users/:userId/animals/:animalId', {
+        schema: {
+          operationId: 'getAnimal', summary: 'Get one animal',
+          description: 'By its ID, or by its tag MAC (either case). Anything that names none of the user\'s animals is a 404.',
+          params: AnimalPath,
+          response: { 200: Envelope(animals.ref, 'The animal') },
+        },
+        config: { access: 'own' },
+      }, async (req) => ok(toApiAnimal(await requireAnimal(req.params.userId, req.params.animalId))))
 
-  app.patch('/users/:userId/animals/:animalId', {
-    schema: {
-      tags, operationId: 'updateAnimal', summary: 'Change an animal', security,
-      params: AnimalPath,
-      body: AnimalPatch,
-      response: { 200: Envelope(AnimalRef, 'The animal as stored now'), ...authErrors, ...conflictError, ...commonErrors },
-    },
-    preValidation: app.access.own,
-  }, async (req) => {
-    const row = await updateAnimal(db, req.params.userId, Number(req.params.animalId), req.body, new Date(app.clock())).catch(rethrowDuplicate)
-    if (!row) throw notFound('Animal')
-    return ok(toApiAnimal(row), 'Animal updated')
-  })
+      app.post('/users/:userId/animals', {
+        schema: {
+          operationId: 'createAnimal', summary: 'Register an animal',
+          description: 'MAC and Sex are required. The MAC must be unique among the user\'s animals (409 otherwise). ' +
+            'The ID is the creation time in ms, unique even for concurrent creates. Answers 201 with a Location header.',
+          params: UserPath,
+          body: AnimalCreate,
+          response: { 201: Envelope(animals.ref, 'The stored animal'), ...conflictError },
+        },
+        config: { access: 'own', idempotent: true },
+      }, async (req, reply) => {
+        const row = await insertAnimal(db, req.params.userId, req.body, ids).catch(rethrowDuplicate)
+        return created(reply, `/users/${req.params.userId}/animals/${row.id}`, ok(toApiAnimal(row), 'Animal created'))
+      })
 
-  app.delete('/users/:userId/animals/:animalId', {
-    schema: {
-      tags, operationId: 'deleteAnimal', summary: 'Delete an animal and its tag\'s readings', security,
-      description: 'Integrators need the delete permission.',
-      params: AnimalPath,
-      response: { 200: MessageEnvelope('Deleted'), ...authErrors, ...commonErrors },
+      app.patch('/users/:userId/animals/:animalId', {
+        schema: {
+          operationId: 'updateAnimal', summary: 'Change an animal',
+          params: AnimalPath,
+          body: AnimalPatch,
+          response: { 200: Envelope(animals.ref, 'The animal as stored now'), ...conflictError },
+        },
+        config: { access: 'own' },
+      }, async (req) => {
+        const current = await requireAnimal(req.params.userId, req.params.animalId)
+        const row = await updateAnimal(db, req.params.userId, current.id, req.body, new Date(app.clock())).catch(rethrowDuplicate)
+        if (!row) throw notFound('Animal')
+        return ok(toApiAnimal(row), 'Animal updated')
+      })
+
+      app.delete('/users/:userId/animals/:animalId', {
+        schema: {
+          operationId: 'deleteAnimal', summary: 'Delete an animal and its tag\'s readings',
+          description: 'Integrators need the delete permission. Farm records (births, treatments, ...) are never deleted ' +
+            'silently: an animal that has any answers 409 with their counts, and stays. `deleteRecords=true` deletes the ' +
+            'animal with all its records; to retire an animal and keep its history, set `Active` to false instead.',
+          params: AnimalPath,
+          querystring: Type.Object({
+            deleteRecords: Type.Boolean({ default: false, description: 'Also delete the animal\'s farm records' }),
+          }, { additionalProperties: false }),
+          response: {
+            200: MessageEnvelope('Deleted'),
+            409: Type.Ref('ErrorEnvelope', { description: 'The animal has farm records and deleteRecords is not true' }),
+          },
+        },
+        config: { access: 'own' },
+      }, async (req) => {
+        const current = await requireAnimal(req.params.userId, req.params.animalId)
+        const outcome = await deleteAnimal(db, req.params.userId, current.id, recordTables, req.query.deleteRecords)
+        if ('missing' in outcome) throw notFound('Animal')
+        if ('records' in outcome) {
+          const counts = Object.entries(outcome.records).map(([name, n]) => `${name} ${n}`).join(', ')
+          throw new ApiError(409, `The animal has farm records (${counts}): they are kept. Send deleteRecords=true to delete ` +
+            'them with the animal, or set Active to false to retire it and keep its history')
+        }
+        return okMessage('Animal deleted')
+      })
     },
-    preValidation: app.access.own,
-  }, async (req) => {
-    if (!(await deleteAnimal(db, req.params.userId, Number(req.params.animalId)))) throw notFound('Animal')
-    return okMessage('Animal deleted')
   })
 }

@@ -12,20 +12,3 @@ export function isMac(value: string): boolean {
 export function normalizeMac(value: string): string {
   return value.toUpperCase()
 }
-
-/**
- * Record ids are the creation time in ms. Two creates in the same millisecond (or a clock that steps
- * back) get the next free millisecond instead, so ids stay unique and increasing within a process;
- * the repository retries on the rare clash with another process.
- */
-export function nextTimeId(now: number, lastIssued: number): number {
-  return Math.max(Math.trunc(now), lastIssued + 1)
-}
-
-export function createIdSource(clock: () => number): { next: () => number; bump: (taken: number) => void } {
-  let last = 0
-  return {
-    next: () => (last = nextTimeId(clock(), last)),
-    bump: (taken) => { last = Math.max(last, taken) },
-  }
-}

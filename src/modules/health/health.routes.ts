@@ -1,50 +1,58 @@
-import type { App } from '../../types.ts'
 import type { Database } from '../../db/database.ts'
+import { defineModule } from '../../http/api-module.ts'
 import type { Redis } from '../../redis.ts'
 import { HealthResponse, NotReadyResponse, ReadyResponse } from './health.schemas.ts'
 
 const CHECK_TIMEOUT_MS = 3000
 
-export default async function healthRoutes(app: App, { database, redis }: { database: Database; redis: Redis | undefined }) {
-  app.get('/health', {
-    schema: {
-      tags: ['health'], operationId: 'getHealth', summary: 'Liveness check',
-      description: 'Public. Answers while the process runs, without touching the stores.',
-      response: { 200: HealthResponse },
-    },
-  }, async () => ({
-    success: true as const,
-    message: 'Livestock API is running',
-    version: 'v1' as const,
-    timestamp: new Date().toISOString(),
-  }))
+export function healthModule(database: Database, redis: Redis | undefined) {
+  return defineModule({
+    tag: 'health',
+    description: 'Liveness and readiness',
+    routes: async (app) => {
+      app.get('/health', {
+        schema: {
+          operationId: 'getHealth', summary: 'Liveness check',
+          description: 'Public. Answers while the process runs, without touching the stores.',
+          response: { 200: HealthResponse },
+        },
+        config: { access: 'public', limit: 'exempt' },
+      }, async () => ({
+        success: true as const,
+        message: 'Livestock API is running',
+        version: 'v1' as const,
+        timestamp: new Date().toISOString(),
+      }))
 
-  app.get('/health/ready', {
-    schema: {
-      tags: ['health'], operationId: 'getReadiness', summary: 'Readiness check',
-      description: 'Public. 200 when the database (and Redis, when REDIS_URL is set) answer within 3 s; 503 with Retry-After otherwise.',
-      response: { 200: ReadyResponse, 503: NotReadyResponse },
+      app.get('/health/ready', {
+        schema: {
+          operationId: 'getReadiness', summary: 'Readiness check',
+          description: 'Public. 200 when the database (and Redis, when REDIS_URL is set) answer within 3 s; 503 with Retry-After otherwise.',
+          response: { 200: ReadyResponse, 503: NotReadyResponse },
+        },
+        config: { access: 'public', limit: 'exempt' },
+      }, async (_req, reply) => {
+        const [db, cache] = await Promise.all([
+          check(() => database.ping()),
+          redis ? check(async () => { await redis.ping() }) : Promise.resolve('not configured' as const),
+        ])
+        const data = { database: db, databaseKind: database.kind, redis: cache }
+        const problems = [
+          ...(db === 'unreachable' ? [{ field: 'database', message: 'does not answer' }] : []),
+          ...(cache === 'unreachable' ? [{ field: 'redis', message: 'does not answer' }] : []),
+        ]
+        if (problems.length === 0) {
+          return { success: true as const, message: 'Ready', data, timestamp: new Date().toISOString() }
+        }
+        return reply.status(503).header('retry-after', '5').send({
+          success: false as const,
+          error: `Not ready: ${problems.map((p) => p.field).join(' and ')} unreachable`,
+          details: problems,
+          data,
+          timestamp: new Date().toISOString(),
+        })
+      })
     },
-  }, async (_req, reply) => {
-    const [db, cache] = await Promise.all([
-      check(() => database.ping()),
-      redis ? check(async () => { await redis.ping() }) : Promise.resolve('not configured' as const),
-    ])
-    const data = { database: db, databaseKind: database.kind, redis: cache }
-    const problems = [
-      ...(db === 'unreachable' ? [{ field: 'database', message: 'does not answer' }] : []),
-      ...(cache === 'unreachable' ? [{ field: 'redis', message: 'does not answer' }] : []),
-    ]
-    if (problems.length === 0) {
-      return { success: true as const, message: 'Ready', data, timestamp: new Date().toISOString() }
-    }
-    return reply.status(503).header('retry-after', '5').send({
-      success: false as const,
-      error: `Not ready: ${problems.map((p) => p.field).join(' and ')} unreachable`,
-      details: problems,
-      data,
-      timestamp: new Date().toISOString(),
-    })
   })
 }
 

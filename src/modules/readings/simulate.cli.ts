@@ -2,7 +2,7 @@
 // through the same ingestion code as the HTTP and MQTT paths, then computes the reference temperatures.
 import { intOption, requireString, type Command } from '../../cli/command.ts'
 import { refreshReferenceTemperatures } from '../../jobs/reference-temperature.ts'
-import { createIdSource } from '../animals/animals.rules.ts'
+import { createIdSource } from '../../db/ids.ts'
 import { findAnimalByMac, insertAnimal } from '../animals/animals.repository.ts'
 import { findUserByUid } from '../users/users.repository.ts'
 import { ingest } from './ingest.ts'
@@ -47,7 +47,9 @@ export const simulateCommands: Command[] = [{
         }
         const window = { uid, start: end - days * 86_400_000, end, intervalMs: intervalSeconds * 1000, batchSize: limits.ingestMaxRows }
         for (const batch of simulateReadings(animal, window)) {
-          const counts = await ingest(db, uid, animal.MAC, batch, Date.now())
+          const result = await ingest(db, uid, animal.MAC, batch, Date.now())
+          if (result.outcome !== 'stored') throw new Error(`Simulated readings were refused: ${JSON.stringify(result)}`)
+          const { counts } = result
           const total = totals[batch.kind]
           total.received += counts.received
           total.stored += counts.stored

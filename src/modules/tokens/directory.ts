@@ -26,7 +26,7 @@ export function tokenDirectory(limits: Limits) {
       description: 'Issue an integrator access token (and a refresh token when refreshToken is true).',
       body: {
         integratorUID: 'string, required',
-        clientSecret: 'string, required when the integrator has a client secret',
+        clientSecret: 'string, required (only integrators the operator created with --no-secret leave it out)',
         expiresIn: `integer seconds, ${limits.tokenExpiresInMin}-${limits.tokenExpiresInMax}, default ${limits.tokenExpiresInDefault}`,
         refreshToken: 'boolean, default false',
       },
@@ -50,14 +50,15 @@ export function tokenDirectory(limits: Limits) {
   }
 }
 
-export default async function tokenDirectoryRoutes(app: App, { limits }: { limits: Limits }) {
-  const endpoints = tokenDirectory(limits)
+export async function tokenDirectoryRoutes(app: App) {
+  const endpoints = tokenDirectory(app.config.limits)
   app.get('/tokens', {
     schema: {
-      tags: ['tokens'], operationId: 'getTokenDirectory', summary: 'Token-endpoint directory',
+      operationId: 'getTokenDirectory', summary: 'Token-endpoint directory',
       description: 'Public. Lists the token endpoints with their bodies and headers.',
       response: { 200: TokenDirectoryResponse },
     },
+    config: { access: 'public' },
   }, async () => ({
     success: true as const,
     message: 'Token endpoints of the Livestock API',

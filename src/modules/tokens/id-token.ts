@@ -1,7 +1,7 @@
 // OpenID Connect ID tokens from a configured identity provider, verified against its JWKS.
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose'
 import { ApiError, unauthorized } from '../../http/errors.ts'
-import { AUTH_ERRORS } from '../../plugins/auth.ts'
+import { AUTH_ERRORS } from '../../auth/errors.ts'
 import type { Clock } from '../../types.ts'
 
 // Asymmetric algorithms only: an ID token signed with a shared secret cannot be checked against a JWKS.

@@ -6,7 +6,7 @@ import { isEmail, isUid } from '../users/users.rules.ts'
 import { findUserByUid, linkedIntegratorUids } from '../users/users.repository.ts'
 import { generateClientSecret, generateIntegratorUid, hashClientSecret } from './client-secrets.ts'
 import { findIntegrator, insertIntegrator, link, listIntegrators, unlink, updateIntegrator, type IntegratorRow } from './integrators.repository.ts'
-import { TIER_NAMES, parseTier, type Tier } from './tiers.ts'
+import { TIER_NAMES, parseTier, type Tier } from '../../auth/tiers.ts'
 import { revokeSubjectFamilies } from './token-store.ts'
 
 /** What an integrator without a client secret exposes (integrator list and create --no-secret say it). */

@@ -1,27 +1,33 @@
 // Account links: the owner of an account authorises an integrator to read it (or withdraws that).
 import type { App } from '../../types.ts'
-import { Envelope, authErrors, commonErrors, ok } from '../../http/envelope.ts'
+import { userCallerOf } from '../../auth/caller.ts'
+import { defineModule } from '../../http/api-module.ts'
+import { Envelope, ok } from '../../http/envelope.ts'
 import { notFound } from '../../http/errors.ts'
-import { userCallerOf } from '../../plugins/auth.ts'
 import { linkedIntegratorUids } from '../users/users.repository.ts'
 import { findIntegrator, link, unlink } from './integrators.repository.ts'
 import { LinkRequest, LinkResponse, UnlinkParams } from './tokens.schemas.ts'
 
-const security = [{ bearer: [] }]
 
-export default async function partnerRoutes(app: App) {
+export const partnersModule = defineModule({
+  tag: 'partners',
+  description: 'Links between accounts and integrators',
+  routes: partnerRoutes,
+})
+
+async function partnerRoutes(app: App) {
   const db = app.database.db
 
   app.post('/partners/link', {
     schema: {
-      tags: ['partners'], operationId: 'linkIntegrator', summary: 'Link an integrator to your account', security,
+      operationId: 'linkIntegrator', summary: 'Link an integrator to your account',
       description: 'User token of the account owner (an integrator token gets 403: an integrator cannot link itself). ' +
         'Body `{integratorUID}`. Linking an already linked integrator changes nothing. An unknown or inactive integrator gets 404. ' +
         'Returns the account\'s `integrators` array.',
       body: LinkRequest,
-      response: { 200: Envelope(LinkResponse), ...authErrors, ...commonErrors },
+      response: { 200: Envelope(LinkResponse) },
     },
-    preValidation: app.access.userToken,
+    config: { access: 'userToken' },
   }, async (req) => {
     const { user } = userCallerOf(req)
     const integrator = await findIntegrator(db, req.body.integratorUID)
@@ -32,12 +38,12 @@ export default async function partnerRoutes(app: App) {
 
   app.delete('/partners/link/:integratorUid', {
     schema: {
-      tags: ['partners'], operationId: 'unlinkIntegrator', summary: 'Unlink an integrator from your account', security,
+      operationId: 'unlinkIntegrator', summary: 'Unlink an integrator from your account',
       description: 'User token of the account owner. The integrator loses access to the account at once. 404 when it was not linked.',
       params: UnlinkParams,
-      response: { 200: Envelope(LinkResponse), ...authErrors, ...commonErrors },
+      response: { 200: Envelope(LinkResponse) },
     },
-    preValidation: app.access.userToken,
+    config: { access: 'userToken' },
   }, async (req) => {
     const { user } = userCallerOf(req)
     if (!(await unlink(db, user.uid, req.params.integratorUid))) throw notFound('Link')

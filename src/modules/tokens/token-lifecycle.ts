@@ -6,8 +6,8 @@ import type { Kysely } from 'kysely'
 import type { DB } from '../../db/schema.ts'
 import type { Clock } from '../../types.ts'
 import { forbidden, unauthorized } from '../../http/errors.ts'
-import { AUTH_ERRORS } from '../../plugins/auth.ts'
-import { TokenError, type Subject, type TokenSigner, type VerifiedToken } from './jwt.ts'
+import { AUTH_ERRORS } from '../../auth/errors.ts'
+import { TokenError, type Subject, type TokenSigner, type VerifiedToken } from '../../auth/jwt.ts'
 import {
   consumeRefreshToken, findRefreshByAccessJti, findRefreshToken, hashToken, insertRefreshToken,
   revokeAccessToken, revokeFamily,

@@ -1,22 +1,24 @@
 import { createHash } from 'node:crypto'
 import type { App } from '../../types.ts'
-import { Envelope, MessageEnvelope, authErrors, commonErrors, ok, okMessage } from '../../http/envelope.ts'
+import { callerOf, userCallerOf } from '../../auth/caller.ts'
+import { AUTH_ERRORS } from '../../auth/errors.ts'
+import { defineModule } from '../../http/api-module.ts'
+import { Envelope, MessageEnvelope, ok, okMessage } from '../../http/envelope.ts'
 import { ApiError, forbidden, notFound, unauthorized } from '../../http/errors.ts'
-import { AUTH_ERRORS, callerOf, userCallerOf } from '../../plugins/auth.ts'
 import { burnPasswordCheck, verifyPassword } from '../users/passwords.ts'
 import { findUserByEmail, findUserByUid, linkedIntegratorUids } from '../users/users.repository.ts'
-import { User, toApiUser } from '../users/users.schemas.ts'
+import { toApiUser } from '../users/users.resource.ts'
 import { findIntegrator } from './integrators.repository.ts'
 import { secretMatches } from './client-secrets.ts'
+import { tokenDirectoryRoutes } from './directory.ts'
 import { IdTokenVerifier } from './id-token.ts'
-import type { Subject } from './jwt.ts'
+import type { Subject } from '../../auth/jwt.ts'
 import { issueTokens, logout, refreshTokens, revokeToken, type IssuedTokens, type LifecycleDeps } from './token-lifecycle.ts'
 import {
   IdTokenRequest, InfoResponse, LoginRequest, RefreshRequest, TokenRequest, TokenResponse, UserTokenResponse, ValidateResponse,
 } from './tokens.schemas.ts'
 import Type, { type Static } from 'typebox'
 
-const security = [{ bearer: [] }]
 const TokenOrUserToken = Type.Union([TokenResponse, UserTokenResponse])
 
 const uidDigest = (uid: string) => createHash('sha256').update(uid).digest('hex').slice(0, 12)
@@ -31,21 +33,31 @@ function toTokenResponse(issued: IssuedTokens) {
   return issued.subject.kind === 'integrator' ? { ...base, integratorUID: issued.subject.id } : { ...base, uid: issued.subject.id }
 }
 
-export default async function tokenRoutes(app: App) {
+export const tokensModule = defineModule({
+  tag: 'tokens',
+  description: 'Integrator and user tokens',
+  routes: async (app) => {
+    await tokenDirectoryRoutes(app)
+    await tokenRoutes(app)
+  },
+})
+
+async function tokenRoutes(app: App) {
   const { limits } = app.config
   const deps: LifecycleDeps = { db: app.database.db, signer: app.tokens, clock: app.clock, refreshTtlSeconds: limits.refreshTokenTtlSeconds }
   const idTokens = app.config.oidc ? new IdTokenVerifier(app.config.oidc, app.clock) : undefined
 
   app.post('/tokens', {
     schema: {
-      tags: ['tokens'], operationId: 'createToken', summary: 'Issue an integrator token',
+      operationId: 'createToken', summary: 'Issue an integrator token',
       description: 'Public. Body `{integratorUID, clientSecret}`: integrators get a client secret when the operator creates them, ' +
         'and it is required. Only an integrator the operator created with `--no-secret` (the spec\'s bare flow) may leave it out. ' +
         'An unknown, inactive or wrongly-authenticated integratorUID gets `Access denied: Invalid integratorUID` (401), whichever ' +
         'it is. After AUTH_FAILURES_MAX (10) failures per 15 minutes from one address for one integratorUID, that pair gets 429.',
       body: TokenRequest(limits),
-      response: { 200: Envelope(TokenResponse), 401: authErrors[401], ...commonErrors },
+      response: { 200: Envelope(TokenResponse) },
     },
+    config: { access: 'public', limit: 'tokens' },
   }, async (req) => {
     const { integratorUID, clientSecret, expiresIn, refreshToken } = req.body
     await app.authFailures.assertAllowed(req, integratorUID)
@@ -65,12 +77,13 @@ export default async function tokenRoutes(app: App) {
 
   app.post('/tokens/refresh', {
     schema: {
-      tags: ['tokens'], operationId: 'refreshToken', summary: 'Rotate a refresh token',
+      operationId: 'refreshToken', summary: 'Rotate a refresh token',
       description: 'Public. Returns a new access token and a new refresh token. Each refresh token works once: presenting a used one ' +
         'revokes every token of its session (reuse detection), so clients must not refresh concurrently with one token.',
       body: RefreshRequest,
-      response: { 200: Envelope(TokenOrUserToken), ...authErrors, ...commonErrors },
+      response: { 200: Envelope(TokenOrUserToken) },
     },
+    config: { access: 'public', limit: 'refresh' },
   }, async (req) => {
     const issued = await refreshTokens(deps, req.body.refreshToken, (s) => subjectIsActive(app, s))
     return ok(toTokenResponse(issued), 'Token refreshed successfully')
@@ -78,10 +91,10 @@ export default async function tokenRoutes(app: App) {
 
   app.get('/tokens/validate', {
     schema: {
-      tags: ['tokens'], operationId: 'validateToken', summary: 'Validate the presented token', security,
-      response: { 200: Envelope(ValidateResponse), ...authErrors, ...commonErrors },
+      operationId: 'validateToken', summary: 'Validate the presented token',
+      response: { 200: Envelope(ValidateResponse) },
     },
-    preValidation: app.access.bearer,
+    config: { access: 'bearer' },
   }, async (req) => {
     const caller = callerOf(req)
     const expiresAt = new Date(caller.token.exp * 1000).toISOString()
@@ -95,11 +108,11 @@ export default async function tokenRoutes(app: App) {
 
   app.post('/tokens/revoke', {
     schema: {
-      tags: ['tokens'], operationId: 'revokeToken', summary: 'Revoke the presented token', security,
+      operationId: 'revokeToken', summary: 'Revoke the presented token',
       description: 'Revokes the presented access token at once for every process, and the refresh token issued with it.',
-      response: { 200: MessageEnvelope(), ...authErrors, ...commonErrors },
+      response: { 200: MessageEnvelope() },
     },
-    preValidation: app.access.bearer,
+    config: { access: 'bearer' },
   }, async (req) => {
     await revokeToken(deps, callerOf(req).token)
     return okMessage('Token revoked successfully')
@@ -107,10 +120,10 @@ export default async function tokenRoutes(app: App) {
 
   app.get('/tokens/info', {
     schema: {
-      tags: ['tokens'], operationId: 'getTokenInfo', summary: 'Details of the presented token', security,
-      response: { 200: Envelope(InfoResponse), ...authErrors, ...commonErrors },
+      operationId: 'getTokenInfo', summary: 'Details of the presented token',
+      response: { 200: Envelope(InfoResponse) },
     },
-    preValidation: app.access.bearer,
+    config: { access: 'bearer' },
   }, async (req) => {
     const caller = callerOf(req)
     const token = {
@@ -137,12 +150,13 @@ export default async function tokenRoutes(app: App) {
 
   app.post('/tokens/login', {
     schema: {
-      tags: ['tokens'], operationId: 'login', summary: 'Issue a user token',
+      operationId: 'login', summary: 'Issue a user token',
       description: 'Public. Body `{email, password}`. Returns an access token (default lifetime) and a refresh token. ' +
         'A wrong e-mail and a wrong password get the same answer in the same time.',
       body: LoginRequest,
-      response: { 200: Envelope(UserTokenResponse), ...authErrors, ...commonErrors },
+      response: { 200: Envelope(UserTokenResponse) },
     },
+    config: { access: 'public', limit: 'login' },
   }, async (req) => {
     const { email, password } = req.body
     const user = await findUserByEmail(app.database.db, email)
@@ -157,11 +171,11 @@ export default async function tokenRoutes(app: App) {
 
   app.post('/tokens/logout', {
     schema: {
-      tags: ['tokens'], operationId: 'logout', summary: 'Log a user out', security,
+      operationId: 'logout', summary: 'Log a user out',
       description: 'User token. Revokes the presented token and every token of its refresh family.',
-      response: { 200: MessageEnvelope(), ...authErrors, ...commonErrors },
+      response: { 200: MessageEnvelope() },
     },
-    preValidation: app.access.userToken,
+    config: { access: 'userToken' },
   }, async (req) => {
     await logout(deps, userCallerOf(req).token)
     return okMessage('Logged out successfully')
@@ -169,13 +183,14 @@ export default async function tokenRoutes(app: App) {
 
   app.post('/tokens/verify-id-token', {
     schema: {
-      tags: ['tokens'], operationId: 'verifyIdToken', summary: 'Verify an identity-provider ID token',
+      operationId: 'verifyIdToken', summary: 'Verify an identity-provider ID token',
       description: 'Public. Verifies an OpenID Connect ID token against the configured issuer (OIDC_ISSUER, OIDC_JWKS_URL, ' +
         'OIDC_AUDIENCE): signature by the issuer\'s JWKS, issuer, audience, expiry. Returns the user whose e-mail matches the ' +
         'token\'s verified `email` claim. 501 when no issuer is configured.',
       body: IdTokenRequest,
-      response: { 200: Envelope(Type.Object({ user: Type.Ref('User') })), 401: authErrors[401], 501: commonErrors[503], ...commonErrors },
+      response: { 200: Envelope(Type.Object({ user: Type.Ref('User') })), 501: Type.Ref('ErrorEnvelope', { description: 'No identity provider is configured' }) },
     },
+    config: { access: 'public' },
   }, async (req) => {
     if (!idTokens) throw new ApiError(501, 'ID token verification is not configured on this service')
     const claims = await idTokens.verify(req.body.idToken)
@@ -192,4 +207,3 @@ async function subjectIsActive(app: App, subject: Subject): Promise<boolean> {
   return user !== undefined && !user.inactive
 }
 
-export { User }

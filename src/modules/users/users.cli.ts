@@ -4,7 +4,7 @@ import { revokeSubjectFamilies } from '../tokens/token-store.ts'
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword } from './passwords.ts'
 import { findUserByEmail, findUserByUid, insertUser, linkedIntegratorUids, setPasswordHash } from './users.repository.ts'
 import { isEmail, isUid } from './users.rules.ts'
-import { toApiUser } from './users.schemas.ts'
+import { toApiUser } from './users.resource.ts'
 
 async function readPassword(values: CliValues, ctx: CliContext, required: boolean): Promise<string | undefined> {
   let password: string | undefined

@@ -1,14 +1,29 @@
 // Users as stored. Rows are mapped to the spec's User shape at the route edge.
-import { sql, type Expression, type ExpressionBuilder, type Insertable, type Kysely, type RawBuilder, type Selectable, type SqlBool, type UpdateObject } from 'kysely'
+import { sql, type Insertable, type Kysely, type RawBuilder, type Selectable, type UpdateObject } from 'kysely'
+import { uniqueViolation } from '../../db/errors.ts'
+import { paginate, type Page, type PageParams } from '../../db/paginate.ts'
+import type { FilterValue } from '../../http/list-params.ts'
 import type { DB, UserPushTokensTable, UsersTable } from '../../db/schema.ts'
 import { findRefreshByAccessJti, revokeSubjectFamilies } from '../tokens/token-store.ts'
+import type { PrincipalState } from '../../auth/caller.ts'
 import { containsPattern } from './users.rules.ts'
+import { userListColumns, users } from './users.resource.ts'
 
 export type UserRow = Selectable<UsersTable>
 export type NewUser = Insertable<UsersTable>
 
 export async function findUserByUid(db: Kysely<DB>, uid: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('uid', '=', uid).executeTakeFirst()
+}
+
+/** The user a token names and whether that token is revoked, in one round trip (auth/caller.ts). */
+export async function findUserAsCaller(db: Kysely<DB>, uid: string, jti: string): Promise<PrincipalState<UserRow> | undefined> {
+  const row = await db.selectFrom('users').selectAll()
+    .select(sql<boolean>`exists (select 1 from revoked_tokens where jti = ${jti})`.as('revoked'))
+    .where('uid', '=', uid).executeTakeFirst()
+  if (!row) return undefined
+  const { revoked, ...principal } = row
+  return { principal, revoked }
 }
 
 export async function findUserByEmail(db: Kysely<DB>, email: string): Promise<UserRow | undefined> {
@@ -38,12 +53,8 @@ export type PushTokenRow = Selectable<UserPushTokensTable>
 
 /** The unique constraint a duplicate hit, as the API field it guards. */
 function duplicateField(err: unknown): 'Uid' | 'Email' | undefined {
-  if (typeof err !== 'object' || err === null) return undefined
-  const { code, constraint } = err as { code?: unknown; constraint?: unknown }
-  if (code !== '23505') return undefined
-  if (constraint === 'users_pkey') return 'Uid'
-  if (constraint === 'users_email_lower_key') return 'Email'
-  return undefined
+  const constraint = uniqueViolation(err)
+  return constraint === 'users_pkey' ? 'Uid' : constraint === 'users_email_lower_key' ? 'Email' : undefined
 }
 
 export type UniqueResult = { row: UserRow; duplicate?: undefined } | { row?: undefined; duplicate: 'Uid' | 'Email' }
@@ -81,59 +92,32 @@ export function mergedIntegrationFlags(set: Record<string, boolean>, remove: str
   return expression as RawBuilder<string>
 }
 
-export interface UserCriteria {
-  uid?: string
+/** GET /users/search: every given criterion must match. */
+export interface UserSearch {
   /** Exact, case-insensitive. */
-  email?: string
-  name?: string
+  email?: string | undefined
   /** Substring of the name, case-insensitive, wildcards literal. */
-  nameContains?: string
+  name?: string | undefined
+  flagged?: boolean | undefined
+  inactive?: boolean | undefined
   /** Case-insensitive. */
-  language?: string
-  flagged?: boolean
-  inactive?: boolean
-  bdUser?: boolean
-  admin?: boolean
-  requestDeletion?: boolean
-  betaUser?: boolean
+  language?: string | undefined
 }
 
-export type UserSortColumn = 'created_at' | 'uid' | 'email' | 'name' | 'language'
-
-export interface UserPage {
-  sortBy: UserSortColumn
-  sortOrder: 'asc' | 'desc'
-  limit: number
-  offset: number
+/** One page of every user, with filter[Field] equality filters (GET /users). */
+export async function listUsers(db: Kysely<DB>, params: PageParams, filters: Record<string, FilterValue>): Promise<Page<UserRow>> {
+  return paginate(db.selectFrom('users').selectAll(), { columns: userListColumns, params, filters: users.filterValues(filters), tiebreak: 'uid' })
 }
 
-function matching(c: UserCriteria) {
-  return (eb: ExpressionBuilder<DB, 'users'>) => {
-    const conditions: Expression<SqlBool>[] = []
-    if (c.uid !== undefined) conditions.push(eb('uid', '=', c.uid))
-    if (c.email !== undefined) conditions.push(eb(sql`lower(email)`, '=', sql`lower(${c.email})`))
-    if (c.name !== undefined) conditions.push(eb('name', '=', c.name))
-    if (c.nameContains !== undefined) conditions.push(eb('name', 'ilike', containsPattern(c.nameContains)))
-    if (c.language !== undefined) conditions.push(eb(sql`lower(language)`, '=', sql`lower(${c.language})`))
-    if (c.flagged !== undefined) conditions.push(eb('flagged', '=', c.flagged))
-    if (c.inactive !== undefined) conditions.push(eb('inactive', '=', c.inactive))
-    if (c.bdUser !== undefined) conditions.push(eb('bd_user', '=', c.bdUser))
-    if (c.admin !== undefined) conditions.push(eb('admin', '=', c.admin))
-    if (c.requestDeletion !== undefined) conditions.push(eb('request_deletion', '=', c.requestDeletion))
-    if (c.betaUser !== undefined) conditions.push(eb(sql`coalesce(beta_user, false)`, '=', c.betaUser))
-    return eb.and(conditions)
-  }
-}
-
-/** One page of the users matching `criteria`, and how many match in all. Ties are broken by Uid. */
-export async function findUsers(db: Kysely<DB>, criteria: UserCriteria, page: UserPage): Promise<{ rows: UserRow[]; total: number }> {
-  const [rows, count] = await Promise.all([
-    db.selectFrom('users').selectAll().where(matching(criteria))
-      .orderBy(page.sortBy, page.sortOrder).orderBy('uid', page.sortOrder)
-      .limit(page.limit).offset(page.offset).execute(),
-    db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('total')).where(matching(criteria)).executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(count.total) }
+/** One page of the users matching the search. */
+export async function searchUsers(db: Kysely<DB>, search: UserSearch, params: PageParams): Promise<Page<UserRow>> {
+  let query = db.selectFrom('users').selectAll()
+  if (search.email !== undefined) query = query.where(sql`lower(email)`, '=', search.email.toLowerCase())
+  if (search.name !== undefined) query = query.where('name', 'ilike', containsPattern(search.name))
+  if (search.flagged !== undefined) query = query.where('flagged', '=', search.flagged)
+  if (search.inactive !== undefined) query = query.where('inactive', '=', search.inactive)
+  if (search.language !== undefined) query = query.where(sql`lower(language)`, '=', search.language.toLowerCase())
+  return paginate(query, { columns: userListColumns, params, tiebreak: 'uid' })
 }
 
 /**

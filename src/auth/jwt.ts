@@ -5,7 +5,7 @@
 // @see https://www.rfc-editor.org/rfc/rfc8725
 import { randomUUID } from 'node:crypto'
 import { SignJWT, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose'
-import type { Clock } from '../../types.ts'
+import type { Clock } from '../types.ts'
 
 export type TokenType = 'access' | 'refresh'
 export type Subject = { kind: 'integrator'; id: string } | { kind: 'user'; id: string }

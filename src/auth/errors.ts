@@ -1,0 +1,20 @@
+/** The exact error texts of the spec's Authentication table, and ours for the untabled cases. */
+export const AUTH_ERRORS = {
+  missingHeader: 'Authorization header is required',
+  invalidToken: 'Invalid token',
+  expired: 'Token has expired',
+  revoked: 'Token has been revoked',
+  invalidIntegrator: 'Access denied: Invalid integratorUID',
+  notLinked: "Integrator does not have access to this user's data",
+  inactiveIntegrator: 'Integrator is inactive',
+  inactiveUser: 'User account is inactive',
+  notOwner: "You do not have access to this user's data",
+  noWrite: 'Integrator does not have write permission',
+  noDelete: 'Integrator does not have delete permission',
+  noRead: 'Integrator does not have read permission',
+  adminOnly: 'Admin permission required',
+  bdUserOnly: 'BDUser permission required',
+  userTokenOnly: 'This endpoint requires a user token',
+  sensorUserToken: 'Sensor data is available to integrator tokens only',
+  sensorTier: 'Sensor data requires the Pro or Enterprise tier',
+} as const

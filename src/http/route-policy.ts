@@ -1,0 +1,39 @@
+// What a route declares about itself in its `config`: who may call it, which rate-limit bucket it
+// counts against, and whether it honours Idempotency-Key. One onRoute hook per concern reads it
+// (plugins/access.ts, plugins/limits.ts, plugins/idempotency.ts), so no plugin keys behaviour by URL.
+
+/** Every route lives under this prefix (decisions.md). */
+export const API_PREFIX = '/api/v1'
+
+/**
+ * - public: anyone, with or without a token
+ * - bearer: any valid access token
+ * - userToken: a user token (acting on its own account)
+ * - self: the user token of :userId itself (other users and integrators never)
+ * - own: the owner of :userId, or an integrator linked to it (write/delete permission for writes/deletes)
+ * - sensorData: /sensordata*: an integrator token on Pro or Enterprise, linked to :userId; user tokens never
+ * - admin: a user token with the Admin flag
+ * - bdUser: a user token with the BDUser flag
+ */
+export type AccessRule = 'public' | 'bearer' | 'userToken' | 'self' | 'own' | 'sensorData' | 'admin' | 'bdUser'
+
+export const ACCESS_RULES: readonly AccessRule[] = ['public', 'bearer', 'userToken', 'self', 'own', 'sensorData', 'admin', 'bdUser']
+
+/**
+ * The per-IP rate-limit bucket: the spec gives POST /tokens and POST /tokens/refresh buckets of their own;
+ * POST /tokens/login gets one too (a brake on password guessing). `exempt`: liveness, readiness and metrics.
+ */
+export type LimitClass = 'ip' | 'tokens' | 'refresh' | 'login' | 'exempt'
+
+export interface RoutePolicy {
+  access?: AccessRule
+  /** Default `ip`. */
+  limit?: LimitClass
+  /** The route creates something: a repeated Idempotency-Key replays the first response (plugins/idempotency.ts). */
+  idempotent?: boolean
+}
+
+declare module 'fastify' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface FastifyContextConfig extends RoutePolicy {}
+}

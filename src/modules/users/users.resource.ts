@@ -1,0 +1,152 @@
+// User accounts: the field table, the bodies of the user routes, and the push-token entries (UserPhone).
+import Type, { type TSchema } from 'typebox'
+import type { Limits } from '../../config.ts'
+import { listQueryOptions, listQueryProperties, type ListFields } from '../../http/list-params.ts'
+import { field } from '../../resource/field.ts'
+import { defineResource, type ApiObject } from '../../resource/resource.ts'
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts'
+import type { Selectable } from 'kysely'
+import type { UserPushTokensTable, UsersTable } from '../../db/schema.ts'
+import { INTEGRATION_FLAG, LANGUAGE_PATTERN, MAX_INTEGRATION_FLAGS, PHONE_PATTERN, UID_PATTERN } from './users.rules.ts'
+
+export const UserPhone = Type.Object({
+  Token: Type.String({ maxLength: 4096, examples: ['fcm-dGhpcyBpcyBhIHRva2Vu'] }),
+  CustomName: Type.String({ maxLength: 200, examples: ['Barn phone'] }),
+  Name: Type.String({ maxLength: 200, examples: ['Pixel 8'] }),
+  Email: Type.String({ maxLength: 320, examples: ['owner@farm.example'] }),
+  t: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'ms since epoch the token was added' }),
+  Rank: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, description: '1=Admin, 2=Manager, 3=Worker' })),
+}, { $id: 'UserPhone', additionalProperties: false })
+
+const flagSchema = (schema: TSchema) => ({ patternProperties: { [INTEGRATION_FLAG]: schema } })
+
+export const users = defineResource({
+  name: 'User',
+  table: 'users',
+  description: 'A farm account. Fields matching ^[A-Z][A-Za-z0-9]*Integration$ are vendor integration flags.',
+  objectOptions: flagSchema(Type.Boolean()),
+  fields: {
+    Uid: field.string({
+      required: true, createOnly: true, pattern: UID_PATTERN, maxLength: 128, example: 'farm-1',
+      description: 'Letters, digits and _ . : @ - (1-128 characters); "search" is reserved',
+    }),
+    Email: field.string({
+      required: true, format: 'email', maxLength: 320, caseInsensitive: true, example: 'owner@farm.example',
+      description: 'E-mail address; unique across accounts, case-insensitively',
+    }),
+    Name: field.string({ required: true, pattern: '\\S', description: 'Display name: 1-200 characters, not only blanks', example: 'Hillside Pig Farm' }),
+    Phone: field.string({ pattern: PHONE_PATTERN, maxLength: 16, sortable: false, description: 'E.164: + and 7-15 digits, no separators', example: '+4915112345678' }),
+    Language: field.string({ pattern: LANGUAGE_PATTERN, maxLength: 35, caseInsensitive: true, description: 'BCP 47 language tag', example: 'de-AT' }),
+    Flagged: field.boolean({ createOnly: true, default: false, sortable: false, description: 'Changed through PATCH .../status' }),
+    Inactive: field.boolean({ createOnly: true, default: false, sortable: false, description: 'Changed through PATCH .../status' }),
+    BDUser: field.boolean({ column: 'bd_user', createOnly: true, default: false, sortable: false, description: 'Lets the user create and search users' }),
+    Admin: field.boolean({ readOnly: true, sortable: false, description: 'Set only by the operator CLI' }),
+    RequestDeletion: field.boolean({ readOnly: true, nullable: true, sortable: false, description: 'Account deletion requested (PATCH .../status)' }),
+    betaUser: field.boolean({ column: 'beta_user', sortable: false, nullAs: false }),
+    FCMTokens: field.json((extra) => Type.Array(Type.Ref('UserPhone'), { maxItems: 100, ...extra }), {
+      virtual: true, description: 'Push tokens; in the single-user views only',
+    }),
+    integrators: field.json((extra) => Type.Array(Type.String({ maxLength: 200 }), { maxItems: 1000, ...extra }), {
+      virtual: true, description: 'integratorUIDs allowed to read this account, in the single-user views only (an integrator sees only itself)',
+    }),
+  },
+})
+
+const Password = Type.String({
+  minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH, writeOnly: true,
+  description: `${PASSWORD_MIN_LENGTH}-${PASSWORD_MAX_LENGTH} characters; stored as an scrypt hash, never returned or logged`,
+})
+
+/** Strict bodies: known fields and `<Vendor>Integration` booleans only, bounded in number and name length. */
+function bodyOptions(flag: TSchema) {
+  return { ...flagSchema(flag), propertyNames: Type.String({ maxLength: 64 }), maxProperties: 64 }
+}
+const flagsNote = ` Vendor flags: boolean fields matching ${INTEGRATION_FLAG}, at most ${MAX_INTEGRATION_FLAGS}.`
+
+export const CreateUserBody = users.createBody({
+  extra: { Password: Type.Optional(Password) },
+  objectOptions: bodyOptions(Type.Boolean()),
+  description: 'A new account. Uid, Email and Name are required. Admin cannot be set here (operator CLI only); any other ' +
+    `field than those listed and \`<Vendor>Integration\` booleans is refused with 400.${flagsNote}`,
+})
+
+export const ReplaceUserBody = users.createBody({
+  optional: ['Uid'],
+  omit: ['Flagged', 'Inactive', 'BDUser'],
+  objectOptions: bodyOptions(Type.Boolean()),
+  description: 'The editable profile fields; Uid may be sent but must equal the path\'s. Phone, Language, betaUser and ' +
+    `\`<Vendor>Integration\` flags left out are cleared.${flagsNote}`,
+})
+
+export const PatchUserBody = users.patchBody({
+  objectOptions: bodyOptions(Type.Union([Type.Boolean(), Type.Null()])),
+  description: `Fields to change; null clears Phone, Language, betaUser or removes a \`<Vendor>Integration\` flag.${flagsNote}`,
+})
+
+export const UserProfile = Type.Object({
+  Uid: Type.String({ maxLength: 128 }),
+  Name: Type.String({ maxLength: 200 }),
+  Language: Type.Optional(Type.String({ maxLength: 35 })),
+}, { additionalProperties: false, description: 'Public profile view of a user' })
+
+export const UserStatusBody = Type.Object({
+  flagged: Type.Optional(Type.Boolean()),
+  inactive: Type.Optional(Type.Boolean({ description: 'true: the account can no longer log in and its tokens stop working at once' })),
+  requestDeletion: Type.Optional(Type.Boolean({ description: 'Marks a deletion request; deletes nothing' })),
+}, { additionalProperties: false, minProperties: 1 })
+
+export const PushTokenBody = Type.Object({
+  token: Type.String({ minLength: 1, maxLength: 4096, description: 'Push token (FCM registration token)' }),
+  customName: Type.String({ maxLength: 200, description: 'Custom device name; may be empty' }),
+  name: Type.String({ minLength: 1, maxLength: 200, description: 'Device name' }),
+  email: Type.String({ format: 'email', maxLength: 320, description: 'E-mail of the person using the device' }),
+  rank: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, description: '1=Admin, 2=Manager, 3=Worker' })),
+}, { additionalProperties: false })
+
+export const ChangePasswordBody = Type.Object({
+  currentPassword: Type.String({ minLength: 1, maxLength: 1024, writeOnly: true }),
+  newPassword: Password,
+}, { additionalProperties: false })
+
+export const UserIdParams = Type.Object({ userId: Type.String({ pattern: UID_PATTERN, maxLength: 128 }) })
+
+/** sortBy of user lists: the sortable fields, and t for the account's creation time (users carry no t field). */
+export const USER_SORT_FIELDS: ListFields = { t: 'integer', ...users.sortFields }
+export const userListColumns = { ...users.columns(), t: { column: 'created_at' } }
+
+export function UserListQuery(limits: Limits) {
+  return Type.Object({ ...listQueryProperties(limits, USER_SORT_FIELDS, 't') }, { ...listQueryOptions, additionalProperties: false })
+}
+
+export function UserSearchQuery(limits: Limits) {
+  return Type.Object({
+    ...listQueryProperties(limits, USER_SORT_FIELDS, 't'),
+    email: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: 'Exact e-mail, case-insensitive' })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Part of the name, case-insensitive; % and _ match themselves' })),
+    flagged: Type.Optional(Type.Boolean()),
+    inactive: Type.Optional(Type.Boolean()),
+    language: Type.Optional(Type.String({ minLength: 1, maxLength: 35, description: 'Language tag, case-insensitive' })),
+  }, { additionalProperties: false })
+}
+
+export interface ApiPushToken { Token: string; CustomName: string; Name: string; Email: string; t: number; Rank?: number }
+
+/** A stored user as the spec's User. `integrators` is what this caller may see; left out (list views) the field is absent. */
+export function toApiUser(row: Selectable<UsersTable>, integrators?: string[]): ApiObject {
+  return { ...users.toApi(row), ...row.integration_flags, ...(integrators ? { integrators } : {}) }
+}
+
+export function toApiPushToken(row: Selectable<UserPushTokensTable>): ApiPushToken {
+  return {
+    Token: row.token,
+    CustomName: row.custom_name,
+    Name: row.name,
+    Email: row.email,
+    t: row.t,
+    ...(row.rank !== null ? { Rank: row.rank } : {}),
+  }
+}
+
+export function toProfile(row: Selectable<UsersTable>) {
+  return { Uid: row.uid, Name: row.name, ...(row.language !== null ? { Language: row.language } : {}) }
+}

@@ -1,0 +1,101 @@
+// Authentication and access on every route, from what the route declares: `config: { access: 'own' }`.
+// One onRoute hook turns the declaration into the check (run before body validation, so a caller
+// without a valid token learns nothing about a route's body: 401 comes first), the OpenAPI `security`
+// and the standard error responses. A route in the API scope that declares no rule fails at start-up.
+import type { FastifyInstance, FastifyRequest, RouteOptions, preValidationAsyncHookHandler } from 'fastify'
+import { denial, needsLink } from '../auth/access.rules.ts'
+import { loadCaller, type Caller, type CallerSource } from '../auth/caller.ts'
+import { AUTH_ERRORS } from '../auth/errors.ts'
+import { TokenError, type TokenSigner, type VerifiedToken } from '../auth/jwt.ts'
+import { authErrors, commonErrors } from '../http/envelope.ts'
+import { forbidden, unauthorized } from '../http/errors.ts'
+import { ACCESS_RULES, type AccessRule } from '../http/route-policy.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    tokens: TokenSigner
+  }
+}
+
+// The auth scheme is case-insensitive (RFC 9110 §11.1); the token is base64url segments.
+const BEARER = /^Bearer +([A-Za-z0-9_\-.]+)$/i
+
+export interface AccessOptions {
+  signer: TokenSigner
+  callers: CallerSource
+  /** Called once per request when the caller is known (the daily quota counts here). */
+  onCaller?: (req: FastifyRequest, caller: Caller) => Promise<void>
+}
+
+export interface AccessControl {
+  /** Adds the onRoute hook to a scope: every route registered in it must declare `config.access`. */
+  enforceRoutePolicy: (scope: FastifyInstance) => void
+}
+
+export function accessPlugin(app: FastifyInstance, { signer, callers, onCaller }: AccessOptions): AccessControl {
+  app.decorate('tokens', signer)
+  app.decorateRequest('caller', undefined)
+
+  async function authenticate(req: FastifyRequest): Promise<Caller> {
+    if (req.caller) return req.caller
+    const header = req.headers.authorization
+    if (header === undefined || header.trim() === '') throw unauthorized(AUTH_ERRORS.missingHeader)
+    const match = BEARER.exec(header.trim())
+    if (!match?.[1]) throw unauthorized(AUTH_ERRORS.invalidToken)
+    let token: VerifiedToken
+    try {
+      token = await signer.verify(match[1], 'access')
+    } catch (err) {
+      if (err instanceof TokenError) throw unauthorized(err.message)
+      throw err
+    }
+    const caller = await loadCaller(token, callers)
+    req.caller = caller
+    await onCaller?.(req, caller)
+    return caller
+  }
+
+  function check(rule: Exclude<AccessRule, 'public'>): preValidationAsyncHookHandler {
+    return async (req) => {
+      const caller = await authenticate(req)
+      const userId = (req.params as { userId?: unknown } | undefined)?.userId
+      const uid = typeof userId === 'string' ? userId : undefined
+      const linked = needsLink(rule, caller) && uid !== undefined && caller.kind === 'integrator'
+        ? await callers.isLinked(uid, caller.integrator.uid) : false
+      const refusal = denial(rule, caller, { method: req.method, userId: uid, linked })
+      if (refusal) throw forbidden(refusal)
+    }
+  }
+
+  return {
+    enforceRoutePolicy(scope) {
+      scope.addHook('onRoute', (route: RouteOptions) => {
+        const rule = route.config?.access
+        if (!rule || !ACCESS_RULES.includes(rule)) {
+          throw new Error(`Route ${String(route.method)} ${route.url} declares no access rule (config.access: ${ACCESS_RULES.join(' | ')})`)
+        }
+        if ((rule === 'own' || rule === 'sensorData' || rule === 'self') && !route.url.includes(':userId')) {
+          throw new Error(`Route ${String(route.method)} ${route.url} uses the ${rule} rule but has no :userId parameter`)
+        }
+        const schema = (route.schema ??= {}) as { body?: unknown; security?: unknown; response?: Record<string, unknown> }
+        schema.security = rule === 'public' ? [] : [{ bearer: [] }]
+        schema.response = { ...standardErrors(rule, schema.body !== undefined, route.config?.limit === 'exempt'), ...schema.response }
+        if (rule !== 'public') {
+          const existing = route.preValidation === undefined ? [] : Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation]
+          route.preValidation = [check(rule), ...existing]
+        }
+      })
+    },
+  }
+}
+
+/** The error responses a route can give, by its rule and whether it takes a body or is rate limited. */
+function standardErrors(rule: AccessRule, hasBody: boolean, exempt: boolean): Record<string, unknown> {
+  const { 413: tooLarge, 415: unsupported, 429: tooMany, ...always } = commonErrors
+  return {
+    ...always,
+    ...(hasBody ? { 413: tooLarge, 415: unsupported } : {}),
+    ...(exempt ? {} : { 429: tooMany }),
+    ...(rule === 'public' ? {} : authErrors),
+  }
+}
