@@ -1,9 +1,16 @@
 // `npm test`: runs every test file with node:test. Embedded store by default; with DATABASE_URL and
 // REDIS_URL set, against those servers, each test file in a database of its own, all dropped after.
+// Either way the schema is migrated once per run: a PGlite data-folder snapshot, or a PostgreSQL
+// template database, that each test file's store starts from.
 import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { globSync } from 'node:fs'
+import { globSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { adminQuery } from './support/app.ts'
+import { IN_MEMORY, openDatabase, snapshotEmbedded } from '../src/db/database.ts'
+import { migrateToLatest } from '../src/db/migrate.ts'
+import { loadConfig } from '../src/config.ts'
 
 const filters = process.argv.slice(2)
 const files = globSync('test/**/*.test.ts').sort().filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
@@ -14,20 +21,48 @@ if (files.length === 0) {
 
 const runId = randomBytes(3).toString('hex')
 const prefix = `lsapi_test_${runId}_`
-const mode = process.env.DATABASE_URL ? `PostgreSQL${process.env.REDIS_URL ? ' + Redis' : ''}` : 'embedded PGlite'
+const serverUrl = process.env.DATABASE_URL
+const mode = serverUrl ? `PostgreSQL${process.env.REDIS_URL ? ' + Redis' : ''}` : 'embedded PGlite'
 console.log(`livestock-api tests on ${mode}: ${files.length} files`)
 
-const concurrency = process.env.TEST_CONCURRENCY ?? '2'
-const result = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files], {
-  stdio: 'inherit',
-  env: { ...process.env, TEST_DB_PREFIX: prefix },
-})
+const started = performance.now()
+const scratch = mkdtempSync(join(tmpdir(), 'lsapi-test-run-'))
+const templateEnv: Record<string, string> = {}
+if (serverUrl) {
+  const template = `${prefix}template`
+  await adminQuery(serverUrl, `CREATE DATABASE "${template}"`)
+  const url = new URL(serverUrl)
+  url.pathname = `/${template}`
+  const database = await openDatabase(loadConfig({ DATABASE_URL: url.toString(), JWT_SECRET: 'x'.repeat(32), LOG_LEVEL: 'silent' }))
+  await migrateToLatest(database.db)
+  await database.close()
+  templateEnv.TEST_DB_TEMPLATE = template
+} else {
+  const database = await openDatabase(loadConfig({ DATA_DIR: IN_MEMORY, LOG_LEVEL: 'silent' }))
+  await migrateToLatest(database.db)
+  const file = join(scratch, 'migrated.tar')
+  writeFileSync(file, Buffer.from(await (await snapshotEmbedded(database)).arrayBuffer()))
+  await database.close()
+  templateEnv.TEST_PGLITE_SNAPSHOT = file
+}
+console.log(`migrated the template store in ${Math.round(performance.now() - started)} ms`)
 
-if (process.env.DATABASE_URL) {
+const concurrency = process.env.TEST_CONCURRENCY ?? '2'
+// A hung test fails on its own after 3 minutes; a file whose process never exits stops the run after 15.
+const result = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=180000', '--test-reporter=spec', ...files], {
+  stdio: 'inherit',
+  env: { ...process.env, TEST_DB_PREFIX: prefix, ...templateEnv },
+  timeout: 15 * 60_000,
+  killSignal: 'SIGKILL',
+})
+if (result.error) console.error(`the test run was stopped: ${result.error.message}`)
+
+rmSync(scratch, { recursive: true, force: true })
+if (serverUrl) {
   // A file that crashed before its own cleanup leaves its database behind; drop what this run made.
-  const leftovers = await adminQuery(process.env.DATABASE_URL, `SELECT datname FROM pg_database WHERE datname LIKE '${prefix}%'`)
+  const leftovers = await adminQuery(serverUrl, `SELECT datname FROM pg_database WHERE datname LIKE '${prefix}%'`)
   for (const row of leftovers.rows as { datname: string }[]) {
-    await adminQuery(process.env.DATABASE_URL, `DROP DATABASE IF EXISTS "${row.datname}" WITH (FORCE)`)
+    await adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${row.datname}" WITH (FORCE)`)
   }
 }
 process.exit(result.status ?? 1)

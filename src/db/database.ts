@@ -42,25 +42,42 @@ export async function openDatabase(config: Config, log?: FastifyBaseLogger): Pro
   return config.databaseUrl ? openPostgres(config, config.databaseUrl, log) : openEmbedded(config.dataDir)
 }
 
+const PGLITE_PARSERS = { [INT8_OID]: parseNumber, [NUMERIC_OID]: parseNumber }
+
 async function openEmbedded(dataDir: string): Promise<Database> {
-  let release = () => {}
-  let pglite: PGlite
-  if (dataDir === IN_MEMORY) {
-    pglite = await PGlite.create({ parsers: { [INT8_OID]: parseNumber, [NUMERIC_OID]: parseNumber } })
-  } else {
-    const dir = resolve(dataDir)
-    mkdirSync(dir, { recursive: true })
-    release = lockDataDir(dir)
-    try {
-      pglite = await PGlite.create(join(dir, 'pgdata'), { parsers: { [INT8_OID]: parseNumber, [NUMERIC_OID]: parseNumber } })
-    } catch (err) {
-      release()
-      throw err
-    }
+  if (dataDir === IN_MEMORY) return embeddedDatabase(await PGlite.create({ parsers: PGLITE_PARSERS }), () => {})
+  const dir = resolve(dataDir)
+  mkdirSync(dir, { recursive: true })
+  const release = lockDataDir(dir)
+  try {
+    return embeddedDatabase(await PGlite.create(join(dir, 'pgdata'), { parsers: PGLITE_PARSERS }), release)
+  } catch (err) {
+    release()
+    throw err
   }
+}
+
+/**
+ * An in-memory embedded store started from a data-folder snapshot (PGlite dumpDataDir): the test runner
+ * migrates one store per run and every test file starts from its copy, skipping initdb and migrations.
+ */
+export async function openEmbeddedSnapshot(snapshot: Blob): Promise<Database> {
+  return embeddedDatabase(await PGlite.create({ parsers: PGLITE_PARSERS, loadDataDir: snapshot }), () => {})
+}
+
+/** A snapshot of an embedded store's data folder, for openEmbeddedSnapshot. */
+export async function snapshotEmbedded(database: Database): Promise<Blob> {
+  const pglite = embeddedInstances.get(database)
+  if (!pglite) throw new Error('snapshotEmbedded needs an embedded store')
+  return pglite.dumpDataDir('none')
+}
+
+const embeddedInstances = new WeakMap<Database, PGlite>()
+
+function embeddedDatabase(pglite: PGlite, release: () => void): Database {
   const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) })
   let closed = false
-  return {
+  const database: Database = {
     db,
     kind: 'embedded',
     async ping() {
@@ -79,6 +96,8 @@ async function openEmbedded(dataDir: string): Promise<Database> {
       }
     },
   }
+  embeddedInstances.set(database, pglite)
+  return database
 }
 
 async function openPostgres(config: Config, url: string, log?: FastifyBaseLogger): Promise<Database> {

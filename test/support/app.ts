@@ -2,9 +2,10 @@
 // DATABASE_URL set, a database of its own on that server, dropped when the file is done; with
 // REDIS_URL set, a Redis key prefix of its own.
 import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import pg from 'pg'
 import { loadConfig, type Config } from '../../src/config.ts'
-import { IN_MEMORY, openDatabase, type Database } from '../../src/db/database.ts'
+import { IN_MEMORY, openDatabase, openEmbeddedSnapshot, type Database } from '../../src/db/database.ts'
 import { migrateToLatest } from '../../src/db/migrate.ts'
 import { openRedis, waitForRedis, type Redis } from '../../src/redis.ts'
 import { buildApp, type AppDependencies } from '../../src/app.ts'
@@ -61,14 +62,22 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
     REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:`,
     ...options.env,
   }))
-  const database = await openDatabase(config)
+  const database = await openTestDatabase(config)
   await migrateToLatest(database.db)
   let redis: Redis | undefined
   if (config.redisUrl && !options.noRedis) {
     redis = openRedis(config.redisUrl)
     await waitForRedis(redis, 5000)
   }
-  const app = await buildApp({ config, database, redis, clock: options.clock, logger: false, extend: options.extend })
+  let app: App
+  try {
+    app = await buildApp({ config, database, redis, clock: options.clock, logger: false, extend: options.extend })
+  } catch (err) {
+    redis?.disconnect()
+    await database.close()
+    await scratch?.drop()
+    throw err
+  }
   return {
     app,
     config,
@@ -83,12 +92,23 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
   }
 }
 
-/** With DATABASE_URL set: a fresh database on that server, named after the run, and its drop. */
+/** The embedded store from the run's migrated snapshot (test/run.ts), or as the config says. */
+async function openTestDatabase(config: Config): Promise<Database> {
+  const snapshot = process.env.TEST_PGLITE_SNAPSHOT
+  if (!config.databaseUrl && config.dataDir === IN_MEMORY && snapshot) return openEmbeddedSnapshot(new Blob([readFileSync(snapshot)]))
+  return openDatabase(config)
+}
+
+/**
+ * With DATABASE_URL set: a fresh database on that server, named after the run, and its drop. It is a
+ * copy of the run's migrated template when there is one (test/run.ts).
+ */
 export async function createScratchDatabase(): Promise<{ url: string; drop: () => Promise<void> } | undefined> {
   const base = process.env.DATABASE_URL
   if (!base) return undefined
   const name = `${process.env.TEST_DB_PREFIX ?? 'lsapi_test_'}${randomBytes(5).toString('hex')}`
-  await adminQuery(base, `CREATE DATABASE "${name}"`)
+  const template = process.env.TEST_DB_TEMPLATE
+  await adminQuery(base, `CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ''}`)
   const url = new URL(base)
   url.pathname = `/${name}`
   return {

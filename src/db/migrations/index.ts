@@ -2,6 +2,7 @@ import type { Migration } from 'kysely/migration'
 import * as accounts from './0001_accounts.ts'
 import * as userPushTokens from './0002_user_push_tokens.ts'
 import * as animalsAndReadings from './0003_animals_and_readings.ts'
+import * as farmRecords from './0004_farm_records.ts'
 
 // Listed explicitly (not read from the folder) so the same list works from src/ and from dist/.
 // Names sort in the order they run.
@@ -9,4 +10,5 @@ export const migrations: Record<string, Migration> = {
   '0001_accounts': accounts,
   '0002_user_push_tokens': userPushTokens,
   '0003_animals_and_readings': animalsAndReadings,
+  '0004_farm_records': farmRecords,
 }
