@@ -15,6 +15,7 @@ import { API_PREFIX } from './http/route-policy.ts'
 import { accessPlugin } from './plugins/access.ts'
 import { registerDocsRoutes, registerOpenApi } from './plugins/docs.ts'
 import { errorsPlugin } from './plugins/errors.ts'
+import { idempotencyPlugin } from './plugins/idempotency.ts'
 import { jsonBodyPlugin } from './plugins/json-body.ts'
 import { limitsPlugin } from './plugins/limits.ts'
 import { metricsPlugin } from './plugins/metrics.ts'
@@ -27,6 +28,8 @@ import { usersModule } from './modules/users/users.routes.ts'
 import { findUserAsCaller } from './modules/users/users.repository.ts'
 import { animalsModule } from './modules/animals/animals.routes.ts'
 import { readingsModule } from './modules/readings/readings.routes.ts'
+import { recordCollections } from './modules/records/index.ts'
+import { recordModule } from './modules/records/record-routes.ts'
 
 export interface AppDependencies {
   config: Config
@@ -73,8 +76,9 @@ function featureModules(database: Database, redis: Redis | undefined): ApiModule
     tokensModule,
     partnersModule,
     usersModule,
-    animalsModule([]),
+    animalsModule(recordCollections.map(({ resource, segment }) => ({ table: resource.table, name: segment }))),
     readingsModule,
+    ...recordCollections.map(recordModule),
   ]
 }
 
@@ -112,8 +116,9 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
       routeCatalog.push({ method, url: route.url, hidden: Boolean(route.schema?.hide) })
     }
   })
-  app.setValidatorCompiler(makeValidatorCompiler())
-  for (const schema of [...sharedSchemas, ...modules.flatMap((m) => m.schemas ?? [])]) app.addSchema(schema)
+  const schemas = [...sharedSchemas, ...modules.flatMap((m) => m.schemas ?? [])]
+  for (const schema of schemas) app.addSchema(schema)
+  app.setValidatorCompiler(makeValidatorCompiler(schemas))
   if (!config.jwtSecret) throw new Error('buildApp needs a resolved JWT secret (see resolveJwtSecret)')
   app.addHook('onRequest', async (req, reply) => {
     void reply.header('x-request-id', req.id)
@@ -133,6 +138,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     callers,
     onCaller: quota.consumeQuota,
   })
+  idempotencyPlugin(app, { lockMs: config.requestTimeoutMs + 5000 })
   await registerOpenApi(app, modules.map(({ tag, description }) => ({ name: tag, description })))
   metricsPlugin(app, { token: config.metricsToken })
 

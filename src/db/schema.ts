@@ -133,6 +133,21 @@ export interface AnimalLocationReadingsTable {
   nodeuid: string
 }
 
+export interface IdempotencyKeysTable {
+  id: Generated<number>
+  uid: string | null
+  caller: string
+  key: string
+  fingerprint: string
+  owner: string
+  status_code: number | null
+  body: string | null
+  location: string | null
+  /** ms since epoch */
+  created_at: number
+  locked_until: number
+}
+
 export interface DB {
   users: UsersTable
   integrators: IntegratorsTable
@@ -143,4 +158,5 @@ export interface DB {
   animals: AnimalsTable
   animal_sensor_readings: AnimalSensorReadingsTable
   animal_location_readings: AnimalLocationReadingsTable
+  idempotency_keys: IdempotencyKeysTable
 }

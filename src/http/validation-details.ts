@@ -34,7 +34,7 @@ function describeIssue(issue: AjvIssue, part: string): FieldProblem {
 }
 
 /** A failed union reports each branch at the same field; one line per field is what a caller can act on. */
-function uniqueByField(problems: FieldProblem[]): FieldProblem[] {
+export function uniqueByField(problems: FieldProblem[]): FieldProblem[] {
   const seen = new Set<string>()
   return problems.filter((p) => !seen.has(p.field) && seen.add(p.field))
 }

@@ -1,7 +1,9 @@
-// Housekeeping inside the service: expired revocations and refresh tokens are pruned hourly.
-// Every process may run it; the deletes are idempotent.
+// Housekeeping inside the service: expired revocations, refresh tokens and idempotency keys are pruned
+// hourly. Every process may run it; the deletes are idempotent.
 import type { App } from '../types.ts'
+import { pruneKeys } from '../db/idempotency-keys.ts'
 import { pruneExpiredTokens } from '../modules/tokens/token-store.ts'
+import { IDEMPOTENCY_TTL_MS } from '../plugins/idempotency.ts'
 
 const HOUR_MS = 3_600_000
 
@@ -9,9 +11,10 @@ export function startMaintenance(app: App): () => void {
   const prune = async () => {
     try {
       const deleted = await pruneExpiredTokens(app.database.db, app.clock())
-      if (deleted.revocations + deleted.refreshTokens > 0) app.log.info({ deleted }, 'pruned expired token records')
+      const idempotencyKeys = await pruneKeys(app.database.db, app.clock() - IDEMPOTENCY_TTL_MS)
+      if (deleted.revocations + deleted.refreshTokens + idempotencyKeys > 0) app.log.info({ deleted: { ...deleted, idempotencyKeys } }, 'pruned expired records')
     } catch (err) {
-      app.log.warn({ err }, 'pruning expired token records failed; will retry next hour')
+      app.log.warn({ err }, 'pruning expired records failed; will retry next hour')
     }
   }
   const timer = setInterval(() => void prune(), HOUR_MS)

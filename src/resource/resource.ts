@@ -96,7 +96,7 @@ export function defineResource(definition: ResourceDefinition): Resource {
         if (variant.omit?.includes(name)) continue
         const required = variant.require?.includes(name) || (f.required && !variant.optional?.includes(name))
         const fallback = variant.defaults && name in variant.defaults ? variant.defaults[name] : f.default
-        const schema = fallback !== undefined ? f.schema({ default: fallback })
+        const schema = fallback !== undefined && !required ? f.schema({ default: fallback })
           : f.nullable === 'null' && !required ? Type.Union([f.schema(), Type.Null()]) : f.schema()
         properties[name] = required ? schema : Type.Optional(schema)
       }

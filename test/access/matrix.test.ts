@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test'
 import { SignJWT } from 'jose'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { createIntegrator, createUser } from '../support/fixtures.ts'
-import { routes, type Rule, type RouteCase } from './routes.ts'
+import { MATRIX_MAC, recordFixtures, routes, type Rule, type RouteCase } from './routes.ts'
 import { AUTH_ERRORS } from '../../src/auth/errors.ts'
 import { TokenSigner, type Subject } from '../../src/auth/jwt.ts'
 import { updateIntegrator } from '../../src/modules/tokens/integrators.repository.ts'
@@ -49,9 +49,10 @@ let ctx: TestContext
 let callers: Caller[]
 let ownerUid: string
 let someIntegratorUid: string
-/** The owner's animal, for :animalId and :animalMac. */
-const MATRIX_MAC = 'AA:BB:CC:00:00:01'
+/** The owner's animal (MATRIX_MAC), for :animalId and :animalMac. */
 let animalId: string
+/** A record of each collection and level, for the record item routes: "user:births" → its ID. */
+const recordIds = new Map<string, string>()
 let ownerEmail: string
 /** Puts the owner back, with its links, after a route that deleted it. */
 let restoreOwner: () => Promise<void>
@@ -77,6 +78,12 @@ before(async () => {
   someIntegratorUid = (await createIntegrator(ctx)).uid
   animalId = String((await insertAnimal(ctx.database.db, owner.uid, { MAC: MATRIX_MAC, Sex: 'female' }, createIdSource(Date.now))).id)
   ownerEmail = owner.email
+  const ownerToken = await mint({ kind: 'user', id: owner.uid })
+  for (const fixture of recordFixtures) {
+    const res = await ctx.app.inject({ method: 'POST', url: `/api/v1/users/${owner.uid}${fixture.path}`, headers: auth(ownerToken), payload: fixture.body(owner.uid) })
+    if (res.statusCode !== 201) throw new Error(`record fixture ${fixture.path}: ${res.statusCode} ${res.body}`)
+    recordIds.set(`${fixture.level}:${fixture.segment}`, res.json().data.ID as string)
+  }
   const db = ctx.database.db
   const ownerRow = await db.selectFrom('users').selectAll().where('uid', '=', owner.uid).executeTakeFirstOrThrow()
   const ownerLinks = await db.selectFrom('user_integrator_links').selectAll().where('uid', '=', owner.uid).execute()
@@ -169,7 +176,11 @@ before(async () => {
 after(() => ctx.close())
 
 function fillPath(url: string): string {
-  return url.replace(':userId', ownerUid).replace(':integratorUid', someIntegratorUid)
+  const record = /\/(animals\/:animalMac\/)?([a-z-]+)\/:[A-Za-z]+Id$/.exec(url)
+  const filled = record && recordIds.has(`${record[1] ? 'animal' : 'user'}:${record[2]}`)
+    ? url.replace(/:[A-Za-z]+Id$/, recordIds.get(`${record[1] ? 'animal' : 'user'}:${record[2]}`)!)
+    : url
+  return filled.replace(':userId', ownerUid).replace(':integratorUid', someIntegratorUid)
     .replace(':animalId', animalId).replace(':animalMac', MATRIX_MAC)
 }
 
@@ -178,18 +189,18 @@ const AFTER_EARLIER_WRITE = new Set([404, 409])
 /** Whether the OpenAPI document lists this status for the route. */
 function documents(route: RouteCase, status: number): boolean {
   const doc = ctx.app.swagger() as { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> }
-  const path = route.url.replace(/:([A-Za-z]+)/g, '{$1}')
+  const path = route.url.split('?')[0]!.replace(/:([A-Za-z]+)/g, '{$1}')
   return doc.paths[path]?.[route.method.toLowerCase()]?.responses?.[String(status)] !== undefined
 }
 
 async function request(route: RouteCase, headers: Record<string, string>) {
-  const body = route.body?.({ integratorUid: someIntegratorUid, userEmail: ownerEmail })
+  const body = route.body?.({ integratorUid: someIntegratorUid, userEmail: ownerEmail, userUid: ownerUid })
   return ctx.app.inject({ method: route.method, url: fillPath(route.url), headers, ...(body !== undefined ? { payload: body as object } : {}) })
 }
 
 describe('access matrix', () => {
   it('covers every route of the app', () => {
-    const known = new Set([...routes, ...probes].map((r) => `${r.method} ${r.url}`))
+    const known = new Set([...routes, ...probes].map((r) => `${r.method} ${r.url.split('?')[0]}`))
     const missing = ctx.app.routeCatalog.map((r) => `${r.method} ${r.url}`).filter((key) => !known.has(key))
     assert.deepEqual(missing, [], 'add these routes to test/access/routes.ts')
   })

@@ -6,6 +6,62 @@
 
 import { PASSWORD } from '../support/fixtures.ts'
 
+/** The owner's animal that every animal route and record names. */
+export const MATRIX_MAC = 'AA:BB:CC:00:00:01'
+
+// The spec's "Treatments, births and inseminations at user level" table: collection, item parameter, a valid create body.
+const USER_LEVEL: [string, string, (uid: string) => object][] = [
+  ['treatments', 'treatmentId', () => ({
+    Mac: MATRIX_MAC, Medicine: 'Amoxicillin', Diagnose: 'Cough', CustomName: 'Dr. Hansen', Comment: 'Matrix', TreatmentAmount: 2,
+    TreatmentCount: 0, TreatmentInterval: 24, StartDate: '2026-11-01', StartDateSeconds: 1793491200, Archived: false, PhoneHistory: [],
+  })],
+  ['births', 'birthId', (uid) => ({ MAC: MATRIX_MAC, Living: 12, Dead: 1, StartDate: '2026-11-01', StartTime: '06:40', Comment: 'Matrix', Archived: false, Uid: uid })],
+  ['inseminations', 'inseminationId', (uid) => ({
+    MAC: MATRIX_MAC, Boar: 'Duroc', GeneticLine: 'Landrace', Tubes: 2, StartDate: '2026-11-01', StartTime: '07:15', Archived: false, Occupied: true, Uid: uid,
+  })],
+]
+
+// The spec's "Per-animal production records" table: segment, item parameter, has range, a valid create body.
+const PER_ANIMAL: [string, string, boolean, object][] = [
+  ['births', 'birthId', true, { Living: 10, Dead: 0, StartDate: '2026-10-01' }],
+  ['inseminations', 'inseminationId', true, { Boar: 'Duroc', StartDate: '2026-10-01' }],
+  ['general-events', 'eventId', false, { Diagnose: 'Note', Description: 'Matrix' }],
+  ['pregnancy-checks', 'checkId', false, { checkDate: '2026-10-25', result: 'pregnant' }],
+  ['return-to-estrus', 'eventId', false, { returnDate: '2026-10-22', returnType: 'regular', daysSinceService: 21 }],
+  ['weanings', 'weaningId', false, { weaningDate: '2026-10-29', countWeaned: 11 }],
+  ['movements', 'movementId', false, { movementDate: '2026-10-20', fromStage: 'gestation', toStage: 'farrowing' }],
+]
+
+/** A record of each collection and level that the matrix creates first, for the item routes (see matrix.test.ts). */
+export const recordFixtures = [
+  ...USER_LEVEL.map(([segment, , body]) => ({ path: `/${segment}`, segment, level: 'user' as const, body })),
+  ...PER_ANIMAL.map(([segment, , , body]) => ({ path: `/animals/${MATRIX_MAC}/${segment}`, segment, level: 'animal' as const, body: () => body })),
+]
+
+/** Every record route is `own`: reads, then creates and changes, then deletes (the item rows read before they are deleted). */
+function recordRoutes(): RouteCase[] {
+  const reads: RouteCase[] = []
+  const writes: RouteCase[] = []
+  const deletes: RouteCase[] = []
+  for (const [segment, param, body] of USER_LEVEL) {
+    const base = `/api/v1/users/:userId/${segment}`
+    for (const view of ['', '/search', '/active', '/archived', `/:${param}`]) reads.push({ method: 'GET', url: `${base}${view}`, rule: 'own' })
+    writes.push({ method: 'POST', url: base, rule: 'own', body: ({ userUid }) => body(userUid) })
+    writes.push({ method: 'PATCH', url: `${base}/:${param}`, rule: 'own', body: () => ({ Archived: true }) })
+    deletes.push({ method: 'DELETE', url: `${base}/:${param}`, rule: 'own' })
+  }
+  reads.push({ method: 'GET', url: '/api/v1/users/:userId/births/statistics', rule: 'own' })
+  for (const [segment, param, range, body] of PER_ANIMAL) {
+    const base = `/api/v1/users/:userId/animals/:animalMac/${segment}`
+    for (const view of ['', '/recent', `/:${param}`]) reads.push({ method: 'GET', url: `${base}${view}`, rule: 'own' })
+    if (range) reads.push({ method: 'GET', url: `${base}/range?startDate=2026-01-01&endDate=2026-12-31`, rule: 'own' })
+    writes.push({ method: 'POST', url: base, rule: 'own', body: () => body })
+    writes.push({ method: 'PATCH', url: `${base}/:${param}`, rule: 'own', body: () => ({ Archived: true }) })
+    deletes.push({ method: 'DELETE', url: `${base}/:${param}`, rule: 'own' })
+  }
+  return [...reads, ...writes, ...deletes]
+}
+
 export type Rule =
   | 'public' // anyone, any header
   | 'bearer' // any valid access token
@@ -22,7 +78,7 @@ export interface RouteCase {
   url: string
   rule: Rule
   /** Body sent with the request, when the route takes one. */
-  body?: (ids: { integratorUid: string; userEmail: string }) => unknown
+  body?: (ids: { integratorUid: string; userEmail: string; userUid: string }) => unknown
   /** The request may delete the :userId account: the matrix restores it (with its links) after each caller. */
   deletesUser?: true
 }
@@ -77,7 +133,9 @@ export const routes: RouteCase[] = [
   { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/sensordata', rule: 'sensorData' },
   { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/sensordata/latest', rule: 'sensorData' },
   { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/sensordata/analytics', rule: 'sensorData' },
+  ...recordRoutes(),
+  // An animal that has records answers 409 (documented): they are never deleted silently.
   { method: 'DELETE', url: '/api/v1/users/:userId/animals/:animalId', rule: 'own' },
-  // Last: deleting the owner cascades away its animals and readings, which the rows above read.
+  // Last: deleting the owner cascades away its animals, readings and records, which the rows above read.
   { method: 'DELETE', url: '/api/v1/users/:userId', rule: 'own', deletesUser: true },
 ]

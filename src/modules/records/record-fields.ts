@@ -1,7 +1,7 @@
 // Fields that the record collections share: the animal's MAC, Archived, the owner's Uid, dates, times,
 // counts and free text, each with the spec's validation (non-empty strings, non-negative numbers).
 import Type from 'typebox'
-import { field, type FieldOptions } from '../../resource/field.ts'
+import { field, type FieldOptions, type StringOptions } from '../../resource/field.ts'
 import { MAC_PATTERN, normalizeMac } from '../animals/animals.rules.ts'
 import { UID_PATTERN } from '../users/users.rules.ts'
 
@@ -33,11 +33,11 @@ export const ownerUid = (options: { required: boolean }) => field.string({
 })
 
 /** A calendar date, YYYY-MM-DD. */
-export const date = (description: string, options: FieldOptions = {}) =>
+export const date = (description: string, options: StringOptions = {}) =>
   field.string({ format: 'date', maxLength: 10, description: `${description}, YYYY-MM-DD`, example: '2026-11-02', ...options })
 
 /** A time of day, HH:mm or HH:mm:ss. */
-export const time = (description: string, options: FieldOptions = {}) =>
+export const time = (description: string, options: StringOptions = {}) =>
   field.string({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$', maxLength: 8, description: `${description}, HH:mm or HH:mm:ss`, example: '06:40', ...options })
 
 /** A non-negative number (a count, an amount, a duration). */
@@ -49,5 +49,5 @@ export const timestamp = (description: string, options: FieldOptions = {}) =>
   field.number({ minimum: 0, maximum: 1e15, description, ...options })
 
 /** Free text: non-empty, at most 2,000 characters. */
-export const text = (description: string, example: string, options: FieldOptions = {}) =>
+export const text = (description: string, example: string, options: StringOptions = {}) =>
   field.string({ maxLength: 2000, description, example, ...options })

@@ -1,0 +1,58 @@
+// GET /users/:userId/births/statistics: totals of the user's births, optionally of one animal and
+// between two dates, with the derived figures of births.rules.ts.
+import { sql } from 'kysely'
+import Type from 'typebox'
+import { Envelope, ok } from '../../../http/envelope.ts'
+import { validationFailed, type FieldProblem } from '../../../http/errors.ts'
+import type { App } from '../../../types.ts'
+import { MAC_PATTERN, normalizeMac } from '../../animals/animals.rules.ts'
+import { UserPath } from '../../animals/animals.resource.ts'
+import { ISO_8601_PATTERN, calendarDay } from '../records.rules.ts'
+import { birthStatistics } from './births.rules.ts'
+
+const Figure = (description: string) => Type.Number({ minimum: 0, description })
+
+export const BirthStatisticsSchema = Type.Object({
+  totalBirths: Figure('Births counted'),
+  totalLiving: Figure('Piglets born alive, summed'),
+  totalDead: Figure('Piglets born dead, summed'),
+  averageLitterSize: Figure('(totalLiving + totalDead) / totalBirths; 0 without births'),
+  survivalRate: Figure('totalLiving / (totalLiving + totalDead) × 100, a percentage; 0 without piglets'),
+}, { title: 'BirthStatistics', additionalProperties: false })
+
+const IsoDate = (description: string) => Type.Optional(Type.String({ pattern: ISO_8601_PATTERN, maxLength: 40, description }))
+
+export async function birthStatisticsRoute(app: App) {
+  app.get('/users/:userId/births/statistics', {
+    schema: {
+      operationId: 'getBirthStatistics', summary: 'Birth statistics of the user',
+      description: 'Over every birth of the user (archived ones too), or of the animal `mac`, with StartDate between startDate and ' +
+        'endDate (ISO 8601, both inclusive, compared by UTC calendar day; either may be left out).',
+      params: UserPath,
+      querystring: Type.Object({
+        mac: Type.Optional(Type.String({ pattern: MAC_PATTERN, maxLength: 17, description: 'Only this animal\'s births (MAC in either case)' })),
+        startDate: IsoDate('First day'),
+        endDate: IsoDate('Last day'),
+      }),
+      response: { 200: Envelope(BirthStatisticsSchema) },
+    },
+    config: { access: 'own' },
+  }, async (req) => {
+    const { mac, startDate, endDate } = req.query
+    const from = startDate === undefined ? undefined : calendarDay(startDate)
+    const to = endDate === undefined ? undefined : calendarDay(endDate)
+    const problems: FieldProblem[] = []
+    if (startDate !== undefined && !from) problems.push({ field: 'query:startDate', message: 'is not a real date' })
+    if (endDate !== undefined && !to) problems.push({ field: 'query:endDate', message: 'is not a real date' })
+    if (from && to && from > to) problems.push({ field: 'query:startDate', message: 'must not be after endDate' })
+    if (problems.length > 0) throw validationFailed(problems)
+    const { rows } = await sql<{ births: number; living: number; dead: number }>`
+      SELECT count(*)::int AS births, coalesce(sum(b.living), 0)::float8 AS living, coalesce(sum(b.dead), 0)::float8 AS dead
+      FROM births b JOIN animals a ON a.uid = b.uid AND a.id = b.animal_id
+      WHERE b.uid = ${req.params.userId}
+        ${mac === undefined ? sql`` : sql`AND a.mac = ${normalizeMac(mac)}`}
+        ${from === undefined ? sql`` : sql`AND b.start_date >= ${from}`}
+        ${to === undefined ? sql`` : sql`AND b.start_date <= ${to}`}`.execute(app.database.db)
+    return ok(birthStatistics(rows[0]!))
+  })
+}

@@ -1,0 +1,60 @@
+// Inseminations (services): the spec's strict user-level record, and the relaxed animal-level one with
+// its optional breeding fields. One store: both views read the same records.
+import Type from 'typebox'
+import { field } from '../../../resource/field.ts'
+import { defineResource } from '../../../resource/resource.ts'
+import { defineRecordCollection } from '../record-collection.ts'
+import { animalMac, archived, count, date, ownerUid, text, time } from '../record-fields.ts'
+
+export const SERVICE_TYPES = ['AI', 'natural'] as const
+
+const ScanningResult = (extra: Record<string, unknown>) => Type.Object({
+  Confirmed: Type.Boolean({ description: 'Pregnancy confirmed by the scan' }),
+  ScanningDate: Type.String({ format: 'date', maxLength: 10, description: 'YYYY-MM-DD', examples: ['2026-12-01'] }),
+  Notes: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+}, { additionalProperties: false, ...extra })
+
+export const inseminations = defineRecordCollection({
+  segment: 'inseminations',
+  idParam: 'inseminationId',
+  names: { singular: 'Insemination', plural: 'Inseminations', label: 'Insemination' },
+  macField: 'MAC',
+  description: 'Inseminations (services) of the user\'s sows',
+  resource: defineResource({
+    name: 'Insemination',
+    table: 'inseminations',
+    description: 'A service of one of the user\'s sows. Created at user level it carries the spec\'s required fields; created per ' +
+      'animal, only Boar and StartDate are required and the breeding fields are optional.',
+    fields: {
+      ID: field.id(),
+      MAC: animalMac(),
+      Uid: ownerUid({ required: false }),
+      Boar: text('Boar or semen used', 'Duroc DK-4471', { required: true, maxLength: 200, caseInsensitive: true }),
+      GeneticLine: text('Genetic line', 'Landrace x Yorkshire', { maxLength: 200, caseInsensitive: true }),
+      Tubes: count('Semen tubes (doses) used', { example: 2 }),
+      StartDate: date('Day of the service', { required: true }),
+      StartTime: time('Time of the service'),
+      Archived: archived(),
+      Occupied: field.boolean({ default: false, description: 'The sow is served (occupied)', example: true }),
+      serviceOrder: count('Which service of this heat: 1, 2, 3, ...', { example: 1 }),
+      serviceType: field.enum(SERVICE_TYPES, { description: 'AI or natural', example: 'AI' }),
+      semenSource: text('Where the semen came from', 'Boar station Nord', { maxLength: 200 }),
+      SemenBatch: text('Semen batch', 'B-2026-1147', { maxLength: 200 }),
+      Technician: text('Who served the sow', 'J. Larsen', { maxLength: 200 }),
+      BreedingGroup: text('Breeding group', 'Week 45', { maxLength: 200 }),
+      HeatDetectionDate: date('Heat detected'),
+      ExpectedFarrowingDate: date('Expected farrowing'),
+      PregnancyCheckDate: date('Pregnancy check planned'),
+      ReturnToEstrusDate: date('Return to estrus seen'),
+      ServiceNumber: count('Services of this sow in all', { example: 7 }),
+      Parity: count('The sow\'s parity', { example: 3 }),
+      ScanningResult: field.json(ScanningResult, { description: 'The pregnancy scan' }),
+      t: field.createdAt(),
+    },
+  }),
+  userLevel: {
+    search: { archived: 'Archived', mac: 'MAC', boar: 'Boar', geneticLine: 'GeneticLine' },
+    create: { require: ['GeneticLine', 'Tubes', 'StartTime', 'Archived', 'Occupied', 'Uid'] },
+  },
+  animalLevel: { create: { optional: ['MAC'] }, rangeField: 'StartDate' },
+})
