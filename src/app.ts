@@ -19,6 +19,7 @@ import { idempotencyPlugin } from './plugins/idempotency.ts'
 import { jsonBodyPlugin } from './plugins/json-body.ts'
 import { limitsPlugin } from './plugins/limits.ts'
 import { metricsPlugin } from './plugins/metrics.ts'
+import { cachingSerializerFactory } from './plugins/serialization.ts'
 import { makeValidatorCompiler } from './plugins/validation.ts'
 import { healthModule } from './modules/health/health.routes.ts'
 import { tokensModule } from './modules/tokens/tokens.routes.ts'
@@ -100,6 +101,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    schemaController: { compilersFactory: { buildSerializer: cachingSerializerFactory } },
   })
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const modules = featureModules(database, deps.redis)
