@@ -16,6 +16,9 @@ export interface ListParams {
   sortOrder: 'asc' | 'desc'
 }
 
+/** The highest page number: beyond it an offset would leave any list (a bound, so that no number overflows SQL). */
+export const PAGE_MAX = 1_000_000
+
 export const SortOrder = Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'], default: 'desc', description: 'asc or desc' })
 
 /** A string enum that validates and documents as `enum` (one error line, not one per branch). */
@@ -31,7 +34,7 @@ export function StringEnum<T extends string>(values: readonly T[], options: { de
  */
 export function listQueryProperties(limits: Limits, fields: ListFields, defaultSort: string) {
   return {
-    page: Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' }),
+    page: Type.Integer({ minimum: 1, maximum: PAGE_MAX, default: 1, description: `Page number, 1-${PAGE_MAX}` }),
     limit: Type.Integer({ minimum: 1, maximum: limits.pageLimitMax, default: limits.pageLimitDefault, description: `Page size, 1-${limits.pageLimitMax}` }),
     sortBy: StringEnum(Object.keys(fields), { default: defaultSort, description: 'Field to sort by' }),
     sortOrder: SortOrder,

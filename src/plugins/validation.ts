@@ -1,8 +1,12 @@
 // Two Ajv instances: bodies are validated strictly (a "5" in a number field is a 400, never coerced),
 // query strings, path parameters and headers are coerced per schema since they arrive as text.
+// After the schema, every value is checked for what no schema keyword expresses and no store keeps:
+// a NUL character (PostgreSQL text cannot hold U+0000), a lone surrogate (not valid UTF-8) and a number
+// that is not finite (1e309 parses to Infinity).
 import { Ajv, type Options } from 'ajv'
 import { createRequire } from 'node:module'
-import type { FastifySchemaCompiler } from 'fastify'
+import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify'
+import type { FastifyValidationResult } from 'fastify/types/schema.js'
 import type { TSchema } from 'typebox'
 
 // ajv-formats is CommonJS with a default export that ESM sees wrapped; require() gives the function itself.
@@ -20,7 +24,41 @@ export function makeValidatorCompiler(schemas: readonly TSchema[]): FastifySchem
   const strict = makeAjv({ coerceTypes: false }, schemas)
   const coercing = makeAjv({ coerceTypes: 'array' }, schemas)
   return ({ schema, httpPart }) => {
-    const ajv = httpPart === 'body' ? strict : coercing
-    return ajv.compile(schema as object)
+    const validate = (httpPart === 'body' ? strict : coercing).compile(schema as object)
+    const checked: FastifyValidationResult = (data: unknown) => {
+      if (!validate(data)) {
+        checked.errors = validate.errors as FastifySchemaValidationError[]
+        return false
+      }
+      const problem = unstorableValue(data, '')
+      checked.errors = problem ? [{ instancePath: problem.path, keyword: 'storable', message: problem.message, params: {}, schemaPath: '' }] : null
+      return !problem
+    }
+    return checked
   }
+}
+
+/** The first value under `data` that no store keeps faithfully, with its JSON pointer; keys count too. */
+export function unstorableValue(data: unknown, path: string): { path: string; message: string } | undefined {
+  if (typeof data === 'string') {
+    if (data.includes('\u0000')) return { path, message: 'must not contain the NUL character (U+0000)' }
+    if (!data.isWellFormed()) return { path, message: 'must be well-formed Unicode (it holds a lone surrogate)' }
+    return undefined
+  }
+  if (typeof data === 'number') return Number.isFinite(data) ? undefined : { path, message: 'must be a finite number' }
+  if (Array.isArray(data)) {
+    for (let i = 0; i < data.length; i++) {
+      const problem = unstorableValue(data[i], `${path}/${i}`)
+      if (problem) return problem
+    }
+    return undefined
+  }
+  if (data !== null && typeof data === 'object') {
+    for (const [key, value] of Object.entries(data)) {
+      const pointer = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`
+      const problem = unstorableValue(key, pointer) ?? unstorableValue(value, pointer)
+      if (problem) return problem
+    }
+  }
+  return undefined
 }

@@ -44,8 +44,8 @@ export const IngestResult = Type.Object({
 
 export function ReadingsQuery(limits: Limits) {
   return Type.Object({
-    startTime: Type.Optional(Type.Integer({ minimum: 0, description: 'ms since epoch, inclusive' })),
-    endTime: Type.Optional(Type.Integer({ minimum: 0, description: 'ms since epoch, inclusive' })),
+    startTime: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'ms since epoch, inclusive' })),
+    endTime: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'ms since epoch, inclusive' })),
     limit: Type.Integer({ minimum: 1, maximum: limits.readingsLimitMax, default: limits.readingsLimitDefault, description: `Rows, 1-${limits.readingsLimitMax}` }),
     sortOrder: SortOrder,
   })
