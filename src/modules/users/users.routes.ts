@@ -102,7 +102,7 @@ export const usersModule = defineModule({
           body: CreateUserBody,
           response: { 201: Envelope(UserRef, 'The created user'), 409: Type.Ref('ErrorEnvelope', { description: 'Uid or Email already in use' }) },
         },
-        config: { access: 'bdUser' },
+        config: { access: 'bdUser', idempotent: true },
       }, async (req, reply) => {
         const body = req.body
         const uid = String(body.Uid)
@@ -241,7 +241,7 @@ export const usersModule = defineModule({
             409: Type.Ref('ErrorEnvelope', { description: 'The account holds the most push tokens allowed' }),
           },
         },
-        config: { access: 'own' },
+        config: { access: 'own', idempotent: true },
       }, async (req, reply) => {
         const { token, customName, name, email, rank } = req.body
         const result = await addPushToken(db, { uid: req.params.userId, token, custom_name: customName, name, email, rank: rank ?? null, t: app.clock() })
