@@ -14,12 +14,13 @@ import { sharedSchemas } from './http/envelope.ts'
 import { API_PREFIX } from './http/route-policy.ts'
 import { accessPlugin } from './plugins/access.ts'
 import { registerDocsRoutes, registerOpenApi } from './plugins/docs.ts'
-import { errorsPlugin } from './plugins/errors.ts'
+import { clientErrorHandler, errorsPlugin, frameworkErrorHandler } from './plugins/errors.ts'
 import { idempotencyPlugin } from './plugins/idempotency.ts'
 import { jsonBodyPlugin } from './plugins/json-body.ts'
 import { limitsPlugin } from './plugins/limits.ts'
 import { metricsPlugin } from './plugins/metrics.ts'
 import { cachingSerializerFactory } from './plugins/serialization.ts'
+import { shutdownPlugin } from './plugins/shutdown.ts'
 import { makeValidatorCompiler } from './plugins/validation.ts'
 import { healthModule } from './modules/health/health.routes.ts'
 import { tokensModule } from './modules/tokens/tokens.routes.ts'
@@ -92,13 +93,20 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
       return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID()
     },
     bodyLimit: config.bodyLimitBytes,
+    // REQUEST_TIMEOUT_MS bounds the headers and the whole request. Node checks those timeouts every
+    // connectionsCheckingInterval (30 s by default), which let a slow client last up to twice as long.
+    // The socket's own inactivity timeout comes later, so that a slow client gets the 408 of those first.
     requestTimeout: config.requestTimeoutMs,
-    connectionTimeout: config.requestTimeoutMs,
+    connectionTimeout: config.requestTimeoutMs + 5000,
+    http: { headersTimeout: config.requestTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, config.requestTimeoutMs) },
     // Fastify takes a hop count as a number at run time; its type only lists the other forms.
     trustProxy: config.trustProxy as boolean | string[],
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    return503OnClosing: true,
+    // The 503 of a closing server comes from plugins/shutdown.ts, in the envelope and with Retry-After.
+    return503OnClosing: false,
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     schemaController: { compilersFactory: { buildSerializer: cachingSerializerFactory } },
@@ -126,6 +134,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     void reply.header('x-request-id', req.id)
   })
   errorsPlugin(app)
+  shutdownPlugin(app)
   jsonBodyPlugin(app)
   // Limits before auth: the IP limit refuses early; the daily quota counts once the caller is known.
   const quota = limitsPlugin(app, { config, redis: deps.redis, clock: app.clock })

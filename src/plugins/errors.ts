@@ -1,6 +1,7 @@
 // One error handler writes every failure in the spec's envelope:
 // {success:false, error, details?, timestamp}. 5xx are logged with the request id; bodies never carry
 // stacks or SQL.
+import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, VALIDATION_FAILED, type FieldProblem } from '../http/errors.ts'
 import { isStoreUnavailable } from '../db/errors.ts'
@@ -15,20 +16,31 @@ interface ErrorResponse {
 
 export function errorsPlugin(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    const response = toErrorResponse(err)
-    if (response.statusCode >= 500) {
-      req.log.error({ err }, response.statusCode === 503 ? 'store unavailable' : 'unexpected fault')
+    // A client that hangs up mid-upload breaks the body stream (ECONNRESET): its fault, not a store's.
+    const clientGone = req.raw.aborted || req.raw.socket?.destroyed === true
+    const response = clientGone ? { statusCode: 400, error: 'The client closed the connection before the request was complete' } : toErrorResponse(err)
+    // Error level is kept for what an operator must act on: an unexpected fault, or a store that cannot be
+    // reached. Deliberate answers (a 501 for an unconfigured feature, any 4xx) are refusals, logged at info.
+    if (clientGone) {
+      req.log.info({ code: err.code }, 'client closed the connection mid-request')
+    } else if (response.statusCode === 503 && !(err instanceof ApiError)) {
+      req.log.error({ err }, 'store unavailable')
+    } else if (response.statusCode >= 500 && !(err instanceof ApiError)) {
+      req.log.error({ err }, 'unexpected fault')
     } else {
       req.log.info({ statusCode: response.statusCode, error: response.error }, 'request refused')
     }
-    if (response.headers) void reply.headers(response.headers)
+    if ('headers' in response && response.headers) void reply.headers(response.headers)
     return reply.status(response.statusCode).send({
       success: false,
       error: response.error,
-      ...(response.details ? { details: response.details } : {}),
+      ...('details' in response && response.details ? { details: response.details } : {}),
       timestamp: new Date().toISOString(),
     })
   })
+
+  // A request the router cannot read (bad %-encoding, an over-long path segment) still gets the envelope.
+  // Fastify hands these to its `frameworkErrors` option: see frameworkErrorHandler below.
 
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? req.url
@@ -66,4 +78,39 @@ export function toErrorResponse(err: FastifyError): ErrorResponse {
     return { statusCode: err.statusCode, error: err.message }
   }
   return { statusCode: 500, error: 'Internal server error' }
+}
+
+/** Fastify's `frameworkErrors` option: router-level failures answered in the envelope. */
+export function frameworkErrorHandler(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
+  const response = err.code === 'FST_ERR_BAD_URL' ? { statusCode: 400, error: 'The URL is not valid: a %-escape in it does not decode' }
+    : err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? { statusCode: 414, error: 'A segment of the URL path is too long' }
+      : toErrorResponse(err)
+  req.log.info({ statusCode: response.statusCode, code: err.code }, 'request refused')
+  void reply.header('x-request-id', req.id)
+  return reply.status(response.statusCode).send(envelopeOf(response.error))
+}
+
+function envelopeOf(error: string) {
+  return { success: false, error, timestamp: new Date().toISOString() }
+}
+
+const CLIENT_ERRORS: Record<string, { status: number; error: string }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, error: 'The request took longer than the server waits for one' },
+  HPE_HEADER_OVERFLOW: { status: 431, error: 'The request headers are larger than the server accepts' },
+}
+
+/**
+ * The server's `clientError` event (Fastify's clientErrorHandler): a request Node's HTTP parser refuses
+ * before Fastify sees it (malformed, headers too large, too slow) still gets the envelope, then the socket closes.
+ * @see https://nodejs.org/api/http.html#event-clienterror
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: import('node:net').Socket) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const { status, error } = CLIENT_ERRORS[err.code ?? ''] ?? { status: 400, error: 'The request is not valid HTTP' }
+  const body = JSON.stringify(envelopeOf(error))
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+  }
+  socket.destroy()
 }

@@ -28,6 +28,8 @@ export interface TestAppOptions {
   extend?: AppDependencies['extend']
   /** Skip opening Redis even when REDIS_URL is set. */
   noRedis?: boolean
+  /** A logger instead of none (tests about logging). */
+  logger?: AppDependencies['logger']
 }
 
 /** Environment of the mode under test: the real servers when the suite runs with DATABASE_URL/REDIS_URL. */
@@ -71,7 +73,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
   }
   let app: App
   try {
-    app = await buildApp({ config, database, redis, clock: options.clock, logger: false, extend: options.extend })
+    app = await buildApp({ config, database, redis, clock: options.clock, logger: options.logger ?? false, extend: options.extend })
   } catch (err) {
     redis?.disconnect()
     await database.close()

@@ -47,7 +47,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
       const listProperties = () => listQueryProperties(limits, resource.sortFields, 't')
       const ListQuery = (extra: Record<string, TSchema> = {}, description?: string) =>
         Type.Object({ ...listProperties(), ...extra }, { ...listQueryOptions, ...(description ? { description } : {}) })
-      const conflictFree = { 404: Type.Ref('ErrorEnvelope', { description: `No such ${names.label.toLowerCase()} (or animal) of the user` }) }
+      const notFoundResponse = { 404: Type.Ref('ErrorEnvelope', { description: `No such ${names.label.toLowerCase()} (or animal) of the user` }) }
 
       async function requireAnimal(uid: string, mac: string): Promise<AnimalRow> {
         const animal = await findAnimalByMac(db, uid, mac)
@@ -205,7 +205,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
         app.patch(`${base}/:${idParam}`, {
           schema: {
             operationId: `update${names.singular}`, summary: `Change a ${names.label.toLowerCase()}`, description: patchDescription,
-            params: ItemPath, body: resource.patchBody(), response: { 200: Envelope(resource.ref), ...conflictFree },
+            params: ItemPath, body: resource.patchBody(), response: { 200: Envelope(resource.ref), ...notFoundResponse },
           },
           attachValidation: true,
           config: { access: 'own' },
@@ -308,7 +308,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
         app.patch(`${base}/:${idParam}`, {
           schema: {
             operationId: `updateAnimal${names.singular}`, summary: `Change one of the animal's ${names.plural.toLowerCase()}`, description: patchDescription,
-            params: ItemPath, body: resource.patchBody(), response: { 200: Envelope(resource.ref), ...conflictFree },
+            params: ItemPath, body: resource.patchBody(), response: { 200: Envelope(resource.ref), ...notFoundResponse },
           },
           attachValidation: true,
           config: { access: 'own' },
