@@ -2,6 +2,7 @@
 // {success:false, error, details?, timestamp}. 5xx are logged with the request id; bodies never carry
 // stacks or SQL.
 import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, VALIDATION_FAILED, type FieldProblem } from '../http/errors.ts'
 import { isStoreUnavailable } from '../db/errors.ts'
@@ -81,13 +82,12 @@ export function toErrorResponse(err: FastifyError): ErrorResponse {
 }
 
 /** Fastify's `frameworkErrors` option: router-level failures answered in the envelope. */
-export function frameworkErrorHandler(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
+export function frameworkErrorHandler(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
   const response = err.code === 'FST_ERR_BAD_URL' ? { statusCode: 400, error: 'The URL is not valid: a %-escape in it does not decode' }
     : err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? { statusCode: 414, error: 'A segment of the URL path is too long' }
       : toErrorResponse(err)
   req.log.info({ statusCode: response.statusCode, code: err.code }, 'request refused')
-  void reply.header('x-request-id', req.id)
-  return reply.status(response.statusCode).send(envelopeOf(response.error))
+  void reply.header('x-request-id', req.id).status(response.statusCode).send(envelopeOf(response.error))
 }
 
 function envelopeOf(error: string) {
@@ -104,7 +104,7 @@ const CLIENT_ERRORS: Record<string, { status: number; error: string }> = {
  * before Fastify sees it (malformed, headers too large, too slow) still gets the envelope, then the socket closes.
  * @see https://nodejs.org/api/http.html#event-clienterror
  */
-export function clientErrorHandler(err: Error & { code?: string }, socket: import('node:net').Socket) {
+export function clientErrorHandler(err: Error & { code?: string }, socket: Socket) {
   if (err.code === 'ECONNRESET' || socket.destroyed) return
   const { status, error } = CLIENT_ERRORS[err.code ?? ''] ?? { status: 400, error: 'The request is not valid HTTP' }
   const body = JSON.stringify(envelopeOf(error))
