@@ -11,7 +11,7 @@ import type { CallerSource } from './auth/caller.ts'
 import { TokenSigner } from './auth/jwt.ts'
 import type { ApiModule } from './http/api-module.ts'
 import { sharedSchemas } from './http/envelope.ts'
-import { API_PREFIX } from './http/route-policy.ts'
+import { API_PREFIX, MAX_PATH_SEGMENT } from './http/route-policy.ts'
 import { accessPlugin } from './plugins/access.ts'
 import { registerDocsRoutes, registerOpenApi } from './plugins/docs.ts'
 import { clientErrorHandler, errorsPlugin, frameworkErrorHandler } from './plugins/errors.ts'
@@ -108,7 +108,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
     forceCloseConnections: 'idle',
-    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PATH_SEGMENT },
     schemaController: { compilersFactory: { buildSerializer: cachingSerializerFactory } },
   })
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()

@@ -6,6 +6,12 @@
 export const API_PREFIX = '/api/v1'
 
 /**
+ * The longest path segment the router reads (longer is a 414). Ids and MACs in paths accept any string
+ * up to it, so that one naming nothing of the account's is a 404 whatever its form (decisions.md).
+ */
+export const MAX_PATH_SEGMENT = 200
+
+/**
  * - public: anyone, with or without a token
  * - bearer: any valid access token
  * - userToken: a user token (acting on its own account)

@@ -2,6 +2,7 @@
 import Type from 'typebox'
 import type { Limits } from '../../config.ts'
 import { StringEnum, listQueryOptions, listQueryProperties } from '../../http/list-params.ts'
+import { MAX_PATH_SEGMENT } from '../../http/route-policy.ts'
 import { field } from '../../resource/field.ts'
 import { defineResource } from '../../resource/resource.ts'
 import { UID_PATTERN } from '../users/users.rules.ts'
@@ -69,11 +70,11 @@ export const UserPath = Type.Object({ userId: Uid })
 /** Ids and MACs that name nothing of the account's answer 404 whatever their form (decisions.md), so they are not patterned here. */
 export const AnimalPath = Type.Object({
   userId: Uid,
-  animalId: Type.String({ minLength: 1, maxLength: 64, description: 'The animal\'s ID, or its tag MAC (either case)' }),
+  animalId: Type.String({ minLength: 1, maxLength: MAX_PATH_SEGMENT, description: 'The animal\'s ID, or its tag MAC (either case)' }),
 })
 export const AnimalMacPath = Type.Object({
   userId: Uid,
-  animalMac: Type.String({ minLength: 1, maxLength: 64, description: 'The tag MAC, AA:BB:CC:DD:EE:FF (either case)', examples: ['AA:BB:CC:DD:EE:01'] }),
+  animalMac: Type.String({ minLength: 1, maxLength: MAX_PATH_SEGMENT, description: 'The tag MAC, AA:BB:CC:DD:EE:FF (either case)', examples: ['AA:BB:CC:DD:EE:01'] }),
 })
 
 export function AnimalListQuery(limits: Limits) {

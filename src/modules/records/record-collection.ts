@@ -29,9 +29,15 @@ export interface RecordCollection {
     rangeField?: string
   }
   /** Rules across fields, on a create body or on a stored record with a change applied. */
-  rules?: (record: ApiObject) => FieldProblem[]
+  rules?: RecordRule[]
   /** Routes of this collection alone (births statistics), registered before the generic ones. */
   extraRoutes?: (app: App) => Promise<void>
+}
+
+export interface RecordRule {
+  /** The fields the rule reads: it is skipped while one of them has a problem of its own. */
+  fields: string[]
+  check: (record: ApiObject) => FieldProblem[]
 }
 
 export function defineRecordCollection(collection: RecordCollection): RecordCollection {

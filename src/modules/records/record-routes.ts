@@ -4,6 +4,7 @@
 import type { FastifyRequest } from 'fastify'
 import Type, { type TSchema } from 'typebox'
 import { createIdSource } from '../../db/ids.ts'
+import { MAX_PATH_SEGMENT } from '../../http/route-policy.ts'
 import { defineModule, type ApiModule } from '../../http/api-module.ts'
 import { created } from '../../http/created.ts'
 import { Envelope, MessageEnvelope, PageEnvelope, ok, okMessage, page } from '../../http/envelope.ts'
@@ -22,8 +23,13 @@ import {
 import { ISO_8601_PATTERN, calendarDay, recordIdOf } from './records.rules.ts'
 
 const Uid = Type.String({ pattern: UID_PATTERN, maxLength: 128 })
-const RecordId = (label: string) => Type.String({ minLength: 1, maxLength: 64, description: `The ${label.toLowerCase()}'s ID`, examples: ['1767225600000'] })
+const RecordId = (label: string) => Type.String({ minLength: 1, maxLength: MAX_PATH_SEGMENT, description: `The ${label.toLowerCase()}'s ID`, examples: ['1767225600000'] })
 const IsoDate = (description: string) => Type.String({ pattern: ISO_8601_PATTERN, maxLength: 40, description: `${description}: ISO 8601, a date or a date and time (compared by UTC calendar day)`, examples: ['2026-11-01'] })
+
+/** The body as an object: a body that failed validation may be null, absent or an array (its errors say so). */
+function bodyOf(req: FastifyRequest): ApiObject {
+  return req.body !== null && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body as ApiObject : {}
+}
 
 /** The body's schema errors (with attachValidation they reach the handler), to report with the rules' own. */
 function bodyProblems(req: FastifyRequest): FieldProblem[] {
@@ -63,8 +69,9 @@ export function recordModule(collection: RecordCollection): ApiModule {
       }
 
       /** Problems a body has beyond its schema: its MAC, its Uid, the collection's rules. */
-      async function crossChecks(req: FastifyRequest, uid: string, body: ApiObject, pathAnimal: AnimalRow | undefined): Promise<{ problems: FieldProblem[]; animal: AnimalRow | undefined }> {
+      async function crossChecks(req: FastifyRequest, uid: string, pathAnimal: AnimalRow | undefined): Promise<{ problems: FieldProblem[]; animal: AnimalRow | undefined }> {
         const problems = bodyProblems(req)
+        const body = bodyOf(req)
         const flagged = (field: string) => problems.some((p) => p.field === field)
         let animal = pathAnimal
         const mac = body[macField]
@@ -77,30 +84,36 @@ export function recordModule(collection: RecordCollection): ApiModule {
           }
         }
         if (body.Uid !== undefined && body.Uid !== uid && !flagged('Uid')) problems.push({ field: 'Uid', message: 'must equal the user id of the path' })
-        if (problems.length === 0) problems.push(...(collection.rules?.(body) ?? []))
+        problems.push(...checkRules(body, flagged))
         return { problems: uniqueByField(problems), animal }
       }
 
-      async function create(req: FastifyRequest, uid: string, body: ApiObject, pathAnimal: AnimalRow | undefined) {
-        const { problems, animal } = await crossChecks(req, uid, body, pathAnimal)
+      /** The collection's rules on a whole record, but for those that read a field with a problem of its own. */
+      function checkRules(record: ApiObject, flagged: (field: string) => boolean = () => false): FieldProblem[] {
+        return (collection.rules ?? []).filter((rule) => !rule.fields.some(flagged)).flatMap((rule) => rule.check(record))
+      }
+
+      async function create(req: FastifyRequest, uid: string, pathAnimal: AnimalRow | undefined) {
+        const { problems, animal } = await crossChecks(req, uid, pathAnimal)
         if (problems.length > 0 || !animal) throw validationFailed(problems)
         try {
-          return await insertRecord(db, resource, uid, animal.id, resource.toColumns(body), ids)
+          return await insertRecord(db, resource, uid, animal.id, resource.toColumns(bodyOf(req)), ids)
         } catch (err) {
           if (err instanceof AnimalGoneError) throw validationFailed([{ field: macField, message: 'is not one of the user\'s animals' }])
           throw err
         }
       }
 
-      async function update(req: FastifyRequest, scope: RecordScope, idText: string, body: ApiObject) {
+      async function update(req: FastifyRequest, scope: RecordScope, idText: string) {
         const id = recordIdOf(idText)
         if (id === undefined) throw notFound(names.label)
-        const { problems, animal } = await crossChecks(req, scope.uid, body, undefined)
+        const { problems, animal } = await crossChecks(req, scope.uid, undefined)
         if (problems.length > 0) throw validationFailed(problems)
-        const columns = { ...resource.toColumns(body), ...(animal ? { animal_id: animal.id } : {}) }
+        const columns = { ...resource.toColumns(bodyOf(req)), ...(animal ? { animal_id: animal.id } : {}) }
         let result
         try {
-          result = await updateRecord(db, resource, scope, id, columns, new Date(app.clock()), (row) => collection.rules?.(toApi(row)) ?? [])
+          // The rules see the record as it would be stored: the current one with the change applied.
+          result = await updateRecord(db, resource, scope, id, columns, new Date(app.clock()), (current) => checkRules({ ...toApi(current), ...bodyOf(req) }))
         } catch (err) {
           if (err instanceof AnimalGoneError) throw validationFailed([{ field: macField, message: 'is not one of the user\'s animals' }])
           throw err
@@ -129,16 +142,16 @@ export function recordModule(collection: RecordCollection): ApiModule {
         const ItemPath = Type.Object({ userId: Uid, [idParam]: RecordId(names.label) })
         const idOf = (req: FastifyRequest) => (req.params as Record<string, string>)[idParam]!
         const uidOf = (req: FastifyRequest) => (req.params as { userId: string }).userId
-        const listOne = (archived: boolean | undefined) => async (req: FastifyRequest) => {
+        /** A page of the list, of its active or archived part, or of the search's matches. */
+        const listOne = (view: { archived?: boolean; search?: true }) => async (req: FastifyRequest) => {
           const query = req.query as Record<string, unknown> & { page: number; limit: number; sortBy: string; sortOrder: 'asc' | 'desc' }
-          const { userId } = req.params as { userId: string }
           const matches: Record<string, string | boolean> = {}
-          for (const [param, fieldName] of Object.entries(user.search)) {
+          for (const [param, fieldName] of Object.entries(view.search ? user.search : {})) {
             const value = query[param]
             if (typeof value === 'string' || typeof value === 'boolean') matches[fieldName] = value
           }
-          const { rows, total } = await listRecords(db, resource, { uid: userId }, query, parseFilters(query, resource.filterFields),
-            { archived, matches: archived === undefined ? matches : {} })
+          const { rows, total } = await listRecords(db, resource, { uid: uidOf(req) }, query, parseFilters(query, resource.filterFields),
+            { archived: view.archived, matches })
           return page(rows.map(toApi), query.page, query.limit, total)
         }
         const searchParams: Record<string, TSchema> = {}
@@ -156,7 +169,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
             params: UserPath, querystring: ListQuery(), response: { 200: PageEnvelope(resource.ref) },
           },
           config: { access: 'own' },
-        }, listOne(undefined))
+        }, listOne({}))
 
         app.get(`${base}/search`, {
           schema: {
@@ -166,7 +179,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
             params: UserPath, querystring: ListQuery(searchParams), response: { 200: PageEnvelope(resource.ref) },
           },
           config: { access: 'own' },
-        }, listOne(undefined))
+        }, listOne({ search: true }))
 
         for (const [view, archived] of [['active', false], ['archived', true]] as const) {
           app.get(`${base}/${view}`, {
@@ -177,7 +190,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
               params: UserPath, querystring: ListQuery(), response: { 200: PageEnvelope(resource.ref) },
             },
             config: { access: 'own' },
-          }, listOne(archived))
+          }, listOne({ archived }))
         }
 
         app.get(`${base}/:${idParam}`, {
@@ -198,7 +211,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
           attachValidation: true,
           config: { access: 'own', idempotent: true },
         }, async (req, reply) => {
-          const row = await create(req, req.params.userId, req.body, undefined)
+          const row = await create(req, req.params.userId, undefined)
           return created(reply, `/users/${req.params.userId}/${segment}/${String(row.id)}`, ok(toApi(row), `${names.label} created`))
         })
 
@@ -209,7 +222,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
           },
           attachValidation: true,
           config: { access: 'own' },
-        }, async (req) => update(req, { uid: uidOf(req) }, idOf(req), req.body))
+        }, async (req) => update(req, { uid: uidOf(req) }, idOf(req)))
 
         app.delete(`${base}/:${idParam}`, {
           schema: {
@@ -301,7 +314,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
           config: { access: 'own', idempotent: true },
         }, async (req, reply) => {
           const { animal } = await scopeOf(req)
-          const row = await create(req, req.params.userId, req.body, animal)
+          const row = await create(req, req.params.userId, animal)
           return created(reply, `/users/${req.params.userId}/animals/${animal.mac}/${segment}/${String(row.id)}`, ok(toApi(row), `${names.label} created`))
         })
 
@@ -312,7 +325,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
           },
           attachValidation: true,
           config: { access: 'own' },
-        }, async (req) => update(req, (await scopeOf(req)).scope, idOf(req), req.body))
+        }, async (req) => update(req, (await scopeOf(req)).scope, idOf(req)))
 
         app.delete(`${base}/:${idParam}`, {
           schema: {

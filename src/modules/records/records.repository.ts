@@ -91,26 +91,22 @@ export async function insertRecord(db: Kysely<DB>, resource: Resource, uid: stri
 }
 
 /**
- * Changes a record in one transaction. `check` sees the record as it would be stored; problems it
- * returns roll the change back and are returned instead. undefined when there is no such record.
+ * Changes a record in one transaction. `check` sees the record as stored (locked against concurrent
+ * changes); problems it returns leave the record unchanged and are returned instead. undefined when
+ * there is no such record.
  */
 export async function updateRecord<P>(db: Kysely<DB>, resource: Resource, scope: RecordScope, id: number, columns: Row, now: Date,
-  check: (row: Row) => P[]): Promise<{ row: Row } | { problems: P[] } | undefined> {
-  const rollback = new Error('refused by the check')
-  let problems: P[] = []
+  check: (current: Row) => P[]): Promise<{ row: Row } | { problems: P[] } | undefined> {
   try {
     return await db.transaction().execute(async (trx) => {
-      let update = (trx as AnyDb).updateTable(resource.table).set({ ...columns, updated_at: now }).where('uid', '=', scope.uid).where('id', '=', id)
-      if (scope.animalId !== undefined) update = update.where('animal_id', '=', scope.animalId)
-      const updated = await update.executeTakeFirst()
-      if (Number(updated.numUpdatedRows) === 0) return undefined
-      const row = (await findRecord(trx, resource, { uid: scope.uid }, id))!
-      problems = check(row)
-      if (problems.length > 0) throw rollback
-      return { row }
+      const current = await selectRecords(trx, resource, scope).where('r.id', '=', id).forUpdate('r').executeTakeFirst()
+      if (!current) return undefined
+      const problems = check(current)
+      if (problems.length > 0) return { problems }
+      await (trx as AnyDb).updateTable(resource.table).set({ ...columns, updated_at: now }).where('uid', '=', scope.uid).where('id', '=', id).execute()
+      return { row: (await findRecord(trx, resource, { uid: scope.uid }, id))! }
     })
   } catch (err) {
-    if (err === rollback) return { problems }
     if (foreignKeyViolation(err) !== undefined) throw new AnimalGoneError()
     throw err
   }

@@ -38,7 +38,10 @@ export const treatments = defineRecordCollection({
     },
   }),
   userLevel: { search: { archived: 'Archived', mac: 'Mac', medicine: 'Medicine', diagnose: 'Diagnose' } },
-  rules: (record) => typeof record.TreatmentCount === 'number' && typeof record.TreatmentAmount === 'number' && record.TreatmentCount > record.TreatmentAmount
-    ? [{ field: 'TreatmentCount', message: `must not exceed TreatmentAmount (${record.TreatmentAmount})` }]
-    : [],
+  rules: [{
+    fields: ['TreatmentCount', 'TreatmentAmount'],
+    check: (record) => typeof record.TreatmentCount === 'number' && typeof record.TreatmentAmount === 'number' && record.TreatmentCount > record.TreatmentAmount
+      ? [{ field: 'TreatmentCount', message: `must not exceed TreatmentAmount (${record.TreatmentAmount})` }]
+      : [],
+  }],
 })
