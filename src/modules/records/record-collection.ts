@@ -12,8 +12,8 @@ export interface RecordCollection {
   idParam: string
   /** Names in operation ids (singular, plural) and in messages (label). */
   names: { singular: string; plural: string; label: string }
-  /** The field holding the animal's MAC: MAC, or Mac for treatments. */
-  macField: string
+  /** The field holding the animal's MAC: MAC (the default), or Mac for treatments. */
+  macField?: string
   /** What the OpenAPI tag says of the collection. */
   description: string
   /** The spec's routes at /users/:userId/<segment> (treatments, births, inseminations). */

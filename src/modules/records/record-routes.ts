@@ -40,7 +40,7 @@ function bodyProblems(req: FastifyRequest): FieldProblem[] {
 }
 
 export function recordModule(collection: RecordCollection): ApiModule {
-  const { resource, segment, idParam, names, macField } = collection
+  const { resource, segment, idParam, names, macField = 'MAC' } = collection
   return defineModule({
     tag: segment,
     description: collection.description,

@@ -1,6 +1,7 @@
 // Integrators (UserIntegrator) and their links to user accounts.
-import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely'
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely'
 import type { PrincipalState } from '../../auth/caller.ts'
+import { revokedColumn } from './token-store.ts'
 import type { DB, IntegratorsTable } from '../../db/schema.ts'
 
 export type IntegratorRow = Selectable<IntegratorsTable>
@@ -11,9 +12,7 @@ export async function findIntegrator(db: Kysely<DB>, uid: string): Promise<Integ
 
 /** The integrator a token names and whether that token is revoked, in one round trip (auth/caller.ts). */
 export async function findIntegratorAsCaller(db: Kysely<DB>, uid: string, jti: string): Promise<PrincipalState<IntegratorRow> | undefined> {
-  const row = await db.selectFrom('integrators').selectAll()
-    .select(sql<boolean>`exists (select 1 from revoked_tokens where jti = ${jti})`.as('revoked'))
-    .where('uid', '=', uid).executeTakeFirst()
+  const row = await db.selectFrom('integrators').selectAll().select(revokedColumn(jti)).where('uid', '=', uid).executeTakeFirst()
   if (!row) return undefined
   const { revoked, ...principal } = row
   return { principal, revoked }

@@ -2,11 +2,15 @@
 // and revoked access tokens. Refresh tokens are stored as SHA-256 hashes (they are 256-bit-strong
 // random JWTs, so a fast hash suffices; the raw token never touches the database).
 import { createHash } from 'node:crypto'
-import type { Kysely, Transaction } from 'kysely'
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely'
 import type { DB, RefreshTokensTable } from '../../db/schema.ts'
-import type { Selectable } from 'kysely'
 
 export type RefreshRow = Selectable<RefreshTokensTable>
+
+/** A select column `revoked`: whether the access token `jti` is revoked (the caller's state and this, in one round trip). */
+export function revokedColumn(jti: string) {
+  return sql<boolean>`exists (select 1 from revoked_tokens where jti = ${jti})`.as('revoked')
+}
 type Db = Kysely<DB> | Transaction<DB>
 
 export function hashToken(token: string): string {

@@ -10,7 +10,6 @@ export const births = defineRecordCollection({
   segment: 'births',
   idParam: 'birthId',
   names: { singular: 'Birth', plural: 'Births', label: 'Birth' },
-  macField: 'MAC',
   description: 'Births (farrowings) and the user\'s birth statistics',
   resource: defineResource({
     name: 'Birth',

@@ -10,7 +10,6 @@ export const generalEvents = defineRecordCollection({
   segment: 'general-events',
   idParam: 'eventId',
   names: { singular: 'GeneralEvent', plural: 'GeneralEvents', label: 'General event' },
-  macField: 'MAC',
   description: 'General events of an animal: sickness, death, lameness, recovery, notes',
   resource: defineResource({
     name: 'GeneralEvent',

@@ -18,7 +18,6 @@ export const inseminations = defineRecordCollection({
   segment: 'inseminations',
   idParam: 'inseminationId',
   names: { singular: 'Insemination', plural: 'Inseminations', label: 'Insemination' },
-  macField: 'MAC',
   description: 'Inseminations (services) of the user\'s sows',
   resource: defineResource({
     name: 'Insemination',

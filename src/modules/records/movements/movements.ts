@@ -10,7 +10,6 @@ export const movements = defineRecordCollection({
   segment: 'movements',
   idParam: 'movementId',
   names: { singular: 'Movement', plural: 'Movements', label: 'Movement' },
-  macField: 'MAC',
   description: 'Movements of an animal between production stages and locations',
   resource: defineResource({
     name: 'AnimalMovement',

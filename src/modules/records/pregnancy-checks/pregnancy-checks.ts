@@ -10,7 +10,6 @@ export const pregnancyChecks = defineRecordCollection({
   segment: 'pregnancy-checks',
   idParam: 'checkId',
   names: { singular: 'PregnancyCheck', plural: 'PregnancyChecks', label: 'Pregnancy check' },
-  macField: 'MAC',
   description: 'Pregnancy checks of a sow',
   resource: defineResource({
     name: 'PregnancyCheck',

@@ -10,7 +10,6 @@ export const returnToEstrus = defineRecordCollection({
   segment: 'return-to-estrus',
   idParam: 'eventId',
   names: { singular: 'ReturnToEstrus', plural: 'ReturnsToEstrus', label: 'Return to estrus' },
-  macField: 'MAC',
   description: 'Returns to estrus of a served sow',
   resource: defineResource({
     name: 'ReturnToEstrus',

@@ -8,7 +8,6 @@ export const weanings = defineRecordCollection({
   segment: 'weanings',
   idParam: 'weaningId',
   names: { singular: 'Weaning', plural: 'Weanings', label: 'Weaning' },
-  macField: 'MAC',
   description: 'Weanings of a sow\'s litter',
   resource: defineResource({
     name: 'Weaning',
