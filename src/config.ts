@@ -45,6 +45,8 @@ export interface Config {
   port: number
   host: string
   dataDir: string
+  /** Embedded store: fsync each commit to disk before it is acknowledged (off: fast, survives a crash of the process only). */
+  embeddedFsync: boolean
   databaseUrl: string | undefined
   redisUrl: string | undefined
   /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
@@ -136,6 +138,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: read.int('PORT', 3000, { min: 0, max: 65535 }),
     host: read.string('HOST') ?? '0.0.0.0',
     dataDir: read.string('DATA_DIR') ?? './data',
+    embeddedFsync: read.oneOf('EMBEDDED_FSYNC', ['on', 'off'] as const, 'on') === 'on',
     databaseUrl,
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: read.string('REDIS_KEY_PREFIX') ?? 'livestock:',

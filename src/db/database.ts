@@ -9,6 +9,7 @@ import pg from 'pg'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../config.ts'
 import type { DB } from './schema.ts'
+import { DURABLE_START_PARAMS, DurableNodeFS } from './durable-nodefs.ts'
 
 export interface Database {
   db: Kysely<DB>
@@ -39,18 +40,22 @@ export class DataDirLockedError extends Error {
 }
 
 export async function openDatabase(config: Config, log?: FastifyBaseLogger): Promise<Database> {
-  return config.databaseUrl ? openPostgres(config, config.databaseUrl, log) : openEmbedded(config.dataDir)
+  return config.databaseUrl ? openPostgres(config, config.databaseUrl, log) : openEmbedded(config.dataDir, config.embeddedFsync)
 }
 
 const PGLITE_PARSERS = { [INT8_OID]: parseNumber, [NUMERIC_OID]: parseNumber }
 
-async function openEmbedded(dataDir: string): Promise<Database> {
+async function openEmbedded(dataDir: string, fsync: boolean): Promise<Database> {
   if (dataDir === IN_MEMORY) return embeddedDatabase(await PGlite.create({ parsers: PGLITE_PARSERS }), () => {})
   const dir = resolve(dataDir)
   mkdirSync(dir, { recursive: true })
   const release = lockDataDir(dir)
   try {
-    return embeddedDatabase(await PGlite.create(join(dir, 'pgdata'), { parsers: PGLITE_PARSERS }), release)
+    const pgdata = join(dir, 'pgdata')
+    const pglite = fsync
+      ? await PGlite.create({ fs: new DurableNodeFS(pgdata), startParams: DURABLE_START_PARAMS, parsers: PGLITE_PARSERS })
+      : await PGlite.create(pgdata, { parsers: PGLITE_PARSERS })
+    return embeddedDatabase(pglite, release)
   } catch (err) {
     release()
     throw err
@@ -73,6 +78,12 @@ export async function snapshotEmbedded(database: Database): Promise<Blob> {
 }
 
 const embeddedInstances = new WeakMap<Database, PGlite>()
+
+/** fsync(2) calls the embedded store has made for commits and checkpoints; undefined when it does not sync. */
+export function embeddedSyncCount(database: Database): number | undefined {
+  const fs = (embeddedInstances.get(database) as { fs?: unknown } | undefined)?.fs
+  return fs instanceof DurableNodeFS ? fs.syncs : undefined
+}
 
 function embeddedDatabase(pglite: PGlite, release: () => void): Database {
   const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) })
