@@ -11,7 +11,7 @@ import type { CallerSource } from './auth/caller.ts'
 import { TokenSigner } from './auth/jwt.ts'
 import type { ApiModule } from './http/api-module.ts'
 import { sharedSchemas } from './http/envelope.ts'
-import { API_PREFIX, MAX_PATH_SEGMENT } from './http/route-policy.ts'
+import { API_PREFIX, MAX_PATH_SEGMENT, type AccessRule } from './http/route-policy.ts'
 import { accessPlugin } from './plugins/access.ts'
 import { registerDocsRoutes, registerOpenApi } from './plugins/docs.ts'
 import { clientErrorHandler, errorsPlugin, frameworkErrorHandler } from './plugins/errors.ts'
@@ -32,6 +32,8 @@ import { animalsModule } from './modules/animals/animals.routes.ts'
 import { readingsModule } from './modules/readings/readings.routes.ts'
 import { recordCollections } from './modules/records/index.ts'
 import { recordModule } from './modules/records/record-routes.ts'
+import { accessLogModule } from './modules/access-log/access-log.routes.ts'
+import { accessLogRowOf, accessLogWriter } from './modules/access-log/access-log.writer.ts'
 
 export interface AppDependencies {
   config: Config
@@ -44,7 +46,7 @@ export interface AppDependencies {
   extend?: (api: App) => Promise<void> | void
 }
 
-export interface RouteEntry { method: string; url: string; hidden: boolean }
+export interface RouteEntry { method: string; url: string; hidden: boolean; access: AccessRule | undefined }
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -81,6 +83,7 @@ function featureModules(database: Database, redis: Redis | undefined): ApiModule
     animalsModule(recordCollections.map(({ resource, segment }) => ({ table: resource.table, name: segment }))),
     readingsModule,
     ...recordCollections.map(recordModule),
+    accessLogModule,
   ]
 }
 
@@ -123,7 +126,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     const methods = Array.isArray(route.method) ? route.method : [route.method]
     for (const method of methods) {
       if (method === 'HEAD') continue
-      routeCatalog.push({ method, url: route.url, hidden: Boolean(route.schema?.hide) })
+      routeCatalog.push({ method, url: route.url, hidden: Boolean(route.schema?.hide), access: route.config?.access })
     }
   })
   const schemas = [...sharedSchemas, ...modules.flatMap((m) => m.schemas ?? [])]
@@ -150,6 +153,14 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     onCaller: quota.consumeQuota,
   })
   idempotencyPlugin(app, { lockMs: config.requestTimeoutMs + 5000 })
+  if (config.accessLog.enabled) {
+    const accessLog = accessLogWriter(database.db, { flushIntervalMs: config.accessLog.flushIntervalMs, log: app.log })
+    app.addHook('onResponse', async (req, reply) => {
+      const row = accessLogRowOf(req, reply, new Date(app.clock()))
+      if (row) accessLog.record(row)
+    })
+    app.addHook('onClose', () => accessLog.close())
+  }
   await registerOpenApi(app, modules.map(({ tag, description }) => ({ name: tag, description })))
   metricsPlugin(app, { token: config.metricsToken })
 

@@ -71,7 +71,18 @@ export interface Config {
   oidc: { issuer: string; jwksUrl: string; audience: string } | undefined
   /** Optional bearer token that GET /metrics then requires. */
   metricsToken: string | undefined
+  /** The access log of integrator requests (README "Access log"). */
+  accessLog: AccessLogConfig
   limits: Limits
+}
+
+export interface AccessLogConfig {
+  /** ACCESS_LOG=off records nothing (the benchmark's baseline); what is stored stays readable. */
+  enabled: boolean
+  /** Rows older than this many days are pruned hourly. */
+  retentionDays: number
+  /** How long a recorded request may wait in the process before it is written. */
+  flushIntervalMs: number
 }
 
 export class ConfigError extends Error {
@@ -157,6 +168,11 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: read.string('METRICS_TOKEN'),
     passwordScryptLogN: read.int('PASSWORD_SCRYPT_LOG_N', 17, { min: 14, max: 20 }),
     oidc: readOidc(read, problems),
+    accessLog: {
+      enabled: read.oneOf('ACCESS_LOG', ['on', 'off'] as const, 'on') === 'on',
+      retentionDays: read.int('ACCESS_LOG_RETENTION_DAYS', 90, { min: 1, max: 36500 }),
+      flushIntervalMs: read.int('ACCESS_LOG_FLUSH_INTERVAL_MS', 1000, { min: 10, max: 60000 }),
+    },
     limits,
   }
 

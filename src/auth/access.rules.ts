@@ -35,6 +35,7 @@ export function denial(rule: Exclude<AccessRule, 'public'>, caller: Caller, requ
   switch (rule) {
     case 'bearer': return undefined
     case 'userToken': return caller.kind === 'user' ? undefined : AUTH_ERRORS.userTokenOnly
+    case 'integratorToken': return caller.kind === 'integrator' ? undefined : AUTH_ERRORS.integratorTokenOnly
     case 'self':
       if (caller.kind !== 'user') return AUTH_ERRORS.userTokenOnly
       return caller.user.uid === request.userId ? undefined : AUTH_ERRORS.notOwner

@@ -15,6 +15,7 @@ export const AUTH_ERRORS = {
   adminOnly: 'Admin permission required',
   bdUserOnly: 'BDUser permission required',
   userTokenOnly: 'This endpoint requires a user token',
+  integratorTokenOnly: 'This endpoint requires an integrator token',
   sensorUserToken: 'Sensor data is available to integrator tokens only',
   sensorTier: 'Sensor data requires the Pro or Enterprise tier',
 } as const

@@ -148,6 +148,21 @@ export interface IdempotencyKeysTable {
   locked_until: number
 }
 
+export interface AccessLogTable {
+  id: Generated<number>
+  /** The account the request acted on; NULL outside an account. */
+  uid: string | null
+  integrator_uid: string
+  at: Timestamp
+  method: string
+  endpoint: string
+  response_code: number
+  response_time_ms: number
+  data_size: number | null
+  user_agent: string | null
+  ip_address: string | null
+}
+
 export interface DB {
   users: UsersTable
   integrators: IntegratorsTable
@@ -159,4 +174,5 @@ export interface DB {
   animal_sensor_readings: AnimalSensorReadingsTable
   animal_location_readings: AnimalLocationReadingsTable
   idempotency_keys: IdempotencyKeysTable
+  access_log: AccessLogTable
 }

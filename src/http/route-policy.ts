@@ -15,15 +15,16 @@ export const MAX_PATH_SEGMENT = 200
  * - public: anyone, with or without a token
  * - bearer: any valid access token
  * - userToken: a user token (acting on its own account)
+ * - integratorToken: an integrator token (acting on its own behalf)
  * - self: the user token of :userId itself (other users and integrators never)
  * - own: the owner of :userId, or an integrator linked to it (write/delete permission for writes/deletes)
  * - sensorData: /sensordata*: an integrator token on Pro or Enterprise, linked to :userId; user tokens never
  * - admin: a user token with the Admin flag
  * - bdUser: a user token with the BDUser flag
  */
-export type AccessRule = 'public' | 'bearer' | 'userToken' | 'self' | 'own' | 'sensorData' | 'admin' | 'bdUser'
+export type AccessRule = 'public' | 'bearer' | 'userToken' | 'integratorToken' | 'self' | 'own' | 'sensorData' | 'admin' | 'bdUser'
 
-export const ACCESS_RULES: readonly AccessRule[] = ['public', 'bearer', 'userToken', 'self', 'own', 'sensorData', 'admin', 'bdUser']
+export const ACCESS_RULES: readonly AccessRule[] = ['public', 'bearer', 'userToken', 'integratorToken', 'self', 'own', 'sensorData', 'admin', 'bdUser']
 
 /**
  * The per-IP rate-limit bucket: the spec gives POST /tokens and POST /tokens/refresh buckets of their own;

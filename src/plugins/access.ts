@@ -15,6 +15,10 @@ declare module 'fastify' {
   interface FastifyInstance {
     tokens: TokenSigner
   }
+  interface FastifyRequest {
+    /** The :userId account an integrator caller was found linked to by the access check (the access log's account). */
+    linkedAccount: string | undefined
+  }
 }
 
 // The auth scheme is case-insensitive (RFC 9110 §11.1); the token is base64url segments.
@@ -35,6 +39,7 @@ export interface AccessControl {
 export function accessPlugin(app: FastifyInstance, { signer, callers, onCaller }: AccessOptions): AccessControl {
   app.decorate('tokens', signer)
   app.decorateRequest('caller', undefined)
+  app.decorateRequest('linkedAccount', undefined)
 
   async function authenticate(req: FastifyRequest): Promise<Caller> {
     if (req.caller) return req.caller
@@ -62,6 +67,7 @@ export function accessPlugin(app: FastifyInstance, { signer, callers, onCaller }
       const uid = typeof userId === 'string' ? userId : undefined
       const linked = needsLink(rule, caller) && uid !== undefined && caller.kind === 'integrator'
         ? await callers.isLinked(uid, caller.integrator.uid) : false
+      if (linked) req.linkedAccount = uid
       const refusal = denial(rule, caller, { method: req.method, userId: uid, linked })
       if (refusal) throw forbidden(refusal)
     }

@@ -25,6 +25,7 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     authFailures: AuthFailureGate
+    quotas: QuotaGate
   }
 }
 
@@ -45,6 +46,15 @@ export interface LimitsDeps {
 export interface QuotaGate {
   /** Counts one request of an authenticated caller against its daily quota for this endpoint; throws 429 when spent. */
   consumeQuota: (req: FastifyRequest, caller: Caller) => Promise<void>
+  /** How much of today's quota a caller has used on an endpoint (`GET /api/v1/animals/...`); limit 0 = unlimited. */
+  quotaUsage: (caller: Caller, endpoint: string) => Promise<QuotaUsage>
+}
+
+export interface QuotaUsage {
+  limit: number
+  used: number
+  /** Unix seconds: the next 00:00 UTC. */
+  resetAt: number
 }
 
 export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: LimitsDeps): QuotaGate {
@@ -123,9 +133,11 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
     return payload
   })
 
-  return {
+  const quotaOf = (caller: Caller) =>
+    dailyQuotaOf(caller.kind === 'integrator' ? { kind: 'integrator', tier: caller.integrator.tier } : { kind: 'user' }, limits)
+  const gate: QuotaGate = {
     async consumeQuota(req, caller) {
-      const limit = dailyQuotaOf(caller.kind === 'integrator' ? { kind: 'integrator', tier: caller.integrator.tier } : { kind: 'user' }, limits)
+      const limit = quotaOf(caller)
       if (limit === 0) return
       const now = clock()
       const { day, resetAtSeconds, secondsLeft } = utcDayWindow(now)
@@ -138,7 +150,16 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
           resetAtSeconds * 1000 - now)
       }
     },
+    async quotaUsage(caller, endpoint) {
+      const limit = quotaOf(caller)
+      const { day, resetAtSeconds } = utcDayWindow(clock())
+      if (limit === 0) return { limit, used: 0, resetAt: resetAtSeconds }
+      const res = await quotaLimiter(limit).get(`${callerKey(caller)}:${endpoint}:${day}`)
+      return { limit, used: Math.min(limit, res?.consumedPoints ?? 0), resetAt: resetAtSeconds }
+    },
   }
+  app.decorate('quotas', gate)
+  return gate
 }
 
 async function consume(limiter: RateLimiterAbstract, key: string, customDuration?: number): Promise<{ allowed: boolean; res: RateLimiterRes }> {

@@ -122,6 +122,7 @@ before(async () => {
   const asUser = (uid: string, flags: { admin?: boolean; bd?: boolean }) => (rule: Rule): Expect => {
     switch (rule) {
       case 'public': case 'metrics': case 'bearer': case 'userToken': return 'allowed'
+      case 'integratorToken': return denied(403, AUTH_ERRORS.integratorTokenOnly)
       case 'own': case 'self': return uid === owner.uid ? 'allowed' : denied(403, AUTH_ERRORS.notOwner)
       case 'sensorData': return denied(403, AUTH_ERRORS.sensorUserToken)
       case 'admin': return flags.admin ? 'allowed' : denied(403, AUTH_ERRORS.adminOnly)
@@ -135,7 +136,7 @@ before(async () => {
       return 'allowed' as const
     }
     switch (rule) {
-      case 'public': case 'metrics': case 'bearer': return 'allowed'
+      case 'public': case 'metrics': case 'bearer': case 'integratorToken': return 'allowed'
       case 'userToken': case 'self': return denied(403, AUTH_ERRORS.userTokenOnly)
       case 'own': return opts.linked ? permission() : denied(403, AUTH_ERRORS.notLinked)
       case 'sensorData':

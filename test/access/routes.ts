@@ -66,6 +66,7 @@ export type Rule =
   | 'public' // anyone, any header
   | 'bearer' // any valid access token
   | 'userToken' // a user token (acting on its own account)
+  | 'integratorToken' // an integrator token (acting on its own behalf)
   | 'self' // the user token of :userId itself (other users and integrators never)
   | 'own' // owner of :userId, or an integrator linked to it (write/delete permission for writes/deletes)
   | 'sensorData' // integrator token on Pro/Enterprise, linked to :userId; user tokens never
@@ -103,6 +104,7 @@ export const routes: RouteCase[] = [
   { method: 'GET', url: '/api/v1/tokens/info', rule: 'bearer' },
   { method: 'POST', url: '/api/v1/tokens/revoke', rule: 'bearer' },
   { method: 'POST', url: '/api/v1/tokens/logout', rule: 'userToken' },
+  { method: 'GET', url: '/api/v1/tokens/usage', rule: 'integratorToken' },
 
   { method: 'POST', url: '/api/v1/partners/link', rule: 'userToken', body: ({ integratorUid }) => ({ integratorUID: integratorUid }) },
   { method: 'DELETE', url: '/api/v1/partners/link/:integratorUid', rule: 'userToken' },
@@ -118,6 +120,8 @@ export const routes: RouteCase[] = [
   { method: 'GET', url: '/api/v1/users/:userId/push-tokens', rule: 'own' },
   { method: 'POST', url: '/api/v1/users/:userId/push-tokens', rule: 'own', body: () => ({ token: 'matrix-token', customName: '', name: 'Phone', email: 'owner@farm.example' }) },
   { method: 'PATCH', url: '/api/v1/users/:userId/status', rule: 'own', body: () => ({ flagged: false }) },
+  // The access log: which integrators read the farm's data; integrators never see each other's requests.
+  { method: 'GET', url: '/api/v1/users/:userId/access-log', rule: 'self' },
   { method: 'POST', url: '/api/v1/users/:userId/password', rule: 'self', body: () => ({ currentPassword: PASSWORD, newPassword: 'a changed password' }) },
 
   // Animals: the registry is 'own'; every /sensordata* path (ingestion included) is 'sensorData'. Reading

@@ -1,0 +1,83 @@
+// SQL of the access log: batched inserts, one account's page of records, an integrator's day, pruning.
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely'
+import type { AccessLogTable, DB } from '../../db/schema.ts'
+import { paginate, type ColumnMapping, type Page, type PageParams } from '../../db/paginate.ts'
+
+export type AccessLogRow = Selectable<AccessLogTable>
+export type NewAccessLogRow = Insertable<AccessLogTable>
+
+/** 11 values per row keeps a batch far below PostgreSQL's 65,535 bind parameters. */
+const ROWS_PER_INSERT = 2000
+
+export async function insertAccessLogRows(db: Kysely<DB>, rows: NewAccessLogRow[]): Promise<void> {
+  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+    await db.insertInto('access_log').values(rows.slice(start, start + ROWS_PER_INSERT)).execute()
+  }
+}
+
+/** API field → column, for sorting and filtering an account's access log. */
+export const ACCESS_LOG_COLUMNS: Record<string, ColumnMapping> = {
+  timestamp: { column: 'at' },
+  integratorUID: { column: 'integrator_uid' },
+  method: { column: 'method', caseInsensitive: true },
+  endpoint: { column: 'endpoint' },
+  responseCode: { column: 'response_code' },
+}
+
+export interface TimeBounds { from?: Date | undefined; to?: Date | undefined }
+
+export async function listAccountAccessLog(db: Kysely<DB>, uid: string, params: PageParams,
+  filters: Record<string, string | number | boolean>, bounds: TimeBounds): Promise<Page<AccessLogRow>> {
+  let query = db.selectFrom('access_log').selectAll().where('uid', '=', uid)
+  if (bounds.from) query = query.where('at', '>=', bounds.from)
+  if (bounds.to) query = query.where('at', '<', bounds.to)
+  return paginate(query, { columns: ACCESS_LOG_COLUMNS, params, filters, tiebreak: 'id' })
+}
+
+export interface EndpointUsage {
+  method: string
+  endpoint: string
+  requests: number
+  errors: number
+  averageResponseTime: number
+  dataSize: number
+}
+
+/** One integrator's requests in [from, to), per endpoint, busiest first. */
+export async function integratorUsage(db: Kysely<DB>, integratorUid: string, from: Date, to: Date): Promise<EndpointUsage[]> {
+  const rows = await db.selectFrom('access_log')
+    .select([
+      'method', 'endpoint',
+      sql<number>`count(*)`.as('requests'),
+      sql<number>`count(*) filter (where response_code >= 400)`.as('errors'),
+      sql<number>`avg(response_time_ms)`.as('average_response_time'),
+      sql<number>`coalesce(sum(data_size), 0)`.as('data_size'),
+    ])
+    .where('integrator_uid', '=', integratorUid).where('at', '>=', from).where('at', '<', to)
+    .groupBy(['method', 'endpoint'])
+    .orderBy(sql`count(*)`, 'desc').orderBy('endpoint').orderBy('method')
+    .execute()
+  return rows.map((r) => ({
+    method: r.method,
+    endpoint: r.endpoint,
+    requests: Number(r.requests),
+    errors: Number(r.errors),
+    averageResponseTime: Math.round(Number(r.average_response_time) * 100) / 100,
+    dataSize: Number(r.data_size),
+  }))
+}
+
+const PRUNE_BATCH = 10_000
+
+/** Deletes records older than the retention, in batches, so that no delete holds its locks for long. */
+export async function pruneAccessLog(db: Kysely<DB>, olderThan: Date): Promise<number> {
+  let deleted = 0
+  for (;;) {
+    const result = await db.deleteFrom('access_log')
+      .where('id', 'in', (q) => q.selectFrom('access_log').select('id').where('at', '<', olderThan).limit(PRUNE_BATCH))
+      .executeTakeFirst()
+    const count = Number(result.numDeletedRows)
+    deleted += count
+    if (count < PRUNE_BATCH) return deleted
+  }
+}
