@@ -1,7 +1,7 @@
 // Cost of the limit layer: an authenticated GET with the IP limit and the daily quota on (counters
 // in Redis when it is reachable) against the same app with every limit off, in the same run.
 import { randomBytes } from 'node:crypto'
-import { loadGet, median, startBenchApp } from './support.ts'
+import { alternatingMedians, loadGet, startBenchApp } from './support.ts'
 import type { Scenario } from './scenarios.ts'
 import { insertIntegrator } from '../src/modules/tokens/integrators.repository.ts'
 
@@ -28,20 +28,13 @@ export const limitsScenario: Scenario = {
       const path = '/api/v1/tokens/validate'
       await loadGet(off.port, path, headers, 1000, CONCURRENCY) // warm-up both
       await loadGet(on.port, path, headers, 1000, CONCURRENCY)
-      const offRuns: number[] = []
-      const onRuns: number[] = []
       const measureOn = async () => {
         const measured = await loadGet(on.port, path, headers, TOTAL, CONCURRENCY)
         if (Object.keys(measured.statuses).some((s) => s !== '200')) throw new Error(`unexpected statuses ${JSON.stringify(measured.statuses)}`)
-        onRuns.push(measured.rps)
+        return measured.rps
       }
-      const measureOff = async () => { offRuns.push((await loadGet(off.port, path, headers, TOTAL, CONCURRENCY)).rps) }
-      // Alternate the order each round so a drift in machine load hits both sides alike.
-      for (let round = 0; round < ROUNDS; round++) {
-        if (round % 2 === 0) { await measureOff(); await measureOn() } else { await measureOn(); await measureOff() }
-      }
-      const offRps = median(offRuns)
-      const onRps = median(onRuns)
+      const measureOff = async () => (await loadGet(off.port, path, headers, TOTAL, CONCURRENCY)).rps
+      const { baseline: offRps, measured: onRps } = await alternatingMedians(ROUNDS, measureOff, measureOn)
       const ratio = onRps / offRps
       return {
         baseline: `${offRps.toFixed(0)} req/s limits off`,

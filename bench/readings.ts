@@ -3,42 +3,16 @@
 //   (b) GET .../sensordata?limit=10000 vs the same SELECT and JSON.stringify in a bare script;
 //   (c) 30-day analytics of one animal (43,200 one-minute readings) in a table of 200 such animals vs a
 //       table holding that animal alone.
-import { randomBytes } from 'node:crypto'
 import { Agent, request } from 'node:http'
 import { sql, type Kysely } from 'kysely'
-import pg from 'pg'
-import { median, startBenchApp, type BenchApp } from './support.ts'
+import { benchFarm, median, scratchEnv, startBenchApp } from './support.ts'
 import type { Scenario } from './scenarios.ts'
 import type { DB } from '../src/db/schema.ts'
-import { insertUser } from '../src/modules/users/users.repository.ts'
-import { insertIntegrator, link } from '../src/modules/tokens/integrators.repository.ts'
-import { insertAnimal } from '../src/modules/animals/animals.repository.ts'
-import { createIdSource } from '../src/db/ids.ts'
 import { sensorAnalytics } from '../src/modules/readings/readings.repository.ts'
 
 const MINUTE = 60_000
 const DAY = 86_400_000
 const ms = (x: number) => `${x.toFixed(1)} ms`
-
-/** A user, a linked Pro integrator that may write, and its bearer header. */
-async function benchFarm(bench: BenchApp) {
-  const db = bench.database.db
-  const uid = `bench-${randomBytes(4).toString('hex')}`
-  await insertUser(db, { uid, email: `${uid}@bench.example`, name: 'Bench farm' })
-  const integratorUid = `int_${uid}`
-  await insertIntegrator(db, { uid: integratorUid, name: 'Bench', email: 'bench@bench.example', tier: 'enterprise', can_write: true, client_secret_hash: null })
-  await link(db, uid, integratorUid, 'operator')
-  const token = (await bench.app.inject({ method: 'POST', url: '/api/v1/tokens', payload: { integratorUID: integratorUid, expiresIn: 86400 } })).json().data.accessToken as string
-  const ids = createIdSource(Date.now)
-  let n = 0
-  const animal = async () => {
-    n++
-    const mac = `BE:00:00:00:${(n >> 8).toString(16).padStart(2, '0')}:${(n & 255).toString(16).padStart(2, '0')}`.toUpperCase()
-    await insertAnimal(db, uid, { MAC: mac, Sex: 'female' }, ids)
-    return mac
-  }
-  return { uid, headers: { authorization: `Bearer ${token}` }, animal }
-}
 
 function sensorRows(count: number, end: number) {
   return Array.from({ length: count }, (_, i) => ({ t: end - (count - 1 - i) * MINUTE, c: 36 + (i % 300) / 100, x: (i % 17) / 100, y: -(i % 13) / 100, z: 0.98 + (i % 5) / 100 }))
@@ -173,22 +147,6 @@ export const readScenario: Scenario = {
 const HERD = 200
 const MINUTES_30D = 30 * 24 * 60
 const ANALYTICS_ROUNDS = 15
-
-/** A database of its own: a scratch database on the server in PostgreSQL mode, a fresh PGlite otherwise. */
-async function scratchEnv(): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
-  const base = process.env.DATABASE_URL
-  if (!base) return { env: {}, drop: async () => {} }
-  const name = `lsapi_bench_${randomBytes(4).toString('hex')}`
-  const admin = async (text: string) => {
-    const client = new pg.Client({ connectionString: base })
-    await client.connect()
-    try { await client.query(text) } finally { await client.end() }
-  }
-  await admin(`CREATE DATABASE "${name}"`)
-  const url = new URL(base)
-  url.pathname = `/${name}`
-  return { env: { DATABASE_URL: url.toString() }, drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) }
-}
 
 /** BENCH_INTERLEAVED=1: load the herd in time order, as live ingestion writes it (slower to set up). */
 const INTERLEAVED = process.env.BENCH_INTERLEAVED === '1'

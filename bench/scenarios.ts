@@ -13,7 +13,8 @@ export interface Scenario {
   run: () => Promise<BenchResult>
 }
 
+import { accessLogScenario } from './access-log.ts'
 import { limitsScenario } from './limits.ts'
 import { readingScenarios } from './readings.ts'
 
-export const scenarios: Scenario[] = [limitsScenario, ...readingScenarios]
+export const scenarios: Scenario[] = [limitsScenario, accessLogScenario, ...readingScenarios]

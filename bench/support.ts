@@ -1,11 +1,16 @@
-// Shared pieces of the benchmarks: an app on the configured store, a keep-alive HTTP load loop.
-import { Agent, request } from 'node:http'
+// Shared pieces of the benchmarks: an app on the configured store; the load comes from load-generator.ts.
 import { loadConfig, type Config } from '../src/config.ts'
 import { IN_MEMORY, openDatabase, type Database } from '../src/db/database.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
 import { openRedis, waitForRedis, type Redis } from '../src/redis.ts'
 import { buildApp } from '../src/app.ts'
 import type { App } from '../src/types.ts'
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { insertUser } from '../src/modules/users/users.repository.ts'
+import { insertIntegrator, link } from '../src/modules/tokens/integrators.repository.ts'
+import { insertAnimal } from '../src/modules/animals/animals.repository.ts'
+import { createIdSource } from '../src/db/ids.ts'
 
 /** The middle value of a set of measurements (the upper middle for an even count). */
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
@@ -14,11 +19,16 @@ export const BENCH_JWT_SECRET = 'bench-secret-0123456789abcdef0123456789abcdef'
 
 export interface BenchApp { app: App; config: Config; database: Database; redis: Redis | undefined; port: number; close: () => Promise<void> }
 
-/** An app listening on a free loopback port; DATABASE_URL/REDIS_URL from the environment when set. */
+/**
+ * An app listening on a free loopback port; REDIS_URL from the environment when set. With DATABASE_URL set
+ * (and no database shared or given in `env`) it gets a scratch database on that server, dropped at close.
+ */
 export async function startBenchApp(env: Record<string, string>, shared?: { database: Database }): Promise<BenchApp> {
+  const scratch = !shared && !env.DATABASE_URL ? await scratchEnv() : undefined
   const config = loadConfig({
     LOG_LEVEL: 'silent', JWT_SECRET: BENCH_JWT_SECRET, DATA_DIR: IN_MEMORY, PASSWORD_SCRYPT_LOG_N: '14',
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+    ...scratch?.env,
     ...env,
   })
   const database = shared?.database ?? await openDatabase(config)
@@ -38,33 +48,64 @@ export async function startBenchApp(env: Record<string, string>, shared?: { data
       await app.close()
       redis?.disconnect()
       if (!shared) await database.close()
+      await scratch?.drop()
     },
   }
 }
 
-/** Sends `total` GET requests with `concurrency` in flight over keep-alive; returns requests per second. */
-export async function loadGet(port: number, path: string, headers: Record<string, string>, total: number, concurrency: number): Promise<{ rps: number; statuses: Record<number, number> }> {
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
-  const statuses: Record<number, number> = {}
-  let sent = 0
-  const one = () => new Promise<void>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'GET', headers, agent }, (res) => {
-      statuses[res.statusCode ?? 0] = (statuses[res.statusCode ?? 0] ?? 0) + 1
-      res.resume()
-      res.on('end', resolve)
-    })
-    req.on('error', reject)
-    req.end()
-  })
-  const worker = async () => {
-    while (sent < total) {
-      sent++
-      await one()
+/** A user, a linked Enterprise integrator that may write, and its bearer header. */
+export async function benchFarm(bench: BenchApp) {
+  const db = bench.database.db
+  const uid = `bench-${randomBytes(4).toString('hex')}`
+  await insertUser(db, { uid, email: `${uid}@bench.example`, name: 'Bench farm' })
+  const integratorUid = `int_${uid}`
+  await insertIntegrator(db, { uid: integratorUid, name: 'Bench', email: 'bench@bench.example', tier: 'enterprise', can_write: true, client_secret_hash: null })
+  await link(db, uid, integratorUid, 'operator')
+  const token = (await bench.app.inject({ method: 'POST', url: '/api/v1/tokens', payload: { integratorUID: integratorUid, expiresIn: 86400 } })).json().data.accessToken as string
+  const ids = createIdSource(Date.now)
+  let n = 0
+  const animal = async () => {
+    n++
+    const mac = `BE:00:00:00:${(n >> 8).toString(16).padStart(2, '0')}:${(n & 255).toString(16).padStart(2, '0')}`.toUpperCase()
+    await insertAnimal(db, uid, { MAC: mac, Sex: 'female' }, ids)
+    return mac
+  }
+  return { uid, headers: { authorization: `Bearer ${token}` }, animal }
+}
+
+/** A database of its own: a scratch database on the server in PostgreSQL mode, a fresh PGlite otherwise. */
+export async function scratchEnv(): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
+  const base = process.env.DATABASE_URL
+  if (!base) return { env: {}, drop: async () => {} }
+  const name = `lsapi_bench_${randomBytes(4).toString('hex')}`
+  const admin = async (text: string) => {
+    const client = new pg.Client({ connectionString: base })
+    await client.connect()
+    try { await client.query(text) } finally { await client.end() }
+  }
+  await admin(`CREATE DATABASE "${name}"`)
+  const url = new URL(base)
+  url.pathname = `/${name}`
+  return { env: { DATABASE_URL: url.toString() }, drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) }
+}
+
+export { loadGet } from './load-generator.ts'
+
+/**
+ * Measures two sides in `rounds` alternating rounds (the order flips each round, so that a drift in machine
+ * load hits both alike) and returns the median of each side.
+ */
+export async function alternatingMedians(rounds: number, baseline: () => Promise<number>, measured: () => Promise<number>): Promise<{ baseline: number; measured: number }> {
+  const baselineRuns: number[] = []
+  const measuredRuns: number[] = []
+  for (let round = 0; round < rounds; round++) {
+    if (round % 2 === 0) {
+      baselineRuns.push(await baseline())
+      measuredRuns.push(await measured())
+    } else {
+      measuredRuns.push(await measured())
+      baselineRuns.push(await baseline())
     }
   }
-  const started = performance.now()
-  await Promise.all(Array.from({ length: concurrency }, worker))
-  const seconds = (performance.now() - started) / 1000
-  agent.destroy()
-  return { rps: total / seconds, statuses }
+  return { baseline: median(baselineRuns), measured: median(measuredRuns) }
 }
