@@ -26,11 +26,22 @@ export const ACCESS_LOG_COLUMNS: Record<string, ColumnMapping> = {
 
 export interface TimeBounds { from?: Date | undefined; to?: Date | undefined }
 
+const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z')
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z')
+
+/**
+ * A bound a client gave, within years 1-9999: PostgreSQL refuses year 0 and the +010000 that a later
+ * Date is written as. No record lies outside them, so the answer is the same.
+ */
+function storableInstant(date: Date): Date {
+  return new Date(Math.min(Math.max(date.getTime(), FIRST_INSTANT), LAST_INSTANT))
+}
+
 export async function listAccountAccessLog(db: Kysely<DB>, uid: string, params: PageParams,
   filters: Record<string, string | number | boolean>, bounds: TimeBounds): Promise<Page<AccessLogRow>> {
   let query = db.selectFrom('access_log').selectAll().where('uid', '=', uid)
-  if (bounds.from) query = query.where('at', '>=', bounds.from)
-  if (bounds.to) query = query.where('at', '<', bounds.to)
+  if (bounds.from) query = query.where('at', '>=', storableInstant(bounds.from))
+  if (bounds.to) query = query.where('at', '<', storableInstant(bounds.to))
   return paginate(query, { columns: ACCESS_LOG_COLUMNS, params, filters, tiebreak: 'id' })
 }
 
@@ -53,7 +64,7 @@ export async function integratorUsage(db: Kysely<DB>, integratorUid: string, fro
       sql<number>`avg(response_time_ms)`.as('average_response_time'),
       sql<number>`coalesce(sum(data_size), 0)`.as('data_size'),
     ])
-    .where('integrator_uid', '=', integratorUid).where('at', '>=', from).where('at', '<', to)
+    .where('integrator_uid', '=', integratorUid).where('at', '>=', storableInstant(from)).where('at', '<', storableInstant(to))
     .groupBy(['method', 'endpoint'])
     .orderBy(sql`count(*)`, 'desc').orderBy('endpoint').orderBy('method')
     .execute()

@@ -31,6 +31,8 @@ export async function listIntegrators(db: Kysely<DB>): Promise<IntegratorRow[]> 
 }
 
 export async function isLinked(db: Kysely<DB>, uid: string, integratorUid: string): Promise<boolean> {
+  // The access check asks before the path is validated; PostgreSQL text cannot hold U+0000, so no account has it.
+  if (uid.includes('\u0000')) return false
   const row = await db.selectFrom('user_integrator_links').select('uid')
     .where('uid', '=', uid).where('integrator_uid', '=', integratorUid).executeTakeFirst()
   return row !== undefined
