@@ -81,12 +81,18 @@ function operationSeed(operation: Operation): number {
   return createHash('sha256').update(`${seed}:${operation.id}`).digest().readInt32LE(0)
 }
 
+function histogramOf(counts: Map<number, number>): string {
+  return [...counts.entries()].sort(([a], [b]) => a - b).map(([status, count]) => `${status}: ${count}`).join(', ')
+}
+
 for (const operation of operations) {
   let lastFailure = ''
+  const operationStatuses = new Map<number, number>()
   const property = fc.asyncProperty(requestArbitrary(operation, world, values), async (request) => {
     const response = await send(request)
     requestsSent++
     statusCounts.set(response.statusCode, (statusCounts.get(response.statusCode) ?? 0) + 1)
+    operationStatuses.set(response.statusCode, (operationStatuses.get(response.statusCode) ?? 0) + 1)
     // A change the case made (an update, a delete, a password, a link) must not leak into the next case.
     if (request.method !== 'GET' && response.statusCode >= 200 && response.statusCode < 300 && response.statusCode !== 201) {
       await world.restore()
@@ -101,8 +107,8 @@ for (const operation of operations) {
   const details = await fc.check(property, { seed: operationSeed(operation), numRuns: runs })
   if (details.failed) {
     failures.push({ operation, report: `${lastFailure || String(details.errorInstance)}\n    fast-check: seed ${details.seed}, path "${details.counterexamplePath}", shrunk ${details.numShrinks} times` })
-    console.log(`FAIL ${operation.id}`)
   }
+  console.log(`${details.failed ? 'FAIL' : 'ok  '} ${operation.id}: ${histogramOf(operationStatuses)}`)
   const health = await ctx.app.inject({ method: 'GET', url: '/api/v1/health' })
   if (health.statusCode !== 200) {
     failures.push({ operation, report: `GET /api/v1/health answered ${health.statusCode} after this operation's cases` })
@@ -112,9 +118,8 @@ for (const operation of operations) {
 
 await ctx.close()
 const seconds = ((performance.now() - started) / 1000).toFixed(1)
-const histogram = [...statusCounts.entries()].sort(([a], [b]) => a - b).map(([status, count]) => `${status}: ${count}`).join(', ')
 console.log(`fuzz: ${operations.length} operations, ${requestsSent} requests (${runs} cases each, plus shrinking), ${restores} fixture restores, ${seconds} s`)
-console.log(`fuzz: statuses ${histogram}`)
+console.log(`fuzz: statuses ${histogramOf(statusCounts)}`)
 for (const { operation, report } of failures) console.log(`\n${operation.id}\n    ${report}`)
 console.log(`\nfuzz: ${operations.length - new Set(failures.map((f) => f.operation)).size} passed, ${new Set(failures.map((f) => f.operation)).size} failed`)
 console.log(`fuzz: seed ${seed}`)
