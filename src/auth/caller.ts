@@ -4,7 +4,7 @@
 import type { Selectable } from 'kysely'
 import type { IntegratorsTable, UsersTable } from '../db/schema.ts'
 import type { FastifyRequest } from 'fastify'
-import { ApiError, forbidden, unauthorized } from '../http/errors.ts'
+import { ApiError, forbidden, invalidToken } from '../http/errors.ts'
 import { AUTH_ERRORS } from './errors.ts'
 import type { VerifiedToken } from './jwt.ts'
 
@@ -39,14 +39,14 @@ export interface CallerSource {
 export async function loadCaller(token: VerifiedToken, source: CallerSource): Promise<Caller> {
   if (token.subject.kind === 'integrator') {
     const state = await source.integrator(token.subject.id, token.jti)
-    if (!state) throw unauthorized(AUTH_ERRORS.invalidToken)
-    if (state.revoked) throw unauthorized(AUTH_ERRORS.revoked)
+    if (!state) throw invalidToken(AUTH_ERRORS.invalidToken)
+    if (state.revoked) throw invalidToken(AUTH_ERRORS.revoked)
     if (!state.principal.is_active) throw forbidden(AUTH_ERRORS.inactiveIntegrator)
     return { kind: 'integrator', integrator: state.principal, token }
   }
   const state = await source.user(token.subject.id, token.jti)
-  if (!state) throw unauthorized(AUTH_ERRORS.invalidToken)
-  if (state.revoked) throw unauthorized(AUTH_ERRORS.revoked)
+  if (!state) throw invalidToken(AUTH_ERRORS.invalidToken)
+  if (state.revoked) throw invalidToken(AUTH_ERRORS.revoked)
   if (state.principal.inactive) throw forbidden(AUTH_ERRORS.inactiveUser)
   return { kind: 'user', user: state.principal, token }
 }

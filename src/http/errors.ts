@@ -20,7 +20,16 @@ export const VALIDATION_FAILED = 'Validation failed'
 
 export const badRequest = (message: string, details?: FieldProblem[]) => new ApiError(400, message, { details })
 export const validationFailed = (details: FieldProblem[]) => new ApiError(400, VALIDATION_FAILED, { details })
-export const unauthorized = (message: string) => new ApiError(401, message)
+/** Every 401 carries the RFC 6750 challenge; `error` says what was wrong with a presented bearer token. */
+export const AUTH_REALM = 'livestock-api'
+export function unauthorized(message: string, error?: 'invalid_token' | 'invalid_request'): ApiError {
+  const challenge = error === undefined
+    ? `Bearer realm="${AUTH_REALM}"`
+    : `Bearer realm="${AUTH_REALM}", error="${error}", error_description="${message.replace(/["\\]/g, '')}"`
+  return new ApiError(401, message, { headers: { 'www-authenticate': challenge } })
+}
+/** A presented bearer token that is malformed, expired, revoked or names no one (RFC 6750 §3.1 invalid_token). */
+export const invalidToken = (message: string) => unauthorized(message, 'invalid_token')
 export const forbidden = (message: string) => new ApiError(403, message)
 export const notFound = (what: string) => new ApiError(404, `${what} not found`)
 export const conflict = (message: string) => new ApiError(409, message)

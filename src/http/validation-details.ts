@@ -24,7 +24,7 @@ function describeIssue(issue: AjvIssue, part: string): FieldProblem {
     message = 'is required'
   } else if (issue.keyword === 'additionalProperties' && typeof issue.params.additionalProperty === 'string') {
     path = joinPath(path, issue.params.additionalProperty)
-    message = 'is not an allowed field'
+    message = part === 'querystring' ? 'is not a parameter of this endpoint' : 'is not an allowed field'
   } else if (issue.keyword === 'const' || issue.keyword === 'enum') {
     const allowed = issue.params.allowedValues ?? issue.params.allowedValue
     message = `must be ${Array.isArray(allowed) ? `one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}` : JSON.stringify(allowed)}`

@@ -8,7 +8,7 @@ import { loadCaller, type Caller, type CallerSource } from '../auth/caller.ts'
 import { AUTH_ERRORS } from '../auth/errors.ts'
 import { TokenError, type TokenSigner, type VerifiedToken } from '../auth/jwt.ts'
 import { authErrors, commonErrors } from '../http/envelope.ts'
-import { forbidden, unauthorized } from '../http/errors.ts'
+import { forbidden, invalidToken, unauthorized } from '../http/errors.ts'
 import { ACCESS_RULES, type AccessRule } from '../http/route-policy.ts'
 
 declare module 'fastify' {
@@ -43,15 +43,15 @@ export function accessPlugin(app: FastifyInstance, { signer, callers, onCaller }
 
   async function authenticate(req: FastifyRequest): Promise<Caller> {
     if (req.caller) return req.caller
-    const header = req.headers.authorization
-    if (header === undefined || header.trim() === '') throw unauthorized(AUTH_ERRORS.missingHeader)
-    const match = BEARER.exec(header.trim())
-    if (!match?.[1]) throw unauthorized(AUTH_ERRORS.invalidToken)
+    const header = req.headers.authorization?.trim()
+    if (header === undefined || header === '') throw unauthorized(AUTH_ERRORS.missingHeader)
+    const match = BEARER.exec(header)
+    if (!match?.[1]) throw /^bearer\b/i.test(header) ? unauthorized(AUTH_ERRORS.invalidToken, 'invalid_request') : unauthorized(AUTH_ERRORS.invalidToken)
     let token: VerifiedToken
     try {
       token = await signer.verify(match[1], 'access')
     } catch (err) {
-      if (err instanceof TokenError) throw unauthorized(err.message)
+      if (err instanceof TokenError) throw invalidToken(err.message)
       throw err
     }
     const caller = await loadCaller(token, callers)

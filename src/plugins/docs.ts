@@ -65,7 +65,41 @@ function markDefaultedAsOptional(doc: OpenApiDocument): OpenApiDocument {
   return doc
 }
 
+const ApiIndex = Type.Object({
+  success: Type.Literal(true),
+  data: Type.Object({
+    name: Type.String({ examples: ['livestock-api'] }),
+    version: Type.String({ description: 'The service release', examples: ['0.1.0'] }),
+    apiVersion: Type.Literal('v1'),
+    links: Type.Object({
+      docs: Type.String({ description: 'The interactive reference (Scalar)' }),
+      openapi: Type.String({ description: 'The OpenAPI 3.1 document' }),
+      health: Type.String({ description: 'Liveness' }),
+      ready: Type.String({ description: 'Readiness' }),
+    }),
+  }),
+  timestamp: Type.String({ format: 'date-time' }),
+}, { description: 'Where to start' })
+
 export async function registerDocsRoutes(app: FastifyInstance) {
+  app.get('/', { schema: { hide: true } }, async (_req, reply) => reply.redirect(`${API_PREFIX}/docs`, 302))
+
+  app.get(API_PREFIX, {
+    schema: {
+      tags: ['operations'], operationId: 'getApiIndex', summary: 'API index',
+      description: 'Public. Links to the reference, the OpenAPI document and the health checks.',
+      response: { 200: ApiIndex },
+      security: [],
+    },
+  }, async () => ({
+    success: true as const,
+    data: {
+      name: 'livestock-api', version: VERSION, apiVersion: 'v1' as const,
+      links: { docs: `${API_PREFIX}/docs`, openapi: `${API_PREFIX}/openapi.json`, health: `${API_PREFIX}/health`, ready: `${API_PREFIX}/health/ready` },
+    },
+    timestamp: new Date().toISOString(),
+  }))
+
   app.get(`${API_PREFIX}/openapi.json`, {
     schema: {
       tags: ['operations'], operationId: 'getOpenApiDocument', summary: 'OpenAPI 3.1 document',

@@ -5,7 +5,7 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 import Type from 'typebox'
 import { timingSafeEqual } from 'node:crypto'
 import { authErrors } from '../http/envelope.ts'
-import { unauthorized } from '../http/errors.ts'
+import { invalidToken, unauthorized } from '../http/errors.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -51,7 +51,7 @@ export function metricsPlugin(app: FastifyInstance, options: { token: string | u
     config: { limit: 'exempt' },
   }, async (req, reply) => {
     if (options.token !== undefined && !bearerMatches(req.headers.authorization, options.token)) {
-      throw unauthorized('Invalid token')
+      throw req.headers.authorization ? invalidToken('Invalid token') : unauthorized('Invalid token')
     }
     return reply.type(registry.contentType).send(await registry.metrics())
   })

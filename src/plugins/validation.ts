@@ -5,7 +5,7 @@
 // that is not finite (1e309 parses to Infinity).
 import { Ajv, type Options } from 'ajv'
 import { createRequire } from 'node:module'
-import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify'
+import type { FastifySchemaCompiler, FastifySchemaValidationError, RouteOptions } from 'fastify'
 import type { FastifyValidationResult } from 'fastify/types/schema.js'
 import type { TSchema } from 'typebox'
 
@@ -17,6 +17,18 @@ function makeAjv(options: Options, schemas: readonly TSchema[]): Ajv {
   addFormats(ajv)
   for (const schema of schemas) ajv.addSchema(schema)
   return ajv
+}
+
+/**
+ * Unknown query parameters are refused as unknown body fields are (400 naming each), so that a typo such as
+ * `?sortby=Name` or `?filter[Sex]` misspelt is an error rather than a silently unfiltered answer. Added to
+ * every API route's query schema, including routes that take no parameters.
+ */
+export function refuseUnknownQueryParameters(route: RouteOptions) {
+  const schema = (route.schema ??= {}) as { querystring?: Record<string, unknown> }
+  const query = schema.querystring
+  if (query?.additionalProperties !== undefined) return
+  schema.querystring = query ? { ...query, additionalProperties: false } : { type: 'object', properties: {}, additionalProperties: false }
 }
 
 /** `schemas`: the shared schemas with an $id (app.addSchema) that route schemas may reference. */

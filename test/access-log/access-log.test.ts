@@ -108,7 +108,7 @@ describe('GET /users/:userId/access-log', () => {
     const before = (await logOf(farmA, 0)).pagination.total
     clock.advance(60)
     const later = new Date(clock.now).toISOString()
-    assert.equal((await get(`/users/${farmA.uid}/animals/search?q=x`, vendor.headers)).statusCode, 200)
+    assert.equal((await get(`/users/${farmA.uid}/animals/search?group=x`, vendor.headers)).statusCode, 200)
     const all = await logOf(farmA, before + 1)
     assert.equal(all.data[0]!.timestamp, later)
     const pageOne = (await get(`/users/${farmA.uid}/access-log?limit=1&sortOrder=asc`, farmA.owner)).json()

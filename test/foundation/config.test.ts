@@ -58,6 +58,15 @@ describe('loadConfig', () => {
     assert.throws(() => loadConfig({ TRUST_PROXY: 'everyone' }), /TRUST_PROXY must be/)
   })
 
+  it('parses CORS_ORIGINS as * or a list of origins, off when unset', () => {
+    assert.deepEqual(loadConfig({}).corsOrigins, [])
+    assert.deepEqual(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins, ['*'])
+    assert.deepEqual(loadConfig({ CORS_ORIGINS: 'https://app.farmsoft.example, http://localhost:5173' }).corsOrigins,
+      ['https://app.farmsoft.example', 'http://localhost:5173'])
+    assert.throws(() => loadConfig({ CORS_ORIGINS: 'https://app.example/path' }), /CORS_ORIGINS must be/)
+    assert.throws(() => loadConfig({ CORS_ORIGINS: 'app.example' }), /CORS_ORIGINS must be/)
+  })
+
   it('redacts passwords in connection URLs', () => {
     assert.equal(redactUrl('postgres://u:secret@h:5432/db'), 'postgres://u:***@h:5432/db')
   })

@@ -1,0 +1,229 @@
+// What integrators expect of HTTP beyond the spec: the RFC 6750 challenge on 401, ETag and 304 for polling,
+// compression of large bodies, CORS when the operator allows origins, RFC 8288 Link headers on lists,
+// unknown query parameters refused like unknown body fields, and an index at /api/v1.
+import assert from 'node:assert/strict'
+import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib'
+import { after, before, describe, it } from 'node:test'
+import { createTestApp, type TestContext } from '../support/app.ts'
+import { assertError, assertInvalid } from '../support/assertions.ts'
+import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
+import { AUTH_ERRORS } from '../../src/auth/errors.ts'
+import { noneMatch, withoutResponseTime } from '../../src/plugins/etag.ts'
+import { paginationLinks } from '../../src/plugins/pagination-links.ts'
+
+type Headers = Record<string, string>
+
+let ctx: TestContext
+let uid: string
+let owner: Headers
+
+before(async () => {
+  ctx = await createTestApp({ env: { METRICS_TOKEN: 'metrics-token-0123456789' } })
+  const user = await createUser(ctx)
+  uid = user.uid
+  owner = bearer((await userToken(ctx, user.email)).accessToken)
+  for (let i = 1; i <= 25; i++) {
+    const MAC = `AA:BB:CC:00:01:${i.toString(16).padStart(2, '0').toUpperCase()}`
+    const res = await ctx.app.inject({ method: 'POST', url: `/api/v1/users/${uid}/animals`, headers: owner, payload: { MAC, Sex: 'female', Group: i % 2 ? 'A' : 'B' } })
+    assert.equal(res.statusCode, 201, res.body)
+  }
+})
+after(() => ctx.close())
+
+const get = (url: string, headers: Headers = owner) => ctx.app.inject({ method: 'GET', url, headers })
+
+describe('WWW-Authenticate on 401 (RFC 6750)', () => {
+  const REALM = 'Bearer realm="livestock-api"'
+
+  it('challenges without an error code when no credentials came, or another scheme', async () => {
+    for (const headers of [{}, { authorization: 'Basic dXNlcjpwYXNz' }]) {
+      const res = await get('/api/v1/tokens/validate', headers)
+      assert.equal(res.statusCode, 401)
+      assert.equal(res.headers['www-authenticate'], REALM)
+    }
+  })
+
+  it('says invalid_request for a malformed Bearer header and invalid_token for a bad, revoked or expired token', async () => {
+    const malformed = await get('/api/v1/tokens/validate', { authorization: 'Bearer' })
+    assert.equal(malformed.headers['www-authenticate'], `${REALM}, error="invalid_request", error_description="${AUTH_ERRORS.invalidToken}"`)
+    const garbage = await get('/api/v1/tokens/validate', { authorization: 'Bearer abc.def.ghi' })
+    assert.equal(garbage.headers['www-authenticate'], `${REALM}, error="invalid_token", error_description="${AUTH_ERRORS.invalidToken}"`)
+    const integrator = await createIntegrator(ctx)
+    const token = bearer((await integratorToken(ctx, integrator.uid)).accessToken)
+    await ctx.app.inject({ method: 'POST', url: '/api/v1/tokens/revoke', headers: token })
+    const revoked = await get('/api/v1/tokens/validate', token)
+    assertError(revoked, 401, AUTH_ERRORS.revoked)
+    assert.equal(revoked.headers['www-authenticate'], `${REALM}, error="invalid_token", error_description="${AUTH_ERRORS.revoked}"`)
+  })
+
+  it('challenges on the 401 of credentials in a body and of /metrics too', async () => {
+    const login = await ctx.app.inject({ method: 'POST', url: '/api/v1/tokens/login', payload: { email: 'nobody@farm.example', password: 'wrong password' } })
+    assert.equal(login.statusCode, 401)
+    assert.equal(login.headers['www-authenticate'], REALM)
+    assert.equal((await get('/metrics', {})).headers['www-authenticate'], REALM)
+    assert.match(String((await get('/metrics', { authorization: 'Bearer wrong' })).headers['www-authenticate']), /error="invalid_token"/)
+  })
+
+  it('sends no challenge on 2xx or 403', async () => {
+    const other = await createUser(ctx)
+    const res = await get(`/api/v1/users/${uid}`, bearer((await userToken(ctx, other.email)).accessToken))
+    assert.equal(res.statusCode, 403)
+    assert.equal(res.headers['www-authenticate'], undefined)
+  })
+})
+
+describe('ETag and If-None-Match', () => {
+  it('tags a GET, answers 304 with no body for a matching If-None-Match, and ignores the response time', async () => {
+    const first = await get(`/api/v1/users/${uid}/animals?limit=5`)
+    const etag = String(first.headers.etag)
+    assert.match(etag, /^W\/"[A-Za-z0-9_-]{27}"$/)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    const again = await get(`/api/v1/users/${uid}/animals?limit=5`)
+    assert.notEqual(again.json().timestamp, first.json().timestamp)
+    assert.equal(again.headers.etag, etag)
+    const notModified = await get(`/api/v1/users/${uid}/animals?limit=5`, { ...owner, 'if-none-match': etag })
+    assert.equal(notModified.statusCode, 304)
+    assert.equal(notModified.body, '')
+    assert.equal(notModified.headers.etag, etag)
+    assert.equal((await get(`/api/v1/users/${uid}/animals?limit=5`, { ...owner, 'if-none-match': `"other", ${etag.slice(2)}` })).statusCode, 304)
+    assert.equal((await get(`/api/v1/users/${uid}/animals?limit=5`, { ...owner, 'if-none-match': '*' })).statusCode, 304)
+  })
+
+  it('changes when the data changes, so a poller gets the new body', async () => {
+    const before = await get(`/api/v1/users/${uid}/animals/AA:BB:CC:00:01:01`)
+    await ctx.app.inject({ method: 'PATCH', url: `/api/v1/users/${uid}/animals/AA:BB:CC:00:01:01`, headers: owner, payload: { Group: 'C' } })
+    const after = await get(`/api/v1/users/${uid}/animals/AA:BB:CC:00:01:01`, { ...owner, 'if-none-match': String(before.headers.etag) })
+    assert.equal(after.statusCode, 200)
+    assert.notEqual(after.headers.etag, before.headers.etag)
+  })
+
+  it('tags only successful reads', async () => {
+    assert.equal((await get(`/api/v1/users/${uid}/animals/missing`)).headers.etag, undefined)
+    const created = await ctx.app.inject({ method: 'POST', url: `/api/v1/users/${uid}/animals`, headers: owner, payload: { MAC: 'AA:BB:CC:00:02:01', Sex: 'male' } })
+    assert.equal(created.headers.etag, undefined)
+  })
+
+  it('rules: the timestamp is cut only where the envelope ends with it; weak comparison', () => {
+    assert.equal(withoutResponseTime('{"success":true,"data":1,"timestamp":"2026-11-23T10:00:00.000Z"}'), '{"success":true,"data":1}')
+    assert.equal(withoutResponseTime('{"data":{"timestamp":"x"},"more":1}'), '{"data":{"timestamp":"x"},"more":1}')
+    assert.equal(noneMatch('W/"a", "b"', 'W/"b"'), true)
+    assert.equal(noneMatch('"a"', 'W/"b"'), false)
+    assert.equal(noneMatch(undefined, 'W/"b"'), false)
+  })
+})
+
+describe('compression', () => {
+  it('compresses a large body with br or gzip as the client accepts, and leaves small ones and other clients alone', async () => {
+    const plain = await get('/api/v1/openapi.json', {})
+    assert.equal(plain.headers['content-encoding'], undefined)
+    const br = await get('/api/v1/openapi.json', { 'accept-encoding': 'br, gzip' })
+    assert.equal(br.headers['content-encoding'], 'br')
+    assert.equal(brotliDecompressSync(br.rawPayload).toString(), plain.body)
+    assert.ok(br.rawPayload.length < plain.rawPayload.length / 5, `${br.rawPayload.length} of ${plain.rawPayload.length} bytes`)
+    const gzip = await get('/api/v1/openapi.json', { 'accept-encoding': 'gzip' })
+    assert.equal(gzip.headers['content-encoding'], 'gzip')
+    assert.equal(gunzipSync(gzip.rawPayload).toString(), plain.body)
+    assert.match(String(gzip.headers.vary), /accept-encoding/i)
+    const small = await get('/api/v1/health', { 'accept-encoding': 'br, gzip' })
+    assert.equal(small.headers['content-encoding'], undefined)
+  })
+
+  it('accepts a gzip-compressed request body, and refuses an unknown coding with 415 in the envelope', async () => {
+    const body = JSON.stringify({ MAC: 'AA:BB:CC:00:03:01', Sex: 'female' })
+    const res = await ctx.app.inject({
+      method: 'POST', url: `/api/v1/users/${uid}/animals`,
+      headers: { ...owner, 'content-type': 'application/json', 'content-encoding': 'gzip' }, payload: gzipSync(body),
+    })
+    assert.equal(res.statusCode, 201, res.body)
+    const unknown = await ctx.app.inject({
+      method: 'POST', url: `/api/v1/users/${uid}/animals`,
+      headers: { ...owner, 'content-type': 'application/json', 'content-encoding': 'compress' }, payload: body,
+    })
+    assert.equal(unknown.statusCode, 415)
+    assert.equal(unknown.json().success, false)
+  })
+})
+
+describe('Link headers on lists (RFC 8288)', () => {
+  it('give first, prev, next and last, keeping the other parameters', async () => {
+    const res = await get(`/api/v1/users/${uid}/animals?limit=10&page=2&sortBy=MAC&sortOrder=asc`)
+    const at = (page: number) => `</api/v1/users/${uid}/animals?limit=10&page=${page}&sortBy=MAC&sortOrder=asc>`
+    assert.equal(res.json().pagination.totalPages, 3)
+    assert.equal(res.headers.link, `${at(1)}; rel="first", ${at(1)}; rel="prev", ${at(3)}; rel="next", ${at(3)}; rel="last"`)
+  })
+
+  it('rules: no prev on the first page, no next on the last, page 1 as last of an empty list', () => {
+    assert.equal(paginationLinks('/x?limit=5', { page: 1, limit: 5, totalPages: 2 }), '</x?limit=5&page=1>; rel="first", </x?limit=5&page=2>; rel="next", </x?limit=5&page=2>; rel="last"')
+    assert.equal(paginationLinks('/x', { page: 1, limit: 5, totalPages: 0 }), '</x?page=1>; rel="first", </x?page=1>; rel="last"')
+    assert.equal(paginationLinks('/x?page=9', { page: 9, limit: 5, totalPages: 2 }), '</x?page=1>; rel="first", </x?page=2>; rel="prev", </x?page=2>; rel="last"')
+  })
+
+  it('are absent where the answer is not a page', async () => {
+    assert.equal((await get(`/api/v1/users/${uid}/animals/search?group=A`)).headers.link, undefined)
+  })
+})
+
+describe('unknown query parameters', () => {
+  it('are a 400 naming each, like unknown body fields, on routes with and without parameters', async () => {
+    assertInvalid(await get(`/api/v1/users/${uid}/animals?limt=5`), ['query:limt'])
+    assertInvalid(await get('/api/v1/tokens/validate?verbose=1'), ['query:verbose'])
+    const res = await get(`/api/v1/users/${uid}/animals?sortby=MAC&pagesize=3`)
+    assertInvalid(res, ['query:sortby', 'query:pagesize'])
+    assert.equal(res.json().details[0].message, 'is not a parameter of this endpoint')
+  })
+
+  it('leave filter[Field] alone: its field is checked against the list\'s fields', async () => {
+    assert.equal((await get(`/api/v1/users/${uid}/animals?filter[Group]=A`)).statusCode, 200)
+    assertInvalid(await get(`/api/v1/users/${uid}/animals?filter[Colour]=pink`), ['query:filter[Colour]'])
+  })
+})
+
+describe('discovery', () => {
+  it('GET /api/v1 links to the reference, the document and the health checks', async () => {
+    const res = await get('/api/v1', {})
+    assert.equal(res.statusCode, 200)
+    assert.deepEqual(res.json().data.links, { docs: '/api/v1/docs', openapi: '/api/v1/openapi.json', health: '/api/v1/health', ready: '/api/v1/health/ready' })
+  })
+
+  it('GET / redirects to the docs', async () => {
+    const res = await get('/', {})
+    assert.equal(res.statusCode, 302)
+    assert.equal(res.headers.location, '/api/v1/docs')
+  })
+})
+
+describe('CORS', () => {
+  it('is off by default: no CORS headers, and a preflight is not answered', async () => {
+    const res = await get('/api/v1/health', { origin: 'https://app.farmsoft.example' })
+    assert.equal(res.headers['access-control-allow-origin'], undefined)
+    const preflight = await ctx.app.inject({ method: 'OPTIONS', url: '/api/v1/health', headers: { origin: 'https://app.farmsoft.example', 'access-control-request-method': 'GET' } })
+    assert.equal(preflight.statusCode, 404)
+    assert.equal(preflight.json().success, false)
+  })
+
+  it('with CORS_ORIGINS: answers the preflight of an allowed origin and exposes the headers an app needs', async () => {
+    const cors = await createTestApp({ env: { CORS_ORIGINS: 'https://app.farmsoft.example, http://localhost:5173' } })
+    try {
+      const preflight = await cors.app.inject({
+        method: 'OPTIONS', url: `/api/v1/users/${uid}/animals`,
+        headers: { origin: 'https://app.farmsoft.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, idempotency-key' },
+      })
+      assert.equal(preflight.statusCode, 204)
+      assert.equal(preflight.headers['access-control-allow-origin'], 'https://app.farmsoft.example')
+      assert.match(String(preflight.headers['access-control-allow-methods']), /POST/)
+      assert.match(String(preflight.headers['access-control-allow-headers']), /Authorization/)
+      assert.match(String(preflight.headers['access-control-allow-headers']), /Idempotency-Key/)
+      assert.equal(preflight.headers['access-control-max-age'], '600')
+      assert.equal(preflight.headers['access-control-allow-credentials'], undefined)
+      const read = await cors.app.inject({ method: 'GET', url: '/api/v1/health', headers: { origin: 'http://localhost:5173' } })
+      assert.equal(read.headers['access-control-allow-origin'], 'http://localhost:5173')
+      for (const header of ['ETag', 'Link', 'Location', 'Retry-After', 'X-RateLimit-Remaining']) {
+        assert.match(String(read.headers['access-control-expose-headers']), new RegExp(header))
+      }
+      const stranger = await cors.app.inject({ method: 'GET', url: '/api/v1/health', headers: { origin: 'https://evil.example' } })
+      assert.equal(stranger.headers['access-control-allow-origin'], undefined)
+    } finally {
+      await cors.close()
+    }
+  })
+})
