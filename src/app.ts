@@ -30,6 +30,7 @@ import { usersModule } from './modules/users/users.routes.ts'
 import { findUserAsCaller } from './modules/users/users.repository.ts'
 import { animalsModule } from './modules/animals/animals.routes.ts'
 import { readingsModule } from './modules/readings/readings.routes.ts'
+import { litterguardsModule } from './modules/litterguards/litterguards.routes.ts'
 import { recordCollections } from './modules/records/index.ts'
 import { recordModule } from './modules/records/record-routes.ts'
 import { accessLogModule } from './modules/access-log/access-log.routes.ts'
@@ -83,6 +84,7 @@ function featureModules(database: Database, redis: Redis | undefined): ApiModule
     animalsModule(recordCollections.map(({ resource, segment }) => ({ table: resource.table, name: segment }))),
     readingsModule,
     ...recordCollections.map(recordModule),
+    litterguardsModule,
     accessLogModule,
   ]
 }

@@ -73,6 +73,8 @@ export interface Config {
   metricsToken: string | undefined
   /** The access log of integrator requests (README "Access log"). */
   accessLog: AccessLogConfig
+  /** A litter-monitoring device is Active while its newest reading is at most this many minutes old. */
+  litterguardActiveWindowMinutes: number
   limits: Limits
 }
 
@@ -173,6 +175,7 @@ export function loadConfig(env: Env = process.env): Config {
       retentionDays: read.int('ACCESS_LOG_RETENTION_DAYS', 90, { min: 1, max: 36500 }),
       flushIntervalMs: read.int('ACCESS_LOG_FLUSH_INTERVAL_MS', 1000, { min: 10, max: 60000 }),
     },
+    litterguardActiveWindowMinutes: read.int('LITTERGUARD_ACTIVE_WINDOW_MINUTES', 15, { min: 1, max: 10080 }),
     limits,
   }
 

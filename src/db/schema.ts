@@ -133,6 +133,30 @@ export interface AnimalLocationReadingsTable {
   nodeuid: string
 }
 
+export interface LitterguardsTable {
+  uid: string
+  mac: string
+  name: string
+  /** Registration time, ms since epoch. */
+  t: number
+  /** The newest reading's t, Unix seconds; null before the first reading. */
+  last_seen: number | null
+  current_temperature: number | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface LitterguardReadingsTable {
+  uid: string
+  mac: string
+  /** Unix seconds (not ms like the ear-tag readings). */
+  t: number
+  c: number
+  x: number
+  y: number
+  z: number
+}
+
 export interface IdempotencyKeysTable {
   id: Generated<number>
   uid: string | null
@@ -173,6 +197,8 @@ export interface DB {
   animals: AnimalsTable
   animal_sensor_readings: AnimalSensorReadingsTable
   animal_location_readings: AnimalLocationReadingsTable
+  litterguards: LitterguardsTable
+  litterguard_readings: LitterguardReadingsTable
   idempotency_keys: IdempotencyKeysTable
   access_log: AccessLogTable
 }

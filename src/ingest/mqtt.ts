@@ -1,5 +1,6 @@
 // Second ingestion path: gateways publish the HTTP ingestion body to
 //   livestock/v1/<user_id>/animals/<animal_mac>/sensordata | locations
+//   livestock/v1/<user_id>/litterguards/<mac_address>/sensordata
 // and every API process subscribes through one MQTT 5 shared subscription ($share/<group>/...), so the
 // broker splits the messages among them. QoS 1: a message is acknowledged once it has been handled, so
 // a process that dies mid-message gets it redelivered. Messages are handled one at a time (the client's
@@ -22,27 +23,35 @@ import type { App } from '../types.ts'
 export const DEFAULT_SHARE_GROUP = 'livestock-api'
 const TOPIC_ROOT = 'livestock/v1'
 
+/** Where each series is published: livestock/v1/<user_id>/<registry>/<mac>/<segment>, as its HTTP path. */
+const TOPICS: Record<ReadingKind, { registry: 'animals' | 'litterguards'; segment: string }> = {
+  sensordata: { registry: 'animals', segment: 'sensordata' },
+  locations: { registry: 'animals', segment: 'locations' },
+  devicedata: { registry: 'litterguards', segment: 'sensordata' },
+}
+
 export function topicFilters(group: string): string[] {
-  return [`$share/${group}/${TOPIC_ROOT}/+/animals/+/sensordata`, `$share/${group}/${TOPIC_ROOT}/+/animals/+/locations`]
+  return Object.values(TOPICS).map(({ registry, segment }) => `$share/${group}/${TOPIC_ROOT}/+/${registry}/+/${segment}`)
 }
 
 export function sensorTopic(uid: string, mac: string, kind: ReadingKind): string {
-  return `${TOPIC_ROOT}/${uid}/animals/${mac}/${kind}`
+  return `${TOPIC_ROOT}/${uid}/${TOPICS[kind].registry}/${mac}/${TOPICS[kind].segment}`
 }
 
-/** The user, tag and kind a topic addresses, or undefined when it is not one of ours. */
+/** The user, tag (or device) and kind a topic addresses, or undefined when it is not one of ours. */
 export function parseTopic(topic: string): { uid: string; mac: string; kind: ReadingKind } | undefined {
   const parts = topic.split('/')
-  if (parts.length !== 6 || `${parts[0]}/${parts[1]}` !== TOPIC_ROOT || parts[3] !== 'animals') return undefined
-  const [, , uid, , mac, kind] = parts as [string, string, string, string, string, string]
-  if (!isUid(uid) || !isMac(mac) || (kind !== 'sensordata' && kind !== 'locations')) return undefined
+  if (parts.length !== 6 || `${parts[0]}/${parts[1]}` !== TOPIC_ROOT) return undefined
+  const [, , uid, registry, mac, segment] = parts as [string, string, string, string, string, string]
+  const kind = (Object.keys(TOPICS) as ReadingKind[]).find((k) => TOPICS[k].registry === registry && TOPICS[k].segment === segment)
+  if (!kind || !isUid(uid) || !isMac(mac)) return undefined
   return { uid, mac, kind }
 }
 
 const RETRY_FIRST_MS = 250
 const RETRY_MAX_MS = 2000
 
-export type MessageOutcome = 'stored' | 'malformed' | 'unknown_animal' | 'failed'
+export type MessageOutcome = 'stored' | 'malformed' | 'unknown_animal' | 'unknown_device' | 'failed'
 
 export interface MqttIngestOptions {
   url: string
@@ -65,7 +74,7 @@ export function startMqttIngest(app: App, options: MqttIngestOptions): MqttInges
   const name = 'mqtt_messages_total'
   const counter = (app.metrics.getSingleMetric(name) as Counter<'kind' | 'outcome'> | undefined) ?? new Counter({
     name,
-    help: 'MQTT ingestion messages handled, by kind (sensordata, locations, unknown) and outcome (stored, malformed, unknown_animal, failed; retried counts each wait for an unreachable database)',
+    help: 'MQTT ingestion messages handled, by kind (sensordata, locations, devicedata, unknown) and outcome (stored, malformed, unknown_animal, unknown_device, failed; retried counts each wait for an unreachable database)',
     labelNames: ['kind', 'outcome'] as const,
     registers: [app.metrics],
   })
@@ -79,7 +88,7 @@ export function startMqttIngest(app: App, options: MqttIngestOptions): MqttInges
       counter.inc({ kind, outcome: 'malformed' })
       return 'malformed'
     }
-    if (!target) return reject('topic is not livestock/v1/<user_id>/animals/<animal_mac>/sensordata|locations')
+    if (!target) return reject('topic is not livestock/v1/<user_id>/animals/<animal_mac>/sensordata|locations or livestock/v1/<user_id>/litterguards/<mac_address>/sensordata')
     if (payload.length > maxBytes) return reject(`payload larger than ${maxBytes} bytes`)
     let body: unknown
     try {
@@ -111,10 +120,12 @@ export function startMqttIngest(app: App, options: MqttIngestOptions): MqttInges
           counter.inc({ kind, outcome: 'stored' })
           log.debug({ ...result.counts }, 'MQTT readings stored')
           return 'stored'
-        case 'unknownAnimal':
-          log.warn({ uid: target.uid, mac: target.mac }, 'MQTT readings for an unknown animal dropped')
-          counter.inc({ kind, outcome: 'unknown_animal' })
-          return 'unknown_animal'
+        case 'unknownMac': {
+          const outcome = target.kind === 'devicedata' ? 'unknown_device' : 'unknown_animal'
+          log.warn({ uid: target.uid, mac: target.mac }, `MQTT readings for an ${outcome.replace('_', ' ')} dropped`)
+          counter.inc({ kind, outcome })
+          return outcome
+        }
         case 'invalid':
           return reject('Validation failed', result.details)
       }

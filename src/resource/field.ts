@@ -141,6 +141,17 @@ export const field = {
     (extra) => Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, ...extra }),
     { column: 't', readOnly: true, description, example: 1767225600000 }, undefined),
 
+  /**
+   * A time kept as Unix seconds (a bigint column) and shown as the timestamp object `{seconds, nanoseconds}`
+   * (decisions.md: a litter device's LastSeen). Sorts by the seconds it holds; read-only.
+   */
+  timestampObject: (options: FieldOptions = {}) => make('integer', (extra) => Type.Object({
+    seconds: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Unix seconds' }),
+    nanoseconds: Type.Integer({ minimum: 0, maximum: 999_999_999, description: 'Fraction of the second in ns (0 for whole-second times)' }),
+  }, { additionalProperties: false, ...extra }), {
+    readOnly: true, filterable: false, toApi: (v) => ({ seconds: Number(v), nanoseconds: 0 }), ...options,
+  }, undefined),
+
   /** A column of the joined animals table (read through the record's animal). */
   joined: (kind: FieldKind, schema: (extra: Record<string, unknown>) => TSchema, options: FieldOptions & { column: string }) =>
     make(kind, schema, { ...options, joined: true }, undefined),

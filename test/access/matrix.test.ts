@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test'
 import { SignJWT } from 'jose'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { createIntegrator, createUser } from '../support/fixtures.ts'
-import { MATRIX_MAC, recordFixtures, routes, type Rule, type RouteCase } from './routes.ts'
+import { MATRIX_DEVICE_MAC, MATRIX_MAC, recordFixtures, routes, type Rule, type RouteCase } from './routes.ts'
 import { AUTH_ERRORS } from '../../src/auth/errors.ts'
 import { TokenSigner, type Subject } from '../../src/auth/jwt.ts'
 import { updateIntegrator } from '../../src/modules/tokens/integrators.repository.ts'
@@ -13,6 +13,7 @@ import { ok } from '../../src/http/envelope.ts'
 import type { App } from '../../src/types.ts'
 import { insertAnimal } from '../../src/modules/animals/animals.repository.ts'
 import { createIdSource } from '../../src/db/ids.ts'
+import { insertLitterguard } from '../../src/modules/litterguards/litterguards.repository.ts'
 
 type Expect = { status: number; error: string } | 'allowed'
 
@@ -77,6 +78,7 @@ before(async () => {
   // The integrator the partner routes link and unlink: none of the callers, so the matrix cannot change their links.
   someIntegratorUid = (await createIntegrator(ctx)).uid
   animalId = String((await insertAnimal(ctx.database.db, owner.uid, { MAC: MATRIX_MAC, Sex: 'female' }, createIdSource(Date.now))).id)
+  await insertLitterguard(ctx.database.db, owner.uid, { MAC: MATRIX_DEVICE_MAC, Name: 'Matrix device' }, Date.now())
   ownerEmail = owner.email
   const ownerToken = await mint({ kind: 'user', id: owner.uid })
   for (const fixture of recordFixtures) {
@@ -182,7 +184,7 @@ function fillPath(url: string): string {
     ? url.replace(/:[A-Za-z]+Id$/, recordIds.get(`${record[1] ? 'animal' : 'user'}:${record[2]}`)!)
     : url
   return filled.replace(':userId', ownerUid).replace(':integratorUid', someIntegratorUid)
-    .replace(':animalId', animalId).replace(':animalMac', MATRIX_MAC)
+    .replace(':animalId', animalId).replace(':animalMac', MATRIX_MAC).replace(':macAddress', MATRIX_DEVICE_MAC)
 }
 
 const AFTER_EARLIER_WRITE = new Set([404, 409])

@@ -8,6 +8,8 @@ import { PASSWORD } from '../support/fixtures.ts'
 
 /** The owner's animal that every animal route and record names. */
 export const MATRIX_MAC = 'AA:BB:CC:00:00:01'
+/** The owner's litter-monitoring device that every device route names (:macAddress). */
+export const MATRIX_DEVICE_MAC = 'DD:EE:FF:00:00:01'
 
 // The spec's "Treatments, births and inseminations at user level" table: collection, item parameter, a valid create body.
 const USER_LEVEL: [string, string, (uid: string) => object][] = [
@@ -60,6 +62,29 @@ function recordRoutes(): RouteCase[] {
     deletes.push({ method: 'DELETE', url: `${base}/:${param}`, rule: 'own' })
   }
   return [...reads, ...writes, ...deletes]
+}
+
+/**
+ * Litter-monitoring devices: the registry and analytics are 'own'; every /sensordata path (ingestion included)
+ * is 'sensorData'. Reads, then writes, then the delete (a later caller's delete meets the documented 404).
+ */
+function litterguardRoutes(): RouteCase[] {
+  const base = '/api/v1/users/:userId/litterguards'
+  const item = `${base}/:macAddress`
+  return [
+    { method: 'GET', url: base, rule: 'own' },
+    { method: 'GET', url: `${base}/search`, rule: 'own' },
+    { method: 'GET', url: `${base}/summary`, rule: 'own' },
+    { method: 'GET', url: item, rule: 'own' },
+    { method: 'GET', url: `${item}/sensordata`, rule: 'sensorData' },
+    { method: 'GET', url: `${item}/sensordata/latest`, rule: 'sensorData' },
+    { method: 'GET', url: `${item}/analytics`, rule: 'own' },
+    // A later caller's create of the same MAC meets the documented 409.
+    { method: 'POST', url: base, rule: 'own', body: () => ({ MAC: 'DD:EE:FF:00:00:99', Name: 'Matrix created' }) },
+    { method: 'PATCH', url: item, rule: 'own', body: () => ({ Name: 'Matrix device' }) },
+    { method: 'POST', url: `${item}/sensordata`, rule: 'sensorData', body: () => ({ readings: [{ t: Math.floor(Date.now() / 1000) - 60, c: 30.5, x: 0, y: 0, z: 1 }] }) },
+    { method: 'DELETE', url: item, rule: 'own' },
+  ]
 }
 
 export type Rule =
@@ -137,6 +162,7 @@ export const routes: RouteCase[] = [
   { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/sensordata', rule: 'sensorData' },
   { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/sensordata/latest', rule: 'sensorData' },
   { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/sensordata/analytics', rule: 'sensorData' },
+  ...litterguardRoutes(),
   ...recordRoutes(),
   // An animal that has records answers 409 (documented): they are never deleted silently.
   { method: 'DELETE', url: '/api/v1/users/:userId/animals/:animalId', rule: 'own' },

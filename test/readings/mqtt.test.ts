@@ -26,7 +26,8 @@ describe('MQTT topics', () => {
       'livestock/v1/farm 1/animals/AA:BB:CC:DD:EE:FF/sensordata', 'livestock/v1/farm-1/animals/AA:BB:CC:DD:EE:FF/sensordata/x']) {
       assert.equal(parseTopic(bad), undefined, bad)
     }
-    assert.deepEqual(topicFilters('g'), ['$share/g/livestock/v1/+/animals/+/sensordata', '$share/g/livestock/v1/+/animals/+/locations'])
+    assert.deepEqual(topicFilters('g'), ['$share/g/livestock/v1/+/animals/+/sensordata', '$share/g/livestock/v1/+/animals/+/locations',
+      '$share/g/livestock/v1/+/litterguards/+/sensordata'])
   })
 })
 

@@ -1,8 +1,9 @@
-// The one ingestion path. HTTP routes, the MQTT subscriber and the simulator all end in ingest(), which
-// answers with an outcome (stored, unknownAnimal, invalid) that each caller turns into its own reply: a
-// 200/404/400 for HTTP, a log line and a counter for MQTT. Payloads that did not pass the HTTP body
-// validation (MQTT) are checked by createPayloadValidator against the same schema first.
-import { Ajv } from 'ajv'
+// The one ingestion path. HTTP routes, the MQTT subscriber and the simulator all end in ingest(), for
+// every series (ear-tag sensor readings and locations, litter-device readings), which answers with an
+// outcome (stored, unknownMac, invalid) that each caller turns into its own reply: a 200/404/400 for
+// HTTP, a log line and a counter for MQTT. Payloads that did not pass the HTTP body validation (MQTT)
+// are checked by createPayloadValidator against the same schema first.
+import { Ajv, type ValidateFunction } from 'ajv'
 import type { Kysely } from 'kysely'
 import type { Limits } from '../../config.ts'
 import type { DB } from '../../db/schema.ts'
@@ -10,27 +11,26 @@ import type { FieldProblem } from '../../http/errors.ts'
 import { validationDetails, type AjvIssue } from '../../http/validation-details.ts'
 import { isMac, normalizeMac } from '../animals/animals.rules.ts'
 import { firstFutureRow, FUTURE_SKEW_MS } from './readings.rules.ts'
-import { LocationIngestBody, SensorIngestBody, type LocationRow, type SensorRow } from './readings.schemas.ts'
-import { storeReadings, type IngestCounts, type ReadingKind } from './readings.repository.ts'
+import { DeviceIngestBody, LocationIngestBody, SensorIngestBody } from './readings.schemas.ts'
+import { SERIES, storeReadings, type IngestBatch, type IngestCounts, type ReadingKind } from './readings.repository.ts'
 
-export type IngestBatch =
-  | { kind: 'sensordata'; rows: readonly SensorRow[] }
-  | { kind: 'locations'; rows: readonly LocationRow[] }
+export type { IngestBatch, ReadingKind } from './readings.repository.ts'
 
 export type IngestOutcome =
   | { outcome: 'stored'; counts: IngestCounts }
-  | { outcome: 'unknownAnimal' }
+  /** The user has no animal (no device, for devicedata) with this MAC. */
+  | { outcome: 'unknownMac' }
   | { outcome: 'invalid'; details: FieldProblem[] }
 
-/** Stores a validated batch for the tag `mac` of user `uid`: all rows or none. */
+/** Stores a validated batch for the tag or device `mac` of user `uid`: all rows or none. */
 export async function ingest(db: Kysely<DB>, uid: string, mac: string, batch: IngestBatch, now: number): Promise<IngestOutcome> {
-  const future = firstFutureRow(batch.rows, now)
+  const future = firstFutureRow(batch.rows, now, SERIES[batch.kind].msPerT)
   if (future >= 0) {
     return { outcome: 'invalid', details: [{ field: `readings[${future}].t`, message: `is more than ${FUTURE_SKEW_MS / 60_000} minutes in the future` }] }
   }
-  if (!isMac(mac)) return { outcome: 'unknownAnimal' }
+  if (!isMac(mac)) return { outcome: 'unknownMac' }
   const counts = await storeReadings(db, uid, normalizeMac(mac), batch)
-  return counts ? { outcome: 'stored', counts } : { outcome: 'unknownAnimal' }
+  return counts ? { outcome: 'stored', counts } : { outcome: 'unknownMac' }
 }
 
 export type PayloadCheck =
@@ -40,13 +40,15 @@ export type PayloadCheck =
 /** Validates a parsed payload exactly as the HTTP body is validated (strict types, row bounds, every row). */
 export function createPayloadValidator(limits: Limits): (kind: ReadingKind, payload: unknown) => PayloadCheck {
   const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false })
-  const validators = {
-    sensordata: ajv.compile<{ readings: SensorRow[] }>(SensorIngestBody(limits)),
-    locations: ajv.compile<{ readings: LocationRow[] }>(LocationIngestBody(limits)),
+  const validators: Record<ReadingKind, ValidateFunction<{ readings: unknown[] }>> = {
+    sensordata: ajv.compile(SensorIngestBody(limits)),
+    locations: ajv.compile(LocationIngestBody(limits)),
+    devicedata: ajv.compile(DeviceIngestBody(limits)),
   }
   return (kind, payload) => {
-    if (kind === 'sensordata' && validators.sensordata(payload)) return { ok: true, batch: { kind, rows: payload.readings } }
-    if (kind === 'locations' && validators.locations(payload)) return { ok: true, batch: { kind, rows: payload.readings } }
-    return { ok: false, details: validationDetails((validators[kind].errors ?? []) as AjvIssue[], 'body') }
+    const validate = validators[kind]
+    // The schema of `kind` has checked every row, so they are that kind's rows.
+    if (validate(payload)) return { ok: true, batch: { kind, rows: payload.readings } as IngestBatch }
+    return { ok: false, details: validationDetails((validate.errors ?? []) as AjvIssue[], 'body') }
   }
 }

@@ -1,60 +1,90 @@
-// Ear-tag readings: bulk idempotent ingestion, time-range reads, latest samples and analytics, all in SQL.
-import { sql, type Kysely } from 'kysely'
+// Time series: bulk idempotent ingestion of every series (ear-tag sensor readings and location
+// detections, litter-device readings), and the ear-tag reads, latest samples and analytics, all in SQL.
+import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { DB } from '../../db/schema.ts'
-import type { LocationRow, SensorAnalyticsBody, SensorRow } from './readings.schemas.ts'
+import type { DeviceRow, LocationRow, SensorAnalyticsBody, SensorRow } from './readings.schemas.ts'
 
-export type ReadingKind = 'sensordata' | 'locations'
+/** The series a batch belongs to: an animal's sensor readings or locations, or a litter device's readings. */
+export type ReadingKind = 'sensordata' | 'locations' | 'devicedata'
+
+export type IngestBatch =
+  | { kind: 'sensordata'; rows: readonly SensorRow[] }
+  | { kind: 'locations'; rows: readonly LocationRow[] }
+  | { kind: 'devicedata'; rows: readonly DeviceRow[] }
 
 export interface IngestCounts { received: number; stored: number; duplicates: number }
 
 export interface TimeQuery { startTime?: number | undefined; endTime?: number | undefined; limit: number; sortOrder: 'asc' | 'desc' }
 
+/** Where a series is stored and what its newest row updates. */
+interface Series {
+  table: string
+  /** The registry whose row (uid, mac) the readings belong to. */
+  owner: 'animals' | 'litterguards'
+  /** The unit of t: 1 for ms (ear tags), 1000 for Unix seconds (litter devices). */
+  msPerT: 1 | 1000
+  /** Columns besides uid, mac and t, with the SQL type of their unnest() array. */
+  columns: Record<string, 'float8' | 'text'>
+  /** Brings the owner's latest state up to the newest stored row; an older batch arriving late never moves it back. */
+  latest: (uid: string, mac: string) => RawBuilder<unknown>
+}
+
+export const SERIES: Record<ReadingKind, Series> = {
+  sensordata: {
+    table: 'animal_sensor_readings',
+    owner: 'animals',
+    msPerT: 1,
+    columns: { c: 'float8', x: 'float8', y: 'float8', z: 'float8' },
+    latest: (uid, mac) => sql`
+      UPDATE animals a SET current_temperature = r.c, t = r.t, last_sensor_t = r.t, updated_at = now()
+      FROM (SELECT t, c FROM animal_sensor_readings WHERE uid = ${uid} AND mac = ${mac} ORDER BY t DESC LIMIT 1) r
+      WHERE a.uid = ${uid} AND a.mac = ${mac} AND (a.last_sensor_t IS NULL OR a.last_sensor_t < r.t)`,
+  },
+  locations: {
+    table: 'animal_location_readings',
+    owner: 'animals',
+    msPerT: 1,
+    columns: { rssi: 'float8', nodeuid: 'text' },
+    latest: (uid, mac) => sql`
+      UPDATE animals a SET node = r.nodeuid, signal_strength = r.rssi, last_location_t = r.t, updated_at = now()
+      FROM (SELECT t, rssi, nodeuid FROM animal_location_readings WHERE uid = ${uid} AND mac = ${mac} ORDER BY t DESC LIMIT 1) r
+      WHERE a.uid = ${uid} AND a.mac = ${mac} AND (a.last_location_t IS NULL OR a.last_location_t < r.t)`,
+  },
+  devicedata: {
+    table: 'litterguard_readings',
+    owner: 'litterguards',
+    msPerT: 1000,
+    columns: { c: 'float8', x: 'float8', y: 'float8', z: 'float8' },
+    latest: (uid, mac) => sql`
+      UPDATE litterguards d SET last_seen = r.t, current_temperature = r.c, updated_at = now()
+      FROM (SELECT t, c FROM litterguard_readings WHERE uid = ${uid} AND mac = ${mac} ORDER BY t DESC LIMIT 1) r
+      WHERE d.uid = ${uid} AND d.mac = ${mac} AND (d.last_seen IS NULL OR d.last_seen < r.t)`,
+  },
+}
+
 /**
  * Stores a batch in one transaction: all rows or none. Rows whose (uid, mac, t) is already stored are
  * skipped (ON CONFLICT DO NOTHING), so a re-sent batch stores nothing twice. The rows travel as one array
  * per column through unnest(): one statement whatever the batch size, and no 65,535-parameter limit.
- * Returns undefined when the user has no animal with this MAC.
+ * Returns undefined when the user has no animal (or device, for devicedata) with this MAC.
  */
-export async function storeReadings(db: Kysely<DB>, uid: string, mac: string, batch:
-  | { kind: 'sensordata'; rows: readonly SensorRow[] }
-  | { kind: 'locations'; rows: readonly LocationRow[] },
-): Promise<IngestCounts | undefined> {
+export async function storeReadings(db: Kysely<DB>, uid: string, mac: string, batch: IngestBatch): Promise<IngestCounts | undefined> {
+  const series = SERIES[batch.kind]
+  const rows = batch.rows as readonly Record<string, unknown>[]
+  const columns = ['t', ...Object.keys(series.columns)]
+  const arrayType = (column: string) => sql.raw(column === 't' ? 'bigint[]' : `${series.columns[column]}[]`)
   return db.transaction().execute(async (trx) => {
-    // KEY SHARE holds off a concurrent delete or MAC change of the animal until these rows are in.
-    const animal = await trx.selectFrom('animals').select('id').where('uid', '=', uid).where('mac', '=', mac).forKeyShare().executeTakeFirst()
-    if (!animal) return undefined
-    let stored: number
-    if (batch.kind === 'sensordata') {
-      const { rows } = batch
-      const result = await sql`
-        INSERT INTO animal_sensor_readings (uid, mac, t, c, x, y, z)
-        SELECT ${uid}, ${mac}, r.t, r.c, r.x, r.y, r.z
-        FROM unnest(${rows.map((r) => r.t)}::bigint[], ${rows.map((r) => r.c)}::float8[], ${rows.map((r) => r.x)}::float8[],
-                    ${rows.map((r) => r.y)}::float8[], ${rows.map((r) => r.z)}::float8[]) AS r (t, c, x, y, z)
-        ON CONFLICT (uid, mac, t) DO NOTHING`.execute(trx)
-      stored = Number(result.numAffectedRows ?? 0n)
-      if (stored > 0) {
-        await sql`
-          UPDATE animals a SET current_temperature = r.c, t = r.t, last_sensor_t = r.t, updated_at = now()
-          FROM (SELECT t, c FROM animal_sensor_readings WHERE uid = ${uid} AND mac = ${mac} ORDER BY t DESC LIMIT 1) r
-          WHERE a.uid = ${uid} AND a.mac = ${mac} AND (a.last_sensor_t IS NULL OR a.last_sensor_t < r.t)`.execute(trx)
-      }
-    } else {
-      const { rows } = batch
-      const result = await sql`
-        INSERT INTO animal_location_readings (uid, mac, t, rssi, nodeuid)
-        SELECT ${uid}, ${mac}, r.t, r.rssi, r.nodeuid
-        FROM unnest(${rows.map((r) => r.t)}::bigint[], ${rows.map((r) => r.rssi)}::float8[], ${rows.map((r) => r.nodeuid)}::text[]) AS r (t, rssi, nodeuid)
-        ON CONFLICT (uid, mac, t) DO NOTHING`.execute(trx)
-      stored = Number(result.numAffectedRows ?? 0n)
-      if (stored > 0) {
-        await sql`
-          UPDATE animals a SET node = r.nodeuid, signal_strength = r.rssi, last_location_t = r.t, updated_at = now()
-          FROM (SELECT t, rssi, nodeuid FROM animal_location_readings WHERE uid = ${uid} AND mac = ${mac} ORDER BY t DESC LIMIT 1) r
-          WHERE a.uid = ${uid} AND a.mac = ${mac} AND (a.last_location_t IS NULL OR a.last_location_t < r.t)`.execute(trx)
-      }
-    }
-    return { received: batch.rows.length, stored, duplicates: batch.rows.length - stored }
+    // KEY SHARE holds off a concurrent delete (or animal MAC change) of the owner until these rows are in.
+    const owner = await sql`SELECT 1 FROM ${sql.table(series.owner)} WHERE uid = ${uid} AND mac = ${mac} FOR KEY SHARE`.execute(trx)
+    if (owner.rows.length === 0) return undefined
+    const result = await sql`
+      INSERT INTO ${sql.table(series.table)} (uid, mac, ${sql.join(columns.map((c) => sql.ref(c)))})
+      SELECT ${uid}, ${mac}, ${sql.join(columns.map((c) => sql.ref(`r.${c}`)))}
+      FROM unnest(${sql.join(columns.map((c) => sql`${rows.map((row) => row[c])}::${arrayType(c)}`))}) AS r (${sql.join(columns.map((c) => sql.ref(c)))})
+      ON CONFLICT (uid, mac, t) DO NOTHING`.execute(trx)
+    const stored = Number(result.numAffectedRows ?? 0n)
+    if (stored > 0) await series.latest(uid, mac).execute(trx)
+    return { received: rows.length, stored, duplicates: rows.length - stored }
   })
 }
 

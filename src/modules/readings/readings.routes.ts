@@ -28,7 +28,7 @@ function checkTimeQuery(q: TimeQuery) {
 
 /** An ingestion outcome as the HTTP answer: the counts, or the 404/400 the outcome stands for. */
 function countsOf(result: IngestOutcome) {
-  if (result.outcome === 'unknownAnimal') throw notFound('Animal')
+  if (result.outcome === 'unknownMac') throw notFound('Animal')
   if (result.outcome === 'invalid') throw validationFailed(result.details)
   return result.counts
 }

@@ -4,6 +4,10 @@
 export const T_MIN = Date.UTC(2000, 0, 1)
 export const T_MAX = Date.UTC(2100, 0, 1)
 
+/** Unix seconds (the litter devices' readings); later values are almost always ms sent by mistake. */
+export const T_MIN_SECONDS = T_MIN / 1000
+export const T_MAX_SECONDS = T_MAX / 1000
+
 /** Physical bounds a tag can report (glitches inside them are stored: the reference temperature filters them). */
 export const TEMPERATURE_BOUNDS = { minimum: -60, maximum: 150 }
 export const ACCELERATION_BOUNDS = { minimum: -64, maximum: 64 }
@@ -23,10 +27,10 @@ export function analyticsWindow(range: TimeRange, now: number): { start: number;
   return { start: now - RANGE_MS[range], end: now }
 }
 
-/** Index of the first row stamped beyond the allowed skew, or -1. */
-export function firstFutureRow(rows: readonly { t: number }[], now: number): number {
+/** Index of the first row stamped beyond the allowed skew, or -1. `msPerUnit`: 1 for t in ms, 1000 for t in seconds. */
+export function firstFutureRow(rows: readonly { t: number }[], now: number, msPerUnit: 1 | 1000 = 1): number {
   const limit = now + FUTURE_SKEW_MS
-  return rows.findIndex((row) => row.t > limit)
+  return rows.findIndex((row) => row.t * msPerUnit > limit)
 }
 
 /** Euclidean magnitude of an acceleration vector, in g. */

@@ -1,7 +1,7 @@
-import Type, { type Static } from 'typebox'
+import Type, { type Static, type TSchema } from 'typebox'
 import type { Limits } from '../../config.ts'
 import { SortOrder, StringEnum } from '../../http/list-params.ts'
-import { ACCELERATION_BOUNDS, RSSI_BOUNDS, TEMPERATURE_BOUNDS, TIME_RANGES, T_MAX, T_MIN } from './readings.rules.ts'
+import { ACCELERATION_BOUNDS, RSSI_BOUNDS, TEMPERATURE_BOUNDS, TIME_RANGES, T_MAX, T_MAX_SECONDS, T_MIN, T_MIN_SECONDS } from './readings.rules.ts'
 
 const Time = Type.Integer({ minimum: T_MIN, maximum: T_MAX, description: 'ms since epoch' })
 const Acceleration = (axis: string) => Type.Number({ ...ACCELERATION_BOUNDS, description: `acceleration along ${axis}, g` })
@@ -20,21 +20,32 @@ export const LocationReading = Type.Object({
   nodeuid: Type.String({ minLength: 1, maxLength: 100, description: 'node that detected the tag' }),
 }, { title: 'AnimalLocationReading', additionalProperties: false, description: 'A proximity detection by a node (not a GPS position)' })
 
+/** A litter-monitoring device's reading: the ear-tag reading's fields, but t in Unix SECONDS. */
+export const DeviceReading = Type.Object({
+  t: Type.Integer({
+    minimum: T_MIN_SECONDS, maximum: T_MAX_SECONDS,
+    description: `Unix SECONDS (${T_MIN_SECONDS}-${T_MAX_SECONDS}, years 2000-2100): a value in ms is refused, not read as a date in the year 50,000`,
+  }),
+  c: Type.Number({ ...TEMPERATURE_BOUNDS, description: 'temperature, °C' }),
+  x: Acceleration('x'),
+  y: Acceleration('y'),
+  z: Acceleration('z'),
+}, { title: 'DeviceSensorReading', additionalProperties: false })
+
 export type SensorRow = Static<typeof SensorReading>
 export type LocationRow = Static<typeof LocationReading>
+export type DeviceRow = Static<typeof DeviceReading>
 
-/** Ingestion bodies; the same JSON arrives as an MQTT payload. */
-export function SensorIngestBody(limits: Limits) {
+/** An ingestion body of rows of `row`; the same JSON arrives as an MQTT payload. */
+function IngestBody<Row extends TSchema>(row: Row, limits: Limits) {
   return Type.Object({
-    readings: Type.Array(SensorReading, { minItems: 1, maxItems: limits.ingestMaxRows, description: `1-${limits.ingestMaxRows} rows` }),
+    readings: Type.Array(row, { minItems: 1, maxItems: limits.ingestMaxRows, description: `1-${limits.ingestMaxRows} rows` }),
   }, { additionalProperties: false })
 }
 
-export function LocationIngestBody(limits: Limits) {
-  return Type.Object({
-    readings: Type.Array(LocationReading, { minItems: 1, maxItems: limits.ingestMaxRows, description: `1-${limits.ingestMaxRows} rows` }),
-  }, { additionalProperties: false })
-}
+export const SensorIngestBody = (limits: Limits) => IngestBody(SensorReading, limits)
+export const LocationIngestBody = (limits: Limits) => IngestBody(LocationReading, limits)
+export const DeviceIngestBody = (limits: Limits) => IngestBody(DeviceReading, limits)
 
 export const IngestResult = Type.Object({
   received: Type.Integer({ description: 'Rows in the request' }),

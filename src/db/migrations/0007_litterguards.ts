@@ -1,0 +1,44 @@
+// Litter-monitoring devices ("litterguards") and their readings. A device is named by its MAC within
+// the account: keyed (uid, mac), the MAC never changes (a different MAC is a different device).
+// Readings are keyed (uid, mac, t) with t in Unix SECONDS: the key makes ingestion idempotent on
+// (MAC, t), and read backwards it serves the newest-first reads; like the ear-tag readings, the key
+// INCLUDEs the payload, so reads of one device are index-only scans (0003, README "Storage sizing").
+// LastSeen and CurrentTemperature are kept on the device row by the ingestion transaction (README
+// "Litter monitoring devices" has the measurement behind that); Active is derived from last_seen when read.
+import { sql, type Kysely } from 'kysely'
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema.createTable('litterguards')
+    .addColumn('uid', 'text', (c) => c.notNull().references('users.uid').onDelete('cascade'))
+    .addColumn('mac', 'text', (c) => c.notNull().check(sql`mac ~ '^[0-9A-F]{2}(:[0-9A-F]{2}){5}$'`))
+    .addColumn('name', 'text', (c) => c.notNull())
+    // Registration time, ms since epoch (the list's default sort, like every other list's t).
+    .addColumn('t', 'bigint', (c) => c.notNull())
+    // The newest reading's t (Unix seconds) and c; NULL until the first reading.
+    .addColumn('last_seen', 'bigint')
+    .addColumn('current_temperature', 'double precision')
+    .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+    .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+    .addPrimaryKeyConstraint('litterguards_pkey', ['uid', 'mac'])
+    .execute()
+
+  await sql`
+    CREATE TABLE litterguard_readings (
+      uid text NOT NULL REFERENCES users (uid) ON DELETE CASCADE,
+      mac text NOT NULL,
+      t bigint NOT NULL,
+      c double precision NOT NULL,
+      x double precision NOT NULL,
+      y double precision NOT NULL,
+      z double precision NOT NULL,
+      CONSTRAINT litterguard_readings_pkey PRIMARY KEY (uid, mac, t) INCLUDE (c, x, y, z)
+    )`.execute(db)
+  // As for the ear-tag readings (0003): frequent insert-driven vacuums keep index-only scans index-only,
+  // and one device's range is too small a read for parallel workers to pay off.
+  await sql`ALTER TABLE litterguard_readings SET (autovacuum_vacuum_insert_scale_factor = 0.01, autovacuum_vacuum_insert_threshold = 100000, parallel_workers = 0)`.execute(db)
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable('litterguard_readings').ifExists().execute()
+  await db.schema.dropTable('litterguards').ifExists().execute()
+}

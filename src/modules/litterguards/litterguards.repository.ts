@@ -1,0 +1,197 @@
+// Litter-monitoring devices as stored, their readings, and the aggregates of the analytics and the
+// summary, computed by the database. Rows become the spec's device through the resource's mappers
+// (litterguards.resource.ts); the aggregates become verdicts through litterguards.rules.ts.
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely'
+import type { DB, LitterguardsTable } from '../../db/schema.ts'
+import { uniqueViolation } from '../../db/errors.ts'
+import { paginate, type Page, type PageParams } from '../../db/paginate.ts'
+import type { FilterValue } from '../../http/list-params.ts'
+import type { ApiObject } from '../../resource/resource.ts'
+import { isMac, normalizeMac } from '../animals/animals.rules.ts'
+import type { DeviceRow } from '../readings/readings.schemas.ts'
+import { litterguards } from './litterguards.resource.ts'
+import { BUCKET_SECONDS, type BucketStats, type Window } from './litterguards.rules.ts'
+
+/** A device row with `active`, judged against `activeSince` (Unix seconds) when it was read. */
+export type LitterguardRow = Selectable<LitterguardsTable> & { active: boolean }
+
+/** Thrown when the account already has a device with this MAC. */
+export class DuplicateLitterguardError extends Error {
+  constructor(mac: string) {
+    super(`A litterguard with MAC ${mac} already exists`)
+    this.name = 'DuplicateLitterguardError'
+  }
+}
+
+export const toApiLitterguard = (row: LitterguardRow): ApiObject => litterguards.toApi(row)
+
+/** Active: the newest reading is no older than activeSince. A device without readings is inactive. */
+const activeExpression = (activeSince: number) => sql<boolean>`coalesce(d.last_seen >= ${activeSince}, false)`
+
+function selectLitterguards(db: Kysely<DB>, uid: string, activeSince: number) {
+  return db.selectFrom('litterguards as d').selectAll('d').select(activeExpression(activeSince).as('active')).where('d.uid', '=', uid)
+}
+
+/** A device by its MAC (either case); undefined when the MAC is malformed or none of the account's. */
+export async function findLitterguard(db: Kysely<DB>, uid: string, mac: string, activeSince: number): Promise<LitterguardRow | undefined> {
+  if (!isMac(mac)) return undefined
+  return selectLitterguards(db, uid, activeSince).where('d.mac', '=', normalizeMac(mac)).executeTakeFirst()
+}
+
+/** What list and search narrow by, besides the list's filter[Field] pairs. */
+export interface LitterguardCriteria {
+  active?: boolean | undefined
+  /** Exact, either case. */
+  mac?: string | undefined
+  /** Part of the name, any case. */
+  name?: string | undefined
+}
+
+/** One page of the account's devices, Active judged against activeSince in SQL (filter and sort alike). */
+export async function listLitterguards(db: Kysely<DB>, uid: string, activeSince: number, params: PageParams,
+  filters: Record<string, FilterValue>, criteria: LitterguardCriteria): Promise<Page<LitterguardRow>> {
+  const active = activeExpression(activeSince)
+  let query = selectLitterguards(db, uid, activeSince)
+  if (criteria.active !== undefined) query = query.where(sql<boolean>`${active} = ${criteria.active}`)
+  if (criteria.mac !== undefined) query = query.where('d.mac', '=', normalizeMac(criteria.mac))
+  if (criteria.name !== undefined) query = query.where(sql<boolean>`strpos(lower(d.name), ${criteria.name.toLowerCase()}) > 0`)
+  return paginate(query, {
+    columns: { ...litterguards.columns({ own: 'd' }), Active: { column: active } },
+    params,
+    filters: litterguards.filterValues(filters),
+    tiebreak: 'd.mac',
+  })
+}
+
+/** Registers a device (MAC upper-cased); a MAC the account already has is a DuplicateLitterguardError. */
+export async function insertLitterguard(db: Kysely<DB>, uid: string, body: ApiObject, now: number): Promise<LitterguardRow> {
+  const columns = litterguards.toColumns(body) as Insertable<LitterguardsTable>
+  try {
+    const row = await db.insertInto('litterguards').values({ ...columns, uid, t: now }).returningAll().executeTakeFirstOrThrow()
+    return { ...row, active: false }
+  } catch (err) {
+    if (uniqueViolation(err) === 'litterguards_pkey') throw new DuplicateLitterguardError(columns.mac)
+    throw err
+  }
+}
+
+export async function updateLitterguard(db: Kysely<DB>, uid: string, mac: string, body: ApiObject, now: Date, activeSince: number): Promise<LitterguardRow | undefined> {
+  const updated = await db.updateTable('litterguards').set({ ...litterguards.toColumns(body), updated_at: now })
+    .where('uid', '=', uid).where('mac', '=', mac).executeTakeFirst()
+  if (Number(updated.numUpdatedRows) === 0) return undefined
+  return findLitterguard(db, uid, mac, activeSince)
+}
+
+/** Deletes a device and its readings; false when there is no such device. */
+export async function deleteLitterguard(db: Kysely<DB>, uid: string, mac: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    // The row lock waits for an ingestion in flight (it holds KEY SHARE) and keeps new ones out.
+    const device = await trx.selectFrom('litterguards').select('mac').where('uid', '=', uid).where('mac', '=', mac).forUpdate().executeTakeFirst()
+    if (!device) return false
+    await trx.deleteFrom('litterguard_readings').where('uid', '=', uid).where('mac', '=', mac).execute()
+    await trx.deleteFrom('litterguards').where('uid', '=', uid).where('mac', '=', mac).execute()
+    return true
+  })
+}
+
+/** Readings in [start, end] (Unix seconds, both inclusive, either open), newest first. */
+export async function readDeviceReadings(db: Kysely<DB>, uid: string, mac: string, range: { start?: number; end?: number }, limit: number): Promise<DeviceRow[]> {
+  let query = db.selectFrom('litterguard_readings').select(['t', 'c', 'x', 'y', 'z']).where('uid', '=', uid).where('mac', '=', mac)
+  if (range.start !== undefined) query = query.where('t', '>=', range.start)
+  if (range.end !== undefined) query = query.where('t', '<=', range.end)
+  return query.orderBy('t', 'desc').limit(limit).execute()
+}
+
+/** Aggregates of one device's readings in a window and in the baseline before it. */
+export interface ActivityAggregates extends BucketStats {
+  mac: string
+  count: number
+  averageTemperature: number | null
+  minTemperature: number | null
+  maxTemperature: number | null
+  averageMagnitude: number | null
+  /** Mean dynamic acceleration |√(x²+y²+z²) − 1| of the window's readings, and of the baseline's. */
+  windowActivity: number | null
+  baselineActivity: number | null
+}
+
+/**
+ * Per device of the account (or the one `mac`): the window's temperature and acceleration aggregates,
+ * the mean dynamic acceleration of the window and of its baseline [baselineStart, window.start), and
+ * the 10-minute buckets' statistics (buckets aligned on window.start). One pass over the readings of
+ * baseline and window, each device's through its own key range.
+ */
+export async function activityAggregates(db: Kysely<DB>, uid: string, window: Window, baselineStart: number, mac?: string): Promise<ActivityAggregates[]> {
+  const { rows } = await sql<{
+    mac: string; n: number; avg_c: number | null; min_c: number | null; max_c: number | null; avg_m: number | null
+    window_activity: number | null; baseline_activity: number | null
+    baseline_buckets: number | null; baseline_mean: number | null; baseline_sd: number | null; window_min: number | null; window_max: number | null
+  }>`
+    WITH readings AS (
+      SELECT d.mac, r.c, sqrt(r.x * r.x + r.y * r.y + r.z * r.z) AS m, abs(sqrt(r.x * r.x + r.y * r.y + r.z * r.z) - 1) AS activity,
+        r.t >= ${window.start} AS in_window, floor((r.t - ${window.start}) / ${BUCKET_SECONDS}::float8) AS bucket
+      FROM litterguards d
+      JOIN litterguard_readings r ON r.uid = d.uid AND r.mac = d.mac AND r.t >= ${baselineStart} AND r.t <= ${window.end}
+      WHERE d.uid = ${uid} ${mac === undefined ? sql`` : sql`AND d.mac = ${mac}`}
+    ),
+    per_reading AS (
+      SELECT mac,
+        count(*) FILTER (WHERE in_window) AS n,
+        avg(c) FILTER (WHERE in_window) AS avg_c,
+        min(c) FILTER (WHERE in_window) AS min_c,
+        max(c) FILTER (WHERE in_window) AS max_c,
+        avg(m) FILTER (WHERE in_window) AS avg_m,
+        avg(activity) FILTER (WHERE in_window) AS window_activity,
+        avg(activity) FILTER (WHERE NOT in_window) AS baseline_activity
+      FROM readings GROUP BY mac
+    ),
+    buckets AS (
+      SELECT mac, in_window, avg(activity) AS activity FROM readings GROUP BY mac, in_window, bucket
+    ),
+    per_bucket AS (
+      SELECT mac,
+        count(*) FILTER (WHERE NOT in_window) AS baseline_buckets,
+        avg(activity) FILTER (WHERE NOT in_window) AS baseline_mean,
+        stddev_pop(activity) FILTER (WHERE NOT in_window) AS baseline_sd,
+        min(activity) FILTER (WHERE in_window) AS window_min,
+        max(activity) FILTER (WHERE in_window) AS window_max
+      FROM buckets GROUP BY mac
+    )
+    SELECT d.mac, coalesce(r.n, 0) AS n, r.avg_c, r.min_c, r.max_c, r.avg_m, r.window_activity, r.baseline_activity,
+      b.baseline_buckets, b.baseline_mean, b.baseline_sd, b.window_min, b.window_max
+    FROM litterguards d
+    LEFT JOIN per_reading r ON r.mac = d.mac
+    LEFT JOIN per_bucket b ON b.mac = d.mac
+    WHERE d.uid = ${uid} ${mac === undefined ? sql`` : sql`AND d.mac = ${mac}`}
+    ORDER BY d.mac`.execute(db)
+  return rows.map((r) => ({
+    mac: r.mac,
+    count: Number(r.n),
+    averageTemperature: r.avg_c,
+    minTemperature: r.min_c,
+    maxTemperature: r.max_c,
+    averageMagnitude: r.avg_m,
+    windowActivity: r.window_activity,
+    baselineActivity: r.baseline_activity,
+    baselineBuckets: Number(r.baseline_buckets ?? 0),
+    baselineMean: r.baseline_mean,
+    baselineSd: r.baseline_sd,
+    windowMin: r.window_min,
+    windowMax: r.window_max,
+  }))
+}
+
+/** The account's device counts, the active devices' mean CurrentTemperature, and the newest LastSeen. */
+export async function deviceTotals(db: Kysely<DB>, uid: string, activeSince: number): Promise<{ total: number; active: number; averageTemperature: number | null; lastSeen: number | null }> {
+  const active = activeExpression(activeSince)
+  const row = await db.selectFrom('litterguards as d')
+    .select([
+      sql<number>`count(*)`.as('total'),
+      sql<number>`count(*) FILTER (WHERE ${active})`.as('active'),
+      sql<number | null>`avg(d.current_temperature) FILTER (WHERE ${active})`.as('average_temperature'),
+      sql<number | null>`max(d.last_seen)`.as('last_seen'),
+    ])
+    .where('d.uid', '=', uid)
+    .executeTakeFirstOrThrow()
+  return { total: Number(row.total), active: Number(row.active), averageTemperature: row.average_temperature, lastSeen: row.last_seen }
+}
