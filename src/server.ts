@@ -52,6 +52,7 @@ export async function serve(config: Config): Promise<App> {
     }, config.shutdownTimeoutMs)
     force.unref()
     try {
+      await started.drain()
       stopMaintenance()
       stopReferenceTemperature()
       await mqttIngest?.stop()
