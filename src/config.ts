@@ -63,8 +63,12 @@ export interface Config {
   requestTimeoutMs: number
   shutdownTimeoutMs: number
   dbPoolMax: number
+  /** Longest wait for a PostgreSQL connection, new or from the full pool. */
   dbConnectTimeoutMs: number
+  /** PostgreSQL statement_timeout: the server cancels a statement running longer. 0 = none. */
   dbStatementTimeoutMs: number
+  /** Longest wait for PostgreSQL to answer a query (a hung server); the connection is then dropped. 0 = none. */
+  dbQueryTimeoutMs: number
   /** scrypt cost as log2(N); 17 (N = 131072, 128 MiB, r = 8, p = 1) is the OWASP recommendation. */
   passwordScryptLogN: number
   /** OpenID Connect issuer whose ID tokens POST /tokens/verify-id-token accepts (all three or none). */
@@ -166,7 +170,8 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: read.int('SHUTDOWN_TIMEOUT_MS', 10000, { min: 0 }),
     dbPoolMax: read.int('DB_POOL_MAX', 10, { min: 1, max: 1000 }),
     dbConnectTimeoutMs: read.int('DB_CONNECT_TIMEOUT_MS', 5000, { min: 1 }),
-    dbStatementTimeoutMs: read.int('DB_STATEMENT_TIMEOUT_MS', 30000, { min: 0 }),
+    dbStatementTimeoutMs: read.int('DB_STATEMENT_TIMEOUT_MS', 5000, { min: 0 }),
+    dbQueryTimeoutMs: read.int('DB_QUERY_TIMEOUT_MS', 6000, { min: 0 }),
     metricsToken: read.string('METRICS_TOKEN'),
     passwordScryptLogN: read.int('PASSWORD_SCRYPT_LOG_N', 17, { min: 14, max: 20 }),
     oidc: readOidc(read, problems),

@@ -23,9 +23,9 @@ export function responseProblems(operation: Operation, response: FuzzResponse, s
   const status = response.statusCode
   const problems: string[] = []
   if (status >= 500 && !(status === 501 && operation.documentedStatuses.has(501))) problems.push(`status ${status}`)
-  if (status < 400) return problems
-
   const contentType = String(response.headers['content-type'] ?? '')
+  if (status < 400) return [...problems, ...successProblems(contentType, response.body)]
+
   if (!contentType.startsWith('application/json')) problems.push(`error body with content-type "${contentType}"`)
   let body: unknown
   try {
@@ -39,6 +39,17 @@ export function responseProblems(operation: Operation, response: FuzzResponse, s
     if (found && !sent.includes(found[0])) problems.push(`error body leaks internals: ${found[0]}`)
   }
   return problems
+}
+
+/** A JSON success body parses and never says `success: false` (GET /metrics and the docs answer other types). */
+function successProblems(contentType: string, text: string): string[] {
+  if (!contentType.startsWith('application/json')) return []
+  try {
+    const body = JSON.parse(text) as { success?: unknown } | null
+    return body?.success === false ? ['success body with success: false'] : []
+  } catch {
+    return ['success body is not JSON']
+  }
 }
 
 function envelopeProblems(body: unknown): string[] {

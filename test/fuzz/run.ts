@@ -104,11 +104,12 @@ for (const operation of operations) {
       throw new Error(problems.join('; '))
     }
   })
+  const operationStarted = performance.now()
   const details = await fc.check(property, { seed: operationSeed(operation), numRuns: runs })
   if (details.failed) {
     failures.push({ operation, report: `${lastFailure || String(details.errorInstance)}\n    fast-check: seed ${details.seed}, path "${details.counterexamplePath}", shrunk ${details.numShrinks} times` })
   }
-  console.log(`${details.failed ? 'FAIL' : 'ok  '} ${operation.id}: ${histogramOf(operationStatuses)}`)
+  console.log(`${details.failed ? 'FAIL' : 'ok  '} ${operation.id} (${Math.round(performance.now() - operationStarted)} ms): ${histogramOf(operationStatuses)}`)
   const health = await ctx.app.inject({ method: 'GET', url: '/api/v1/health' })
   if (health.statusCode !== 200) {
     failures.push({ operation, report: `GET /api/v1/health answered ${health.statusCode} after this operation's cases` })
