@@ -78,9 +78,9 @@ describe('GET .../litterguards/<mac_address>/analytics', () => {
  * Three devices with the same 7-day baseline before the 24-hour window: one reading every 10 minutes, alternately
  * activity 0.1 and 0.3 g (z 1.1 and 1.3): bucket mean 0.2, population standard deviation 0.1, so 3σ = 0.3.
  * In the window, one reading every 10 minutes (144), the last 5 minutes before NOW:
- * - calm:     activity 0.1 throughout (c 30)  → 0.1 / 0.2 = 0.5× → low; buckets 0.1 from the mean → usual
- * - restless: 0.2, one bucket 0.8 (c 32)      → (143 × 0.2 + 0.8) / 144 = 0.2042 → 1.02× normal; 0.6 > 0.3 → unusual
- * - lively:   0.3 throughout (c 34)           → 1.5× → high; buckets 0.1 from the mean → usual
+ * - calm:     0.1, one bucket 0.8 (c 30)         → (143 × 0.1 + 0.8) / 144 = 0.1049 → 0.52× low; one bucket beyond 3σ alone → usual
+ * - restless: 0.2, two buckets in a row 0.8 (c 32) → (142 × 0.2 + 1.6) / 144 = 0.2083 → 1.04× normal; 0.6 > 0.3 twice → unusual
+ * - lively:   0.3 throughout (c 34)              → 1.5× → high; buckets 0.1 from the mean → usual
  * and, for the summary, a quiet device last heard 15 minutes and 1 second ago (20 °C) and a silent one never heard.
  */
 describe('activity against the device\'s own baseline, and the summary', () => {
@@ -93,29 +93,29 @@ describe('activity against the device\'s own baseline, and the summary', () => {
   before(async () => {
     farm = await deviceFarm(ctx)
     for (const name of ['calm', 'restless', 'lively', 'quiet', 'silent']) macs[name] = (await farm.device(name)).MAC
-    await farm.send(macs.calm!, [...baseline(), ...window(30, () => 1.1)])
-    await farm.send(macs.restless!, [...baseline(), ...window(32, (j) => (j === 100 ? 1.8 : 1.2))])
+    await farm.send(macs.calm!, [...baseline(), ...window(30, (j) => (j === 50 ? 1.8 : 1.1))])
+    await farm.send(macs.restless!, [...baseline(), ...window(32, (j) => (j === 100 || j === 101 ? 1.8 : 1.2))])
     await farm.send(macs.lively!, [...baseline(), ...window(34, () => 1.3)])
     await farm.send(macs.quiet!, [still(NOW - 901, 20)])
   })
 
   const analytics = async (name: string) => (await farm.inject('GET', `/${macs[name]}/analytics?timeRange=24h`)).json().data
 
-  it('calm: below 0.8x its baseline is low, and nothing unusual', async () => {
+  it('calm: below 0.8x its baseline is low; one bucket beyond 3 standard deviations is not unusual', async () => {
     const a = await analytics('calm')
     assert.equal(a.activityLevel, 'low')
     assert.equal(a.unusualActivityDetected, false)
     assert.equal(a.dataPointsCount, 144)
     near(a.averageTemperature, 30)
-    near(a.averageAccelerationMagnitude, 1.1)
+    near(a.averageAccelerationMagnitude, (143 * 1.1 + 1.8) / 144)
     assert.deepEqual(a.temperatureRange, { min: 30, max: 30 })
   })
 
-  it('restless: one 10-minute bucket beyond 3 standard deviations is unusual, while the level stays normal', async () => {
+  it('restless: two 10-minute buckets in a row beyond 3 standard deviations are unusual, while the level stays normal', async () => {
     const a = await analytics('restless')
     assert.equal(a.activityLevel, 'normal')
     assert.equal(a.unusualActivityDetected, true)
-    near(a.averageAccelerationMagnitude, (143 * 1.2 + 1.8) / 144)
+    near(a.averageAccelerationMagnitude, (142 * 1.2 + 2 * 1.8) / 144)
   })
 
   it('lively: above 1.2x its baseline is high, and nothing unusual', async () => {

@@ -142,11 +142,11 @@ describe('GET .../litterguards/<mac_address>/sensordata and .../sensordata/lates
     const f = await deviceWithReadings(150)
     const res = await f.inject('GET', `/${f.d.MAC.toLowerCase()}/sensordata`)
     assert.equal(res.statusCode, 200)
-    const data = res.json().data
+    const data: DeviceReading[] = res.json().data
     assert.equal(data.length, 100)
     assert.deepEqual(data[0], f.stored[149])
     assert.deepEqual(data[99], f.stored[50])
-    assert.equal(data[0].t, NOW)
+    assert.equal(data[0]!.t, NOW)
   })
 
   it('takes timeRange (ending now) or startTime/endTime (both inclusive), and limit 1-100', async () => {

@@ -82,23 +82,32 @@ describe('activity', () => {
     assert.equal(activityLevel(0.0121, 0.002), 'high')
   })
 
-  const stats = { baselineBuckets: 1008, baselineMean: 0.2, baselineSd: 0.1, windowMin: 0.2, windowMax: 0.2 }
+  // Baseline buckets: mean 0.2, standard deviation 0.1, so the limit is 0.2 ± 0.3.
+  const baseline = { baselineBuckets: 1008, baselineMean: 0.2, baselineSd: 0.1 }
+  const buckets = (...activities: number[]) => activities.map((activity, bucket) => ({ bucket, activity }))
 
-  it('unusual: a window bucket more than 3 standard deviations from the baseline buckets\' mean, either way', () => {
-    assert.equal(unusualActivity(stats), false)
-    assert.equal(unusualActivity({ ...stats, windowMax: 0.49 }), false)
-    assert.equal(unusualActivity({ ...stats, windowMax: 0.51 }), true)
-    assert.equal(unusualActivity({ ...stats, baselineMean: 0.5, windowMin: 0.21 }), false)
-    assert.equal(unusualActivity({ ...stats, baselineMean: 0.5, windowMin: 0.19 }), true)
+  it('unusual: two consecutive window buckets more than 3 standard deviations from the baseline buckets\' mean, either way', () => {
+    assert.equal(unusualActivity({ ...baseline, windowBuckets: buckets(0.2, 0.3, 0.49, 0.49, 0.1) }), false)
+    assert.equal(unusualActivity({ ...baseline, windowBuckets: buckets(0.2, 0.51, 0.2, 0.51, 0.2) }), false, 'single buckets apart')
+    assert.equal(unusualActivity({ ...baseline, windowBuckets: buckets(0.2, 0.51, 0.52, 0.2) }), true)
+    const low = { ...baseline, baselineMean: 0.5 }
+    assert.equal(unusualActivity({ ...low, windowBuckets: buckets(0.21, 0.19) }), false)
+    assert.equal(unusualActivity({ ...low, windowBuckets: buckets(0.19, 0.18) }), true)
+    assert.equal(unusualActivity({ ...baseline, windowBuckets: buckets(0.9, 0.2, 0.9) }), false)
+  })
+
+  it('unusual: a bucket without readings breaks a run', () => {
+    assert.equal(unusualActivity({ ...baseline, windowBuckets: [{ bucket: 4, activity: 0.9 }, { bucket: 6, activity: 0.9 }] }), false)
+    assert.equal(unusualActivity({ ...baseline, windowBuckets: [{ bucket: 5, activity: 0.9 }, { bucket: 6, activity: 0.9 }] }), true)
   })
 
   it('unusual: the spread counts at least the noise floor; never without enough baseline or any window data', () => {
-    const flat = { ...stats, baselineMean: 0.05, baselineSd: 0, windowMin: 0.05 }
-    assert.equal(unusualActivity({ ...flat, windowMax: 0.079 }), false)
-    assert.equal(unusualActivity({ ...flat, windowMax: 0.081 }), true)
-    assert.equal(unusualActivity({ ...stats, windowMax: 5, baselineBuckets: MIN_BASELINE_BUCKETS - 1 }), false)
-    assert.equal(unusualActivity({ ...stats, windowMax: 5, baselineBuckets: MIN_BASELINE_BUCKETS }), true)
-    assert.equal(unusualActivity({ ...stats, windowMin: null, windowMax: null }), false)
-    assert.equal(unusualActivity({ ...stats, baselineMean: null, baselineSd: null, baselineBuckets: 0 }), false)
+    const flat = { ...baseline, baselineMean: 0.05, baselineSd: 0 }
+    assert.equal(unusualActivity({ ...flat, windowBuckets: buckets(0.079, 0.079) }), false)
+    assert.equal(unusualActivity({ ...flat, windowBuckets: buckets(0.081, 0.081) }), true)
+    assert.equal(unusualActivity({ ...baseline, baselineBuckets: MIN_BASELINE_BUCKETS - 1, windowBuckets: buckets(5, 5) }), false)
+    assert.equal(unusualActivity({ ...baseline, baselineBuckets: MIN_BASELINE_BUCKETS, windowBuckets: buckets(5, 5) }), true)
+    assert.equal(unusualActivity({ ...baseline, windowBuckets: [] }), false)
+    assert.equal(unusualActivity({ baselineBuckets: 0, baselineMean: null, baselineSd: null, windowBuckets: buckets(5, 5) }), false)
   })
 })

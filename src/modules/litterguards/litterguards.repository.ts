@@ -117,15 +117,17 @@ export interface ActivityAggregates extends BucketStats {
 
 /**
  * Per device of the account (or the one `mac`): the window's temperature and acceleration aggregates,
- * the mean dynamic acceleration of the window and of its baseline [baselineStart, window.start), and
- * the 10-minute buckets' statistics (buckets aligned on window.start). One pass over the readings of
+ * the mean dynamic acceleration of the window and of its baseline [baselineStart, window.start), the
+ * baseline's 10-minute buckets' statistics and the window's bucket means (buckets aligned on window.start,
+ * numbered from it). One pass over the readings of
  * baseline and window, each device's through its own key range.
  */
 export async function activityAggregates(db: Kysely<DB>, uid: string, window: Window, baselineStart: number, mac?: string): Promise<ActivityAggregates[]> {
   const { rows } = await sql<{
     mac: string; n: number; avg_c: number | null; min_c: number | null; max_c: number | null; avg_m: number | null
     window_activity: number | null; baseline_activity: number | null
-    baseline_buckets: number | null; baseline_mean: number | null; baseline_sd: number | null; window_min: number | null; window_max: number | null
+    baseline_buckets: number | null; baseline_mean: number | null; baseline_sd: number | null
+    window_buckets: number[] | null; window_activities: number[] | null
   }>`
     WITH readings AS (
       SELECT d.mac, r.c, sqrt(r.x * r.x + r.y * r.y + r.z * r.z) AS m, abs(sqrt(r.x * r.x + r.y * r.y + r.z * r.z) - 1) AS activity,
@@ -146,19 +148,19 @@ export async function activityAggregates(db: Kysely<DB>, uid: string, window: Wi
       FROM readings GROUP BY mac
     ),
     buckets AS (
-      SELECT mac, in_window, avg(activity) AS activity FROM readings GROUP BY mac, in_window, bucket
+      SELECT mac, in_window, bucket, avg(activity) AS activity FROM readings GROUP BY mac, in_window, bucket
     ),
     per_bucket AS (
       SELECT mac,
         count(*) FILTER (WHERE NOT in_window) AS baseline_buckets,
         avg(activity) FILTER (WHERE NOT in_window) AS baseline_mean,
         stddev_pop(activity) FILTER (WHERE NOT in_window) AS baseline_sd,
-        min(activity) FILTER (WHERE in_window) AS window_min,
-        max(activity) FILTER (WHERE in_window) AS window_max
+        array_agg(bucket ORDER BY bucket) FILTER (WHERE in_window) AS window_buckets,
+        array_agg(activity ORDER BY bucket) FILTER (WHERE in_window) AS window_activities
       FROM buckets GROUP BY mac
     )
     SELECT d.mac, coalesce(r.n, 0) AS n, r.avg_c, r.min_c, r.max_c, r.avg_m, r.window_activity, r.baseline_activity,
-      b.baseline_buckets, b.baseline_mean, b.baseline_sd, b.window_min, b.window_max
+      b.baseline_buckets, b.baseline_mean, b.baseline_sd, b.window_buckets, b.window_activities
     FROM litterguards d
     LEFT JOIN per_reading r ON r.mac = d.mac
     LEFT JOIN per_bucket b ON b.mac = d.mac
@@ -176,8 +178,7 @@ export async function activityAggregates(db: Kysely<DB>, uid: string, window: Wi
     baselineBuckets: Number(r.baseline_buckets ?? 0),
     baselineMean: r.baseline_mean,
     baselineSd: r.baseline_sd,
-    windowMin: r.window_min,
-    windowMax: r.window_max,
+    windowBuckets: (r.window_buckets ?? []).map((bucket, i) => ({ bucket: Number(bucket), activity: Number(r.window_activities![i]) })),
   }))
 }
 

@@ -5,7 +5,7 @@ import type { Limits } from '../../config.ts'
 import { StringEnum } from '../../http/list-params.ts'
 import { TIME_RANGES, T_MAX_SECONDS } from '../readings/readings.rules.ts'
 import {
-  ACTIVITY_RATIOS, BASELINE_SECONDS, BUCKET_SECONDS, MIN_BASELINE_BUCKETS, NOISE_FLOOR_G, UNUSUAL_SIGMAS,
+  ACTIVITY_RATIOS, BASELINE_SECONDS, BUCKET_SECONDS, MIN_BASELINE_BUCKETS, NOISE_FLOOR_G, UNUSUAL_RUN_BUCKETS, UNUSUAL_SIGMAS,
 } from './litterguards.rules.ts'
 
 const Seconds = (description: string) => Type.Integer({
@@ -51,9 +51,10 @@ export const DeviceAnalytics = Type.Object({
       `else normal; means below ${NOISE_FLOOR_G} g (sensor noise) count as ${NOISE_FLOOR_G} g. normal when the window or the baseline has no readings. ${ACTIVITY_RULES}`,
   }),
   unusualActivityDetected: Type.Boolean({
-    description: `true when the mean activity of any ${bucketMinutes}-minute bucket of the window (buckets aligned on its start) lies more than ` +
-      `${UNUSUAL_SIGMAS} standard deviations (at least ${NOISE_FLOOR_G} g) from the mean of the baseline's ${bucketMinutes}-minute buckets, ` +
-      `either way. false while the baseline has fewer than ${MIN_BASELINE_BUCKETS} buckets with readings. ${ACTIVITY_RULES}`,
+    description: `true when the mean activity of ${UNUSUAL_RUN_BUCKETS} consecutive ${bucketMinutes}-minute buckets of the window (aligned on its start) ` +
+      `lies more than ${UNUSUAL_SIGMAS} standard deviations (at least ${NOISE_FLOOR_G} g) from the mean of the baseline's ${bucketMinutes}-minute buckets, ` +
+      `either way (one bucket alone crosses 3σ by chance on many ordinary days). false while the baseline has fewer than ` +
+      `${MIN_BASELINE_BUCKETS} buckets with readings. ${ACTIVITY_RULES}`,
   }),
   dataPointsCount: Type.Integer({ minimum: 0, description: 'Readings in the window' }),
   timeRange: Type.Object({

@@ -1,9 +1,12 @@
-// `livestock-api simulate`: fills a user's account with a simulated herd and its readings, stored
-// through the same ingestion code as the HTTP and MQTT paths, then computes the reference temperatures.
+// `livestock-api simulate`: fills a user's account with a simulated herd and its readings, and two
+// litter-monitoring devices with theirs, stored through the same ingestion code as the HTTP and MQTT
+// paths, then computes the reference temperatures.
 import { intOption, requireString, type Command } from '../../cli/command.ts'
 import { refreshReferenceTemperatures } from '../../jobs/reference-temperature.ts'
 import { createIdSource } from '../../db/ids.ts'
 import { findAnimalByMac, insertAnimal } from '../animals/animals.repository.ts'
+import { findLitterguard, insertLitterguard } from '../litterguards/litterguards.repository.ts'
+import { simulateLitterguardReadings, simulatedLitterguards } from '../litterguards/litterguards.simulator.ts'
 import { findUserByUid } from '../users/users.repository.ts'
 import { ingest } from './ingest.ts'
 import { simulateReadings, simulatedHerd } from './simulator.ts'
@@ -18,6 +21,8 @@ export const simulateCommands: Command[] = [{
     '--animals N    animals in the herd (default 20); re-running with the same user reuses them',
     '--days D       days of readings up to now (default 8: the reference temperature needs 7)',
     '--interval S   seconds between a tag\'s samples (default 60); locations every 5 minutes',
+    'Two litter-monitoring devices come with the herd, with readings over the same days (pen 1 turns restless',
+    'in its last 3 hours; pen 2\'s gateway dropped out 40 minutes ago).',
     'Readings go through the service\'s ingestion code (idempotent: a re-run stores only what is new), then',
     'the reference temperatures of the user\'s animals are computed. Prints a JSON summary.',
     'The embedded store admits one process: run it while the service is stopped, or use DATABASE_URL.',
@@ -57,6 +62,23 @@ export const simulateCommands: Command[] = [{
         }
         ctx.progress(`simulated ${animal.index + 1}/${herd.length} animals`)
       }
+      const devices = simulatedLitterguards(uid)
+      const deviceReadings = { received: 0, stored: 0, duplicates: 0 }
+      let devicesCreated = 0
+      for (const device of devices) {
+        if (!(await findLitterguard(db, uid, device.MAC, 0))) {
+          await insertLitterguard(db, uid, { MAC: device.MAC, Name: device.Name }, Date.now())
+          devicesCreated++
+        }
+        const window = { uid, start: Math.floor(end / 1000) - days * 86_400, end: Math.floor(end / 1000), intervalSeconds, batchSize: limits.ingestMaxRows }
+        for (const rows of simulateLitterguardReadings(device, window)) {
+          const result = await ingest(db, uid, device.MAC, { kind: 'devicedata', rows }, Date.now())
+          if (result.outcome !== 'stored') throw new Error(`Simulated device readings were refused: ${JSON.stringify(result)}`)
+          deviceReadings.received += result.counts.received
+          deviceReadings.stored += result.counts.stored
+          deviceReadings.duplicates += result.counts.duplicates
+        }
+      }
       ctx.progress('\n')
       const reference = await refreshReferenceTemperatures(db, { now: Date.now(), uid })
       ctx.out({
@@ -67,6 +89,7 @@ export const simulateCommands: Command[] = [{
         from: new Date(end - days * 86_400_000).toISOString(),
         to: new Date(end).toISOString(),
         ...totals,
+        litterguards: { devices: devices.length, created: devicesCreated, macs: devices.map((d) => d.MAC), readings: deviceReadings },
         referenceTemperature: { animals: reference.animals, withReference: reference.withReference },
       })
     })

@@ -38,7 +38,7 @@ export function prng(seed: number): () => number {
   }
 }
 
-function gaussian(random: () => number): number {
+export function gaussian(random: () => number): number {
   const u = Math.max(random(), Number.EPSILON)
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random())
 }
