@@ -14,7 +14,7 @@ const MINUTE = 60_000
 const DAY = 86_400_000
 const ms = (x: number) => `${x.toFixed(1)} ms`
 
-function sensorRows(count: number, end: number) {
+export function sensorRows(count: number, end: number) {
   return Array.from({ length: count }, (_, i) => ({ t: end - (count - 1 - i) * MINUTE, c: 36 + (i % 300) / 100, x: (i % 17) / 100, y: -(i % 13) / 100, z: 0.98 + (i % 5) / 100 }))
 }
 
@@ -31,7 +31,7 @@ function send(agent: Agent, port: number, method: string, path: string, headers:
   })
 }
 
-async function bareInsert(db: Kysely<DB>, uid: string, mac: string, rows: ReturnType<typeof sensorRows>) {
+export async function bareInsert(db: Kysely<DB>, uid: string, mac: string, rows: ReturnType<typeof sensorRows>) {
   await sql`
     INSERT INTO animal_sensor_readings (uid, mac, t, c, x, y, z)
     SELECT ${uid}, ${mac}, r.t, r.c, r.x, r.y, r.z

@@ -14,7 +14,8 @@ export interface Scenario {
 }
 
 import { accessLogScenario } from './access-log.ts'
+import { compressionScenario } from './compression.ts'
 import { limitsScenario } from './limits.ts'
 import { readingScenarios } from './readings.ts'
 
-export const scenarios: Scenario[] = [limitsScenario, accessLogScenario, ...readingScenarios]
+export const scenarios: Scenario[] = [limitsScenario, accessLogScenario, compressionScenario, ...readingScenarios]

@@ -15,13 +15,17 @@ import { API_PREFIX, MAX_PATH_SEGMENT, type AccessRule } from './http/route-poli
 import { accessPlugin } from './plugins/access.ts'
 import { registerDocsRoutes, registerOpenApi } from './plugins/docs.ts'
 import { clientErrorHandler, errorsPlugin, frameworkErrorHandler } from './plugins/errors.ts'
+import { compressionPlugin } from './plugins/compression.ts'
+import { corsPlugin } from './plugins/cors.ts'
+import { etagPlugin } from './plugins/etag.ts'
+import { paginationLinksPlugin } from './plugins/pagination-links.ts'
 import { idempotencyPlugin } from './plugins/idempotency.ts'
 import { jsonBodyPlugin } from './plugins/json-body.ts'
 import { limitsPlugin } from './plugins/limits.ts'
 import { metricsPlugin } from './plugins/metrics.ts'
 import { cachingSerializerFactory } from './plugins/serialization.ts'
 import { shutdownPlugin } from './plugins/shutdown.ts'
-import { makeValidatorCompiler } from './plugins/validation.ts'
+import { makeValidatorCompiler, refuseUnknownQueryParameters } from './plugins/validation.ts'
 import { healthModule } from './modules/health/health.routes.ts'
 import { tokensModule } from './modules/tokens/tokens.routes.ts'
 import { partnersModule } from './modules/tokens/partners.routes.ts'
@@ -34,6 +38,7 @@ import { litterguardsModule } from './modules/litterguards/litterguards.routes.t
 import { recordCollections } from './modules/records/index.ts'
 import { recordModule } from './modules/records/record-routes.ts'
 import { accessLogModule } from './modules/access-log/access-log.routes.ts'
+import { predictionsModule } from './modules/predictions/predictions.routes.ts'
 import { accessLogRowOf, accessLogWriter } from './modules/access-log/access-log.writer.ts'
 
 export interface AppDependencies {
@@ -84,6 +89,7 @@ function featureModules(database: Database, redis: Redis | undefined): ApiModule
     animalsModule(recordCollections.map(({ resource, segment }) => ({ table: resource.table, name: segment }))),
     readingsModule,
     ...recordCollections.map(recordModule),
+    predictionsModule,
     litterguardsModule,
     accessLogModule,
   ]
@@ -140,6 +146,11 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   })
   errorsPlugin(app)
   shutdownPlugin(app)
+  await corsPlugin(app, config.corsOrigins)
+  paginationLinksPlugin(app)
+  // The ETag names the uncompressed body, so its onSend hook must run before compression's.
+  etagPlugin(app)
+  await compressionPlugin(app, config.compressionMinBytes)
   jsonBodyPlugin(app)
   // Limits before auth: the IP limit refuses early; the daily quota counts once the caller is known.
   const quota = limitsPlugin(app, { config, redis: deps.redis, clock: app.clock })
@@ -168,6 +179,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
 
   await app.register(async (api: App) => {
     access.enforceRoutePolicy(api)
+    api.addHook('onRoute', refuseUnknownQueryParameters)
     for (const module of modules) {
       await api.register(async (scope: App) => {
         scope.addHook('onRoute', (route: RouteOptions) => {

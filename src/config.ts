@@ -60,6 +60,10 @@ export interface Config {
   /** Fastify's trustProxy: false, true, a hop count, or a list of addresses/CIDRs. */
   trustProxy: boolean | number | string[]
   bodyLimitBytes: number
+  /** Origins allowed to call the API from a browser (CORS); ['*'] for any; empty: CORS off. */
+  corsOrigins: string[]
+  /** Responses of at least this many bytes are compressed (gzip or br) when the client accepts it; 0 = never. */
+  compressionMinBytes: number
   requestTimeoutMs: number
   shutdownTimeoutMs: number
   dbPoolMax: number
@@ -166,6 +170,8 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     trustProxy: read.trustProxy('TRUST_PROXY'),
     bodyLimitBytes: read.int('BODY_LIMIT_BYTES', 4 * 1024 * 1024, { min: 1024 }),
+    corsOrigins: read.origins('CORS_ORIGINS'),
+    compressionMinBytes: read.int('COMPRESSION_MIN_BYTES', 4096, { min: 0 }),
     requestTimeoutMs: read.int('REQUEST_TIMEOUT_MS', 30000, { min: 1 }),
     shutdownTimeoutMs: read.int('SHUTDOWN_TIMEOUT_MS', 10000, { min: 0 }),
     dbPoolMax: read.int('DB_POOL_MAX', 10, { min: 1, max: 1000 }),
@@ -261,6 +267,17 @@ class EnvReader {
       return undefined
     }
     return raw
+  }
+
+  /** `*`, or a comma-separated list of origins (scheme://host[:port], no path). */
+  origins(name: string): string[] {
+    const raw = this.string(name)
+    if (raw === undefined) return []
+    if (raw === '*') return ['*']
+    const entries = raw.split(',').map((s) => s.trim()).filter(Boolean)
+    const bad = entries.filter((e) => !/^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/.test(e))
+    if (bad.length > 0) this.problems.push(`${name} must be * or a comma-separated list of origins such as https://app.example.com, got "${bad.join(', ')}"`)
+    return entries.filter((e) => !bad.includes(e))
   }
 
   /** `true`, `false`, a hop count, or a comma-separated list of addresses/CIDRs. */

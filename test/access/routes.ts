@@ -110,6 +110,8 @@ export interface RouteCase {
 }
 
 export const routes: RouteCase[] = [
+  { method: 'GET', url: '/', rule: 'public' },
+  { method: 'GET', url: '/api/v1', rule: 'public' },
   { method: 'GET', url: '/api/v1/health', rule: 'public' },
   { method: 'GET', url: '/api/v1/health/ready', rule: 'public' },
   { method: 'GET', url: '/api/v1/openapi.json', rule: 'public' },
@@ -164,6 +166,15 @@ export const routes: RouteCase[] = [
   { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/sensordata/analytics', rule: 'sensorData' },
   ...litterguardRoutes(),
   ...recordRoutes(),
+  // AI predictions: every route 'own'; POST is the external model's write (integrators need canWrite).
+  { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/predictions', rule: 'own' },
+  { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/predictions/recent', rule: 'own' },
+  { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/predictions/range?startDate=2026-01-01&endDate=2026-12-31', rule: 'own' },
+  { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/predictions/:classificationType', rule: 'own' },
+  {
+    method: 'POST', url: '/api/v1/users/:userId/animals/:animalMac/predictions', rule: 'own',
+    body: () => ({ classificationType: 'birth', results: [{ timestamp: '2026-11-02T06:00:00Z', probability: 0.82 }] }),
+  },
   // An animal that has records answers 409 (documented): they are never deleted silently.
   { method: 'DELETE', url: '/api/v1/users/:userId/animals/:animalId', rule: 'own' },
   // Last: deleting the owner cascades away its animals, readings and records, which the rows above read.

@@ -36,7 +36,7 @@ describe('WWW-Authenticate on 401 (RFC 6750)', () => {
   const REALM = 'Bearer realm="livestock-api"'
 
   it('challenges without an error code when no credentials came, or another scheme', async () => {
-    for (const headers of [{}, { authorization: 'Basic dXNlcjpwYXNz' }]) {
+    for (const headers of [{}, { authorization: 'Basic dXNlcjpwYXNz' }] as Headers[]) {
       const res = await get('/api/v1/tokens/validate', headers)
       assert.equal(res.statusCode, 401)
       assert.equal(res.headers['www-authenticate'], REALM)
