@@ -23,7 +23,7 @@ export function paginationLinks(url: string, { page, totalPages }: Pagination): 
 
 function paginationOf(payload: unknown): Pagination | undefined {
   if (payload === null || typeof payload !== 'object' || !('pagination' in payload)) return undefined
-  const pagination = (payload).pagination
+  const pagination = payload.pagination
   return pagination !== null && typeof pagination === 'object' && 'totalPages' in pagination ? pagination as Pagination : undefined
 }
 
