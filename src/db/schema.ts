@@ -157,6 +157,23 @@ export interface LitterguardReadingsTable {
   z: number
 }
 
+export interface PredictionsTable {
+  uid: string
+  id: Generated<number>
+  animal_id: number
+  classification_type: 'heat' | 'birth' | 'lameness'
+  /** When predicted, ms since epoch. */
+  predicted_at: number
+  results: ColumnType<PredictionResult[], string, string>
+  peak_probability: number
+  source: 'scorer' | 'external'
+  created_by: string | null
+  created_at: Generated<Date>
+}
+
+/** One element of a prediction's results, as the API shows it. */
+export interface PredictionResult { timestamp: string; probability: number }
+
 export interface IdempotencyKeysTable {
   id: Generated<number>
   uid: string | null
@@ -201,4 +218,5 @@ export interface DB {
   litterguard_readings: LitterguardReadingsTable
   idempotency_keys: IdempotencyKeysTable
   access_log: AccessLogTable
+  predictions: PredictionsTable
 }

@@ -184,7 +184,7 @@ function fillPath(url: string): string {
     ? url.replace(/:[A-Za-z]+Id$/, recordIds.get(`${record[1] ? 'animal' : 'user'}:${record[2]}`)!)
     : url
   return filled.replace(':userId', ownerUid).replace(':integratorUid', someIntegratorUid)
-    .replace(':animalId', animalId).replace(':animalMac', MATRIX_MAC).replace(':macAddress', MATRIX_DEVICE_MAC)
+    .replace(':animalId', animalId).replace(':animalMac', MATRIX_MAC).replace(':classificationType', 'birth').replace(':macAddress', MATRIX_DEVICE_MAC)
 }
 
 const AFTER_EARLIER_WRITE = new Set([404, 409])

@@ -76,7 +76,8 @@ describe('livestock-api simulate and jobs reference-temperature', () => {
     const out = first.json()
     assert.equal(out.animals, 3)
     assert.equal(out.created, 3)
-    assert.ok(out.sensordata.stored >= 3 * 8 * 144 && out.sensordata.duplicates === 0, JSON.stringify(out.sensordata))
+    // Every 10 minutes for 8 days, less the hours a tag dropped out (the simulator's tags drop out for 2-36 h now and then).
+    assert.ok(out.sensordata.stored >= 3 * 8 * 144 * 0.8 && out.sensordata.duplicates === 0, JSON.stringify(out.sensordata))
     assert.ok(out.locations.stored > 0)
     assert.deepEqual(out.referenceTemperature, { animals: 3, withReference: 3 })
     const again = (await cli(['simulate', '--user', 'sim-farm', '--animals', '3', '--days', '8', '--interval', '600'])).json()

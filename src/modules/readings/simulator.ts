@@ -1,7 +1,15 @@
-// A herd that looks real enough to explore the API with: per-animal diurnal pinna temperature
-// (35-39 °C) with noise and rare out-of-range glitches, resting/active acceleration, heat episodes
-// every 21 days for the sows, a farrowing for some of them, and detections by a few gateway nodes.
-// Deterministic per (user, animal index), so a re-run produces the same herd and overlapping readings.
+// A herd that looks real enough to explore the API with, and to measure the prediction scorer against:
+// per-animal diurnal pinna temperature (35-39 °C) with noise and rare out-of-range glitches, resting and
+// active acceleration, detections by a few gateway nodes, and ground-truth episodes that follow the
+// physiology the scorer's rules come from (see planAnimal):
+// - sows go through production cycles: farrowing, 21-28 days of lactation, weaning, heat 3.5-6.5 days
+//   later, service; 85 % conceive and farrow 113-117 days later, the others return to heat 18-24 days
+//   after service. Before farrowing the sow moves to a farrowing crate; 14-17 h of nest building with a
+//   peak about 9 h before onset; the ear skin warms. Heats raise activity about 1.3x (1.05-2x) for 24-48 h.
+// - lameness: activity and movement between nodes decline over 10-18 days to 45-90 % of what they were.
+// Confounders that a plain threshold trips over: feeding peaks at 07:00 and 15:00 UTC (some days late),
+// hot days (warmer ears, less activity), an animal's own restless hours (a fight, a move), tags that drop
+// out for hours, day-to-day variation, weak nesters and silent heats. Deterministic per (seed, animal index): a re-run produces the same herd and readings.
 import { createHash } from 'node:crypto'
 import type { LocationRow, SensorRow } from './readings.schemas.ts'
 
@@ -43,6 +51,7 @@ export function gaussian(random: () => number): number {
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random())
 }
 
+const uniform = (random: () => number, min: number, max: number) => min + random() * (max - min)
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits
 
 /** The herd of `count` animals of user `uid`: ten to a pen, one node per pen (at most six nodes). */
@@ -67,6 +76,211 @@ export function simulatedHerd(uid: string, count: number): SimulatedAnimal[] {
   })
 }
 
+/**
+ * A farrowing: its onset (the first piglet) and the sow's nest building before it, which keeps her active for
+ * up to nestPeakShare of her time at its peak whatever the hour (an internal drive, not the day's rhythm).
+ */
+export interface FarrowingEpisode { onset: number; nestPeakLeadMs: number; nestDurationMs: number; nestPeakShare: number }
+/** A heat (oestrus): when the activity rise starts and ends, and how strong it is (activity multiplier). */
+export interface HeatEpisode { onset: number; end: number; amplitude: number }
+/** A lameness: from its onset, activity and movement decline over declineMs to the given fractions. */
+export interface LamenessEpisode { onset: number; declineMs: number; activityFactor: number; movementFactor: number }
+export interface Interval { from: number; to: number }
+
+/** What happens to one animal: the ground truth an evaluation scores against, and the farm's records of it. */
+export interface AnimalPlan {
+  farrowings: FarrowingEpisode[]
+  heats: HeatEpisode[]
+  lameness: LamenessEpisode[]
+  /** Inseminations, as the farm records them (at the service, during the heat). */
+  services: number[]
+  weanings: number[]
+  /** In a farrowing crate: from the move before farrowing to weaning. */
+  crated: Interval[]
+  /** The tag sent nothing (a flat battery, a gateway out of reach). */
+  dropouts: Interval[]
+  /** Hours of unrest of this animal alone (a fight, a vet check, being moved): activity times `amplitude`. */
+  disturbances: (Interval & { amplitude: number })[]
+  /** The animal's day-to-day activity variation, per UTC day number (t / DAY). */
+  dailyFactor: (day: number) => number
+}
+
+/** What happens to the whole farm: feeding times that slip, hot days. */
+export interface FarmPlan {
+  /** UTC day number → hours the day's feedings came late. */
+  lateFeedings: Map<number, number>
+  hotDays: Set<number>
+}
+
+export const FEEDING_HOURS = [7, 15]
+const FEEDING_MS = 40 * MINUTE
+const HOT_FROM_HOUR = 10
+const HOT_TO_HOUR = 20
+
+export interface PlanWindow { seed: string; start: number; end: number }
+
+/** The farm-wide confounders over the window: one day in ten fed 1-3 h late, one day in twenty hot. */
+export function planFarm(window: PlanWindow): FarmPlan {
+  const random = prng(seedOf(window.seed, 'farm'))
+  const lateFeedings = new Map<number, number>()
+  const hotDays = new Set<number>()
+  for (let day = Math.floor(window.start / DAY); day <= Math.floor(window.end / DAY); day++) {
+    if (random() < 0.1) lateFeedings.set(day, Math.round(uniform(random, 1, 3)))
+    if (random() < 0.05) hotDays.add(day)
+  }
+  return { lateFeedings, hotDays }
+}
+
+/** Episodes and records of one animal over the window (and the production cycle leading into it). */
+export function planAnimal(animal: SimulatedAnimal, window: PlanWindow): AnimalPlan {
+  const random = prng(seedOf(window.seed, 'plan', animal.index))
+  const dailyFactors = new Map<number, number>()
+  const plan: AnimalPlan = {
+    farrowings: [], heats: [], lameness: [], services: [], weanings: [], crated: [], dropouts: [], disturbances: [],
+    dailyFactor: (day) => {
+      let factor = dailyFactors.get(day)
+      if (factor === undefined) dailyFactors.set(day, factor = Math.exp(0.1 * gaussian(prng(seedOf(window.seed, 'day', animal.index, day)))))
+      return factor
+    },
+  }
+  if (animal.Sex === 'female') {
+    // Start from a farrowing up to one cycle before the window, then follow the cycle past its end.
+    let farrowing = window.start - uniform(random, 0, 150) * DAY
+    while (farrowing < window.end + 2 * DAY) {
+      // One sow in ten builds a weak nest.
+      const nestPeakShare = random() < 0.1 ? uniform(random, 0.12, 0.2) : uniform(random, 0.25, 0.5)
+      plan.farrowings.push({
+        onset: farrowing,
+        nestPeakLeadMs: Math.min(14, Math.max(5, 9 + 2 * gaussian(random))) * HOUR,
+        nestDurationMs: uniform(random, 14, 17) * HOUR,
+        nestPeakShare,
+      })
+      plan.crated.push({ from: farrowing - uniform(random, 3, 7) * DAY, to: farrowing + uniform(random, 21, 28) * DAY })
+      const weaning = plan.crated.at(-1)!.to
+      plan.weanings.push(weaning)
+      let heat = weaning + uniform(random, 3.5, 6.5) * DAY
+      for (;;) {
+        const length = uniform(random, 24, 48) * HOUR
+        const strength = random()
+        const amplitude = strength < 0.1 ? uniform(random, 1.05, 1.15) : strength < 0.85 ? uniform(random, 1.2, 1.6) : uniform(random, 1.6, 2)
+        plan.heats.push({ onset: heat, end: heat + length, amplitude })
+        const service = heat + uniform(random, 12, 24) * HOUR
+        plan.services.push(service)
+        if (random() < 0.85) {
+          farrowing = service + uniform(random, 113, 117) * DAY
+          break
+        }
+        heat = service + uniform(random, 18, 24) * DAY
+        if (heat > window.end + 2 * DAY) {
+          farrowing = Infinity
+          break
+        }
+      }
+    }
+  }
+  // Far more lameness than a farm sees (a few % a year), so that an evaluation has enough episodes to count.
+  if (random() < 0.5) {
+    const mild = random() < 0.15
+    plan.lameness.push({
+      onset: uniform(random, window.start, window.end),
+      declineMs: uniform(random, 10, 18) * DAY,
+      activityFactor: mild ? uniform(random, 0.85, 0.9) : uniform(random, 0.45, 0.8),
+      movementFactor: mild ? uniform(random, 0.8, 0.9) : uniform(random, 0.3, 0.7),
+    })
+  }
+  // About one disturbance every 20 days, and one when a sow moves into the farrowing crate.
+  for (let t = window.start + uniform(random, 0, 40) * DAY; t < window.end; t += uniform(random, 0, 40) * DAY) {
+    plan.disturbances.push({ from: t, to: t + uniform(random, 1, 5) * HOUR, amplitude: uniform(random, 1.5, 3.5) })
+  }
+  for (const crate of plan.crated) plan.disturbances.push({ from: crate.from, to: crate.from + 3 * HOUR, amplitude: 3 })
+  for (let gaps = random() < 0.25 ? (random() < 0.2 ? 2 : 1) : 0; gaps > 0; gaps--) {
+    const from = uniform(random, window.start, window.end)
+    plan.dropouts.push({ from, to: from + uniform(random, 2, 36) * HOUR })
+  }
+  return plan
+}
+
+const within = (t: number, intervals: readonly Interval[]) => intervals.some((i) => t >= i.from && t < i.to)
+
+/** 0 → 1 → 0 over [from, to], rising and falling over `edge` ms: a heat's envelope. */
+function plateau(t: number, from: number, to: number, edge: number): number {
+  if (t < from || t >= to) return 0
+  return Math.min(1, (t - from) / edge, (to - t) / edge)
+}
+
+/** The animal's state at t, as multipliers of its normal behaviour. */
+export interface Physiology {
+  /** Multiplier of the share of its time the animal is active. */
+  activity: number
+  /** The least share of its time it is active (nest building), 0 otherwise. */
+  restless: number
+  /** Multiplier of the chance of being detected away from its home node. */
+  movement: number
+  /** Added to the pinna temperature, °C. */
+  warming: number
+  /** The node it lives at now (the farrowing room's while crated). */
+  crated: boolean
+}
+
+export function physiologyAt(plan: AnimalPlan, farm: FarmPlan, t: number): Physiology {
+  const day = Math.floor(t / DAY)
+  const hour = (t % DAY) / HOUR
+  let activity = plan.dailyFactor(day)
+  let restless = 0
+  let movement = 1
+  let warming = 0
+  for (const d of plan.disturbances) if (t >= d.from && t < d.to) activity *= d.amplitude
+  const late = (farm.lateFeedings.get(day) ?? 0) * HOUR
+  for (const feeding of FEEDING_HOURS) {
+    const since = t - day * DAY - feeding * HOUR - late
+    if (since >= 0 && since < FEEDING_MS) activity *= 3
+  }
+  if (farm.hotDays.has(day) && hour >= HOT_FROM_HOUR && hour < HOT_TO_HOUR) {
+    activity *= 0.6
+    warming += 1.2
+  }
+  for (const heat of plan.heats) {
+    const level = plateau(t, heat.onset, heat.end, 6 * HOUR)
+    activity *= 1 + (heat.amplitude - 1) * level
+    warming += 0.25 * level
+  }
+  const crated = within(t, plan.crated)
+  if (crated) {
+    activity *= 0.75
+    movement *= 0.3
+  }
+  for (const f of plan.farrowings) {
+    const toOnset = f.onset - t
+    if (toOnset > 0 && toOnset < 2 * DAY) {
+      // Nest building: a rounded bump peaking nestPeakLeadMs before onset, 60 % of it before the peak.
+      const peak = f.onset - f.nestPeakLeadMs
+      const from = peak - 0.6 * f.nestDurationMs
+      const to = peak + 0.4 * f.nestDurationMs
+      if (t >= from && t < to) {
+        const phase = t < peak ? (t - from) / (peak - from) : (to - t) / (to - peak)
+        restless = Math.max(restless, f.nestPeakShare * Math.sin((phase * Math.PI) / 2))
+      } else if (t >= to) {
+        activity *= 0.7 // calm in the last hours
+      }
+      if (toOnset < DAY) warming += 0.5 * (1 - toOnset / DAY)
+    } else if (toOnset <= 0 && toOnset > -5 * HOUR) {
+      activity *= 0.5 // farrowing: lying on her side
+      warming += 0.5
+    } else if (toOnset <= -5 * HOUR && crated) {
+      // Lactation: lying to nurse, gradually more active until weaning.
+      activity *= Math.min(0.85, 0.55 + (-toOnset / (28 * DAY)) * 0.3)
+      if (toOnset > -2 * DAY) warming += 0.3
+    }
+  }
+  for (const lame of plan.lameness) {
+    if (t < lame.onset) continue
+    const progress = Math.min(1, (t - lame.onset) / lame.declineMs)
+    activity *= 1 - (1 - lame.activityFactor) * progress
+    movement *= 1 - (1 - lame.movementFactor) * progress
+  }
+  return { activity, restless, movement, warming, crated }
+}
+
 export interface SimulationWindow {
   uid: string
   start: number
@@ -74,19 +288,28 @@ export interface SimulationWindow {
   intervalMs: number
   /** Rows per yielded batch. */
   batchSize: number
+  /** Seeds the plans and the noise; default the uid. An evaluation tunes on one seed and measures on another. */
+  seed?: string
 }
 
 export type SimulatedBatch = { kind: 'sensordata'; rows: SensorRow[] } | { kind: 'locations'; rows: LocationRow[] }
 
+const BOUT_END_PER_MINUTE = 1 / 3
+
+/** The node of the farrowing room, where crated sows are detected. */
+export const FARROWING_NODE = 'node-farrowing'
+
 /** One animal's readings over the window, in batches of at most batchSize rows, oldest first. */
-export function* simulateReadings(animal: SimulatedAnimal, window: SimulationWindow): Generator<SimulatedBatch> {
-  const random = prng(seedOf(window.uid, 'readings', animal.index))
+export function* simulateReadings(animal: SimulatedAnimal, window: SimulationWindow,
+  plans?: { animal: AnimalPlan; farm: FarmPlan }): Generator<SimulatedBatch> {
+  const seed = window.seed ?? window.uid
+  const planWindow = { seed, start: window.start, end: window.end }
+  const plan = plans?.animal ?? planAnimal(animal, planWindow)
+  const farm = plans?.farm ?? planFarm(planWindow)
+  const random = prng(seedOf(seed, 'readings', animal.index))
   const base = 36.6 + random() * 0.8
   const amplitude = 0.5 + random() * 0.3
   const peakHour = 13 + random() * 3
-  const cycleOffset = random() * 21 * DAY
-  // One sow in eight farrows inside the window.
-  const farrowing = animal.Sex === 'female' && random() < 0.125 ? window.start + random() * (window.end - window.start) : undefined
   const stepMinutes = window.intervalMs / MINUTE
   const perStep = (perMinute: number) => 1 - (1 - Math.min(perMinute, 1)) ** stepMinutes
   // Gravity on a lying pig's tag, and the tag's own offset.
@@ -101,20 +324,17 @@ export function* simulateReadings(animal: SimulatedAnimal, window: SimulationWin
   for (let t = first; t <= window.end; t += window.intervalMs) {
     const hour = (t % DAY) / HOUR
     const daytime = hour >= 6 && hour < 18
-    const inHeat = animal.Sex === 'female' && (t + cycleOffset) % (21 * DAY) < 36 * HOUR
-    const toFarrowing = farrowing === undefined ? Infinity : farrowing - t
-    const preFarrowing = toFarrowing > 0 && toFarrowing < 12 * HOUR
-    const postFarrowing = toFarrowing <= 0 && toFarrowing > -24 * HOUR
+    const state = physiologyAt(plan, farm, t)
 
-    const startActive = (daytime ? 0.02 : 0.005) * (inHeat ? 4 : 1) * (preFarrowing ? 6 : 1)
-    active = active ? random() >= perStep(0.1) : random() < perStep(startActive)
+    // Bouts of activity last 3 minutes on average and start at the rate that makes the animal active for the
+    // share of its time its state asks for: 12 % by day, 4 % by night, scaled by its state (at most 80 %).
+    const share = Math.min(0.8, Math.max(state.restless, (daytime ? 0.12 : 0.04) * state.activity))
+    active = active ? random() >= perStep(BOUT_END_PER_MINUTE) : random() < perStep((BOUT_END_PER_MINUTE * share) / (1 - share))
+    if (within(t, plan.dropouts)) continue
 
-    let c = base + amplitude * Math.cos(((hour - peakHour) / 24) * 2 * Math.PI) + gaussian(random) * 0.15
+    let c = base + amplitude * Math.cos(((hour - peakHour) / 24) * 2 * Math.PI) + gaussian(random) * 0.15 + state.warming
     if (active) c += 0.1
-    if (inHeat) c += 0.4
-    if (preFarrowing) c += 0.7
-    if (postFarrowing) c += 0.3
-    c = Math.min(39, Math.max(35, c))
+    c = Math.min(39.5, Math.max(35, c))
     const glitch = random()
     if (glitch < 0.002) c = glitch < 0.0007 ? 0 : glitch < 0.0014 ? 15 + random() * 8 : 44 + random() * 40
 
@@ -129,11 +349,12 @@ export function* simulateReadings(animal: SimulatedAnimal, window: SimulationWin
 
     if (t >= nextLocation) {
       nextLocation = t + Math.max(LOCATION_EVERY_MS, window.intervalMs)
-      const home = random() < (active ? 0.6 : 0.9)
+      const home = random() >= (active ? 0.4 : 0.1) * state.movement
+      const homeNode = state.crated ? FARROWING_NODE : animal.homeNode
       locations.push({
         t,
         rssi: round(home ? -58 + gaussian(random) * 4 : -76 + gaussian(random) * 5, 0),
-        nodeuid: home ? animal.homeNode : animal.neighbourNode,
+        nodeuid: home ? homeNode : animal.neighbourNode,
       })
       if (locations.length >= window.batchSize) {
         yield { kind: 'locations', rows: locations }

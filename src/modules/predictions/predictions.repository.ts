@@ -1,0 +1,94 @@
+// Predictions as stored: each row joined to its animal, whose current registry fields make the
+// AIPrediction's `animal` object (built in SQL, so every read shows the same shape).
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
+import type { DB, PredictionResult } from '../../db/schema.ts'
+import { paginate, type Page } from '../../db/paginate.ts'
+import type { Row } from '../../resource/resource.ts'
+import type { ClassificationType } from './predictions.rules.ts'
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type PredictionQuery = SelectQueryBuilder<any, any, Row>
+
+/** One animal's predictions, narrowed by the read's criteria. Times are ms, both ends inclusive. */
+export interface PredictionCriteria {
+  uid: string
+  animalId: number
+  classificationType?: ClassificationType | undefined
+  from?: number | undefined
+  to?: number | undefined
+  minProbability?: number | undefined
+  maxProbability?: number | undefined
+}
+
+function selectPredictions(db: Kysely<DB>, c: PredictionCriteria): PredictionQuery {
+  let query = db.selectFrom('predictions as p')
+    .innerJoin('animals as a', (join) => join.onRef('a.uid', '=', 'p.uid').onRef('a.id', '=', 'p.animal_id'))
+    .select(['p.id', 'p.uid', 'p.predicted_at', 'p.classification_type', 'p.results'])
+    .select(sql<Record<string, unknown>>`jsonb_build_object('id', a.id::text, 'mac', a.mac, 'name', a.id::text, 'group', a.group_name,
+      'weight', a.watchdog_weight, 'userId', a.uid)`.as('animal'))
+    .where('p.uid', '=', c.uid)
+    .where('p.animal_id', '=', c.animalId) as unknown as PredictionQuery
+  if (c.classificationType !== undefined) query = query.where('p.classification_type', '=', c.classificationType)
+  if (c.from !== undefined) query = query.where('p.predicted_at', '>=', c.from)
+  if (c.to !== undefined) query = query.where('p.predicted_at', '<=', c.to)
+  if (c.minProbability !== undefined) query = query.where('p.peak_probability', '>=', c.minProbability)
+  if (c.maxProbability !== undefined) query = query.where('p.peak_probability', '<=', c.maxProbability)
+  return query
+}
+
+/** A page of predictions, newest first. */
+export async function listPredictions(db: Kysely<DB>, criteria: PredictionCriteria, page: { page: number; limit: number }): Promise<Page<Row>> {
+  return paginate(selectPredictions(db, criteria), {
+    columns: { timestamp: { column: 'p.predicted_at' } },
+    params: { ...page, sortBy: 'timestamp', sortOrder: 'desc' },
+    tiebreak: 'p.id',
+  })
+}
+
+/** The newest `limit` predictions, newest first. */
+export async function recentPredictions(db: Kysely<DB>, criteria: PredictionCriteria, limit: number): Promise<Row[]> {
+  return selectPredictions(db, criteria).orderBy('p.predicted_at', 'desc').orderBy('p.id', 'desc').limit(limit).execute()
+}
+
+/** Up to `max` predictions in the criteria's window, oldest first, and how many the window holds. */
+export async function predictionsInRange(db: Kysely<DB>, criteria: PredictionCriteria, max: number): Promise<{ rows: Row[]; total: number }> {
+  const query = selectPredictions(db, criteria)
+  const [rows, count] = await Promise.all([
+    query.orderBy('p.predicted_at', 'asc').orderBy('p.id', 'asc').limit(max).execute(),
+    query.clearSelect().select(sql<number>`count(*)`.as('total')).executeTakeFirstOrThrow(),
+  ])
+  return { rows, total: Number((count as { total: number }).total) }
+}
+
+export interface NewPrediction {
+  animalId: number
+  classificationType: ClassificationType
+  predictedAt: number
+  results: PredictionResult[]
+  peakProbability: number
+}
+
+/** Stores a prediction an owner or integrator posted, and returns it as the reads show it. */
+export async function insertExternalPrediction(db: Kysely<DB>, uid: string, p: NewPrediction, createdBy: string): Promise<Row> {
+  const { id } = await db.insertInto('predictions').values({
+    uid, animal_id: p.animalId, classification_type: p.classificationType, predicted_at: p.predictedAt,
+    results: JSON.stringify(p.results), peak_probability: p.peakProbability, source: 'external', created_by: createdBy,
+  }).returning('id').executeTakeFirstOrThrow()
+  return (await selectPredictions(db, { uid, animalId: p.animalId }).where('p.id', '=', id).executeTakeFirst())!
+}
+
+/**
+ * Stores the scorer's predictions of one user; one per animal, class and hour, so a second run for the
+ * same hour stores nothing. Returns how many were new.
+ */
+export async function insertScoredPredictions(db: Kysely<DB>, uid: string, rows: readonly NewPrediction[]): Promise<number> {
+  if (rows.length === 0) return 0
+  const result = await db.insertInto('predictions')
+    .values(rows.map((p) => ({
+      uid, animal_id: p.animalId, classification_type: p.classificationType, predicted_at: p.predictedAt,
+      results: JSON.stringify(p.results), peak_probability: p.peakProbability, source: 'scorer' as const, created_by: null,
+    })))
+    .onConflict((oc) => oc.columns(['uid', 'animal_id', 'classification_type', 'predicted_at']).where('source', '=', 'scorer').doNothing())
+    .executeTakeFirst()
+  return Number(result.numInsertedOrUpdatedRows ?? 0n)
+}

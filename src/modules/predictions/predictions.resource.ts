@@ -1,0 +1,108 @@
+// The spec's AIPrediction, declared once on the resource layer, and the path, query and body schemas of
+// the prediction routes.
+import Type from 'typebox'
+import type { Limits } from '../../config.ts'
+import { StringEnum } from '../../http/list-params.ts'
+import { PAGE_MAX } from '../../http/list-params.ts'
+import { field } from '../../resource/field.ts'
+import { defineResource } from '../../resource/resource.ts'
+import { AnimalMacPath } from '../animals/animals.resource.ts'
+import { CLASSIFICATION_TYPES, ISO_8601_PATTERN, ISO_DATE_TIME_PATTERN } from './predictions.rules.ts'
+
+/** Most results one prediction holds: a week of hourly probabilities, with room to spare. */
+export const RESULTS_MAX = 500
+/** Most predictions `.../range` answers (oldest first); a longer range is cut there and says so. */
+export const RANGE_MAX = 1000
+
+const DateTime = (description: string) => Type.String({ pattern: ISO_DATE_TIME_PATTERN, maxLength: 40, description, examples: ['2026-11-02T06:00:00.000Z'] })
+
+export const PredictionAnimal = (extra: Record<string, unknown> = {}) => Type.Object({
+  id: Type.String({ description: 'The animal\'s ID' }),
+  mac: Type.String({ description: 'The animal\'s current tag MAC' }),
+  name: Type.String({ description: 'The animal\'s ID again: the Animal model has no name field, and its ID is how the API names it' }),
+  group: Type.Union([Type.String(), Type.Null()], { description: 'The animal\'s current Group; null when it has none' }),
+  weight: Type.Union([Type.Number(), Type.Null()], { description: 'The animal\'s current WatchdogWeight (its weight as last weighed); null when it has none' }),
+  userId: Type.String({ description: 'The owner\'s Uid' }),
+}, { additionalProperties: false, ...extra })
+
+const Result = Type.Object({
+  timestamp: DateTime('The moment this probability is about, ISO 8601 (stored and shown in UTC)'),
+  probability: Type.Number({ minimum: 0, maximum: 1, description: '0.0-1.0' }),
+}, { additionalProperties: false })
+
+export const predictions = defineResource({
+  name: 'AIPrediction',
+  table: 'predictions',
+  description: 'A prediction about one animal: our own rule-based scorer stores one per animal, class and hour ' +
+    '(see the predictions tag), an external model posts its own. `animal` shows the animal as the registry has it now.',
+  fields: {
+    timestamp: field.string({
+      column: 'predicted_at', nullable: false, pattern: ISO_DATE_TIME_PATTERN, maxLength: 40,
+      toApi: (ms) => new Date(Number(ms)).toISOString(),
+      description: 'When predicted, ISO 8601 in UTC. For the scorer: the end of the hour whose readings it scored. ' +
+        'On create: optional, default now; never in the future',
+      example: '2026-11-02T06:00:00.000Z',
+    }),
+    classificationType: field.enum(CLASSIFICATION_TYPES, { column: 'classification_type', required: true, description: 'heat, birth or lameness', example: 'birth' }),
+    userId: field.string({ column: 'uid', readOnly: true, maxLength: 128, description: 'The owner\'s Uid', example: 'farm-1' }),
+    animal: field.json(PredictionAnimal, { readOnly: true, nullable: false, description: 'The animal, from its current registry fields' }),
+    results: field.json((extra) => Type.Array(Result, { minItems: 1, maxItems: RESULTS_MAX, ...extra }), {
+      required: true,
+      description: `1-${RESULTS_MAX} probabilities, each about one moment. The scorer gives one: the probability for the hour it scored`,
+    }),
+  },
+})
+
+export const PredictionCreate = predictions.createBody({
+  description: 'classificationType and results are required, timestamp is optional (default now). The user and the animal ' +
+    'come from the path. Unknown fields are refused.',
+})
+
+export const ClassificationPath = Type.Object({
+  ...AnimalMacPath.properties,
+  classificationType: StringEnum(CLASSIFICATION_TYPES, { description: 'heat, birth or lameness; anything else is a 400' }),
+})
+
+const IsoDate = (description: string) => Type.String({
+  pattern: ISO_8601_PATTERN, maxLength: 40, examples: ['2026-11-01'],
+  description: `${description}: ISO 8601, a date (the whole UTC day) or a date and time (UTC unless it has an offset)`,
+})
+const Probability = (description: string) => Type.Number({ minimum: 0, maximum: 1, description: `${description}, 0.0-1.0: compared with the prediction's highest result probability` })
+const Classification = StringEnum(CLASSIFICATION_TYPES, { description: 'heat, birth or lameness' })
+
+function windowProperties() {
+  return {
+    startDate: Type.Optional(IsoDate('Predictions made at or after')),
+    endDate: Type.Optional(IsoDate('Predictions made at or before')),
+    minProbability: Type.Optional(Probability('At least')),
+    maxProbability: Type.Optional(Probability('At most')),
+  }
+}
+
+function pageProperties(limits: Limits) {
+  return {
+    page: Type.Integer({ minimum: 1, maximum: PAGE_MAX, default: 1, description: `Page number, 1-${PAGE_MAX}` }),
+    limit: Type.Integer({ minimum: 1, maximum: limits.pageLimitMax, default: limits.pageLimitDefault, description: `Page size, 1-${limits.pageLimitMax}` }),
+  }
+}
+
+export function PredictionListQuery(limits: Limits) {
+  return Type.Object({ ...pageProperties(limits), classificationType: Type.Optional(Classification), ...windowProperties() })
+}
+
+export function ClassificationListQuery(limits: Limits) {
+  return Type.Object({ ...pageProperties(limits), ...windowProperties() })
+}
+
+export function RecentQuery(limits: Limits) {
+  return Type.Object({
+    limit: Type.Integer({ minimum: 1, maximum: limits.recentLimitMax, default: limits.recentLimitDefault, description: `Predictions, 1-${limits.recentLimitMax}` }),
+    classificationType: Type.Optional(Classification),
+  })
+}
+
+export const RangeQuery = Type.Object({
+  startDate: IsoDate('Predictions made at or after'),
+  endDate: IsoDate('Predictions made at or before'),
+  classificationType: Type.Optional(Classification),
+})
