@@ -27,6 +27,8 @@ export async function startBenchApp(env: Record<string, string>, shared?: { data
   const scratch = !shared && !env.DATABASE_URL ? await scratchEnv() : undefined
   const config = loadConfig({
     LOG_LEVEL: 'silent', JWT_SECRET: BENCH_JWT_SECRET, DATA_DIR: IN_MEMORY, PASSWORD_SCRYPT_LOG_N: '14',
+    // Loading a herd is one statement over millions of rows: no request timeouts.
+    DB_STATEMENT_TIMEOUT_MS: '0', DB_QUERY_TIMEOUT_MS: '0',
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
     ...scratch?.env,
     ...env,

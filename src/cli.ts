@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util'
 import type { Writable } from 'node:stream'
 import { ConfigError, loadConfig, type Config } from './config.ts'
-import { openDatabase, type Database } from './db/database.ts'
+import { openDatabase, withoutRequestTimeouts, type Database } from './db/database.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { VERSION } from './version.ts'
 import { UsageError, type CliContext, type Command } from './cli/command.ts'
@@ -55,7 +55,8 @@ function contextFor(io: CliIo, options: CliOptions): CliContext {
   return {
     config,
     withDatabase: async (fn, { migrate = true } = {}) => {
-      const database = options.database ?? await openDatabase(config())
+      // An operator's command may rightly run for minutes (a migration, a job over every farm): no request timeouts.
+      const database = options.database ?? await openDatabase(withoutRequestTimeouts(config()))
       try {
         if (migrate) await migrateToLatest(database.db)
         return await fn(database)

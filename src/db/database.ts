@@ -4,12 +4,13 @@ import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } f
 import { hostname } from 'node:os'
 import { join, resolve } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
-import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely'
+import { Kysely, PGliteDialect, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient } from 'kysely'
 import pg from 'pg'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../config.ts'
 import type { DB } from './schema.ts'
 import { DURABLE_START_PARAMS, DurableNodeFS } from './durable-nodefs.ts'
+import { isQueryTimeout } from './errors.ts'
 
 export interface Database {
   db: Kysely<DB>
@@ -37,6 +38,14 @@ export class DataDirLockedError extends Error {
       'or use DATABASE_URL for several processes.')
     this.name = 'DataDirLockedError'
   }
+}
+
+/**
+ * The configuration without the request timeouts, for work that may rightly take minutes on a large
+ * database: migrations, operator commands.
+ */
+export function withoutRequestTimeouts(config: Config): Config {
+  return { ...config, dbStatementTimeoutMs: 0, dbQueryTimeoutMs: 0 }
 }
 
 export async function openDatabase(config: Config, log?: FastifyBaseLogger): Promise<Database> {
@@ -85,6 +94,11 @@ export function embeddedSyncCount(database: Database): number | undefined {
   return fs instanceof DurableNodeFS ? fs.syncs : undefined
 }
 
+/** The PGlite instance behind an embedded store (for LISTEN), or undefined on PostgreSQL. */
+export function embeddedInstance(database: Database): PGlite | undefined {
+  return embeddedInstances.get(database)
+}
+
 function embeddedDatabase(pglite: PGlite, release: () => void): Database {
   const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) })
   let closed = false
@@ -115,7 +129,10 @@ async function openPostgres(config: Config, url: string, log?: FastifyBaseLogger
   const pool = new pg.Pool({
     connectionString: url,
     max: config.dbPoolMax,
+    // Waiting for a connection (a new one, or one of a full pool) and for a query's answer are both bounded,
+    // so that a hung server (it accepts connections but answers nothing) gives 503 within seconds.
     connectionTimeoutMillis: config.dbConnectTimeoutMs,
+    query_timeout: config.dbQueryTimeoutMs || undefined,
     idleTimeoutMillis: 30_000,
     statement_timeout: config.dbStatementTimeoutMs || undefined,
     application_name: 'livestock-api',
@@ -132,7 +149,7 @@ async function openPostgres(config: Config, url: string, log?: FastifyBaseLogger
   pool.on('connect', (client) => {
     client.on('error', (err) => log?.warn({ err }, 'PostgreSQL connection lost'))
   })
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: droppingTimedOutConnections(pool) }) })
   let closed = false
   return {
     db,
@@ -145,6 +162,46 @@ async function openPostgres(config: Config, url: string, log?: FastifyBaseLogger
       closed = true
       await db.destroy()
     },
+  }
+}
+
+/**
+ * The pool as Kysely sees it, with one change: a connection on which a query timed out is dropped. pg's
+ * query_timeout rejects the query but leaves its connection waiting for the answer, so the pool would lend
+ * that connection out again and each query on it would wait behind the lost one (a transaction's ROLLBACK
+ * too, for another full timeout). Here any later query on it fails at once, and its release closes it.
+ */
+function droppingTimedOutConnections(pool: pg.Pool): PostgresPool {
+  const views = new WeakMap<pg.PoolClient, PostgresPoolClient>()
+  const viewOf = (client: pg.PoolClient): PostgresPoolClient => {
+    let timedOut: Error | undefined
+    const query = async (text: string, parameters: ReadonlyArray<unknown>) => {
+      if (timedOut) throw new Error('Query read timeout: the connection was dropped', { cause: timedOut })
+      try {
+        return await client.query(text, parameters as unknown[])
+      } catch (err) {
+        if (isQueryTimeout(err)) timedOut = err as Error
+        throw err
+      }
+    }
+    return {
+      // Kysely's second form of query (a cursor) is used only when a cursor class is configured; none is.
+      query: query as unknown as PostgresPoolClient['query'],
+      release: (destroy) => client.release(destroy === true || timedOut !== undefined),
+    }
+  }
+  return {
+    options: pool.options,
+    connect: async () => {
+      const client = await pool.connect()
+      let view = views.get(client)
+      if (!view) {
+        view = viewOf(client)
+        views.set(client, view)
+      }
+      return view
+    },
+    end: () => pool.end(),
   }
 }
 

@@ -10,6 +10,7 @@ const UNREACHABLE_MESSAGES = [
   'Embedded database is closed',
   'PGlite is closed',
   'driver has already been destroyed',
+  'Query read timeout', // pg's query_timeout: the server did not answer in time
   'Connection is closed', // ioredis
   "Stream isn't writeable", // ioredis with the offline queue off
 ]
@@ -19,8 +20,9 @@ export function isStoreUnavailable(err: unknown): boolean {
   const code = (err as { code?: unknown }).code
   if (typeof code === 'string') {
     if (UNREACHABLE_CODES.has(code)) return true
-    // SQLSTATE class 08 (connection exception), 57P01-57P03 (shutdown, cannot connect now), 53300 (too many connections)
-    if (/^08/.test(code) || /^57P0[123]$/.test(code) || code === '53300') return true
+    // SQLSTATE class 08 (connection exception), 57P01-57P03 (shutdown, cannot connect now), 53300 (too many
+    // connections), 57014 (statement_timeout: a server too slow to answer in time)
+    if (/^08/.test(code) || /^57P0[123]$/.test(code) || code === '53300' || code === '57014') return true
   }
   if (UNREACHABLE_MESSAGES.some((m) => err.message.includes(m))) return true
   const cause = (err as { cause?: unknown }).cause
@@ -28,6 +30,11 @@ export function isStoreUnavailable(err: unknown): boolean {
   // AggregateError from a connect to several addresses (IPv4 and IPv6)
   if (err instanceof AggregateError) return err.errors.some(isStoreUnavailable)
   return false
+}
+
+/** pg's query_timeout fired: the query may still run on the server, its connection is unusable. */
+export function isQueryTimeout(err: unknown): boolean {
+  return err instanceof Error && err.message === 'Query read timeout'
 }
 
 function constraintOf(err: unknown, sqlState: string): string | undefined {

@@ -132,4 +132,59 @@ describe('database connection lost mid-run', { skip: process.env.DATABASE_URL ? 
       await scratch.drop()
     }
   })
+
+  it('answers 503 within DB_QUERY_TIMEOUT_MS when PostgreSQL hangs, drops the hung connections, and recovers', async () => {
+    const scratch = (await createScratchDatabase())!
+    const proxy = await pausableProxy(Number(new URL(scratch.url).port || 5432))
+    const viaProxy = new URL(scratch.url)
+    viaProxy.port = String(proxy.port)
+    const queryTimeoutMs = 2000
+    const connectTimeoutMs = 1000
+    const config = loadConfig(testEnv({
+      DATABASE_URL: viaProxy.toString(), DB_CONNECT_TIMEOUT_MS: String(connectTimeoutMs), DB_QUERY_TIMEOUT_MS: String(queryTimeoutMs), DB_POOL_MAX: '4',
+    }))
+    const database = await openDatabase(config)
+    await migrateToLatest(database.db)
+    const app = await buildApp({
+      config, database, logger: false,
+      extend: (api) => {
+        // A transaction still at work when the server hangs.
+        api.get('/probe/tx', { config: { access: 'public' } }, async () => {
+          await database.db.transaction().execute(async (trx) => { await sql`select pg_sleep(0.3)`.execute(trx) })
+          return ok({})
+        })
+      },
+    })
+    const probe = async () => {
+      const started = performance.now()
+      const res = await app.inject({ method: 'GET', url: '/api/v1/probe/tx' })
+      return { status: res.statusCode, retryAfter: res.headers['retry-after'], ms: performance.now() - started }
+    }
+    try {
+      // Every connection of the pool open, then the server hangs while each is in a transaction.
+      assert.deepEqual((await Promise.all(Array.from({ length: 4 }, probe))).map((r) => r.status), [200, 200, 200, 200])
+      const inFlight = Promise.all(Array.from({ length: 4 }, probe))
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      proxy.freeze()
+      // The query times out; the ROLLBACK that follows must not wait a second timeout on the same connection.
+      for (const res of await inFlight) {
+        assert.equal(res.status, 503)
+        assert.equal(res.retryAfter, '5')
+        assert.ok(res.ms < queryTimeoutMs + 1000, `answered after ${Math.round(res.ms)} ms`)
+      }
+      // The hung connections were dropped, not lent out again: a new request waits for a new connection.
+      const next = await probe()
+      assert.equal(next.status, 503)
+      assert.ok(next.ms < connectTimeoutMs + 700, `answered after ${Math.round(next.ms)} ms`)
+      proxy.thaw()
+      const after = await Promise.all(Array.from({ length: 8 }, probe))
+      assert.deepEqual(after.map((r) => r.status), Array(8).fill(200))
+    } finally {
+      proxy.thaw()
+      await app.close()
+      await database.close()
+      await proxy.close()
+      await scratch.drop()
+    }
+  })
 })
