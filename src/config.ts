@@ -51,7 +51,15 @@ export interface Config {
   redisUrl: string | undefined
   /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
   redisKeyPrefix: string
+  /** A Redis command unanswered this long fails, and the limits switch to their in-process twins. */
+  redisCommandTimeoutMs: number
   mqttUrl: string | undefined
+  /** MQTT client id: the broker keeps this process's session (its queued messages) under it. Default livestock-api-<hostname>-<port>. */
+  mqttClientId: string | undefined
+  /** MQTT 5 shared-subscription group; the processes of one deployment split its messages. */
+  mqttShareGroup: string
+  /** How long the broker keeps a stopped process's session and queues its messages. */
+  mqttSessionExpirySeconds: number
   /** Undefined until resolved: in embedded mode it is generated on first start and kept in DATA_DIR. */
   jwtSecret: string | undefined
   jwtIssuer: string
@@ -163,7 +171,11 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: read.string('REDIS_KEY_PREFIX') ?? 'livestock:',
+    redisCommandTimeoutMs: read.int('REDIS_COMMAND_TIMEOUT_MS', 500, { min: 1, max: 60_000 }),
     mqttUrl: read.url('MQTT_URL', ['mqtt:', 'mqtts:', 'ws:', 'wss:', 'tcp:']),
+    mqttClientId: read.matching('MQTT_CLIENT_ID', /^[A-Za-z0-9._:-]{1,128}$/, '1-128 letters, digits, dots, colons, underscores or hyphens'),
+    mqttShareGroup: read.matching('MQTT_SHARE_GROUP', /^[A-Za-z0-9._-]{1,64}$/, '1-64 letters, digits, dots, underscores or hyphens') ?? 'livestock-api',
+    mqttSessionExpirySeconds: read.int('MQTT_SESSION_EXPIRY_SECONDS', 86_400, { min: 0, max: 4_294_967_295 }),
     jwtSecret,
     jwtIssuer: read.string('JWT_ISSUER') ?? 'livestock-api',
     jwtAudience: read.string('JWT_AUDIENCE') ?? 'livestock-api',
@@ -240,6 +252,14 @@ class EnvReader {
       return fallback
     }
     return value
+  }
+
+  /** A set value that matches `pattern` (described by `what`), or undefined when unset. */
+  matching(name: string, pattern: RegExp, what: string): string | undefined {
+    const raw = this.string(name)
+    if (raw === undefined || pattern.test(raw)) return raw
+    this.problems.push(`${name} must be ${what}, got "${raw}"`)
+    return undefined
   }
 
   oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {

@@ -145,3 +145,19 @@ describe('activity against the device\'s own baseline, and the summary', () => {
     })
   })
 })
+
+describe('the OpenAPI document', () => {
+  it('says how the analytics and summary figures are computed, and in which units', async () => {
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json()
+    const data = (path: string) => doc.paths[`/api/v1/users/{userId}/litterguards${path}`].get.responses['200'].content['application/json'].schema.properties.data.properties
+    const summary = data('/summary')
+    assert.match(summary.lastDataReceived.description, /Unix SECONDS/)
+    assert.match(summary.averageTemperature.description, /ACTIVE devices/)
+    assert.match(summary.devicesWithUnusualActivity.description, /24 hours/)
+    const analytics = data('/{macAddress}/analytics')
+    assert.match(analytics.activityLevel.description, /below 0\.8× low, above 1\.2× high/)
+    assert.match(analytics.unusualActivityDetected.description, /2 consecutive 10-minute buckets .* 3 standard deviations/)
+    const readings = doc.paths['/api/v1/users/{userId}/litterguards/{macAddress}/sensordata'].get.parameters
+    assert.match(readings.find((p: { name: string }) => p.name === 'startTime').description, /Unix SECONDS/)
+  })
+})
