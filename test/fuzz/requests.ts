@@ -59,7 +59,8 @@ function pathSegment(operation: Operation, parameter: Parameter, world: World, v
 }
 
 function queryString(parameters: Parameter[], values: SchemaValues): fc.Arbitrary<string> {
-  const known = parameters.map((p) => fc.option(queryFragment(p, values), { freq: 2, nil: undefined }))
+  // A required parameter is mostly there, so that cases get past its absence to its value.
+  const known = parameters.map((p) => fc.option(queryFragment(p, values), { freq: p.required ? 10 : 2, nil: undefined }))
   const extra = fc.oneof(
     fc.constantFrom('__proto__=1', '__proto__[admin]=true', 'constructor[prototype][admin]=true', 'unknown=1', '%zz=1', '=', '&', 'a', 'a[]=1', 'a[b]=1',
       '%=1', 'page=1&page=2', 'limit[]=5', `${'k'.repeat(10_000)}=1`, Array.from({ length: 1000 }, (_, i) => `k${i}=${i}`).join('&')),
@@ -73,7 +74,7 @@ function queryFragment(parameter: Parameter, values: SchemaValues): fc.Arbitrary
   const name = parameter.name
   const one = (arbitrary: fc.Arbitrary<FuzzValue>) => arbitrary.map((value) => `${name}=${percentEncode(textOf(value))}`)
   return fc.oneof(
-    { weight: 5, arbitrary: one(values.valid(parameter.schema, name)) },
+    { weight: 8, arbitrary: one(values.valid(parameter.schema, name)) },
     { weight: 2, arbitrary: one(fc.constantFrom(...values.boundary(parameter.schema))) },
     { weight: 2, arbitrary: one(hostileValue) },
     { weight: 1, arbitrary: fc.constantFrom(...BAD_ENCODINGS).map((bad) => `${name}=${bad}`) },

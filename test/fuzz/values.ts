@@ -169,6 +169,22 @@ export class SchemaValues {
       .map(([chosen, extra]) => plainObject([...chosen.filter((entry) => entry !== undefined), ...extra]))
   }
 
+  /** The value a client would most likely send: the hint for the name, else the schema's first example, else a plain valid value. */
+  example(schema: JsonSchema, name?: string): FuzzValue {
+    const hint = name === undefined ? undefined : this.hints[name]
+    if (hint !== undefined) return hint
+    const resolved = this.resolve(schema)
+    const branch = resolved.anyOf?.find((b) => this.resolve(b).type !== 'null') ?? resolved.oneOf?.[0]
+    if (branch) return this.example(branch)
+    if (resolved.examples?.[0] !== undefined) return resolved.examples[0] as FuzzValue
+    if (resolved.enum?.[0] !== undefined) return resolved.enum[0] as FuzzValue
+    if (primaryType(resolved) === 'array') return new Array<FuzzValue>(resolved.minItems ?? 0).fill(this.example(resolved.items ?? {}))
+    if (primaryType(resolved) === 'object') {
+      return plainObject((resolved.required ?? []).map((key) => [key, this.example(resolved.properties?.[key] ?? {}, key)]))
+    }
+    return this.sample(resolved) ?? null
+  }
+
   /** One valid value, taken from the schema's first example when it has one. */
   private sample(schema: JsonSchema): FuzzValue | undefined {
     const resolved = this.resolve(schema)

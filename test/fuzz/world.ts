@@ -1,13 +1,13 @@
 // What the fuzz cases act on: an owner account (Admin and BDUser too, so that every user rule accepts
-// it) with an animal and a record of each collection, an Enterprise integrator linked to it with every
-// permission, and a second linked integrator for the partner routes. A case that changes or deletes
-// them is followed by restore(), which puts the owner's rows back as they were.
+// it) with an animal and an item of each of its collections, an Enterprise integrator linked to it with
+// every permission, and a second linked integrator for the partner routes. A case that changes or
+// deletes them is followed by restore(), which puts the owner's rows back as they were.
 import { sql } from 'kysely'
 import type { TestContext } from '../support/app.ts'
 import { PASSWORD, createIntegrator, createUser, integratorToken } from '../support/fixtures.ts'
-import { MATRIX_MAC, recordFixtures } from '../access/routes.ts'
 import type { AccessRule } from '../../src/http/route-policy.ts'
-import type { Hints } from './values.ts'
+import type { Operation } from './operations.ts'
+import { SchemaValues, toJsonText, type Hints, type JsonSchema } from './values.ts'
 
 export type CallerKind = 'owner' | 'integrator' | 'none'
 
@@ -17,6 +17,8 @@ export interface World {
   hints: Hints
   /** The fixture value for a path parameter of this path template, if the world has one. */
   pathValue: (path: string, name: string) => string | undefined
+  /** Collections of the account whose create did not succeed with an example body: their item routes get no fixture. */
+  collectionsWithoutFixture: string[]
   /** The callers a route with this rule accepts. */
   callersFor: (rule: AccessRule | undefined, isPublic: boolean) => CallerKind[]
   /** A fresh access token (cases may revoke theirs). */
@@ -24,33 +26,53 @@ export interface World {
   restore: () => Promise<void>
 }
 
+const FIXTURE_MAC = 'AA:BB:CC:00:00:01'
+
 /** Tables restored first, in this order; every other table with the owner's rows follows. */
 const RESTORE_FIRST = ['users', 'animals']
 
-export async function createWorld(ctx: TestContext): Promise<World> {
+export async function createWorld(ctx: TestContext, operations: Operation[], components: Record<string, JsonSchema>): Promise<World> {
   const owner = await createUser(ctx, { admin: true, bdUser: true })
   const integrator = await createIntegrator(ctx, { tier: 'enterprise', canWrite: true, canDelete: true, linkTo: [owner.uid] })
   const spareIntegrator = await createIntegrator(ctx, { tier: 'pro', linkTo: [owner.uid] })
   const ownerToken = (await ctx.app.tokens.sign({ kind: 'user', id: owner.uid }, 'access', 3600)).token
   const headers = { authorization: `Bearer ${ownerToken}` }
 
-  const animal = await ctx.app.inject({ method: 'POST', url: `/api/v1/users/${owner.uid}/animals`, headers, payload: { MAC: MATRIX_MAC, Sex: 'female' } })
+  const animal = await ctx.app.inject({ method: 'POST', url: `/api/v1/users/${owner.uid}/animals`, headers, payload: { MAC: FIXTURE_MAC, Sex: 'female' } })
   if (animal.statusCode !== 201) throw new Error(`fuzz fixture animal: ${animal.statusCode} ${animal.body}`)
   const animalId = String(animal.json().data.ID)
-  /** "user:treatments", "animal:births", ... → the ID of a record of that collection. */
-  const recordIds = new Map<string, string>()
-  for (const fixture of recordFixtures) {
-    const res = await ctx.app.inject({ method: 'POST', url: `/api/v1/users/${owner.uid}${fixture.path}`, headers, payload: fixture.body(owner.uid) })
-    if (res.statusCode !== 201) throw new Error(`fuzz fixture ${fixture.path}: ${res.statusCode} ${res.body}`)
-    recordIds.set(`${fixture.level}:${fixture.segment}`, String(res.json().data.ID))
-  }
   const refreshToken = (await integratorToken(ctx, integrator.uid, { refreshToken: true })).refreshToken!
 
-  const parameters: Record<string, string> = { userId: owner.uid, integratorUid: spareIntegrator.uid, animalId, animalMac: MATRIX_MAC }
+  const parameters: Record<string, string> = { userId: owner.uid, integratorUid: spareIntegrator.uid, animalId, animalMac: FIXTURE_MAC }
   const hints: Hints = {
     ...parameters,
-    Uid: owner.uid, MAC: MATRIX_MAC, Mac: MATRIX_MAC, mac: MATRIX_MAC,
+    Uid: owner.uid, MAC: FIXTURE_MAC, Mac: FIXTURE_MAC, mac: FIXTURE_MAC,
     integratorUID: integrator.uid, email: owner.email, Email: owner.email, password: PASSWORD, currentPassword: PASSWORD, refreshToken,
+  }
+  /** Item path template ("/api/v1/users/{userId}/treatments/{treatmentId}") → the id of the fixture item. */
+  const items = new Map<string, string>()
+  const pathValue = (path: string, name: string): string | undefined => {
+    if (parameters[name] !== undefined) return parameters[name]
+    const template = path.slice(0, path.indexOf(`{${name}}`) + name.length + 2)
+    return items.get(template)
+  }
+
+  // An item of every collection of the account, created with the body a client would most likely send
+  // (hints and the schema's examples), so that item routes, new ones too, get a path that names something.
+  const values = new SchemaValues(components, hints)
+  const collectionsWithoutFixture: string[] = []
+  for (const create of operations.filter((o) => o.method === 'POST' && o.body && o.path.startsWith('/api/v1/users/{userId}/'))) {
+    const itemRoute = operations.find((o) => o.path.startsWith(`${create.path}/{`) && !o.path.slice(create.path.length + 1).includes('/'))
+    const itemParameter = itemRoute?.path.slice(create.path.length + 2, -1)
+    if (!itemRoute || itemParameter === undefined || parameters[itemParameter] !== undefined) continue
+    const url = create.pathParameters.reduce((u, p) => u.replace(`{${p.name}}`, encodeURIComponent(pathValue(create.path, p.name) ?? '')), create.path)
+    const res = await ctx.app.inject({ method: 'POST', url, headers: { ...headers, 'content-type': 'application/json' }, payload: toJsonText(values.example(create.body!)) })
+    const location = res.headers.location
+    if (res.statusCode === 201 && typeof location === 'string') {
+      items.set(itemRoute.path, decodeURIComponent(location.split('/').pop()!))
+    } else {
+      collectionsWithoutFixture.push(`${create.path}: ${res.statusCode} ${res.body.slice(0, 200)}`)
+    }
   }
 
   const db = ctx.database.db
@@ -65,14 +87,8 @@ export async function createWorld(ctx: TestContext): Promise<World> {
   return {
     ownerUid: owner.uid,
     hints,
-    pathValue(path, name) {
-      if (parameters[name] !== undefined) return parameters[name]
-      // A record item: the segment before {name} names the collection; after {animalMac} it is the per-animal view.
-      const segments = path.split('/')
-      const at = segments.indexOf(`{${name}}`)
-      const level = segments.slice(0, at).includes('{animalMac}') ? 'animal' : 'user'
-      return recordIds.get(`${level}:${segments[at - 1]}`)
-    },
+    pathValue,
+    collectionsWithoutFixture,
     callersFor(rule, isPublic) {
       if (isPublic || rule === 'public') return ['none', 'owner']
       switch (rule) {
