@@ -35,10 +35,17 @@ export interface ScorerSettings {
   baseline: { fromDay: number; toDay: number; minHours: number }
   /** Group correction: the group's median needs this many animals with data that hour, else the farm's, else none. */
   groupMinAnimals: number
-  /** CUSUM of ln(ratio / reference) over the last `hours`, each hour's ratio capped at `cap`; alarm (p = 0.5) at `threshold`. */
-  birth: { reference: number; cap: number; hours: number; threshold: number }
-  /** Activity of the last 24 h against the mean of the same 24 h on baseline days; alarm when `threshold` above it (0.25 = 1.25x). */
-  heat: { threshold: number }
+  /**
+   * CUSUM of ln(ratio / reference) over the last `hours`, each hour's ratio capped at `cap`; alarm (p = 0.5) at
+   * `threshold`, or at threshold x warmFactor while the ear is `warmC` warmer than usual (over 6 h, less its group's).
+   */
+  birth: { reference: number; cap: number; hours: number; threshold: number; warmC: number; warmFactor: number }
+  /**
+   * Activity of the last 24 h against the mean of the same 24 h on baseline days; alarm when `threshold` above it
+   * (0.25 = 1.25x), threshold x expectedFactor where the records make a heat likely, x unlikelyFactor while
+   * pregnant or nursing.
+   */
+  heat: { threshold: number; expectedFactor: number; unlikelyFactor: number }
   /** The last recentDays days against days baselineFromDay-baselineToDay back; alarm at a decline of `threshold`. */
   lameness: { recentDays: number; baselineFromDay: number; baselineToDay: number; threshold: number }
 }
@@ -47,8 +54,8 @@ export const SCORER: ScorerSettings = {
   activityFloor: 0.03,
   baseline: { fromDay: 2, toDay: 8, minHours: 8 },
   groupMinAnimals: 5,
-  birth: { reference: 2, cap: 6, hours: 36, threshold: 3 },
-  heat: { threshold: 0.35 },
+  birth: { reference: 1.6, cap: 6, hours: 36, threshold: 4, warmC: 0.3, warmFactor: 0.6 },
+  heat: { threshold: 0.45, expectedFactor: 0.25, unlikelyFactor: 2 },
   lameness: { recentDays: 4, baselineFromDay: 12, baselineToDay: 20, threshold: 0.2 },
 }
 
@@ -61,6 +68,7 @@ export const SCORER_SUMMARY = 'Predictions come from an external model (POST) or
   'reaches its alarm threshold. It measures each animal against its own baseline (the same hours of day on days ' +
   `${baseline.fromDay}-${baseline.toDay} back) and against its group at the same hour. ` +
   `birth: a CUSUM of hourly activity above ${birth.reference}x the sow's baseline over ${birth.hours} h, alarm at ${birth.threshold} ` +
+  `(${birth.threshold * birth.warmFactor} while her ear is ${birth.warmC} °C warmer than usual) ` +
   '(nest building lasts 14-17 h and peaks about 9 h before farrowing; Cornou 2012: CUSUM sensitivity 100 %, specificity 95-100 %; ' +
   'Oczak 2020: ear-tag alarms a median 8 h 51 min before onset). ' +
   `heat: activity over 24 h at least ${1 + heat.threshold}x the same 24 h on days ${baseline.fromDay}-${baseline.toDay} back (heats run about 1.3x for 24-48 h), ` +
@@ -272,12 +280,12 @@ export function birthThreshold(records: AnimalRecords, t: number, settings: Scor
 /** Heat's threshold: lower where a heat is expected (3-8 days after weaning, 17-25 after service), higher while pregnant or lactating. */
 export function heatThreshold(records: AnimalRecords, t: number, settings: ScorerSettings = SCORER): number {
   const { sinceService, sinceWeaning, lactatingDays } = reproductiveState(records, t)
-  const base = settings.heat.threshold
-  if (lactatingDays !== undefined) return base * 2
-  if (sinceWeaning !== undefined && sinceWeaning >= 3 && sinceWeaning <= 8) return base * 0.6
-  if (sinceService !== undefined && sinceService >= 17 && sinceService <= 25) return base * 0.6
-  if (sinceService !== undefined && sinceService > 25 && sinceService <= 125) return base * 2
-  return base
+  const { threshold, expectedFactor, unlikelyFactor } = settings.heat
+  if (lactatingDays !== undefined) return threshold * unlikelyFactor
+  if (sinceWeaning !== undefined && sinceWeaning >= 3 && sinceWeaning <= 8) return threshold * expectedFactor
+  if (sinceService !== undefined && sinceService >= 17 && sinceService <= 25) return threshold * expectedFactor
+  if (sinceService !== undefined && sinceService > 25 && sinceService <= 125) return threshold * unlikelyFactor
+  return threshold
 }
 
 /**
@@ -300,6 +308,22 @@ export function scoreHerd<K>(herd: readonly AnimalHours<K>[], from: number, to: 
     return e === undefined ? undefined : (herd[k]!.hours[i]!.activity + floor) / (e + floor)
   }
   const groupFactor = groupMedians(herd, first, to, ratio, settings, 1)
+  // Ear-skin warming: each hour's mean pinna temperature above the same hours of days 2-8 back, less the group's.
+  const warming = herd.map((a) => {
+    const out = new Array<number | undefined>(to + 1)
+    for (let i = first; i <= to; i++) {
+      const h = a.hours[i]
+      if (!hasData(h) || h.temperature === null) continue
+      const values: number[] = []
+      for (let day = settings.baseline.fromDay; day <= settings.baseline.toDay; day++) {
+        const b = a.hours[i - day * DAY_HOURS]
+        if (hasData(b) && b.temperature !== null) values.push(b.temperature)
+      }
+      if (values.length >= 4) out[i] = h.temperature - median(values)!
+    }
+    return out
+  })
+  const groupWarming = groupMedians(herd, first, to, (k, i) => warming[k]![i], settings, 0)
 
   // 2. Day blocks (the 24 h ending at an hour): share of moving samples and node changes per detection, the
   //    activity corrected by how its group's level that day compares with the group's week before.
@@ -323,7 +347,11 @@ export function scoreHerd<K>(herd: readonly AnimalHours<K>[], from: number, to: 
         adjusted.push(r === undefined ? undefined : r / groupFactor[k]![j]!)
       }
       const { sinceBirth } = reproductiveState(animal.records, t)
-      const birthP = sinceBirth !== undefined && sinceBirth < 14 ? 0 : probabilityOf(birthCusum(adjusted, settings), birthThreshold(animal.records, t, settings))
+      const recentWarming: number[] = []
+      for (let j = Math.max(0, i - 5); j <= i; j++) if (warming[k]![j] !== undefined) recentWarming.push(warming[k]![j]! - groupWarming[k]![j]!)
+      const warm = recentWarming.length >= 3 && recentWarming.reduce((a, b) => a + b, 0) / recentWarming.length >= settings.birth.warmC
+      const birthThresholdNow = birthThreshold(animal.records, t, settings) * (warm ? settings.birth.warmFactor : 1)
+      const birthP = sinceBirth !== undefined && sinceBirth < 14 ? 0 : probabilityOf(birthCusum(adjusted, settings), birthThresholdNow)
 
       // Day blocks `fromDay`-`toDay` back that lie wholly in the animal's current phase (see phaseStart).
       const phase = phaseStart(animal.records, t) ?? -Infinity

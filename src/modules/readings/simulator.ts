@@ -7,9 +7,10 @@
 //   after service. Before farrowing the sow moves to a farrowing crate; 14-17 h of nest building with a
 //   peak about 9 h before onset; the ear skin warms. Heats raise activity about 1.3x (1.05-2x) for 24-48 h.
 // - lameness: activity and movement between nodes decline over 10-18 days to 45-90 % of what they were.
-// Confounders that a plain threshold trips over: feeding peaks at 07:00 and 15:00 UTC (some days late),
-// hot days (warmer ears, less activity), an animal's own restless hours (a fight, a move), tags that drop
-// out for hours, day-to-day variation, weak nesters and silent heats. Deterministic per (seed, animal index): a re-run produces the same herd and readings.
+// Confounders that a plain threshold trips over: feeding peaks at 07:00 and 15:00 UTC (some days late), the
+// weather and each ear's own day-to-day warmth, hot days (warmer ears, less activity), an animal's own restless
+// hours (a fight, a move), tags that drop out for hours, day-to-day variation, weak nesters and silent heats.
+// Deterministic per (seed, animal index): a re-run produces the same herd and readings.
 import { createHash } from 'node:crypto'
 import type { LocationRow, SensorRow } from './readings.schemas.ts'
 
@@ -101,12 +102,15 @@ export interface AnimalPlan {
   dropouts: Interval[]
   /** Hours of unrest of this animal alone (a fight, a vet check, being moved): activity times `amplitude`. */
   disturbances: (Interval & { amplitude: number })[]
-  /** The animal's day-to-day activity variation, per UTC day number (t / DAY). */
+  /** The animal's day-to-day activity variation (a factor) and ear warmth (°C), per UTC day number (t / DAY). */
   dailyFactor: (day: number) => number
+  dailyWarmth: (day: number) => number
 }
 
-/** What happens to the whole farm: feeding times that slip, hot days. */
+/** What happens to the whole farm: feeding times that slip, the weather, hot days. */
 export interface FarmPlan {
+  /** UTC day number → how much warmer (or cooler) every ear is that day, °C. */
+  weather: Map<number, number>
   /** UTC day number → hours the day's feedings came late. */
   lateFeedings: Map<number, number>
   hotDays: Set<number>
@@ -124,23 +128,31 @@ export function planFarm(window: PlanWindow): FarmPlan {
   const random = prng(seedOf(window.seed, 'farm'))
   const lateFeedings = new Map<number, number>()
   const hotDays = new Set<number>()
+  const weather = new Map<number, number>()
   for (let day = Math.floor(window.start / DAY); day <= Math.floor(window.end / DAY); day++) {
+    weather.set(day, 0.3 * gaussian(random))
     if (random() < 0.1) lateFeedings.set(day, Math.round(uniform(random, 1, 3)))
     if (random() < 0.05) hotDays.add(day)
   }
-  return { lateFeedings, hotDays }
+  return { lateFeedings, hotDays, weather }
 }
 
 /** Episodes and records of one animal over the window (and the production cycle leading into it). */
 export function planAnimal(animal: SimulatedAnimal, window: PlanWindow): AnimalPlan {
   const random = prng(seedOf(window.seed, 'plan', animal.index))
   const dailyFactors = new Map<number, number>()
+  const dailyWarmths = new Map<number, number>()
   const plan: AnimalPlan = {
     farrowings: [], heats: [], lameness: [], services: [], weanings: [], crated: [], dropouts: [], disturbances: [],
     dailyFactor: (day) => {
       let factor = dailyFactors.get(day)
       if (factor === undefined) dailyFactors.set(day, factor = Math.exp(0.1 * gaussian(prng(seedOf(window.seed, 'day', animal.index, day)))))
       return factor
+    },
+    dailyWarmth: (day) => {
+      let warmth = dailyWarmths.get(day)
+      if (warmth === undefined) dailyWarmths.set(day, warmth = 0.15 * gaussian(prng(seedOf(window.seed, 'warmth', animal.index, day))))
+      return warmth
     },
   }
   if (animal.Sex === 'female') {
@@ -228,7 +240,7 @@ export function physiologyAt(plan: AnimalPlan, farm: FarmPlan, t: number): Physi
   let activity = plan.dailyFactor(day)
   let restless = 0
   let movement = 1
-  let warming = 0
+  let warming = plan.dailyWarmth(day) + (farm.weather.get(day) ?? 0)
   for (const d of plan.disturbances) if (t >= d.from && t < d.to) activity *= d.amplitude
   const late = (farm.lateFeedings.get(day) ?? 0) * HOUR
   for (const feeding of FEEDING_HOURS) {
