@@ -61,8 +61,9 @@ export const NOISE_FLOOR_G = 0.01
 /**
  * Unusual activity: UNUSUAL_RUN_BUCKETS consecutive buckets of BUCKET_SECONDS whose means lie beyond UNUSUAL_SIGMAS
  * baseline standard deviations. One bucket alone is not enough: a window holds 144 of them a day, so even
- * normally distributed bucket means cross 3σ somewhere on about 18 % of days, and a litter's suckling bouts more
- * often (bench/litterguard-unusual.ts, the simulator's quiet pens: 25-36 of 40 days for one bucket, 0-1 for two in a row).
+ * normally distributed bucket means cross ±3σ somewhere on about a third of days (two in a row on about 0.1 %), and
+ * a litter's suckling bouts more often (bench/litterguard-unusual.ts, the simulator's quiet pens: 25-36 of 40 days
+ * for one bucket, 0-1 for two in a row).
  */
 export const BUCKET_SECONDS = 10 * MINUTE
 export const UNUSUAL_SIGMAS = 3
