@@ -10,6 +10,7 @@ import { buildApp, loggerOptions } from './app.ts'
 import type { App } from './types.ts'
 import { startMaintenance } from './jobs/maintenance.ts'
 import { startReferenceTemperatureSchedule } from './jobs/reference-temperature.ts'
+import { startPredictionSchedule } from './jobs/predictions.ts'
 import { startMqttIngest } from './ingest/mqtt.ts'
 
 export async function serve(config: Config): Promise<App> {
@@ -40,6 +41,7 @@ export async function serve(config: Config): Promise<App> {
   const started = app
   const stopMaintenance = startMaintenance(started)
   const stopReferenceTemperature = startReferenceTemperatureSchedule(started)
+  const stopPredictions = startPredictionSchedule(started)
   const mqttIngest = config.mqttUrl ? startMqttIngest(started, { url: config.mqttUrl }) : undefined
   let stopping = false
   const stop = async (signal: string) => {
@@ -55,6 +57,7 @@ export async function serve(config: Config): Promise<App> {
       await started.drain()
       stopMaintenance()
       stopReferenceTemperature()
+      stopPredictions()
       await mqttIngest?.stop()
       await started.close()
       redis?.disconnect()

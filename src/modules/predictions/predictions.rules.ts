@@ -69,3 +69,14 @@ export function normalizePosted(body: PostedPrediction, now: number): ProblemOrV
   if (problems.length > 0 || predictedAt === undefined) return { problems }
   return { problems, value: { predictedAt, results } }
 }
+
+/**
+ * When a farm record happened, for the scorer: its date (YYYY-MM-DD) at its time (HH:mm[:ss]) in UTC, or at
+ * noon when it has none; undefined for a date that does not parse (records keep what was sent).
+ */
+export function recordInstant(date: string, time?: string | null): number | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return undefined
+  const clock = time && /^\d{2}:\d{2}(:\d{2})?$/.test(time) ? (time.length === 5 ? `${time}:00` : time) : '12:00:00'
+  const ms = Date.parse(`${date}T${clock}Z`)
+  return Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== date ? undefined : ms
+}
