@@ -35,14 +35,25 @@ export function requestArbitrary(operation: Operation, world: World, values: Sch
   const query = queryString(operation.queryParameters, values)
   const headers = fc.tuple(...operation.headerParameters.map((p) => fc.option(headerValue(p, values).map((value) => [p.name, value] as const), { freq: 2, nil: undefined })))
     .map((pairs) => Object.fromEntries(pairs.filter((pair) => pair !== undefined)))
-  return fc.record({ caller, path, query, headers, body: bodyOf(operation, values) }).map(({ caller, path, query, headers, body }) => ({
+  const http = fc.oneof({ weight: 6, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: httpHeaders })
+  return fc.record({ caller, path, query, headers, http, body: bodyOf(operation, values) }).map(({ caller, path, query, headers, http, body }) => ({
     method: operation.method,
     caller,
     url: query === '' ? path : `${path}?${query}`,
-    headers: { ...headers, ...(body.contentType === undefined ? {} : { 'content-type': body.contentType }) },
+    headers: { ...http, ...headers, ...(body.contentType === undefined ? {} : { 'content-type': body.contentType }) },
     payload: body.payload,
   }))
 }
+
+/** Headers that no operation documents but the HTTP layer reads: content codings, conditional requests, CORS, request ids. */
+const httpHeaders: fc.Arbitrary<Record<string, string>> = fc.record({
+  'accept-encoding': fc.constantFrom('gzip', 'br', 'deflate', 'gzip, deflate, br', '*', 'identity;q=0', '*;q=0', 'br;q=nan', 'compress', 'x'.repeat(5000)),
+  'content-encoding': fc.constantFrom('gzip', 'br', 'deflate', 'identity', 'foo', 'gzip, gzip'),
+  'if-none-match': fc.constantFrom('*', 'W/"x"', '"', 'W/', ',,,', 'x'.repeat(5000)),
+  origin: fc.constantFrom('https://evil.example', 'null', '%00', 'http://localhost:3000'),
+  'x-request-id': fc.constantFrom('a'.repeat(129), 'bad id', '../x', '%00', 'ok-id'),
+  accept: fc.constantFrom('application/xml', 'text/html', '*/*', ''),
+}, { requiredKeys: [] })
 
 function pathSegment(operation: Operation, parameter: Parameter, world: World, values: SchemaValues): fc.Arbitrary<string> {
   const fixture = world.pathValue(operation.path, parameter.name)

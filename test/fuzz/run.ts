@@ -7,6 +7,7 @@
 // narrows the run to operations whose id contains that text (each operation's cases depend only on the
 // seed and its id). The embedded store by default; with DATABASE_URL/REDIS_URL, those servers.
 import { createHash, randomInt } from 'node:crypto'
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 import fc from 'fast-check'
 import { createTestApp } from '../support/app.ts'
 import { operationsOf, type OpenApiDocument, type Operation } from './operations.ts'
@@ -61,9 +62,19 @@ async function send(request: FuzzRequest): Promise<FuzzResponse> {
       ctx.app.inject({ method: request.method as 'GET', url: request.url, headers, ...(request.payload === undefined ? {} : { payload: request.payload }) }),
       timeout,
     ])
-    return { statusCode: response.statusCode, headers: response.headers, body: response.body }
+    return { statusCode: response.statusCode, headers: response.headers, body: decoded(response.rawPayload, response.headers['content-encoding']) }
   } finally {
     clearTimeout(timer)
+  }
+}
+
+/** The body as text, decompressed when the response has a content coding (cases may ask for one). */
+function decoded(payload: Buffer, encoding: string | string[] | number | undefined): string {
+  switch (encoding) {
+    case 'br': return brotliDecompressSync(payload).toString()
+    case 'gzip': return gunzipSync(payload).toString()
+    case 'deflate': return inflateSync(payload).toString()
+    default: return payload.toString()
   }
 }
 
