@@ -26,7 +26,7 @@ export async function serve(config: Config): Promise<App> {
     const { applied } = await migrateOnStart(config, database, log)
     log.info({ store: database.kind, database: redactUrl(config.databaseUrl) ?? config.dataDir, applied }, 'database ready')
     if (config.redisUrl) {
-      redis = openRedis(config.redisUrl, log)
+      redis = openRedis(config.redisUrl, log, config.redisCommandTimeoutMs)
       if (!(await waitForRedis(redis, 5000))) log.warn('Redis is not reachable yet; readiness reports it until it is')
     }
     app = await buildApp({ config, database, redis })

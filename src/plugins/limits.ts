@@ -2,16 +2,18 @@
 // rate-limiter-flexible. With REDIS_URL the counters live in Redis (one atomic Lua script per check),
 // shared by every process and kept across restarts. Without it, they live in this process.
 //
-// Redis unreachable mid-run: we follow rate-limiter-flexible's insurance-limiter pattern. Each Redis
-// limiter carries an in-memory twin that takes over at once (rejectIfRedisNotReady) while Redis is
-// down, so the API keeps answering and limits still hold per process (N processes allow up to N times
-// the limit meanwhile); the Redis counters resume when it is back. Readiness reports Redis as down.
+// Redis unreachable or hung mid-run: each Redis limiter has an in-memory twin (rate-limiter-flexible's
+// insurance strategy) behind a circuit breaker (RedisBreaker). A Redis call that fails or times out opens
+// the breaker and is answered by the twin; from then on the twins answer at once, with no wait on Redis,
+// until a background probe finds Redis answering again. So the API keeps answering, limits still hold per
+// process (N processes allow up to N times the limit meanwhile), and a hung Redis costs one command
+// timeout to the requests already waiting on it, not to every request. Readiness reports Redis as down.
 // @see https://github.com/animir/node-rate-limiter-flexible/wiki/Insurance-Strategy
 import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { Config } from '../config.ts'
-import type { Redis } from '../redis.ts'
+import { RedisBreaker, type Redis } from '../redis.ts'
 import type { Clock } from '../types.ts'
 import { ApiError } from '../http/errors.ts'
 import { callerKey, type Caller } from '../auth/caller.ts'
@@ -59,27 +61,23 @@ export interface QuotaUsage {
 
 export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: LimitsDeps): QuotaGate {
   const { limits } = config
-  const makeLimiter = (keyPrefix: string, points: number, duration: number): RateLimiterAbstract => {
+  const breaker = redis ? new RedisBreaker(redis, { log: app.log }) : undefined
+  const makeLimiter = (keyPrefix: string, points: number, duration: number): Limiter => {
     const prefixed = `${config.redisKeyPrefix}${keyPrefix}`
-    if (!redis) return new RateLimiterMemory({ keyPrefix: prefixed, points, duration })
-    return new RateLimiterRedis({
-      storeClient: redis,
-      keyPrefix: prefixed,
-      points,
-      duration,
-      rejectIfRedisNotReady: true,
-      insuranceLimiter: new RateLimiterMemory({ keyPrefix: prefixed, points, duration }),
-    })
+    const memory = new RateLimiterMemory({ keyPrefix: prefixed, points, duration })
+    if (!redis || !breaker) return memory
+    const inRedis = new RateLimiterRedis({ storeClient: redis, keyPrefix: prefixed, points, duration, rejectIfRedisNotReady: true })
+    return withFallback(inRedis, memory, breaker)
   }
 
   const window = limits.rateLimitWindowSeconds
-  const ipLimiters = new Map<IpBucket, RateLimiterAbstract>()
+  const ipLimiters = new Map<IpBucket, Limiter>()
   for (const bucket of ['tokens', 'refresh', 'login', 'ip'] as const) {
     const max = ipLimitOf(bucket, limits)
     if (max > 0) ipLimiters.set(bucket, makeLimiter(`rl:${bucket}`, max, window))
   }
   // One quota limiter per distinct daily limit; the key carries caller, endpoint and UTC day.
-  const quotaLimiters = new Map<number, RateLimiterAbstract>()
+  const quotaLimiters = new Map<number, Limiter>()
   const quotaLimiter = (points: number) => {
     let limiter = quotaLimiters.get(points)
     if (!limiter) {
@@ -162,7 +160,47 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
   return gate
 }
 
-async function consume(limiter: RateLimiterAbstract, key: string, customDuration?: number): Promise<{ allowed: boolean; res: RateLimiterRes }> {
+/** What the limits need of a limiter: a memory limiter, or a Redis one with its fallback. */
+interface Limiter {
+  consume: (key: string, points?: number, options?: { customDuration?: number }) => Promise<RateLimiterRes>
+  get: (key: string) => Promise<RateLimiterRes | null>
+  penalty: (key: string, points?: number) => Promise<RateLimiterRes>
+}
+
+/**
+ * A limiter that counts in Redis while the breaker is closed, and in its in-memory twin while it is open.
+ * A call still waiting on Redis when the breaker opens (another call timed out first; commands queue behind
+ * each other on a hung connection) is answered by the twin at once.
+ */
+function withFallback(inRedis: RateLimiterRedis, memory: RateLimiterMemory, breaker: RedisBreaker): Limiter {
+  const run = async <T>(operation: (limiter: RateLimiterAbstract) => Promise<T>): Promise<T> => {
+    if (breaker.isOpen) return operation(memory)
+    const attempt = operation(inRedis)
+    let stopWaiting = () => {}
+    const breakerOpened = new Promise<undefined>((resolve) => { stopWaiting = breaker.onOpen(() => resolve(undefined)) })
+    let answered: { value: T } | undefined
+    try {
+      answered = await Promise.race([attempt.then((value) => ({ value })), breakerOpened])
+    } catch (err) {
+      // A spent limit is an answer (rate-limiter-flexible rejects with its RateLimiterRes), not a failure.
+      if (err instanceof RateLimiterRes) throw err
+      breaker.trip(err)
+      return operation(memory)
+    } finally {
+      stopWaiting()
+    }
+    if (answered) return answered.value
+    attempt.catch(() => {}) // it times out later, unheeded
+    return operation(memory)
+  }
+  return {
+    consume: (key, points, options) => run((limiter) => limiter.consume(key, points, options)),
+    get: (key) => run((limiter) => limiter.get(key)),
+    penalty: (key, points) => run((limiter) => limiter.penalty(key, points)),
+  }
+}
+
+async function consume(limiter: Limiter, key: string, customDuration?: number): Promise<{ allowed: boolean; res: RateLimiterRes }> {
   try {
     return { allowed: true, res: await limiter.consume(key, 1, customDuration ? { customDuration } : undefined) }
   } catch (err) {

@@ -1,10 +1,12 @@
 // Limits across processes: counters in Redis are shared by several app instances and survive a
-// restart; when Redis goes away mid-run, the in-memory insurance limiter takes over.
+// restart; when Redis goes away or hangs mid-run, the in-memory insurance limiter takes over.
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:net'
 import { describe, it } from 'node:test'
+import { eventually } from '../support/eventually.ts'
+import { pausableProxy } from '../support/proxy.ts'
 import { createScratchDatabase, testEnv, TEST_JWT_SECRET } from '../support/app.ts'
 import { createIntegrator, integratorToken, bearer } from '../support/fixtures.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
@@ -19,7 +21,7 @@ interface Instance { app: App; config: Config; database: Database; redis: Redis;
 /** An app instance on a given database and Redis, as a second API process would be. */
 async function instance(env: Record<string, string>, database: Database): Promise<Instance> {
   const config = loadConfig(env)
-  const redis = openRedis(config.redisUrl!)
+  const redis = openRedis(config.redisUrl!, undefined, config.redisCommandTimeoutMs)
   await waitForRedis(redis, 5000)
   const app = await buildApp({ config, database, redis, logger: false })
   return { app, config, database, redis, close: async () => { await app.close(); redis.disconnect() } }
@@ -128,6 +130,64 @@ describe('Redis unreachable mid-run', () => {
       await node.close()
       await store.close()
       redisServer?.kill('SIGKILL')
+    }
+  })
+})
+
+describe('Redis hung mid-run', () => {
+  it('costs one command timeout, then the in-process limits answer at once until Redis answers again (circuit breaker)', async () => {
+    const port = await freePort()
+    let redisServer: ChildProcess | undefined
+    try {
+      redisServer = await startPrivateRedis(port)
+    } catch {
+      return // no redis-server binary on this machine: nothing to test against
+    }
+    const proxy = await pausableProxy(port)
+    const direct = openRedis(`redis://127.0.0.1:${port}`)
+    const store = await sharedStore()
+    const commandTimeoutMs = 300
+    const node = await instance({
+      ...store.env, REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_COMMAND_TIMEOUT_MS: String(commandTimeoutMs),
+      QUOTA_FREE: '1000', RATE_LIMIT_IP_MAX: '1000', JWT_SECRET: TEST_JWT_SECRET,
+    }, store.database)
+    try {
+      const { uid } = await createIntegrator(node, { tier: 'free' })
+      const { accessToken } = await integratorToken(node, uid)
+      const call = async () => {
+        const started = performance.now()
+        const res = await node.app.inject({ method: 'GET', url: '/api/v1/tokens/validate', headers: bearer(accessToken) })
+        return { status: res.statusCode, ms: performance.now() - started }
+      }
+      assert.equal((await call()).status, 200)
+
+      proxy.freeze()
+      // The IP limit's command times out and opens the breaker; the quota check behind it does not wait.
+      const first = await call()
+      assert.equal(first.status, 200)
+      assert.ok(first.ms >= commandTimeoutMs && first.ms < commandTimeoutMs * 2, `the first request took ${Math.round(first.ms)} ms`)
+      // Without the breaker each of these would wait two command timeouts (IP limit and quota).
+      const started = performance.now()
+      const next = []
+      for (let i = 0; i < 10; i++) next.push((await call()).status)
+      const nextMs = performance.now() - started
+      assert.deepEqual(next, Array(10).fill(200))
+      assert.ok(nextMs < commandTimeoutMs * 3, `10 requests took ${Math.round(nextMs)} ms`)
+
+      // Redis answers again: a background probe closes the breaker and the counters are kept in Redis again.
+      proxy.thaw()
+      await eventually(async () => {
+        await direct.flushall()
+        assert.equal((await call()).status, 200)
+        return direct.dbsize()
+      }, (keys) => keys > 0, 'the limits to count in Redis again', { timeoutMs: 5000, intervalMs: 100 })
+    } finally {
+      proxy.thaw()
+      await node.close()
+      await store.close()
+      direct.disconnect()
+      await proxy.close()
+      redisServer.kill('SIGKILL')
     }
   })
 })

@@ -114,6 +114,8 @@ export interface PrivateRedis {
   start: () => Promise<void>
   freeze: () => void
   thaw: () => void
+  /** FLUSHALL: no counters left. */
+  flushAll: () => Promise<void>
   cleanup: () => Promise<void>
 }
 
@@ -143,6 +145,10 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     },
     freeze: () => { child?.kill('SIGSTOP'); frozen = true },
     thaw: () => { if (frozen) child?.kill('SIGCONT'); frozen = false },
+    flushAll: async () => {
+      const result = spawnSync('redis-cli', ['-p', String(port), 'flushall'], { encoding: 'utf8', timeout: 5000 })
+      if (result.stdout.trim() !== 'OK') throw new Error(`FLUSHALL failed: ${result.stdout}${result.stderr}`)
+    },
     cleanup: async () => {
       handle.thaw()
       await handle.kill()
