@@ -28,9 +28,6 @@ export interface World {
 
 const FIXTURE_MAC = 'AA:BB:CC:00:00:01'
 
-/** Tables restored first, in this order; every other table with the owner's rows follows. */
-const RESTORE_FIRST = ['users', 'animals']
-
 export async function createWorld(ctx: TestContext, operations: Operation[], components: Record<string, JsonSchema>): Promise<World> {
   const owner = await createUser(ctx, { admin: true, bdUser: true })
   const integrator = await createIntegrator(ctx, { tier: 'enterprise', canWrite: true, canDelete: true, linkTo: [owner.uid] })
@@ -82,7 +79,7 @@ export async function createWorld(ctx: TestContext, operations: Operation[], com
     const { rows } = await sql<{ rows: string }>`SELECT coalesce(json_agg(fixture_row), '[]')::text AS rows FROM ${sql.table(table)} fixture_row WHERE uid = ${owner.uid}`.execute(db)
     if (rows[0] && rows[0].rows !== '[]') snapshot.set(table, rows[0].rows)
   }
-  const restoreOrder = [...RESTORE_FIRST.filter((t) => snapshot.has(t)), ...[...snapshot.keys()].filter((t) => !RESTORE_FIRST.includes(t))]
+  const restoreOrder = await referencedFirst(ctx, [...snapshot.keys()])
 
   return {
     ownerUid: owner.uid,
@@ -111,6 +108,20 @@ export async function createWorld(ctx: TestContext, operations: Operation[], com
       })
     },
   }
+}
+
+/** The tables in an order that inserts every table after those its foreign keys reference. */
+async function referencedFirst(ctx: TestContext, tables: string[]): Promise<string[]> {
+  const { rows } = await sql<{ child: string; parent: string }>`
+    SELECT conrelid::regclass::text AS child, confrelid::regclass::text AS parent FROM pg_constraint WHERE contype = 'f'`.execute(ctx.database.db)
+  const ordered: string[] = []
+  const visit = (table: string) => {
+    if (ordered.includes(table)) return
+    for (const { parent } of rows.filter((r) => r.child === table && r.parent !== table && tables.includes(r.parent))) visit(parent)
+    ordered.push(table)
+  }
+  for (const table of tables) visit(table)
+  return ordered
 }
 
 /** The tables that hold an account's rows (a `uid` column), users included. */
