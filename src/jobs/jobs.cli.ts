@@ -39,9 +39,9 @@ export const jobCommands: Command[] = [{
     }
     if (job === 'predictions') {
       const uid = optionalString(values, 'user')
-      await ctx.withDatabase(async ({ db }) => {
-        if (uid !== undefined && !(await findUserByUid(db, uid))) throw new Error(`User ${uid} not found`)
-        const outcome = await withSingleRunner(db, PREDICTIONS_LOCK, (conn) => scorePredictions(conn, { now: Date.now(), uid }))
+      await ctx.withDatabase(async (database) => {
+        if (uid !== undefined && !(await findUserByUid(database.db, uid))) throw new Error(`User ${uid} not found`)
+        const outcome = await withSingleRunner(database, PREDICTIONS_LOCK, (conn) => scorePredictions(conn, { now: Date.now(), uid }))
         ctx.out({ job, ...(uid ? { user: uid } : {}), ...(outcome ?? { skipped: 'another process is scoring predictions now' }) })
       })
       return

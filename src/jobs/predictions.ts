@@ -150,7 +150,7 @@ async function recordsOf(db: Kysely<DB>, uid: string): Promise<Map<number, Anima
 
 /** The scheduled run: every process may call it; one scores, the others skip. */
 export async function runScheduledPredictions(app: App, now: number): Promise<PredictionRunOutcome | undefined> {
-  return withSingleRunner(app.database.db, PREDICTIONS_LOCK, (conn) => scorePredictions(conn, { now }))
+  return withSingleRunner(app.database, PREDICTIONS_LOCK, (conn) => scorePredictions(conn, { now }))
 }
 
 /** When the next scheduled run is due: RUN_MINUTES_PAST past the next hour (or this one, if still ahead). */

@@ -1,0 +1,141 @@
+// The predictions job: its SQL summaries agree with the pure ones, it stores one prediction per active
+// animal, class and hour through the CLI (and nothing twice), the API reads them, and one runner at a time
+// (two concurrent runs: one scores, the other skips; across processes in real-server mode).
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { createTestApp, usingRealServers, type TestContext } from '../support/app.ts'
+import { bearer, createUser } from '../support/fixtures.ts'
+import { cliInProcess } from '../support/cli.ts'
+import { openDatabase } from '../../src/db/database.ts'
+import { createIdSource } from '../../src/db/ids.ts'
+import { insertAnimal } from '../../src/modules/animals/animals.repository.ts'
+import { ingest } from '../../src/modules/readings/ingest.ts'
+import { HOUR_MS, summarizeHours } from '../../src/modules/predictions/scorer.rules.ts'
+import { PREDICTIONS_LOCK, hourlySummaries, runScheduledPredictions, scorePredictions } from '../../src/jobs/predictions.ts'
+import { withSingleRunner } from '../../src/jobs/job-lock.ts'
+
+let ctx: TestContext
+before(async () => { ctx = await createTestApp() })
+after(() => ctx.close())
+const cli = (args: string[]) => cliInProcess(ctx, args)
+
+describe('hourly summaries in SQL', () => {
+  it('are the pure summaries of the same readings: samples, share moving, valid temperature, detections, node changes', async () => {
+    const { uid } = await createUser(ctx)
+    const mac = 'AA:CC:00:00:00:01'
+    await insertAnimal(ctx.database.db, uid, { MAC: mac, Sex: 'female' }, createIdSource(() => Date.UTC(2026, 0, 1)))
+    const start = Date.UTC(2026, 0, 10)
+    const sensor = Array.from({ length: 300 }, (_, i) => ({
+      t: start + i * 37_000, c: i % 50 === 0 ? 85 : 36 + (i % 30) / 10, x: i % 7 === 0 ? 0.4 : 0.01, y: -0.02, z: i % 11 === 0 ? 1.3 : 0.99,
+    }))
+    const locations = Array.from({ length: 60 }, (_, i) => ({ t: start + i * 180_000 + 5, rssi: -60, nodeuid: i % 4 === 0 ? 'node-2' : 'node-1' }))
+    await ingest(ctx.database.db, uid, mac, { kind: 'sensordata', rows: sensor }, Date.now())
+    await ingest(ctx.database.db, uid, mac, { kind: 'locations', rows: locations }, Date.now())
+    const fromSql = await hourlySummaries(ctx.database.db, uid, mac, start, start + 4 * HOUR_MS)
+    const pure = summarizeHours(sensor, locations)
+    assert.equal(fromSql.length, pure.length)
+    fromSql.forEach((s, i) => {
+      const p = pure[i]!
+      assert.deepEqual({ ...s, activity: 0, temperature: 0 }, { ...p, activity: 0, temperature: 0 })
+      assert.ok(Math.abs(s.activity - p.activity) < 1e-9 && Math.abs(s.temperature! - p.temperature!) < 1e-9, JSON.stringify([s, p]))
+    })
+  })
+})
+
+describe('livestock-api jobs predictions', () => {
+  let uid: string
+  before(async () => {
+    uid = (await createUser(ctx)).uid
+    const simulated = await cli(['simulate', '--user', uid, '--animals', '6', '--days', '9', '--interval', '600'])
+    assert.equal(simulated.code, 0, simulated.stderr)
+  })
+
+  it('stores one prediction per active animal, class and hour for the last 24 hours, and nothing twice', async () => {
+    const first = await cli(['jobs', 'predictions', '--user', uid])
+    assert.equal(first.code, 0, first.stderr)
+    assert.deepEqual(first.json(), { job: 'predictions', user: uid, users: 1, animals: 6, hours: 24, stored: 6 * 24 * 3 })
+    const again = await cli(['jobs', 'predictions', '--user', uid])
+    assert.deepEqual(again.json(), { job: 'predictions', user: uid, users: 1, animals: 0, hours: 0, stored: 0 })
+  })
+
+  it('shows the stored predictions through the API: hourly, one result each, probabilities 0-1', async () => {
+    const animal = await ctx.database.db.selectFrom('animals').select(['mac', 'id']).where('uid', '=', uid).orderBy('id').executeTakeFirstOrThrow()
+    const token = bearer((await ctx.app.tokens.sign({ kind: 'user', id: uid }, 'access', 600)).token)
+    const res = await ctx.app.inject({ method: 'GET', url: `/api/v1/users/${uid}/animals/${animal.mac}/predictions/recent?classificationType=birth&limit=100`, headers: token })
+    const predictions = res.json().data as { timestamp: string; results: { timestamp: string; probability: number }[]; animal: { id: string } }[]
+    assert.equal(predictions.length, 24)
+    const times = predictions.map((p) => Date.parse(p.timestamp))
+    assert.ok(times.every((t, i) => t % HOUR_MS === 0 && (i === 0 || times[i - 1]! - t === HOUR_MS)), 'hour ends, newest first, one an hour')
+    assert.ok(predictions.every((p) => p.results.length === 1 && p.results[0]!.timestamp === p.timestamp && p.results[0]!.probability >= 0 && p.results[0]!.probability <= 1))
+    assert.equal(predictions[0]!.animal.id, String(animal.id))
+  })
+
+  it('scores active animals only, the next hour', async () => {
+    const [inactive] = await ctx.database.db.updateTable('animals').set({ active: false }).where('uid', '=', uid)
+      .where('id', '=', (eb) => eb.selectFrom('animals').select((x) => x.fn.min('id').as('id')).where('uid', '=', uid)).returning('id').execute()
+    const outcome = await scorePredictions(ctx.database.db, { now: Date.now() + HOUR_MS, uid })
+    assert.deepEqual(outcome, { users: 1, animals: 5, hours: 1, stored: 5 * 3 })
+    const newest = await ctx.database.db.selectFrom('predictions').select((eb) => eb.fn.max('predicted_at').as('t')).where('animal_id', '=', inactive!.id).executeTakeFirstOrThrow()
+    assert.ok(newest.t! <= Date.now(), 'the inactive animal got no prediction for the new hour')
+  })
+
+  it('refuses an unknown user (exit 1) and prints usage for a bad option (exit 2)', async () => {
+    const unknown = await cli(['jobs', 'predictions', '--user', 'nobody-here'])
+    assert.equal(unknown.code, 1)
+    assert.match(unknown.stderr, /User nobody-here not found/)
+    assert.equal((await cli(['jobs', 'evaluate-predictions', '--animals', '5'])).code, 2)
+    assert.equal((await cli(['jobs', 'evaluate-predictions', '--days', 'many'])).code, 2)
+  })
+})
+
+describe('one runner at a time', () => {
+  it('of two concurrent runs in one process, one scores and the other skips', async () => {
+    const now = Date.now() + 3 * HOUR_MS
+    const [a, b] = await Promise.all([runScheduledPredictions(ctx.app, now), runScheduledPredictions(ctx.app, now)])
+    assert.equal([a, b].filter((o) => o === undefined).length, 1, JSON.stringify([a, b]))
+    assert.ok((a ?? b)!.users >= 1)
+  })
+
+  it('the CLI skips while the service is scoring', async () => {
+    let release!: () => void
+    const held = withSingleRunner(ctx.database, PREDICTIONS_LOCK, () => new Promise<void>((resolve) => { release = resolve }))
+    try {
+      const res = await cli(['jobs', 'predictions'])
+      assert.equal(res.code, 0, res.stderr)
+      assert.deepEqual(res.json(), { job: 'predictions', skipped: 'another process is scoring predictions now' })
+    } finally {
+      release()
+      await held
+    }
+    assert.notEqual((await cli(['jobs', 'predictions'])).json().skipped, 'another process is scoring predictions now')
+  })
+
+  it('across processes: the advisory lock admits one session', { skip: !usingRealServers && 'needs two database sessions (real-server mode)' }, async () => {
+    const other = await openDatabase(ctx.config)
+    try {
+      const inner = await withSingleRunner(ctx.database, PREDICTIONS_LOCK, () => withSingleRunner(other, PREDICTIONS_LOCK, async () => 'ran'))
+      assert.equal(inner, undefined, 'the second session must not get the lock while the first holds it')
+      assert.equal(await withSingleRunner(other, PREDICTIONS_LOCK, async () => 'ran'), 'ran', 'released afterwards')
+    } finally {
+      await other.close()
+    }
+  })
+})
+
+describe('livestock-api jobs evaluate-predictions', () => {
+  it('scores a simulated herd in memory and reports every class against its targets', async () => {
+    const res = await cli(['jobs', 'evaluate-predictions', '--seed', 'tuning-1', '--animals', '20', '--days', '14'])
+    assert.equal(res.code, 0, res.stderr)
+    const report = res.json()
+    assert.equal(report.job, 'evaluate-predictions')
+    assert.equal(report.seed, 'tuning-1')
+    assert.equal(report.animals, 20)
+    for (const variant of ['scorer', 'scorerWithoutRecords', 'plainThreshold']) {
+      for (const type of ['birth', 'heat', 'lameness']) {
+        const r = report[variant][type]
+        assert.ok(r.episodes >= 0 && r.detected <= r.episodes && r.falseAlarmsPerAnimalMonth >= 0, `${variant} ${type}`)
+      }
+    }
+    assert.deepEqual(Object.keys(report.met).sort(), ['birth', 'heat', 'lameness'])
+  })
+})
