@@ -71,25 +71,34 @@ function pathSegment(operation: Operation, parameter: Parameter, world: World, v
 
 function queryString(parameters: Parameter[], values: SchemaValues): fc.Arbitrary<string> {
   // A required parameter is mostly there, so that cases get past its absence to its value.
-  const known = parameters.map((p) => fc.option(queryFragment(p, values), { freq: p.required ? 10 : 2, nil: undefined }))
+  const presence = (p: Parameter) => ({ freq: p.required ? 10 : 2, nil: undefined })
+  const allValid = fc.tuple(...parameters.map((p) => fc.option(validFragment(p, values), presence(p))))
+  const eachAsItFalls = fc.tuple(...parameters.map((p) => fc.option(fc.oneof({ weight: 2, arbitrary: validFragment(p, values) }, { weight: 1, arbitrary: oddFragment(p, values) }), presence(p))))
+  // All valid but one: what that one meets is then the case.
+  const oneOdd = parameters.length === 0 ? allValid : fc.tuple(allValid, fc.integer({ min: 0, max: parameters.length - 1 }).chain((i) => oddFragment(parameters[i]!, values).map((odd) => [i, odd] as const)))
+    .map(([fragments, [i, odd]]) => fragments.map((fragment, at) => (at === i ? odd : fragment)))
+  const known = fc.oneof(allValid, eachAsItFalls, oneOdd)
   const extra = fc.oneof(
     fc.constantFrom('__proto__=1', '__proto__[admin]=true', 'constructor[prototype][admin]=true', 'unknown=1', '%zz=1', '=', '&', 'a', 'a[]=1', 'a[b]=1',
       '%=1', 'page=1&page=2', 'limit[]=5', `${'k'.repeat(10_000)}=1`, Array.from({ length: 1000 }, (_, i) => `k${i}=${i}`).join('&')),
     fc.constantFrom(...HOSTILE_STRINGS).map((s) => `${percentEncode(s)}=${percentEncode(s)}`),
   )
-  return fc.tuple(fc.tuple(...known), fc.oneof({ weight: 8, arbitrary: fc.constant([] as string[]) }, { weight: 1, arbitrary: fc.array(extra, { minLength: 1, maxLength: 3 }) }))
+  return fc.tuple(known, fc.oneof({ weight: 8, arbitrary: fc.constant([] as string[]) }, { weight: 1, arbitrary: fc.array(extra, { minLength: 1, maxLength: 3 }) }))
     .map(([fragments, extras]) => [...fragments.filter((f) => f !== undefined), ...extras].join('&'))
 }
 
-function queryFragment(parameter: Parameter, values: SchemaValues): fc.Arbitrary<string> {
+function validFragment(parameter: Parameter, values: SchemaValues): fc.Arbitrary<string> {
+  return values.valid(parameter.schema, parameter.name).map((value) => `${parameter.name}=${percentEncode(textOf(value))}`)
+}
+
+/** A parameter at a bound, hostile, badly encoded, repeated, empty, alone or in bracket syntax. */
+function oddFragment(parameter: Parameter, values: SchemaValues): fc.Arbitrary<string> {
   const name = parameter.name
   const one = (arbitrary: fc.Arbitrary<FuzzValue>) => arbitrary.map((value) => `${name}=${percentEncode(textOf(value))}`)
   return fc.oneof(
-    { weight: 8, arbitrary: one(values.valid(parameter.schema, name)) },
     { weight: 2, arbitrary: one(fc.constantFrom(...values.boundary(parameter.schema))) },
-    { weight: 2, arbitrary: one(hostileValue) },
+    { weight: 3, arbitrary: one(hostileValue) },
     { weight: 1, arbitrary: fc.constantFrom(...BAD_ENCODINGS).map((bad) => `${name}=${bad}`) },
-    // Duplicate keys, empty values, a key alone, bracket syntax.
     { weight: 1, arbitrary: fc.tuple(values.valid(parameter.schema), fc.constantFrom(...values.boundary(parameter.schema)))
       .map(([a, b]) => `${name}=${percentEncode(textOf(a))}&${name}=${percentEncode(textOf(b))}`) },
     { weight: 1, arbitrary: fc.constantFrom(`${name}=`, name, `${name}[]=1`, `${name}[x]=1`, `${name}=1&${name}=`) },
@@ -118,7 +127,8 @@ function bodyOf(operation: Operation, values: SchemaValues): fc.Arbitrary<Body> 
   const asJson = (arbitrary: fc.Arbitrary<FuzzValue>) => fc.record({ payload: arbitrary.map(toJsonText), contentType })
   return fc.oneof(
     { weight: 3, arbitrary: asJson(values.valid(operation.body)) },
-    { weight: 6, arbitrary: asJson(values.mutatedObject(operation.body)) },
+    { weight: 5, arbitrary: asJson(values.mutatedOnce(operation.body)) },
+    { weight: 2, arbitrary: asJson(values.mutatedObject(operation.body)) },
     { weight: 1, arbitrary: asJson(hostileValue) },
     { weight: 2, arbitrary: hostileBody },
   )

@@ -76,7 +76,9 @@ const HUGE_STRING_LENGTH = 100_000
 
 /** A hostile value of any type, for a field of any schema: wrong types, bad strings, huge and deep values. */
 export const hostileValue: fc.Arbitrary<FuzzValue> = fc.oneof(
-  { weight: 5, arbitrary: fc.constantFrom(...HOSTILE_STRINGS) },
+  // What no store keeps (PostgreSQL text holds no U+0000; a lone surrogate is not UTF-8): the classic 500s.
+  { weight: 4, arbitrary: fc.constantFrom('\u0000', 'a\u0000b', '\ud800', 'x\udfffy', CONTROL_CHARACTERS) },
+  { weight: 3, arbitrary: fc.constantFrom(...HOSTILE_STRINGS) },
   { weight: 3, arbitrary: fc.constantFrom(...HOSTILE_NUMBERS).map(raw) },
   { weight: 2, arbitrary: fc.constantFrom<FuzzValue>(true, false, null, 0, -1, 1.5, [], {}, [null], ['a'], { a: 1 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
@@ -185,6 +187,45 @@ export class SchemaValues {
     return this.sample(resolved) ?? null
   }
 
+  /**
+   * A valid value with one place in it changed: a field or array item replaced by a boundary or hostile
+   * value, or removed, or a key added. The rest stays valid, so the change is what the service meets.
+   */
+  mutatedOnce(schema: JsonSchema): fc.Arbitrary<FuzzValue> {
+    const replacement = fc.oneof(
+      { weight: 3, arbitrary: hostileValue.map((value) => ({ kind: 'replace' as const, value })) },
+      { weight: 2, arbitrary: fc.constantFrom(...this.boundaryValuesIn(schema)).map((value) => ({ kind: 'replace' as const, value })) },
+      { weight: 1, arbitrary: fc.constant({ kind: 'remove' as const }) },
+      { weight: 1, arbitrary: fc.tuple(fc.constantFrom('__proto__', 'constructor', 'Admin', 'ID', '\u0000', '\ud800', 'x'.repeat(300)), hostileValue)
+        .map(([key, value]) => ({ kind: 'add' as const, key, value })) },
+    )
+    return fc.tuple(this.valid(schema), fc.nat(), replacement).map(([generated, pick, change]) => {
+      // Generated values may be shared (examples, hints, constants): change a copy.
+      const value = copyOf(generated)
+      const places = placesIn(value)
+      if (places.length === 0) return change.kind === 'replace' ? change.value : value
+      const { parent, key } = places[pick % places.length]!
+      if (Array.isArray(parent)) {
+        if (change.kind === 'remove') parent.splice(Number(key), 1)
+        else if (change.kind === 'replace') parent[Number(key)] = change.value
+      } else if (change.kind === 'add') {
+        parent[change.key] = change.value
+      } else if (change.kind === 'remove') {
+        delete parent[key]
+      } else {
+        parent[key] = change.value
+      }
+      return value
+    })
+  }
+
+  /** The boundary values of every field under a schema, for a change at any depth. */
+  private boundaryValuesIn(schema: JsonSchema): FuzzValue[] {
+    const resolved = this.resolve(schema)
+    const nested = [...Object.values(resolved.properties ?? {}), ...(resolved.items ? [resolved.items] : [])]
+    return [...this.boundary(resolved), ...nested.flatMap((child) => this.boundaryValuesIn(child))]
+  }
+
   /** One valid value, taken from the schema's first example when it has one. */
   private sample(schema: JsonSchema): FuzzValue | undefined {
     const resolved = this.resolve(schema)
@@ -258,6 +299,22 @@ export class SchemaValues {
       fc.string({ unit: 'grapheme', minLength, maxLength: Math.max(minLength, maxLength) }),
     )
   }
+}
+
+function copyOf(value: FuzzValue): FuzzValue {
+  if (Array.isArray(value)) return value.map(copyOf)
+  if (value !== null && typeof value === 'object' && !(value instanceof RawJson)) {
+    return plainObject(Object.entries(value).map(([key, item]) => [key, copyOf(item)]))
+  }
+  return value
+}
+
+/** Every field and array item inside a value, as its container and key. */
+function placesIn(value: FuzzValue): { parent: FuzzValue[] | { [key: string]: FuzzValue }; key: string }[] {
+  if (value === null || typeof value !== 'object' || value instanceof RawJson) return []
+  const keys = Array.isArray(value) ? value.map((_, i) => String(i)) : Object.keys(value)
+  const parent = value
+  return keys.flatMap((key) => [{ parent, key }, ...placesIn((parent as Record<string, FuzzValue>)[key]!)])
 }
 
 function primaryType(schema: JsonSchema): string | undefined {
