@@ -76,7 +76,7 @@ describe('livestock-api jobs predictions', () => {
     const outcome = await scorePredictions(ctx.database.db, { now: Date.now() + HOUR_MS, uid })
     assert.deepEqual(outcome, { users: 1, animals: 5, hours: 1, stored: 5 * 3 })
     const newest = await ctx.database.db.selectFrom('predictions').select((eb) => eb.fn.max('predicted_at').as('t')).where('animal_id', '=', inactive!.id).executeTakeFirstOrThrow()
-    assert.ok(newest.t! <= Date.now(), 'the inactive animal got no prediction for the new hour')
+    assert.ok((newest.t ?? 0) <= Date.now(), 'the inactive animal got no prediction for the new hour')
   })
 
   it('refuses an unknown user (exit 1) and prints usage for a bad option (exit 2)', async () => {

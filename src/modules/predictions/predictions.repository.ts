@@ -57,7 +57,7 @@ export async function predictionsInRange(db: Kysely<DB>, criteria: PredictionCri
     query.orderBy('p.predicted_at', 'asc').orderBy('p.id', 'asc').limit(max).execute(),
     query.clearSelect().select(sql<number>`count(*)`.as('total')).executeTakeFirstOrThrow(),
   ])
-  return { rows, total: Number((count as { total: number }).total) }
+  return { rows, total: Number(count.total) }
 }
 
 export interface NewPrediction {

@@ -16,7 +16,7 @@ import {
   ClassificationListQuery, ClassificationPath, PredictionCreate, PredictionListQuery, RANGE_MAX, RangeQuery, RecentQuery, predictions,
 } from './predictions.resource.ts'
 import { insertExternalPrediction, listPredictions, predictionsInRange, recentPredictions, type PredictionCriteria } from './predictions.repository.ts'
-import { instantOf, normalizePosted, peakProbability, type ClassificationType, type PostedPrediction } from './predictions.rules.ts'
+import { instantOf, normalizePosted, peakProbability, type PostedPrediction } from './predictions.rules.ts'
 import { SCORER_SUMMARY } from './scorer.rules.ts'
 
 interface WindowQuery { startDate?: string | undefined; endDate?: string | undefined; minProbability?: number | undefined; maxProbability?: number | undefined }
@@ -139,7 +139,7 @@ async function predictionRoutes(app: App) {
     const { problems, value } = normalizePosted(body, app.clock())
     if (!value) throw validationFailed(problems)
     const row = await insertExternalPrediction(db, animal.uid, {
-      animalId: animal.id, classificationType: body.classificationType as ClassificationType, predictedAt: value.predictedAt,
+      animalId: animal.id, classificationType: body.classificationType, predictedAt: value.predictedAt,
       results: value.results, peakProbability: peakProbability(value.results),
     }, callerKey(callerOf(req)))
     const at = new Date(value.predictedAt).toISOString()

@@ -1,0 +1,137 @@
+// The ground truth the scorer is measured against: the simulator's plans follow the physiology the rules
+// start from (production cycles, nest building, heats, lameness) and carry the confounders (hot days, late
+// feedings, tag dropouts); the evaluation counts alarms against them, and a plain threshold fares worse.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import {
+  physiologyAt, planAnimal, planFarm, simulateReadings, simulatedHerd, type AnimalPlan, type FarmPlan,
+} from '../../src/modules/readings/simulator.ts'
+import { ALARM_MERGE_HOURS, alarmsOf, evaluatePredictions } from '../../src/modules/predictions/evaluation.ts'
+
+const HOUR = 3_600_000
+const DAY = 24 * HOUR
+const start = Date.UTC(2026, 0, 5)
+const window = { seed: 'ground-truth', start, end: start + 120 * DAY }
+const herd = simulatedHerd('ground-truth', 40)
+const farm = planFarm(window)
+const plans = herd.map((animal) => planAnimal(animal, window))
+const sows = plans.filter((_, i) => herd[i]!.Sex === 'female')
+const quietFarm: FarmPlan = { lateFeedings: new Map(), hotDays: new Set(), weather: new Map() }
+const days = (ms: number) => ms / DAY
+
+describe('the simulator\'s production cycle', () => {
+  it('farrows 113-117 days after the service that held, weans 21-28 days later, and comes on heat 3.5-6.5 days after weaning', () => {
+    let farrowings = 0
+    for (const plan of sows) {
+      for (const f of plan.farrowings) {
+        const service = plan.services.filter((s) => s < f.onset).at(-1)
+        if (service !== undefined) {
+          assert.ok(days(f.onset - service) >= 113 && days(f.onset - service) <= 117, `${days(f.onset - service)}`)
+          farrowings++
+        }
+        const crate = plan.crated.find((c) => f.onset > c.from && f.onset < c.to)!
+        assert.ok(days(f.onset - crate.from) >= 3 && days(f.onset - crate.from) <= 7, 'moved to the crate 3-7 days before')
+        assert.ok(days(crate.to - f.onset) >= 21 && days(crate.to - f.onset) <= 28 && plan.weanings.includes(crate.to))
+      }
+      for (const weaning of plan.weanings) {
+        const heat = plan.heats.find((h) => h.onset > weaning)
+        if (heat) assert.ok(days(heat.onset - weaning) >= 3.5 && days(heat.onset - weaning) <= 6.5)
+      }
+      for (const service of plan.services) assert.ok(plan.heats.some((h) => service >= h.onset && service <= h.onset + DAY), 'served in heat')
+    }
+    assert.ok(farrowings > 10, `${farrowings}`)
+  })
+
+  it('gives boars no reproductive episodes', () => {
+    const boars = plans.filter((_, i) => herd[i]!.Sex === 'male')
+    assert.ok(boars.length > 0 && boars.every((p) => p.farrowings.length === 0 && p.heats.length === 0 && p.services.length === 0))
+  })
+})
+
+describe('the simulated physiology', () => {
+  /** How a plan's episodes change the state at t: the ratio of activity with them to activity without them. */
+  const effect = (plan: AnimalPlan, without: Partial<AnimalPlan>, t: number) => physiologyAt(plan, quietFarm, t).activity / physiologyAt({ ...plan, ...without }, quietFarm, t).activity
+
+  it('nest building lasts 14-17 h and peaks nestPeakLeadMs before farrowing onset, at the sow\'s peak share', () => {
+    for (const f of sows.flatMap((p) => p.farrowings.map((f) => ({ f, p }))).slice(0, 10)) {
+      const { f: farrowing, p } = f
+      const restless = (t: number) => physiologyAt(p, quietFarm, t).restless
+      let peakAt = 0
+      let active = 0
+      for (let t = farrowing.onset - 30 * HOUR; t < farrowing.onset; t += 6 * 60_000) {
+        if (restless(t) > restless(peakAt)) peakAt = t
+        if (restless(t) > 0) active += 6 * 60_000
+      }
+      assert.ok(Math.abs(farrowing.onset - peakAt - farrowing.nestPeakLeadMs) <= 0.1 * HOUR)
+      assert.ok(Math.abs(restless(peakAt) - farrowing.nestPeakShare) < 0.01)
+      assert.ok(active / HOUR >= 13.9 && active / HOUR <= 17.1, `${active / HOUR} h`)
+      assert.ok(farrowing.nestPeakLeadMs >= 5 * HOUR && farrowing.nestPeakLeadMs <= 14 * HOUR)
+    }
+  })
+
+  it('heats raise activity by their amplitude at their plateau, for 24-48 h', () => {
+    const heats = sows.flatMap((p) => p.heats.map((h) => ({ h, p })))
+    assert.ok(heats.length > 10)
+    for (const { h, p } of heats) {
+      assert.ok(days(h.end - h.onset) >= 1 && days(h.end - h.onset) <= 2)
+      assert.ok(h.amplitude >= 1.05 && h.amplitude <= 2)
+      assert.ok(Math.abs(effect(p, { heats: [] }, (h.onset + h.end) / 2) - h.amplitude) < 1e-9)
+    }
+  })
+
+  it('lameness declines activity to its factor over declineMs, and movement too', () => {
+    const lame = plans.filter((p) => p.lameness.length > 0)
+    assert.ok(lame.length > 5)
+    for (const p of lame) {
+      const l = p.lameness[0]!
+      assert.ok(Math.abs(effect(p, { lameness: [] }, l.onset + l.declineMs + DAY) - l.activityFactor) < 1e-9)
+      assert.ok(Math.abs(effect(p, { lameness: [] }, l.onset + l.declineMs / 2) - (1 + l.activityFactor) / 2) < 1e-9)
+      assert.equal(effect(p, { lameness: [] }, l.onset - HOUR), 1)
+      assert.ok(physiologyAt(p, quietFarm, l.onset + l.declineMs + DAY).movement < physiologyAt({ ...p, lameness: [] }, quietFarm, l.onset + l.declineMs + DAY).movement)
+      assert.ok(days(l.declineMs) >= 10 && days(l.declineMs) <= 18)
+    }
+  })
+
+  it('hot days warm every ear and calm every animal from 10:00 to 20:00; late feedings move the feeding peak', () => {
+    assert.ok(farm.hotDays.size > 0 && farm.lateFeedings.size > 0)
+    const hot = [...farm.hotDays][0]!
+    const plan = plans[0]!
+    const noon = hot * DAY + 13 * HOUR
+    const calm = physiologyAt(plan, farm, noon)
+    const usual = physiologyAt(plan, { ...farm, hotDays: new Set() }, noon)
+    assert.ok(Math.abs(calm.warming - usual.warming - 1.2) < 1e-9 && Math.abs(calm.activity / usual.activity - 0.6) < 1e-9)
+    const [late, hours] = [...farm.lateFeedings][0]!
+    const plain = { ...farm, lateFeedings: new Map() }
+    const at = (h: number) => late * DAY + h * HOUR + 10 * 60_000
+    assert.ok(physiologyAt(plan, farm, at(7 + hours)).activity > physiologyAt(plan, plain, at(7 + hours)).activity)
+    assert.ok(physiologyAt(plan, farm, at(7)).activity < physiologyAt(plan, plain, at(7)).activity)
+  })
+
+  it('a tag that drops out sends nothing for the gap', () => {
+    const index = plans.findIndex((p) => p.dropouts.length > 0)
+    const plan = plans[index]!
+    const gap = plan.dropouts[0]!
+    const rows = [...simulateReadings(herd[index]!, { uid: 'ground-truth', seed: 'ground-truth', start: gap.from - DAY, end: gap.to + DAY, intervalMs: 60_000, batchSize: 100_000 }, { animal: plan, farm })]
+      .flatMap((b): { t: number }[] => b.rows)
+    assert.ok(rows.length > 0)
+    assert.ok(rows.every((r) => r.t < gap.from || r.t >= gap.to))
+  })
+})
+
+describe('the evaluation', () => {
+  it(`counts alarms: hours at p ≥ 0.5, less than ${ALARM_MERGE_HOURS} h apart counting as one`, () => {
+    const p = [0, 0.5, 0.6, 0, 0, 0.7, ...Array<number>(ALARM_MERGE_HOURS).fill(0), 0.9, 0.49]
+    assert.deepEqual(alarmsOf(p, 0, p.length - 1), [[1, 5], [6 + ALARM_MERGE_HOURS, 6 + ALARM_MERGE_HOURS]])
+    assert.deepEqual(alarmsOf(p, 3, 4), [])
+  })
+
+  it('measures the scorer and a plain threshold on the same herd; the plain threshold is far from perfect', () => {
+    const report = evaluatePredictions({ seed: 'tuning-1', animals: 40, days: 21 })
+    assert.equal(report.animals, 40)
+    assert.ok(report.scorer.birth.episodes > 0 && report.scorer.heat.episodes > 0)
+    const plain = report.plainThreshold
+    assert.ok(plain.birth.falseAlarmsPerAnimalMonth > 5, JSON.stringify(plain.birth))
+    assert.ok(report.scorer.birth.falseAlarmsPerAnimalMonth < plain.birth.falseAlarmsPerAnimalMonth / 5)
+    assert.ok((plain.heat.sensitivity ?? 1) < 1 || plain.heat.falseAlarmsPerAnimalMonth > 1, JSON.stringify(plain.heat))
+  })
+})
