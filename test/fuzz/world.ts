@@ -64,6 +64,7 @@ export async function createWorld(ctx: TestContext, operations: Operation[], com
     if (!itemRoute || itemParameter === undefined || parameters[itemParameter] !== undefined) continue
     const url = create.pathParameters.reduce((u, p) => u.replace(`{${p.name}}`, encodeURIComponent(pathValue(create.path, p.name) ?? '')), create.path)
     const res = await ctx.app.inject({ method: 'POST', url, headers: { ...headers, 'content-type': 'application/json' }, payload: toJsonText(values.example(create.body!)) })
+    if (res.statusCode >= 500) throw new Error(`fuzz fixture ${create.id}: ${res.statusCode} ${res.body}`)
     const location = res.headers.location
     if (res.statusCode === 201 && typeof location === 'string') {
       items.set(itemRoute.path, decodeURIComponent(location.split('/').pop()!))
