@@ -14,8 +14,9 @@ export interface Scenario {
 }
 
 import { accessLogScenario } from './access-log.ts'
+import { callerCacheScenario } from './caller-cache.ts'
 import { compressionScenario } from './compression.ts'
 import { limitsScenario } from './limits.ts'
 import { readingScenarios } from './readings.ts'
 
-export const scenarios: Scenario[] = [limitsScenario, accessLogScenario, compressionScenario, ...readingScenarios]
+export const scenarios: Scenario[] = [limitsScenario, accessLogScenario, callerCacheScenario, compressionScenario, ...readingScenarios]

@@ -8,6 +8,8 @@ import type { Database } from './db/database.ts'
 import type { Redis } from './redis.ts'
 import type { App, Clock } from './types.ts'
 import type { CallerSource } from './auth/caller.ts'
+import { cachingCallerSource } from './auth/caller-cache.ts'
+import { createAccessChangeFeed, type AccessChangeFeed } from './db/access-changes.ts'
 import { TokenSigner } from './auth/jwt.ts'
 import type { ApiModule } from './http/api-module.ts'
 import { sharedSchemas } from './http/envelope.ts'
@@ -155,10 +157,21 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   // Limits before auth: the IP limit refuses early; the daily quota counts once the caller is known.
   const quota = limitsPlugin(app, { config, redis: deps.redis, clock: app.clock })
   const db = database.db
-  const callers: CallerSource = {
+  let callers: CallerSource = {
     integrator: (uid, jti) => findIntegratorAsCaller(db, uid, jti),
     user: (uid, jti) => findUserAsCaller(db, uid, jti),
     isLinked: (userUid, integratorUid) => isLinked(db, userUid, integratorUid),
+  }
+  // The feed starts listening once the app is built: a build that fails leaves no connection open.
+  let changes: AccessChangeFeed | undefined
+  if (config.authCacheTtlMs > 0) {
+    const feed = changes = createAccessChangeFeed(database, config.databaseUrl, app.log)
+    callers = cachingCallerSource(callers, feed, { ttlMs: config.authCacheTtlMs, maxEntries: 50_000, now: Date.now })
+    app.addHook('onSend', async (req, reply, payload) => {
+      if (req.routeOptions.config.changesAccess && reply.statusCode < 400) await feed.sync()
+      return payload
+    })
+    app.addHook('onClose', () => feed.close())
   }
   const access = accessPlugin(app, {
     signer: new TokenSigner({ secret: config.jwtSecret, issuer: config.jwtIssuer, audience: config.jwtAudience, clock: app.clock }),
@@ -194,5 +207,6 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
 
   await registerDocsRoutes(app)
   await app.ready()
+  await changes?.start()
   return app
 }

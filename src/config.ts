@@ -87,6 +87,8 @@ export interface Config {
   oidc: { issuer: string; jwksUrl: string; audience: string } | undefined
   /** Optional bearer token that GET /metrics then requires. */
   metricsToken: string | undefined
+  /** How long a cached caller, revocation check or link may be served (0 = no cache); changes invalidate at once. */
+  authCacheTtlMs: number
   /** The access log of integrator requests (README "Access log"). */
   accessLog: AccessLogConfig
   /** A litter-monitoring device is Active while its newest reading is at most this many minutes old. */
@@ -193,6 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: read.string('METRICS_TOKEN'),
     passwordScryptLogN: read.int('PASSWORD_SCRYPT_LOG_N', 17, { min: 14, max: 20 }),
     oidc: readOidc(read, problems),
+    authCacheTtlMs: read.int('AUTH_CACHE_TTL_MS', 30_000, { min: 0, max: 3_600_000 }),
     accessLog: {
       enabled: read.oneOf('ACCESS_LOG', ['on', 'off'] as const, 'on') === 'on',
       retentionDays: read.int('ACCESS_LOG_RETENTION_DAYS', 90, { min: 1, max: 36500 }),

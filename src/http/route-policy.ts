@@ -38,6 +38,11 @@ export interface RoutePolicy {
   limit?: LimitClass
   /** The route creates something: a repeated Idempotency-Key replays the first response (plugins/idempotency.ts). */
   idempotent?: boolean
+  /**
+   * The route can change who may call (revocation, links, account status, password): its response waits
+   * until this process's caller cache has seen the change, so the caller's next request meets it.
+   */
+  changesAccess?: boolean
 }
 
 declare module 'fastify' {

@@ -6,6 +6,7 @@ import * as farmRecords from './0004_farm_records.ts'
 import * as idempotencyKeys from './0005_idempotency_keys.ts'
 import * as accessLog from './0006_access_log.ts'
 import * as litterguards from './0007_litterguards.ts'
+import * as accessChangeNotifications from './0009_access_change_notifications.ts'
 import * as predictions from './0008_predictions.ts'
 
 // Listed explicitly (not read from the folder) so the same list works from src/ and from dist/.
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '0006_access_log': accessLog,
   '0007_litterguards': litterguards,
   '0008_predictions': predictions,
+  '0009_access_change_notifications': accessChangeNotifications,
 }

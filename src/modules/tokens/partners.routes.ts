@@ -27,7 +27,7 @@ async function partnerRoutes(app: App) {
       body: LinkRequest,
       response: { 200: Envelope(LinkResponse) },
     },
-    config: { access: 'userToken' },
+    config: { changesAccess: true, access: 'userToken' },
   }, async (req) => {
     const { user } = userCallerOf(req)
     const integrator = await findIntegrator(db, req.body.integratorUID)
@@ -43,7 +43,7 @@ async function partnerRoutes(app: App) {
       params: UnlinkParams,
       response: { 200: Envelope(LinkResponse) },
     },
-    config: { access: 'userToken' },
+    config: { changesAccess: true, access: 'userToken' },
   }, async (req) => {
     const { user } = userCallerOf(req)
     if (!(await unlink(db, user.uid, req.params.integratorUid))) throw notFound('Link')

@@ -83,7 +83,7 @@ async function tokenRoutes(app: App) {
       body: RefreshRequest,
       response: { 200: Envelope(TokenOrUserToken) },
     },
-    config: { access: 'public', limit: 'refresh' },
+    config: { changesAccess: true, access: 'public', limit: 'refresh' },
   }, async (req) => {
     const issued = await refreshTokens(deps, req.body.refreshToken, (s) => subjectIsActive(app, s))
     return ok(toTokenResponse(issued), 'Token refreshed successfully')
@@ -112,7 +112,7 @@ async function tokenRoutes(app: App) {
       description: 'Revokes the presented access token at once for every process, and the refresh token issued with it.',
       response: { 200: MessageEnvelope() },
     },
-    config: { access: 'bearer' },
+    config: { changesAccess: true, access: 'bearer' },
   }, async (req) => {
     await revokeToken(deps, callerOf(req).token)
     return okMessage('Token revoked successfully')
@@ -175,7 +175,7 @@ async function tokenRoutes(app: App) {
       description: 'User token. Revokes the presented token and every token of its refresh family.',
       response: { 200: MessageEnvelope() },
     },
-    config: { access: 'userToken' },
+    config: { changesAccess: true, access: 'userToken' },
   }, async (req) => {
     await logout(deps, userCallerOf(req).token)
     return okMessage('Logged out successfully')

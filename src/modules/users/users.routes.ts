@@ -141,7 +141,7 @@ export const usersModule = defineModule({
           body: ReplaceUserBody,
           response: { 200: Envelope(UserRef), 409: Type.Ref('ErrorEnvelope', { description: 'Email already in use' }) },
         },
-        config: { access: 'own' },
+        config: { changesAccess: true, access: 'own' },
       }, async (req) => {
         const { userId } = req.params
         const body = req.body
@@ -169,7 +169,7 @@ export const usersModule = defineModule({
           body: PatchUserBody,
           response: { 200: Envelope(UserRef), 409: Type.Ref('ErrorEnvelope', { description: 'Email already in use' }) },
         },
-        config: { access: 'own' },
+        config: { changesAccess: true, access: 'own' },
       }, async (req) => {
         const { userId } = req.params
         const body = req.body
@@ -198,7 +198,7 @@ export const usersModule = defineModule({
           params: UserIdParams,
           response: { 200: MessageEnvelope() },
         },
-        config: { access: 'own' },
+        config: { changesAccess: true, access: 'own' },
       }, async (req) => {
         if (!(await deleteUserAndData(db, req.params.userId, app.clock()))) throw notFound('User')
         return okMessage('User and all their data deleted')
@@ -263,7 +263,7 @@ export const usersModule = defineModule({
           body: UserStatusBody,
           response: { 200: Envelope(UserRef) },
         },
-        config: { access: 'own' },
+        config: { changesAccess: true, access: 'own' },
       }, async (req) => {
         const { flagged, inactive, requestDeletion } = req.body
         const row = await updateUserStatus(db, req.params.userId, {
@@ -286,7 +286,7 @@ export const usersModule = defineModule({
           body: ChangePasswordBody,
           response: { 200: MessageEnvelope() },
         },
-        config: { access: 'self' },
+        config: { changesAccess: true, access: 'self' },
       }, async (req) => {
         const { user, token } = userCallerOf(req)
         const { currentPassword, newPassword } = req.body
