@@ -11,7 +11,7 @@ import type { App } from './types.ts'
 import { startMaintenance } from './jobs/maintenance.ts'
 import { startReferenceTemperatureSchedule } from './jobs/reference-temperature.ts'
 import { startPredictionSchedule } from './jobs/predictions.ts'
-import { startMqttIngest } from './ingest/mqtt.ts'
+import { defaultClientId, startMqttIngest } from './ingest/mqtt.ts'
 
 export async function serve(config: Config): Promise<App> {
   const log = pino(loggerOptions(config) as pino.LoggerOptions)
@@ -42,7 +42,12 @@ export async function serve(config: Config): Promise<App> {
   const stopMaintenance = startMaintenance(started)
   const stopReferenceTemperature = startReferenceTemperatureSchedule(started)
   const stopPredictions = startPredictionSchedule(started)
-  const mqttIngest = config.mqttUrl ? startMqttIngest(started, { url: config.mqttUrl }) : undefined
+  const mqttIngest = config.mqttUrl ? startMqttIngest(started, {
+    url: config.mqttUrl,
+    group: config.mqttShareGroup,
+    clientId: config.mqttClientId ?? defaultClientId(config.port),
+    sessionExpirySeconds: config.mqttSessionExpirySeconds,
+  }) : undefined
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return

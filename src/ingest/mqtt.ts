@@ -2,10 +2,14 @@
 //   livestock/v1/<user_id>/animals/<animal_mac>/sensordata | locations
 //   livestock/v1/<user_id>/litterguards/<mac_address>/sensordata
 // and every API process subscribes through one MQTT 5 shared subscription ($share/<group>/...), so the
-// broker splits the messages among them. QoS 1: a message is acknowledged once it has been handled, so
-// a process that dies mid-message gets it redelivered. Messages are handled one at a time (the client's
-// backpressure); a malformed one is logged, counted in /metrics and acknowledged at once, so it neither
-// crashes the process nor holds up the messages behind it.
+// broker splits the messages among them. QoS 1: a message is acknowledged once it has been handled. Each
+// process has a persistent session under a stable client id (no clean start, a session expiry): the
+// broker keeps what the process has not acknowledged, and queues its share of new messages, while it is
+// down or restarting, and delivers them when it is back; so neither a kill -9 mid-message nor a stop while
+// the database is unreachable loses a message (ingestion is idempotent, so a redelivery stores nothing
+// twice). Messages are handled one at a time (the client's backpressure); a malformed one is logged,
+// counted in /metrics and acknowledged at once, so it neither crashes the process nor holds up the
+// messages behind it.
 // Who may publish to which user's topics is the broker's business: give each gateway its own
 // credentials and an ACL on livestock/v1/<its user>/# (see the README).
 import { randomBytes } from 'node:crypto'
@@ -51,12 +55,24 @@ export function parseTopic(topic: string): { uid: string; mac: string; kind: Rea
 const RETRY_FIRST_MS = 250
 const RETRY_MAX_MS = 2000
 
-export type MessageOutcome = 'stored' | 'malformed' | 'unknown_animal' | 'unknown_device' | 'failed'
+/** What became of a message; `held`: not acknowledged, the broker delivers it again (the service stopped meanwhile). */
+export type MessageOutcome = 'stored' | 'malformed' | 'unknown_animal' | 'unknown_device' | 'failed' | 'held'
 
 export interface MqttIngestOptions {
   url: string
   /** Shared-subscription group; processes in one group split the messages. */
   group?: string
+  /**
+   * A stable client id gives the process a persistent session: the broker keeps its unacknowledged and
+   * queued messages for sessionExpirySeconds after it disconnects. Without one, a throwaway clean session.
+   */
+  clientId?: string
+  sessionExpirySeconds?: number
+}
+
+/** The client id of a service that names none: stable across restarts of the process on one host and port. */
+export function defaultClientId(port: number): string {
+  return `livestock-api-${hostname()}-${port}`
 }
 
 export interface MqttIngest {
@@ -104,8 +120,10 @@ export function startMqttIngest(app: App, options: MqttIngestOptions): MqttInges
         result = await ingest(app.database.db, target.uid, target.mac, checked.batch, app.clock())
       } catch (err) {
         // A database outage must not lose readings: hold this message (messages are handled one at a time,
-        // so the ones behind it wait at the broker) and retry until the database answers again.
-        if (isStoreUnavailable(err) && !stopping) {
+        // so the ones behind it wait at the broker) and retry until the database answers again. A service
+        // stopping meanwhile leaves it unacknowledged, in its session at the broker.
+        if (isStoreUnavailable(err) && stopping) return 'held'
+        if (isStoreUnavailable(err)) {
           if (attempt === 0) log.warn({ err }, 'database unreachable: holding the MQTT message until it answers again')
           counter.inc({ kind, outcome: 'retried' })
           await new Promise((resolve) => setTimeout(resolve, Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** attempt)))
@@ -132,18 +150,25 @@ export function startMqttIngest(app: App, options: MqttIngestOptions): MqttInges
     }
   }
 
+  const persistent = options.clientId !== undefined
   const client = mqtt.connect(options.url, {
-    clientId: `livestock-api-${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`,
+    clientId: options.clientId ?? `livestock-api-${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`,
     protocolVersion: 5,
-    clean: true,
+    clean: !persistent,
+    // MQTT 5 ends a session when its connection closes unless it is given an expiry.
+    ...(persistent ? { properties: { sessionExpiryInterval: options.sessionExpirySeconds ?? 86_400 } } : {}),
     reconnectPeriod: 2000,
     connectTimeout: 10_000,
   })
   // One message at a time; the PUBACK goes out when the callback is called, after the message is handled.
+  // A held message gets none: the broker keeps it in the session and delivers it again.
   client.handleMessage = (packet, callback) => {
     const topic = packet.cmd === 'publish' ? packet.topic : ''
     const payload = packet.cmd === 'publish' ? Buffer.from(packet.payload) : Buffer.alloc(0)
-    handle(topic, payload).catch((err: unknown) => app.log.error({ err }, 'MQTT message handler failed')).finally(() => callback())
+    handle(topic, payload).then((outcome) => { if (outcome !== 'held') callback() }, (err: unknown) => {
+      app.log.error({ err }, 'MQTT message handler failed')
+      callback()
+    })
   }
   client.on('error', (err) => app.log.warn({ err }, 'MQTT client error'))
   client.on('reconnect', () => app.log.info('MQTT reconnecting'))

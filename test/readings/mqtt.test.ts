@@ -146,4 +146,59 @@ describe('MQTT ingestion through a database outage', { skip: !usingRealServers &
       await scratch.drop()
     }
   })
+
+  it('keeps a message held at shutdown in the persistent session: the restarted subscriber stores it', async () => {
+    const scratch = (await createScratchDatabase())!
+    const proxy = await pausableProxy(Number(new URL(scratch.url).port || 5432))
+    const viaProxy = new URL(scratch.url)
+    viaProxy.port = String(proxy.port)
+    const config = loadConfig(testEnv({ DATABASE_URL: viaProxy.toString(), DB_CONNECT_TIMEOUT_MS: '1000' }))
+    const database = await openDatabase(config)
+    await migrateToLatest(database.db)
+    const app = await buildApp({ config, database, logger: false })
+    const ctx = { app, config, database, redis: undefined, close: async () => {} }
+    const run = randomBytes(4).toString('hex')
+    const session = { url: MQTT_URL, group: `held-${run}`, clientId: `lsapi-test-held-${run}`, sessionExpirySeconds: 60 }
+    let ingestor = startMqttIngest(app, session)
+    const publisher = await mqtt.connectAsync(MQTT_URL, { protocolVersion: 5 })
+    try {
+      await ingestor.ready
+      const f = await readingsFarm(ctx)
+      const a = await f.animal()
+      const readings = Array.from({ length: 20 }, (_, i) => ({ t: Date.now() - i * 60_000, c: 38, x: 0, y: 0, z: 1 }))
+      const metric = async (outcome: string) => {
+        const line = (await app.inject({ method: 'GET', url: '/metrics' })).body.split('\n')
+          .find((l) => l.startsWith(`mqtt_messages_total{kind="sensordata",outcome="${outcome}"}`))
+        return line ? Number(line.split(' ').pop()) : 0
+      }
+      const retriedBefore = await metric('retried')
+      const failedBefore = await metric('failed')
+
+      await proxy.down()
+      await publisher.publishAsync(sensorTopic(f.user.uid, a.MAC, 'sensordata'), JSON.stringify({ readings }), { qos: 1 })
+      await eventually(() => metric('retried'), (n) => n > retriedBefore, 'the message to wait for the database')
+      await ingestor.stop() // the service stops while the message is held
+      // Its handler tries once more, finds the database still away, and leaves the message unacknowledged.
+      await new Promise((resolve) => setTimeout(resolve, 2500))
+      assert.equal(await metric('failed'), failedBefore, 'a message held at shutdown is not given up')
+
+      await proxy.up()
+      ingestor = startMqttIngest(app, session) // ... and starts again
+      const stored = async () => {
+        const rows = await sql<{ n: number }>`select count(*)::int as n from animal_sensor_readings where uid = ${f.user.uid}`.execute(database.db)
+        return rows.rows[0]!.n
+      }
+      assert.equal(await eventually(() => stored().catch(() => 0), (n) => n >= 20, 'the held message to be stored after the restart', { timeoutMs: 15_000 }), 20)
+    } finally {
+      await publisher.endAsync()
+      await ingestor.stop()
+      // End the session, or the broker would queue messages for it until it expires.
+      const cleaner = await mqtt.connectAsync(MQTT_URL, { protocolVersion: 5, clientId: session.clientId, clean: true, properties: { sessionExpiryInterval: 0 } })
+      await cleaner.endAsync()
+      await app.close()
+      await database.close()
+      await proxy.close()
+      await scratch.drop()
+    }
+  })
 })
