@@ -119,8 +119,8 @@ export interface ActivityAggregates extends BucketStats {
  * Per device of the account (or the one `mac`): the window's temperature and acceleration aggregates,
  * the mean dynamic acceleration of the window and of its baseline [baselineStart, window.start), the
  * baseline's 10-minute buckets' statistics and the window's bucket means (buckets aligned on window.start,
- * numbered from it). One pass over the readings of
- * baseline and window, each device's through its own key range.
+ * numbered from it). One pass over the readings of baseline and window, each device's through its own key
+ * range, sums them per 10-minute bucket; the figures come from the buckets.
  */
 export async function activityAggregates(db: Kysely<DB>, uid: string, window: Window, baselineStart: number, mac?: string): Promise<ActivityAggregates[]> {
   const { rows } = await sql<{
@@ -129,42 +129,34 @@ export async function activityAggregates(db: Kysely<DB>, uid: string, window: Wi
     baseline_buckets: number | null; baseline_mean: number | null; baseline_sd: number | null
     window_buckets: number[] | null; window_activities: number[] | null
   }>`
-    WITH readings AS (
-      SELECT d.mac, r.c, sqrt(r.x * r.x + r.y * r.y + r.z * r.z) AS m, abs(sqrt(r.x * r.x + r.y * r.y + r.z * r.z) - 1) AS activity,
-        r.t >= ${window.start} AS in_window, floor((r.t - ${window.start}) / ${BUCKET_SECONDS}::float8) AS bucket
+    WITH buckets AS (
+      -- One row per device and 10-minute bucket (numbered from the window's start: the baseline's are negative).
+      SELECT r.mac, floor((r.t - ${window.start}) / ${BUCKET_SECONDS}::float8) AS bucket,
+        count(*)::float8 AS n, sum(r.c) AS sum_c, min(r.c) AS min_c, max(r.c) AS max_c,
+        sum(m.magnitude) AS sum_m, sum(abs(m.magnitude - 1)) AS sum_activity
       FROM litterguards d
       JOIN litterguard_readings r ON r.uid = d.uid AND r.mac = d.mac AND r.t >= ${baselineStart} AND r.t <= ${window.end}
+      CROSS JOIN LATERAL (SELECT sqrt(r.x * r.x + r.y * r.y + r.z * r.z) AS magnitude) m
       WHERE d.uid = ${uid} ${mac === undefined ? sql`` : sql`AND d.mac = ${mac}`}
-    ),
-    per_reading AS (
-      SELECT mac,
-        count(*) FILTER (WHERE in_window) AS n,
-        avg(c) FILTER (WHERE in_window) AS avg_c,
-        min(c) FILTER (WHERE in_window) AS min_c,
-        max(c) FILTER (WHERE in_window) AS max_c,
-        avg(m) FILTER (WHERE in_window) AS avg_m,
-        avg(activity) FILTER (WHERE in_window) AS window_activity,
-        avg(activity) FILTER (WHERE NOT in_window) AS baseline_activity
-      FROM readings GROUP BY mac
-    ),
-    buckets AS (
-      SELECT mac, in_window, bucket, avg(activity) AS activity FROM readings GROUP BY mac, in_window, bucket
-    ),
-    per_bucket AS (
-      SELECT mac,
-        count(*) FILTER (WHERE NOT in_window) AS baseline_buckets,
-        avg(activity) FILTER (WHERE NOT in_window) AS baseline_mean,
-        stddev_pop(activity) FILTER (WHERE NOT in_window) AS baseline_sd,
-        array_agg(bucket ORDER BY bucket) FILTER (WHERE in_window) AS window_buckets,
-        array_agg(activity ORDER BY bucket) FILTER (WHERE in_window) AS window_activities
-      FROM buckets GROUP BY mac
+      GROUP BY r.mac, bucket
     )
-    SELECT d.mac, coalesce(r.n, 0) AS n, r.avg_c, r.min_c, r.max_c, r.avg_m, r.window_activity, r.baseline_activity,
-      b.baseline_buckets, b.baseline_mean, b.baseline_sd, b.window_buckets, b.window_activities
+    SELECT d.mac,
+      coalesce(sum(b.n) FILTER (WHERE b.bucket >= 0), 0) AS n,
+      sum(b.sum_c) FILTER (WHERE b.bucket >= 0) / sum(b.n) FILTER (WHERE b.bucket >= 0) AS avg_c,
+      min(b.min_c) FILTER (WHERE b.bucket >= 0) AS min_c,
+      max(b.max_c) FILTER (WHERE b.bucket >= 0) AS max_c,
+      sum(b.sum_m) FILTER (WHERE b.bucket >= 0) / sum(b.n) FILTER (WHERE b.bucket >= 0) AS avg_m,
+      sum(b.sum_activity) FILTER (WHERE b.bucket >= 0) / sum(b.n) FILTER (WHERE b.bucket >= 0) AS window_activity,
+      sum(b.sum_activity) FILTER (WHERE b.bucket < 0) / sum(b.n) FILTER (WHERE b.bucket < 0) AS baseline_activity,
+      count(b.bucket) FILTER (WHERE b.bucket < 0) AS baseline_buckets,
+      avg(b.sum_activity / b.n) FILTER (WHERE b.bucket < 0) AS baseline_mean,
+      stddev_pop(b.sum_activity / b.n) FILTER (WHERE b.bucket < 0) AS baseline_sd,
+      array_agg(b.bucket ORDER BY b.bucket) FILTER (WHERE b.bucket >= 0) AS window_buckets,
+      array_agg(b.sum_activity / b.n ORDER BY b.bucket) FILTER (WHERE b.bucket >= 0) AS window_activities
     FROM litterguards d
-    LEFT JOIN per_reading r ON r.mac = d.mac
-    LEFT JOIN per_bucket b ON b.mac = d.mac
+    LEFT JOIN buckets b ON b.mac = d.mac
     WHERE d.uid = ${uid} ${mac === undefined ? sql`` : sql`AND d.mac = ${mac}`}
+    GROUP BY d.mac
     ORDER BY d.mac`.execute(db)
   return rows.map((r) => ({
     mac: r.mac,
