@@ -38,16 +38,66 @@ function topHelp(): string {
   ].join('\n')
 }
 
-function commandHelp(command: Command): string {
-  const lines = [`${command.summary}`, '', `Usage: ${command.usage}`]
-  const names = Object.entries(command.options)
+/** The actions a command's usage names: `livestock-api user <create|set-password|update>` gives the three. */
+export function actionsOf(command: Command): string[] {
+  const alternatives = /<([^>]+)>/.exec(command.usage)?.[1] ?? ''
+  return alternatives.split('|').map((a) => a.trim().split(/\s+/)[0] ?? '').filter((a) => /^[a-z][a-z-]*$/.test(a))
+}
+
+/**
+ * A command's help. With an action (`integrator create --help`), only that action's lines of the help (a line
+ * starting with its name and the indented lines after it), the notes that belong to no action, and the options
+ * those lines mention.
+ */
+export function commandHelp(command: Command, action?: string): string {
+  const actions = actionsOf(command)
+  const focus = action !== undefined && actions.includes(action) ? action : undefined
+  const blocks: string[][] = []
+  for (const line of (command.help ?? '').split('\n').filter((l) => l !== '')) {
+    if (/^\s/.test(line) && blocks.length > 0) blocks.at(-1)!.push(line)
+    else blocks.push([line])
+  }
+  const firstWord = (block: string[]) => block[0]!.split(/\s+/)[0] ?? ''
+  const kept = focus === undefined ? blocks
+    : blocks.filter((block) => firstWord(block) === focus || !actions.includes(firstWord(block)))
+  const text = kept.map((block) => block.join('\n')).join('\n')
+  const usage = focus === undefined ? command.usage : `livestock-api ${command.name} ${focus} [options]`
+  const lines = [`${command.summary}`, '', `Usage: ${usage}`]
+  const names = Object.entries(command.options).filter(([name]) => focus === undefined || text.includes(`--${name}`))
   if (names.length > 0) {
     lines.push('', 'Options:')
     for (const [name, opt] of names) lines.push(`  --${name}${opt.type === 'string' ? ' <value>' : ''}`)
   }
   lines.push('  --help  Show this help')
-  if (command.help) lines.push('', command.help)
+  if (text) lines.push('', text)
   return lines.join('\n')
+}
+
+/** One line for a mistake, and where to read more: not the whole help, which buries the line. */
+function usageError(io: CliIo, message: string, command?: Command): number {
+  const hint = command ? `livestock-api ${command.name} --help` : 'livestock-api --help'
+  io.stderr.write(`${message}\nSee: ${hint}\n`)
+  return 2
+}
+
+/**
+ * `--animals -3` reads to parseArgs as an option named -3; written `--animals=-3` it is a value. A negative
+ * number after a string option is joined to it, so both spellings get the same range error.
+ */
+export function joinNegativeValues(args: string[], command: Command): string[] {
+  const joined: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    const next = args[i + 1]
+    const option = arg.startsWith('--') ? command.options[arg.slice(2)] : undefined
+    if (option?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      joined.push(`${arg}=${next}`)
+      i++
+    } else {
+      joined.push(arg)
+    }
+  }
+  return joined
 }
 
 function contextFor(io: CliIo, options: CliOptions): CliContext {
@@ -77,38 +127,35 @@ function contextFor(io: CliIo, options: CliOptions): CliContext {
 export async function runCli(argv: string[], options: CliOptions = {}): Promise<number> {
   const io = options.io ?? { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }
   const [name, ...rest] = argv
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  if (name === undefined) {
+    io.stderr.write(`${topHelp()}\n`)
+    return 2
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(`${topHelp()}\n`)
-    return name === undefined ? 1 : 0
+    return 0
   }
   if (name === '--version' || name === '-v') {
     io.stdout.write(`${VERSION}\n`)
     return 0
   }
   const command = commands.find((c) => c.name === name)
-  if (!command) {
-    io.stderr.write(`Unknown command "${name}".\n\n${topHelp()}\n`)
-    return 2
-  }
+  if (!command) return usageError(io, `Unknown command "${name}"`)
   let parsed: ReturnType<typeof parseArgs>
   try {
-    parsed = parseArgs({ args: rest, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true })
+    parsed = parseArgs({ args: joinNegativeValues(rest, command), options: { ...command.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true })
   } catch (err) {
-    io.stderr.write(`${(err as Error).message}\n\n${commandHelp(command)}\n`)
-    return 2
+    return usageError(io, (err as Error).message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, ''), command)
   }
   if (parsed.values.help) {
-    io.stdout.write(`${commandHelp(command)}\n`)
+    io.stdout.write(`${commandHelp(command, parsed.positionals[0])}\n`)
     return 0
   }
   try {
     await command.run(parsed.values as Record<string, string | boolean | undefined>, parsed.positionals, contextFor(io, options))
     return 0
   } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr.write(`${err.message}\n\n${commandHelp(command)}\n`)
-      return 2
-    }
+    if (err instanceof UsageError) return usageError(io, err.message, command)
     io.stderr.write(`${err instanceof ConfigError ? err.message : `Error: ${(err as Error).message ?? String(err)}`}\n`)
     return 1
   }

@@ -66,6 +66,36 @@ describe('livestock-api CLI', () => {
     assert.match(badOption.stderr, /Unknown option '--nope'/)
   })
 
+  it('answers a mistake with one line and where to read more, exit 2; no arguments at all is a mistake too', async () => {
+    const none = await cliHere([])
+    assert.equal(none.code, 2)
+    assert.match(none.stderr, /Usage: livestock-api <command>/)
+    const badOption = await cliHere(['user', 'create', '--bogus'])
+    assert.deepEqual(badOption.stderr.trim().split('\n'), ["Unknown option '--bogus'", 'See: livestock-api user --help'])
+    const missing = await cliHere(['integrator', 'create', '--name', 'X'])
+    assert.equal(missing.code, 2)
+    assert.equal(missing.stderr.trim().split('\n').length, 2, missing.stderr)
+  })
+
+  it('reads a negative number after an option as its value: the same range error either way', async () => {
+    const spaced = await cliHere(['simulate', '--user', 'demo', '--animals', '-3'])
+    const joined = await cliHere(['simulate', '--user', 'demo', '--animals=-3'])
+    assert.equal(spaced.code, 2)
+    assert.equal(spaced.stderr, joined.stderr)
+    assert.match(spaced.stderr, /^--animals must be a whole number from 1 to/)
+  })
+
+  it('gives an action its own help: its usage, its lines and only the options they mention', async () => {
+    const create = await cliHere(['integrator', 'create', '--help'])
+    assert.equal(create.code, 0)
+    assert.match(create.stdout, /Usage: livestock-api integrator create \[options\]/)
+    assert.match(create.stdout, /--no-secret/)
+    assert.doesNotMatch(create.stdout, /--rotate-secret/)
+    assert.doesNotMatch(create.stdout, /^update /m)
+    const all = await cliHere(['integrator', '--help'])
+    assert.match(all.stdout, /--rotate-secret/)
+  })
+
   it('migrate (the real binary) applies migrations to DATA_DIR, prints JSON and releases the lock', () => {
     const dataDir = tempDir()
     const res = cli(['migrate'], { DATA_DIR: dataDir })
