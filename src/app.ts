@@ -13,6 +13,7 @@ import { createAccessChangeFeed, type AccessChangeFeed } from './db/access-chang
 import { TokenSigner } from './auth/jwt.ts'
 import type { ApiModule } from './http/api-module.ts'
 import { sharedSchemas } from './http/envelope.ts'
+import { documentResponseHeaders } from './http/response-headers.ts'
 import { API_PREFIX, MAX_PATH_SEGMENT, type AccessRule } from './http/route-policy.ts'
 import { accessPlugin } from './plugins/access.ts'
 import { registerDocsRoutes, registerOpenApi } from './plugins/docs.ts'
@@ -193,6 +194,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   await app.register(async (api: App) => {
     access.enforceRoutePolicy(api)
     api.addHook('onRoute', refuseUnknownQueryParameters)
+    api.addHook('onRoute', documentResponseHeaders)
     for (const module of modules) {
       await api.register(async (scope: App) => {
         scope.addHook('onRoute', (route: RouteOptions) => {

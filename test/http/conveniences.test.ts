@@ -192,6 +192,29 @@ describe('discovery', () => {
   })
 })
 
+describe('documented response headers', () => {
+  it('every operation documents the headers its responses carry', () => {
+    const doc = ctx.app.swagger() as { paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>> }
+    const list = doc.paths['/api/v1/users/{userId}/animals']!
+    const headersOf = (method: string, status: string) => Object.keys(list[method]!.responses[status]!.headers ?? {}).sort()
+    assert.deepEqual(headersOf('get', '200'), ['ETag', 'Link', 'RateLimit', 'RateLimit-Policy', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id'])
+    assert.ok(headersOf('post', '201').includes('Location'))
+    assert.ok(headersOf('get', '429').includes('Retry-After'))
+    assert.ok(headersOf('get', '503').includes('Retry-After'))
+    assert.ok(headersOf('get', '401').includes('WWW-Authenticate'))
+    const health = doc.paths['/api/v1/health']!.get!.responses['200']!.headers ?? {}
+    assert.deepEqual(Object.keys(health).sort(), ['ETag', 'X-Request-Id'])
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      if (!path.startsWith('/api/v1/users')) continue
+      for (const [method, operation] of Object.entries(operations)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          assert.ok(response.headers?.['X-Request-Id'], `${method} ${path} ${status}`)
+        }
+      }
+    }
+  })
+})
+
 describe('CORS', () => {
   it('is off by default: no CORS headers, and a preflight is not answered', async () => {
     const res = await get('/api/v1/health', { origin: 'https://app.farmsoft.example' })
