@@ -67,6 +67,22 @@ describe('loadConfig', () => {
     assert.throws(() => loadConfig({ CORS_ORIGINS: 'app.example' }), /CORS_ORIGINS must be/)
   })
 
+  it('bounds every wait on PostgreSQL and Redis by default', () => {
+    const config = loadConfig({})
+    assert.deepEqual([config.dbConnectTimeoutMs, config.dbStatementTimeoutMs, config.dbQueryTimeoutMs, config.redisCommandTimeoutMs], [5000, 5000, 6000, 500])
+    assert.equal(loadConfig({ DB_QUERY_TIMEOUT_MS: '0' }).dbQueryTimeoutMs, 0)
+    assert.throws(() => loadConfig({ REDIS_COMMAND_TIMEOUT_MS: '0' }), /REDIS_COMMAND_TIMEOUT_MS must be between 1/)
+  })
+
+  it('reads the MQTT session settings, and refuses a client id or share group a broker would misread', () => {
+    const config = loadConfig({})
+    assert.deepEqual([config.mqttClientId, config.mqttShareGroup, config.mqttSessionExpirySeconds], [undefined, 'livestock-api', 86400])
+    assert.equal(loadConfig({ MQTT_CLIENT_ID: 'api-1.barn:3000' }).mqttClientId, 'api-1.barn:3000')
+    assert.throws(() => loadConfig({ MQTT_CLIENT_ID: 'api 1' }), /MQTT_CLIENT_ID must be 1-128 letters/)
+    assert.throws(() => loadConfig({ MQTT_SHARE_GROUP: 'a/b' }), /MQTT_SHARE_GROUP must be/)
+    assert.throws(() => loadConfig({ MQTT_SHARE_GROUP: '#' }), /MQTT_SHARE_GROUP must be/)
+  })
+
   it('redacts passwords in connection URLs', () => {
     assert.equal(redactUrl('postgres://u:secret@h:5432/db'), 'postgres://u:***@h:5432/db')
   })
