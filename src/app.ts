@@ -189,7 +189,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     app.addHook('onClose', () => accessLog.close())
   }
   await registerOpenApi(app, modules.map(({ tag, description }) => ({ name: tag, description })))
-  metricsPlugin(app, { token: config.metricsToken })
+  metricsPlugin(app, { token: config.metricsToken, database })
 
   await app.register(async (api: App) => {
     access.enforceRoutePolicy(api)

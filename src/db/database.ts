@@ -18,6 +18,8 @@ export interface Database {
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>
   close(): Promise<void>
+  /** PostgreSQL only: the pool's connections (for /metrics). */
+  poolStats?: () => { total: number; idle: number; waiting: number }
 }
 
 /** DATA_DIR value that keeps the embedded store in memory (tests, throwaway runs). */
@@ -154,6 +156,7 @@ async function openPostgres(config: Config, url: string, log?: FastifyBaseLogger
   return {
     db,
     kind: 'postgres',
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async ping() {
       await sql`select 1`.execute(db)
     },

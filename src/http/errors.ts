@@ -6,13 +6,16 @@ export class ApiError extends Error {
   readonly statusCode: number
   readonly details: FieldProblem[] | undefined
   readonly headers: Record<string, string>
+  /** For a 429: the limit that refused (ip, tokens, refresh, login, quota, auth-failures), counted in /metrics. */
+  readonly limit: string | undefined
 
-  constructor(statusCode: number, message: string, options: { details?: FieldProblem[]; headers?: Record<string, string> } = {}) {
+  constructor(statusCode: number, message: string, options: { details?: FieldProblem[]; headers?: Record<string, string>; limit?: string } = {}) {
     super(message)
     this.name = 'ApiError'
     this.statusCode = statusCode
     this.details = options.details
     this.headers = options.headers ?? {}
+    this.limit = options.limit
   }
 }
 

@@ -136,6 +136,7 @@ export function startMqttIngest(app: App, options: MqttIngestOptions): MqttInges
       switch (result.outcome) {
         case 'stored':
           counter.inc({ kind, outcome: 'stored' })
+          app.countIngested('mqtt', kind, result.counts.stored)
           log.debug({ ...result.counts }, 'MQTT readings stored')
           return 'stored'
         case 'unknownMac': {

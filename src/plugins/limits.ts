@@ -95,7 +95,7 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
     async assertAllowed(req, uid) {
       const res = await authFailures?.get(authFailureKey(req, uid)).catch(() => null)
       if (res && res.consumedPoints >= limits.authFailuresMax) {
-        throw tooManyRequests(`Too many failed authentication attempts for this integratorUID from this address: ` +
+        throw tooManyRequests('auth-failures', `Too many failed authentication attempts for this integratorUID from this address: ` +
           `${limits.authFailuresMax} per ${describeWindow(window)}`, res.msBeforeNext)
       }
     },
@@ -122,7 +122,7 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
     record(req, state)
     if (!allowed) {
       const where = bucket === 'ip' ? '' : ` on ${req.method} ${req.routeOptions.url}`
-      throw tooManyRequests(`Rate limit exceeded: ${max} requests per ${describeWindow(window)} per IP address${where}`, res.msBeforeNext)
+      throw tooManyRequests(bucket, `Rate limit exceeded: ${max} requests per ${describeWindow(window)} per IP address${where}`, res.msBeforeNext)
     }
   })
 
@@ -144,7 +144,7 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
       record(req, { name: 'quota', limit, remaining: res.remainingPoints, resetAt: resetAtSeconds, windowSeconds: 86_400 })
       if (!allowed) {
         const whose = caller.kind === 'integrator' ? `the ${tierLabel(caller.integrator.tier)} tier` : 'user tokens'
-        throw tooManyRequests(`Daily quota exceeded: ${limit} requests per day to ${endpoint} for ${whose}; it resets at 00:00 UTC`,
+        throw tooManyRequests('quota', `Daily quota exceeded: ${limit} requests per day to ${endpoint} for ${whose}; it resets at 00:00 UTC`,
           resetAtSeconds * 1000 - now)
       }
     },
@@ -209,8 +209,8 @@ async function consume(limiter: Limiter, key: string, customDuration?: number): 
   }
 }
 
-function tooManyRequests(message: string, msBeforeNext: number): ApiError {
-  return new ApiError(429, message, { headers: { 'retry-after': String(Math.max(1, Math.ceil(msBeforeNext / 1000))) } })
+function tooManyRequests(limit: string, message: string, msBeforeNext: number): ApiError {
+  return new ApiError(429, message, { limit, headers: { 'retry-after': String(Math.max(1, Math.ceil(msBeforeNext / 1000))) } })
 }
 
 /**

@@ -1,19 +1,22 @@
 // Prometheus metrics: request counts and latency histograms per route template (never the raw URL,
 // which would explode label cardinality), plus the process's default metrics.
 import type { FastifyInstance } from 'fastify'
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import Type from 'typebox'
 import { timingSafeEqual } from 'node:crypto'
 import { authErrors } from '../http/envelope.ts'
-import { invalidToken, unauthorized } from '../http/errors.ts'
+import { ApiError, invalidToken, unauthorized } from '../http/errors.ts'
+import type { Database } from '../db/database.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
     metrics: Registry
+    /** Counts readings stored by ingestion, by the path they came in on and their kind. */
+    countIngested: (via: 'http' | 'mqtt', kind: string, rows: number) => void
   }
 }
 
-export function metricsPlugin(app: FastifyInstance, options: { token: string | undefined }) {
+export function metricsPlugin(app: FastifyInstance, options: { token: string | undefined; database: Database }) {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const requests = new Counter({
@@ -30,6 +33,40 @@ export function metricsPlugin(app: FastifyInstance, options: { token: string | u
     registers: [registry],
   })
   app.decorate('metrics', registry)
+
+  const refusals = new Counter({
+    name: 'rate_limit_refusals_total',
+    help: 'Requests refused with 429, by the limit that refused: ip, tokens, refresh, login, quota, auth-failures',
+    labelNames: ['limit'] as const,
+    registers: [registry],
+  })
+  app.addHook('onError', async (_req, _reply, err) => {
+    if (err instanceof ApiError && err.statusCode === 429 && err.limit) refusals.inc({ limit: err.limit })
+  })
+
+  const ingested = new Counter({
+    name: 'ingested_readings_total',
+    help: 'Readings stored by ingestion (duplicates not counted), by path (http, mqtt) and kind (sensordata, locations, devicedata)',
+    labelNames: ['via', 'kind'] as const,
+    registers: [registry],
+  })
+  app.decorate('countIngested', (via: 'http' | 'mqtt', kind: string, rows: number) => { if (rows > 0) ingested.inc({ via, kind }, rows) })
+
+  const { poolStats } = options.database
+  if (poolStats) {
+    new Gauge({
+      name: 'db_pool_connections',
+      help: 'PostgreSQL pool connections by state: total (open), idle, waiting (requests queued for a connection)',
+      labelNames: ['state'] as const,
+      registers: [registry],
+      collect() {
+        const stats = poolStats()
+        this.set({ state: 'total' }, stats.total)
+        this.set({ state: 'idle' }, stats.idle)
+        this.set({ state: 'waiting' }, stats.waiting)
+      },
+    })
+  }
 
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched'

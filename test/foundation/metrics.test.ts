@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { createTestApp } from '../support/app.ts'
+import { createTestApp, usingRealServers } from '../support/app.ts'
+import { bearer, createIntegrator, createUser, integratorToken } from '../support/fixtures.ts'
 
 describe('GET /metrics', () => {
   it('counts requests per route template with latency histograms', async () => {
@@ -17,6 +18,31 @@ describe('GET /metrics', () => {
       // unmatched URLs share one label so they cannot blow up cardinality
       assert.match(res.body, /route="unmatched",status_code="404"/)
       assert.doesNotMatch(res.body, /abc123/)
+    } finally {
+      await ctx.close()
+    }
+  })
+
+  it('counts rows ingested by path and kind, refusals by limit, and (on PostgreSQL) the pool', async () => {
+    const ctx = await createTestApp({ env: { RATE_LIMIT_IP_MAX: '3' } })
+    try {
+      const user = await createUser(ctx)
+      const integrator = await createIntegrator(ctx, { canWrite: true, linkTo: [user.uid] })
+      const headers = bearer((await integratorToken(ctx, integrator.uid)).accessToken)
+      const mac = 'AA:BB:CC:00:09:01'
+      await ctx.app.inject({ method: 'POST', url: `/api/v1/users/${user.uid}/animals`, headers, payload: { MAC: mac, Sex: 'female' } })
+      const t = Date.now() - 60_000
+      const ingest = await ctx.app.inject({
+        method: 'POST', url: `/api/v1/users/${user.uid}/animals/${mac}/sensordata`, headers,
+        payload: { readings: [{ t, c: 38.6, x: 0, y: 0, z: 1 }, { t: t + 1000, c: 38.7, x: 0, y: 0, z: 1 }] },
+      })
+      assert.equal(ingest.statusCode, 200, ingest.body)
+      for (let i = 0; i < 2; i++) await ctx.app.inject({ method: 'GET', url: '/api/v1/tokens/validate', headers })
+      const body = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body
+      assert.match(body, /ingested_readings_total\{via="http",kind="sensordata"\} 2/)
+      assert.match(body, /rate_limit_refusals_total\{limit="ip"\} [1-9]/)
+      if (usingRealServers) assert.match(body, /db_pool_connections\{state="total"\} \d+/)
+      else assert.doesNotMatch(body, /db_pool_connections/)
     } finally {
       await ctx.close()
     }

@@ -194,7 +194,7 @@ describe('discovery', () => {
 
 describe('documented response headers', () => {
   it('every operation documents the headers its responses carry', () => {
-    const doc = ctx.app.swagger() as { paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>> }
+    const doc = ctx.app.swagger() as unknown as { paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>> }
     const list = doc.paths['/api/v1/users/{userId}/animals']!
     const headersOf = (method: string, status: string) => Object.keys(list[method]!.responses[status]!.headers ?? {}).sort()
     assert.deepEqual(headersOf('get', '200'), ['ETag', 'Link', 'RateLimit', 'RateLimit-Policy', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id'])

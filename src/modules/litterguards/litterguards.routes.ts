@@ -197,6 +197,7 @@ async function litterguardRoutes(app: App) {
     if (result.outcome === 'unknownMac') throw notFound('Litterguard')
     if (result.outcome === 'invalid') throw validationFailed(result.details)
     const { counts } = result
+    app.countIngested('http', 'devicedata', counts.stored)
     return ok(counts, `${counts.stored} of ${counts.received} readings stored`)
   })
 

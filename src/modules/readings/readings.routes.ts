@@ -61,6 +61,7 @@ async function readingRoutes(app: App) {
     config: { access: 'sensorData' },
   }, async (req) => {
     const counts = countsOf(await ingest(db, req.params.userId, req.params.animalMac, { kind: 'sensordata', rows: req.body.readings }, app.clock()))
+    app.countIngested('http', 'sensordata', counts.stored)
     return ok(counts, `${counts.stored} of ${counts.received} readings stored`)
   })
 
@@ -75,6 +76,7 @@ async function readingRoutes(app: App) {
     config: { access: 'sensorData' },
   }, async (req) => {
     const counts = countsOf(await ingest(db, req.params.userId, req.params.animalMac, { kind: 'locations', rows: req.body.readings }, app.clock()))
+    app.countIngested('http', 'locations', counts.stored)
     return ok(counts, `${counts.stored} of ${counts.received} detections stored`)
   })
 
