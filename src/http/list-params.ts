@@ -1,6 +1,6 @@
 // The spec's common list query parameters: page, limit, sortBy, sortOrder and filter (deep-object
 // form `filter[Field]=value`). One schema builder and one filter parser serve every list endpoint.
-import Type from 'typebox'
+import Type, { type TSchema } from 'typebox'
 import type { Limits } from '../config.ts'
 import { validationFailed } from './errors.ts'
 
@@ -32,13 +32,31 @@ export function StringEnum<T extends string>(values: readonly T[], options: { de
  * strings for parseFilters to check:
  *   querystring: Type.Object({ ...listQueryProperties(limits, fields, 't'), group: Type.Optional(Type.String()) }, listQueryOptions)
  */
-export function listQueryProperties(limits: Limits, fields: ListFields, defaultSort: string) {
+export function listQueryProperties(limits: Limits, fields: ListFields, defaultSort: string, filterFields?: ListFields) {
   return {
     page: Type.Integer({ minimum: 1, maximum: PAGE_MAX, default: 1, description: `Page number, 1-${PAGE_MAX}` }),
     limit: Type.Integer({ minimum: 1, maximum: limits.pageLimitMax, default: limits.pageLimitDefault, description: `Page size, 1-${limits.pageLimitMax}` }),
     sortBy: StringEnum(Object.keys(fields), { default: defaultSort, description: 'Field to sort by' }),
     sortOrder: SortOrder,
+    ...(filterFields ? { filter: filterParameter(filterFields) } : {}),
   }
+}
+
+const KIND_SCHEMA: Record<FieldKind, () => TSchema> = {
+  string: () => Type.String({ maxLength: 200 }),
+  number: () => Type.Number(),
+  integer: () => Type.Integer(),
+  boolean: () => Type.Boolean(),
+}
+
+/**
+ * `filter[Field]=value` as the OpenAPI document shows it: one deepObject parameter whose properties are the
+ * fields, so that generated clients can type it (docs.ts sets style deepObject). The query parser delivers
+ * the pairs as `filter[Field]` keys, which listQueryOptions admits and parseFilters checks.
+ */
+function filterParameter(fields: ListFields) {
+  const properties = Object.fromEntries(Object.entries(fields).map(([name, kind]) => [name, Type.Optional(KIND_SCHEMA[kind]())]))
+  return Type.Optional(Type.Object(properties, { additionalProperties: false, description: 'filter[Field]=value: only items whose Field equals value' }))
 }
 
 export const listQueryOptions = {

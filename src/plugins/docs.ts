@@ -39,20 +39,23 @@ export async function registerOpenApi(app: FastifyInstance, tags: { name: string
 
 interface SchemaObject { required?: string[]; properties?: Record<string, { default?: unknown }> }
 interface Operation {
-  parameters?: { in: string; required?: boolean; schema?: { default?: unknown } }[]
+  parameters?: { in: string; required?: boolean; style?: string; explode?: boolean; schema?: { default?: unknown; type?: unknown } }[]
   requestBody?: { content?: Record<string, { schema?: SchemaObject }> }
 }
 type OpenApiDocument = { paths?: Record<string, Record<string, Operation>> } & Record<string, unknown>
 
 /**
  * A field with a default is filled in by the validator before the handler runs, so the route schema
- * lists it as required; to a client it is optional. The document says what the client sees.
+ * lists it as required; to a client it is optional. The document says what the client sees. And the
+ * query's filter object is a deepObject parameter: filter[Field]=value.
  */
 function markDefaultedAsOptional(doc: OpenApiDocument): OpenApiDocument {
   for (const operations of Object.values(doc.paths ?? {})) {
     for (const operation of Object.values(operations)) {
       for (const parameter of operation.parameters ?? []) {
         if (parameter.schema?.default !== undefined) parameter.required = false
+        // An object in the query is filter[Field]=value (http/list-params.ts).
+        if (parameter.in === 'query' && parameter.schema?.type === 'object') Object.assign(parameter, { style: 'deepObject', explode: true })
       }
       for (const media of Object.values(operation.requestBody?.content ?? {})) {
         const schema = media.schema

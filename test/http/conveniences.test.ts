@@ -215,6 +215,24 @@ describe('documented response headers', () => {
   })
 })
 
+describe('filter[Field] in the OpenAPI document', () => {
+  it('is one deepObject parameter whose properties are the filterable fields, typed', () => {
+    const doc = ctx.app.swagger() as unknown as { paths: Record<string, Record<string, { parameters: { name: string; in: string; style?: string; explode?: boolean; schema: { properties: Record<string, { type: string }> } }[] }>> }
+    const filter = doc.paths['/api/v1/users/{userId}/animals']!.get!.parameters.find((p) => p.name === 'filter')!
+    assert.equal(filter.in, 'query')
+    assert.equal(filter.style, 'deepObject')
+    assert.equal(filter.explode, true)
+    assert.equal(filter.schema.properties.Group!.type, 'string')
+    assert.equal(filter.schema.properties.Archived?.type ?? filter.schema.properties.Suspicious?.type, 'boolean')
+  })
+
+  it('still works as filter[Field]=value, and a bare ?filter=x is a 400', async () => {
+    const filtered = (await get(`/api/v1/users/${uid}/animals?filter[Group]=A&limit=100`)).json()
+    assert.ok(filtered.pagination.total >= 10 && filtered.data.every((a: { Group: string }) => a.Group === 'A'))
+    assertInvalid(await get(`/api/v1/users/${uid}/animals?filter=A`), ['query:filter'])
+  })
+})
+
 describe('CORS', () => {
   it('is off by default: no CORS headers, and a preflight is not answered', async () => {
     const res = await get('/api/v1/health', { origin: 'https://app.farmsoft.example' })

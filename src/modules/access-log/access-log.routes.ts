@@ -81,7 +81,7 @@ export const accessLogModule = defineModule({
           '`from`/`to` bound the time (from inclusive, to exclusive); `filter[Field]` on integratorUID, method, endpoint, responseCode.',
         params: Type.Object({ userId: Type.String({ minLength: 1, maxLength: 200 }) }),
         querystring: Type.Object({
-          ...listQueryProperties(limits, ACCESS_LOG_FIELDS, 'timestamp'),
+          ...listQueryProperties(limits, ACCESS_LOG_FIELDS, 'timestamp', ACCESS_LOG_FIELDS),
           from: Type.Optional(IsoInstant('Earliest time')),
           to: Type.Optional(IsoInstant('Time after the last record')),
         }, listQueryOptions),

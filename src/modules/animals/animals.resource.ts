@@ -78,7 +78,7 @@ export const AnimalMacPath = Type.Object({
 })
 
 export function AnimalListQuery(limits: Limits) {
-  return Type.Object(listQueryProperties(limits, animals.sortFields, 't'), {
+  return Type.Object(listQueryProperties(limits, animals.sortFields, 't', animals.filterFields), {
     ...listQueryOptions,
     description: 'filter[Field]=value keeps the animals whose Field equals value (any field sortBy accepts)',
   })

@@ -61,13 +61,13 @@ const criteria = {
 }
 
 export function LitterguardListQuery(limits: Limits) {
-  return Type.Object({ ...listQueryProperties(limits, litterguards.sortFields, 't'), ...criteria }, {
+  return Type.Object({ ...listQueryProperties(limits, litterguards.sortFields, 't', litterguards.filterFields), ...criteria }, {
     ...listQueryOptions,
     description: 'Common list parameters (sortBy any scalar field; filter[Field]=value exact matches) and the criteria active, mac, name',
   })
 }
 
 export function LitterguardSearchQuery(limits: Limits) {
-  const { page, limit } = listQueryProperties(limits, litterguards.sortFields, 't')
+  const { page, limit } = listQueryProperties(limits, litterguards.sortFields, 't', litterguards.filterFields)
   return Type.Object({ ...criteria, page, limit })
 }

@@ -50,7 +50,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
       const { limits } = app.config
       const ids = createIdSource(app.clock)
       const toApi = (row: Row) => resource.toApi(row)
-      const listProperties = () => listQueryProperties(limits, resource.sortFields, 't')
+      const listProperties = () => listQueryProperties(limits, resource.sortFields, 't', resource.filterFields)
       const ListQuery = (extra: Record<string, TSchema> = {}, description?: string) =>
         Type.Object({ ...listProperties(), ...extra }, { ...listQueryOptions, ...(description ? { description } : {}) })
       const notFoundResponse = { 404: Type.Ref('ErrorEnvelope', { description: `No such ${names.label.toLowerCase()} (or animal) of the user` }) }

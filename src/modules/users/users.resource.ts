@@ -115,12 +115,12 @@ export const USER_SORT_FIELDS: ListFields = { t: 'integer', ...users.sortFields 
 export const userListColumns = { ...users.columns(), t: { column: 'created_at' } }
 
 export function UserListQuery(limits: Limits) {
-  return Type.Object({ ...listQueryProperties(limits, USER_SORT_FIELDS, 't') }, { ...listQueryOptions, additionalProperties: false })
+  return Type.Object({ ...listQueryProperties(limits, USER_SORT_FIELDS, 't', users.filterFields) }, { ...listQueryOptions, additionalProperties: false })
 }
 
 export function UserSearchQuery(limits: Limits) {
   return Type.Object({
-    ...listQueryProperties(limits, USER_SORT_FIELDS, 't'),
+    ...listQueryProperties(limits, USER_SORT_FIELDS, 't', users.filterFields),
     email: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: 'Exact e-mail, case-insensitive' })),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Part of the name, case-insensitive; % and _ match themselves' })),
     flagged: Type.Optional(Type.Boolean()),
