@@ -95,6 +95,24 @@ describe('livestock-api jobs predictions', () => {
   })
 })
 
+describe('livestock-api simulate and the scorer', () => {
+  it('gives each new animal the farm records of its simulated life, which the job then reads; a re-run adds none', async () => {
+    const { uid } = await createUser(ctx)
+    const first = await cli(['simulate', '--user', uid, '--animals', '10', '--days', '2', '--interval', '600'])
+    assert.equal(first.code, 0, first.stderr)
+    const { records } = first.json()
+    // Every sow has farrowed at least once (her simulated life starts at a farrowing up to 150 days back).
+    assert.ok(records.births >= 10 && records.inseminations > 0 && records.weanings > 0, JSON.stringify(records))
+    const stored = await ctx.database.db.selectFrom('animals').innerJoin('predictions', 'predictions.animal_id', 'animals.id').select('animals.id').where('animals.uid', '=', uid).execute()
+    assert.equal(stored.length, 0)
+    const again = await cli(['simulate', '--user', uid, '--animals', '10', '--days', '2', '--interval', '600'])
+    assert.deepEqual(again.json().records, { inseminations: 0, births: 0, weanings: 0 })
+    const job = await cli(['jobs', 'predictions', '--user', uid])
+    assert.equal(job.code, 0, job.stderr)
+    assert.ok(job.json().stored > 0)
+  })
+})
+
 describe('one runner at a time', () => {
   it('of two concurrent runs in one process, one scores and the other skips', async () => {
     const now = Date.now() + 3 * HOUR_MS

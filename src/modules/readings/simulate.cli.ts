@@ -5,11 +5,15 @@ import { intOption, requireString, type Command } from '../../cli/command.ts'
 import { refreshReferenceTemperatures } from '../../jobs/reference-temperature.ts'
 import { createIdSource } from '../../db/ids.ts'
 import { findAnimalByMac, insertAnimal } from '../animals/animals.repository.ts'
+import { births } from '../records/births/births.ts'
+import { inseminations } from '../records/inseminations/inseminations.ts'
+import { weanings } from '../records/weanings/weanings.ts'
+import { insertRecord } from '../records/records.repository.ts'
 import { findLitterguard, insertLitterguard } from '../litterguards/litterguards.repository.ts'
 import { simulateLitterguardReadings, simulatedLitterguards } from '../litterguards/litterguards.simulator.ts'
 import { findUserByUid } from '../users/users.repository.ts'
 import { ingest } from './ingest.ts'
-import { simulateReadings, simulatedHerd } from './simulator.ts'
+import { planAnimal, simulateReadings, simulatedHerd } from './simulator.ts'
 
 export const simulateCommands: Command[] = [{
   name: 'simulate',
@@ -21,6 +25,8 @@ export const simulateCommands: Command[] = [{
     '--animals N    animals in the herd (default 20); re-running with the same user reuses them',
     '--days D       days of readings up to now (default 8: the reference temperature needs 7)',
     '--interval S   seconds between a tag\'s samples (default 60); locations every 5 minutes',
+    'A new animal comes with the farm records of its simulated life up to now: inseminations, farrowings and',
+    'weanings (the prediction scorer reads them).',
     'Two litter-monitoring devices come with the herd, with readings over the same days (pen 1 turns restless',
     'in its last 3 hours; pen 2\'s gateway dropped out 40 minutes ago).',
     'Readings go through the service\'s ingestion code (idempotent: a re-run stores only what is new), then',
@@ -43,14 +49,32 @@ export const simulateCommands: Command[] = [{
         locations: { received: 0, stored: 0, duplicates: 0 },
       }
       let created = 0
+      const records = { inseminations: 0, births: 0, weanings: 0 }
       const herd = simulatedHerd(uid, animals)
       for (const animal of herd) {
+        const window = { uid, start: end - days * 86_400_000, end, intervalMs: intervalSeconds * 1000, batchSize: limits.ingestMaxRows }
         if (!(await findAnimalByMac(db, uid, animal.MAC))) {
           const { index: _i, homeNode: _h, neighbourNode: _n, ...body } = animal
-          await insertAnimal(db, uid, { ...body, Active: true, Suspicious: false }, ids)
+          const { id } = await insertAnimal(db, uid, { ...body, Active: true, Suspicious: false }, ids)
           created++
+          // The records of its simulated life so far, as the farm would have kept them (only with a new animal: a
+          // re-run plans other episodes, whose records would contradict these).
+          const plan = planAnimal(animal, { seed: uid, start: window.start, end })
+          const day = (t: number) => new Date(t).toISOString().slice(0, 10)
+          const time = (t: number) => new Date(t).toISOString().slice(11, 16)
+          for (const t of plan.services.filter((t) => t <= end)) {
+            await insertRecord(db, inseminations.resource, uid, id, inseminations.resource.toColumns({ Boar: 'Duroc DK-4471', StartDate: day(t), StartTime: time(t), Occupied: true, Archived: false, serviceType: 'AI' }), ids)
+            records.inseminations++
+          }
+          for (const f of plan.farrowings.filter((f) => f.onset <= end)) {
+            await insertRecord(db, births.resource, uid, id, births.resource.toColumns({ Living: 12, Dead: 1, StartDate: day(f.onset), StartTime: time(f.onset), Archived: false }), ids)
+            records.births++
+          }
+          for (const t of plan.weanings.filter((t) => t <= end)) {
+            await insertRecord(db, weanings.resource, uid, id, weanings.resource.toColumns({ weaningDate: day(t), countWeaned: 11, Archived: false }), ids)
+            records.weanings++
+          }
         }
-        const window = { uid, start: end - days * 86_400_000, end, intervalMs: intervalSeconds * 1000, batchSize: limits.ingestMaxRows }
         for (const batch of simulateReadings(animal, window)) {
           const result = await ingest(db, uid, animal.MAC, batch, Date.now())
           if (result.outcome !== 'stored') throw new Error(`Simulated readings were refused: ${JSON.stringify(result)}`)
@@ -89,6 +113,7 @@ export const simulateCommands: Command[] = [{
         from: new Date(end - days * 86_400_000).toISOString(),
         to: new Date(end).toISOString(),
         ...totals,
+        records,
         litterguards: { devices: devices.length, created: devicesCreated, macs: devices.map((d) => d.MAC), readings: deviceReadings },
         referenceTemperature: { animals: reference.animals, withReference: reference.withReference },
       })
