@@ -2,8 +2,7 @@
 // the prediction routes.
 import Type from 'typebox'
 import type { Limits } from '../../config.ts'
-import { StringEnum } from '../../http/list-params.ts'
-import { PAGE_MAX } from '../../http/list-params.ts'
+import { PAGE_MAX, StringEnum } from '../../http/list-params.ts'
 import { field } from '../../resource/field.ts'
 import { defineResource } from '../../resource/resource.ts'
 import { AnimalMacPath } from '../animals/animals.resource.ts'
