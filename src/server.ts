@@ -2,7 +2,7 @@
 // finish in-flight requests, close the pools. Nothing else lives here.
 import { pino } from 'pino'
 import { ConfigError, loadConfig, redactUrl, type Config } from './config.ts'
-import { openDatabase, withoutRequestTimeouts, type Database } from './db/database.ts'
+import { openDatabase, type Database } from './db/database.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { openRedis, waitForRedis, type Redis } from './redis.ts'
 import { resolveJwtSecret } from './secrets.ts'
@@ -23,7 +23,8 @@ export async function serve(config: Config): Promise<App> {
   let redis: Redis | undefined
   let app: App | undefined
   try {
-    const { applied } = await migrateOnStart(config, database, log)
+    // Migrations may rewrite large tables: they run without the request timeouts.
+    const { applied } = await migrateToLatest(database.background)
     log.info({ store: database.kind, database: redactUrl(config.databaseUrl) ?? config.dataDir, applied }, 'database ready')
     if (config.redisUrl) {
       redis = openRedis(config.redisUrl, log, config.redisCommandTimeoutMs)
@@ -77,20 +78,6 @@ export async function serve(config: Config): Promise<App> {
   process.once('SIGTERM', () => void stop('SIGTERM'))
   process.once('SIGINT', () => void stop('SIGINT'))
   return started
-}
-
-/**
- * Migrations may rewrite large tables: on PostgreSQL they run on a connection of their own, without the
- * request timeouts (the embedded store has none).
- */
-async function migrateOnStart(config: Config, database: Database, log: pino.Logger) {
-  if (database.kind === 'embedded') return migrateToLatest(database.db)
-  const unbounded = await openDatabase({ ...withoutRequestTimeouts(config), dbPoolMax: 1 }, log)
-  try {
-    return await migrateToLatest(unbounded.db)
-  } finally {
-    await unbounded.close()
-  }
 }
 
 export function installCrashHandlers(log: { fatal: (obj: object, msg: string) => void; error: (obj: object, msg: string) => void }) {

@@ -13,7 +13,14 @@ import { DURABLE_START_PARAMS, DurableNodeFS } from './durable-nodefs.ts'
 import { isQueryTimeout } from './errors.ts'
 
 export interface Database {
+  /** For requests: on PostgreSQL, every wait on the server is bounded (a hung server gives 503 within seconds). */
   db: Kysely<DB>
+  /**
+   * For work that may rightly run for minutes on a large database, migrations and scheduled jobs: on
+   * PostgreSQL a small pool of its own without the statement and query timeouts (the same store as `db`
+   * on the embedded store, which has none).
+   */
+  background: Kysely<DB>
   kind: 'embedded' | 'postgres'
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>
@@ -106,6 +113,7 @@ function embeddedDatabase(pglite: PGlite, release: () => void): Database {
   let closed = false
   const database: Database = {
     db,
+    background: db,
     kind: 'embedded',
     async ping() {
       if (closed || pglite.closed) throw new Error('Embedded database is closed')
@@ -128,15 +136,42 @@ function embeddedDatabase(pglite: PGlite, release: () => void): Database {
 }
 
 async function openPostgres(config: Config, url: string, log?: FastifyBaseLogger): Promise<Database> {
+  // Waiting for a connection (a new one, or one of a full pool) and for a query's answer are both bounded,
+  // so that a hung server (it accepts connections but answers nothing) gives 503 within seconds.
+  const pool = newPool(url, log, {
+    max: config.dbPoolMax, connectTimeoutMs: config.dbConnectTimeoutMs,
+    statementTimeoutMs: config.dbStatementTimeoutMs, queryTimeoutMs: config.dbQueryTimeoutMs,
+  })
+  // Two connections, so that background work never waits behind requests, nor they behind it.
+  const backgroundPool = newPool(url, log, { max: 2, connectTimeoutMs: config.dbConnectTimeoutMs, statementTimeoutMs: 0, queryTimeoutMs: 0 })
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: droppingTimedOutConnections(pool) }) })
+  const background = new Kysely<DB>({ dialect: new PostgresDialect({ pool: backgroundPool }) })
+  let closed = false
+  return {
+    db,
+    background,
+    kind: 'postgres',
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    async ping() {
+      await sql`select 1`.execute(db)
+    },
+    async close() {
+      if (closed) return
+      closed = true
+      await Promise.all([db.destroy(), background.destroy()])
+    },
+  }
+}
+
+function newPool(url: string, log: FastifyBaseLogger | undefined,
+  options: { max: number; connectTimeoutMs: number; statementTimeoutMs: number; queryTimeoutMs: number }): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
-    max: config.dbPoolMax,
-    // Waiting for a connection (a new one, or one of a full pool) and for a query's answer are both bounded,
-    // so that a hung server (it accepts connections but answers nothing) gives 503 within seconds.
-    connectionTimeoutMillis: config.dbConnectTimeoutMs,
-    query_timeout: config.dbQueryTimeoutMs || undefined,
+    max: options.max,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    query_timeout: options.queryTimeoutMs || undefined,
     idleTimeoutMillis: 30_000,
-    statement_timeout: config.dbStatementTimeoutMs || undefined,
+    statement_timeout: options.statementTimeoutMs || undefined,
     application_name: 'livestock-api',
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -151,21 +186,7 @@ async function openPostgres(config: Config, url: string, log?: FastifyBaseLogger
   pool.on('connect', (client) => {
     client.on('error', (err) => log?.warn({ err }, 'PostgreSQL connection lost'))
   })
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: droppingTimedOutConnections(pool) }) })
-  let closed = false
-  return {
-    db,
-    kind: 'postgres',
-    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    async ping() {
-      await sql`select 1`.execute(db)
-    },
-    async close() {
-      if (closed) return
-      closed = true
-      await db.destroy()
-    },
-  }
+  return pool
 }
 
 /**

@@ -21,7 +21,7 @@ export async function withSingleRunner<T>(database: Database, key: number, fn: (
   if (keys.has(key)) return undefined
   keys.add(key)
   try {
-    return database.kind === 'embedded' ? await fn(database.db) : await withJobLock(database.db, key, fn)
+    return database.kind === 'embedded' ? await fn(database.background) : await withJobLock(database.background, key, fn)
   } finally {
     keys.delete(key)
   }

@@ -12,9 +12,10 @@ const DAY_MS = 86_400_000
 export function startMaintenance(app: App): () => void {
   const prune = async () => {
     try {
-      const deleted = await pruneExpiredTokens(app.database.db, app.clock())
-      const idempotencyKeys = await pruneKeys(app.database.db, app.clock() - IDEMPOTENCY_TTL_MS)
-      const accessLog = await pruneAccessLog(app.database.db, new Date(app.clock() - app.config.accessLog.retentionDays * DAY_MS))
+      const db = app.database.background
+      const deleted = await pruneExpiredTokens(db, app.clock())
+      const idempotencyKeys = await pruneKeys(db, app.clock() - IDEMPOTENCY_TTL_MS)
+      const accessLog = await pruneAccessLog(db, new Date(app.clock() - app.config.accessLog.retentionDays * DAY_MS))
       if (deleted.revocations + deleted.refreshTokens + idempotencyKeys + accessLog > 0) {
         app.log.info({ deleted: { ...deleted, idempotencyKeys, accessLog } }, 'pruned expired records')
       }

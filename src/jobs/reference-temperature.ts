@@ -79,7 +79,7 @@ export async function withJobLock<T>(db: Kysely<DB>, key: number, fn: (conn: Kys
 
 /** The scheduled run for the midnight `at`. */
 export async function runScheduledRefresh(app: App, at: number): Promise<RefreshOutcome | undefined> {
-  const outcome = await withJobLock(app.database.db, REFERENCE_TEMPERATURE_LOCK, async (conn) => {
+  const outcome = await withJobLock(app.database.background, REFERENCE_TEMPERATURE_LOCK, async (conn) => {
     const result = await refreshReferenceTemperatures(conn, { now: at, onlyStale: true })
     // The embedded store has no autovacuum; without it the visibility map goes stale and reads of the
     // readings tables stop being index-only.

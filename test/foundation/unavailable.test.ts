@@ -133,6 +133,33 @@ describe('database connection lost mid-run', { skip: process.env.DATABASE_URL ? 
     }
   })
 
+  it('bounds request queries by the statement timeout (503), not migrations and jobs (database.background)', async () => {
+    const scratch = (await createScratchDatabase())!
+    const config = loadConfig(testEnv({ DATABASE_URL: scratch.url, DB_STATEMENT_TIMEOUT_MS: '300', DB_QUERY_TIMEOUT_MS: '1000' }))
+    const database = await openDatabase(config)
+    const app = await buildApp({
+      config, database, logger: false,
+      extend: (api) => {
+        api.get('/probe/slow', { config: { access: 'public' } }, async () => {
+          await sql`select pg_sleep(0.6)`.execute(database.db)
+          return ok({})
+        })
+      },
+    })
+    try {
+      const res = await app.inject({ method: 'GET', url: '/api/v1/probe/slow' })
+      assert.equal(res.statusCode, 503)
+      assert.equal(res.headers['retry-after'], '5')
+      // The same statement, and one beyond the query timeout, on the pool for migrations and jobs.
+      await sql`select pg_sleep(0.6)`.execute(database.background)
+      await sql`select pg_sleep(1.2)`.execute(database.background)
+    } finally {
+      await app.close()
+      await database.close()
+      await scratch.drop()
+    }
+  })
+
   it('answers 503 within DB_QUERY_TIMEOUT_MS when PostgreSQL hangs, drops the hung connections, and recovers', async () => {
     const scratch = (await createScratchDatabase())!
     const proxy = await pausableProxy(Number(new URL(scratch.url).port || 5432))
