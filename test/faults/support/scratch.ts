@@ -1,37 +1,33 @@
 // Where the fault tests keep their throwaway servers: one folder per run (FAULTS_RUN_DIR, set by
 // test/faults/run.ts), holding each server's files and a pid file per process started. If a test process
-// dies before its `after` hooks run, the runner stops what that folder lists, and nothing else.
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+// dies before its `after` hooks run, the runner stops what that folder lists, and nothing else. Outside the
+// runner (a file run on its own, or a helper used by another suite) folders go to the temp folder and no
+// pids are kept.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { spawnSync } from 'node:child_process'
 
 const PIDS = 'pids'
 
-function runDir(): string {
-  if (!process.env.FAULTS_RUN_DIR) {
-    const dir = mkdtempSync(join(tmpdir(), 'lsapi-faults-'))
-    // PostgreSQL runs as its own user (the tests may run as root) and must reach its folder in here.
-    chmodSync(dir, 0o755)
-    process.env.FAULTS_RUN_DIR = dir
-  }
-  return process.env.FAULTS_RUN_DIR
-}
+const runDir = () => process.env.FAULTS_RUN_DIR
 
-/** A new folder of this run. */
+/** A new folder of this run (the caller removes it). */
 export function scratchDir(name: string): string {
-  return mkdtempSync(join(runDir(), `${name}-`))
+  return mkdtempSync(join(runDir() ?? tmpdir(), `lsapi-faults-${name}-`))
 }
 
 /** Notes a process this run started, for the runner's last-resort sweep. */
 export function recordProcess(pid: number | undefined, what: string): void {
-  if (pid === undefined) return
-  mkdirSync(join(runDir(), PIDS), { recursive: true })
-  writeFileSync(join(runDir(), PIDS, String(pid)), what)
+  const dir = runDir()
+  if (pid === undefined || !dir) return
+  mkdirSync(join(dir, PIDS), { recursive: true })
+  writeFileSync(join(dir, PIDS, String(pid)), what)
 }
 
 export function forgetProcess(pid: number | undefined): void {
-  if (pid !== undefined) rmSync(join(runDir(), PIDS, String(pid)), { force: true })
+  const dir = runDir()
+  if (pid !== undefined && dir) rmSync(join(dir, PIDS, String(pid)), { force: true })
 }
 
 /**
