@@ -17,6 +17,7 @@ import { accessLogScenario } from './access-log.ts'
 import { callerCacheScenario } from './caller-cache.ts'
 import { compressionScenario } from './compression.ts'
 import { limitsScenario } from './limits.ts'
+import { startupScenario } from './startup.ts'
 import { readingScenarios } from './readings.ts'
 
-export const scenarios: Scenario[] = [limitsScenario, accessLogScenario, callerCacheScenario, compressionScenario, ...readingScenarios]
+export const scenarios: Scenario[] = [limitsScenario, accessLogScenario, callerCacheScenario, compressionScenario, startupScenario, ...readingScenarios]
