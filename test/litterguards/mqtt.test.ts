@@ -1,15 +1,12 @@
 // MQTT ingestion of device readings: livestock/v1/<user_id>/litterguards/<mac_address>/sensordata, end to end
 // against the real broker (real-server mode), read back through the API.
 import assert from 'node:assert/strict'
-import { randomBytes } from 'node:crypto'
-import { after, before, describe, it } from 'node:test'
-import mqtt, { type MqttClient } from 'mqtt'
-import { createTestApp, usingRealServers, type TestContext } from '../support/app.ts'
+import { describe, it } from 'node:test'
+import { usingRealServers } from '../support/app.ts'
 import { eventually } from '../support/eventually.ts'
-import { parseTopic, sensorTopic, startMqttIngest, type MqttIngest } from '../../src/ingest/mqtt.ts'
+import { useBrokerIngestion } from '../support/mqtt-broker.ts'
+import { parseTopic, sensorTopic } from '../../src/ingest/mqtt.ts'
 import { deviceFarm, nextDeviceMac, storedReadings } from './farm.ts'
-
-const MQTT_URL = process.env.MQTT_URL ?? 'mqtt://127.0.0.1:1883'
 
 describe('MQTT topics of the litter devices', () => {
   it('reads livestock/v1/<user_id>/litterguards/<mac_address>/sensordata as device readings', () => {
@@ -23,31 +20,17 @@ describe('MQTT topics of the litter devices', () => {
 })
 
 describe('MQTT ingestion of device readings against the broker', { skip: !usingRealServers && 'needs the real Mosquitto (real-server mode)' }, () => {
-  let ctx: TestContext
-  let ingestor: MqttIngest
-  let publisher: MqttClient
-
-  before(async () => {
-    ctx = await createTestApp()
-    ingestor = startMqttIngest(ctx.app, { url: MQTT_URL, group: `test-${randomBytes(4).toString('hex')}` })
-    await ingestor.ready
-    publisher = await mqtt.connectAsync(MQTT_URL, { protocolVersion: 5 })
-  })
-  after(async () => {
-    await publisher?.endAsync()
-    await ingestor?.stop()
-    await ctx?.close()
-  })
+  const broker = useBrokerIngestion()
 
   async function counter(outcome: string): Promise<number> {
-    const text = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body
+    const text = (await broker.ctx.app.inject({ method: 'GET', url: '/metrics' })).body
     const line = text.split('\n').find((l) => l.startsWith(`mqtt_messages_total{kind="devicedata",outcome="${outcome}"}`))
     return line ? Number(line.split(' ').pop()) : 0
   }
-  const publish = (topic: string, payload: string) => publisher.publishAsync(topic, payload, { qos: 1 })
+  const publish = (topic: string, payload: string) => broker.publisher.publishAsync(topic, payload, { qos: 1 })
 
   it('stores a published batch through the ingestion code, idempotently, and updates the device', async () => {
-    const f = await deviceFarm(ctx)
+    const f = await deviceFarm(broker.ctx)
     const d = await f.device()
     const now = Math.floor(Date.now() / 1000)
     const readings = Array.from({ length: 30 }, (_, i) => ({ t: now - (29 - i) * 60, c: 30 + i / 10, x: 0, y: 0.1, z: 1 }))
@@ -55,7 +38,7 @@ describe('MQTT ingestion of device readings against the broker', { skip: !usingR
     await publish(sensorTopic(f.user.uid, d.MAC.toLowerCase(), 'devicedata'), JSON.stringify({ readings }))
     await publish(sensorTopic(f.user.uid, d.MAC, 'devicedata'), JSON.stringify({ readings }))
     await eventually(() => counter('stored'), (n) => n >= storedBefore + 2, 'both messages handled')
-    assert.equal(await storedReadings(ctx, f.user.uid, d.MAC), 30)
+    assert.equal(await storedReadings(broker.ctx, f.user.uid, d.MAC), 30)
     assert.deepEqual((await f.inject('GET', `/${d.MAC}/sensordata?limit=100`)).json().data, [...readings].reverse())
     const device = (await f.inject('GET', `/${d.MAC}`)).json().data
     assert.deepEqual(device.LastSeen, { seconds: now, nanoseconds: 0 })
@@ -64,7 +47,7 @@ describe('MQTT ingestion of device readings against the broker', { skip: !usingR
   })
 
   it('drops and counts a message for an unknown device or with a bad row (t in ms), and stores the message behind them', async () => {
-    const f = await deviceFarm(ctx)
+    const f = await deviceFarm(broker.ctx)
     const d = await f.device()
     const now = Math.floor(Date.now() / 1000)
     const malformedBefore = await counter('malformed')

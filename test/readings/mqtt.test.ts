@@ -3,19 +3,18 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { eventually } from '../support/eventually.ts'
-import { after, before, describe, it } from 'node:test'
-import mqtt, { type MqttClient } from 'mqtt'
+import { describe, it } from 'node:test'
+import mqtt from 'mqtt'
 import { pausableProxy } from '../support/proxy.ts'
 import { sql } from 'kysely'
-import { createScratchDatabase, createTestApp, testEnv, usingRealServers, type TestContext } from '../support/app.ts'
+import { createScratchDatabase, testEnv, usingRealServers } from '../support/app.ts'
+import { MQTT_URL, useBrokerIngestion } from '../support/mqtt-broker.ts'
 import { loadConfig } from '../../src/config.ts'
 import { openDatabase } from '../../src/db/database.ts'
 import { migrateToLatest } from '../../src/db/migrate.ts'
 import { buildApp } from '../../src/app.ts'
-import { parseTopic, sensorTopic, startMqttIngest, topicFilters, type MqttIngest } from '../../src/ingest/mqtt.ts'
+import { parseTopic, sensorTopic, startMqttIngest, topicFilters } from '../../src/ingest/mqtt.ts'
 import { readingsFarm } from './farm.ts'
-
-const MQTT_URL = process.env.MQTT_URL ?? 'mqtt://127.0.0.1:1883'
 
 describe('MQTT topics', () => {
   it('parses the user, tag and kind of a topic, and refuses anything else', () => {
@@ -32,34 +31,19 @@ describe('MQTT topics', () => {
 })
 
 describe('MQTT ingestion against the broker', { skip: !usingRealServers && 'needs the real Mosquitto (real-server mode)' }, () => {
-  let ctx: TestContext
-  let ingestor: MqttIngest
-  let publisher: MqttClient
-
-  before(async () => {
-    ctx = await createTestApp()
-    // A share group of its own, so no other subscriber of this broker takes this file's messages.
-    ingestor = startMqttIngest(ctx.app, { url: MQTT_URL, group: `test-${randomBytes(4).toString('hex')}` })
-    await ingestor.ready
-    publisher = await mqtt.connectAsync(MQTT_URL, { protocolVersion: 5 })
-  })
-  after(async () => {
-    await publisher?.endAsync()
-    await ingestor?.stop()
-    await ctx?.close()
-  })
+  const broker = useBrokerIngestion()
 
 
   async function counter(kind: string, outcome: string): Promise<number> {
-    const text = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body
+    const text = (await broker.ctx.app.inject({ method: 'GET', url: '/metrics' })).body
     const line = text.split('\n').find((l) => l.startsWith(`mqtt_messages_total{kind="${kind}",outcome="${outcome}"}`))
     return line ? Number(line.split(' ').pop()) : 0
   }
 
-  const publish = (topic: string, payload: string | Buffer) => publisher.publishAsync(topic, payload, { qos: 1 })
+  const publish = (topic: string, payload: string | Buffer) => broker.publisher.publishAsync(topic, payload, { qos: 1 })
 
   it('stores a published batch through the ingestion code, idempotently, and updates the animal', async () => {
-    const f = await readingsFarm(ctx)
+    const f = await readingsFarm(broker.ctx)
     const a = await f.animal()
     const now = Date.now()
     const readings = Array.from({ length: 50 }, (_, i) => ({ t: now - (49 - i) * 60_000, c: 37 + i / 100, x: 0, y: 0, z: 1 }))
@@ -76,7 +60,7 @@ describe('MQTT ingestion against the broker', { skip: !usingRealServers && 'need
   })
 
   it('logs and counts malformed messages, and still stores the messages behind them', async () => {
-    const f = await readingsFarm(ctx)
+    const f = await readingsFarm(broker.ctx)
     const a = await f.animal()
     const malformedBefore = await counter('sensordata', 'malformed')
     const unknownBefore = await counter('sensordata', 'unknown_animal')

@@ -6,7 +6,7 @@ import { defineModule } from '../../http/api-module.ts'
 import { Envelope, PageEnvelope, ok, page } from '../../http/envelope.ts'
 import { validationFailed } from '../../http/errors.ts'
 import { listQueryOptions, listQueryProperties, parseFilters, type ListFields } from '../../http/list-params.ts'
-import { tierLabel } from '../../plugins/limits.rules.ts'
+import { tierLabel, utcDayWindow } from '../../plugins/limits.rules.ts'
 import { integratorUsage, listAccountAccessLog, type AccessLogRow } from './access-log.repository.ts'
 
 const DAY_MS = 86_400_000
@@ -111,11 +111,12 @@ export const accessLogModule = defineModule({
     }, async (req) => {
       const caller = callerOf(req)
       if (caller.kind !== 'integrator') throw new Error('integratorToken rule let a user token through')
-      const now = app.clock()
-      const today = new Date(Math.floor(now / DAY_MS) * DAY_MS)
-      const day = req.query.date === undefined ? today : new Date(`${req.query.date}T00:00:00Z`)
-      const isToday = day.getTime() === today.getTime()
-      const endpoints = await integratorUsage(db, caller.integrator.uid, day, new Date(day.getTime() + DAY_MS))
+      // The quota's own UTC-day window: "today" here is the day the daily quotas count.
+      const { day: today, resetAtSeconds } = utcDayWindow(app.clock())
+      const date = req.query.date ?? today
+      const isToday = date === today
+      const start = new Date(`${date}T00:00:00Z`)
+      const endpoints = await integratorUsage(db, caller.integrator.uid, start, new Date(start.getTime() + DAY_MS))
       const withQuota = isToday
         ? await Promise.all(endpoints.map(async (usage) => {
           const { limit, used } = await app.quotas.quotaUsage(caller, `${usage.method} ${usage.endpoint}`)
@@ -125,8 +126,8 @@ export const accessLogModule = defineModule({
       return ok({
         integratorUID: caller.integrator.uid,
         tier: tierLabel(caller.integrator.tier),
-        date: day.toISOString().slice(0, 10),
-        ...(isToday ? { quotaResetsAt: new Date(today.getTime() + DAY_MS).toISOString() } : {}),
+        date,
+        ...(isToday ? { quotaResetsAt: new Date(resetAtSeconds * 1000).toISOString() } : {}),
         totalRequests: endpoints.reduce((sum, e) => sum + e.requests, 0),
         endpoints: withQuota,
       })
