@@ -127,6 +127,7 @@ describe('GET /users/:userId/access-log', () => {
   it('refuses bad parameters with 400', async () => {
     const url = `/users/${farmA.uid}/access-log`
     assertInvalid(await get(`${url}?from=yesterday`, farmA.owner), ['query:from'])
+    assertInvalid(await get(`${url}?to=2026-11-23T10:00:00.000000000000000000000000000000000Z`, farmA.owner), ['query:to'])
     assertInvalid(await get(`${url}?from=2026-11-23T10:00:00Z&to=2026-11-23T09:00:00Z`, farmA.owner), ['query:from'])
     assertInvalid(await get(`${url}?filter[userAgent]=x`, farmA.owner), ['query:filter[userAgent]'])
     assertInvalid(await get(`${url}?filter[responseCode]=ok`, farmA.owner), ['query:filter[responseCode]'])

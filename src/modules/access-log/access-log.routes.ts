@@ -48,7 +48,7 @@ const Usage = Type.Object({
   endpoints: Type.Array(EndpointUsage, { description: 'Every endpoint called on the day, busiest first' }),
 })
 
-const IsoInstant = (description: string) => Type.String({ format: 'date-time', description: `${description} (ISO 8601 date-time)` })
+const IsoInstant = (description: string) => Type.String({ format: 'date-time', maxLength: 40, description: `${description} (ISO 8601 date-time)` })
 
 function toUsageRecord(row: AccessLogRow) {
   return {
@@ -103,7 +103,7 @@ export const accessLogModule = defineModule({
         description: 'Integrator token only. Requests per endpoint on a UTC day (default today), from the access log. For today each ' +
           'endpoint also carries its daily quota: the live counter that the 429 enforces (quotas count per endpoint and reset at 00:00 UTC).',
         querystring: Type.Object({
-          date: Type.Optional(Type.String({ format: 'date', description: 'UTC day, YYYY-MM-DD; default today' })),
+          date: Type.Optional(Type.String({ format: 'date', maxLength: 10, description: 'UTC day, YYYY-MM-DD; default today' })),
         }),
         response: { 200: Envelope(Usage) },
       },
