@@ -155,8 +155,9 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   etagPlugin(app)
   await compressionPlugin(app, config.compressionMinBytes)
   jsonBodyPlugin(app)
-  // Limits before auth: the IP limit refuses early; the daily quota counts once the caller is known.
-  const quota = limitsPlugin(app, { config, redis: deps.redis, clock: app.clock })
+  // Limits before everything else; on routes that name their caller, the access check counts the IP limit
+  // and the daily quota together once the caller is known.
+  const limits = limitsPlugin(app, { config, redis: deps.redis, clock: app.clock })
   const db = database.db
   let callers: CallerSource = {
     integrator: (uid, jti) => findIntegratorAsCaller(db, uid, jti),
@@ -177,7 +178,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   const access = accessPlugin(app, {
     signer: new TokenSigner({ secret: config.jwtSecret, issuer: config.jwtIssuer, audience: config.jwtAudience, clock: app.clock }),
     callers,
-    onCaller: quota.consumeQuota,
+    admit: limits.admit,
   })
   idempotencyPlugin(app, { lockMs: config.requestTimeoutMs + 5000 })
   if (config.accessLog.enabled) {

@@ -1,8 +1,9 @@
 // Authentication and access on every route, from what the route declares: `config: { access: 'own' }`.
-// One onRoute hook turns the declaration into the check (run before body validation, so a caller
-// without a valid token learns nothing about a route's body: 401 comes first), the OpenAPI `security`
-// and the standard error responses. A route in the API scope that declares no rule fails at start-up.
-import type { FastifyInstance, FastifyRequest, RouteOptions, preValidationAsyncHookHandler } from 'fastify'
+// One onRoute hook turns the declaration into the check (authentication in onRequest, before the body is
+// read, so a caller without a valid token learns nothing about a route's body: 401 comes first; the rule,
+// which may need the validated :userId, in preValidation), the OpenAPI `security` and the standard error
+// responses. A route in the API scope that declares no rule fails at start-up.
+import type { FastifyInstance, FastifyRequest, RouteOptions, onRequestAsyncHookHandler, preValidationAsyncHookHandler } from 'fastify'
 import { denial, needsLink } from '../auth/access.rules.ts'
 import { loadCaller, type Caller, type CallerSource } from '../auth/caller.ts'
 import { AUTH_ERRORS } from '../auth/errors.ts'
@@ -27,8 +28,11 @@ const BEARER = /^Bearer +([A-Za-z0-9_\-.]+)$/i
 export interface AccessOptions {
   signer: TokenSigner
   callers: CallerSource
-  /** Called once per request when the caller is known (the daily quota counts here). */
-  onCaller?: (req: FastifyRequest, caller: Caller) => Promise<void>
+  /**
+   * Counts the request against its limits (plugins/limits.ts): with its caller once known, with none when
+   * authentication fails, so that a spent IP limit answers 429 before a 401.
+   */
+  admit?: (req: FastifyRequest, caller: Caller | undefined) => Promise<void>
 }
 
 export interface AccessControl {
@@ -36,13 +40,12 @@ export interface AccessControl {
   enforceRoutePolicy: (scope: FastifyInstance) => void
 }
 
-export function accessPlugin(app: FastifyInstance, { signer, callers, onCaller }: AccessOptions): AccessControl {
+export function accessPlugin(app: FastifyInstance, { signer, callers, admit }: AccessOptions): AccessControl {
   app.decorate('tokens', signer)
   app.decorateRequest('caller', undefined)
   app.decorateRequest('linkedAccount', undefined)
 
-  async function authenticate(req: FastifyRequest): Promise<Caller> {
-    if (req.caller) return req.caller
+  async function identify(req: FastifyRequest): Promise<Caller> {
     const header = req.headers.authorization?.trim()
     if (header === undefined || header === '') throw unauthorized(AUTH_ERRORS.missingHeader)
     const match = BEARER.exec(header)
@@ -54,15 +57,26 @@ export function accessPlugin(app: FastifyInstance, { signer, callers, onCaller }
       if (err instanceof TokenError) throw invalidToken(err.message)
       throw err
     }
-    const caller = await loadCaller(token, callers)
+    return loadCaller(token, callers)
+  }
+
+  // In onRequest, before the body is read: the caller, then its limits (one Redis round trip for both).
+  const authenticate: onRequestAsyncHookHandler = async (req) => {
+    let caller: Caller
+    try {
+      caller = await identify(req)
+    } catch (err) {
+      await admit?.(req, undefined)
+      throw err
+    }
     req.caller = caller
-    await onCaller?.(req, caller)
-    return caller
+    await admit?.(req, caller)
   }
 
   function check(rule: Exclude<AccessRule, 'public'>): preValidationAsyncHookHandler {
     return async (req) => {
-      const caller = await authenticate(req)
+      const caller = req.caller
+      if (!caller) throw new Error('the access check runs after authenticate')
       const userId = (req.params as { userId?: unknown } | undefined)?.userId
       const uid = typeof userId === 'string' ? userId : undefined
       const linked = needsLink(rule, caller) && uid !== undefined && caller.kind === 'integrator'
@@ -87,12 +101,16 @@ export function accessPlugin(app: FastifyInstance, { signer, callers, onCaller }
         schema.security = rule === 'public' ? [] : [{ bearer: [] }]
         schema.response = { ...standardErrors(rule, schema.body !== undefined, route.config?.limit === 'exempt'), ...schema.response }
         if (rule !== 'public') {
-          const existing = route.preValidation === undefined ? [] : Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation]
-          route.preValidation = [check(rule), ...existing]
+          route.onRequest = [authenticate, ...hooksOf(route.onRequest)]
+          route.preValidation = [check(rule), ...hooksOf(route.preValidation)]
         }
       })
     },
   }
+}
+
+function hooksOf<T>(hooks: T | T[] | undefined): T[] {
+  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]
 }
 
 /** The error responses a route can give, by its rule and whether it takes a body or is rate limited. */

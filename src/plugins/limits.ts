@@ -1,6 +1,7 @@
 // IP rate limits and daily per-endpoint account quotas (the spec's Limits section), on
-// rate-limiter-flexible. With REDIS_URL the counters live in Redis (one atomic Lua script per check),
-// shared by every process and kept across restarts. Without it, they live in this process.
+// rate-limiter-flexible. With REDIS_URL the counters live in Redis, shared by every process and kept across
+// restarts: one atomic Lua script counts a request against its IP limit and its caller's quota together
+// (ADMIT_SCRIPT, one round trip). Without it, they live in this process.
 //
 // Redis unreachable or hung mid-run: each Redis limiter has an in-memory twin (rate-limiter-flexible's
 // insurance strategy) behind a circuit breaker (RedisBreaker). A Redis call that fails or times out opens
@@ -27,7 +28,7 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     authFailures: AuthFailureGate
-    quotas: QuotaGate
+    quotas: LimitsGate
   }
 }
 
@@ -45,9 +46,12 @@ export interface LimitsDeps {
   clock: Clock
 }
 
-export interface QuotaGate {
-  /** Counts one request of an authenticated caller against its daily quota for this endpoint; throws 429 when spent. */
-  consumeQuota: (req: FastifyRequest, caller: Caller) => Promise<void>
+export interface LimitsGate {
+  /**
+   * Counts a request of a route that names its caller against the route's IP limit and, when the caller is
+   * known, its daily quota for the endpoint; throws 429 when either is spent. Called by the access check.
+   */
+  admit: (req: FastifyRequest, caller: Caller | undefined) => Promise<void>
   /** How much of today's quota a caller has used on an endpoint (`GET /api/v1/animals/...`); limit 0 = unlimited. */
   quotaUsage: (caller: Caller, endpoint: string) => Promise<QuotaUsage>
 }
@@ -59,15 +63,22 @@ export interface QuotaUsage {
   resetAt: number
 }
 
-export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: LimitsDeps): QuotaGate {
+export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: LimitsDeps): LimitsGate {
   const { limits } = config
   const breaker = redis ? new RedisBreaker(redis, { log: app.log }) : undefined
+  const admitCommand = redis ? defineAdmitCommand(redis) : undefined
   const makeLimiter = (keyPrefix: string, points: number, duration: number): Limiter => {
     const prefixed = `${config.redisKeyPrefix}${keyPrefix}`
     const memory = new RateLimiterMemory({ keyPrefix: prefixed, points, duration })
-    if (!redis || !breaker) return memory
+    const common = { points, duration, memory, redisKey: (key: string) => `${prefixed}:${key}` }
+    if (!redis || !breaker) return { ...common, consume: (...a) => memory.consume(...a), get: (key) => memory.get(key), penalty: (...a) => memory.penalty(...a) }
     const inRedis = new RateLimiterRedis({ storeClient: redis, keyPrefix: prefixed, points, duration, rejectIfRedisNotReady: true })
-    return withFallback(inRedis, memory, breaker)
+    return {
+      ...common,
+      consume: (key, n, options) => viaBreaker(breaker, () => inRedis.consume(key, n, options), () => memory.consume(key, n, options)),
+      get: (key) => viaBreaker(breaker, () => inRedis.get(key), () => memory.get(key)),
+      penalty: (key, n) => viaBreaker(breaker, () => inRedis.penalty(key, n), () => memory.penalty(key, n)),
+    }
   }
 
   const window = limits.rateLimitWindowSeconds
@@ -105,25 +116,65 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
   } satisfies AuthFailureGate)
 
   app.decorateRequest('limitStates', undefined)
-  const record = (req: FastifyRequest, state: LimitState) => {
-    req.limitStates = [...(req.limitStates ?? []), state]
-  }
 
-  app.addHook('onRequest', async (req) => {
+  /** The IP bucket of the request's route and its limiter; undefined when exempt or unlimited. */
+  const ipCheckOf = (req: FastifyRequest): Check | undefined => {
     const bucket = ipBucketOf(req.routeOptions.config.limit)
     const limiter = bucket && ipLimiters.get(bucket)
-    if (!bucket || !limiter) return
+    if (!bucket || !limiter) return undefined
     const max = ipLimitOf(bucket, limits)
-    const { allowed, res } = await consume(limiter, req.ip)
-    const state: LimitState = {
-      name: bucket, limit: max, remaining: res.remainingPoints,
-      resetAt: Math.ceil((Date.now() + res.msBeforeNext) / 1000), windowSeconds: window,
+    return {
+      limiter, key: req.ip,
+      state: (res) => ({
+        name: bucket, limit: max, remaining: Math.max(0, max - res.consumedPoints),
+        resetAt: Math.ceil((Date.now() + res.msBeforeNext) / 1000), windowSeconds: window,
+      }),
+      refusalMessage: () => `Rate limit exceeded: ${max} requests per ${describeWindow(window)} per IP address` +
+        (bucket === 'ip' ? '' : ` on ${req.method} ${req.routeOptions.url}`),
+      limitName: bucket,
     }
-    record(req, state)
-    if (!allowed) {
-      const where = bucket === 'ip' ? '' : ` on ${req.method} ${req.routeOptions.url}`
-      throw tooManyRequests(bucket, `Rate limit exceeded: ${max} requests per ${describeWindow(window)} per IP address${where}`, res.msBeforeNext)
+  }
+
+  const quotaOf = (caller: Caller) =>
+    dailyQuotaOf(caller.kind === 'integrator' ? { kind: 'integrator', tier: caller.integrator.tier } : { kind: 'user' }, limits)
+  const quotaCheckOf = (req: FastifyRequest, caller: Caller): Check | undefined => {
+    const limit = quotaOf(caller)
+    if (limit === 0) return undefined
+    const now = clock()
+    const { day, resetAtSeconds, secondsLeft } = utcDayWindow(now)
+    const endpoint = `${req.method} ${req.routeOptions.url ?? req.url}`
+    const whose = caller.kind === 'integrator' ? `the ${tierLabel(caller.integrator.tier)} tier` : 'user tokens'
+    return {
+      limiter: quotaLimiter(limit), key: `${callerKey(caller)}:${endpoint}:${day}`, customDuration: secondsLeft,
+      state: (res) => ({ name: 'quota', limit, remaining: Math.max(0, limit - res.consumedPoints), resetAt: resetAtSeconds, windowSeconds: 86_400 }),
+      refusalMessage: () => `Daily quota exceeded: ${limit} requests per day to ${endpoint} for ${whose}; it resets at 00:00 UTC`,
+      refusalWaitMs: () => resetAtSeconds * 1000 - now,
+      limitName: 'quota',
     }
+  }
+
+  /**
+   * Counts the request against its IP bucket and, once the caller is known, its daily quota: both in one
+   * Redis round trip. The IP limit is checked first; a request it refuses does not count against the quota.
+   */
+  const admit = async (req: FastifyRequest, caller: Caller | undefined): Promise<void> => {
+    const checks = [ipCheckOf(req), caller && quotaCheckOf(req, caller)].filter((check) => check !== undefined)
+    if (checks.length === 0) return
+    const results = await consumeInOrder(checks, admitCommand, breaker)
+    for (const [i, res] of results.entries()) {
+      const check = checks[i]!
+      req.limitStates = [...(req.limitStates ?? []), check.state(res)]
+      if (res.consumedPoints > check.limiter.points) {
+        throw tooManyRequests(check.limitName, check.refusalMessage(), check.refusalWaitMs?.() ?? res.msBeforeNext)
+      }
+    }
+  }
+
+  // A route that names its caller is counted by the access check (admit, once the caller is known), so that
+  // the IP limit and the quota take one round trip; every other request is counted here, before anything else.
+  app.addHook('onRequest', async (req) => {
+    if (namesItsCaller(req)) return
+    await admit(req, undefined)
   })
 
   app.addHook('onSend', async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
@@ -131,23 +182,8 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
     return payload
   })
 
-  const quotaOf = (caller: Caller) =>
-    dailyQuotaOf(caller.kind === 'integrator' ? { kind: 'integrator', tier: caller.integrator.tier } : { kind: 'user' }, limits)
-  const gate: QuotaGate = {
-    async consumeQuota(req, caller) {
-      const limit = quotaOf(caller)
-      if (limit === 0) return
-      const now = clock()
-      const { day, resetAtSeconds, secondsLeft } = utcDayWindow(now)
-      const endpoint = `${req.method} ${req.routeOptions.url ?? req.url}`
-      const { allowed, res } = await consume(quotaLimiter(limit), `${callerKey(caller)}:${endpoint}:${day}`, secondsLeft)
-      record(req, { name: 'quota', limit, remaining: res.remainingPoints, resetAt: resetAtSeconds, windowSeconds: 86_400 })
-      if (!allowed) {
-        const whose = caller.kind === 'integrator' ? `the ${tierLabel(caller.integrator.tier)} tier` : 'user tokens'
-        throw tooManyRequests('quota', `Daily quota exceeded: ${limit} requests per day to ${endpoint} for ${whose}; it resets at 00:00 UTC`,
-          resetAtSeconds * 1000 - now)
-      }
-    },
+  const gate: LimitsGate = {
+    admit,
     async quotaUsage(caller, endpoint) {
       const limit = quotaOf(caller)
       const { day, resetAtSeconds } = utcDayWindow(clock())
@@ -160,51 +196,125 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
   return gate
 }
 
+/** Routes with an access rule other than public authenticate their caller in onRequest (plugins/access.ts). */
+function namesItsCaller(req: FastifyRequest): boolean {
+  const rule = req.routeOptions.config.access
+  return rule !== undefined && rule !== 'public'
+}
+
 /** What the limits need of a limiter: a memory limiter, or a Redis one with its fallback. */
 interface Limiter {
+  points: number
+  duration: number
+  /** The Redis key of a key (rate-limiter-flexible's layout, so `get` reads what admit counted). */
+  redisKey: (key: string) => string
+  memory: RateLimiterMemory
   consume: (key: string, points?: number, options?: { customDuration?: number }) => Promise<RateLimiterRes>
   get: (key: string) => Promise<RateLimiterRes | null>
   penalty: (key: string, points?: number) => Promise<RateLimiterRes>
 }
 
-/**
- * A limiter that counts in Redis while the breaker is closed, and in its in-memory twin while it is open.
- * A call still waiting on Redis when the breaker opens (another call timed out first; commands queue behind
- * each other on a hung connection) is answered by the twin at once.
- */
-function withFallback(inRedis: RateLimiterRedis, memory: RateLimiterMemory, breaker: RedisBreaker): Limiter {
-  const run = async <T>(operation: (limiter: RateLimiterAbstract) => Promise<T>): Promise<T> => {
-    if (breaker.isOpen) return operation(memory)
-    const attempt = operation(inRedis)
-    let stopWaiting = () => {}
-    const breakerOpened = new Promise<undefined>((resolve) => { stopWaiting = breaker.onOpen(() => resolve(undefined)) })
-    let answered: { value: T } | undefined
-    try {
-      answered = await Promise.race([attempt.then((value) => ({ value })), breakerOpened])
-    } catch (err) {
-      // A spent limit is an answer (rate-limiter-flexible rejects with its RateLimiterRes), not a failure.
-      if (err instanceof RateLimiterRes) throw err
-      breaker.trip(err)
-      return operation(memory)
-    } finally {
-      stopWaiting()
-    }
-    if (answered) return answered.value
-    attempt.catch(() => {}) // it times out later, unheeded
-    return operation(memory)
-  }
-  return {
-    consume: (key, points, options) => run((limiter) => limiter.consume(key, points, options)),
-    get: (key) => run((limiter) => limiter.get(key)),
-    penalty: (key, points) => run((limiter) => limiter.penalty(key, points)),
-  }
+/** One limit a request is counted against. */
+interface Check {
+  limiter: Limiter
+  key: string
+  /** Seconds the window lasts when this request opens it (the quota's window ends at 00:00 UTC). */
+  customDuration?: number
+  limitName: IpBucket | 'quota'
+  state: (res: Counted) => LimitState
+  refusalMessage: () => string
+  refusalWaitMs?: () => number
 }
 
-async function consume(limiter: Limiter, key: string, customDuration?: number): Promise<{ allowed: boolean; res: RateLimiterRes }> {
+interface Counted {
+  consumedPoints: number
+  msBeforeNext: number
+}
+
+// Counts each key in turn (the same steps as rate-limiter-flexible's script, so the keys stay readable by
+// its `get`) and stops after the first key over its limit: a refused request counts against no later limit.
+// Keys: the counters in order; ARGV: limit and window seconds of each. Returns consumed, ms left, per key.
+const ADMIT_SCRIPT = `
+local out = {}
+for i, key in ipairs(KEYS) do
+  local limit = tonumber(ARGV[2 * i - 1])
+  local seconds = tonumber(ARGV[2 * i])
+  redis.call('set', key, 0, 'EX', seconds, 'NX')
+  local consumed = redis.call('incr', key)
+  local ttl = redis.call('pttl', key)
+  if ttl == -1 then
+    redis.call('expire', key, seconds)
+    ttl = 1000 * seconds
+  end
+  out[#out + 1] = consumed
+  out[#out + 1] = ttl
+  if consumed > limit then break end
+end
+return out`
+
+interface AdmitCommand {
+  livestockAdmit: (numberOfKeys: number, ...keysThenArgs: (string | number)[]) => Promise<number[]>
+}
+
+function defineAdmitCommand(redis: Redis): AdmitCommand {
+  redis.defineCommand('livestockAdmit', { lua: ADMIT_SCRIPT })
+  return redis as unknown as AdmitCommand
+}
+
+/** Counts the checks in order, in one Redis script (or the in-memory twins while Redis is away). */
+async function consumeInOrder(checks: Check[], redis: AdmitCommand | undefined, breaker: RedisBreaker | undefined): Promise<Counted[]> {
+  const inMemory = async () => {
+    const results: Counted[] = []
+    for (const check of checks) {
+      const res = await consume(check.limiter.memory, check.key, check.customDuration)
+      results.push(res)
+      if (res.consumedPoints > check.limiter.points) break
+    }
+    return results
+  }
+  if (!redis || !breaker) return inMemory()
+  return viaBreaker(breaker, async () => {
+    const keys = checks.map((check) => check.limiter.redisKey(check.key))
+    const args = checks.flatMap((check) => [check.limiter.points, check.customDuration ?? check.limiter.duration])
+    const flat = await redis.livestockAdmit(keys.length, ...keys, ...args)
+    const results: Counted[] = []
+    for (let i = 0; i < flat.length; i += 2) results.push({ consumedPoints: flat[i]!, msBeforeNext: Math.max(0, flat[i + 1]!) })
+    return results
+  }, inMemory)
+}
+
+/**
+ * Runs `inRedis` while the breaker is closed and `inMemory` while it is open. A call still waiting on Redis
+ * when the breaker opens (another call timed out first; commands queue behind each other on a hung
+ * connection) is answered in memory at once.
+ */
+async function viaBreaker<T>(breaker: RedisBreaker, inRedis: () => Promise<T>, inMemory: () => Promise<T>): Promise<T> {
+  if (breaker.isOpen) return inMemory()
+  const attempt = inRedis()
+  let stopWaiting = () => {}
+  const breakerOpened = new Promise<undefined>((resolve) => { stopWaiting = breaker.onOpen(() => resolve(undefined)) })
+  let answered: { value: T } | undefined
   try {
-    return { allowed: true, res: await limiter.consume(key, 1, customDuration ? { customDuration } : undefined) }
+    answered = await Promise.race([attempt.then((value) => ({ value })), breakerOpened])
   } catch (err) {
-    if (err instanceof RateLimiterRes) return { allowed: false, res: err }
+    // A spent limit is an answer (rate-limiter-flexible rejects with its RateLimiterRes), not a failure.
+    if (err instanceof RateLimiterRes) throw err
+    breaker.trip(err)
+    return inMemory()
+  } finally {
+    stopWaiting()
+  }
+  if (answered) return answered.value
+  attempt.catch(() => {}) // it times out later, unheeded
+  return inMemory()
+}
+
+/** Counts one request; a spent limit resolves too (consumedPoints above the limit), it does not throw. */
+async function consume(limiter: RateLimiterAbstract, key: string, customDuration?: number): Promise<RateLimiterRes> {
+  try {
+    return await limiter.consume(key, 1, customDuration ? { customDuration } : undefined)
+  } catch (err) {
+    if (err instanceof RateLimiterRes) return err
     throw err
   }
 }

@@ -70,6 +70,41 @@ describe('limits shared through Redis', { skip: process.env.REDIS_URL ? false : 
   })
 })
 
+describe('limits in one Redis round trip', { skip: process.env.REDIS_URL ? false : 'runs with REDIS_URL (the real-server mode)' }, () => {
+  it('an authenticated request counts its IP limit and its quota in one command; an IP refusal spends no quota', async () => {
+    const store = await sharedStore()
+    const env = { ...store.env, REDIS_URL: process.env.REDIS_URL!, REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:`, QUOTA_FREE: '50', RATE_LIMIT_IP_MAX: '4' }
+    const a = await instance(env, store.database)
+    try {
+      const { uid } = await createIntegrator(a, { tier: 'free' })
+      const { accessToken } = await integratorToken(a, uid)
+      const call = () => a.app.inject({ method: 'GET', url: '/api/v1/tokens/info', headers: bearer(accessToken) })
+      assert.equal((await call()).statusCode, 200) // loads the script into Redis (EVALSHA's first miss)
+      const commands: string[] = []
+      const send = a.redis.sendCommand.bind(a.redis)
+      a.redis.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
+        commands.push(command.name)
+        return (send as (...args: unknown[]) => unknown)(command, ...rest)
+      }) as typeof a.redis.sendCommand
+      const second = await call()
+      assert.equal(second.statusCode, 200)
+      assert.deepEqual(commands, ['evalsha'])
+      assert.match(String(second.headers.ratelimit), /"ip";r=2;.*"quota";r=48;/)
+      await call()
+      await call()
+      const refused = await call() // the 5th request of this IP in the window
+      assert.equal(refused.statusCode, 429)
+      assert.match(refused.json().error, /^Rate limit exceeded: 4 requests per/)
+      assert.equal(refused.headers['ratelimit-policy'], '"ip";q=4;w=900')
+      const key = `${env.REDIS_KEY_PREFIX}quota:integrator:${uid}:GET /api/v1/tokens/info:${new Date().toISOString().slice(0, 10)}`
+      assert.equal(await a.redis.get(key), '4', 'the refused request did not count against the daily quota')
+    } finally {
+      await a.close()
+      await store.close()
+    }
+  })
+})
+
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer()

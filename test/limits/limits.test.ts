@@ -67,6 +67,30 @@ describe('IP rate limits', () => {
     })
   })
 
+  it('counts routes that need a token before reading them: a spent IP gets 429 before 401, 415 or a quota count', async () => {
+    await withApp({ RATE_LIMIT_IP_MAX: '3', QUOTA_FREE: '10' }, async (ctx) => {
+      const { uid } = await createIntegrator(ctx, { tier: 'free' })
+      const { accessToken } = await integratorToken(ctx, uid)
+      const info = () => ctx.app.inject({ method: 'GET', url: '/api/v1/tokens/info', headers: bearer(accessToken) })
+      const first = await info()
+      assert.equal(first.statusCode, 200)
+      assert.equal(first.headers['ratelimit-policy'], '"ip";q=3;w=900, "quota";q=10;w=86400')
+      // without a token: counted against the IP, then 401
+      const anonymous = await ctx.app.inject({ method: 'GET', url: '/api/v1/tokens/info' })
+      assert.equal(anonymous.statusCode, 401)
+      assert.equal(anonymous.headers['x-ratelimit-remaining'], '1')
+      // a bad token and a body the route does not take: authentication comes before the body, so 401, not 415
+      const badBody = await ctx.app.inject({ method: 'POST', url: `/api/v1/users/u-1/animals`, headers: { authorization: 'Bearer nope', 'content-type': 'text/plain' }, payload: 'x' })
+      assert.equal(badBody.statusCode, 401)
+      for (const refused of [await info(), await ctx.app.inject({ method: 'GET', url: '/api/v1/tokens/info', headers: bearer('not-a-token') })]) {
+        assert.equal(refused.statusCode, 429)
+        assert.equal(refused.json().error, 'Rate limit exceeded: 3 requests per 15 minutes per IP address')
+      }
+      const usage = await ctx.app.quotas.quotaUsage({ kind: 'integrator', integrator: { uid, tier: 'free' } } as never, 'GET /api/v1/tokens/info')
+      assert.equal(usage.used, 1, 'requests the IP limit refused spent none of the daily quota')
+    })
+  })
+
   it('counts each IP on its own, and believes X-Forwarded-For only with TRUST_PROXY', async () => {
     await withApp({ RATE_LIMIT_IP_MAX: '2' }, async (ctx) => {
       const from = (ip: string, headers: Record<string, string> = {}) => ctx.app.inject({ method: 'GET', url: '/api/v1/tokens', remoteAddress: ip, headers })
