@@ -5,4 +5,5 @@ import { runCli } from '../src/cli.ts'
 
 const args = process.argv.slice(2)
 const code = await runCli(args)
-if (args[0] !== 'serve') process.exitCode = code
+// `serve` keeps running after runCli returns; only a refusal to start is its exit code.
+if (args[0] !== 'serve' || code !== 0) process.exitCode = code

@@ -44,6 +44,10 @@ export interface Limits {
 export interface Config {
   port: number
   host: string
+  /** API processes `serve` starts (node:cluster); 0 = one per core. More than one needs DATABASE_URL. */
+  workers: number
+  /** Set by `serve --workers` in each worker it starts (1..N): worker 1 runs the schedules and the MQTT subscriber. */
+  workerIndex: number | undefined
   dataDir: string
   /** Embedded store: fsync each commit to disk before it is acknowledged (off: fast, survives a crash of the process only). */
   embeddedFsync: boolean
@@ -165,9 +169,16 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('JWT_SECRET is required when DATABASE_URL is set (several processes must share one signing key)')
   }
 
+  const workers = read.int('WORKERS', 1, { min: 0, max: 64 })
+  if (workers !== 1 && databaseUrl === undefined) {
+    problems.push('WORKERS other than 1 needs DATABASE_URL: the embedded store admits one process per DATA_DIR')
+  }
+
   const config: Config = {
     port: read.int('PORT', 3000, { min: 0, max: 65535 }),
     host: read.string('HOST') ?? '0.0.0.0',
+    workers,
+    workerIndex: read.string('LIVESTOCK_WORKER_INDEX') === undefined ? undefined : read.int('LIVESTOCK_WORKER_INDEX', 1, { min: 1, max: 64 }),
     dataDir: read.string('DATA_DIR') ?? './data',
     embeddedFsync: read.oneOf('EMBEDDED_FSYNC', ['on', 'off'] as const, 'on') === 'on',
     databaseUrl,

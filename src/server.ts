@@ -1,5 +1,8 @@
 // Starts the HTTP service: open the stores, migrate, listen; on SIGTERM/SIGINT stop accepting,
-// finish in-flight requests, close the pools. Nothing else lives here.
+// finish in-flight requests, close the pools. With WORKERS (serve --workers N) a supervisor process starts
+// N such processes (node:cluster) sharing the port, and restarts one that dies. Nothing else lives here.
+import cluster from 'node:cluster'
+import { availableParallelism } from 'node:os'
 import { pino } from 'pino'
 import { ConfigError, loadConfig, redactUrl, type Config } from './config.ts'
 import { openDatabase, type Database } from './db/database.ts'
@@ -40,10 +43,13 @@ export async function serve(config: Config): Promise<App> {
   }
 
   const started = app
-  const stopMaintenance = startMaintenance(started)
-  const stopReferenceTemperature = startReferenceTemperatureSchedule(started)
-  const stopPredictions = startPredictionSchedule(started)
-  const mqttIngest = config.mqttUrl ? startMqttIngest(started, {
+  // One process per host runs the schedules and the MQTT subscriber: worker 1, or the only process.
+  const runsBackgroundWork = config.workerIndex === undefined || config.workerIndex === 1
+  const noop = () => {}
+  const stopMaintenance = runsBackgroundWork ? startMaintenance(started) : noop
+  const stopReferenceTemperature = runsBackgroundWork ? startReferenceTemperatureSchedule(started) : noop
+  const stopPredictions = runsBackgroundWork ? startPredictionSchedule(started) : noop
+  const mqttIngest = config.mqttUrl && runsBackgroundWork ? startMqttIngest(started, {
     url: config.mqttUrl,
     group: config.mqttShareGroup,
     clientId: config.mqttClientId ?? defaultClientId(config.port),
@@ -70,6 +76,8 @@ export async function serve(config: Config): Promise<App> {
       await database.close()
       started.log.info('stopped')
       process.exitCode = 0
+      // A worker's channel to its supervisor would keep it alive; with everything else closed, it exits now.
+      if (cluster.isWorker) process.disconnect()
     } catch (err) {
       started.log.error({ err }, 'error during shutdown')
       process.exitCode = 1
@@ -90,11 +98,75 @@ export function installCrashHandlers(log: { fatal: (obj: object, msg: string) =>
   })
 }
 
-/** `npm start` and `livestock-api serve` both land here. */
-export async function main() {
+/**
+ * The supervisor of `serve --workers N`: applies the migrations once, starts N workers that share the port
+ * (the primary hands connections out round-robin), restarts a worker that dies, and passes SIGTERM/SIGINT
+ * on, exiting once every worker has stopped.
+ */
+export async function supervise(config: Config): Promise<void> {
+  const log = pino(loggerOptions(config) as pino.LoggerOptions)
+  const count = config.workers === 0 ? availableParallelism() : config.workers
+  const database = await openDatabase(config, log)
+  try {
+    const { applied } = await migrateToLatest(database.background)
+    log.info({ store: database.kind, database: redactUrl(config.databaseUrl), applied }, 'database ready')
+  } finally {
+    await database.close()
+  }
+
+  let stopping = false
+  const workerIndex = new Map<number, number>() // cluster worker id -> index 1..N
+  const recentDeaths: number[] = []
+  const fork = (index: number) => {
+    const worker = cluster.fork({ LIVESTOCK_WORKER_INDEX: String(index) })
+    workerIndex.set(worker.id, index)
+  }
+  cluster.on('exit', (worker, code, signal) => {
+    const index = workerIndex.get(worker.id)
+    workerIndex.delete(worker.id)
+    if (stopping || index === undefined) {
+      if (workerIndex.size === 0) {
+        log.info('stopped')
+        process.exit(process.exitCode ?? 0)
+      }
+      return
+    }
+    // A worker that keeps dying at once (a bad configuration, a database gone) stops the service instead of looping.
+    const now = Date.now()
+    recentDeaths.push(now)
+    while (recentDeaths[0]! < now - 60_000) recentDeaths.shift()
+    if (recentDeaths.length > 5 * count) {
+      log.fatal({ deaths: recentDeaths.length }, 'workers keep dying; stopping')
+      process.exitCode = 1
+      stopping = true
+      for (const other of Object.values(cluster.workers ?? {})) other?.process.kill('SIGTERM')
+      if (workerIndex.size === 0) process.exit(1)
+      return
+    }
+    log.error({ worker: index, code, signal }, 'worker died; starting another')
+    setTimeout(() => fork(index), Math.min(5000, 200 * recentDeaths.length)).unref()
+  })
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return
+    stopping = true
+    log.info({ signal, workers: workerIndex.size }, 'shutting down: stopping the workers')
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal)
+    setTimeout(() => {
+      log.error('workers took longer than SHUTDOWN_TIMEOUT_MS to stop; exiting')
+      process.exit(1)
+    }, config.shutdownTimeoutMs + 1000).unref()
+  }
+  process.once('SIGTERM', () => stop('SIGTERM'))
+  process.once('SIGINT', () => stop('SIGINT'))
+  log.info({ workers: count }, 'starting workers')
+  for (let index = 1; index <= count; index++) fork(index)
+}
+
+/** `npm start` and `livestock-api serve` both land here; `overrides` are the CLI's options as variables. */
+export async function main(overrides: Record<string, string> = {}) {
   let config: Config
   try {
-    config = loadConfig()
+    config = loadConfig({ ...process.env, ...overrides })
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`)
@@ -104,7 +176,8 @@ export async function main() {
   }
   installCrashHandlers(pino({ level: config.logLevel }))
   try {
-    await serve(config)
+    if (cluster.isPrimary && config.workers !== 1) await supervise(config)
+    else await serve(config)
   } catch (err) {
     process.stderr.write(`livestock-api could not start: ${err instanceof Error ? err.message : String(err)}\n`)
     process.exit(1)

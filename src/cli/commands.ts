@@ -5,18 +5,24 @@ import { jobCommands } from '../jobs/jobs.cli.ts'
 import { simulateCommands } from '../modules/readings/simulate.cli.ts'
 import { integratorCommands } from '../modules/tokens/integrators.cli.ts'
 import { userCommands } from '../modules/users/users.cli.ts'
-import type { Command } from './command.ts'
+import { intOption, type Command } from './command.ts'
 
 const serviceCommands: Command[] = [
   {
     name: 'serve',
     summary: 'Start the HTTP service (same as npm start)',
-    usage: 'livestock-api serve',
-    options: {},
-    help: 'Configuration comes from the environment; see the README.',
-    run: async () => {
+    usage: 'livestock-api serve [--workers N]',
+    options: { workers: { type: 'string' } },
+    help: [
+      '--workers N    API processes sharing the port (node:cluster; default WORKERS, 1; 0 = one per core).',
+      '               More than one needs DATABASE_URL; worker 1 runs the schedules and the MQTT subscriber.',
+      '',
+      'Configuration comes from the environment; see the README.',
+    ].join('\n'),
+    run: async (values) => {
+      const workers = values.workers === undefined ? undefined : intOption(values, 'workers', 1, 0, 64)
       const { main } = await import('../server.ts')
-      await main()
+      await main(workers === undefined ? {} : { WORKERS: String(workers) })
     },
   },
   {
