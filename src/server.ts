@@ -179,7 +179,8 @@ export async function main(overrides: Record<string, string> = {}) {
     if (cluster.isPrimary && config.workers !== 1) await supervise(config)
     else await serve(config)
   } catch (err) {
-    process.stderr.write(`livestock-api could not start: ${err instanceof Error ? err.message : String(err)}\n`)
+    const hint = (err as { code?: string }).code === '3D000' ? ' (`livestock-api migrate` creates it)' : ''
+    process.stderr.write(`livestock-api could not start: ${err instanceof Error ? err.message : String(err)}${hint}\n`)
     process.exit(1)
   }
 }

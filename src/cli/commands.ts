@@ -1,5 +1,5 @@
 // Every operator command, in the order `livestock-api --help` lists them.
-import { IN_MEMORY } from '../db/database.ts'
+import { createDatabaseIfMissing, IN_MEMORY } from '../db/database.ts'
 import { migrateToLatest, migrationStatus } from '../db/migrate.ts'
 import { jobCommands } from '../jobs/jobs.cli.ts'
 import { simulateCommands } from '../modules/readings/simulate.cli.ts'
@@ -30,10 +30,13 @@ const serviceCommands: Command[] = [
     summary: 'Apply pending database migrations (or show their status)',
     usage: 'livestock-api migrate [--status]',
     options: { status: { type: 'boolean' } },
+    help: 'On PostgreSQL, creates the database DATABASE_URL names when the server does not have it yet.',
     run: async (values, _p, ctx) => {
+      const { databaseUrl, dbConnectTimeoutMs } = ctx.config()
+      const created = databaseUrl !== undefined && !values.status && await createDatabaseIfMissing(databaseUrl, dbConnectTimeoutMs)
       await ctx.withDatabase(async (database) => {
         const applied = values.status ? undefined : (await migrateToLatest(database.db)).applied
-        ctx.out({ store: database.kind, ...(applied ? { applied } : {}), migrations: await migrationStatus(database.db) })
+        ctx.out({ store: database.kind, ...(created ? { created: true } : {}), ...(applied ? { applied } : {}), migrations: await migrationStatus(database.db) })
       }, { migrate: false })
     },
   },

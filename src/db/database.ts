@@ -135,6 +135,38 @@ function embeddedDatabase(pglite: PGlite, release: () => void): Database {
   return database
 }
 
+/**
+ * Creates the database a PostgreSQL URL names when the server does not have it yet, as migration tools do
+ * (`migrate` calls it): connects to the server's `postgres` database for the CREATE. Returns whether it created
+ * it; another process creating it at the same moment is fine.
+ */
+export async function createDatabaseIfMissing(url: string, connectTimeoutMs = 5000): Promise<boolean> {
+  const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs })
+  try {
+    await probe.connect()
+    return false
+  } catch (err) {
+    if ((err as { code?: string }).code !== '3D000') throw err // invalid_catalog_name: no such database
+  } finally {
+    await probe.end().catch(() => {})
+  }
+  const target = new URL(url)
+  const name = decodeURIComponent(target.pathname.slice(1))
+  const maintenance = new URL(url)
+  maintenance.pathname = '/postgres'
+  const admin = new pg.Client({ connectionString: maintenance.toString(), connectionTimeoutMillis: connectTimeoutMs })
+  await admin.connect()
+  try {
+    await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`)
+    return true
+  } catch (err) {
+    if ((err as { code?: string }).code === '42P04') return false // duplicate_database: created meanwhile
+    throw err
+  } finally {
+    await admin.end()
+  }
+}
+
 async function openPostgres(config: Config, url: string, log?: FastifyBaseLogger): Promise<Database> {
   // Waiting for a connection (a new one, or one of a full pool) and for a query's answer are both bounded,
   // so that a hung server (it accepts connections but answers nothing) gives 503 within seconds.

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { Readable } from 'node:stream'
-import { createScratchDatabase, TEST_JWT_SECRET } from '../support/app.ts'
+import { adminQuery, createScratchDatabase, TEST_JWT_SECRET } from '../support/app.ts'
 import { eventually } from '../support/eventually.ts'
 import { runCli } from '../../src/cli.ts'
 import { loadConfig } from '../../src/config.ts'
@@ -29,7 +29,7 @@ function cli(args: string[], env: Record<string, string> = {}) {
     encoding: 'utf8',
     timeout: 60_000,
   })
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr, json: () => JSON.parse(result.stdout) }
 }
 
 /** The CLI in this process with a given environment (help and usage paths touch no store). */
@@ -124,6 +124,25 @@ describe('livestock-api CLI', () => {
 })
 
 describe('several processes on one DATABASE_URL', { skip: process.env.DATABASE_URL ? false : 'runs with DATABASE_URL (the real-server mode)' }, () => {
+  it('migrate creates the database DATABASE_URL names when the server lacks it', async () => {
+    const base = new URL(process.env.DATABASE_URL!)
+    const name = `lsapi_test_created_${process.pid}_${Date.now()}`
+    const url = new URL(base)
+    url.pathname = `/${name}`
+    try {
+      const res = cli(['migrate'], { DATABASE_URL: url.toString(), JWT_SECRET: TEST_JWT_SECRET })
+      assert.equal(res.code, 0, res.stderr)
+      assert.equal(res.json().created, true)
+      assert.ok(res.json().applied.length > 0)
+      const again = cli(['migrate'], { DATABASE_URL: url.toString(), JWT_SECRET: TEST_JWT_SECRET })
+      assert.equal(again.code, 0, again.stderr)
+      assert.equal(again.json().created, undefined)
+      assert.deepEqual(again.json().applied, [])
+    } finally {
+      await adminQuery(base.toString(), `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+    }
+  })
+
   it('two processes migrating one fresh database at once both succeed and apply each migration once', async () => {
     const scratch = (await createScratchDatabase())!
     try {
