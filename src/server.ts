@@ -179,7 +179,7 @@ export async function main(overrides: Record<string, string> = {}) {
     if (cluster.isPrimary && config.workers !== 1) await supervise(config)
     else await serve(config)
   } catch (err) {
-    const hint = (err as { code?: string }).code === '3D000' ? ' (`livestock-api migrate` creates it)' : ''
+    const hint = /database ".*" does not exist/.test(String(err)) ? ' (`livestock-api migrate` creates it)' : ''
     process.stderr.write(`livestock-api could not start: ${err instanceof Error ? err.message : String(err)}${hint}\n`)
     process.exit(1)
   }
