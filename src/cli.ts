@@ -66,9 +66,13 @@ export function commandHelp(command: Command, action?: string): string {
   const names = Object.entries(command.options).filter(([name]) => focus === undefined || text.includes(`--${name}`))
   if (names.length > 0) {
     lines.push('', 'Options:')
-    for (const [name, opt] of names) lines.push(`  --${name}${opt.type === 'string' ? ' <value>' : ''}`)
+    const labels = names.map(([name, opt]) => `--${name}${opt.type === 'string' ? ` ${opt.value ?? 'VALUE'}` : ''}`)
+    const width = Math.max(...labels.map((label) => label.length), '--help'.length) + 2
+    names.forEach(([, opt], i) => lines.push(`  ${labels[i]!.padEnd(width)}${opt.description}`))
+    lines.push(`  ${'--help'.padEnd(width)}Show this help`)
+  } else {
+    lines.push('', 'Options:', '  --help  Show this help')
   }
-  lines.push('  --help  Show this help')
   if (text) lines.push('', text)
   return lines.join('\n')
 }
@@ -124,6 +128,11 @@ function contextFor(io: CliIo, options: CliOptions): CliContext {
   }
 }
 
+/** parseArgs's view of a command's options: their types. */
+function parseArgsOptions(command: Command): Record<string, { type: 'string' | 'boolean' }> {
+  return Object.fromEntries(Object.entries(command.options).map(([name, { type }]) => [name, { type }]))
+}
+
 export async function runCli(argv: string[], options: CliOptions = {}): Promise<number> {
   const io = options.io ?? { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }
   const [name, ...rest] = argv
@@ -143,7 +152,7 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
   if (!command) return usageError(io, `Unknown command "${name}"`)
   let parsed: ReturnType<typeof parseArgs>
   try {
-    parsed = parseArgs({ args: joinNegativeValues(rest, command), options: { ...command.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true })
+    parsed = parseArgs({ args: joinNegativeValues(rest, command), options: { ...parseArgsOptions(command), help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true })
   } catch (err) {
     return usageError(io, (err as Error).message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, ''), command)
   }

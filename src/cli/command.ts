@@ -1,6 +1,5 @@
 // The shape of an operator command and the option helpers every command uses. A leaf module: command
 // files import it, the runner (src/cli.ts) imports the command list, and nothing here imports either.
-import type { ParseArgsOptionsConfig } from 'node:util'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 
@@ -24,11 +23,19 @@ export interface CliContext {
   readStdin: () => Promise<string>
 }
 
+/** An option of a command, declared once: what parseArgs reads and what --help says of it. */
+export interface CliOption {
+  type: 'string' | 'boolean'
+  /** The value's placeholder in --help (`--animals N`); string options only. */
+  value?: string
+  description: string
+}
+
 export interface Command {
   name: string
   summary: string
   usage: string
-  options: ParseArgsOptionsConfig
+  options: Record<string, CliOption>
   /** Lines after the usage in --help. */
   help?: string
   run: (values: CliValues, positionals: string[], ctx: CliContext) => Promise<void>

@@ -12,13 +12,10 @@ const serviceCommands: Command[] = [
     name: 'serve',
     summary: 'Start the HTTP service (same as npm start)',
     usage: 'livestock-api serve [--workers N]',
-    options: { workers: { type: 'string' } },
-    help: [
-      '--workers N    API processes sharing the port (node:cluster; default WORKERS, 1; 0 = one per core).',
-      '               More than one needs DATABASE_URL; worker 1 runs the schedules and the MQTT subscriber.',
-      '',
-      'Configuration comes from the environment; see the README.',
-    ].join('\n'),
+    options: {
+      workers: { type: 'string', value: 'N', description: 'API processes sharing the port (default WORKERS, 1; 0 = one per core); more than one needs DATABASE_URL' },
+    },
+    help: 'Worker 1 runs the schedules and the MQTT subscriber. Configuration comes from the environment; see the README.',
     run: async (values) => {
       const workers = values.workers === undefined ? undefined : intOption(values, 'workers', 1, 0, 64)
       const { main } = await import('../server.ts')
@@ -29,7 +26,7 @@ const serviceCommands: Command[] = [
     name: 'migrate',
     summary: 'Apply pending database migrations (or show their status)',
     usage: 'livestock-api migrate [--status]',
-    options: { status: { type: 'boolean' } },
+    options: { status: { type: 'boolean', description: 'list the migrations and when each was applied; apply nothing' } },
     help: 'On PostgreSQL, creates the database DATABASE_URL names when the server does not have it yet.',
     run: async (values, _p, ctx) => {
       const { databaseUrl, dbConnectTimeoutMs } = ctx.config()

@@ -11,7 +11,12 @@ export const jobCommands: Command[] = [{
   name: 'jobs',
   summary: 'Run a scheduled job now (prune-tokens, reference-temperature, predictions), or evaluate the scorer',
   usage: 'livestock-api jobs <prune-tokens | reference-temperature [--user U] | predictions [--user U] | evaluate-predictions [--seed S] [--animals N] [--days D]>',
-  options: { user: { type: 'string' }, seed: { type: 'string' }, animals: { type: 'string' }, days: { type: 'string' } },
+  options: {
+    user: { type: 'string', value: 'U', description: 'only the animals of this user (reference-temperature, predictions)' },
+    seed: { type: 'string', value: 'S', description: `the simulated herd's seed (evaluate-predictions; default ${EVALUATION_SEED})` },
+    animals: { type: 'string', value: 'N', description: 'animals in the simulated herd (evaluate-predictions; default 200)' },
+    days: { type: 'string', value: 'D', description: 'days evaluated (evaluate-predictions; default 60)' },
+  },
   help: [
     'prune-tokens            delete revocations and refresh tokens past their expiry (the service also does this hourly)',
     'reference-temperature   recompute every animal\'s ReferenceTemperature now, or only the animals of --user U',

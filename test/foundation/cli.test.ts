@@ -9,6 +9,7 @@ import { Readable } from 'node:stream'
 import { adminQuery, createScratchDatabase, TEST_JWT_SECRET } from '../support/app.ts'
 import { eventually } from '../support/eventually.ts'
 import { runCli } from '../../src/cli.ts'
+import { commands } from '../../src/cli/commands.ts'
 import { loadConfig } from '../../src/config.ts'
 
 const BIN = join(import.meta.dirname, '../../bin/livestock-api.js')
@@ -53,6 +54,17 @@ describe('livestock-api CLI', () => {
       const help = await cliHere([command, '--help'])
       assert.equal(help.code, 0, `${command} --help`)
       assert.match(help.stdout, new RegExp(`Usage: livestock-api ${command}`))
+    }
+  })
+
+  it('describes every option of every command in its --help', async () => {
+    for (const command of commands) {
+      const help = (await cliHere([command.name, '--help'])).stdout
+      for (const [name, option] of Object.entries(command.options)) {
+        assert.ok(option.description.length > 10, `--${name} of ${command.name} has a description`)
+        const line = help.split('\n').find((l) => l.trimStart().startsWith(`--${name} `))
+        assert.ok(line?.endsWith(option.description), `${command.name} --help shows --${name} with its description:\n${help}`)
+      }
     }
   })
 

@@ -19,12 +19,13 @@ export const simulateCommands: Command[] = [{
   name: 'simulate',
   summary: 'Create a simulated herd for a user, with days of realistic sensor and location readings',
   usage: 'livestock-api simulate --user U [--animals N] [--days D] [--interval S]',
-  options: { user: { type: 'string' }, animals: { type: 'string' }, days: { type: 'string' }, interval: { type: 'string' } },
+  options: {
+    user: { type: 'string', value: 'U', description: 'the account (it must exist: livestock-api user create ...)' },
+    animals: { type: 'string', value: 'N', description: 'animals in the herd (default 20); re-running with the same user reuses them' },
+    days: { type: 'string', value: 'D', description: 'days of readings up to now (default 8: the reference temperature needs 7)' },
+    interval: { type: 'string', value: 'S', description: 'seconds between a tag\'s samples (default 60); locations every 5 minutes' },
+  },
   help: [
-    '--user U       the account (it must exist: livestock-api user create ...)',
-    '--animals N    animals in the herd (default 20); re-running with the same user reuses them',
-    '--days D       days of readings up to now (default 8: the reference temperature needs 7)',
-    '--interval S   seconds between a tag\'s samples (default 60); locations every 5 minutes',
     'A new animal comes with the farm records of its simulated life up to now: inseminations, farrowings and',
     'weanings (the prediction scorer reads them).',
     'Two litter-monitoring devices come with the herd, with readings over the same days (pen 1 turns restless',

@@ -46,9 +46,17 @@ const integratorCommand: Command = {
   summary: 'Create, update and list integrators (create | update | list)',
   usage: 'livestock-api integrator <create|update|list> [options]',
   options: {
-    uid: { type: 'string' }, name: { type: 'string' }, email: { type: 'string' }, tier: { type: 'string' },
-    'can-write': { type: 'string' }, 'can-delete': { type: 'string' }, 'can-read': { type: 'string' },
-    active: { type: 'string' }, 'no-secret': { type: 'boolean' }, 'rotate-secret': { type: 'boolean' }, 'clear-secret': { type: 'boolean' },
+    uid: { type: 'string', value: 'U', description: 'the integrator\'s UID (create: default 128 random bits)' },
+    name: { type: 'string', value: 'N', description: 'the integrator\'s name, e.g. its product' },
+    email: { type: 'string', value: 'E', description: 'its contact address' },
+    tier: { type: 'string', value: 'T', description: `its tier: ${TIER_NAMES}` },
+    'can-read': { type: 'string', value: 'true|false', description: 'may read linked accounts (default true)' },
+    'can-write': { type: 'string', value: 'true|false', description: 'may create and change records of linked accounts (default false)' },
+    'can-delete': { type: 'string', value: 'true|false', description: 'may delete records of linked accounts (default false)' },
+    active: { type: 'string', value: 'true|false', description: 'false cuts its access at once and revokes its refresh tokens' },
+    'no-secret': { type: 'boolean', description: 'create it without a client secret (the spec\'s bare flow; see create below)' },
+    'rotate-secret': { type: 'boolean', description: 'issue a new client secret (printed once); the old one stops working' },
+    'clear-secret': { type: 'boolean', description: 'remove its client secret (the bare flow)' },
   },
   help: [
     'create --name N --email E --tier T [--uid U] [--can-write true] [--can-delete true] [--no-secret]',
@@ -134,20 +142,25 @@ async function linkAction(values: CliValues, ctx: CliContext, linking: boolean) 
   })
 }
 
+const linkOptions: Command['options'] = {
+  user: { type: 'string', value: 'U', description: 'the user\'s Uid' },
+  integrator: { type: 'string', value: 'I', description: 'the integrator\'s UID' },
+}
+
 export const integratorCommands: Command[] = [
   integratorCommand,
   {
     name: 'link',
     summary: 'Link an integrator to a user account (operator provisioning)',
     usage: 'livestock-api link --user U --integrator I',
-    options: { user: { type: 'string' }, integrator: { type: 'string' } },
+    options: linkOptions,
     run: (values, _p, ctx) => linkAction(values, ctx, true),
   },
   {
     name: 'unlink',
     summary: 'Remove the link between an integrator and a user account',
     usage: 'livestock-api unlink --user U --integrator I',
-    options: { user: { type: 'string' }, integrator: { type: 'string' } },
+    options: linkOptions,
     run: (values, _p, ctx) => linkAction(values, ctx, false),
   },
 ]
