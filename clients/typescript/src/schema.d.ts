@@ -116,7 +116,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Validate the presented token */
+        /**
+         * Validate the presented token
+         * @description Any access token. Answers 200 with who the token is for and when it expires while it is valid; 401 otherwise.
+         */
         get: operations["validateToken"];
         put?: never;
         post?: never;
@@ -153,7 +156,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Details of the presented token */
+        /**
+         * Details of the presented token
+         * @description Any access token. Who it is for (with an integrator's tier and permissions), when it was issued and expires, and the token lifetimes.
+         */
         get: operations["getTokenInfo"];
         put?: never;
         post?: never;
@@ -456,7 +462,7 @@ export interface paths {
         };
         /**
          * Search the user's animals
-         * @description Every given criterion must match (group and mac exactly; mac in either case). All matches, oldest first.
+         * @description Every given criterion must match (group and mac exactly; mac in either case). All matches, oldest first, up to 10000: when more match, the answer holds the first 10000 and says so in `message`.
          */
         get: operations["searchAnimals"];
         put?: never;
@@ -488,7 +494,10 @@ export interface paths {
         delete: operations["deleteAnimal"];
         options?: never;
         head?: never;
-        /** Change an animal */
+        /**
+         * Change an animal
+         * @description By its ID or tag MAC. Integrators need the write permission. A new MAC must be unique among the user's animals (409 otherwise) and takes the tag's readings along.
+         */
         patch: operations["updateAnimal"];
         trace?: never;
     };
@@ -671,7 +680,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one treatment */
+        /**
+         * Get one treatment
+         * @description The treatment with this ID, as stored (its MAC is the animal's current one); 404 unless it is one of the user's.
+         */
         get: operations["getTreatment"];
         put?: never;
         post?: never;
@@ -800,7 +812,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one birth */
+        /**
+         * Get one birth
+         * @description The birth with this ID, as stored (its MAC is the animal's current one); 404 unless it is one of the user's.
+         */
         get: operations["getBirth"];
         put?: never;
         post?: never;
@@ -889,7 +904,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one of the animal's births */
+        /**
+         * Get one of the animal's births
+         * @description The birth with this ID, as stored (its MAC is the animal's current one); 404 unless it is one of the user's. It must be one of the path animal's.
+         */
         get: operations["getAnimalBirth"];
         put?: never;
         post?: never;
@@ -998,7 +1016,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one insemination */
+        /**
+         * Get one insemination
+         * @description The insemination with this ID, as stored (its MAC is the animal's current one); 404 unless it is one of the user's.
+         */
         get: operations["getInsemination"];
         put?: never;
         post?: never;
@@ -1087,7 +1108,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one of the animal's inseminations */
+        /**
+         * Get one of the animal's inseminations
+         * @description The insemination with this ID, as stored (its MAC is the animal's current one); 404 unless it is one of the user's. It must be one of the path animal's.
+         */
         get: operations["getAnimalInsemination"];
         put?: never;
         post?: never;
@@ -1156,7 +1180,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one of the animal's generalevents */
+        /**
+         * Get one of the animal's generalevents
+         * @description The general event with this ID, as stored (its MAC is the animal's current one); 404 unless it is one of the user's. It must be one of the path animal's.
+         */
         get: operations["getAnimalGeneralEvent"];
         put?: never;
         post?: never;
@@ -1225,7 +1252,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one of the animal's pregnancychecks */
+        /**
+         * Get one of the animal's pregnancychecks
+         * @description The pregnancy check with this ID, as stored (its MAC is the animal's current one); 404 unless it is one of the user's. It must be one of the path animal's.
+         */
         get: operations["getAnimalPregnancyCheck"];
         put?: never;
         post?: never;
@@ -1294,7 +1324,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one of the animal's returnstoestrus */
+        /**
+         * Get one of the animal's returnstoestrus
+         * @description The return to estrus with this ID, as stored (its MAC is the animal's current one); 404 unless it is one of the user's. It must be one of the path animal's.
+         */
         get: operations["getAnimalReturnToEstrus"];
         put?: never;
         post?: never;
@@ -1363,7 +1396,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one of the animal's weanings */
+        /**
+         * Get one of the animal's weanings
+         * @description The weaning with this ID, as stored (its MAC is the animal's current one); 404 unless it is one of the user's. It must be one of the path animal's.
+         */
         get: operations["getAnimalWeaning"];
         put?: never;
         post?: never;
@@ -1432,7 +1468,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one of the animal's movements */
+        /**
+         * Get one of the animal's movements
+         * @description The movement with this ID, as stored (its MAC is the animal's current one); 404 unless it is one of the user's. It must be one of the path animal's.
+         */
         get: operations["getAnimalMovement"];
         put?: never;
         post?: never;
@@ -1619,7 +1658,10 @@ export interface paths {
         delete: operations["deleteLitterguard"];
         options?: never;
         head?: never;
-        /** Rename a litter-monitoring device */
+        /**
+         * Rename a litter-monitoring device
+         * @description By its MAC, either case. Integrators need the write permission. Only Name can change.
+         */
         patch: operations["updateLitterguard"];
         trace?: never;
     };
@@ -1822,31 +1864,53 @@ export interface components {
              */
             totalPages: number;
         };
+        /** @description A device registered for push notifications */
         UserPhone: {
-            /** @example fcm-dGhpcyBpcyBhIHRva2Vu */
+            /**
+             * @description Push token
+             * @example dQw4w9WgXcQ:APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx1VQZ3Sv4g7Jb8Xk2mN5pR9tL0wE3yU6iO
+             */
             Token: string;
-            /** @example Barn phone */
+            /**
+             * @description Custom device name
+             * @example Farrowing house tablet
+             */
             CustomName: string;
-            /** @example Pixel 8 */
+            /**
+             * @description Device name
+             * @example Samsung Galaxy Tab Active4 Pro
+             */
             Name: string;
-            /** @example owner@farm.example */
+            /**
+             * Format: email
+             * @description E-mail of the person using the device
+             * @example stockman@hillside-farm.example
+             */
             Email: string;
-            /** @description ms since epoch the token was added */
+            /**
+             * Format: int64
+             * @description ms since epoch the token was added
+             * @example 1793601600000
+             */
             t: number;
-            /** @description 1=Admin, 2=Manager, 3=Worker */
+            /**
+             * Format: int32
+             * @description 1=Admin, 2=Manager, 3=Worker
+             * @example 3
+             */
             Rank?: number;
         };
         /** @description A farm account. Fields matching ^[A-Z][A-Za-z0-9]*Integration$ are vendor integration flags. */
         User: {
             /**
              * @description Letters, digits and _ . : @ - (1-128 characters); "search" is reserved
-             * @example farm-1
+             * @example hillside-farm
              */
             Uid: string;
             /**
              * Format: email
              * @description E-mail address; unique across accounts, case-insensitively
-             * @example owner@farm.example
+             * @example manager@hillside-farm.example
              */
             Email: string;
             /**
@@ -1891,12 +1955,12 @@ export interface components {
             ID: string;
             /**
              * @description Tag MAC, AA:BB:CC:DD:EE:FF (lower case accepted, stored upper case). Changing it moves the tag's readings along
-             * @example AA:BB:CC:DD:EE:01
+             * @example A4:C1:38:5F:2B:91
              */
             MAC: string;
             /**
              * @description Owner user id
-             * @example farm-1
+             * @example hillside-farm
              */
             Uid: string;
             /**
@@ -1923,13 +1987,16 @@ export interface components {
             /**
              * Format: int64
              * @description ms since epoch of the last baseline refresh
+             * @example 1793577600000
              */
             ReferenceTemperatureUpdatedAt?: number;
             /**
              * Format: int32
              * @description Window length in days (7)
+             * @example 7
              */
             ReferenceTemperatureWindowDays?: number;
+            /** @example 1791158400000 */
             EartagStart?: number;
             /**
              * @description Father identifier
@@ -1951,12 +2018,14 @@ export interface components {
              * @example node-3
              */
             Node?: string;
+            /** @example 1 */
             NodeWeight?: number;
             /**
              * @description RSSI of the last detection, dBm; set by locations ingestion
              * @example -61
              */
             SignalStrength?: number;
+            /** @example 0.5 */
             WatchdogWeight?: number;
             /**
              * Format: int64
@@ -1977,7 +2046,11 @@ export interface components {
                 Description: string;
                 /** @example Lameness */
                 Diagnose: string;
-                /** @description ms since epoch */
+                /**
+                 * Format: int64
+                 * @description ms since epoch of the diagnosis
+                 * @example 1793601600000
+                 */
                 t: number;
             };
         };
@@ -1990,7 +2063,7 @@ export interface components {
             ID: string;
             /**
              * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-             * @example AA:BB:CC:DD:EE:01
+             * @example A4:C1:38:5F:2B:91
              */
             Mac: string;
             /**
@@ -2077,12 +2150,12 @@ export interface components {
             ID: string;
             /**
              * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-             * @example AA:BB:CC:DD:EE:01
+             * @example A4:C1:38:5F:2B:91
              */
             MAC: string;
             /**
              * @description The owner's user id; when sent it must equal the path's
-             * @example farm-1
+             * @example hillside-farm
              */
             Uid?: string;
             /**
@@ -2103,7 +2176,7 @@ export interface components {
             StartDate: string;
             /**
              * @description Start of the farrowing, HH:mm or HH:mm:ss
-             * @example 06:40
+             * @example 03:20
              */
             StartTime?: string;
             /**
@@ -2163,22 +2236,22 @@ export interface components {
             ID: string;
             /**
              * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-             * @example AA:BB:CC:DD:EE:01
+             * @example A4:C1:38:5F:2B:91
              */
             MAC: string;
             /**
              * @description The owner's user id; when sent it must equal the path's
-             * @example farm-1
+             * @example hillside-farm
              */
             Uid?: string;
             /**
              * @description Boar or semen used
-             * @example Duroc DK-4471
+             * @example Landrace DK-4471 "Viking"
              */
             Boar: string;
             /**
              * @description Genetic line
-             * @example Landrace x Yorkshire
+             * @example Landrace
              */
             GeneticLine?: string;
             /**
@@ -2189,12 +2262,12 @@ export interface components {
             /**
              * Format: date
              * @description Day of the service, YYYY-MM-DD
-             * @example 2026-11-02
+             * @example 2026-07-11
              */
             StartDate: string;
             /**
              * @description Time of the service, HH:mm or HH:mm:ss
-             * @example 06:40
+             * @example 07:15
              */
             StartTime?: string;
             /**
@@ -2241,7 +2314,7 @@ export interface components {
             /**
              * Format: date
              * @description Heat detected, YYYY-MM-DD
-             * @example 2026-11-02
+             * @example 2026-07-10
              */
             HeatDetectionDate?: string;
             /**
@@ -2253,13 +2326,13 @@ export interface components {
             /**
              * Format: date
              * @description Pregnancy check planned, YYYY-MM-DD
-             * @example 2026-11-02
+             * @example 2026-08-08
              */
             PregnancyCheckDate?: string;
             /**
              * Format: date
              * @description Return to estrus seen, YYYY-MM-DD
-             * @example 2026-11-02
+             * @example 2026-08-01
              */
             ReturnToEstrusDate?: string;
             /**
@@ -2279,9 +2352,10 @@ export interface components {
                 /**
                  * Format: date
                  * @description YYYY-MM-DD
-                 * @example 2026-12-01
+                 * @example 2026-08-08
                  */
                 ScanningDate: string;
+                /** @example Clear image, 8+ embryos on the left horn */
                 Notes?: string;
             };
             /**
@@ -2300,12 +2374,12 @@ export interface components {
             ID: string;
             /**
              * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-             * @example AA:BB:CC:DD:EE:01
+             * @example A4:C1:38:5F:2B:91
              */
             MAC: string;
             /**
              * @description The owner's user id
-             * @example farm-1
+             * @example hillside-farm
              */
             Uid: string;
             /**
@@ -2350,13 +2424,13 @@ export interface components {
             ID: string;
             /**
              * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-             * @example AA:BB:CC:DD:EE:01
+             * @example A4:C1:38:5F:2B:91
              */
             MAC: string;
             /**
              * Format: date
              * @description Day of the check, YYYY-MM-DD
-             * @example 2026-11-02
+             * @example 2026-08-08
              */
             checkDate: string;
             /**
@@ -2377,7 +2451,7 @@ export interface components {
             method: string;
             /**
              * @description The service checked, ms since epoch
-             * @example 1792540800000
+             * @example 1783754100000
              */
             ServiceTimestamp?: number;
             /**
@@ -2411,13 +2485,13 @@ export interface components {
             ID: string;
             /**
              * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-             * @example AA:BB:CC:DD:EE:01
+             * @example A4:C1:38:5F:2B:91
              */
             MAC: string;
             /**
              * Format: date
              * @description Day the heat was seen, YYYY-MM-DD
-             * @example 2026-11-02
+             * @example 2026-08-01
              */
             returnDate: string;
             /**
@@ -2433,7 +2507,7 @@ export interface components {
             daysSinceService: number;
             /**
              * @description The service before, ms since epoch
-             * @example 1790985600000
+             * @example 1783754100000
              */
             PreviousServiceTimestamp?: number;
             /**
@@ -2462,13 +2536,13 @@ export interface components {
             ID: string;
             /**
              * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-             * @example AA:BB:CC:DD:EE:01
+             * @example A4:C1:38:5F:2B:91
              */
             MAC: string;
             /**
              * Format: date
              * @description Day of the weaning, YYYY-MM-DD
-             * @example 2026-11-02
+             * @example 2026-11-30
              */
             weaningDate: string;
             /**
@@ -2478,7 +2552,7 @@ export interface components {
             countWeaned: number;
             /**
              * @description The farrowing, ms since epoch
-             * @example 1790467200000
+             * @example 1793589600000
              */
             BirthTimestamp?: number;
             /**
@@ -2522,13 +2596,13 @@ export interface components {
             ID: string;
             /**
              * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-             * @example AA:BB:CC:DD:EE:01
+             * @example A4:C1:38:5F:2B:91
              */
             MAC: string;
             /**
              * Format: date
              * @description Day of the move, YYYY-MM-DD
-             * @example 2026-11-02
+             * @example 2026-10-27
              */
             movementDate: string;
             /**
@@ -2580,22 +2654,34 @@ export interface components {
             classificationType: "heat" | "birth" | "lameness";
             /**
              * @description The owner's Uid
-             * @example farm-1
+             * @example hillside-farm
              */
             userId: string;
             /** @description The animal, from its current registry fields */
             animal: {
-                /** @description The animal's ID */
+                /**
+                 * @description The animal's ID
+                 * @example 1793601600000
+                 */
                 id: string;
-                /** @description The animal's current tag MAC */
+                /**
+                 * @description The animal's current tag MAC
+                 * @example A4:C1:38:5F:2B:91
+                 */
                 mac: string;
-                /** @description The animal's ID again: the Animal model has no name field, and its ID is how the API names it */
+                /**
+                 * @description The animal's ID again: the Animal model has no name field, and its ID is how the API names it
+                 * @example 1793601600000
+                 */
                 name: string;
                 /** @description The animal's current Group; null when it has none */
                 group: string | null;
                 /** @description The animal's current WatchdogWeight (its weight as last weighed); null when it has none */
                 weight: number | null;
-                /** @description The owner's Uid */
+                /**
+                 * @description The owner's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             /** @description 1-500 probabilities, each about one moment. The scorer gives one: the probability for the hour it scored */
@@ -2605,7 +2691,10 @@ export interface components {
                  * @example 2026-11-02T06:00:00.000Z
                  */
                 timestamp: string;
-                /** @description 0.0-1.0 */
+                /**
+                 * @description 0.0-1.0
+                 * @example 0.87
+                 */
                 probability: number;
             }[];
         };
@@ -2613,12 +2702,12 @@ export interface components {
         Litterguard: {
             /**
              * @description Device MAC, AA:BB:CC:DD:EE:FF (lower case accepted, stored upper case); unique within the account and never changed
-             * @example AA:BB:CC:DD:EE:F1
+             * @example D8:3B:DA:12:7C:04
              */
             MAC: string;
             /**
              * @description User-defined name
-             * @example Farrowing pen 3
+             * @example Farrowing room 2, pen 3
              */
             Name: string;
             LastSeen: {
@@ -2653,23 +2742,51 @@ export interface components {
             /**
              * Format: date-time
              * @description When the request was answered (ISO 8601, UTC)
+             * @example 2026-11-02T06:40:00.000Z
              */
             timestamp: string;
-            /** @description The route template, such as /api/v1/users/{userId}/animals: ids and query strings are not kept */
+            /**
+             * @description The route template, such as /api/v1/users/:userId/animals: ids and query strings are not kept
+             * @example /api/v1/users/:userId/animals
+             */
             endpoint: string;
-            /** @description HTTP method */
-            method: string;
-            /** @description The integrator whose token made the request */
+            /**
+             * @description HTTP method
+             * @example GET
+             * @enum {string}
+             */
+            method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
+            /**
+             * @description The integrator whose token made the request
+             * @example int_7QbZ3kXw9P2mTn4RcYh7Aw
+             */
             integratorUID: string;
-            /** @description HTTP status of the response */
+            /**
+             * Format: int32
+             * @description HTTP status of the response
+             * @example 200
+             */
             responseCode: number;
-            /** @description Time to answer, in milliseconds */
+            /**
+             * @description Time to answer, in milliseconds
+             * @example 12.4
+             */
             responseTime: number;
-            /** @description Response body size in bytes */
+            /**
+             * Format: int64
+             * @description Response body size in bytes
+             * @example 1834
+             */
             dataSize?: number;
-            /** @description The User-Agent header the integrator sent (at most 512 characters) */
+            /**
+             * @description The User-Agent header the integrator sent (at most 512 characters)
+             * @example FarmSoft-Sync/4.2 (+https://farmsoft.example)
+             */
             userAgent?: string;
-            /** @description The address the request came from */
+            /**
+             * @description The address the request came from
+             * @example 203.0.113.24
+             */
             ipAddress?: string;
         };
     };
@@ -2721,11 +2838,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example # HELP http_requests_total HTTP requests answered, by method, route template and status code
+                     *     # TYPE http_requests_total counter
+                     *     http_requests_total{method="GET",route="/api/v1/users/:userId/animals",status_code="200"} 1832
+                     */
                     "text/plain": string;
                 };
             };
             /** @description Missing, malformed, expired or revoked token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected fault; the body carries no internals */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2756,6 +2887,10 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
+                        /**
+                         * @description Liveness text
+                         * @example Livestock API is running
+                         */
                         message: string;
                         /** @enum {string} */
                         version: "v1";
@@ -2776,6 +2911,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2787,6 +2935,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2798,6 +2953,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2810,6 +2972,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2836,6 +3005,10 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
+                        /**
+                         * @description Readiness text
+                         * @example Ready
+                         */
                         message: string;
                         data: {
                             database: "ok" | "unreachable" | "not configured";
@@ -2859,6 +3032,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2870,6 +3056,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2881,6 +3074,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2896,6 +3096,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
+                        /** @example Not ready */
                         error: string;
                         details: components["schemas"]["ErrorDetail"][];
                         data: {
@@ -2940,7 +3141,68 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
+                        /**
+                         * @description What this is
+                         * @example Token endpoints of the Livestock API
+                         */
                         message: string;
+                        /**
+                         * @description "METHOD path" → what the endpoint does, its body fields and its headers
+                         * @example {
+                         *       "POST /api/v1/tokens": {
+                         *         "description": "Issue an integrator access token (and a refresh token when refreshToken is true).",
+                         *         "body": {
+                         *           "integratorUID": "string, required",
+                         *           "clientSecret": "string, required (only integrators the operator created with --no-secret leave it out)",
+                         *           "expiresIn": "integer seconds, 300-86400, default 3600",
+                         *           "refreshToken": "boolean, default false"
+                         *         }
+                         *       },
+                         *       "POST /api/v1/tokens/refresh": {
+                         *         "description": "Exchange a refresh token for a new access token and a new refresh token. Each refresh token works once.",
+                         *         "body": {
+                         *           "refreshToken": "string, required"
+                         *         }
+                         *       },
+                         *       "GET /api/v1/tokens/validate": {
+                         *         "description": "Check the presented access token.",
+                         *         "headers": {
+                         *           "Authorization": "Bearer <accessToken>"
+                         *         }
+                         *       },
+                         *       "POST /api/v1/tokens/revoke": {
+                         *         "description": "Revoke the presented access token and the refresh token issued with it.",
+                         *         "headers": {
+                         *           "Authorization": "Bearer <accessToken>"
+                         *         }
+                         *       },
+                         *       "GET /api/v1/tokens/info": {
+                         *         "description": "Details of the presented token and the token lifetimes.",
+                         *         "headers": {
+                         *           "Authorization": "Bearer <accessToken>"
+                         *         }
+                         *       },
+                         *       "POST /api/v1/tokens/login": {
+                         *         "description": "Issue a user token for an account.",
+                         *         "body": {
+                         *           "email": "string, required",
+                         *           "password": "string, required"
+                         *         }
+                         *       },
+                         *       "POST /api/v1/tokens/logout": {
+                         *         "description": "Revoke the presented user token and its refresh family.",
+                         *         "headers": {
+                         *           "Authorization": "Bearer <accessToken>"
+                         *         }
+                         *       },
+                         *       "POST /api/v1/tokens/verify-id-token": {
+                         *         "description": "Verify an identity-provider ID token and return the matching user.",
+                         *         "body": {
+                         *           "idToken": "string, required"
+                         *         }
+                         *       }
+                         *     }
+                         */
                         endpoints: {
                             [key: string]: {
                                 description: string;
@@ -2952,6 +3214,11 @@ export interface operations {
                                 };
                             };
                         };
+                        /**
+                         * Format: uri-reference
+                         * @description The interactive reference
+                         * @example /api/v1/docs
+                         */
                         documentation: string;
                         /**
                          * Format: date-time
@@ -2975,6 +3242,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -2991,6 +3271,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3008,6 +3295,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3024,6 +3318,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3041,6 +3342,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3056,13 +3364,21 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The integrator's identifier, given by the operator */
+                    /**
+                     * @description The integrator's identifier, given by the operator
+                     * @example int_7QbZ3kXw9P2mTn4RcYh7Aw
+                     */
                     integratorUID: string;
-                    /** @description The client secret the operator handed over with the UID. Required, except for integrators created with --no-secret */
+                    /**
+                     * @description The client secret the operator handed over with the UID. Required, except for integrators created with --no-secret
+                     * @example Zk3pQ9vX2mR7tW4yB8nC1dF6gH0jK5lM3qS8uV2xY4z
+                     */
                     clientSecret?: string;
                     /**
+                     * Format: int32
                      * @description Access-token lifetime in seconds
                      * @default 3600
+                     * @example 3600
                      */
                     expiresIn?: number;
                     /**
@@ -3074,7 +3390,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description The tokens */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3092,17 +3408,33 @@ export interface operations {
                         success: true;
                         /** @description Integrator token */
                         data: {
+                            /**
+                             * @description The access token: send it as Authorization: Bearer <accessToken>
+                             * @example eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJpbnRlZ3JhdG9yVUlEIjoiaW50XzdRYlozIn0.Qm9vdHMgYW5kIGJhcm4gZG9vcnM
+                             */
                             accessToken: string;
+                            /**
+                             * @description Present when refreshToken was true: exchange it at POST /tokens/refresh
+                             * @example eyJhbGciOiJIUzI1NiIsInR5cCI6InJ0K2p3dCJ9.eyJzdWIiOiJoaWxsc2lkZS1mYXJtIn0.RmVlZCB0aGUgc293cyBhdCBzaXg
+                             */
                             refreshToken?: string;
-                            /** @description Access-token expiry, ms since epoch */
+                            /**
+                             * Format: int64
+                             * @description Access-token expiry, ms since epoch
+                             * @example 1793605200000
+                             */
                             expiresAt: number;
                             /** @enum {string} */
                             tokenType: "Bearer";
+                            /**
+                             * @description The integrator the token is for
+                             * @example int_7QbZ3kXw9P2mTn4RcYh7Aw
+                             */
                             integratorUID: string;
                         };
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Token generated successfully
                          */
                         message?: string;
                         /**
@@ -3127,6 +3459,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3143,6 +3512,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3159,6 +3535,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3175,6 +3558,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3192,6 +3582,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3208,6 +3605,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3225,6 +3629,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3240,12 +3651,16 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description The refresh token of the last issue; each works once
+                     * @example eyJhbGciOiJIUzI1NiIsInR5cCI6InJ0K2p3dCJ9.eyJzdWIiOiJoaWxsc2lkZS1mYXJtIn0.RmVlZCB0aGUgc293cyBhdCBzaXg
+                     */
                     refreshToken: string;
                 };
             };
         };
         responses: {
-            /** @description Success */
+            /** @description The new tokens */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3262,26 +3677,57 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
+                            /**
+                             * @description The access token: send it as Authorization: Bearer <accessToken>
+                             * @example eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJpbnRlZ3JhdG9yVUlEIjoiaW50XzdRYlozIn0.Qm9vdHMgYW5kIGJhcm4gZG9vcnM
+                             */
                             accessToken: string;
+                            /**
+                             * @description Present when refreshToken was true: exchange it at POST /tokens/refresh
+                             * @example eyJhbGciOiJIUzI1NiIsInR5cCI6InJ0K2p3dCJ9.eyJzdWIiOiJoaWxsc2lkZS1mYXJtIn0.RmVlZCB0aGUgc293cyBhdCBzaXg
+                             */
                             refreshToken?: string;
-                            /** @description Access-token expiry, ms since epoch */
+                            /**
+                             * Format: int64
+                             * @description Access-token expiry, ms since epoch
+                             * @example 1793605200000
+                             */
                             expiresAt: number;
                             /** @enum {string} */
                             tokenType: "Bearer";
+                            /**
+                             * @description The integrator the token is for
+                             * @example int_7QbZ3kXw9P2mTn4RcYh7Aw
+                             */
                             integratorUID: string;
                         } | {
+                            /**
+                             * @description The access token: send it as Authorization: Bearer <accessToken>
+                             * @example eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJpbnRlZ3JhdG9yVUlEIjoiaW50XzdRYlozIn0.Qm9vdHMgYW5kIGJhcm4gZG9vcnM
+                             */
                             accessToken: string;
+                            /**
+                             * @description Exchange it at POST /tokens/refresh
+                             * @example eyJhbGciOiJIUzI1NiIsInR5cCI6InJ0K2p3dCJ9.eyJzdWIiOiJoaWxsc2lkZS1mYXJtIn0.RmVlZCB0aGUgc293cyBhdCBzaXg
+                             */
                             refreshToken?: string;
-                            /** @description Access-token expiry, ms since epoch */
+                            /**
+                             * Format: int64
+                             * @description Access-token expiry, ms since epoch
+                             * @example 1793605200000
+                             */
                             expiresAt: number;
                             /** @enum {string} */
                             tokenType: "Bearer";
-                            /** @description The Uid of the account */
+                            /**
+                             * @description The Uid of the account
+                             * @example hillside-farm
+                             */
                             uid: string;
                         };
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Token refreshed successfully
                          */
                         message?: string;
                         /**
@@ -3306,6 +3752,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Permission, account link or tier missing */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3322,6 +3828,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3338,6 +3851,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3354,6 +3874,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3371,6 +3898,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3387,6 +3921,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3404,6 +3945,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3440,28 +3988,47 @@ export interface operations {
                             valid: true;
                             /** @enum {string} */
                             tokenType: "access";
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When the token expires
+                             * @example 2026-11-02T07:40:00.000Z
+                             */
                             expiresAt: string;
-                            /** @description Integrator tokens */
+                            /**
+                             * @description Integrator tokens
+                             * @example int_7QbZ3kXw9P2mTn4RcYh7Aw
+                             */
                             integratorUID?: string;
                             integrator?: {
+                                /**
+                                 * Format: email
+                                 * @example manager@hillside-farm.example
+                                 */
                                 email: string;
+                                /** @example FarmSoft Herd Manager */
                                 name: string;
                                 isActive: boolean;
                             };
-                            /** @description User tokens */
+                            /**
+                             * @description User tokens
+                             * @example hillside-farm
+                             */
                             uid?: string;
                             user?: {
+                                /**
+                                 * @description The Uid of the account
+                                 * @example hillside-farm
+                                 */
                                 uid: string;
+                                /**
+                                 * Format: email
+                                 * @example manager@hillside-farm.example
+                                 */
                                 email: string;
+                                /** @example Hillside Pig Farm */
                                 name: string;
                             };
                         };
-                        /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
@@ -3484,6 +4051,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3501,6 +4081,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3517,6 +4104,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3533,6 +4127,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3550,6 +4151,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3566,6 +4174,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3583,6 +4198,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3640,6 +4262,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3657,6 +4292,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3673,6 +4315,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3689,6 +4338,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3706,6 +4362,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3722,6 +4385,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3739,6 +4409,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3771,49 +4448,94 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
-                            /** @description Integrator tokens */
+                            /**
+                             * @description Integrator tokens
+                             * @example int_7QbZ3kXw9P2mTn4RcYh7Aw
+                             */
                             integratorUID?: string;
                             integrator?: {
+                                /**
+                                 * Format: email
+                                 * @example manager@hillside-farm.example
+                                 */
                                 email: string;
+                                /** @example FarmSoft Herd Manager */
                                 name: string;
                                 isActive: boolean;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When the operator created the integrator
+                                 * @example 2026-03-14T09:12:00.000Z
+                                 */
                                 createdAt: string;
-                                tier: string;
+                                /**
+                                 * @description API tier
+                                 * @example pro
+                                 * @enum {string}
+                                 */
+                                tier: "free" | "starter" | "pro" | "enterprise";
                                 permissions: {
                                     canRead: boolean;
                                     canWrite: boolean;
                                     canDelete: boolean;
                                 };
                             };
-                            /** @description User tokens */
+                            /**
+                             * @description User tokens
+                             * @example hillside-farm
+                             */
                             uid?: string;
                             user?: {
+                                /**
+                                 * @description The Uid of the account
+                                 * @example hillside-farm
+                                 */
                                 uid: string;
+                                /**
+                                 * Format: email
+                                 * @example manager@hillside-farm.example
+                                 */
                                 email: string;
+                                /** @example Hillside Pig Farm */
                                 name: string;
                             };
                             token: {
                                 /** @enum {string} */
                                 type: "access";
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When the token was issued
+                                 * @example 2026-11-02T06:40:00.000Z
+                                 */
                                 issuedAt: string;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When the token expires
+                                 * @example 2026-11-02T07:40:00.000Z
+                                 */
                                 expiresAt: string;
+                                /**
+                                 * Format: uuid
+                                 * @description The token's id
+                                 * @example b7e4c2a1-5d3f-4e8a-9c0b-2f6d1e8a4c37
+                                 */
                                 jti: string;
                             };
                             config: {
-                                /** @description Default access-token lifetime, seconds */
+                                /**
+                                 * Format: int64
+                                 * @description Default access-token lifetime, seconds
+                                 * @example 3600
+                                 */
                                 accessTokenExpiry: number;
-                                /** @description Refresh-token lifetime, seconds */
+                                /**
+                                 * Format: int64
+                                 * @description Refresh-token lifetime, seconds
+                                 * @example 604800
+                                 */
                                 refreshTokenExpiry: number;
                             };
                         };
-                        /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
@@ -3836,6 +4558,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3853,6 +4588,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3869,6 +4611,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3885,6 +4634,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3902,6 +4658,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3918,6 +4681,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3935,6 +4705,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -3950,13 +4727,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example manager@hillside-farm.example */
                     email: string;
+                    /** @example grey barn at dawn, 42 sows */
                     password: string;
                 };
             };
         };
         responses: {
-            /** @description Success */
+            /** @description The tokens */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3974,18 +4753,33 @@ export interface operations {
                         success: true;
                         /** @description User token (TokenResponse with uid in place of integratorUID) */
                         data: {
+                            /**
+                             * @description The access token: send it as Authorization: Bearer <accessToken>
+                             * @example eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJpbnRlZ3JhdG9yVUlEIjoiaW50XzdRYlozIn0.Qm9vdHMgYW5kIGJhcm4gZG9vcnM
+                             */
                             accessToken: string;
+                            /**
+                             * @description Exchange it at POST /tokens/refresh
+                             * @example eyJhbGciOiJIUzI1NiIsInR5cCI6InJ0K2p3dCJ9.eyJzdWIiOiJoaWxsc2lkZS1mYXJtIn0.RmVlZCB0aGUgc293cyBhdCBzaXg
+                             */
                             refreshToken?: string;
-                            /** @description Access-token expiry, ms since epoch */
+                            /**
+                             * Format: int64
+                             * @description Access-token expiry, ms since epoch
+                             * @example 1793605200000
+                             */
                             expiresAt: number;
                             /** @enum {string} */
                             tokenType: "Bearer";
-                            /** @description The Uid of the account */
+                            /**
+                             * @description The Uid of the account
+                             * @example hillside-farm
+                             */
                             uid: string;
                         };
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Logged in successfully
                          */
                         message?: string;
                         /**
@@ -4010,6 +4804,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Permission, account link or tier missing */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4026,6 +4880,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4042,6 +4903,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4058,6 +4926,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4075,6 +4950,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4091,6 +4973,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4108,6 +4997,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4165,6 +5061,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4182,6 +5091,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4198,6 +5114,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4214,6 +5137,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4231,6 +5161,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4247,6 +5184,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4264,6 +5208,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4279,12 +5230,16 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description An OpenID Connect ID token of the configured issuer
+                     * @example eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJpbnRlZ3JhdG9yVUlEIjoiaW50XzdRYlozIn0.Qm9vdHMgYW5kIGJhcm4gZG9vcnM
+                     */
                     idToken: string;
                 };
             };
         };
         responses: {
-            /** @description Success */
+            /** @description The user with the token's verified e-mail */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4305,7 +5260,7 @@ export interface operations {
                         };
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example ID token verified
                          */
                         message?: string;
                         /**
@@ -4330,6 +5285,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Permission, account link or tier missing */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4346,6 +5361,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4362,6 +5384,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4378,6 +5407,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4395,6 +5431,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4411,6 +5454,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4427,6 +5477,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "ID token verification is not configured on this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4444,6 +5501,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4459,12 +5523,16 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description The integrator to authorise
+                     * @example int_7QbZ3kXw9P2mTn4RcYh7Aw
+                     */
                     integratorUID: string;
                 };
             };
         };
         responses: {
-            /** @description Success */
+            /** @description The integrators linked now */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4486,7 +5554,7 @@ export interface operations {
                         };
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Integrator linked to the account
                          */
                         message?: string;
                         /**
@@ -4511,6 +5579,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4528,6 +5609,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4544,6 +5632,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4560,6 +5655,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4576,6 +5678,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4592,6 +5701,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4609,6 +5725,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4625,6 +5748,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4642,6 +5772,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4652,13 +5789,17 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The integrator to unlink
+                 * @example int_7QbZ3kXw9P2mTn4RcYh7Aw
+                 */
                 integratorUid: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description The integrators linked now */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4680,7 +5821,7 @@ export interface operations {
                         };
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Integrator unlinked from the account
                          */
                         message?: string;
                         /**
@@ -4705,6 +5846,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4722,6 +5876,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4738,6 +5899,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4754,6 +5922,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4771,6 +5946,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4787,6 +5969,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4804,6 +5993,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4836,13 +6032,13 @@ export interface operations {
                 filter?: {
                     /**
                      * @description Letters, digits and _ . : @ - (1-128 characters); "search" is reserved
-                     * @example farm-1
+                     * @example hillside-farm
                      */
                     Uid?: string;
                     /**
                      * Format: email
                      * @description E-mail address; unique across accounts, case-insensitively
-                     * @example owner@farm.example
+                     * @example manager@hillside-farm.example
                      */
                     Email?: string;
                     /**
@@ -4900,11 +6096,6 @@ export interface operations {
                         data: components["schemas"]["User"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -4926,6 +6117,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4943,6 +6147,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4959,6 +6170,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4975,6 +6193,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -4992,6 +6217,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5008,6 +6240,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5025,6 +6264,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5034,7 +6280,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice. */
+                /**
+                 * @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice.
+                 * @example 9b2f6c1e-4a7d-4e3b-8f5a-1c0d2e3f4a5b
+                 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -5046,13 +6295,13 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Letters, digits and _ . : @ - (1-128 characters); "search" is reserved
-                     * @example farm-1
+                     * @example hillside-farm
                      */
                     Uid: string;
                     /**
                      * Format: email
                      * @description E-mail address; unique across accounts, case-insensitively
-                     * @example owner@farm.example
+                     * @example manager@hillside-farm.example
                      */
                     Email: string;
                     /**
@@ -5086,7 +6335,10 @@ export interface operations {
                      */
                     BDUser?: boolean;
                     betaUser?: boolean;
-                    /** @description 8-256 characters; stored as an scrypt hash, never returned or logged */
+                    /**
+                     * @description 8-256 characters; stored as an scrypt hash, never returned or logged
+                     * @example grey barn at dawn, 42 sows
+                     */
                     Password?: string;
                 } & {
                     [key: string]: boolean;
@@ -5114,7 +6366,7 @@ export interface operations {
                         data: components["schemas"]["User"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example User created
                          */
                         message?: string;
                         /**
@@ -5139,6 +6391,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5156,6 +6421,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5172,6 +6444,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5188,6 +6467,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5200,10 +6486,18 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "An animal with MAC A4:C1:38:5F:2B:91 already exists",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5220,6 +6514,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5236,6 +6537,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5252,6 +6560,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This Idempotency-Key was already used with a different request: use a new key for a new request",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5269,6 +6584,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5285,6 +6607,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5302,6 +6631,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5334,13 +6670,13 @@ export interface operations {
                 filter?: {
                     /**
                      * @description Letters, digits and _ . : @ - (1-128 characters); "search" is reserved
-                     * @example farm-1
+                     * @example hillside-farm
                      */
                     Uid?: string;
                     /**
                      * Format: email
                      * @description E-mail address; unique across accounts, case-insensitively
-                     * @example owner@farm.example
+                     * @example manager@hillside-farm.example
                      */
                     Email?: string;
                     /**
@@ -5370,13 +6706,22 @@ export interface operations {
                     RequestDeletion?: boolean;
                     betaUser?: boolean;
                 };
-                /** @description Exact e-mail, case-insensitive */
+                /**
+                 * @description Exact e-mail, case-insensitive
+                 * @example manager@hillside-farm.example
+                 */
                 email?: string;
-                /** @description Part of the name, case-insensitive; % and _ match themselves */
+                /**
+                 * @description Part of the name, case-insensitive; % and _ match themselves
+                 * @example Hillside
+                 */
                 name?: string;
                 flagged?: boolean;
                 inactive?: boolean;
-                /** @description Language tag, case-insensitive */
+                /**
+                 * @description Language tag, case-insensitive
+                 * @example de-AT
+                 */
                 language?: string;
             };
             header?: never;
@@ -5406,11 +6751,6 @@ export interface operations {
                         data: components["schemas"]["User"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -5432,6 +6772,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5449,6 +6802,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5465,6 +6825,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5481,6 +6848,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5498,6 +6872,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5514,6 +6895,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5531,6 +6919,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5541,6 +6936,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -5566,11 +6965,6 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["User"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -5592,6 +6986,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5609,6 +7016,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5625,6 +7039,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5641,6 +7062,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5658,6 +7086,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5674,6 +7109,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5691,6 +7133,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5701,6 +7150,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -5711,13 +7164,13 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Letters, digits and _ . : @ - (1-128 characters); "search" is reserved
-                     * @example farm-1
+                     * @example hillside-farm
                      */
                     Uid?: string;
                     /**
                      * Format: email
                      * @description E-mail address; unique across accounts, case-insensitively
-                     * @example owner@farm.example
+                     * @example manager@hillside-farm.example
                      */
                     Email: string;
                     /**
@@ -5742,7 +7195,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description The user as stored now */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5761,7 +7214,7 @@ export interface operations {
                         data: components["schemas"]["User"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example User updated
                          */
                         message?: string;
                         /**
@@ -5786,6 +7239,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5803,6 +7269,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5819,6 +7292,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5835,6 +7315,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5847,10 +7334,18 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "An animal with MAC A4:C1:38:5F:2B:91 already exists",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5867,6 +7362,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5883,6 +7385,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5900,6 +7409,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5916,6 +7432,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5933,6 +7456,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -5943,6 +7473,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -5992,6 +7526,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6009,6 +7556,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6025,6 +7579,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6041,6 +7602,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6058,6 +7626,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6074,6 +7649,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6091,6 +7673,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6101,6 +7690,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -6112,7 +7705,7 @@ export interface operations {
                     /**
                      * Format: email
                      * @description E-mail address; unique across accounts, case-insensitively
-                     * @example owner@farm.example
+                     * @example manager@hillside-farm.example
                      */
                     Email?: string;
                     /**
@@ -6129,7 +7722,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description The user as stored now */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6148,7 +7741,7 @@ export interface operations {
                         data: components["schemas"]["User"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example User updated
                          */
                         message?: string;
                         /**
@@ -6173,6 +7766,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6190,6 +7796,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6206,6 +7819,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6222,6 +7842,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6234,10 +7861,18 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "An animal with MAC A4:C1:38:5F:2B:91 already exists",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6254,6 +7889,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6270,6 +7912,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6287,6 +7936,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6303,6 +7959,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6320,6 +7983,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6330,6 +8000,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -6355,15 +8029,13 @@ export interface operations {
                         success: true;
                         /** @description Public profile view of a user */
                         data: {
+                            /** @example hillside-farm */
                             Uid: string;
+                            /** @example Hillside Pig Farm */
                             Name: string;
+                            /** @example de-AT */
                             Language?: string;
                         };
-                        /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
@@ -6386,6 +8058,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6403,6 +8088,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6419,6 +8111,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6435,6 +8134,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6452,6 +8158,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6468,6 +8181,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6485,6 +8205,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6495,6 +8222,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -6520,11 +8251,6 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["UserPhone"][];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -6546,6 +8272,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6563,6 +8302,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6579,6 +8325,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6595,6 +8348,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6612,6 +8372,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6628,6 +8395,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6645,6 +8419,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6654,10 +8435,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice. */
+                /**
+                 * @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice.
+                 * @example 9b2f6c1e-4a7d-4e3b-8f5a-1c0d2e3f4a5b
+                 */
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -6665,18 +8453,32 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Push token (FCM registration token) */
+                    /**
+                     * @description Push token (FCM registration token)
+                     * @example dQw4w9WgXcQ:APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx1VQZ3Sv4g7Jb8Xk2mN5pR9tL0wE3yU6iO
+                     */
                     token: string;
-                    /** @description Custom device name; may be empty */
+                    /**
+                     * @description Custom device name; may be empty
+                     * @example Farrowing house tablet
+                     */
                     customName: string;
-                    /** @description Device name */
+                    /**
+                     * @description Device name
+                     * @example Samsung Galaxy Tab Active4 Pro
+                     */
                     name: string;
                     /**
                      * Format: email
                      * @description E-mail of the person using the device
+                     * @example stockman@hillside-farm.example
                      */
                     email: string;
-                    /** @description 1=Admin, 2=Manager, 3=Worker */
+                    /**
+                     * Format: int32
+                     * @description 1=Admin, 2=Manager, 3=Worker
+                     * @example 3
+                     */
                     rank?: number;
                 };
             };
@@ -6701,7 +8503,7 @@ export interface operations {
                         data: components["schemas"]["UserPhone"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Push token updated
                          */
                         message?: string;
                         /**
@@ -6733,7 +8535,7 @@ export interface operations {
                         data: components["schemas"]["UserPhone"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Push token added
                          */
                         message?: string;
                         /**
@@ -6758,6 +8560,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6775,6 +8590,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6791,6 +8613,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6807,6 +8636,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6819,10 +8655,18 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "An animal with MAC A4:C1:38:5F:2B:91 already exists",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6839,6 +8683,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6855,6 +8706,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6871,6 +8729,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This Idempotency-Key was already used with a different request: use a new key for a new request",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6888,6 +8753,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6904,6 +8776,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6921,6 +8800,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -6931,6 +8817,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -6947,7 +8837,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description The user as stored now */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6966,7 +8856,7 @@ export interface operations {
                         data: components["schemas"]["User"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example User status updated
                          */
                         message?: string;
                         /**
@@ -6991,6 +8881,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7008,6 +8911,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7024,6 +8934,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7040,6 +8957,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7056,6 +8980,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7072,6 +9003,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7089,6 +9027,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7105,6 +9050,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7122,6 +9074,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7132,6 +9091,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -7139,8 +9102,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example grey barn at dawn, 42 sows */
                     currentPassword: string;
-                    /** @description 8-256 characters; stored as an scrypt hash, never returned or logged */
+                    /**
+                     * @description 8-256 characters; stored as an scrypt hash, never returned or logged
+                     * @example grey barn at dawn, 42 sows
+                     */
                     newPassword: string;
                 };
             };
@@ -7189,6 +9156,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7206,6 +9186,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7222,6 +9209,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7238,6 +9232,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7254,6 +9255,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7270,6 +9278,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7287,6 +9302,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7303,6 +9325,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7320,6 +9349,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7357,12 +9393,12 @@ export interface operations {
                     ID?: string;
                     /**
                      * @description Tag MAC, AA:BB:CC:DD:EE:FF (lower case accepted, stored upper case). Changing it moves the tag's readings along
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * @description Owner user id
-                     * @example farm-1
+                     * @example hillside-farm
                      */
                     Uid?: string;
                     /**
@@ -7393,13 +9429,16 @@ export interface operations {
                     /**
                      * Format: int64
                      * @description ms since epoch of the last baseline refresh
+                     * @example 1793577600000
                      */
                     ReferenceTemperatureUpdatedAt?: number;
                     /**
                      * Format: int32
                      * @description Window length in days (7)
+                     * @example 7
                      */
                     ReferenceTemperatureWindowDays?: number;
+                    /** @example 1791158400000 */
                     EartagStart?: number;
                     /**
                      * @description Father identifier
@@ -7421,12 +9460,14 @@ export interface operations {
                      * @example node-3
                      */
                     Node?: string;
+                    /** @example 1 */
                     NodeWeight?: number;
                     /**
                      * @description RSSI of the last detection, dBm; set by locations ingestion
                      * @example -61
                      */
                     SignalStrength?: number;
+                    /** @example 0.5 */
                     WatchdogWeight?: number;
                     /**
                      * Format: int64
@@ -7445,7 +9486,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -7473,11 +9517,6 @@ export interface operations {
                         data: components["schemas"]["Animal"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -7499,6 +9538,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7516,6 +9568,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7532,6 +9591,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7548,6 +9614,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7565,6 +9638,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7581,6 +9661,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7598,6 +9685,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7607,11 +9701,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice. */
+                /**
+                 * @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice.
+                 * @example 9b2f6c1e-4a7d-4e3b-8f5a-1c0d2e3f4a5b
+                 */
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -7622,7 +9722,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Tag MAC, AA:BB:CC:DD:EE:FF (lower case accepted, stored upper case). Changing it moves the tag's readings along
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC: string;
                     /**
@@ -7643,6 +9743,7 @@ export interface operations {
                     Battery?: number;
                     /** @example 0.4 */
                     CurrentActivity?: number;
+                    /** @example 1791158400000 */
                     EartagStart?: number;
                     /**
                      * @description Father identifier
@@ -7659,7 +9760,9 @@ export interface operations {
                      * @example Farrowing 2
                      */
                     Group?: string;
+                    /** @example 1 */
                     NodeWeight?: number;
+                    /** @example 0.5 */
                     WatchdogWeight?: number;
                     /**
                      * @default false
@@ -7677,7 +9780,11 @@ export interface operations {
                         Description: string;
                         /** @example Lameness */
                         Diagnose: string;
-                        /** @description ms since epoch */
+                        /**
+                         * Format: int64
+                         * @description ms since epoch of the diagnosis
+                         * @example 1793601600000
+                         */
                         t: number;
                     };
                 };
@@ -7704,7 +9811,7 @@ export interface operations {
                         data: components["schemas"]["Animal"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Animal created
                          */
                         message?: string;
                         /**
@@ -7729,6 +9836,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7746,6 +9866,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7762,6 +9889,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7778,6 +9912,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7790,10 +9931,18 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "An animal with MAC A4:C1:38:5F:2B:91 already exists",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7810,6 +9959,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7826,6 +9982,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7842,6 +10005,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This Idempotency-Key was already used with a different request: use a new key for a new request",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7859,6 +10029,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7875,6 +10052,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7892,6 +10076,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7900,7 +10091,10 @@ export interface operations {
     searchAnimals: {
         parameters: {
             query?: {
-                /** @description Group, exact match */
+                /**
+                 * @description Group, exact match
+                 * @example Farrowing 2
+                 */
                 group?: string;
                 /** @example male */
                 sex?: "male" | "female";
@@ -7908,12 +10102,18 @@ export interface operations {
                 active?: boolean;
                 /** @description true or false */
                 suspicious?: boolean;
-                /** @description Tag MAC, either case */
+                /**
+                 * @description Tag MAC, either case
+                 * @example A4:C1:38:5F:2B:91
+                 */
                 mac?: string;
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -7940,7 +10140,7 @@ export interface operations {
                         data: components["schemas"]["Animal"][];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example The first 10000 matching animals; narrow the criteria for the rest
                          */
                         message?: string;
                         /**
@@ -7965,6 +10165,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7982,6 +10195,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -7998,6 +10218,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8014,6 +10241,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8031,6 +10265,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8047,6 +10288,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8064,6 +10312,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8074,9 +10329,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
-                /** @description The animal's ID, or its tag MAC (either case) */
+                /**
+                 * @description The animal's ID, or its tag MAC (either case)
+                 * @example 1793601600000
+                 */
                 animalId: string;
             };
             cookie?: never;
@@ -8102,11 +10363,6 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Animal"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -8128,6 +10384,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8145,6 +10414,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8161,6 +10437,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8177,6 +10460,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8194,6 +10484,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8210,6 +10507,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8227,6 +10531,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8240,9 +10551,15 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
-                /** @description The animal's ID, or its tag MAC (either case) */
+                /**
+                 * @description The animal's ID, or its tag MAC (either case)
+                 * @example 1793601600000
+                 */
                 animalId: string;
             };
             cookie?: never;
@@ -8292,6 +10609,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8309,6 +10639,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8325,6 +10662,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8341,6 +10685,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8353,10 +10704,18 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "An animal with MAC A4:C1:38:5F:2B:91 already exists",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8374,6 +10733,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8390,6 +10756,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8407,6 +10780,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8417,9 +10797,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
-                /** @description The animal's ID, or its tag MAC (either case) */
+                /**
+                 * @description The animal's ID, or its tag MAC (either case)
+                 * @example 1793601600000
+                 */
                 animalId: string;
             };
             cookie?: never;
@@ -8430,7 +10816,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Tag MAC, AA:BB:CC:DD:EE:FF (lower case accepted, stored upper case). Changing it moves the tag's readings along
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
@@ -8457,7 +10843,11 @@ export interface operations {
                         Description: string;
                         /** @example Lameness */
                         Diagnose: string;
-                        /** @description ms since epoch */
+                        /**
+                         * Format: int64
+                         * @description ms since epoch of the diagnosis
+                         * @example 1793601600000
+                         */
                         t: number;
                     } | null;
                 };
@@ -8483,7 +10873,7 @@ export interface operations {
                         data: components["schemas"]["Animal"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Animal updated
                          */
                         message?: string;
                         /**
@@ -8508,6 +10898,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8525,6 +10928,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8541,6 +10951,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8557,6 +10974,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8569,10 +10993,18 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "An animal with MAC A4:C1:38:5F:2B:91 already exists",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8589,6 +11021,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8605,6 +11044,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8622,6 +11068,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8638,6 +11091,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8655,6 +11115,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8663,11 +11130,20 @@ export interface operations {
     listSensorData: {
         parameters: {
             query?: {
-                /** @description ms since epoch, inclusive */
+                /**
+                 * @description ms since epoch, inclusive
+                 * @example 1793515200000
+                 */
                 startTime?: number;
-                /** @description ms since epoch, inclusive */
+                /**
+                 * @description ms since epoch, inclusive
+                 * @example 1793601600000
+                 */
                 endTime?: number;
-                /** @description Rows, 1-10000 */
+                /**
+                 * @description Rows, 1-10000
+                 * @example 1000
+                 */
                 limit?: number;
                 /**
                  * @description asc or desc
@@ -8677,11 +11153,14 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -8707,22 +11186,33 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
-                            /** @description ms since epoch */
+                            /**
+                             * Format: int64
+                             * @description ms since epoch
+                             * @example 1793601600000
+                             */
                             t: number;
-                            /** @description ear-pinna temperature, °C */
+                            /**
+                             * @description ear-pinna temperature, °C
+                             * @example 38.6
+                             */
                             c: number;
-                            /** @description acceleration along x, g */
+                            /**
+                             * @description acceleration along x, g
+                             * @example 0.02
+                             */
                             x: number;
-                            /** @description acceleration along y, g */
+                            /**
+                             * @description acceleration along y, g
+                             * @example -0.11
+                             */
                             y: number;
-                            /** @description acceleration along z, g */
+                            /**
+                             * @description acceleration along z, g
+                             * @example 0.99
+                             */
                             z: number;
                         }[];
-                        /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
@@ -8745,6 +11235,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8762,6 +11265,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8778,6 +11288,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8794,6 +11311,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8811,6 +11335,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8827,6 +11358,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8844,6 +11382,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8854,11 +11399,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -8869,15 +11417,31 @@ export interface operations {
                 "application/json": {
                     /** @description 1-10000 rows */
                     readings: {
-                        /** @description ms since epoch */
+                        /**
+                         * Format: int64
+                         * @description ms since epoch
+                         * @example 1793601600000
+                         */
                         t: number;
-                        /** @description ear-pinna temperature, °C */
+                        /**
+                         * @description ear-pinna temperature, °C
+                         * @example 38.6
+                         */
                         c: number;
-                        /** @description acceleration along x, g */
+                        /**
+                         * @description acceleration along x, g
+                         * @example 0.02
+                         */
                         x: number;
-                        /** @description acceleration along y, g */
+                        /**
+                         * @description acceleration along y, g
+                         * @example -0.11
+                         */
                         y: number;
-                        /** @description acceleration along z, g */
+                        /**
+                         * @description acceleration along z, g
+                         * @example 0.99
+                         */
                         z: number;
                     }[];
                 };
@@ -8901,16 +11465,28 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
-                            /** @description Rows in the request */
+                            /**
+                             * Format: int64
+                             * @description Rows in the request
+                             * @example 120
+                             */
                             received: number;
-                            /** @description Rows that were new */
+                            /**
+                             * Format: int64
+                             * @description Rows that were new
+                             * @example 118
+                             */
                             stored: number;
-                            /** @description Rows already stored (same MAC and t), or repeated within the request; not stored again */
+                            /**
+                             * Format: int64
+                             * @description Rows already stored (same MAC and t), or repeated within the request; not stored again
+                             * @example 2
+                             */
                             duplicates: number;
                         };
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example 118 of 120 readings stored
                          */
                         message?: string;
                         /**
@@ -8935,6 +11511,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8952,6 +11541,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8968,6 +11564,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8984,6 +11587,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9000,6 +11610,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9016,6 +11633,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9033,6 +11657,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9049,6 +11680,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9066,6 +11704,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9074,11 +11719,20 @@ export interface operations {
     listLocations: {
         parameters: {
             query?: {
-                /** @description ms since epoch, inclusive */
+                /**
+                 * @description ms since epoch, inclusive
+                 * @example 1793515200000
+                 */
                 startTime?: number;
-                /** @description ms since epoch, inclusive */
+                /**
+                 * @description ms since epoch, inclusive
+                 * @example 1793601600000
+                 */
                 endTime?: number;
-                /** @description Rows, 1-10000 */
+                /**
+                 * @description Rows, 1-10000
+                 * @example 1000
+                 */
                 limit?: number;
                 /**
                  * @description asc or desc
@@ -9088,11 +11742,14 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -9118,18 +11775,23 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
-                            /** @description ms since epoch */
+                            /**
+                             * Format: int64
+                             * @description ms since epoch
+                             * @example 1793601600000
+                             */
                             t: number;
-                            /** @description signal strength, dBm */
+                            /**
+                             * @description signal strength, dBm
+                             * @example -67
+                             */
                             rssi: number;
-                            /** @description node that detected the tag */
+                            /**
+                             * @description node that detected the tag
+                             * @example node-farrowing-2
+                             */
                             nodeuid: string;
                         }[];
-                        /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
@@ -9152,6 +11814,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9169,6 +11844,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9185,6 +11867,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9201,6 +11890,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9218,6 +11914,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9234,6 +11937,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9251,6 +11961,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9261,11 +11978,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -9276,11 +11996,21 @@ export interface operations {
                 "application/json": {
                     /** @description 1-10000 rows */
                     readings: {
-                        /** @description ms since epoch */
+                        /**
+                         * Format: int64
+                         * @description ms since epoch
+                         * @example 1793601600000
+                         */
                         t: number;
-                        /** @description signal strength, dBm */
+                        /**
+                         * @description signal strength, dBm
+                         * @example -67
+                         */
                         rssi: number;
-                        /** @description node that detected the tag */
+                        /**
+                         * @description node that detected the tag
+                         * @example node-farrowing-2
+                         */
                         nodeuid: string;
                     }[];
                 };
@@ -9304,16 +12034,28 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
-                            /** @description Rows in the request */
+                            /**
+                             * Format: int64
+                             * @description Rows in the request
+                             * @example 120
+                             */
                             received: number;
-                            /** @description Rows that were new */
+                            /**
+                             * Format: int64
+                             * @description Rows that were new
+                             * @example 118
+                             */
                             stored: number;
-                            /** @description Rows already stored (same MAC and t), or repeated within the request; not stored again */
+                            /**
+                             * Format: int64
+                             * @description Rows already stored (same MAC and t), or repeated within the request; not stored again
+                             * @example 2
+                             */
                             duplicates: number;
                         };
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example 118 of 120 detections stored
                          */
                         message?: string;
                         /**
@@ -9338,6 +12080,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9355,6 +12110,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9371,6 +12133,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9387,6 +12156,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9403,6 +12179,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9419,6 +12202,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9436,6 +12226,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9452,6 +12249,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9469,6 +12273,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9477,16 +12288,22 @@ export interface operations {
     latestSensorData: {
         parameters: {
             query?: {
-                /** @description Samples, 1-100 */
+                /**
+                 * @description Samples, 1-100
+                 * @example 5
+                 */
                 count?: number;
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -9512,22 +12329,33 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
-                            /** @description ms since epoch */
+                            /**
+                             * Format: int64
+                             * @description ms since epoch
+                             * @example 1793601600000
+                             */
                             t: number;
-                            /** @description ear-pinna temperature, °C */
+                            /**
+                             * @description ear-pinna temperature, °C
+                             * @example 38.6
+                             */
                             c: number;
-                            /** @description acceleration along x, g */
+                            /**
+                             * @description acceleration along x, g
+                             * @example 0.02
+                             */
                             x: number;
-                            /** @description acceleration along y, g */
+                            /**
+                             * @description acceleration along y, g
+                             * @example -0.11
+                             */
                             y: number;
-                            /** @description acceleration along z, g */
+                            /**
+                             * @description acceleration along z, g
+                             * @example 0.99
+                             */
                             z: number;
                         }[];
-                        /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
@@ -9550,6 +12378,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9567,6 +12408,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9583,6 +12431,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9599,6 +12454,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9616,6 +12478,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9632,6 +12501,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9649,6 +12525,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9659,17 +12542,20 @@ export interface operations {
             query?: {
                 /**
                  * @description Window ending now
-                 * @example 1h
+                 * @example 7d
                  */
                 timeRange?: "1h" | "6h" | "24h" | "7d" | "30d";
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -9713,19 +12599,27 @@ export interface operations {
                                 min: number | null;
                                 max: number | null;
                             };
+                            /**
+                             * Format: int64
+                             * @description Readings in the window
+                             * @example 10080
+                             */
                             dataPointsCount: number;
                             timeRange: {
-                                /** @description ms since epoch */
+                                /**
+                                 * Format: int64
+                                 * @description ms since epoch: now − timeRange
+                                 * @example 1792996800000
+                                 */
                                 start: number;
-                                /** @description ms since epoch */
+                                /**
+                                 * Format: int64
+                                 * @description ms since epoch: now
+                                 * @example 1793601600000
+                                 */
                                 end: number;
                             };
                         };
-                        /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
@@ -9748,6 +12642,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9765,6 +12672,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9781,6 +12695,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9797,6 +12718,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9814,6 +12742,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9830,6 +12765,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9847,6 +12789,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -9884,7 +12833,7 @@ export interface operations {
                     ID?: string;
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     Mac?: string;
                     /**
@@ -9963,7 +12912,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -9991,11 +12943,6 @@ export interface operations {
                         data: components["schemas"]["Treatment"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -10017,6 +12964,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10034,6 +12994,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10050,6 +13017,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10066,6 +13040,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10083,6 +13064,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10099,6 +13087,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10116,6 +13111,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10125,11 +13127,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice. */
+                /**
+                 * @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice.
+                 * @example 9b2f6c1e-4a7d-4e3b-8f5a-1c0d2e3f4a5b
+                 */
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -10140,7 +13148,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     Mac: string;
                     /**
@@ -10235,7 +13243,7 @@ export interface operations {
                         data: components["schemas"]["Treatment"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Treatment created
                          */
                         message?: string;
                         /**
@@ -10260,6 +13268,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10277,6 +13298,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10293,6 +13321,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10309,6 +13344,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10321,10 +13363,18 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "An animal with MAC A4:C1:38:5F:2B:91 already exists",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10341,6 +13391,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10357,6 +13414,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10373,6 +13437,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This Idempotency-Key was already used with a different request: use a new key for a new request",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10390,6 +13461,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10406,6 +13484,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10423,6 +13508,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10460,7 +13552,7 @@ export interface operations {
                     ID?: string;
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     Mac?: string;
                     /**
@@ -10540,17 +13632,26 @@ export interface operations {
                 archived?: boolean;
                 /**
                  * @description Mac, either case
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 mac?: string;
-                /** @description Medicine: exact, case-insensitive */
+                /**
+                 * @description Medicine: exact, case-insensitive
+                 * @example Amoxicillin 15% LA
+                 */
                 medicine?: string;
-                /** @description Diagnose: exact, case-insensitive */
+                /**
+                 * @description Diagnose: exact, case-insensitive
+                 * @example Respiratory infection
+                 */
                 diagnose?: string;
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -10578,11 +13679,6 @@ export interface operations {
                         data: components["schemas"]["Treatment"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -10604,6 +13700,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10621,6 +13730,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10637,6 +13753,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10653,6 +13776,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10670,6 +13800,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10686,6 +13823,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10703,6 +13847,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10740,7 +13891,7 @@ export interface operations {
                     ID?: string;
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     Mac?: string;
                     /**
@@ -10819,7 +13970,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -10847,11 +14001,6 @@ export interface operations {
                         data: components["schemas"]["Treatment"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -10873,6 +14022,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10890,6 +14052,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10906,6 +14075,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10922,6 +14098,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10939,6 +14122,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10955,6 +14145,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -10972,6 +14169,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11009,7 +14213,7 @@ export interface operations {
                     ID?: string;
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     Mac?: string;
                     /**
@@ -11088,7 +14292,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -11116,11 +14323,6 @@ export interface operations {
                         data: components["schemas"]["Treatment"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -11142,6 +14344,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11159,6 +14374,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11175,6 +14397,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11191,6 +14420,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11208,6 +14444,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11224,6 +14467,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11241,6 +14491,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11251,10 +14508,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The treatment's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 treatmentId: string;
             };
@@ -11281,11 +14542,6 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Treatment"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -11307,6 +14563,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11324,6 +14593,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11340,6 +14616,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11356,6 +14639,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11373,6 +14663,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11389,6 +14686,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11406,6 +14710,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11416,10 +14727,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The treatment's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 treatmentId: string;
             };
@@ -11470,6 +14785,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11487,6 +14815,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11503,6 +14838,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11519,6 +14861,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11536,6 +14885,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11552,6 +14908,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11569,6 +14932,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11579,10 +14949,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The treatment's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 treatmentId: string;
             };
@@ -11594,7 +14968,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     Mac?: string;
                     /**
@@ -11657,7 +15031,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description The record as stored now */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11676,7 +15050,7 @@ export interface operations {
                         data: components["schemas"]["Treatment"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Treatment updated
                          */
                         message?: string;
                         /**
@@ -11701,6 +15075,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11718,6 +15105,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11734,6 +15128,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11750,6 +15151,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11766,6 +15174,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11782,6 +15197,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11799,6 +15221,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11815,6 +15244,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11832,6 +15268,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11840,16 +15283,28 @@ export interface operations {
     getBirthStatistics: {
         parameters: {
             query?: {
-                /** @description Only this animal's births (MAC in either case) */
+                /**
+                 * @description Only this animal's births (MAC in either case)
+                 * @example A4:C1:38:5F:2B:91
+                 */
                 mac?: string;
-                /** @description First day */
+                /**
+                 * @description First day
+                 * @example 2026-01-01
+                 */
                 startDate?: string;
-                /** @description Last day */
+                /**
+                 * @description Last day
+                 * @example 2026-12-31
+                 */
                 endDate?: string;
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -11875,22 +15330,32 @@ export interface operations {
                         success: true;
                         /** BirthStatistics */
                         data: {
-                            /** @description Births counted */
+                            /**
+                             * @description Births counted
+                             * @example 24
+                             */
                             totalBirths: number;
-                            /** @description Piglets born alive, summed */
+                            /**
+                             * @description Piglets born alive, summed
+                             * @example 312
+                             */
                             totalLiving: number;
-                            /** @description Piglets born dead, summed */
+                            /**
+                             * @description Piglets born dead, summed
+                             * @example 22
+                             */
                             totalDead: number;
-                            /** @description (totalLiving + totalDead) / totalBirths; 0 without births */
+                            /**
+                             * @description (totalLiving + totalDead) / totalBirths; 0 without births
+                             * @example 13.92
+                             */
                             averageLitterSize: number;
-                            /** @description totalLiving / (totalLiving + totalDead) × 100, a percentage; 0 without piglets */
+                            /**
+                             * @description totalLiving / (totalLiving + totalDead) × 100, a percentage; 0 without piglets
+                             * @example 93.41
+                             */
                             survivalRate: number;
                         };
-                        /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
@@ -11913,6 +15378,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11930,6 +15408,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11946,6 +15431,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11962,6 +15454,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11979,6 +15478,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11995,6 +15501,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12012,6 +15525,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12049,12 +15569,12 @@ export interface operations {
                     ID?: string;
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * @description The owner's user id; when sent it must equal the path's
-                     * @example farm-1
+                     * @example hillside-farm
                      */
                     Uid?: string;
                     /**
@@ -12075,7 +15595,7 @@ export interface operations {
                     StartDate?: string;
                     /**
                      * @description Start of the farrowing, HH:mm or HH:mm:ss
-                     * @example 06:40
+                     * @example 03:20
                      */
                     StartTime?: string;
                     /**
@@ -12133,7 +15653,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -12161,11 +15684,6 @@ export interface operations {
                         data: components["schemas"]["Birth"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -12187,6 +15705,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12204,6 +15735,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12220,6 +15758,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12236,6 +15781,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12253,6 +15805,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12269,6 +15828,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12286,6 +15852,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12295,11 +15868,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice. */
+                /**
+                 * @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice.
+                 * @example 9b2f6c1e-4a7d-4e3b-8f5a-1c0d2e3f4a5b
+                 */
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -12310,12 +15889,12 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC: string;
                     /**
                      * @description The owner's user id; when sent it must equal the path's
-                     * @example farm-1
+                     * @example hillside-farm
                      */
                     Uid: string;
                     /**
@@ -12336,7 +15915,7 @@ export interface operations {
                     StartDate: string;
                     /**
                      * @description Start of the farrowing, HH:mm or HH:mm:ss
-                     * @example 06:40
+                     * @example 03:20
                      */
                     StartTime: string;
                     /**
@@ -12429,6 +16008,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12446,6 +16038,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12462,6 +16061,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12478,6 +16084,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12490,10 +16103,18 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "An animal with MAC A4:C1:38:5F:2B:91 already exists",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12510,6 +16131,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12526,6 +16154,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12542,6 +16177,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This Idempotency-Key was already used with a different request: use a new key for a new request",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12559,6 +16201,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12575,6 +16224,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12592,6 +16248,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12629,12 +16292,12 @@ export interface operations {
                     ID?: string;
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * @description The owner's user id; when sent it must equal the path's
-                     * @example farm-1
+                     * @example hillside-farm
                      */
                     Uid?: string;
                     /**
@@ -12655,7 +16318,7 @@ export interface operations {
                     StartDate?: string;
                     /**
                      * @description Start of the farrowing, HH:mm or HH:mm:ss
-                     * @example 06:40
+                     * @example 03:20
                      */
                     StartTime?: string;
                     /**
@@ -12714,13 +16377,16 @@ export interface operations {
                 archived?: boolean;
                 /**
                  * @description MAC, either case
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 mac?: string;
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -12748,11 +16414,6 @@ export interface operations {
                         data: components["schemas"]["Birth"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -12774,6 +16435,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12791,6 +16465,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12807,6 +16488,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12823,6 +16511,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12840,6 +16535,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12856,6 +16558,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12873,6 +16582,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -12910,12 +16626,12 @@ export interface operations {
                     ID?: string;
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * @description The owner's user id; when sent it must equal the path's
-                     * @example farm-1
+                     * @example hillside-farm
                      */
                     Uid?: string;
                     /**
@@ -12936,7 +16652,7 @@ export interface operations {
                     StartDate?: string;
                     /**
                      * @description Start of the farrowing, HH:mm or HH:mm:ss
-                     * @example 06:40
+                     * @example 03:20
                      */
                     StartTime?: string;
                     /**
@@ -12994,7 +16710,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -13022,11 +16741,6 @@ export interface operations {
                         data: components["schemas"]["Birth"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -13048,6 +16762,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13065,6 +16792,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13081,6 +16815,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13097,6 +16838,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13114,6 +16862,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13130,6 +16885,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13147,6 +16909,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13184,12 +16953,12 @@ export interface operations {
                     ID?: string;
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * @description The owner's user id; when sent it must equal the path's
-                     * @example farm-1
+                     * @example hillside-farm
                      */
                     Uid?: string;
                     /**
@@ -13210,7 +16979,7 @@ export interface operations {
                     StartDate?: string;
                     /**
                      * @description Start of the farrowing, HH:mm or HH:mm:ss
-                     * @example 06:40
+                     * @example 03:20
                      */
                     StartTime?: string;
                     /**
@@ -13268,7 +17037,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -13296,11 +17068,6 @@ export interface operations {
                         data: components["schemas"]["Birth"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -13322,6 +17089,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13339,6 +17119,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13355,6 +17142,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13371,6 +17165,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13388,6 +17189,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13404,6 +17212,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13421,6 +17236,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13431,10 +17253,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The birth's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 birthId: string;
             };
@@ -13461,11 +17287,6 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Birth"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -13487,6 +17308,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13504,6 +17338,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13520,6 +17361,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13536,6 +17384,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13553,6 +17408,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13569,6 +17431,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13586,6 +17455,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13596,10 +17472,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The birth's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 birthId: string;
             };
@@ -13650,6 +17530,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13667,6 +17560,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13683,6 +17583,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13699,6 +17606,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13716,6 +17630,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13732,6 +17653,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13749,6 +17677,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13759,10 +17694,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The birth's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 birthId: string;
             };
@@ -13774,7 +17713,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
@@ -13811,7 +17750,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description The record as stored now */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13830,7 +17769,7 @@ export interface operations {
                         data: components["schemas"]["Birth"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Birth updated
                          */
                         message?: string;
                         /**
@@ -13855,6 +17794,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13872,6 +17824,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13888,6 +17847,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13904,6 +17870,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13920,6 +17893,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13936,6 +17916,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13953,6 +17940,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13969,6 +17963,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -13986,6 +17987,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14023,12 +18031,12 @@ export interface operations {
                     ID?: string;
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * @description The owner's user id; when sent it must equal the path's
-                     * @example farm-1
+                     * @example hillside-farm
                      */
                     Uid?: string;
                     /**
@@ -14049,7 +18057,7 @@ export interface operations {
                     StartDate?: string;
                     /**
                      * @description Start of the farrowing, HH:mm or HH:mm:ss
-                     * @example 06:40
+                     * @example 03:20
                      */
                     StartTime?: string;
                     /**
@@ -14107,11 +18115,14 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -14140,11 +18151,6 @@ export interface operations {
                         data: components["schemas"]["Birth"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -14166,6 +18172,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14183,6 +18202,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14199,6 +18225,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14215,6 +18248,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14232,6 +18272,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14248,6 +18295,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14265,6 +18319,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14274,15 +18335,21 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice. */
+                /**
+                 * @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice.
+                 * @example 9b2f6c1e-4a7d-4e3b-8f5a-1c0d2e3f4a5b
+                 */
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -14294,12 +18361,12 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * @description The owner's user id; when sent it must equal the path's
-                     * @example farm-1
+                     * @example hillside-farm
                      */
                     Uid?: string;
                     /**
@@ -14320,7 +18387,7 @@ export interface operations {
                     StartDate: string;
                     /**
                      * @description Start of the farrowing, HH:mm or HH:mm:ss
-                     * @example 06:40
+                     * @example 03:20
                      */
                     StartTime?: string;
                     /**
@@ -14414,6 +18481,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14431,6 +18511,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14447,6 +18534,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14463,6 +18557,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14475,10 +18576,18 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "An animal with MAC A4:C1:38:5F:2B:91 already exists",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14495,6 +18604,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14511,6 +18627,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14527,6 +18650,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This Idempotency-Key was already used with a different request: use a new key for a new request",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14544,6 +18674,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14560,6 +18697,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14577,6 +18721,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14585,16 +18736,22 @@ export interface operations {
     recentAnimalBirths: {
         parameters: {
             query?: {
-                /** @description Records, 1-100 */
+                /**
+                 * @description Records, 1-100
+                 * @example 5
+                 */
                 limit?: number;
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -14621,11 +18778,6 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Birth"][];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -14647,6 +18799,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14664,6 +18829,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14680,6 +18852,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14696,6 +18875,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14713,6 +18899,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14729,6 +18922,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14746,6 +18946,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14767,11 +18974,14 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -14798,11 +19008,6 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Birth"][];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -14824,6 +19029,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14841,6 +19059,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14857,6 +19082,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14873,6 +19105,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14890,6 +19129,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14906,6 +19152,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14923,6 +19176,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -14933,16 +19193,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
                 /**
                  * @description The birth's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 birthId: string;
             };
@@ -14969,11 +19232,6 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Birth"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -14995,6 +19253,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15012,6 +19283,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15028,6 +19306,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15044,6 +19329,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15061,6 +19353,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15077,6 +19376,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15094,6 +19400,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15104,16 +19417,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
                 /**
                  * @description The birth's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 birthId: string;
             };
@@ -15164,6 +19480,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15181,6 +19510,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15197,6 +19533,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15213,6 +19556,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15230,6 +19580,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15246,6 +19603,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15263,6 +19627,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15273,16 +19644,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
                 /**
                  * @description The birth's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 birthId: string;
             };
@@ -15294,7 +19668,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
@@ -15331,7 +19705,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description The record as stored now */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15350,7 +19724,7 @@ export interface operations {
                         data: components["schemas"]["Birth"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Birth updated
                          */
                         message?: string;
                         /**
@@ -15375,6 +19749,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15392,6 +19779,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15408,6 +19802,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15424,6 +19825,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15440,6 +19848,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15456,6 +19871,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15473,6 +19895,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15489,6 +19918,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15506,6 +19942,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15543,22 +19986,22 @@ export interface operations {
                     ID?: string;
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * @description The owner's user id; when sent it must equal the path's
-                     * @example farm-1
+                     * @example hillside-farm
                      */
                     Uid?: string;
                     /**
                      * @description Boar or semen used
-                     * @example Duroc DK-4471
+                     * @example Landrace DK-4471 "Viking"
                      */
                     Boar?: string;
                     /**
                      * @description Genetic line
-                     * @example Landrace x Yorkshire
+                     * @example Landrace
                      */
                     GeneticLine?: string;
                     /**
@@ -15569,12 +20012,12 @@ export interface operations {
                     /**
                      * Format: date
                      * @description Day of the service, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-07-11
                      */
                     StartDate?: string;
                     /**
                      * @description Time of the service, HH:mm or HH:mm:ss
-                     * @example 06:40
+                     * @example 07:15
                      */
                     StartTime?: string;
                     /**
@@ -15621,7 +20064,7 @@ export interface operations {
                     /**
                      * Format: date
                      * @description Heat detected, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-07-10
                      */
                     HeatDetectionDate?: string;
                     /**
@@ -15633,13 +20076,13 @@ export interface operations {
                     /**
                      * Format: date
                      * @description Pregnancy check planned, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-08-08
                      */
                     PregnancyCheckDate?: string;
                     /**
                      * Format: date
                      * @description Return to estrus seen, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-08-01
                      */
                     ReturnToEstrusDate?: string;
                     /**
@@ -15662,7 +20105,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -15690,11 +20136,6 @@ export interface operations {
                         data: components["schemas"]["Insemination"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -15716,6 +20157,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15733,6 +20187,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15749,6 +20210,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15765,6 +20233,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15782,6 +20257,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15798,6 +20280,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15815,6 +20304,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15824,11 +20320,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice. */
+                /**
+                 * @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice.
+                 * @example 9b2f6c1e-4a7d-4e3b-8f5a-1c0d2e3f4a5b
+                 */
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -15839,22 +20341,22 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC: string;
                     /**
                      * @description The owner's user id; when sent it must equal the path's
-                     * @example farm-1
+                     * @example hillside-farm
                      */
                     Uid: string;
                     /**
                      * @description Boar or semen used
-                     * @example Duroc DK-4471
+                     * @example Landrace DK-4471 "Viking"
                      */
                     Boar: string;
                     /**
                      * @description Genetic line
-                     * @example Landrace x Yorkshire
+                     * @example Landrace
                      */
                     GeneticLine: string;
                     /**
@@ -15865,12 +20367,12 @@ export interface operations {
                     /**
                      * Format: date
                      * @description Day of the service, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-07-11
                      */
                     StartDate: string;
                     /**
                      * @description Time of the service, HH:mm or HH:mm:ss
-                     * @example 06:40
+                     * @example 07:15
                      */
                     StartTime: string;
                     /**
@@ -15917,7 +20419,7 @@ export interface operations {
                     /**
                      * Format: date
                      * @description Heat detected, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-07-10
                      */
                     HeatDetectionDate?: string;
                     /**
@@ -15929,13 +20431,13 @@ export interface operations {
                     /**
                      * Format: date
                      * @description Pregnancy check planned, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-08-08
                      */
                     PregnancyCheckDate?: string;
                     /**
                      * Format: date
                      * @description Return to estrus seen, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-08-01
                      */
                     ReturnToEstrusDate?: string;
                     /**
@@ -15955,9 +20457,10 @@ export interface operations {
                         /**
                          * Format: date
                          * @description YYYY-MM-DD
-                         * @example 2026-12-01
+                         * @example 2026-08-08
                          */
                         ScanningDate: string;
+                        /** @example Clear image, 8+ embryos on the left horn */
                         Notes?: string;
                     };
                 };
@@ -15984,7 +20487,7 @@ export interface operations {
                         data: components["schemas"]["Insemination"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Insemination created
                          */
                         message?: string;
                         /**
@@ -16009,6 +20512,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16026,6 +20542,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16042,6 +20565,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16058,6 +20588,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16070,10 +20607,18 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "An animal with MAC A4:C1:38:5F:2B:91 already exists",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16090,6 +20635,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16106,6 +20658,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16122,6 +20681,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This Idempotency-Key was already used with a different request: use a new key for a new request",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16139,6 +20705,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16155,6 +20728,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16172,6 +20752,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16209,22 +20796,22 @@ export interface operations {
                     ID?: string;
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * @description The owner's user id; when sent it must equal the path's
-                     * @example farm-1
+                     * @example hillside-farm
                      */
                     Uid?: string;
                     /**
                      * @description Boar or semen used
-                     * @example Duroc DK-4471
+                     * @example Landrace DK-4471 "Viking"
                      */
                     Boar?: string;
                     /**
                      * @description Genetic line
-                     * @example Landrace x Yorkshire
+                     * @example Landrace
                      */
                     GeneticLine?: string;
                     /**
@@ -16235,12 +20822,12 @@ export interface operations {
                     /**
                      * Format: date
                      * @description Day of the service, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-07-11
                      */
                     StartDate?: string;
                     /**
                      * @description Time of the service, HH:mm or HH:mm:ss
-                     * @example 06:40
+                     * @example 07:15
                      */
                     StartTime?: string;
                     /**
@@ -16287,7 +20874,7 @@ export interface operations {
                     /**
                      * Format: date
                      * @description Heat detected, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-07-10
                      */
                     HeatDetectionDate?: string;
                     /**
@@ -16299,13 +20886,13 @@ export interface operations {
                     /**
                      * Format: date
                      * @description Pregnancy check planned, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-08-08
                      */
                     PregnancyCheckDate?: string;
                     /**
                      * Format: date
                      * @description Return to estrus seen, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-08-01
                      */
                     ReturnToEstrusDate?: string;
                     /**
@@ -16329,17 +20916,26 @@ export interface operations {
                 archived?: boolean;
                 /**
                  * @description MAC, either case
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 mac?: string;
-                /** @description Boar: exact, case-insensitive */
+                /**
+                 * @description Boar: exact, case-insensitive
+                 * @example Landrace DK-4471 "Viking"
+                 */
                 boar?: string;
-                /** @description GeneticLine: exact, case-insensitive */
+                /**
+                 * @description GeneticLine: exact, case-insensitive
+                 * @example Landrace
+                 */
                 geneticLine?: string;
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -16367,11 +20963,6 @@ export interface operations {
                         data: components["schemas"]["Insemination"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -16393,6 +20984,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16410,6 +21014,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16426,6 +21037,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16442,6 +21060,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16459,6 +21084,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16475,6 +21107,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16492,6 +21131,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16529,22 +21175,22 @@ export interface operations {
                     ID?: string;
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * @description The owner's user id; when sent it must equal the path's
-                     * @example farm-1
+                     * @example hillside-farm
                      */
                     Uid?: string;
                     /**
                      * @description Boar or semen used
-                     * @example Duroc DK-4471
+                     * @example Landrace DK-4471 "Viking"
                      */
                     Boar?: string;
                     /**
                      * @description Genetic line
-                     * @example Landrace x Yorkshire
+                     * @example Landrace
                      */
                     GeneticLine?: string;
                     /**
@@ -16555,12 +21201,12 @@ export interface operations {
                     /**
                      * Format: date
                      * @description Day of the service, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-07-11
                      */
                     StartDate?: string;
                     /**
                      * @description Time of the service, HH:mm or HH:mm:ss
-                     * @example 06:40
+                     * @example 07:15
                      */
                     StartTime?: string;
                     /**
@@ -16607,7 +21253,7 @@ export interface operations {
                     /**
                      * Format: date
                      * @description Heat detected, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-07-10
                      */
                     HeatDetectionDate?: string;
                     /**
@@ -16619,13 +21265,13 @@ export interface operations {
                     /**
                      * Format: date
                      * @description Pregnancy check planned, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-08-08
                      */
                     PregnancyCheckDate?: string;
                     /**
                      * Format: date
                      * @description Return to estrus seen, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-08-01
                      */
                     ReturnToEstrusDate?: string;
                     /**
@@ -16648,7 +21294,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -16676,11 +21325,6 @@ export interface operations {
                         data: components["schemas"]["Insemination"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -16702,6 +21346,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16719,6 +21376,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16735,6 +21399,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16751,6 +21422,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16768,6 +21446,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16784,6 +21469,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16801,6 +21493,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16838,22 +21537,22 @@ export interface operations {
                     ID?: string;
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * @description The owner's user id; when sent it must equal the path's
-                     * @example farm-1
+                     * @example hillside-farm
                      */
                     Uid?: string;
                     /**
                      * @description Boar or semen used
-                     * @example Duroc DK-4471
+                     * @example Landrace DK-4471 "Viking"
                      */
                     Boar?: string;
                     /**
                      * @description Genetic line
-                     * @example Landrace x Yorkshire
+                     * @example Landrace
                      */
                     GeneticLine?: string;
                     /**
@@ -16864,12 +21563,12 @@ export interface operations {
                     /**
                      * Format: date
                      * @description Day of the service, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-07-11
                      */
                     StartDate?: string;
                     /**
                      * @description Time of the service, HH:mm or HH:mm:ss
-                     * @example 06:40
+                     * @example 07:15
                      */
                     StartTime?: string;
                     /**
@@ -16916,7 +21615,7 @@ export interface operations {
                     /**
                      * Format: date
                      * @description Heat detected, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-07-10
                      */
                     HeatDetectionDate?: string;
                     /**
@@ -16928,13 +21627,13 @@ export interface operations {
                     /**
                      * Format: date
                      * @description Pregnancy check planned, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-08-08
                      */
                     PregnancyCheckDate?: string;
                     /**
                      * Format: date
                      * @description Return to estrus seen, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-08-01
                      */
                     ReturnToEstrusDate?: string;
                     /**
@@ -16957,7 +21656,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -16985,11 +21687,6 @@ export interface operations {
                         data: components["schemas"]["Insemination"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -17011,6 +21708,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17028,6 +21738,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17044,6 +21761,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17060,6 +21784,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17077,6 +21808,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17093,6 +21831,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17110,6 +21855,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17120,10 +21872,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The insemination's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 inseminationId: string;
             };
@@ -17150,11 +21906,6 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Insemination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -17176,6 +21927,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17193,6 +21957,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17209,6 +21980,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17225,6 +22003,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17242,6 +22027,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17258,6 +22050,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17275,6 +22074,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17285,10 +22091,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The insemination's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 inseminationId: string;
             };
@@ -17339,6 +22149,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17356,6 +22179,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17372,6 +22202,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17388,6 +22225,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17405,6 +22249,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17421,6 +22272,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17438,6 +22296,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17448,10 +22313,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The insemination's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 inseminationId: string;
             };
@@ -17463,12 +22332,12 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * @description Boar or semen used
-                     * @example Duroc DK-4471
+                     * @example Landrace DK-4471 "Viking"
                      */
                     Boar?: string;
                     GeneticLine?: string | null;
@@ -17476,7 +22345,7 @@ export interface operations {
                     /**
                      * Format: date
                      * @description Day of the service, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-07-11
                      */
                     StartDate?: string;
                     StartTime?: string | null;
@@ -17508,16 +22377,17 @@ export interface operations {
                         /**
                          * Format: date
                          * @description YYYY-MM-DD
-                         * @example 2026-12-01
+                         * @example 2026-08-08
                          */
                         ScanningDate: string;
+                        /** @example Clear image, 8+ embryos on the left horn */
                         Notes?: string;
                     } | null;
                 };
             };
         };
         responses: {
-            /** @description Success */
+            /** @description The record as stored now */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17536,7 +22406,7 @@ export interface operations {
                         data: components["schemas"]["Insemination"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Insemination updated
                          */
                         message?: string;
                         /**
@@ -17561,6 +22431,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17578,6 +22461,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17594,6 +22484,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17610,6 +22507,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17626,6 +22530,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17642,6 +22553,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17659,6 +22577,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17675,6 +22600,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17692,6 +22624,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17729,22 +22668,22 @@ export interface operations {
                     ID?: string;
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * @description The owner's user id; when sent it must equal the path's
-                     * @example farm-1
+                     * @example hillside-farm
                      */
                     Uid?: string;
                     /**
                      * @description Boar or semen used
-                     * @example Duroc DK-4471
+                     * @example Landrace DK-4471 "Viking"
                      */
                     Boar?: string;
                     /**
                      * @description Genetic line
-                     * @example Landrace x Yorkshire
+                     * @example Landrace
                      */
                     GeneticLine?: string;
                     /**
@@ -17755,12 +22694,12 @@ export interface operations {
                     /**
                      * Format: date
                      * @description Day of the service, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-07-11
                      */
                     StartDate?: string;
                     /**
                      * @description Time of the service, HH:mm or HH:mm:ss
-                     * @example 06:40
+                     * @example 07:15
                      */
                     StartTime?: string;
                     /**
@@ -17807,7 +22746,7 @@ export interface operations {
                     /**
                      * Format: date
                      * @description Heat detected, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-07-10
                      */
                     HeatDetectionDate?: string;
                     /**
@@ -17819,13 +22758,13 @@ export interface operations {
                     /**
                      * Format: date
                      * @description Pregnancy check planned, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-08-08
                      */
                     PregnancyCheckDate?: string;
                     /**
                      * Format: date
                      * @description Return to estrus seen, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-08-01
                      */
                     ReturnToEstrusDate?: string;
                     /**
@@ -17848,11 +22787,14 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -17881,11 +22823,6 @@ export interface operations {
                         data: components["schemas"]["Insemination"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -17907,6 +22844,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17924,6 +22874,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17940,6 +22897,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17956,6 +22920,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17973,6 +22944,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -17989,6 +22967,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18006,6 +22991,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18015,15 +23007,21 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice. */
+                /**
+                 * @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice.
+                 * @example 9b2f6c1e-4a7d-4e3b-8f5a-1c0d2e3f4a5b
+                 */
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -18035,22 +23033,22 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * @description The owner's user id; when sent it must equal the path's
-                     * @example farm-1
+                     * @example hillside-farm
                      */
                     Uid?: string;
                     /**
                      * @description Boar or semen used
-                     * @example Duroc DK-4471
+                     * @example Landrace DK-4471 "Viking"
                      */
                     Boar: string;
                     /**
                      * @description Genetic line
-                     * @example Landrace x Yorkshire
+                     * @example Landrace
                      */
                     GeneticLine?: string;
                     /**
@@ -18061,12 +23059,12 @@ export interface operations {
                     /**
                      * Format: date
                      * @description Day of the service, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-07-11
                      */
                     StartDate: string;
                     /**
                      * @description Time of the service, HH:mm or HH:mm:ss
-                     * @example 06:40
+                     * @example 07:15
                      */
                     StartTime?: string;
                     /**
@@ -18115,7 +23113,7 @@ export interface operations {
                     /**
                      * Format: date
                      * @description Heat detected, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-07-10
                      */
                     HeatDetectionDate?: string;
                     /**
@@ -18127,13 +23125,13 @@ export interface operations {
                     /**
                      * Format: date
                      * @description Pregnancy check planned, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-08-08
                      */
                     PregnancyCheckDate?: string;
                     /**
                      * Format: date
                      * @description Return to estrus seen, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-08-01
                      */
                     ReturnToEstrusDate?: string;
                     /**
@@ -18153,9 +23151,10 @@ export interface operations {
                         /**
                          * Format: date
                          * @description YYYY-MM-DD
-                         * @example 2026-12-01
+                         * @example 2026-08-08
                          */
                         ScanningDate: string;
+                        /** @example Clear image, 8+ embryos on the left horn */
                         Notes?: string;
                     };
                 };
@@ -18182,7 +23181,7 @@ export interface operations {
                         data: components["schemas"]["Insemination"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Insemination created
                          */
                         message?: string;
                         /**
@@ -18207,6 +23206,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18224,6 +23236,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18240,6 +23259,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18256,6 +23282,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18268,10 +23301,18 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "An animal with MAC A4:C1:38:5F:2B:91 already exists",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18288,6 +23329,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18304,6 +23352,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18320,6 +23375,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This Idempotency-Key was already used with a different request: use a new key for a new request",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18337,6 +23399,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18353,6 +23422,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18370,6 +23446,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18378,16 +23461,22 @@ export interface operations {
     recentAnimalInseminations: {
         parameters: {
             query?: {
-                /** @description Records, 1-100 */
+                /**
+                 * @description Records, 1-100
+                 * @example 5
+                 */
                 limit?: number;
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -18414,11 +23503,6 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Insemination"][];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -18440,6 +23524,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18457,6 +23554,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18473,6 +23577,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18489,6 +23600,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18506,6 +23624,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18522,6 +23647,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18539,6 +23671,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18560,11 +23699,14 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -18591,11 +23733,6 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Insemination"][];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -18617,6 +23754,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18634,6 +23784,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18650,6 +23807,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18666,6 +23830,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18683,6 +23854,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18699,6 +23877,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18716,6 +23901,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18726,16 +23918,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
                 /**
                  * @description The insemination's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 inseminationId: string;
             };
@@ -18762,11 +23957,6 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Insemination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -18788,6 +23978,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18805,6 +24008,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18821,6 +24031,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18837,6 +24054,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18854,6 +24078,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18870,6 +24101,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18887,6 +24125,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18897,16 +24142,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
                 /**
                  * @description The insemination's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 inseminationId: string;
             };
@@ -18957,6 +24205,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18974,6 +24235,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -18990,6 +24258,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19006,6 +24281,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19023,6 +24305,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19039,6 +24328,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19056,6 +24352,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19066,16 +24369,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
                 /**
                  * @description The insemination's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 inseminationId: string;
             };
@@ -19087,12 +24393,12 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * @description Boar or semen used
-                     * @example Duroc DK-4471
+                     * @example Landrace DK-4471 "Viking"
                      */
                     Boar?: string;
                     GeneticLine?: string | null;
@@ -19100,7 +24406,7 @@ export interface operations {
                     /**
                      * Format: date
                      * @description Day of the service, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-07-11
                      */
                     StartDate?: string;
                     StartTime?: string | null;
@@ -19132,16 +24438,17 @@ export interface operations {
                         /**
                          * Format: date
                          * @description YYYY-MM-DD
-                         * @example 2026-12-01
+                         * @example 2026-08-08
                          */
                         ScanningDate: string;
+                        /** @example Clear image, 8+ embryos on the left horn */
                         Notes?: string;
                     } | null;
                 };
             };
         };
         responses: {
-            /** @description Success */
+            /** @description The record as stored now */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19160,7 +24467,7 @@ export interface operations {
                         data: components["schemas"]["Insemination"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Insemination updated
                          */
                         message?: string;
                         /**
@@ -19185,6 +24492,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19202,6 +24522,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19218,6 +24545,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19234,6 +24568,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19250,6 +24591,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19266,6 +24614,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19283,6 +24638,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19299,6 +24661,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19316,6 +24685,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19353,12 +24729,12 @@ export interface operations {
                     ID?: string;
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * @description The owner's user id
-                     * @example farm-1
+                     * @example hillside-farm
                      */
                     Uid?: string;
                     /**
@@ -19397,11 +24773,14 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -19430,11 +24809,6 @@ export interface operations {
                         data: components["schemas"]["GeneralEvent"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -19456,6 +24830,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19473,6 +24860,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19489,6 +24883,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19505,6 +24906,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19522,6 +24930,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19538,6 +24953,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19555,6 +24977,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19564,15 +24993,21 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice. */
+                /**
+                 * @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice.
+                 * @example 9b2f6c1e-4a7d-4e3b-8f5a-1c0d2e3f4a5b
+                 */
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -19584,7 +25019,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
@@ -19638,7 +25073,7 @@ export interface operations {
                         data: components["schemas"]["GeneralEvent"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example General event created
                          */
                         message?: string;
                         /**
@@ -19663,6 +25098,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19680,6 +25128,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19696,6 +25151,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19712,6 +25174,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19724,10 +25193,18 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "An animal with MAC A4:C1:38:5F:2B:91 already exists",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19744,6 +25221,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19760,6 +25244,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19776,6 +25267,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This Idempotency-Key was already used with a different request: use a new key for a new request",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19793,6 +25291,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19809,6 +25314,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19826,6 +25338,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19834,16 +25353,22 @@ export interface operations {
     recentAnimalGeneralEvents: {
         parameters: {
             query?: {
-                /** @description Records, 1-100 */
+                /**
+                 * @description Records, 1-100
+                 * @example 5
+                 */
                 limit?: number;
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -19870,11 +25395,6 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["GeneralEvent"][];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -19896,6 +25416,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19913,6 +25446,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19929,6 +25469,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19945,6 +25492,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19962,6 +25516,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19978,6 +25539,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -19995,6 +25563,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20005,16 +25580,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
                 /**
                  * @description The general event's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 eventId: string;
             };
@@ -20041,11 +25619,6 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["GeneralEvent"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -20067,6 +25640,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20084,6 +25670,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20100,6 +25693,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20116,6 +25716,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20133,6 +25740,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20149,6 +25763,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20166,6 +25787,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20176,16 +25804,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
                 /**
                  * @description The general event's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 eventId: string;
             };
@@ -20236,6 +25867,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20253,6 +25897,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20269,6 +25920,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20285,6 +25943,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20302,6 +25967,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20318,6 +25990,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20335,6 +26014,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20345,16 +26031,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
                 /**
                  * @description The general event's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 eventId: string;
             };
@@ -20366,7 +26055,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
@@ -20391,7 +26080,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description The record as stored now */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20410,7 +26099,7 @@ export interface operations {
                         data: components["schemas"]["GeneralEvent"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example General event updated
                          */
                         message?: string;
                         /**
@@ -20435,6 +26124,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20452,6 +26154,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20468,6 +26177,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20484,6 +26200,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20500,6 +26223,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20516,6 +26246,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20533,6 +26270,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20549,6 +26293,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20566,6 +26317,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20603,13 +26361,13 @@ export interface operations {
                     ID?: string;
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * Format: date
                      * @description Day of the check, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-08-08
                      */
                     checkDate?: string;
                     /**
@@ -20630,7 +26388,7 @@ export interface operations {
                     method?: string;
                     /**
                      * @description The service checked, ms since epoch
-                     * @example 1792540800000
+                     * @example 1783754100000
                      */
                     ServiceTimestamp?: number;
                     /**
@@ -20658,11 +26416,14 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -20691,11 +26452,6 @@ export interface operations {
                         data: components["schemas"]["PregnancyCheck"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -20717,6 +26473,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20734,6 +26503,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20750,6 +26526,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20766,6 +26549,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20783,6 +26573,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20799,6 +26596,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20816,6 +26620,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20825,15 +26636,21 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice. */
+                /**
+                 * @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice.
+                 * @example 9b2f6c1e-4a7d-4e3b-8f5a-1c0d2e3f4a5b
+                 */
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -20845,13 +26662,13 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * Format: date
                      * @description Day of the check, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-08-08
                      */
                     checkDate: string;
                     /**
@@ -20874,7 +26691,7 @@ export interface operations {
                     method?: string;
                     /**
                      * @description The service checked, ms since epoch
-                     * @example 1792540800000
+                     * @example 1783754100000
                      */
                     ServiceTimestamp?: number;
                     /**
@@ -20917,7 +26734,7 @@ export interface operations {
                         data: components["schemas"]["PregnancyCheck"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Pregnancy check created
                          */
                         message?: string;
                         /**
@@ -20942,6 +26759,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20959,6 +26789,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20975,6 +26812,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -20991,6 +26835,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21003,10 +26854,18 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "An animal with MAC A4:C1:38:5F:2B:91 already exists",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21023,6 +26882,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21039,6 +26905,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21055,6 +26928,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This Idempotency-Key was already used with a different request: use a new key for a new request",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21072,6 +26952,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21088,6 +26975,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21105,6 +26999,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21113,16 +27014,22 @@ export interface operations {
     recentAnimalPregnancyChecks: {
         parameters: {
             query?: {
-                /** @description Records, 1-100 */
+                /**
+                 * @description Records, 1-100
+                 * @example 5
+                 */
                 limit?: number;
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -21149,11 +27056,6 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["PregnancyCheck"][];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -21175,6 +27077,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21192,6 +27107,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21208,6 +27130,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21224,6 +27153,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21241,6 +27177,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21257,6 +27200,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21274,6 +27224,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21284,16 +27241,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
                 /**
                  * @description The pregnancy check's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 checkId: string;
             };
@@ -21320,11 +27280,6 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["PregnancyCheck"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -21346,6 +27301,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21363,6 +27331,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21379,6 +27354,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21395,6 +27377,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21412,6 +27401,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21428,6 +27424,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21445,6 +27448,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21455,16 +27465,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
                 /**
                  * @description The pregnancy check's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 checkId: string;
             };
@@ -21515,6 +27528,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21532,6 +27558,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21548,6 +27581,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21564,6 +27604,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21581,6 +27628,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21597,6 +27651,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21614,6 +27675,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21624,16 +27692,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
                 /**
                  * @description The pregnancy check's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 checkId: string;
             };
@@ -21645,13 +27716,13 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * Format: date
                      * @description Day of the check, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-08-08
                      */
                     checkDate?: string;
                     /**
@@ -21682,7 +27753,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description The record as stored now */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -21701,7 +27772,7 @@ export interface operations {
                         data: components["schemas"]["PregnancyCheck"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Pregnancy check updated
                          */
                         message?: string;
                         /**
@@ -21726,6 +27797,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21743,6 +27827,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21759,6 +27850,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21775,6 +27873,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21791,6 +27896,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21807,6 +27919,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21824,6 +27943,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21840,6 +27966,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21857,6 +27990,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -21894,13 +28034,13 @@ export interface operations {
                     ID?: string;
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * Format: date
                      * @description Day the heat was seen, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-08-01
                      */
                     returnDate?: string;
                     /**
@@ -21916,7 +28056,7 @@ export interface operations {
                     daysSinceService?: number;
                     /**
                      * @description The service before, ms since epoch
-                     * @example 1790985600000
+                     * @example 1783754100000
                      */
                     PreviousServiceTimestamp?: number;
                     /**
@@ -21939,11 +28079,14 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -21972,11 +28115,6 @@ export interface operations {
                         data: components["schemas"]["ReturnToEstrus"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -21998,6 +28136,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22015,6 +28166,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22031,6 +28189,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22047,6 +28212,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22064,6 +28236,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22080,6 +28259,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22097,6 +28283,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22106,15 +28299,21 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice. */
+                /**
+                 * @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice.
+                 * @example 9b2f6c1e-4a7d-4e3b-8f5a-1c0d2e3f4a5b
+                 */
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -22126,13 +28325,13 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * Format: date
                      * @description Day the heat was seen, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-08-01
                      */
                     returnDate: string;
                     /**
@@ -22148,7 +28347,7 @@ export interface operations {
                     daysSinceService: number;
                     /**
                      * @description The service before, ms since epoch
-                     * @example 1790985600000
+                     * @example 1783754100000
                      */
                     PreviousServiceTimestamp?: number;
                     /**
@@ -22186,7 +28385,7 @@ export interface operations {
                         data: components["schemas"]["ReturnToEstrus"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Return to estrus created
                          */
                         message?: string;
                         /**
@@ -22211,6 +28410,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22228,6 +28440,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22244,6 +28463,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22260,6 +28486,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22272,10 +28505,18 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "An animal with MAC A4:C1:38:5F:2B:91 already exists",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22292,6 +28533,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22308,6 +28556,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22324,6 +28579,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This Idempotency-Key was already used with a different request: use a new key for a new request",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22341,6 +28603,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22357,6 +28626,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22374,6 +28650,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22382,16 +28665,22 @@ export interface operations {
     recentAnimalReturnsToEstrus: {
         parameters: {
             query?: {
-                /** @description Records, 1-100 */
+                /**
+                 * @description Records, 1-100
+                 * @example 5
+                 */
                 limit?: number;
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -22418,11 +28707,6 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["ReturnToEstrus"][];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -22444,6 +28728,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22461,6 +28758,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22477,6 +28781,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22493,6 +28804,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22510,6 +28828,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22526,6 +28851,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22543,6 +28875,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22553,16 +28892,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
                 /**
                  * @description The return to estrus's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 eventId: string;
             };
@@ -22589,11 +28931,6 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["ReturnToEstrus"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -22615,6 +28952,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22632,6 +28982,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22648,6 +29005,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22664,6 +29028,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22681,6 +29052,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22697,6 +29075,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22714,6 +29099,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22724,16 +29116,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
                 /**
                  * @description The return to estrus's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 eventId: string;
             };
@@ -22784,6 +29179,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22801,6 +29209,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22817,6 +29232,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22833,6 +29255,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22850,6 +29279,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22866,6 +29302,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22883,6 +29326,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22893,16 +29343,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
                 /**
                  * @description The return to estrus's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 eventId: string;
             };
@@ -22914,13 +29367,13 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * Format: date
                      * @description Day the heat was seen, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-08-01
                      */
                     returnDate?: string;
                     /**
@@ -22945,7 +29398,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description The record as stored now */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -22964,7 +29417,7 @@ export interface operations {
                         data: components["schemas"]["ReturnToEstrus"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Return to estrus updated
                          */
                         message?: string;
                         /**
@@ -22989,6 +29442,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23006,6 +29472,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23022,6 +29495,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23038,6 +29518,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23054,6 +29541,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23070,6 +29564,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23087,6 +29588,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23103,6 +29611,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23120,6 +29635,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23157,13 +29679,13 @@ export interface operations {
                     ID?: string;
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * Format: date
                      * @description Day of the weaning, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-11-30
                      */
                     weaningDate?: string;
                     /**
@@ -23173,7 +29695,7 @@ export interface operations {
                     countWeaned?: number;
                     /**
                      * @description The farrowing, ms since epoch
-                     * @example 1790467200000
+                     * @example 1793589600000
                      */
                     BirthTimestamp?: number;
                     /**
@@ -23211,11 +29733,14 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -23244,11 +29769,6 @@ export interface operations {
                         data: components["schemas"]["Weaning"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -23270,6 +29790,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23287,6 +29820,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23303,6 +29843,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23319,6 +29866,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23336,6 +29890,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23352,6 +29913,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23369,6 +29937,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23378,15 +29953,21 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice. */
+                /**
+                 * @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice.
+                 * @example 9b2f6c1e-4a7d-4e3b-8f5a-1c0d2e3f4a5b
+                 */
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -23398,13 +29979,13 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * Format: date
                      * @description Day of the weaning, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-11-30
                      */
                     weaningDate: string;
                     /**
@@ -23414,7 +29995,7 @@ export interface operations {
                     countWeaned: number;
                     /**
                      * @description The farrowing, ms since epoch
-                     * @example 1790467200000
+                     * @example 1793589600000
                      */
                     BirthTimestamp?: number;
                     /**
@@ -23467,7 +30048,7 @@ export interface operations {
                         data: components["schemas"]["Weaning"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Weaning created
                          */
                         message?: string;
                         /**
@@ -23492,6 +30073,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23509,6 +30103,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23525,6 +30126,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23541,6 +30149,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23553,10 +30168,18 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "An animal with MAC A4:C1:38:5F:2B:91 already exists",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23573,6 +30196,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23589,6 +30219,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23605,6 +30242,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This Idempotency-Key was already used with a different request: use a new key for a new request",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23622,6 +30266,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23638,6 +30289,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23655,6 +30313,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23663,16 +30328,22 @@ export interface operations {
     recentAnimalWeanings: {
         parameters: {
             query?: {
-                /** @description Records, 1-100 */
+                /**
+                 * @description Records, 1-100
+                 * @example 5
+                 */
                 limit?: number;
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -23699,11 +30370,6 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Weaning"][];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -23725,6 +30391,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23742,6 +30421,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23758,6 +30444,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23774,6 +30467,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23791,6 +30491,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23807,6 +30514,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23824,6 +30538,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23834,16 +30555,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
                 /**
                  * @description The weaning's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 weaningId: string;
             };
@@ -23870,11 +30594,6 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Weaning"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -23896,6 +30615,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23913,6 +30645,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23929,6 +30668,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23945,6 +30691,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23962,6 +30715,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23978,6 +30738,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -23995,6 +30762,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24005,16 +30779,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
                 /**
                  * @description The weaning's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 weaningId: string;
             };
@@ -24065,6 +30842,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24082,6 +30872,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24098,6 +30895,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24114,6 +30918,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24131,6 +30942,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24147,6 +30965,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24164,6 +30989,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24174,16 +31006,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
                 /**
                  * @description The weaning's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 weaningId: string;
             };
@@ -24195,13 +31030,13 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * Format: date
                      * @description Day of the weaning, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-11-30
                      */
                     weaningDate?: string;
                     /**
@@ -24223,7 +31058,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description The record as stored now */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -24242,7 +31077,7 @@ export interface operations {
                         data: components["schemas"]["Weaning"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Weaning updated
                          */
                         message?: string;
                         /**
@@ -24267,6 +31102,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24284,6 +31132,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24300,6 +31155,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24316,6 +31178,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24332,6 +31201,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24348,6 +31224,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24365,6 +31248,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24381,6 +31271,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24398,6 +31295,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24435,13 +31339,13 @@ export interface operations {
                     ID?: string;
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * Format: date
                      * @description Day of the move, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-10-27
                      */
                     movementDate?: string;
                     /**
@@ -24481,11 +31385,14 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -24514,11 +31421,6 @@ export interface operations {
                         data: components["schemas"]["AnimalMovement"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -24540,6 +31442,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24557,6 +31472,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24573,6 +31495,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24589,6 +31518,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24606,6 +31542,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24622,6 +31565,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24639,6 +31589,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24648,15 +31605,21 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice. */
+                /**
+                 * @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice.
+                 * @example 9b2f6c1e-4a7d-4e3b-8f5a-1c0d2e3f4a5b
+                 */
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -24668,13 +31631,13 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * Format: date
                      * @description Day of the move, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-10-27
                      */
                     movementDate: string;
                     /**
@@ -24729,7 +31692,7 @@ export interface operations {
                         data: components["schemas"]["AnimalMovement"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Movement created
                          */
                         message?: string;
                         /**
@@ -24754,6 +31717,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24771,6 +31747,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24787,6 +31770,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24803,6 +31793,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24815,10 +31812,18 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "An animal with MAC A4:C1:38:5F:2B:91 already exists",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24835,6 +31840,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24851,6 +31863,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24867,6 +31886,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This Idempotency-Key was already used with a different request: use a new key for a new request",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24884,6 +31910,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24900,6 +31933,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24917,6 +31957,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -24925,16 +31972,22 @@ export interface operations {
     recentAnimalMovements: {
         parameters: {
             query?: {
-                /** @description Records, 1-100 */
+                /**
+                 * @description Records, 1-100
+                 * @example 5
+                 */
                 limit?: number;
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -24961,11 +32014,6 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["AnimalMovement"][];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -24987,6 +32035,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25004,6 +32065,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25020,6 +32088,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25036,6 +32111,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25053,6 +32135,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25069,6 +32158,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25086,6 +32182,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25096,16 +32199,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
                 /**
                  * @description The movement's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 movementId: string;
             };
@@ -25132,11 +32238,6 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["AnimalMovement"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -25158,6 +32259,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25175,6 +32289,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25191,6 +32312,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25207,6 +32335,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25224,6 +32359,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25240,6 +32382,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25257,6 +32406,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25267,16 +32423,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
                 /**
                  * @description The movement's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 movementId: string;
             };
@@ -25327,6 +32486,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25344,6 +32516,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25360,6 +32539,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25376,6 +32562,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25393,6 +32586,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25409,6 +32609,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25426,6 +32633,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25436,16 +32650,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
                 /**
                  * @description The movement's ID
-                 * @example 1767225600000
+                 * @example 1793601600000
                  */
                 movementId: string;
             };
@@ -25457,13 +32674,13 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals
-                     * @example AA:BB:CC:DD:EE:01
+                     * @example A4:C1:38:5F:2B:91
                      */
                     MAC?: string;
                     /**
                      * Format: date
                      * @description Day of the move, YYYY-MM-DD
-                     * @example 2026-11-02
+                     * @example 2026-10-27
                      */
                     movementDate?: string;
                     /**
@@ -25489,7 +32706,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description The record as stored now */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -25508,7 +32725,7 @@ export interface operations {
                         data: components["schemas"]["AnimalMovement"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Movement updated
                          */
                         message?: string;
                         /**
@@ -25533,6 +32750,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25550,6 +32780,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25566,6 +32803,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25582,6 +32826,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25598,6 +32849,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25614,6 +32872,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25631,6 +32896,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25647,6 +32919,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25664,6 +32943,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25672,9 +32958,15 @@ export interface operations {
     listPredictions: {
         parameters: {
             query?: {
-                /** @description Page number, 1-1000000 */
+                /**
+                 * @description Page number, 1-1000000
+                 * @example 1
+                 */
                 page?: number;
-                /** @description Page size, 1-100 */
+                /**
+                 * @description Page size, 1-100
+                 * @example 24
+                 */
                 limit?: number;
                 /**
                  * @description heat, birth or lameness
@@ -25691,18 +32983,27 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 endDate?: string;
-                /** @description At least, 0.0-1.0: compared with the prediction's highest result probability */
+                /**
+                 * @description At least, 0.0-1.0: compared with the prediction's highest result probability
+                 * @example 0.7
+                 */
                 minProbability?: number;
-                /** @description At most, 0.0-1.0: compared with the prediction's highest result probability */
+                /**
+                 * @description At most, 0.0-1.0: compared with the prediction's highest result probability
+                 * @example 1
+                 */
                 maxProbability?: number;
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -25731,11 +33032,6 @@ export interface operations {
                         data: components["schemas"]["AIPrediction"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -25757,6 +33053,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25774,6 +33083,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25790,6 +33106,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25806,6 +33129,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25823,6 +33153,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25839,6 +33176,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25856,6 +33200,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25865,15 +33216,21 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice. */
+                /**
+                 * @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice.
+                 * @example 9b2f6c1e-4a7d-4e3b-8f5a-1c0d2e3f4a5b
+                 */
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -25901,7 +33258,10 @@ export interface operations {
                          * @example 2026-11-02T06:00:00.000Z
                          */
                         timestamp: string;
-                        /** @description 0.0-1.0 */
+                        /**
+                         * @description 0.0-1.0
+                         * @example 0.87
+                         */
                         probability: number;
                     }[];
                 };
@@ -25928,7 +33288,7 @@ export interface operations {
                         data: components["schemas"]["AIPrediction"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Prediction stored
                          */
                         message?: string;
                         /**
@@ -25953,6 +33313,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25970,6 +33343,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -25986,6 +33366,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26002,6 +33389,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26014,10 +33408,18 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "An animal with MAC A4:C1:38:5F:2B:91 already exists",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26034,6 +33436,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26050,6 +33459,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26066,6 +33482,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This Idempotency-Key was already used with a different request: use a new key for a new request",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26083,6 +33506,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26099,6 +33529,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26116,6 +33553,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26124,7 +33568,10 @@ export interface operations {
     recentPredictions: {
         parameters: {
             query?: {
-                /** @description Predictions, 1-100 */
+                /**
+                 * @description Predictions, 1-100
+                 * @example 5
+                 */
                 limit?: number;
                 /**
                  * @description heat, birth or lameness
@@ -26134,11 +33581,14 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -26165,11 +33615,6 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["AIPrediction"][];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -26191,6 +33636,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26208,6 +33666,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26224,6 +33689,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26240,6 +33712,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26257,6 +33736,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26273,6 +33759,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26290,6 +33783,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26316,11 +33816,14 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
             };
@@ -26328,7 +33831,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description Predictions in the range */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -26348,7 +33851,7 @@ export interface operations {
                         data: components["schemas"]["AIPrediction"][];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example The first 1000 of 1204 predictions in the range; narrow it for the rest
                          */
                         message?: string;
                         /**
@@ -26373,6 +33876,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26390,6 +33906,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26406,6 +33929,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26422,6 +33952,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26439,6 +33976,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26455,6 +33999,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26472,6 +34023,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26480,9 +34038,15 @@ export interface operations {
     listPredictionsOfType: {
         parameters: {
             query?: {
-                /** @description Page number, 1-1000000 */
+                /**
+                 * @description Page number, 1-1000000
+                 * @example 1
+                 */
                 page?: number;
-                /** @description Page size, 1-100 */
+                /**
+                 * @description Page size, 1-100
+                 * @example 24
+                 */
                 limit?: number;
                 /**
                  * @description Predictions made at or after: ISO 8601, a date (the whole UTC day) or a date and time (UTC unless it has an offset)
@@ -26494,18 +34058,27 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 endDate?: string;
-                /** @description At least, 0.0-1.0: compared with the prediction's highest result probability */
+                /**
+                 * @description At least, 0.0-1.0: compared with the prediction's highest result probability
+                 * @example 0.7
+                 */
                 minProbability?: number;
-                /** @description At most, 0.0-1.0: compared with the prediction's highest result probability */
+                /**
+                 * @description At most, 0.0-1.0: compared with the prediction's highest result probability
+                 * @example 1
+                 */
                 maxProbability?: number;
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:01
+                 * @example A4:C1:38:5F:2B:91
                  */
                 animalMac: string;
                 /**
@@ -26539,11 +34112,6 @@ export interface operations {
                         data: components["schemas"]["AIPrediction"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -26565,6 +34133,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26582,6 +34163,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26598,6 +34186,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26614,6 +34209,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26631,6 +34233,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26647,6 +34256,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26664,6 +34280,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26696,12 +34319,12 @@ export interface operations {
                 filter?: {
                     /**
                      * @description Device MAC, AA:BB:CC:DD:EE:FF (lower case accepted, stored upper case); unique within the account and never changed
-                     * @example AA:BB:CC:DD:EE:F1
+                     * @example D8:3B:DA:12:7C:04
                      */
                     MAC?: string;
                     /**
                      * @description User-defined name
-                     * @example Farrowing pen 3
+                     * @example Farrowing room 2, pen 3
                      */
                     Name?: string;
                     /**
@@ -26723,14 +34346,23 @@ export interface operations {
                 };
                 /** @description true: devices with data in the last LITTERGUARD_ACTIVE_WINDOW_MINUTES; false: the others */
                 active?: boolean;
-                /** @description Device MAC, exact, either case */
+                /**
+                 * @description Device MAC, exact, either case
+                 * @example D8:3B:DA:12:7C:04
+                 */
                 mac?: string;
-                /** @description Part of the name, any case */
+                /**
+                 * @description Part of the name, any case
+                 * @example room 2
+                 */
                 name?: string;
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -26758,11 +34390,6 @@ export interface operations {
                         data: components["schemas"]["Litterguard"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -26784,6 +34411,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26801,6 +34441,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26817,6 +34464,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26833,6 +34487,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26850,6 +34511,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26866,6 +34534,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26883,6 +34558,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26892,11 +34574,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice. */
+                /**
+                 * @description A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create with the same key and the same body within 24 hours answers the first response again instead of creating twice.
+                 * @example 9b2f6c1e-4a7d-4e3b-8f5a-1c0d2e3f4a5b
+                 */
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -26907,12 +34595,12 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Device MAC, AA:BB:CC:DD:EE:FF (lower case accepted, stored upper case); unique within the account and never changed
-                     * @example AA:BB:CC:DD:EE:F1
+                     * @example D8:3B:DA:12:7C:04
                      */
                     MAC: string;
                     /**
                      * @description User-defined name
-                     * @example Farrowing pen 3
+                     * @example Farrowing room 2, pen 3
                      */
                     Name: string;
                 };
@@ -26939,7 +34627,7 @@ export interface operations {
                         data: components["schemas"]["Litterguard"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Litterguard created
                          */
                         message?: string;
                         /**
@@ -26964,6 +34652,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26981,6 +34682,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -26997,6 +34705,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27013,6 +34728,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27025,10 +34747,18 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "An animal with MAC A4:C1:38:5F:2B:91 already exists",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27045,6 +34775,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27061,6 +34798,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27077,6 +34821,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This Idempotency-Key was already used with a different request: use a new key for a new request",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27094,6 +34845,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27110,6 +34868,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27127,6 +34892,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27137,9 +34909,15 @@ export interface operations {
             query?: {
                 /** @description true: devices with data in the last LITTERGUARD_ACTIVE_WINDOW_MINUTES; false: the others */
                 active?: boolean;
-                /** @description Device MAC, exact, either case */
+                /**
+                 * @description Device MAC, exact, either case
+                 * @example D8:3B:DA:12:7C:04
+                 */
                 mac?: string;
-                /** @description Part of the name, any case */
+                /**
+                 * @description Part of the name, any case
+                 * @example room 2
+                 */
                 name?: string;
                 /**
                  * @description Page number, 1-1000000
@@ -27154,7 +34932,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -27182,11 +34963,6 @@ export interface operations {
                         data: components["schemas"]["Litterguard"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -27208,6 +34984,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27225,6 +35014,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27241,6 +35037,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27257,6 +35060,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27274,6 +35084,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27290,6 +35107,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27307,6 +35131,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27317,7 +35148,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -27343,24 +35177,35 @@ export interface operations {
                         success: true;
                         /** DeviceSummary */
                         data: {
-                            /** @description The account's devices */
+                            /**
+                             * Format: int64
+                             * @description The account's devices
+                             * @example 12
+                             */
                             totalDevices: number;
-                            /** @description Devices with Active true (data in the last LITTERGUARD_ACTIVE_WINDOW_MINUTES) */
+                            /**
+                             * Format: int64
+                             * @description Devices with Active true (data in the last LITTERGUARD_ACTIVE_WINDOW_MINUTES)
+                             * @example 11
+                             */
                             activeDevices: number;
-                            /** @description totalDevices − activeDevices (devices never heard from included) */
+                            /**
+                             * Format: int64
+                             * @description totalDevices − activeDevices (devices never heard from included)
+                             * @example 1
+                             */
                             inactiveDevices: number;
                             /** @description Mean CurrentTemperature of the ACTIVE devices, °C (an inactive device's last value may be old); null when none is active */
                             averageTemperature: number | null;
-                            /** @description Devices whose unusualActivityDetected holds over the last 24 hours (the analytics rule with timeRange=24h) */
+                            /**
+                             * Format: int64
+                             * @description Devices whose unusualActivityDetected holds over the last 24 hours (the analytics rule with timeRange=24h)
+                             * @example 1
+                             */
                             devicesWithUnusualActivity: number;
                             /** @description Unix SECONDS of the newest reading of any device (the latest LastSeen.seconds); null when no device has sent data */
                             lastDataReceived: number | null;
                         };
-                        /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
@@ -27383,6 +35228,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27400,6 +35258,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27416,6 +35281,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27432,6 +35304,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27449,6 +35328,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27465,6 +35351,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27482,6 +35375,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27492,11 +35392,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The device MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:F1
+                 * @example D8:3B:DA:12:7C:04
                  */
                 macAddress: string;
             };
@@ -27523,11 +35426,6 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Litterguard"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -27549,6 +35447,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27566,6 +35477,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27582,6 +35500,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27598,6 +35523,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27615,6 +35547,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27631,6 +35570,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27648,6 +35594,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27658,11 +35611,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The device MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:F1
+                 * @example D8:3B:DA:12:7C:04
                  */
                 macAddress: string;
             };
@@ -27713,6 +35669,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27730,6 +35699,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27746,6 +35722,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27762,6 +35745,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27779,6 +35769,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27795,6 +35792,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27812,6 +35816,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27822,11 +35833,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The device MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:F1
+                 * @example D8:3B:DA:12:7C:04
                  */
                 macAddress: string;
             };
@@ -27838,7 +35852,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description User-defined name
-                     * @example Farrowing pen 3
+                     * @example Farrowing room 2, pen 3
                      */
                     Name?: string;
                 };
@@ -27864,7 +35878,7 @@ export interface operations {
                         data: components["schemas"]["Litterguard"];
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example Litterguard updated
                          */
                         message?: string;
                         /**
@@ -27889,6 +35903,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27906,6 +35933,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27922,6 +35956,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27938,6 +35979,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27954,6 +36002,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27970,6 +36025,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -27987,6 +36049,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28003,6 +36072,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28020,6 +36096,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28030,23 +36113,35 @@ export interface operations {
             query?: {
                 /**
                  * @description The window ending now; not with startTime/endTime
-                 * @example 1h
+                 * @example 6h
                  */
                 timeRange?: "1h" | "6h" | "24h" | "7d" | "30d";
-                /** @description First second, inclusive. Unix SECONDS (at most 4102444800, the year 2100): a value in ms is a 400 */
+                /**
+                 * @description First second, inclusive. Unix SECONDS (at most 4102444800, the year 2100): a value in ms is a 400
+                 * @example 1793598000
+                 */
                 startTime?: number;
-                /** @description Last second, inclusive. Unix SECONDS (at most 4102444800, the year 2100): a value in ms is a 400 */
+                /**
+                 * @description Last second, inclusive. Unix SECONDS (at most 4102444800, the year 2100): a value in ms is a 400
+                 * @example 1793601600
+                 */
                 endTime?: number;
-                /** @description Rows, 1-100 */
+                /**
+                 * @description Rows, 1-100
+                 * @example 60
+                 */
                 limit?: number;
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The device MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:F1
+                 * @example D8:3B:DA:12:7C:04
                  */
                 macAddress: string;
             };
@@ -28072,22 +36167,33 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
-                            /** @description Unix SECONDS (946684800-4102444800, years 2000-2100): a value in ms is refused, not read as a date in the year 50,000 */
+                            /**
+                             * Format: int64
+                             * @description Unix SECONDS (946684800-4102444800, years 2000-2100): a value in ms is refused, not read as a date in the year 50,000
+                             * @example 1793601600
+                             */
                             t: number;
-                            /** @description temperature, °C */
+                            /**
+                             * @description temperature, °C
+                             * @example 31.4
+                             */
                             c: number;
-                            /** @description acceleration along x, g */
+                            /**
+                             * @description acceleration along x, g
+                             * @example 0.05
+                             */
                             x: number;
-                            /** @description acceleration along y, g */
+                            /**
+                             * @description acceleration along y, g
+                             * @example 0.01
+                             */
                             y: number;
-                            /** @description acceleration along z, g */
+                            /**
+                             * @description acceleration along z, g
+                             * @example 1.02
+                             */
                             z: number;
                         }[];
-                        /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
@@ -28110,6 +36216,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28127,6 +36246,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28143,6 +36269,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28159,6 +36292,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28176,6 +36316,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28192,6 +36339,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28209,6 +36363,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28219,11 +36380,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The device MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:F1
+                 * @example D8:3B:DA:12:7C:04
                  */
                 macAddress: string;
             };
@@ -28234,15 +36398,31 @@ export interface operations {
                 "application/json": {
                     /** @description 1-10000 rows */
                     readings: {
-                        /** @description Unix SECONDS (946684800-4102444800, years 2000-2100): a value in ms is refused, not read as a date in the year 50,000 */
+                        /**
+                         * Format: int64
+                         * @description Unix SECONDS (946684800-4102444800, years 2000-2100): a value in ms is refused, not read as a date in the year 50,000
+                         * @example 1793601600
+                         */
                         t: number;
-                        /** @description temperature, °C */
+                        /**
+                         * @description temperature, °C
+                         * @example 31.4
+                         */
                         c: number;
-                        /** @description acceleration along x, g */
+                        /**
+                         * @description acceleration along x, g
+                         * @example 0.05
+                         */
                         x: number;
-                        /** @description acceleration along y, g */
+                        /**
+                         * @description acceleration along y, g
+                         * @example 0.01
+                         */
                         y: number;
-                        /** @description acceleration along z, g */
+                        /**
+                         * @description acceleration along z, g
+                         * @example 1.02
+                         */
                         z: number;
                     }[];
                 };
@@ -28266,16 +36446,28 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
-                            /** @description Rows in the request */
+                            /**
+                             * Format: int64
+                             * @description Rows in the request
+                             * @example 120
+                             */
                             received: number;
-                            /** @description Rows that were new */
+                            /**
+                             * Format: int64
+                             * @description Rows that were new
+                             * @example 118
+                             */
                             stored: number;
-                            /** @description Rows already stored (same MAC and t), or repeated within the request; not stored again */
+                            /**
+                             * Format: int64
+                             * @description Rows already stored (same MAC and t), or repeated within the request; not stored again
+                             * @example 2
+                             */
                             duplicates: number;
                         };
                         /**
                          * @description What was done
-                         * @example Birth created
+                         * @example 1438 of 1440 readings stored
                          */
                         message?: string;
                         /**
@@ -28300,6 +36492,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28317,6 +36522,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28333,6 +36545,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28349,6 +36568,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28365,6 +36591,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28381,6 +36614,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28398,6 +36638,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28414,6 +36661,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28431,6 +36685,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28439,16 +36700,22 @@ export interface operations {
     latestLitterguardData: {
         parameters: {
             query?: {
-                /** @description Readings, 1-100 */
+                /**
+                 * @description Readings, 1-100
+                 * @example 5
+                 */
                 count?: number;
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The device MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:F1
+                 * @example D8:3B:DA:12:7C:04
                  */
                 macAddress: string;
             };
@@ -28474,22 +36741,33 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
-                            /** @description Unix SECONDS (946684800-4102444800, years 2000-2100): a value in ms is refused, not read as a date in the year 50,000 */
+                            /**
+                             * Format: int64
+                             * @description Unix SECONDS (946684800-4102444800, years 2000-2100): a value in ms is refused, not read as a date in the year 50,000
+                             * @example 1793601600
+                             */
                             t: number;
-                            /** @description temperature, °C */
+                            /**
+                             * @description temperature, °C
+                             * @example 31.4
+                             */
                             c: number;
-                            /** @description acceleration along x, g */
+                            /**
+                             * @description acceleration along x, g
+                             * @example 0.05
+                             */
                             x: number;
-                            /** @description acceleration along y, g */
+                            /**
+                             * @description acceleration along y, g
+                             * @example 0.01
+                             */
                             y: number;
-                            /** @description acceleration along z, g */
+                            /**
+                             * @description acceleration along z, g
+                             * @example 1.02
+                             */
                             z: number;
                         }[];
-                        /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
@@ -28512,6 +36790,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28529,6 +36820,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28545,6 +36843,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28561,6 +36866,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28578,6 +36890,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28594,6 +36913,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28611,6 +36937,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28621,17 +36954,20 @@ export interface operations {
             query?: {
                 /**
                  * @description The window ending now
-                 * @example 1h
+                 * @example 24h
                  */
                 timeRange?: "1h" | "6h" | "24h" | "7d" | "30d";
             };
             header?: never;
             path: {
-                /** @description The account's Uid */
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
                 /**
                  * @description The device MAC, AA:BB:CC:DD:EE:FF (either case)
-                 * @example AA:BB:CC:DD:EE:F1
+                 * @example D8:3B:DA:12:7C:04
                  */
                 macAddress: string;
             };
@@ -28680,26 +37016,27 @@ export interface operations {
                             activityLevel: "low" | "normal" | "high";
                             /** @description true when the mean activity of 2 consecutive 10-minute buckets of the window (aligned on its start) lies more than 3 standard deviations (at least 0.01 g) from the mean of the baseline's 10-minute buckets, either way (one bucket alone crosses 3σ by chance on many ordinary days). false while the baseline has fewer than 36 buckets with readings. Activity is the dynamic acceleration |√(x²+y²+z²) − 1 g| (a device at rest measures gravity, so the magnitude itself barely moves). The baseline is the device's own 7 days before the window. */
                             unusualActivityDetected: boolean;
-                            /** @description Readings in the window */
+                            /**
+                             * Format: int64
+                             * @description Readings in the window
+                             * @example 1440
+                             */
                             dataPointsCount: number;
                             timeRange: {
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601: now − timeRange, inclusive
+                                 * @example 2026-11-01T06:40:00.000Z
                                  */
                                 start: string;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601: now, inclusive
+                                 * @example 2026-11-02T06:40:00.000Z
                                  */
                                 end: string;
                             };
                         };
-                        /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
@@ -28722,6 +37059,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28739,6 +37089,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28755,6 +37112,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28771,6 +37135,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28788,6 +37159,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28804,6 +37182,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28821,6 +37206,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28851,20 +37243,52 @@ export interface operations {
                 sortOrder?: "asc" | "desc";
                 /** @description filter[Field]=value: only items whose Field equals value */
                 filter?: {
+                    /**
+                     * Format: date-time
+                     * @description The exact time of a record
+                     * @example 2026-11-02T06:40:00.000Z
+                     */
                     timestamp?: string;
+                    /**
+                     * @description The integrator whose token made the request
+                     * @example int_7QbZ3kXw9P2mTn4RcYh7Aw
+                     */
                     integratorUID?: string;
-                    method?: string;
+                    /**
+                     * @description HTTP method
+                     * @example GET
+                     * @enum {string}
+                     */
+                    method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
+                    /**
+                     * @description The route template, such as /api/v1/users/:userId/animals: ids and query strings are not kept
+                     * @example /api/v1/users/:userId/animals
+                     */
                     endpoint?: string;
-                    /** Format: int64 */
+                    /**
+                     * Format: int32
+                     * @description HTTP status of the response
+                     * @example 200
+                     */
                     responseCode?: number;
                 };
-                /** @description Earliest time (ISO 8601 date-time) */
+                /**
+                 * @description Earliest time (ISO 8601 date-time)
+                 * @example 2026-11-01T00:00:00Z
+                 */
                 from?: string;
-                /** @description Time after the last record (ISO 8601 date-time) */
+                /**
+                 * @description Time after the last record (ISO 8601 date-time)
+                 * @example 2026-11-02T00:00:00Z
+                 */
                 to?: string;
             };
             header?: never;
             path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
                 userId: string;
             };
             cookie?: never;
@@ -28892,11 +37316,6 @@ export interface operations {
                         data: components["schemas"]["UsageRecord"][];
                         pagination: components["schemas"]["Pagination"];
                         /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
-                        /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
                          * @example 2026-11-02T06:40:00.000Z
@@ -28918,6 +37337,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28935,6 +37367,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28951,6 +37390,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28967,6 +37413,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -28984,6 +37437,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -29000,6 +37460,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -29017,6 +37484,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -29025,7 +37499,10 @@ export interface operations {
     getTokenUsage: {
         parameters: {
             query?: {
-                /** @description UTC day, YYYY-MM-DD; default today */
+                /**
+                 * @description UTC day, YYYY-MM-DD; default today
+                 * @example 2026-11-01
+                 */
                 date?: string;
             };
             header?: never;
@@ -29052,47 +37529,94 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
+                            /**
+                             * @description The integrator
+                             * @example int_7QbZ3kXw9P2mTn4RcYh7Aw
+                             */
                             integratorUID: string;
-                            /** @description Free, Starter, Pro or Enterprise */
-                            tier: string;
+                            /**
+                             * @description Free, Starter, Pro or Enterprise
+                             * @example Pro
+                             * @enum {string}
+                             */
+                            tier: "Free" | "Starter" | "Pro" | "Enterprise";
                             /**
                              * Format: date
                              * @description The UTC day reported
+                             * @example 2026-11-02
                              */
                             date: string;
                             /**
                              * Format: date-time
                              * @description Today only: when the daily quotas reset (00:00 UTC)
+                             * @example 2026-11-03T00:00:00.000Z
                              */
                             quotaResetsAt?: string;
+                            /**
+                             * Format: int64
+                             * @description Requests logged on the day
+                             * @example 1260
+                             */
                             totalRequests: number;
                             /** @description Every endpoint called on the day, busiest first */
                             endpoints: {
-                                method: string;
-                                /** @description Route template */
+                                /**
+                                 * @description HTTP method
+                                 * @example GET
+                                 * @enum {string}
+                                 */
+                                method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
+                                /**
+                                 * @description Route template
+                                 * @example /api/v1/users/:userId/animals
+                                 */
                                 endpoint: string;
-                                /** @description Requests logged on the day */
+                                /**
+                                 * Format: int64
+                                 * @description Requests logged on the day
+                                 * @example 412
+                                 */
                                 requests: number;
-                                /** @description Of those, answered with a status of 400 or above */
+                                /**
+                                 * Format: int64
+                                 * @description Of those, answered with a status of 400 or above
+                                 * @example 3
+                                 */
                                 errors: number;
-                                /** @description Milliseconds */
+                                /**
+                                 * @description Milliseconds
+                                 * @example 14.2
+                                 */
                                 averageResponseTime: number;
-                                /** @description Response bytes in all */
+                                /**
+                                 * Format: int64
+                                 * @description Response bytes in all
+                                 * @example 755208
+                                 */
                                 dataSize: number;
                                 /** @description Today only, and absent when the tier's quota is unlimited: the live counter that the 429 of the daily quota enforces */
                                 quota?: {
-                                    /** @description Requests per UTC day to this endpoint */
+                                    /**
+                                     * Format: int64
+                                     * @description Requests per UTC day to this endpoint
+                                     * @example 10000
+                                     */
                                     limit: number;
+                                    /**
+                                     * Format: int64
+                                     * @description Requests counted today
+                                     * @example 415
+                                     */
                                     used: number;
+                                    /**
+                                     * Format: int64
+                                     * @description Requests left today
+                                     * @example 9585
+                                     */
                                     remaining: number;
                                 };
                             }[];
                         };
-                        /**
-                         * @description What was done
-                         * @example Birth created
-                         */
-                        message?: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601 time of the response
@@ -29115,6 +37639,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -29132,6 +37669,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -29148,6 +37692,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -29164,6 +37715,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -29181,6 +37739,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -29197,6 +37762,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -29214,6 +37786,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -29304,6 +37883,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -29321,6 +37913,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -29337,6 +37936,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -29354,6 +37960,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -29425,6 +38038,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -29442,6 +38068,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -29458,6 +38091,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -29475,6 +38115,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
