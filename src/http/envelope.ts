@@ -1,43 +1,61 @@
 // The spec's response envelope: every body carries success and timestamp; data on success,
 // error (and details on validation errors) on failure; pagination on paginated lists.
 import Type, { type TSchema } from 'typebox'
+import { DateTime, EXAMPLE, Integer, Message } from './schema-types.ts'
 
-export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 time of the response' })
+export const Timestamp = DateTime('ISO 8601 time of the response')
+
+/** Error texts and details are cut to these lengths (plugins/errors.ts), whatever the request held. */
+export const ERROR_TEXT_MAX = 500
+export const DETAILS_MAX = 50
 
 export const ErrorDetail = Type.Object({
-  field: Type.String({ description: 'Where the problem is: a body field path such as readings[3].c, or a query/path parameter name' }),
-  message: Type.String(),
-}, { $id: 'ErrorDetail' })
+  field: Type.String({
+    minLength: 1, maxLength: ERROR_TEXT_MAX, examples: ['readings[3].c'],
+    description: 'Where the problem is: a body field path such as readings[3].c, or a query/path parameter name such as query:limit',
+  }),
+  message: Type.String({ minLength: 1, maxLength: ERROR_TEXT_MAX, examples: ['must be <= 60'] }),
+}, { $id: 'ErrorDetail', description: 'One problem of a request' })
 
 export const ErrorEnvelope = Type.Object({
   success: Type.Literal(false),
-  error: Type.String(),
-  details: Type.Optional(Type.Array(Type.Ref('ErrorDetail'))),
+  error: Type.String({ minLength: 1, maxLength: ERROR_TEXT_MAX, examples: ['Validation failed'] }),
+  details: Type.Optional(Type.Array(Type.Ref('ErrorDetail'), { maxItems: DETAILS_MAX, description: 'On validation errors: one entry per field' })),
   timestamp: Timestamp,
 }, { $id: 'ErrorEnvelope', description: 'Error body' })
 
+/** Bounds of the pagination numbers: PAGE_MAX pages (http/list-params.ts) of at most 10,000 rows. */
+const PAGINATION_PAGE_MAX = 1_000_000
+const PAGINATION_LIMIT_MAX = 10_000
+
 export const Pagination = Type.Object({
-  page: Type.Integer({ minimum: 1 }),
-  limit: Type.Integer({ minimum: 1 }),
-  total: Type.Integer({ minimum: 0 }),
-  totalPages: Type.Integer({ minimum: 0 }),
+  page: Integer({ minimum: 1, maximum: PAGINATION_PAGE_MAX, description: 'This page, from 1', examples: [2] }),
+  limit: Integer({ minimum: 1, maximum: PAGINATION_LIMIT_MAX, description: 'Page size', examples: [10] }),
+  total: Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Items in all pages', examples: [48] }),
+  totalPages: Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'ceil(total / limit)', examples: [5] }),
 }, { $id: 'Pagination' })
 
-/** Success body with `data` of the given schema. */
-export function Envelope<T extends TSchema>(data: T, description = 'Success') {
-  return Type.Object({
+/**
+ * Success body with `data` of the given schema. `message`: an example of the message the route sends with it;
+ * a route that sends none leaves it out, and its body has no `message` (the schema also serializes the body).
+ */
+export function Envelope<T extends TSchema>(data: T, description = 'Success', message?: string) {
+  const properties = {
     success: Type.Literal(true),
     data,
-    message: Type.Optional(Type.String()),
+    message: Type.Optional(Message('What was done', message ?? '')),
     timestamp: Timestamp,
-  }, { description })
+  }
+  const { message: _, ...withoutMessage } = properties
+  // Typed as the full envelope either way: `message` is optional in it.
+  return Type.Object(message === undefined ? withoutMessage as typeof properties : properties, { description })
 }
 
 /** Success body with no `data`, only a message. */
-export function MessageEnvelope(description = 'Success') {
+export function MessageEnvelope(description: string, example: string) {
   return Type.Object({
     success: Type.Literal(true),
-    message: Type.String(),
+    message: Message('What was done', example),
     timestamp: Timestamp,
   }, { description })
 }
@@ -46,9 +64,8 @@ export function MessageEnvelope(description = 'Success') {
 export function PageEnvelope<T extends TSchema>(item: T, description = 'One page of results') {
   return Type.Object({
     success: Type.Literal(true),
-    data: Type.Array(item),
+    data: Type.Array(item, { maxItems: PAGINATION_LIMIT_MAX }),
     pagination: Type.Ref('Pagination'),
-    message: Type.Optional(Type.String()),
     timestamp: Timestamp,
   }, { description })
 }
@@ -70,6 +87,25 @@ export const commonErrors = {
 export const authErrors = {
   401: errorRef('Missing, malformed, expired or revoked token'),
   403: errorRef('Permission, account link or tier missing'),
+}
+
+const errorExample = (error: string, details?: { field: string; message: string }[]) =>
+  ({ success: false, error, ...(details ? { details } : {}), timestamp: EXAMPLE.dateTime })
+
+/** What an error response of each status typically says: the document's example of that response (plugins/docs.ts). */
+export const ERROR_EXAMPLES: Record<string, ReturnType<typeof errorExample>> = {
+  400: errorExample('Validation failed', [{ field: 'query:limit', message: 'must be <= 100' }]),
+  401: errorExample('Token has expired'),
+  403: errorExample('Integrator does not have access to this user\'s data'),
+  404: errorExample('Animal not found'),
+  409: errorExample('An animal with MAC A4:C1:38:5F:2B:91 already exists'),
+  413: errorExample('Request body is larger than the limit of this service'),
+  415: errorExample('Unsupported content type: send the body as application/json'),
+  422: errorExample('This Idempotency-Key was already used with a different request: use a new key for a new request'),
+  429: errorExample('Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC'),
+  500: errorExample('Internal server error'),
+  501: errorExample('ID token verification is not configured on this service'),
+  503: errorExample('Service temporarily unavailable: a backing store cannot be reached'),
 }
 
 export interface SuccessBody<T> { success: true; data: T; message?: string; timestamp: string }

@@ -3,6 +3,7 @@
 import Type, { type TSchema } from 'typebox'
 import type { Limits } from '../config.ts'
 import { validationFailed } from './errors.ts'
+import { Integer } from './schema-types.ts'
 
 export type FieldKind = 'string' | 'number' | 'integer' | 'boolean'
 
@@ -19,11 +20,11 @@ export interface ListParams {
 /** The highest page number: beyond it an offset would leave any list (a bound, so that no number overflows SQL). */
 export const PAGE_MAX = 1_000_000
 
-export const SortOrder = Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'], default: 'desc', description: 'asc or desc' })
+export const SortOrder = Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'], default: 'desc', description: 'asc or desc', examples: ['asc'] })
 
-/** A string enum that validates and documents as `enum` (one error line, not one per branch). */
-export function StringEnum<T extends string>(values: readonly T[], options: { default?: T; description?: string } = {}) {
-  return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options })
+/** A string enum that validates and documents as `enum` (one error line, not one per branch); the example is the first value unless given. */
+export function StringEnum<T extends string>(values: readonly T[], options: { default?: T; description?: string; examples?: T[] } = {}) {
+  return Type.Unsafe<T>({ type: 'string', enum: [...values], examples: [values[0]], ...options })
 }
 
 /**
@@ -32,30 +33,31 @@ export function StringEnum<T extends string>(values: readonly T[], options: { de
  * strings for parseFilters to check:
  *   querystring: Type.Object({ ...listQueryProperties(limits, fields, 't'), group: Type.Optional(Type.String()) }, listQueryOptions)
  */
-export function listQueryProperties(limits: Limits, fields: ListFields, defaultSort: string, filterFields?: ListFields) {
+export function listQueryProperties(limits: Limits, fields: ListFields, defaultSort: string, filterFields?: ListFields, filterSchemas: Record<string, TSchema> = {}) {
   return {
-    page: Type.Integer({ minimum: 1, maximum: PAGE_MAX, default: 1, description: `Page number, 1-${PAGE_MAX}` }),
-    limit: Type.Integer({ minimum: 1, maximum: limits.pageLimitMax, default: limits.pageLimitDefault, description: `Page size, 1-${limits.pageLimitMax}` }),
-    sortBy: StringEnum(Object.keys(fields), { default: defaultSort, description: 'Field to sort by' }),
+    page: Integer({ minimum: 1, maximum: PAGE_MAX, default: 1, description: `Page number, 1-${PAGE_MAX}`, examples: [2] }),
+    limit: Integer({ minimum: 1, maximum: limits.pageLimitMax, default: limits.pageLimitDefault, description: `Page size, 1-${limits.pageLimitMax}`, examples: [Math.min(25, limits.pageLimitMax)] }),
+    sortBy: StringEnum(Object.keys(fields), { default: defaultSort, description: 'Field to sort by', examples: [defaultSort] }),
     sortOrder: SortOrder,
-    ...(filterFields ? { filter: filterParameter(filterFields) } : {}),
+    ...(filterFields ? { filter: filterParameter(filterFields, filterSchemas) } : {}),
   }
 }
 
 const KIND_SCHEMA: Record<FieldKind, () => TSchema> = {
   string: () => Type.String({ maxLength: 200 }),
   number: () => Type.Number(),
-  integer: () => Type.Integer(),
+  integer: () => Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }),
   boolean: () => Type.Boolean(),
 }
 
 /**
  * `filter[Field]=value` as the OpenAPI document shows it: one deepObject parameter whose properties are the
  * fields, so that generated clients can type it (docs.ts sets style deepObject). The query parser delivers
- * the pairs as `filter[Field]` keys, which listQueryOptions admits and parseFilters checks.
+ * the pairs as `filter[Field]` keys, which listQueryOptions admits and parseFilters checks; so this object
+ * only documents, and may show a field's own schema (its format and example) where one is given.
  */
-function filterParameter(fields: ListFields) {
-  const properties = Object.fromEntries(Object.entries(fields).map(([name, kind]) => [name, Type.Optional(KIND_SCHEMA[kind]())]))
+function filterParameter(fields: ListFields, schemas: Record<string, TSchema>) {
+  const properties = Object.fromEntries(Object.entries(fields).map(([name, kind]) => [name, Type.Optional(schemas[name] ?? KIND_SCHEMA[kind]())]))
   return Type.Optional(Type.Object(properties, { additionalProperties: false, description: 'filter[Field]=value: only items whose Field equals value' }))
 }
 

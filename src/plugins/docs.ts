@@ -4,7 +4,10 @@ import swagger from '@fastify/swagger'
 import scalar from '@scalar/fastify-api-reference'
 import Type from 'typebox'
 import type { FastifyInstance } from 'fastify'
+import { ERROR_EXAMPLES, Timestamp, commonErrors } from '../http/envelope.ts'
+import { documentResponseHeaders, referenceResponseHeaders } from '../http/response-headers.ts'
 import { API_PREFIX } from '../http/route-policy.ts'
+import { refuseUnknownQueryParameters } from './validation.ts'
 import { VERSION } from '../version.ts'
 
 /** `tags`: one per feature module, in the order the document lists them. */
@@ -20,27 +23,52 @@ export async function registerOpenApi(app: FastifyInstance, tags: { name: string
           '`{success, data | error, details?, message?, pagination?, timestamp}`. Every response carries `X-Request-Id` ' +
           '(taken from the request when it sends one).',
       },
-      servers: [{ url: '/', description: 'This server' }],
+      // x-internal false: the API is for third parties (integrators), not only the farm's own tools.
+      servers: [{ url: '/', description: 'This deployment: the server that serves this document, local, staging or production alike', 'x-internal': false } as { url: string }],
       tags: [...tags, { name: 'operations', description: 'Operator endpoints' }],
       // Every operation needs a bearer token unless it says otherwise (public ones carry `security: []`).
       security: [{ bearer: [] }],
       components: {
         securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Integrator token from POST /tokens or user token from POST /tokens/login' },
+          bearer: {
+            type: 'http', scheme: 'bearer', bearerFormat: 'JWT',
+            description: 'Integrator token from POST /tokens or user token from POST /tokens/login: a JWS that follows the JWT Best ' +
+              'Current Practices of RFC8725 (one algorithm, HS256; explicit typ at+jwt, so a refresh token rt+jwt never passes as one; ' +
+              'issuer, audience and expiry checked).',
+          },
         },
       },
     },
     // Shared schemas keep their $id as the component name instead of def-N.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
-    transformObject: (document) =>
-      markDefaultedAsOptional(('openapiObject' in document ? document.openapiObject : document.swaggerObject) as OpenApiDocument) as never,
+    transformObject: (document) => {
+      const doc = ('openapiObject' in document ? document.openapiObject : document.swaggerObject) as OpenApiDocument
+      referenceResponseHeaders(doc)
+      exemplifyErrors(doc)
+      return markDefaultedAsOptional(doc)
+    },
   })
+}
+
+/** Every error response shows what its status typically says (the shared envelope alone would show a generic one). */
+function exemplifyErrors(doc: OpenApiDocument) {
+  for (const operations of Object.values(doc.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const media = response.content?.['application/json']
+        if (media && media.example === undefined && media.schema?.$ref === '#/components/schemas/ErrorEnvelope' && ERROR_EXAMPLES[status]) {
+          media.example = ERROR_EXAMPLES[status]
+        }
+      }
+    }
+  }
 }
 
 interface SchemaObject { required?: string[]; properties?: Record<string, { default?: unknown }> }
 interface Operation {
   parameters?: { in: string; required?: boolean; style?: string; explode?: boolean; schema?: { default?: unknown; type?: unknown } }[]
   requestBody?: { content?: Record<string, { schema?: SchemaObject }> }
+  responses?: Record<string, { content?: Record<string, { schema?: { $ref?: string }; example?: unknown }> }>
 }
 type OpenApiDocument = { paths?: Record<string, Record<string, Operation>> } & Record<string, unknown>
 
@@ -68,49 +96,73 @@ function markDefaultedAsOptional(doc: OpenApiDocument): OpenApiDocument {
   return doc
 }
 
+const Link = (description: string, example: string) => Type.String({ format: 'uri-reference', maxLength: 100, description, examples: [example] })
+
 const ApiIndex = Type.Object({
   success: Type.Literal(true),
   data: Type.Object({
-    name: Type.String({ examples: ['livestock-api'] }),
-    version: Type.String({ description: 'The service release', examples: ['0.1.0'] }),
+    name: Type.Literal('livestock-api'),
+    version: Type.String({ pattern: '^[0-9]+\\.[0-9]+\\.[0-9]+', maxLength: 64, description: 'The service release', examples: ['0.1.0'] }),
     apiVersion: Type.Literal('v1'),
     links: Type.Object({
-      docs: Type.String({ description: 'The interactive reference (Scalar)' }),
-      openapi: Type.String({ description: 'The OpenAPI 3.1 document' }),
-      health: Type.String({ description: 'Liveness' }),
-      ready: Type.String({ description: 'Readiness' }),
+      docs: Link('The interactive reference (Scalar)', `${API_PREFIX}/docs`),
+      openapi: Link('The OpenAPI 3.1 document', `${API_PREFIX}/openapi.json`),
+      health: Link('Liveness', `${API_PREFIX}/health`),
+      ready: Link('Readiness', `${API_PREFIX}/health/ready`),
     }),
   }),
-  timestamp: Type.String({ format: 'date-time' }),
+  timestamp: Timestamp,
 }, { description: 'Where to start' })
+
+const OpenApiObject = Type.Object({
+  openapi: Type.Literal('3.1.0'),
+  info: Type.Object({
+    title: Type.String({ maxLength: 100, examples: ['Livestock API'] }),
+    version: Type.String({ maxLength: 64, examples: ['0.1.0'] }),
+  }, { additionalProperties: true }),
+  paths: Type.Object({}, {
+    additionalProperties: true, description: 'Every operation, by path',
+    examples: [{ '/api/v1/health': { get: { operationId: 'getHealth', summary: 'Liveness' } } }],
+  }),
+}, { additionalProperties: true, description: 'OpenAPI 3.1 document' })
+
+/** What a public GET that takes no parameters can answer besides 200 (an unknown query parameter is a 400). */
+const { 400: badRequest, 429: tooMany, 500: fault, 503: unavailable } = commonErrors
+const publicErrors = { 400: badRequest, 429: tooMany, 500: fault, 503: unavailable }
 
 export async function registerDocsRoutes(app: FastifyInstance) {
   app.get('/', { schema: { hide: true } }, async (_req, reply) => reply.redirect(`${API_PREFIX}/docs`, 302))
 
-  app.get(API_PREFIX, {
-    schema: {
-      tags: ['operations'], operationId: 'getApiIndex', summary: 'API index',
-      description: 'Public. Links to the reference, the OpenAPI document and the health checks.',
-      response: { 200: ApiIndex },
-      security: [],
-    },
-  }, async () => ({
-    success: true as const,
-    data: {
-      name: 'livestock-api', version: VERSION, apiVersion: 'v1' as const,
-      links: { docs: `${API_PREFIX}/docs`, openapi: `${API_PREFIX}/openapi.json`, health: `${API_PREFIX}/health`, ready: `${API_PREFIX}/health/ready` },
-    },
-    timestamp: new Date().toISOString(),
-  }))
+  // The index and the document are API routes like the others: unknown query parameters refused, headers documented.
+  await app.register(async (scope) => {
+    scope.addHook('onRoute', refuseUnknownQueryParameters)
+    scope.addHook('onRoute', documentResponseHeaders)
 
-  app.get(`${API_PREFIX}/openapi.json`, {
-    schema: {
-      tags: ['operations'], operationId: 'getOpenApiDocument', summary: 'OpenAPI 3.1 document',
-      description: 'Public. This document.',
-      response: { 200: Type.Object({}, { additionalProperties: true, description: 'OpenAPI 3.1 document' }) },
-      security: [],
-    },
-  }, async () => app.swagger())
+    scope.get(API_PREFIX, {
+      schema: {
+        tags: ['operations'], operationId: 'getApiIndex', summary: 'API index',
+        description: 'Public. Links to the reference, the OpenAPI document and the health checks.',
+        response: { 200: ApiIndex, ...publicErrors },
+        security: [],
+      },
+    }, async () => ({
+      success: true as const,
+      data: {
+        name: 'livestock-api' as const, version: VERSION, apiVersion: 'v1' as const,
+        links: { docs: `${API_PREFIX}/docs`, openapi: `${API_PREFIX}/openapi.json`, health: `${API_PREFIX}/health`, ready: `${API_PREFIX}/health/ready` },
+      },
+      timestamp: new Date().toISOString(),
+    }))
+
+    scope.get(`${API_PREFIX}/openapi.json`, {
+      schema: {
+        tags: ['operations'], operationId: 'getOpenApiDocument', summary: 'OpenAPI 3.1 document',
+        description: 'Public. This document.',
+        response: { 200: OpenApiObject, ...publicErrors },
+        security: [],
+      },
+    }, async () => app.swagger())
+  })
 
   await app.register(scalar, {
     routePrefix: `${API_PREFIX}/docs`,

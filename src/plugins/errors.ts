@@ -4,6 +4,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { DETAILS_MAX, ERROR_TEXT_MAX } from '../http/envelope.ts'
 import { ApiError, VALIDATION_FAILED, type FieldProblem } from '../http/errors.ts'
 import { isStoreUnavailable } from '../db/errors.ts'
 import { validationDetails } from '../http/validation-details.ts'
@@ -34,8 +35,10 @@ export function errorsPlugin(app: FastifyInstance) {
     if ('headers' in response && response.headers) void reply.headers(response.headers)
     return reply.status(response.statusCode).send({
       success: false,
-      error: response.error,
-      ...('details' in response && response.details ? { details: response.details } : {}),
+      error: clip(response.error),
+      ...('details' in response && response.details
+        ? { details: response.details.slice(0, DETAILS_MAX).map((d) => ({ field: clip(d.field), message: clip(d.message) })) }
+        : {}),
       timestamp: new Date().toISOString(),
     })
   })
@@ -47,10 +50,18 @@ export function errorsPlugin(app: FastifyInstance) {
     const path = req.url.split('?')[0] ?? req.url
     return reply.status(404).send({
       success: false,
-      error: `Route ${req.method} ${path} not found`,
+      error: clip(`Route ${req.method} ${path} not found`),
       timestamp: new Date().toISOString(),
     })
   })
+}
+
+/**
+ * Error texts and details name parts of the request (a path, an unknown parameter or field), which can be
+ * as long as the request; the body keeps them to the lengths the document states (http/envelope.ts).
+ */
+function clip(text: string): string {
+  return text.length <= ERROR_TEXT_MAX ? text : `${text.slice(0, ERROR_TEXT_MAX - 1)}…`
 }
 
 export function toErrorResponse(err: FastifyError): ErrorResponse {
@@ -91,7 +102,7 @@ export function frameworkErrorHandler(err: FastifyError, req: FastifyRequest, re
 }
 
 function envelopeOf(error: string) {
-  return { success: false, error, timestamp: new Date().toISOString() }
+  return { success: false, error: clip(error), timestamp: new Date().toISOString() }
 }
 
 const CLIENT_ERRORS: Record<string, { status: number; error: string }> = {

@@ -28,6 +28,7 @@ export const IdempotencyKeyHeader = Type.String({
   minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$',
   description: 'A key of the client\'s choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create ' +
     'with the same key and the same body within 24 hours answers the first response again instead of creating twice.',
+  examples: ['9b2f6c1e-4a7d-4e3b-8f5a-1c0d2e3f4a5b'],
 })
 
 /** JSON with object keys sorted at every level, so that key order does not change a request's fingerprint. */

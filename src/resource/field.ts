@@ -2,6 +2,7 @@
 // column, its JSON schema, and whether clients write it, sort by it and filter on it. The resource
 // derives its schemas, list parameters, column map and row mappers from these (resource.ts).
 import Type, { type TSchema } from 'typebox'
+import { EXAMPLE, integerFormat } from '../http/schema-types.ts'
 
 /** How a filter value is parsed from the query string (list-params.ts). */
 export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'json'
@@ -117,11 +118,11 @@ export const field = {
     ...extra,
   }), options, undefined),
 
-  integer: (options: FieldOptions & { minimum?: number; maximum?: number } = {}) => make('integer', (extra) => Type.Integer({
-    minimum: options.minimum ?? Number.MIN_SAFE_INTEGER,
-    maximum: options.maximum ?? Number.MAX_SAFE_INTEGER,
-    ...extra,
-  }), options, undefined),
+  integer: (options: FieldOptions & { minimum?: number; maximum?: number } = {}) => {
+    const minimum = options.minimum ?? Number.MIN_SAFE_INTEGER
+    const maximum = options.maximum ?? Number.MAX_SAFE_INTEGER
+    return make('integer', (extra) => Type.Integer({ format: integerFormat(minimum, maximum), minimum, maximum, ...extra }), options, undefined)
+  },
 
   boolean: (options: FieldOptions = {}) => make('boolean', (extra) => Type.Boolean(extra), options, undefined),
 
@@ -134,20 +135,20 @@ export const field = {
   /** The record id: the creation time in ms, stored as bigint, shown as a decimal string. */
   id: (description = 'Creation time in ms as a decimal string; unique within the collection') => make('integer',
     (extra) => Type.String({ pattern: '^[0-9]{1,16}$', maxLength: 16, ...extra }),
-    { column: 'id', readOnly: true, description, example: '1767225600000', toApi: (v) => String(v) }, undefined),
+    { column: 'id', readOnly: true, description, example: String(EXAMPLE.ms), toApi: (v) => String(v) }, undefined),
 
   /** `t`: the creation time in ms (or, for animals, the latest reading's). */
   createdAt: (description = 'ms since epoch: when the record was created') => make('integer',
-    (extra) => Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, ...extra }),
-    { column: 't', readOnly: true, description, example: 1767225600000 }, undefined),
+    (extra) => Type.Integer({ format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, ...extra }),
+    { column: 't', readOnly: true, description, example: EXAMPLE.ms }, undefined),
 
   /**
    * A time kept as Unix seconds (a bigint column) and shown as the timestamp object `{seconds, nanoseconds}`
    * (decisions.md: a litter device's LastSeen). Sorts by the seconds it holds; read-only.
    */
   timestampObject: (options: FieldOptions = {}) => make('integer', (extra) => Type.Object({
-    seconds: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Unix seconds' }),
-    nanoseconds: Type.Integer({ minimum: 0, maximum: 999_999_999, description: 'Fraction of the second in ns (0 for whole-second times)' }),
+    seconds: Type.Integer({ format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Unix seconds', examples: [EXAMPLE.seconds] }),
+    nanoseconds: Type.Integer({ format: 'int32', minimum: 0, maximum: 999_999_999, description: 'Fraction of the second in ns (0 for whole-second times)', examples: [0] }),
   }, { additionalProperties: false, ...extra }), {
     readOnly: true, filterable: false, toApi: (v) => ({ seconds: Number(v), nanoseconds: 0 }), ...options,
   }, undefined),

@@ -48,6 +48,8 @@ export interface Resource {
   /** sortBy values and filter[Field] names of its lists. */
   sortFields: ListFields
   filterFields: ListFields
+  /** How the OpenAPI document shows each filter[Field] value: the field's own schema, with its example. */
+  filterSchemas: Record<string, TSchema>
   /** API field → SQL for the list pipeline; own columns and joined ones may be qualified by table aliases. */
   columns(aliases?: { own?: string; joined?: string }): Record<string, ColumnMapping>
   /** A stored row as the API shows it: unset fields left out, or null where the field says so. */
@@ -126,6 +128,7 @@ export function defineResource(definition: ResourceDefinition): Resource {
 
     sortFields: listFields((f) => f.sortable),
     filterFields: listFields((f) => f.filterable),
+    filterSchemas: Object.fromEntries(entries.filter(([, f]) => f.filterable && listKind(f.kind)).map(([name, f]) => [name, f.schema()])),
 
     columns(aliases = {}) {
       const mapping: Record<string, ColumnMapping> = {}

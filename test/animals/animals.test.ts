@@ -2,7 +2,9 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
+import { sql } from 'kysely'
 import { insertAnimal } from '../../src/modules/animals/animals.repository.ts'
+import { SEARCH_MAX } from '../../src/modules/animals/animals.routes.ts'
 import { createIdSource } from '../../src/db/ids.ts'
 import { assertError } from '../support/assertions.ts'
 
@@ -175,6 +177,24 @@ describe('GET /users/<user_id>/animals/search', () => {
     assert.deepEqual(await search(`mac=${c.MAC.toLowerCase()}`), [c.ID])
     assert.deepEqual(await search('group=Farrowing&sex=female'), [a.ID])
     assert.deepEqual(await search('group=Nowhere'), [])
+  })
+
+  it('answers at most SEARCH_MAX animals, oldest first, and says so when more match', async () => {
+    const f = await farm()
+    // SEARCH_MAX + 1 animals in one statement: ids 1.., MACs from the counter's hex digits.
+    await sql`INSERT INTO animals (uid, id, mac, sex, t)
+      SELECT ${f.user.uid}, n, upper(regexp_replace(lpad(to_hex(n), 12, '0'), '(..)(?!$)', '\\1:', 'g')), 'female', n
+      FROM generate_series(1, ${SEARCH_MAX + 1}) AS n`.execute(ctx.database.db)
+    const res = await f.inject('GET', '/search?sex=female')
+    assert.equal(res.statusCode, 200, res.body.slice(0, 200))
+    const body = res.json()
+    assert.equal(body.data.length, SEARCH_MAX)
+    assert.equal(body.data[0].ID, '1')
+    assert.equal(body.data[SEARCH_MAX - 1].ID, String(SEARCH_MAX))
+    assert.match(body.message, /^The first 10000 matching animals; narrow the criteria/)
+    const narrow = (await f.inject('GET', `/search?mac=${body.data[0].MAC}`)).json()
+    assert.equal(narrow.data.length, 1)
+    assert.equal(narrow.message, undefined)
   })
 
   it('refuses a bad mac, sex or boolean with 400', async () => {

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import Type from 'typebox'
 import { sql } from 'kysely'
 import { createTestApp, type TestContext } from '../support/app.ts'
-import { Envelope, commonErrors } from '../../src/http/envelope.ts'
+import { DETAILS_MAX, ERROR_TEXT_MAX, Envelope, commonErrors } from '../../src/http/envelope.ts'
 import { ok } from '../../src/http/envelope.ts'
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -106,6 +106,19 @@ describe('errors in the envelope', () => {
   it('returns 404 for an unknown route', async () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/api/v1/no/such/route?x=1' })
     assertErrorEnvelope(res, 404, 'Route GET /api/v1/no/such/route not found')
+  })
+
+  it('keeps error texts and details to the lengths the OpenAPI document states, whatever the request held', async () => {
+    const long = 'x'.repeat(1500) // this file's body limit is 2,048 bytes
+    const missing = assertErrorEnvelope(await ctx.app.inject({ method: 'GET', url: `/api/v1/no/${long}` }), 404)
+    assert.equal(missing.error.length, ERROR_TEXT_MAX)
+    assert.match(missing.error, /^Route GET \/api\/v1\/no\/x+…$/)
+    const unknown = assertErrorEnvelope(await ctx.app.inject({ method: 'POST', url: '/api/v1/probe', payload: { count: 1, [long]: true } }), 400, 'Validation failed')
+    assert.equal(unknown.details[0].field.length, ERROR_TEXT_MAX)
+    assert.ok(unknown.details[0].field.startsWith('xxxx'))
+    const many = Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`extra${i}`, true]))
+    const crowded = assertErrorEnvelope(await ctx.app.inject({ method: 'POST', url: '/api/v1/probe', payload: { count: 1, ...many } }), 400, 'Validation failed')
+    assert.equal(crowded.details.length, DETAILS_MAX)
   })
 
   it('returns 404 for a known path with an unknown method', async () => {

@@ -2,13 +2,14 @@
 // compression of large bodies, CORS when the operator allows origins, RFC 8288 Link headers on lists,
 // unknown query parameters refused like unknown body fields, and an index at /api/v1.
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib'
 import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { assertError, assertInvalid } from '../support/assertions.ts'
 import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
 import { AUTH_ERRORS } from '../../src/auth/errors.ts'
-import { noneMatch, withoutResponseTime } from '../../src/plugins/etag.ts'
+import { noneMatch, weakEtagOf, withoutResponseTime } from '../../src/plugins/etag.ts'
 import { paginationLinks } from '../../src/plugins/pagination-links.ts'
 
 type Headers = Record<string, string>
@@ -106,6 +107,9 @@ describe('ETag and If-None-Match', () => {
   it('rules: the timestamp is cut only where the envelope ends with it; weak comparison', () => {
     assert.equal(withoutResponseTime('{"success":true,"data":1,"timestamp":"2026-11-23T10:00:00.000Z"}'), '{"success":true,"data":1}')
     assert.equal(withoutResponseTime('{"data":{"timestamp":"x"},"more":1}'), '{"data":{"timestamp":"x"},"more":1}')
+    const body = '{"success":true,"data":[1,2],"timestamp":"2026-11-23T10:00:00.000Z"}'
+    assert.equal(weakEtagOf(body), weakEtagOf('{"success":true,"data":[1,2],"timestamp":"2027-01-01T00:00:00.000Z"}'))
+    assert.equal(weakEtagOf(body), `W/"${createHash('sha1').update('{"success":true,"data":[1,2]}').digest('base64url')}"`)
     assert.equal(noneMatch('W/"a", "b"', 'W/"b"'), true)
     assert.equal(noneMatch('"a"', 'W/"b"'), false)
     assert.equal(noneMatch(undefined, 'W/"b"'), false)
@@ -185,6 +189,11 @@ describe('discovery', () => {
     assert.deepEqual(res.json().data.links, { docs: '/api/v1/docs', openapi: '/api/v1/openapi.json', health: '/api/v1/health', ready: '/api/v1/health/ready' })
   })
 
+  it('refuses unknown query parameters on the index and the document too, as on every API route', async () => {
+    assertError(await get('/api/v1?verbose=1', {}), 400, 'Validation failed', 'query:verbose')
+    assertError(await get('/api/v1/openapi.json?format=yaml', {}), 400, 'Validation failed', 'query:format')
+  })
+
   it('GET / redirects to the docs', async () => {
     const res = await get('/', {})
     assert.equal(res.statusCode, 302)
@@ -197,13 +206,16 @@ describe('documented response headers', () => {
     const doc = ctx.app.swagger() as unknown as { paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>> }
     const list = doc.paths['/api/v1/users/{userId}/animals']!
     const headersOf = (method: string, status: string) => Object.keys(list[method]!.responses[status]!.headers ?? {}).sort()
-    assert.deepEqual(headersOf('get', '200'), ['ETag', 'Link', 'RateLimit', 'RateLimit-Policy', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id'])
+    assert.deepEqual(headersOf('get', '200'), ['Access-Control-Allow-Origin', 'ETag', 'Link', 'RateLimit', 'RateLimit-Policy', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id'])
     assert.ok(headersOf('post', '201').includes('Location'))
     assert.ok(headersOf('get', '429').includes('Retry-After'))
     assert.ok(headersOf('get', '503').includes('Retry-After'))
     assert.ok(headersOf('get', '401').includes('WWW-Authenticate'))
     const health = doc.paths['/api/v1/health']!.get!.responses['200']!.headers ?? {}
-    assert.deepEqual(Object.keys(health).sort(), ['ETag', 'X-Request-Id'])
+    assert.deepEqual(Object.keys(health).sort(), ['Access-Control-Allow-Origin', 'ETag', 'X-Request-Id'])
+    // Each is a reference to its one declaration.
+    assert.deepEqual(health['ETag'], { $ref: '#/components/headers/ETag' })
+    assert.equal((doc as unknown as { components: { headers: Record<string, { schema: { pattern: string } }> } }).components.headers['ETag']!.schema.pattern, '^W/"[A-Za-z0-9_-]{27}"$')
     for (const [path, operations] of Object.entries(doc.paths)) {
       if (!path.startsWith('/api/v1/users')) continue
       for (const [method, operation] of Object.entries(operations)) {

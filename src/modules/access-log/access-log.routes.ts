@@ -6,49 +6,70 @@ import { defineModule } from '../../http/api-module.ts'
 import { Envelope, PageEnvelope, ok, page } from '../../http/envelope.ts'
 import { validationFailed } from '../../http/errors.ts'
 import { listQueryOptions, listQueryProperties, parseFilters, type ListFields } from '../../http/list-params.ts'
+import { Count, DateTime, EXAMPLE, Integer } from '../../http/schema-types.ts'
 import { tierLabel, utcDayWindow } from '../../plugins/limits.rules.ts'
 import { integratorUsage, listAccountAccessLog, type AccessLogRow } from './access-log.repository.ts'
 
 const DAY_MS = 86_400_000
 
+/** The methods an integrator's request can have (HEAD: Fastify answers it for every GET route). */
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
+const ENDPOINT_EXAMPLE = '/api/v1/users/:userId/animals'
+const Endpoint = (description: string) => Type.String({ pattern: '^/', maxLength: 200, description, examples: [ENDPOINT_EXAMPLE] })
+const Method = Type.Unsafe<string>({ type: 'string', enum: [...METHODS], description: 'HTTP method', examples: ['GET'] })
+const IntegratorUid = (description: string) => Type.String({ minLength: 1, maxLength: 200, description, examples: [EXAMPLE.integratorUid] })
+const ResponseCode = Integer({ minimum: 100, maximum: 599, description: 'HTTP status of the response', examples: [200] })
+
 const UsageRecord = Type.Object({
-  timestamp: Type.String({ format: 'date-time', description: 'When the request was answered (ISO 8601, UTC)' }),
-  endpoint: Type.String({ description: 'The route template, such as /api/v1/users/{userId}/animals: ids and query strings are not kept' }),
-  method: Type.String({ description: 'HTTP method' }),
-  integratorUID: Type.String({ description: 'The integrator whose token made the request' }),
-  responseCode: Type.Integer({ description: 'HTTP status of the response' }),
-  responseTime: Type.Number({ description: 'Time to answer, in milliseconds' }),
-  dataSize: Type.Optional(Type.Integer({ description: 'Response body size in bytes' })),
-  userAgent: Type.Optional(Type.String({ description: 'The User-Agent header the integrator sent (at most 512 characters)' })),
-  ipAddress: Type.Optional(Type.String({ description: 'The address the request came from' })),
+  timestamp: DateTime('When the request was answered (ISO 8601, UTC)'),
+  endpoint: Endpoint('The route template, such as /api/v1/users/:userId/animals: ids and query strings are not kept'),
+  method: Method,
+  integratorUID: IntegratorUid('The integrator whose token made the request'),
+  responseCode: ResponseCode,
+  responseTime: Type.Number({ minimum: 0, description: 'Time to answer, in milliseconds', examples: [12.4] }),
+  dataSize: Type.Optional(Count('Response body size in bytes', 1834)),
+  userAgent: Type.Optional(Type.String({ maxLength: 512, description: 'The User-Agent header the integrator sent (at most 512 characters)', examples: ['FarmSoft-Sync/4.2 (+https://farmsoft.example)'] })),
+  ipAddress: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z:.%-]+$', maxLength: 64, description: 'The address the request came from', examples: ['203.0.113.24'] })),
 }, { $id: 'UsageRecord', description: 'One request an integrator token made' })
 
 const ACCESS_LOG_FIELDS: ListFields = { timestamp: 'string', integratorUID: 'string', method: 'string', endpoint: 'string', responseCode: 'integer' }
+const ACCESS_LOG_FILTERS = {
+  timestamp: Type.String({ format: 'date-time', maxLength: 40, description: 'The exact time of a record', examples: [EXAMPLE.dateTime] }),
+  integratorUID: UsageRecord.properties.integratorUID,
+  method: Method,
+  endpoint: UsageRecord.properties.endpoint,
+  responseCode: ResponseCode,
+}
 
 const EndpointUsage = Type.Object({
-  method: Type.String(),
-  endpoint: Type.String({ description: 'Route template' }),
-  requests: Type.Integer({ minimum: 0, description: 'Requests logged on the day' }),
-  errors: Type.Integer({ minimum: 0, description: 'Of those, answered with a status of 400 or above' }),
-  averageResponseTime: Type.Number({ description: 'Milliseconds' }),
-  dataSize: Type.Integer({ minimum: 0, description: 'Response bytes in all' }),
+  method: Method,
+  endpoint: Endpoint('Route template'),
+  requests: Count('Requests logged on the day', 412),
+  errors: Count('Of those, answered with a status of 400 or above', 3),
+  averageResponseTime: Type.Number({ minimum: 0, description: 'Milliseconds', examples: [14.2] }),
+  dataSize: Count('Response bytes in all', 755_208),
   quota: Type.Optional(Type.Object({
-    limit: Type.Integer({ minimum: 1, description: 'Requests per UTC day to this endpoint' }),
-    used: Type.Integer({ minimum: 0 }),
-    remaining: Type.Integer({ minimum: 0 }),
+    limit: Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Requests per UTC day to this endpoint', examples: [10_000] }),
+    used: Count('Requests counted today', 415),
+    remaining: Count('Requests left today', 9585),
   }, { description: 'Today only, and absent when the tier\'s quota is unlimited: the live counter that the 429 of the daily quota enforces' })),
 })
 
+/** Routes of the API, each with the methods it answers: more than any day's endpoints can be. */
+const ENDPOINTS_MAX = 500
+
 const Usage = Type.Object({
-  integratorUID: Type.String(),
-  tier: Type.String({ description: 'Free, Starter, Pro or Enterprise' }),
-  date: Type.String({ format: 'date', description: 'The UTC day reported' }),
-  quotaResetsAt: Type.Optional(Type.String({ format: 'date-time', description: 'Today only: when the daily quotas reset (00:00 UTC)' })),
-  totalRequests: Type.Integer({ minimum: 0 }),
-  endpoints: Type.Array(EndpointUsage, { description: 'Every endpoint called on the day, busiest first' }),
+  integratorUID: IntegratorUid('The integrator'),
+  // tierLabel's names (plugins/limits.rules.ts), typed as the string it returns.
+  tier: Type.Unsafe<string>({ type: 'string', enum: ['Free', 'Starter', 'Pro', 'Enterprise'], description: 'Free, Starter, Pro or Enterprise', examples: ['Pro'] }),
+  date: Type.String({ format: 'date', maxLength: 10, description: 'The UTC day reported', examples: [EXAMPLE.date] }),
+  quotaResetsAt: Type.Optional(DateTime('Today only: when the daily quotas reset (00:00 UTC)', '2026-11-03T00:00:00.000Z')),
+  totalRequests: Count('Requests logged on the day', 1260),
+  endpoints: Type.Array(EndpointUsage, { maxItems: ENDPOINTS_MAX, description: 'Every endpoint called on the day, busiest first' }),
 })
 
-const IsoInstant = (description: string) => Type.String({ format: 'date-time', maxLength: 40, description: `${description} (ISO 8601 date-time)` })
+const IsoInstant = (description: string, example: string) =>
+  Type.String({ format: 'date-time', maxLength: 40, description: `${description} (ISO 8601 date-time)`, examples: [example] })
 
 function toUsageRecord(row: AccessLogRow) {
   return {
@@ -79,11 +100,11 @@ export const accessLogModule = defineModule({
           'integrator token made on this account\'s paths, newest first by default, kept for ACCESS_LOG_RETENTION_DAYS ' +
           `(${accessLog.retentionDays} days here). Records appear within about ${accessLog.flushIntervalMs} ms of the response. ` +
           '`from`/`to` bound the time (from inclusive, to exclusive); `filter[Field]` on integratorUID, method, endpoint, responseCode.',
-        params: Type.Object({ userId: Type.String({ minLength: 1, maxLength: 200 }) }),
+        params: Type.Object({ userId: Type.String({ minLength: 1, maxLength: 200, description: 'The account\'s Uid', examples: [EXAMPLE.uid] }) }),
         querystring: Type.Object({
-          ...listQueryProperties(limits, ACCESS_LOG_FIELDS, 'timestamp', ACCESS_LOG_FIELDS),
-          from: Type.Optional(IsoInstant('Earliest time')),
-          to: Type.Optional(IsoInstant('Time after the last record')),
+          ...listQueryProperties(limits, ACCESS_LOG_FIELDS, 'timestamp', ACCESS_LOG_FIELDS, ACCESS_LOG_FILTERS),
+          from: Type.Optional(IsoInstant('Earliest time', '2026-11-01T00:00:00Z')),
+          to: Type.Optional(IsoInstant('Time after the last record', '2026-11-02T00:00:00Z')),
         }, listQueryOptions),
         response: { 200: PageEnvelope(Type.Ref('UsageRecord')) },
       },
@@ -103,7 +124,7 @@ export const accessLogModule = defineModule({
         description: 'Integrator token only. Requests per endpoint on a UTC day (default today), from the access log. For today each ' +
           'endpoint also carries its daily quota: the live counter that the 429 enforces (quotas count per endpoint and reset at 00:00 UTC).',
         querystring: Type.Object({
-          date: Type.Optional(Type.String({ format: 'date', maxLength: 10, description: 'UTC day, YYYY-MM-DD; default today' })),
+          date: Type.Optional(Type.String({ format: 'date', maxLength: 10, description: 'UTC day, YYYY-MM-DD; default today', examples: ['2026-11-01'] })),
         }),
         response: { 200: Envelope(Usage) },
       },

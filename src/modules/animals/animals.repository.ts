@@ -47,14 +47,15 @@ export async function listAnimals(db: Kysely<DB>, uid: string, params: PageParam
 
 export interface AnimalSearch { group?: string | undefined; sex?: string | undefined; active?: boolean | undefined; suspicious?: boolean | undefined; mac?: string | undefined }
 
-export async function searchAnimals(db: Kysely<DB>, uid: string, criteria: AnimalSearch): Promise<AnimalRow[]> {
+/** The matching animals, oldest first, at most `max`. */
+export async function searchAnimals(db: Kysely<DB>, uid: string, criteria: AnimalSearch, max: number): Promise<AnimalRow[]> {
   let query = db.selectFrom('animals').selectAll().where('uid', '=', uid)
   if (criteria.group !== undefined) query = query.where('group_name', '=', criteria.group)
   if (criteria.sex !== undefined) query = query.where('sex', '=', criteria.sex as AnimalRow['sex'])
   if (criteria.active !== undefined) query = query.where('active', '=', criteria.active)
   if (criteria.suspicious !== undefined) query = query.where('suspicious', '=', criteria.suspicious)
   if (criteria.mac !== undefined) query = query.where('mac', '=', normalizeMac(criteria.mac))
-  return query.orderBy('id').execute()
+  return query.orderBy('id').limit(max).execute()
 }
 
 /** Inserts an animal under the next free time id; a MAC the user already has is a DuplicateMacError. */

@@ -11,6 +11,9 @@ import {
 } from './animals.repository.ts'
 import { AnimalCreate, AnimalListQuery, AnimalPatch, AnimalPath, AnimalSearchQuery, UserPath, animals } from './animals.resource.ts'
 
+/** Most animals a search answers: a herd larger than this narrows its criteria (a page of readings holds as many). */
+export const SEARCH_MAX = 10_000
+
 const conflictError = { 409: Type.Ref('ErrorEnvelope', { description: 'The MAC is already used by another of the user\'s animals' }) }
 
 function rethrowDuplicate(err: unknown): never {
@@ -54,13 +57,18 @@ export function animalsModule(recordTables: readonly RecordTable[]) {
       app.get('/users/:userId/animals/search', {
         schema: {
           operationId: 'searchAnimals', summary: 'Search the user\'s animals',
-          description: 'Every given criterion must match (group and mac exactly; mac in either case). All matches, oldest first.',
+          description: 'Every given criterion must match (group and mac exactly; mac in either case). All matches, oldest first, ' +
+            `up to ${SEARCH_MAX}: when more match, the answer holds the first ${SEARCH_MAX} and says so in \`message\`.`,
           params: UserPath,
           querystring: AnimalSearchQuery,
-          response: { 200: Envelope(Type.Array(animals.ref), 'Matching animals') },
+          response: { 200: Envelope(Type.Array(animals.ref, { maxItems: SEARCH_MAX }), 'Matching animals', `The first ${SEARCH_MAX} matching animals; narrow the criteria for the rest`) },
         },
         config: { access: 'own' },
-      }, async (req) => ok((await searchAnimals(db, req.params.userId, req.query)).map(toApiAnimal)))
+      }, async (req) => {
+        const rows = await searchAnimals(db, req.params.userId, req.query, SEARCH_MAX + 1)
+        const found = rows.slice(0, SEARCH_MAX).map(toApiAnimal)
+        return ok(found, rows.length > SEARCH_MAX ? `The first ${SEARCH_MAX} matching animals; narrow the criteria for the rest` : undefined)
+      })
 
       app.get('/users/:userId/animals/:animalId', {
         schema: {
@@ -79,7 +87,7 @@ export function animalsModule(recordTables: readonly RecordTable[]) {
             'The ID is the creation time in ms, unique even for concurrent creates. Answers 201 with a Location header.',
           params: UserPath,
           body: AnimalCreate,
-          response: { 201: Envelope(animals.ref, 'The stored animal'), ...conflictError },
+          response: { 201: Envelope(animals.ref, 'The stored animal', 'Animal created'), ...conflictError },
         },
         config: { access: 'own', idempotent: true },
       }, async (req, reply) => {
@@ -90,9 +98,11 @@ export function animalsModule(recordTables: readonly RecordTable[]) {
       app.patch('/users/:userId/animals/:animalId', {
         schema: {
           operationId: 'updateAnimal', summary: 'Change an animal',
+          description: 'By its ID or tag MAC. Integrators need the write permission. A new MAC must be unique among the user\'s ' +
+            'animals (409 otherwise) and takes the tag\'s readings along.',
           params: AnimalPath,
           body: AnimalPatch,
-          response: { 200: Envelope(animals.ref, 'The animal as stored now'), ...conflictError },
+          response: { 200: Envelope(animals.ref, 'The animal as stored now', 'Animal updated'), ...conflictError },
         },
         config: { access: 'own' },
       }, async (req) => {
@@ -113,7 +123,7 @@ export function animalsModule(recordTables: readonly RecordTable[]) {
             deleteRecords: Type.Boolean({ default: false, description: 'Also delete the animal\'s farm records' }),
           }, { additionalProperties: false }),
           response: {
-            200: MessageEnvelope('Deleted'),
+            200: MessageEnvelope('Deleted', 'Animal deleted'),
             409: Type.Ref('ErrorEnvelope', { description: 'The animal has farm records and deleteRecords is not true' }),
           },
         },

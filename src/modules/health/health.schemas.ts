@@ -1,9 +1,10 @@
 import Type from 'typebox'
-import { Timestamp } from '../../http/envelope.ts'
+import { DETAILS_MAX, ERROR_TEXT_MAX, Timestamp } from '../../http/envelope.ts'
+import { Message } from '../../http/schema-types.ts'
 
 export const HealthResponse = Type.Object({
   success: Type.Literal(true),
-  message: Type.String(),
+  message: Message('Liveness text', 'Livestock API is running'),
   version: Type.Literal('v1'),
   timestamp: Timestamp,
 }, { description: 'The service is up' })
@@ -18,15 +19,15 @@ export const ReadinessChecks = Type.Object({
 
 export const ReadyResponse = Type.Object({
   success: Type.Literal(true),
-  message: Type.String(),
+  message: Message('Readiness text', 'Ready'),
   data: ReadinessChecks,
   timestamp: Timestamp,
 }, { description: 'The database (and Redis, when configured) answer' })
 
 export const NotReadyResponse = Type.Object({
   success: Type.Literal(false),
-  error: Type.String(),
-  details: Type.Array(Type.Ref('ErrorDetail')),
+  error: Type.String({ minLength: 1, maxLength: ERROR_TEXT_MAX, examples: ['Not ready'] }),
+  details: Type.Array(Type.Ref('ErrorDetail'), { maxItems: DETAILS_MAX }),
   data: ReadinessChecks,
   timestamp: Timestamp,
 }, { description: 'A backing store does not answer; Retry-After says when to ask again' })

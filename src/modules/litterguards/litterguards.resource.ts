@@ -3,6 +3,7 @@ import Type from 'typebox'
 import type { Limits } from '../../config.ts'
 import { listQueryOptions, listQueryProperties } from '../../http/list-params.ts'
 import { MAX_PATH_SEGMENT } from '../../http/route-policy.ts'
+import { EXAMPLE } from '../../http/schema-types.ts'
 import { field } from '../../resource/field.ts'
 import { defineResource } from '../../resource/resource.ts'
 import { MAC_PATTERN, normalizeMac } from '../animals/animals.rules.ts'
@@ -20,9 +21,9 @@ export const litterguards = defineResource({
     MAC: field.string({
       required: true, createOnly: true, pattern: MAC_PATTERN, maxLength: 17, toColumn: (v) => normalizeMac(String(v)),
       description: 'Device MAC, AA:BB:CC:DD:EE:FF (lower case accepted, stored upper case); unique within the account and never changed',
-      example: 'AA:BB:CC:DD:EE:F1',
+      example: EXAMPLE.deviceMac,
     }),
-    Name: field.string({ required: true, maxLength: 200, description: 'User-defined name', example: 'Farrowing pen 3' }),
+    Name: field.string({ required: true, maxLength: 200, description: 'User-defined name', example: 'Farrowing room 2, pen 3' }),
     LastSeen: field.timestampObject({
       column: 'last_seen', nullable: 'null',
       description: 'When data was last received: the newest reading\'s t as a timestamp object (Unix seconds; nanoseconds 0, ' +
@@ -50,24 +51,24 @@ export const LitterguardPatch = litterguards.patchBody({
 /** Any form up to the router's segment length: a MAC that names none of the account's devices is a 404 whatever its form (decisions.md). */
 export const LitterguardPath = Type.Object({
   userId: UserPath.properties.userId,
-  macAddress: Type.String({ minLength: 1, maxLength: MAX_PATH_SEGMENT, description: 'The device MAC, AA:BB:CC:DD:EE:FF (either case)', examples: ['AA:BB:CC:DD:EE:F1'] }),
+  macAddress: Type.String({ minLength: 1, maxLength: MAX_PATH_SEGMENT, description: 'The device MAC, AA:BB:CC:DD:EE:FF (either case)', examples: [EXAMPLE.deviceMac] }),
 })
 
 /** The criteria that list and search share. */
 const criteria = {
   active: Type.Optional(Type.Boolean({ description: 'true: devices with data in the last LITTERGUARD_ACTIVE_WINDOW_MINUTES; false: the others' })),
-  mac: Type.Optional(Type.String({ pattern: MAC_PATTERN, maxLength: 17, description: 'Device MAC, exact, either case' })),
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Part of the name, any case' })),
+  mac: Type.Optional(Type.String({ pattern: MAC_PATTERN, maxLength: 17, description: 'Device MAC, exact, either case', examples: [EXAMPLE.deviceMac] })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Part of the name, any case', examples: ['room 2'] })),
 }
 
 export function LitterguardListQuery(limits: Limits) {
-  return Type.Object({ ...listQueryProperties(limits, litterguards.sortFields, 't', litterguards.filterFields), ...criteria }, {
+  return Type.Object({ ...listQueryProperties(limits, litterguards.sortFields, 't', litterguards.filterFields, litterguards.filterSchemas), ...criteria }, {
     ...listQueryOptions,
     description: 'Common list parameters (sortBy any scalar field; filter[Field]=value exact matches) and the criteria active, mac, name',
   })
 }
 
 export function LitterguardSearchQuery(limits: Limits) {
-  const { page, limit } = listQueryProperties(limits, litterguards.sortFields, 't', litterguards.filterFields)
+  const { page, limit } = listQueryProperties(limits, litterguards.sortFields, 't', litterguards.filterFields, litterguards.filterSchemas)
   return Type.Object({ ...criteria, page, limit })
 }

@@ -9,7 +9,7 @@ import { conflict, notFound, validationFailed } from '../../http/errors.ts'
 import { parseFilters } from '../../http/list-params.ts'
 import type { App } from '../../types.ts'
 import { ingest } from '../readings/ingest.ts'
-import { DeviceIngestBody, DeviceReading, IngestResult } from '../readings/readings.schemas.ts'
+import { DeviceIngestBody, DeviceReading, IngestResult, Rows } from '../readings/readings.schemas.ts'
 import {
   DuplicateLitterguardError, activityAggregates, deleteLitterguard, deviceTotals, findLitterguard, insertLitterguard, listLitterguards,
   readDeviceReadings, toApiLitterguard, updateLitterguard, type ActivityAggregates, type LitterguardRow,
@@ -137,7 +137,7 @@ async function litterguardRoutes(app: App) {
         'Answers 201 with the device and a Location header.',
       params: UserPath,
       body: LitterguardCreate,
-      response: { 201: Envelope(litterguards.ref, 'The stored device'), ...conflictResponse },
+      response: { 201: Envelope(litterguards.ref, 'The stored device', 'Litterguard created'), ...conflictResponse },
     },
     config: { access: 'own', idempotent: true },
   }, async (req, reply) => {
@@ -154,9 +154,10 @@ async function litterguardRoutes(app: App) {
   app.patch(item, {
     schema: {
       operationId: 'updateLitterguard', summary: 'Rename a litter-monitoring device',
+      description: 'By its MAC, either case. Integrators need the write permission. Only Name can change.',
       params: LitterguardPath,
       body: LitterguardPatch,
-      response: { 200: Envelope(litterguards.ref, 'The device as stored now') },
+      response: { 200: Envelope(litterguards.ref, 'The device as stored now', 'Litterguard updated') },
     },
     config: { access: 'own' },
   }, async (req) => {
@@ -171,7 +172,7 @@ async function litterguardRoutes(app: App) {
       operationId: 'deleteLitterguard', summary: 'Delete a litter-monitoring device and its readings',
       description: 'Integrators need the delete permission.',
       params: LitterguardPath,
-      response: { 200: MessageEnvelope('Deleted') },
+      response: { 200: MessageEnvelope('Deleted', 'Litterguard deleted') },
     },
     config: { access: 'own' },
   }, async (req) => {
@@ -189,7 +190,7 @@ async function litterguardRoutes(app: App) {
         `from its newest reading. The same JSON can be published over MQTT (see the README). ${SENSOR_ACCESS} Writes need the integrator's write permission.`,
       params: LitterguardPath,
       body: DeviceIngestBody(limits),
-      response: { 200: Envelope(IngestResult, 'Counts of received and new rows') },
+      response: { 200: Envelope(IngestResult, 'Counts of received and new rows', '1438 of 1440 readings stored') },
     },
     config: { access: 'sensorData' },
   }, async (req) => {
@@ -208,7 +209,7 @@ async function litterguardRoutes(app: App) {
         `at most \`limit\`. ${UNITS} ${SENSOR_ACCESS}`,
       params: LitterguardPath,
       querystring: DeviceReadingsQuery(limits),
-      response: { 200: Envelope(Type.Array(DeviceReading), 'Readings') },
+      response: { 200: Envelope(Rows(DeviceReading, limits.deviceReadingsLimitMax), 'Readings') },
     },
     config: { access: 'sensorData' },
   }, async (req) => {
@@ -224,7 +225,7 @@ async function litterguardRoutes(app: App) {
       description: `The newest \`count\` readings, newest first. ${UNITS} ${SENSOR_ACCESS}`,
       params: LitterguardPath,
       querystring: DeviceLatestQuery(limits),
-      response: { 200: Envelope(Type.Array(DeviceReading), 'Readings') },
+      response: { 200: Envelope(Rows(DeviceReading, limits.latestCountMax), 'Readings') },
     },
     config: { access: 'sensorData' },
   }, async (req) => {

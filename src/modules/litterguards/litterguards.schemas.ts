@@ -3,39 +3,40 @@
 import Type, { type Static } from 'typebox'
 import type { Limits } from '../../config.ts'
 import { StringEnum } from '../../http/list-params.ts'
+import { Count, DateTime, EXAMPLE, Integer } from '../../http/schema-types.ts'
 import { TIME_RANGES, T_MAX_SECONDS } from '../readings/readings.rules.ts'
 import {
   ACTIVITY_RATIOS, BASELINE_SECONDS, BUCKET_SECONDS, MIN_BASELINE_BUCKETS, NOISE_FLOOR_G, UNUSUAL_RUN_BUCKETS, UNUSUAL_SIGMAS,
 } from './litterguards.rules.ts'
 
-const Seconds = (description: string) => Type.Integer({
-  minimum: 0, maximum: T_MAX_SECONDS,
+const Seconds = (description: string, example: number) => Integer({
+  minimum: 0, maximum: T_MAX_SECONDS, examples: [example],
   description: `${description}. Unix SECONDS (at most ${T_MAX_SECONDS}, the year 2100): a value in ms is a 400`,
 })
 
 export function DeviceReadingsQuery(limits: Limits) {
   return Type.Object({
-    timeRange: Type.Optional(StringEnum(TIME_RANGES, { description: 'The window ending now; not with startTime/endTime' })),
-    startTime: Type.Optional(Seconds('First second, inclusive')),
-    endTime: Type.Optional(Seconds('Last second, inclusive')),
-    limit: Type.Integer({
+    timeRange: Type.Optional(StringEnum(TIME_RANGES, { description: 'The window ending now; not with startTime/endTime', examples: ['6h'] })),
+    startTime: Type.Optional(Seconds('First second, inclusive', EXAMPLE.seconds - 3600)),
+    endTime: Type.Optional(Seconds('Last second, inclusive', EXAMPLE.seconds)),
+    limit: Integer({
       minimum: 1, maximum: limits.deviceReadingsLimitMax, default: limits.deviceReadingsLimitDefault,
-      description: `Rows, 1-${limits.deviceReadingsLimitMax}`,
+      description: `Rows, 1-${limits.deviceReadingsLimitMax}`, examples: [Math.min(60, limits.deviceReadingsLimitMax)],
     }),
   }, { description: 'Without timeRange, startTime or endTime: the newest `limit` readings' })
 }
 
 export function DeviceLatestQuery(limits: Limits) {
   return Type.Object({
-    count: Type.Integer({ minimum: 1, maximum: limits.latestCountMax, default: limits.latestCountDefault, description: `Readings, 1-${limits.latestCountMax}` }),
+    count: Integer({ minimum: 1, maximum: limits.latestCountMax, default: limits.latestCountDefault, description: `Readings, 1-${limits.latestCountMax}`, examples: [Math.min(5, limits.latestCountMax)] }),
   })
 }
 
 export const DeviceAnalyticsQuery = Type.Object({
-  timeRange: StringEnum(TIME_RANGES, { default: '24h', description: 'The window ending now' }),
+  timeRange: StringEnum(TIME_RANGES, { default: '24h', description: 'The window ending now', examples: ['24h'] }),
 })
 
-const Nullable = (description: string) => Type.Union([Type.Number(), Type.Null()], { description })
+const Nullable = (description: string, example: number) => Type.Union([Type.Number({ examples: [example] }), Type.Null()], { description })
 const baselineDays = BASELINE_SECONDS / 86_400
 const bucketMinutes = BUCKET_SECONDS / 60
 
@@ -43,9 +44,9 @@ export const ACTIVITY_RULES = `Activity is the dynamic acceleration |√(x²+y²
   `so the magnitude itself barely moves). The baseline is the device's own ${baselineDays} days before the window.`
 
 export const DeviceAnalytics = Type.Object({
-  averageTemperature: Nullable('Mean of c, °C; null without readings in the window'),
-  averageAccelerationMagnitude: Nullable('Mean of √(x²+y²+z²), g (gravity included); null without readings'),
-  temperatureRange: Type.Object({ min: Nullable('°C'), max: Nullable('°C') }, { description: 'Lowest and highest c; null without readings' }),
+  averageTemperature: Nullable('Mean of c, °C; null without readings in the window', 31.2),
+  averageAccelerationMagnitude: Nullable('Mean of √(x²+y²+z²), g (gravity included); null without readings', 1.01),
+  temperatureRange: Type.Object({ min: Nullable('°C', 29.8), max: Nullable('°C', 32.6) }, { description: 'Lowest and highest c; null without readings' }),
   activityLevel: StringEnum(['low', 'normal', 'high'] as const, {
     description: `The window's mean activity against the baseline's: below ${ACTIVITY_RATIOS.low}× low, above ${ACTIVITY_RATIOS.high}× high, ` +
       `else normal; means below ${NOISE_FLOOR_G} g (sensor noise) count as ${NOISE_FLOOR_G} g. normal when the window or the baseline has no readings. ${ACTIVITY_RULES}`,
@@ -56,20 +57,20 @@ export const DeviceAnalytics = Type.Object({
       `either way (one bucket alone crosses 3σ by chance on many ordinary days). false while the baseline has fewer than ` +
       `${MIN_BASELINE_BUCKETS} buckets with readings. ${ACTIVITY_RULES}`,
   }),
-  dataPointsCount: Type.Integer({ minimum: 0, description: 'Readings in the window' }),
+  dataPointsCount: Count('Readings in the window', 1440),
   timeRange: Type.Object({
-    start: Type.String({ format: 'date-time', description: 'ISO 8601: now − timeRange, inclusive' }),
-    end: Type.String({ format: 'date-time', description: 'ISO 8601: now, inclusive' }),
+    start: DateTime('ISO 8601: now − timeRange, inclusive', '2026-11-01T06:40:00.000Z'),
+    end: DateTime('ISO 8601: now, inclusive'),
   }),
 }, { title: 'DeviceAnalytics', description: 'Computed by the database over every stored reading of the window [now − timeRange, now]' })
 
 export const DeviceSummary = Type.Object({
-  totalDevices: Type.Integer({ minimum: 0, description: 'The account\'s devices' }),
-  activeDevices: Type.Integer({ minimum: 0, description: 'Devices with Active true (data in the last LITTERGUARD_ACTIVE_WINDOW_MINUTES)' }),
-  inactiveDevices: Type.Integer({ minimum: 0, description: 'totalDevices − activeDevices (devices never heard from included)' }),
-  averageTemperature: Nullable('Mean CurrentTemperature of the ACTIVE devices, °C (an inactive device\'s last value may be old); null when none is active'),
-  devicesWithUnusualActivity: Type.Integer({ minimum: 0, description: 'Devices whose unusualActivityDetected holds over the last 24 hours (the analytics rule with timeRange=24h)' }),
-  lastDataReceived: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+  totalDevices: Count('The account\'s devices', 12),
+  activeDevices: Count('Devices with Active true (data in the last LITTERGUARD_ACTIVE_WINDOW_MINUTES)', 11),
+  inactiveDevices: Count('totalDevices − activeDevices (devices never heard from included)', 1),
+  averageTemperature: Nullable('Mean CurrentTemperature of the ACTIVE devices, °C (an inactive device\'s last value may be old); null when none is active', 31.2),
+  devicesWithUnusualActivity: Count('Devices whose unusualActivityDetected holds over the last 24 hours (the analytics rule with timeRange=24h)', 1),
+  lastDataReceived: Type.Union([Integer({ minimum: 0, maximum: T_MAX_SECONDS, examples: [EXAMPLE.seconds] }), Type.Null()], {
     description: 'Unix SECONDS of the newest reading of any device (the latest LastSeen.seconds); null when no device has sent data',
   }),
 }, { title: 'DeviceSummary' })

@@ -3,9 +3,12 @@
 import Type from 'typebox'
 import type { Limits } from '../../config.ts'
 import { PAGE_MAX, StringEnum } from '../../http/list-params.ts'
+import { EXAMPLE, Integer } from '../../http/schema-types.ts'
 import { field } from '../../resource/field.ts'
 import { defineResource } from '../../resource/resource.ts'
 import { AnimalMacPath } from '../animals/animals.resource.ts'
+import { MAC_PATTERN } from '../animals/animals.rules.ts'
+import { UID_PATTERN } from '../users/users.rules.ts'
 import { CLASSIFICATION_TYPES, ISO_8601_PATTERN, ISO_DATE_TIME_PATTERN } from './predictions.rules.ts'
 
 /** Most results one prediction holds: a week of hourly probabilities, with room to spare. */
@@ -15,18 +18,20 @@ export const RANGE_MAX = 1000
 
 const DateTime = (description: string) => Type.String({ pattern: ISO_DATE_TIME_PATTERN, maxLength: 40, description, examples: ['2026-11-02T06:00:00.000Z'] })
 
+const AnimalId = (description: string) => Type.String({ pattern: '^[0-9]{1,16}$', maxLength: 16, description, examples: [String(EXAMPLE.ms)] })
+
 export const PredictionAnimal = (extra: Record<string, unknown> = {}) => Type.Object({
-  id: Type.String({ description: 'The animal\'s ID' }),
-  mac: Type.String({ description: 'The animal\'s current tag MAC' }),
-  name: Type.String({ description: 'The animal\'s ID again: the Animal model has no name field, and its ID is how the API names it' }),
-  group: Type.Union([Type.String(), Type.Null()], { description: 'The animal\'s current Group; null when it has none' }),
-  weight: Type.Union([Type.Number(), Type.Null()], { description: 'The animal\'s current WatchdogWeight (its weight as last weighed); null when it has none' }),
-  userId: Type.String({ description: 'The owner\'s Uid' }),
+  id: AnimalId('The animal\'s ID'),
+  mac: Type.String({ pattern: MAC_PATTERN, maxLength: 17, description: 'The animal\'s current tag MAC', examples: [EXAMPLE.mac] }),
+  name: AnimalId('The animal\'s ID again: the Animal model has no name field, and its ID is how the API names it'),
+  group: Type.Union([Type.String({ maxLength: 200, examples: ['Farrowing 2'] }), Type.Null()], { description: 'The animal\'s current Group; null when it has none' }),
+  weight: Type.Union([Type.Number({ examples: [212.5] }), Type.Null()], { description: 'The animal\'s current WatchdogWeight (its weight as last weighed); null when it has none' }),
+  userId: Type.String({ pattern: UID_PATTERN, maxLength: 128, description: 'The owner\'s Uid', examples: [EXAMPLE.uid] }),
 }, { additionalProperties: false, ...extra })
 
 const Result = Type.Object({
   timestamp: DateTime('The moment this probability is about, ISO 8601 (stored and shown in UTC)'),
-  probability: Type.Number({ minimum: 0, maximum: 1, description: '0.0-1.0' }),
+  probability: Type.Number({ minimum: 0, maximum: 1, description: '0.0-1.0', examples: [0.87] }),
 }, { additionalProperties: false })
 
 export const predictions = defineResource({
@@ -43,7 +48,7 @@ export const predictions = defineResource({
       example: '2026-11-02T06:00:00.000Z',
     }),
     classificationType: field.enum(CLASSIFICATION_TYPES, { column: 'classification_type', required: true, description: 'heat, birth or lameness', example: 'birth' }),
-    userId: field.string({ column: 'uid', readOnly: true, maxLength: 128, description: 'The owner\'s Uid', example: 'farm-1' }),
+    userId: field.string({ column: 'uid', readOnly: true, pattern: UID_PATTERN, maxLength: 128, description: 'The owner\'s Uid', example: EXAMPLE.uid }),
     animal: field.json(PredictionAnimal, { readOnly: true, nullable: false, description: 'The animal, from its current registry fields' }),
     results: field.json((extra) => Type.Array(Result, { minItems: 1, maxItems: RESULTS_MAX, ...extra }), {
       required: true,
@@ -66,22 +71,24 @@ const IsoDate = (description: string) => Type.String({
   pattern: ISO_8601_PATTERN, maxLength: 40, examples: ['2026-11-01'],
   description: `${description}: ISO 8601, a date (the whole UTC day) or a date and time (UTC unless it has an offset)`,
 })
-const Probability = (description: string) => Type.Number({ minimum: 0, maximum: 1, description: `${description}, 0.0-1.0: compared with the prediction's highest result probability` })
+const Probability = (description: string, example: number) => Type.Number({
+  minimum: 0, maximum: 1, description: `${description}, 0.0-1.0: compared with the prediction's highest result probability`, examples: [example],
+})
 const Classification = StringEnum(CLASSIFICATION_TYPES, { description: 'heat, birth or lameness' })
 
 function windowProperties() {
   return {
     startDate: Type.Optional(IsoDate('Predictions made at or after')),
     endDate: Type.Optional(IsoDate('Predictions made at or before')),
-    minProbability: Type.Optional(Probability('At least')),
-    maxProbability: Type.Optional(Probability('At most')),
+    minProbability: Type.Optional(Probability('At least', 0.7)),
+    maxProbability: Type.Optional(Probability('At most', 1)),
   }
 }
 
 function pageProperties(limits: Limits) {
   return {
-    page: Type.Integer({ minimum: 1, maximum: PAGE_MAX, default: 1, description: `Page number, 1-${PAGE_MAX}` }),
-    limit: Type.Integer({ minimum: 1, maximum: limits.pageLimitMax, default: limits.pageLimitDefault, description: `Page size, 1-${limits.pageLimitMax}` }),
+    page: Integer({ minimum: 1, maximum: PAGE_MAX, default: 1, description: `Page number, 1-${PAGE_MAX}`, examples: [1] }),
+    limit: Integer({ minimum: 1, maximum: limits.pageLimitMax, default: limits.pageLimitDefault, description: `Page size, 1-${limits.pageLimitMax}`, examples: [Math.min(24, limits.pageLimitMax)] }),
   }
 }
 
@@ -95,7 +102,7 @@ export function ClassificationListQuery(limits: Limits) {
 
 export function RecentQuery(limits: Limits) {
   return Type.Object({
-    limit: Type.Integer({ minimum: 1, maximum: limits.recentLimitMax, default: limits.recentLimitDefault, description: `Predictions, 1-${limits.recentLimitMax}` }),
+    limit: Integer({ minimum: 1, maximum: limits.recentLimitMax, default: limits.recentLimitDefault, description: `Predictions, 1-${limits.recentLimitMax}`, examples: [Math.min(5, limits.recentLimitMax)] }),
     classificationType: Type.Optional(Classification),
   })
 }

@@ -95,7 +95,7 @@ async function predictionRoutes(app: App) {
         `oldest first, optionally of one classificationType. At most ${RANGE_MAX}: a range holding more answers the first ` +
         `${RANGE_MAX} and says so in \`message\`.`,
       params: AnimalMacPath, querystring: RangeQuery,
-      response: { 200: Envelope(Type.Array(predictions.ref, { maxItems: RANGE_MAX })) },
+      response: { 200: Envelope(Type.Array(predictions.ref, { maxItems: RANGE_MAX }), 'Predictions in the range', `The first ${RANGE_MAX} of 1204 predictions in the range; narrow it for the rest`) },
     },
     config: { access: 'own' },
   }, async (req) => {
@@ -128,7 +128,7 @@ async function predictionRoutes(app: App) {
         '(when predicted) defaults to now and may not lie in the future. Answers 201 with the stored AIPrediction and a ' +
         'Location that lists it (its class, at its timestamp). Takes an Idempotency-Key.',
       params: AnimalMacPath, body: PredictionCreate,
-      response: { 201: Envelope(predictions.ref, 'The stored prediction') },
+      response: { 201: Envelope(predictions.ref, 'The stored prediction', 'Prediction stored') },
     },
     attachValidation: true,
     config: { access: 'own', idempotent: true },

@@ -1,5 +1,4 @@
 // Ear-tag time series of one animal (by tag MAC): ingestion, reads, latest samples, analytics.
-import Type from 'typebox'
 import type { App } from '../../types.ts'
 import { defineModule } from '../../http/api-module.ts'
 import { Envelope, ok } from '../../http/envelope.ts'
@@ -10,7 +9,7 @@ import { ingest, type IngestOutcome } from './ingest.ts'
 import { analyticsWindow } from './readings.rules.ts'
 import { latestSensorData, readLocations, readSensorData, sensorAnalytics, type TimeQuery } from './readings.repository.ts'
 import {
-  AnalyticsQuery, IngestResult, LatestQuery, LocationIngestBody, LocationReading, ReadingsQuery, SensorAnalytics, SensorIngestBody, SensorReading,
+  AnalyticsQuery, IngestResult, LatestQuery, LocationIngestBody, LocationReading, ReadingsQuery, Rows, SensorAnalytics, SensorIngestBody, SensorReading,
 } from './readings.schemas.ts'
 
 const SENSOR_ACCESS = 'Integrator tokens on the Pro or Enterprise tier, linked to the account; user tokens never (403).'
@@ -56,7 +55,7 @@ async function readingRoutes(app: App) {
       description: `${INGEST_RULES} Updates the animal's CurrentTemperature and t from its newest reading. ${INGEST_ACCESS}`,
       params: AnimalMacPath,
       body: SensorIngestBody(limits),
-      response: { 200: Envelope(IngestResult, 'Counts of received and new rows') },
+      response: { 200: Envelope(IngestResult, 'Counts of received and new rows', '118 of 120 readings stored') },
     },
     config: { access: 'sensorData' },
   }, async (req) => {
@@ -71,7 +70,7 @@ async function readingRoutes(app: App) {
       description: `${INGEST_RULES} Updates the animal's Node and SignalStrength from its newest detection. ${INGEST_ACCESS}`,
       params: AnimalMacPath,
       body: LocationIngestBody(limits),
-      response: { 200: Envelope(IngestResult, 'Counts of received and new rows') },
+      response: { 200: Envelope(IngestResult, 'Counts of received and new rows', '118 of 120 detections stored') },
     },
     config: { access: 'sensorData' },
   }, async (req) => {
@@ -87,7 +86,7 @@ async function readingRoutes(app: App) {
         'Access as the animal registry (owner or linked integrator): the tier rule of the spec names the /sensordata paths only.',
       params: AnimalMacPath,
       querystring: ReadingsQuery(limits),
-      response: { 200: Envelope(Type.Array(LocationReading), 'Detections') },
+      response: { 200: Envelope(Rows(LocationReading, limits.readingsLimitMax), 'Detections') },
     },
     config: { access: 'own' },
   }, async (req) => {
@@ -102,7 +101,7 @@ async function readingRoutes(app: App) {
       description: `Between startTime and endTime (ms, both inclusive, both optional), newest first unless sortOrder=asc. ${SENSOR_ACCESS}`,
       params: AnimalMacPath,
       querystring: ReadingsQuery(limits),
-      response: { 200: Envelope(Type.Array(SensorReading), 'Readings') },
+      response: { 200: Envelope(Rows(SensorReading, limits.readingsLimitMax), 'Readings') },
     },
     config: { access: 'sensorData' },
   }, async (req) => {
@@ -117,7 +116,7 @@ async function readingRoutes(app: App) {
       description: `The newest \`count\` readings, newest first. ${SENSOR_ACCESS}`,
       params: AnimalMacPath,
       querystring: LatestQuery(limits),
-      response: { 200: Envelope(Type.Array(SensorReading), 'Readings') },
+      response: { 200: Envelope(Rows(SensorReading, limits.latestCountMax), 'Readings') },
     },
     config: { access: 'sensorData' },
   }, async (req) => {

@@ -1,35 +1,37 @@
 import Type, { type Static, type TSchema } from 'typebox'
 import type { Limits } from '../../config.ts'
 import { SortOrder, StringEnum } from '../../http/list-params.ts'
+import { Count, EXAMPLE, EpochMs, Integer } from '../../http/schema-types.ts'
 import { ACCELERATION_BOUNDS, RSSI_BOUNDS, TEMPERATURE_BOUNDS, TIME_RANGES, T_MAX, T_MAX_SECONDS, T_MIN, T_MIN_SECONDS } from './readings.rules.ts'
 
-const Time = Type.Integer({ minimum: T_MIN, maximum: T_MAX, description: 'ms since epoch' })
-const Acceleration = (axis: string) => Type.Number({ ...ACCELERATION_BOUNDS, description: `acceleration along ${axis}, g` })
+const Time = Integer({ minimum: T_MIN, maximum: T_MAX, description: 'ms since epoch', examples: [EXAMPLE.ms] })
+/** A resting sow: the tag lies nearly flat, gravity mostly along z. */
+const Acceleration = (axis: string, example: number) => Type.Number({ ...ACCELERATION_BOUNDS, description: `acceleration along ${axis}, g`, examples: [example] })
 
 export const SensorReading = Type.Object({
   t: Time,
-  c: Type.Number({ ...TEMPERATURE_BOUNDS, description: 'ear-pinna temperature, °C' }),
-  x: Acceleration('x'),
-  y: Acceleration('y'),
-  z: Acceleration('z'),
+  c: Type.Number({ ...TEMPERATURE_BOUNDS, description: 'ear-pinna temperature, °C', examples: [38.6] }),
+  x: Acceleration('x', 0.02),
+  y: Acceleration('y', -0.11),
+  z: Acceleration('z', 0.99),
 }, { title: 'AnimalSensorReading', additionalProperties: false })
 
 export const LocationReading = Type.Object({
   t: Time,
-  rssi: Type.Number({ ...RSSI_BOUNDS, description: 'signal strength, dBm' }),
-  nodeuid: Type.String({ minLength: 1, maxLength: 100, description: 'node that detected the tag' }),
+  rssi: Type.Number({ ...RSSI_BOUNDS, description: 'signal strength, dBm', examples: [-67] }),
+  nodeuid: Type.String({ minLength: 1, maxLength: 100, description: 'node that detected the tag', examples: ['node-farrowing-2'] }),
 }, { title: 'AnimalLocationReading', additionalProperties: false, description: 'A proximity detection by a node (not a GPS position)' })
 
 /** A litter-monitoring device's reading: the ear-tag reading's fields, but t in Unix SECONDS. */
 export const DeviceReading = Type.Object({
-  t: Type.Integer({
-    minimum: T_MIN_SECONDS, maximum: T_MAX_SECONDS,
+  t: Integer({
+    minimum: T_MIN_SECONDS, maximum: T_MAX_SECONDS, examples: [EXAMPLE.seconds],
     description: `Unix SECONDS (${T_MIN_SECONDS}-${T_MAX_SECONDS}, years 2000-2100): a value in ms is refused, not read as a date in the year 50,000`,
   }),
-  c: Type.Number({ ...TEMPERATURE_BOUNDS, description: 'temperature, °C' }),
-  x: Acceleration('x'),
-  y: Acceleration('y'),
-  z: Acceleration('z'),
+  c: Type.Number({ ...TEMPERATURE_BOUNDS, description: 'temperature, °C', examples: [31.4] }),
+  x: Acceleration('x', 0.05),
+  y: Acceleration('y', 0.01),
+  z: Acceleration('z', 1.02),
 }, { title: 'DeviceSensorReading', additionalProperties: false })
 
 export type SensorRow = Static<typeof SensorReading>
@@ -48,39 +50,46 @@ export const LocationIngestBody = (limits: Limits) => IngestBody(LocationReading
 export const DeviceIngestBody = (limits: Limits) => IngestBody(DeviceReading, limits)
 
 export const IngestResult = Type.Object({
-  received: Type.Integer({ description: 'Rows in the request' }),
-  stored: Type.Integer({ description: 'Rows that were new' }),
-  duplicates: Type.Integer({ description: 'Rows already stored (same MAC and t), or repeated within the request; not stored again' }),
+  received: Count('Rows in the request', 120),
+  stored: Count('Rows that were new', 118),
+  duplicates: Count('Rows already stored (same MAC and t), or repeated within the request; not stored again', 2),
 })
+
+/** A page of readings as the routes answer it: at most the largest `limit` (or `count`) the query admits. */
+export const Rows = <Row extends TSchema>(row: Row, maxItems: number) => Type.Array(row, { maxItems })
 
 export function ReadingsQuery(limits: Limits) {
   return Type.Object({
-    startTime: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'ms since epoch, inclusive' })),
-    endTime: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'ms since epoch, inclusive' })),
-    limit: Type.Integer({ minimum: 1, maximum: limits.readingsLimitMax, default: limits.readingsLimitDefault, description: `Rows, 1-${limits.readingsLimitMax}` }),
+    startTime: Type.Optional(EpochMs('ms since epoch, inclusive', EXAMPLE.ms - 86_400_000)),
+    endTime: Type.Optional(EpochMs('ms since epoch, inclusive')),
+    limit: Integer({ minimum: 1, maximum: limits.readingsLimitMax, default: limits.readingsLimitDefault, description: `Rows, 1-${limits.readingsLimitMax}`, examples: [Math.min(1000, limits.readingsLimitMax)] }),
     sortOrder: SortOrder,
   })
 }
 
 export function LatestQuery(limits: Limits) {
   return Type.Object({
-    count: Type.Integer({ minimum: 1, maximum: limits.latestCountMax, default: limits.latestCountDefault, description: `Samples, 1-${limits.latestCountMax}` }),
+    count: Integer({ minimum: 1, maximum: limits.latestCountMax, default: limits.latestCountDefault, description: `Samples, 1-${limits.latestCountMax}`, examples: [Math.min(5, limits.latestCountMax)] }),
   })
 }
 
 export const AnalyticsQuery = Type.Object({
-  timeRange: StringEnum(TIME_RANGES, { default: '24h', description: 'Window ending now' }),
+  timeRange: StringEnum(TIME_RANGES, { default: '24h', description: 'Window ending now', examples: ['7d'] }),
 })
 
-const Range = (description: string) => Type.Object({ min: Type.Union([Type.Number(), Type.Null()]), max: Type.Union([Type.Number(), Type.Null()]) }, { description })
+const OrNull = (example: number) => Type.Union([Type.Number({ examples: [example] }), Type.Null()])
+const Range = (description: string, min: number, max: number) => Type.Object({ min: OrNull(min), max: OrNull(max) }, { description })
 
 export const SensorAnalytics = Type.Object({
-  averageTemperature: Type.Union([Type.Number(), Type.Null()], { description: '°C; null when there are no readings in the window' }),
-  averageAccelerationMagnitude: Type.Union([Type.Number(), Type.Null()], { description: 'mean of sqrt(x²+y²+z²), g; null when there are no readings' }),
-  temperatureRange: Range('°C'),
-  accelerationMagnitudeRange: Range('g'),
-  dataPointsCount: Type.Integer(),
-  timeRange: Type.Object({ start: Type.Integer({ description: 'ms since epoch' }), end: Type.Integer({ description: 'ms since epoch' }) }),
+  averageTemperature: Type.Union([Type.Number({ examples: [38.4] }), Type.Null()], { description: '°C; null when there are no readings in the window' }),
+  averageAccelerationMagnitude: Type.Union([Type.Number({ examples: [1.03] }), Type.Null()], { description: 'mean of sqrt(x²+y²+z²), g; null when there are no readings' }),
+  temperatureRange: Range('°C', 37.1, 39.2),
+  accelerationMagnitudeRange: Range('g', 0.94, 2.61),
+  dataPointsCount: Count('Readings in the window', 10_080),
+  timeRange: Type.Object({
+    start: EpochMs('ms since epoch: now − timeRange', EXAMPLE.ms - 7 * 86_400_000),
+    end: EpochMs('ms since epoch: now'),
+  }),
 }, { title: 'AnimalSensorAnalytics', description: 'Computed over every stored reading in the window, both ends inclusive' })
 
 export type SensorAnalyticsBody = Static<typeof SensorAnalytics>

@@ -1,6 +1,7 @@
 // Fields that the record collections share: the animal's MAC, Archived, the owner's Uid, dates, times,
 // counts and free text, each with the spec's validation (non-empty strings, non-negative numbers).
 import Type from 'typebox'
+import { EXAMPLE } from '../../http/schema-types.ts'
 import { field, type FieldOptions, type StringOptions } from '../../resource/field.ts'
 import { MAC_PATTERN, normalizeMac } from '../animals/animals.rules.ts'
 import { UID_PATTERN } from '../users/users.rules.ts'
@@ -15,7 +16,7 @@ export function animalMac(options: { required?: boolean } = {}) {
     required: options.required ?? true,
     toColumn: (value) => normalizeMac(String(value)),
     description: 'Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user\'s animals',
-    example: 'AA:BB:CC:DD:EE:01',
+    example: EXAMPLE.mac,
   })
 }
 
@@ -29,7 +30,7 @@ export const archived = (options: { required?: boolean } = {}) => field.boolean(
 /** The owner's Uid: sent in some create bodies, where it must equal the path's user id. */
 export const ownerUid = (options: { required: boolean }) => field.string({
   column: 'uid', createOnly: true, required: options.required, pattern: UID_PATTERN, maxLength: 128,
-  description: 'The owner\'s user id; when sent it must equal the path\'s', example: 'farm-1',
+  description: 'The owner\'s user id; when sent it must equal the path\'s', example: EXAMPLE.uid,
 })
 
 /** A calendar date, YYYY-MM-DD. */

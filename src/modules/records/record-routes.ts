@@ -10,6 +10,7 @@ import { created } from '../../http/created.ts'
 import { Envelope, MessageEnvelope, PageEnvelope, ok, okMessage, page } from '../../http/envelope.ts'
 import { notFound, validationFailed, type FieldProblem } from '../../http/errors.ts'
 import { listQueryOptions, listQueryProperties, parseFilters } from '../../http/list-params.ts'
+import { EXAMPLE, Integer } from '../../http/schema-types.ts'
 import { uniqueByField, validationDetails, type AjvIssue } from '../../http/validation-details.ts'
 import type { ApiObject, Row } from '../../resource/resource.ts'
 import type { App } from '../../types.ts'
@@ -22,9 +23,14 @@ import {
 } from './records.repository.ts'
 import { ISO_8601_PATTERN, calendarDay, recordIdOf } from './records.rules.ts'
 
-const Uid = Type.String({ pattern: UID_PATTERN, maxLength: 128 })
-const RecordId = (label: string) => Type.String({ minLength: 1, maxLength: MAX_PATH_SEGMENT, description: `The ${label.toLowerCase()}'s ID`, examples: ['1767225600000'] })
+const Uid = Type.String({ pattern: UID_PATTERN, maxLength: 128, description: 'The account\'s Uid', examples: [EXAMPLE.uid] })
+const RecordId = (label: string) => Type.String({ minLength: 1, maxLength: MAX_PATH_SEGMENT, description: `The ${label.toLowerCase()}'s ID`, examples: [String(EXAMPLE.ms)] })
 const IsoDate = (description: string) => Type.String({ pattern: ISO_8601_PATTERN, maxLength: 40, description: `${description}: ISO 8601, a date or a date and time (compared by UTC calendar day)`, examples: ['2026-11-01'] })
+
+/** The examples a field's schema gives, for a parameter that takes the same values. */
+function examplesOf(schema: TSchema): unknown[] | undefined {
+  return (schema as { examples?: unknown[] }).examples
+}
 
 /** The body as an object: a body that failed validation may be null, absent or an array (its errors say so). */
 function bodyOf(req: FastifyRequest): ApiObject {
@@ -50,7 +56,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
       const { limits } = app.config
       const ids = createIdSource(app.clock)
       const toApi = (row: Row) => resource.toApi(row)
-      const listProperties = () => listQueryProperties(limits, resource.sortFields, 't', resource.filterFields)
+      const listProperties = () => listQueryProperties(limits, resource.sortFields, 't', resource.filterFields, resource.filterSchemas)
       const ListQuery = (extra: Record<string, TSchema> = {}, description?: string) =>
         Type.Object({ ...listProperties(), ...extra }, { ...listQueryOptions, ...(description ? { description } : {}) })
       const notFoundResponse = { 404: Type.Ref('ErrorEnvelope', { description: `No such ${names.label.toLowerCase()} (or animal) of the user` }) }
@@ -133,6 +139,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
       const patchDescription = `Archive or unarchive (\`Archived\`), or correct fields; null clears an optional field. A new ${macField} ` +
         `moves the record to that animal (one of the user's). ${rulesNote}`
       const deleteDescription = 'Owner, or an integrator with the delete permission.'
+      const getDescription = `The ${names.label.toLowerCase()} with this ID, as stored (its MAC is the animal's current one); 404 unless it is one of the user's.`
 
       if (collection.extraRoutes) await collection.extraRoutes(app)
 
@@ -159,7 +166,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
           const f = resource.fields[fieldName]!
           searchParams[param] = Type.Optional(f.kind === 'boolean' ? Type.Boolean({ description: `${fieldName}: true or false` })
             : f.joined ? f.schema({ description: `${fieldName}, either case` })
-              : Type.String({ minLength: 1, maxLength: 2000, description: `${fieldName}: exact, case-insensitive` }))
+              : Type.String({ minLength: 1, maxLength: 2000, description: `${fieldName}: exact, case-insensitive`, examples: examplesOf(f.schema()) }))
         }
 
         app.get(base, {
@@ -195,7 +202,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
 
         app.get(`${base}/:${idParam}`, {
           schema: {
-            operationId: `get${names.singular}`, summary: `Get one ${names.label.toLowerCase()}`,
+            operationId: `get${names.singular}`, summary: `Get one ${names.label.toLowerCase()}`, description: getDescription,
             params: ItemPath, response: { 200: Envelope(resource.ref) },
           },
           config: { access: 'own' },
@@ -206,7 +213,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
             operationId: `create${names.singular}`, summary: `Record a ${names.label.toLowerCase()}`,
             description: `${macField} must be one of the user's animals. Answers 201 with the stored record (ID and t generated) ` +
               `and a Location header. ${rulesNote}`,
-            params: UserPath, body: resource.createBody(user.create), response: { 201: Envelope(resource.ref, 'The stored record') },
+            params: UserPath, body: resource.createBody(user.create), response: { 201: Envelope(resource.ref, 'The stored record', `${names.label} created`) },
           },
           attachValidation: true,
           config: { access: 'own', idempotent: true },
@@ -218,7 +225,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
         app.patch(`${base}/:${idParam}`, {
           schema: {
             operationId: `update${names.singular}`, summary: `Change a ${names.label.toLowerCase()}`, description: patchDescription,
-            params: ItemPath, body: resource.patchBody(), response: { 200: Envelope(resource.ref), ...notFoundResponse },
+            params: ItemPath, body: resource.patchBody(), response: { 200: Envelope(resource.ref, 'The record as stored now', `${names.label} updated`), ...notFoundResponse },
           },
           attachValidation: true,
           config: { access: 'own' },
@@ -227,7 +234,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
         app.delete(`${base}/:${idParam}`, {
           schema: {
             operationId: `delete${names.singular}`, summary: `Delete a ${names.label.toLowerCase()}`, description: deleteDescription,
-            params: ItemPath, response: { 200: MessageEnvelope('Deleted') },
+            params: ItemPath, response: { 200: MessageEnvelope('Deleted', `${names.label} deleted`) },
           },
           config: { access: 'own' },
         }, async (req) => remove({ uid: uidOf(req) }, idOf(req)))
@@ -263,7 +270,10 @@ export function recordModule(collection: RecordCollection): ApiModule {
             description: 'The newest `limit` records, newest first by t (when they were recorded).',
             params: AnimalMacPath,
             querystring: Type.Object({
-              limit: Type.Integer({ minimum: 1, maximum: limits.recentLimitMax, default: limits.recentLimitDefault, description: `Records, 1-${limits.recentLimitMax}` }),
+              limit: Integer({
+                minimum: 1, maximum: limits.recentLimitMax, default: limits.recentLimitDefault, description: `Records, 1-${limits.recentLimitMax}`,
+                examples: [Math.min(5, limits.recentLimitMax)],
+              }),
             }),
             response: { 200: Envelope(Type.Array(resource.ref, { maxItems: limits.recentLimitMax })) },
           },
@@ -298,6 +308,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
         app.get(`${base}/:${idParam}`, {
           schema: {
             operationId: `getAnimal${names.singular}`, summary: `Get one of the animal's ${names.plural.toLowerCase()}`,
+            description: `${getDescription} It must be one of the path animal's.`,
             params: ItemPath, response: { 200: Envelope(resource.ref) },
           },
           config: { access: 'own' },
@@ -308,7 +319,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
             operationId: `createAnimal${names.singular}`, summary: `Record a ${names.label.toLowerCase()} of the animal`,
             description: `The animal is the path's; ${macField} may be left out, and when sent must be its MAC. Answers 201 with the ` +
               `stored record (ID and t generated) and a Location header. ${rulesNote}`,
-            params: AnimalMacPath, body: resource.createBody(animalLevel.create), response: { 201: Envelope(resource.ref, 'The stored record') },
+            params: AnimalMacPath, body: resource.createBody(animalLevel.create), response: { 201: Envelope(resource.ref, 'The stored record', `${names.label} created`) },
           },
           attachValidation: true,
           config: { access: 'own', idempotent: true },
@@ -321,7 +332,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
         app.patch(`${base}/:${idParam}`, {
           schema: {
             operationId: `updateAnimal${names.singular}`, summary: `Change one of the animal's ${names.plural.toLowerCase()}`, description: patchDescription,
-            params: ItemPath, body: resource.patchBody(), response: { 200: Envelope(resource.ref), ...notFoundResponse },
+            params: ItemPath, body: resource.patchBody(), response: { 200: Envelope(resource.ref, 'The record as stored now', `${names.label} updated`), ...notFoundResponse },
           },
           attachValidation: true,
           config: { access: 'own' },
@@ -330,7 +341,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
         app.delete(`${base}/:${idParam}`, {
           schema: {
             operationId: `deleteAnimal${names.singular}`, summary: `Delete one of the animal's ${names.plural.toLowerCase()}`, description: deleteDescription,
-            params: ItemPath, response: { 200: MessageEnvelope('Deleted') },
+            params: ItemPath, response: { 200: MessageEnvelope('Deleted', `${names.label} deleted`) },
           },
           config: { access: 'own' },
         }, async (req) => remove((await scopeOf(req)).scope, idOf(req)))

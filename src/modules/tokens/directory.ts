@@ -2,21 +2,30 @@
 import Type from 'typebox'
 import type { Limits } from '../../config.ts'
 import { Timestamp } from '../../http/envelope.ts'
+import { Message } from '../../http/schema-types.ts'
 import type { App } from '../../types.ts'
 
+/** A short text of the directory: a field's type and bounds, a header's form. */
+const Note = Type.String({ maxLength: 200 })
+const Notes = Type.Record(Type.String({ maxLength: 40 }), Note, { maxProperties: 10 })
+
 const EndpointInfo = Type.Object({
-  description: Type.String(),
-  body: Type.Optional(Type.Record(Type.String(), Type.String())),
-  headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+  description: Type.String({ maxLength: 200 }),
+  body: Type.Optional(Notes),
+  headers: Type.Optional(Notes),
 })
 
-export const TokenDirectoryResponse = Type.Object({
-  success: Type.Literal(true),
-  message: Type.String(),
-  endpoints: Type.Record(Type.String(), EndpointInfo),
-  documentation: Type.String(),
-  timestamp: Timestamp,
-}, { description: 'Token endpoints of this service' })
+export function TokenDirectoryResponse(limits: Limits) {
+  return Type.Object({
+    success: Type.Literal(true),
+    message: Message('What this is', 'Token endpoints of the Livestock API'),
+    endpoints: Type.Record(Type.String({ maxLength: 60 }), EndpointInfo, {
+      maxProperties: 20, description: '"METHOD path" → what the endpoint does, its body fields and its headers', examples: [tokenDirectory(limits)],
+    }),
+    documentation: Type.String({ format: 'uri-reference', maxLength: 100, description: 'The interactive reference', examples: ['/api/v1/docs'] }),
+    timestamp: Timestamp,
+  }, { description: 'Token endpoints of this service' })
+}
 
 const BEARER = { Authorization: 'Bearer <accessToken>' }
 
@@ -56,7 +65,7 @@ export async function tokenDirectoryRoutes(app: App) {
     schema: {
       operationId: 'getTokenDirectory', summary: 'Token-endpoint directory',
       description: 'Public. Lists the token endpoints with their bodies and headers.',
-      response: { 200: TokenDirectoryResponse },
+      response: { 200: TokenDirectoryResponse(app.config.limits) },
     },
     config: { access: 'public' },
   }, async () => ({

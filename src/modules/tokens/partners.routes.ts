@@ -25,7 +25,7 @@ async function partnerRoutes(app: App) {
         'Body `{integratorUID}`. Linking an already linked integrator changes nothing. An unknown or inactive integrator gets 404. ' +
         'Returns the account\'s `integrators` array.',
       body: LinkRequest,
-      response: { 200: Envelope(LinkResponse) },
+      response: { 200: Envelope(LinkResponse, 'The integrators linked now', 'Integrator linked to the account') },
     },
     config: { changesAccess: true, access: 'userToken' },
   }, async (req) => {
@@ -41,7 +41,7 @@ async function partnerRoutes(app: App) {
       operationId: 'unlinkIntegrator', summary: 'Unlink an integrator from your account',
       description: 'User token of the account owner. The integrator loses access to the account at once. 404 when it was not linked.',
       params: UnlinkParams,
-      response: { 200: Envelope(LinkResponse) },
+      response: { 200: Envelope(LinkResponse, 'The integrators linked now', 'Integrator unlinked from the account') },
     },
     config: { changesAccess: true, access: 'userToken' },
   }, async (req) => {

@@ -3,7 +3,7 @@ import type { App } from '../../types.ts'
 import { callerOf, userCallerOf } from '../../auth/caller.ts'
 import { AUTH_ERRORS } from '../../auth/errors.ts'
 import { defineModule } from '../../http/api-module.ts'
-import { Envelope, MessageEnvelope, ok, okMessage } from '../../http/envelope.ts'
+import { Envelope, MessageEnvelope, authErrors, ok, okMessage } from '../../http/envelope.ts'
 import { ApiError, forbidden, notFound, unauthorized } from '../../http/errors.ts'
 import { burnPasswordCheck, verifyPassword } from '../users/passwords.ts'
 import { findUserByEmail, findUserByUid, linkedIntegratorUids } from '../users/users.repository.ts'
@@ -55,7 +55,7 @@ async function tokenRoutes(app: App) {
         'An unknown, inactive or wrongly-authenticated integratorUID gets `Access denied: Invalid integratorUID` (401), whichever ' +
         'it is. After AUTH_FAILURES_MAX (10) failures per 15 minutes from one address for one integratorUID, that pair gets 429.',
       body: TokenRequest(limits),
-      response: { 200: Envelope(TokenResponse) },
+      response: { 200: Envelope(TokenResponse, 'The tokens', 'Token generated successfully'), 401: authErrors[401] },
     },
     config: { access: 'public', limit: 'tokens' },
   }, async (req) => {
@@ -81,7 +81,7 @@ async function tokenRoutes(app: App) {
       description: 'Public. Returns a new access token and a new refresh token. Each refresh token works once: presenting a used one ' +
         'revokes every token of its session (reuse detection), so clients must not refresh concurrently with one token.',
       body: RefreshRequest,
-      response: { 200: Envelope(TokenOrUserToken) },
+      response: { 200: Envelope(TokenOrUserToken, 'The new tokens', 'Token refreshed successfully'), ...authErrors },
     },
     config: { changesAccess: true, access: 'public', limit: 'refresh' },
   }, async (req) => {
@@ -92,6 +92,7 @@ async function tokenRoutes(app: App) {
   app.get('/tokens/validate', {
     schema: {
       operationId: 'validateToken', summary: 'Validate the presented token',
+      description: 'Any access token. Answers 200 with who the token is for and when it expires while it is valid; 401 otherwise.',
       response: { 200: Envelope(ValidateResponse) },
     },
     config: { access: 'bearer' },
@@ -110,7 +111,7 @@ async function tokenRoutes(app: App) {
     schema: {
       operationId: 'revokeToken', summary: 'Revoke the presented token',
       description: 'Revokes the presented access token at once for every process, and the refresh token issued with it.',
-      response: { 200: MessageEnvelope() },
+      response: { 200: MessageEnvelope('Revoked', 'Token revoked successfully') },
     },
     config: { changesAccess: true, access: 'bearer' },
   }, async (req) => {
@@ -121,6 +122,7 @@ async function tokenRoutes(app: App) {
   app.get('/tokens/info', {
     schema: {
       operationId: 'getTokenInfo', summary: 'Details of the presented token',
+      description: 'Any access token. Who it is for (with an integrator\'s tier and permissions), when it was issued and expires, and the token lifetimes.',
       response: { 200: Envelope(InfoResponse) },
     },
     config: { access: 'bearer' },
@@ -154,7 +156,7 @@ async function tokenRoutes(app: App) {
       description: 'Public. Body `{email, password}`. Returns an access token (default lifetime) and a refresh token. ' +
         'A wrong e-mail and a wrong password get the same answer in the same time.',
       body: LoginRequest,
-      response: { 200: Envelope(UserTokenResponse) },
+      response: { 200: Envelope(UserTokenResponse, 'The tokens', 'Logged in successfully'), ...authErrors },
     },
     config: { access: 'public', limit: 'login' },
   }, async (req) => {
@@ -173,7 +175,7 @@ async function tokenRoutes(app: App) {
     schema: {
       operationId: 'logout', summary: 'Log a user out',
       description: 'User token. Revokes the presented token and every token of its refresh family.',
-      response: { 200: MessageEnvelope() },
+      response: { 200: MessageEnvelope('Logged out', 'Logged out successfully') },
     },
     config: { changesAccess: true, access: 'userToken' },
   }, async (req) => {
@@ -188,7 +190,7 @@ async function tokenRoutes(app: App) {
         'OIDC_AUDIENCE): signature by the issuer\'s JWKS, issuer, audience, expiry. Returns the user whose e-mail matches the ' +
         'token\'s verified `email` claim. 501 when no issuer is configured.',
       body: IdTokenRequest,
-      response: { 200: Envelope(Type.Object({ user: Type.Ref('User') })), 501: Type.Ref('ErrorEnvelope', { description: 'No identity provider is configured' }) },
+      response: { 200: Envelope(Type.Object({ user: Type.Ref('User') }), 'The user with the token\'s verified e-mail', 'ID token verified'), ...authErrors, 501: Type.Ref('ErrorEnvelope', { description: 'No identity provider is configured' }) },
     },
     config: { access: 'public' },
   }, async (req) => {

@@ -4,19 +4,23 @@ import type { Limits } from '../../config.ts'
 import { listQueryOptions, listQueryProperties, type ListFields } from '../../http/list-params.ts'
 import { field } from '../../resource/field.ts'
 import { defineResource, type ApiObject } from '../../resource/resource.ts'
+import { EXAMPLE, EpochMs, Integer } from '../../http/schema-types.ts'
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts'
 import type { Selectable } from 'kysely'
 import type { UserPushTokensTable, UsersTable } from '../../db/schema.ts'
 import { INTEGRATION_FLAG, LANGUAGE_PATTERN, MAX_INTEGRATION_FLAGS, PHONE_PATTERN, UID_PATTERN } from './users.rules.ts'
 
+const PUSH_TOKEN_EXAMPLE = 'dQw4w9WgXcQ:APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx1VQZ3Sv4g7Jb8Xk2mN5pR9tL0wE3yU6iO'
+const Rank = Integer({ minimum: 1, maximum: 3, description: '1=Admin, 2=Manager, 3=Worker', examples: [3] })
+
 export const UserPhone = Type.Object({
-  Token: Type.String({ maxLength: 4096, examples: ['fcm-dGhpcyBpcyBhIHRva2Vu'] }),
-  CustomName: Type.String({ maxLength: 200, examples: ['Barn phone'] }),
-  Name: Type.String({ maxLength: 200, examples: ['Pixel 8'] }),
-  Email: Type.String({ maxLength: 320, examples: ['owner@farm.example'] }),
-  t: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'ms since epoch the token was added' }),
-  Rank: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, description: '1=Admin, 2=Manager, 3=Worker' })),
-}, { $id: 'UserPhone', additionalProperties: false })
+  Token: Type.String({ maxLength: 4096, description: 'Push token', examples: [PUSH_TOKEN_EXAMPLE] }),
+  CustomName: Type.String({ maxLength: 200, description: 'Custom device name', examples: ['Farrowing house tablet'] }),
+  Name: Type.String({ maxLength: 200, description: 'Device name', examples: ['Samsung Galaxy Tab Active4 Pro'] }),
+  Email: Type.String({ format: 'email', maxLength: 320, description: 'E-mail of the person using the device', examples: ['stockman@hillside-farm.example'] }),
+  t: EpochMs('ms since epoch the token was added'),
+  Rank: Type.Optional(Rank),
+}, { $id: 'UserPhone', additionalProperties: false, description: 'A device registered for push notifications' })
 
 const flagSchema = (schema: TSchema) => ({ patternProperties: { [INTEGRATION_FLAG]: schema } })
 
@@ -27,11 +31,11 @@ export const users = defineResource({
   objectOptions: flagSchema(Type.Boolean()),
   fields: {
     Uid: field.string({
-      required: true, createOnly: true, pattern: UID_PATTERN, maxLength: 128, example: 'farm-1',
+      required: true, createOnly: true, pattern: UID_PATTERN, maxLength: 128, example: EXAMPLE.uid,
       description: 'Letters, digits and _ . : @ - (1-128 characters); "search" is reserved',
     }),
     Email: field.string({
-      required: true, format: 'email', maxLength: 320, caseInsensitive: true, example: 'owner@farm.example',
+      required: true, format: 'email', maxLength: 320, caseInsensitive: true, example: EXAMPLE.email,
       description: 'E-mail address; unique across accounts, case-insensitively',
     }),
     Name: field.string({ required: true, pattern: '\\S', description: 'Display name: 1-200 characters, not only blanks', example: 'Hillside Pig Farm' }),
@@ -46,14 +50,14 @@ export const users = defineResource({
     FCMTokens: field.json((extra) => Type.Array(Type.Ref('UserPhone'), { maxItems: 100, ...extra }), {
       virtual: true, description: 'Push tokens; in the single-user views only',
     }),
-    integrators: field.json((extra) => Type.Array(Type.String({ maxLength: 200 }), { maxItems: 1000, ...extra }), {
+    integrators: field.json((extra) => Type.Array(Type.String({ maxLength: 200, examples: [EXAMPLE.integratorUid] }), { maxItems: 1000, ...extra }), {
       virtual: true, description: 'integratorUIDs allowed to read this account, in the single-user views only (an integrator sees only itself)',
     }),
   },
 })
 
 const Password = Type.String({
-  minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH, writeOnly: true,
+  minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH, writeOnly: true, examples: ['grey barn at dawn, 42 sows'],
   description: `${PASSWORD_MIN_LENGTH}-${PASSWORD_MAX_LENGTH} characters; stored as an scrypt hash, never returned or logged`,
 })
 
@@ -84,9 +88,9 @@ export const PatchUserBody = users.patchBody({
 })
 
 export const UserProfile = Type.Object({
-  Uid: Type.String({ maxLength: 128 }),
-  Name: Type.String({ maxLength: 200 }),
-  Language: Type.Optional(Type.String({ maxLength: 35 })),
+  Uid: Type.String({ pattern: UID_PATTERN, maxLength: 128, examples: [EXAMPLE.uid] }),
+  Name: Type.String({ maxLength: 200, examples: ['Hillside Pig Farm'] }),
+  Language: Type.Optional(Type.String({ pattern: LANGUAGE_PATTERN, maxLength: 35, examples: ['de-AT'] })),
 }, { additionalProperties: false, description: 'Public profile view of a user' })
 
 export const UserStatusBody = Type.Object({
@@ -96,36 +100,36 @@ export const UserStatusBody = Type.Object({
 }, { additionalProperties: false, minProperties: 1 })
 
 export const PushTokenBody = Type.Object({
-  token: Type.String({ minLength: 1, maxLength: 4096, description: 'Push token (FCM registration token)' }),
-  customName: Type.String({ maxLength: 200, description: 'Custom device name; may be empty' }),
-  name: Type.String({ minLength: 1, maxLength: 200, description: 'Device name' }),
-  email: Type.String({ format: 'email', maxLength: 320, description: 'E-mail of the person using the device' }),
-  rank: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, description: '1=Admin, 2=Manager, 3=Worker' })),
+  token: Type.String({ minLength: 1, maxLength: 4096, description: 'Push token (FCM registration token)', examples: [PUSH_TOKEN_EXAMPLE] }),
+  customName: Type.String({ maxLength: 200, description: 'Custom device name; may be empty', examples: ['Farrowing house tablet'] }),
+  name: Type.String({ minLength: 1, maxLength: 200, description: 'Device name', examples: ['Samsung Galaxy Tab Active4 Pro'] }),
+  email: Type.String({ format: 'email', maxLength: 320, description: 'E-mail of the person using the device', examples: ['stockman@hillside-farm.example'] }),
+  rank: Type.Optional(Rank),
 }, { additionalProperties: false })
 
 export const ChangePasswordBody = Type.Object({
-  currentPassword: Type.String({ minLength: 1, maxLength: 1024, writeOnly: true }),
+  currentPassword: Type.String({ minLength: 1, maxLength: 1024, writeOnly: true, examples: ['grey barn at dawn, 42 sows'] }),
   newPassword: Password,
 }, { additionalProperties: false })
 
-export const UserIdParams = Type.Object({ userId: Type.String({ pattern: UID_PATTERN, maxLength: 128 }) })
+export const UserIdParams = Type.Object({ userId: Type.String({ pattern: UID_PATTERN, maxLength: 128, description: 'The account\'s Uid', examples: [EXAMPLE.uid] }) })
 
 /** sortBy of user lists: the sortable fields, and t for the account's creation time (users carry no t field). */
 export const USER_SORT_FIELDS: ListFields = { t: 'integer', ...users.sortFields }
 export const userListColumns = { ...users.columns(), t: { column: 'created_at' } }
 
 export function UserListQuery(limits: Limits) {
-  return Type.Object({ ...listQueryProperties(limits, USER_SORT_FIELDS, 't', users.filterFields) }, { ...listQueryOptions, additionalProperties: false })
+  return Type.Object({ ...listQueryProperties(limits, USER_SORT_FIELDS, 't', users.filterFields, users.filterSchemas) }, { ...listQueryOptions, additionalProperties: false })
 }
 
 export function UserSearchQuery(limits: Limits) {
   return Type.Object({
-    ...listQueryProperties(limits, USER_SORT_FIELDS, 't', users.filterFields),
-    email: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: 'Exact e-mail, case-insensitive' })),
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Part of the name, case-insensitive; % and _ match themselves' })),
+    ...listQueryProperties(limits, USER_SORT_FIELDS, 't', users.filterFields, users.filterSchemas),
+    email: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: 'Exact e-mail, case-insensitive', examples: [EXAMPLE.email] })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Part of the name, case-insensitive; % and _ match themselves', examples: ['Hillside'] })),
     flagged: Type.Optional(Type.Boolean()),
     inactive: Type.Optional(Type.Boolean()),
-    language: Type.Optional(Type.String({ minLength: 1, maxLength: 35, description: 'Language tag, case-insensitive' })),
+    language: Type.Optional(Type.String({ minLength: 1, maxLength: 35, description: 'Language tag, case-insensitive', examples: ['de-AT'] })),
   }, { additionalProperties: false })
 }
 

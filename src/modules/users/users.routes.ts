@@ -100,7 +100,7 @@ export const usersModule = defineModule({
             'operator sets one). Admin cannot be set; unknown fields are refused with 400. A Uid or Email (case-insensitive) ' +
             'already in use gives 409. Answers 201 with the user and a Location header.',
           body: CreateUserBody,
-          response: { 201: Envelope(UserRef, 'The created user'), 409: Type.Ref('ErrorEnvelope', { description: 'Uid or Email already in use' }) },
+          response: { 201: Envelope(UserRef, 'The created user', 'User created'), 409: Type.Ref('ErrorEnvelope', { description: 'Uid or Email already in use' }) },
         },
         config: { access: 'bdUser', idempotent: true },
       }, async (req, reply) => {
@@ -139,7 +139,7 @@ export const usersModule = defineModule({
             '403); an Email already in use gives 409.',
           params: UserIdParams,
           body: ReplaceUserBody,
-          response: { 200: Envelope(UserRef), 409: Type.Ref('ErrorEnvelope', { description: 'Email already in use' }) },
+          response: { 200: Envelope(UserRef, 'The user as stored now', 'User updated'), 409: Type.Ref('ErrorEnvelope', { description: 'Email already in use' }) },
         },
         config: { changesAccess: true, access: 'own' },
       }, async (req) => {
@@ -167,7 +167,7 @@ export const usersModule = defineModule({
             'field. The same read-only fields as PUT are refused with 400; only the owner can change Email; an Email in use gives 409.',
           params: UserIdParams,
           body: PatchUserBody,
-          response: { 200: Envelope(UserRef), 409: Type.Ref('ErrorEnvelope', { description: 'Email already in use' }) },
+          response: { 200: Envelope(UserRef, 'The user as stored now', 'User updated'), 409: Type.Ref('ErrorEnvelope', { description: 'Email already in use' }) },
         },
         config: { changesAccess: true, access: 'own' },
       }, async (req) => {
@@ -196,7 +196,7 @@ export const usersModule = defineModule({
             'not anonymised, and cannot be restored. Every token of the account stops working at once. To only ask for ' +
             'deletion, set requestDeletion through PATCH .../status.',
           params: UserIdParams,
-          response: { 200: MessageEnvelope() },
+          response: { 200: MessageEnvelope('Deleted', 'User and all their data deleted') },
         },
         config: { changesAccess: true, access: 'own' },
       }, async (req) => {
@@ -219,7 +219,7 @@ export const usersModule = defineModule({
           operationId: 'listPushTokens', summary: 'List a user\'s push tokens',
           description: `${OWN}. Every push token of the account (at most ${MAX_PUSH_TOKENS}), oldest first, as UserPhone entries.`,
           params: UserIdParams,
-          response: { 200: Envelope(Type.Array(PushTokenRef)) },
+          response: { 200: Envelope(Type.Array(PushTokenRef, { maxItems: MAX_PUSH_TOKENS })) },
         },
         config: { access: 'own' },
       }, async (req) => {
@@ -237,7 +237,7 @@ export const usersModule = defineModule({
           params: UserIdParams,
           body: PushTokenBody,
           response: {
-            201: Envelope(PushTokenRef, 'Token added'), 200: Envelope(PushTokenRef, 'Token already registered; entry updated'),
+            201: Envelope(PushTokenRef, 'Token added', 'Push token added'), 200: Envelope(PushTokenRef, 'Token already registered; entry updated', 'Push token updated'),
             409: Type.Ref('ErrorEnvelope', { description: 'The account holds the most push tokens allowed' }),
           },
         },
@@ -261,7 +261,7 @@ export const usersModule = defineModule({
             'requestDeletion only records the request; DELETE /users/{userId} deletes. Returns the user.',
           params: UserIdParams,
           body: UserStatusBody,
-          response: { 200: Envelope(UserRef) },
+          response: { 200: Envelope(UserRef, 'The user as stored now', 'User status updated') },
         },
         config: { changesAccess: true, access: 'own' },
       }, async (req) => {
@@ -284,7 +284,7 @@ export const usersModule = defineModule({
             'session of the presented token stays valid.',
           params: UserIdParams,
           body: ChangePasswordBody,
-          response: { 200: MessageEnvelope() },
+          response: { 200: MessageEnvelope('Changed', 'Password changed; your other sessions were signed out') },
         },
         config: { changesAccess: true, access: 'self' },
       }, async (req) => {

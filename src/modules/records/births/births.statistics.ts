@@ -4,23 +4,25 @@ import { sql } from 'kysely'
 import Type from 'typebox'
 import { Envelope, ok } from '../../../http/envelope.ts'
 import { validationFailed, type FieldProblem } from '../../../http/errors.ts'
+import { EXAMPLE } from '../../../http/schema-types.ts'
 import type { App } from '../../../types.ts'
 import { MAC_PATTERN, normalizeMac } from '../../animals/animals.rules.ts'
 import { UserPath } from '../../animals/animals.resource.ts'
 import { ISO_8601_PATTERN, calendarDay } from '../records.rules.ts'
 import { birthStatistics } from './births.rules.ts'
 
-const Figure = (description: string) => Type.Number({ minimum: 0, description })
+const Figure = (description: string, example: number) => Type.Number({ minimum: 0, description, examples: [example] })
 
+/** The examples: 24 litters, 312 born alive and 22 dead. */
 export const BirthStatisticsSchema = Type.Object({
-  totalBirths: Figure('Births counted'),
-  totalLiving: Figure('Piglets born alive, summed'),
-  totalDead: Figure('Piglets born dead, summed'),
-  averageLitterSize: Figure('(totalLiving + totalDead) / totalBirths; 0 without births'),
-  survivalRate: Figure('totalLiving / (totalLiving + totalDead) × 100, a percentage; 0 without piglets'),
+  totalBirths: Figure('Births counted', 24),
+  totalLiving: Figure('Piglets born alive, summed', 312),
+  totalDead: Figure('Piglets born dead, summed', 22),
+  averageLitterSize: Figure('(totalLiving + totalDead) / totalBirths; 0 without births', 13.92),
+  survivalRate: Figure('totalLiving / (totalLiving + totalDead) × 100, a percentage; 0 without piglets', 93.41),
 }, { title: 'BirthStatistics', additionalProperties: false })
 
-const IsoDate = (description: string) => Type.Optional(Type.String({ pattern: ISO_8601_PATTERN, maxLength: 40, description }))
+const IsoDate = (description: string, example: string) => Type.Optional(Type.String({ pattern: ISO_8601_PATTERN, maxLength: 40, description, examples: [example] }))
 
 export async function birthStatisticsRoute(app: App) {
   app.get('/users/:userId/births/statistics', {
@@ -30,9 +32,9 @@ export async function birthStatisticsRoute(app: App) {
         'endDate (ISO 8601, both inclusive, compared by UTC calendar day; either may be left out).',
       params: UserPath,
       querystring: Type.Object({
-        mac: Type.Optional(Type.String({ pattern: MAC_PATTERN, maxLength: 17, description: 'Only this animal\'s births (MAC in either case)' })),
-        startDate: IsoDate('First day'),
-        endDate: IsoDate('Last day'),
+        mac: Type.Optional(Type.String({ pattern: MAC_PATTERN, maxLength: 17, description: 'Only this animal\'s births (MAC in either case)', examples: [EXAMPLE.mac] })),
+        startDate: IsoDate('First day', '2026-01-01'),
+        endDate: IsoDate('Last day', '2026-12-31'),
       }),
       response: { 200: Envelope(BirthStatisticsSchema) },
     },

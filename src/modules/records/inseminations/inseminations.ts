@@ -10,8 +10,8 @@ export const SERVICE_TYPES = ['AI', 'natural'] as const
 
 const ScanningResult = (extra: Record<string, unknown>) => Type.Object({
   Confirmed: Type.Boolean({ description: 'Pregnancy confirmed by the scan' }),
-  ScanningDate: Type.String({ format: 'date', maxLength: 10, description: 'YYYY-MM-DD', examples: ['2026-12-01'] }),
-  Notes: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+  ScanningDate: Type.String({ format: 'date', maxLength: 10, description: 'YYYY-MM-DD', examples: ['2026-08-08'] }),
+  Notes: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, examples: ['Clear image, 8+ embryos on the left horn'] })),
 }, { additionalProperties: false, ...extra })
 
 export const inseminations = defineRecordCollection({
@@ -28,11 +28,11 @@ export const inseminations = defineRecordCollection({
       ID: field.id(),
       MAC: animalMac(),
       Uid: ownerUid({ required: false }),
-      Boar: text('Boar or semen used', 'Duroc DK-4471', { required: true, maxLength: 200, caseInsensitive: true }),
-      GeneticLine: text('Genetic line', 'Landrace x Yorkshire', { maxLength: 200, caseInsensitive: true }),
+      Boar: text('Boar or semen used', 'Landrace DK-4471 "Viking"', { required: true, maxLength: 200, caseInsensitive: true }),
+      GeneticLine: text('Genetic line', 'Landrace', { maxLength: 200, caseInsensitive: true }),
       Tubes: count('Semen tubes (doses) used', { example: 2 }),
-      StartDate: date('Day of the service', { required: true }),
-      StartTime: time('Time of the service'),
+      StartDate: date('Day of the service', { required: true, example: '2026-07-11' }),
+      StartTime: time('Time of the service', { example: '07:15' }),
       Archived: archived(),
       Occupied: field.boolean({ default: false, description: 'The sow is served (occupied)', example: true }),
       serviceOrder: count('Which service of this heat: 1, 2, 3, ...', { example: 1 }),
@@ -41,10 +41,10 @@ export const inseminations = defineRecordCollection({
       SemenBatch: text('Semen batch', 'B-2026-1147', { maxLength: 200 }),
       Technician: text('Who served the sow', 'J. Larsen', { maxLength: 200 }),
       BreedingGroup: text('Breeding group', 'Week 45', { maxLength: 200 }),
-      HeatDetectionDate: date('Heat detected'),
-      ExpectedFarrowingDate: date('Expected farrowing'),
-      PregnancyCheckDate: date('Pregnancy check planned'),
-      ReturnToEstrusDate: date('Return to estrus seen'),
+      HeatDetectionDate: date('Heat detected', { example: '2026-07-10' }),
+      ExpectedFarrowingDate: date('Expected farrowing', { example: '2026-11-02' }),
+      PregnancyCheckDate: date('Pregnancy check planned', { example: '2026-08-08' }),
+      ReturnToEstrusDate: date('Return to estrus seen', { example: '2026-08-01' }),
       ServiceNumber: count('Services of this sow in all', { example: 7 }),
       Parity: count('The sow\'s parity', { example: 3 }),
       ScanningResult: field.json(ScanningResult, { description: 'The pregnancy scan' }),

@@ -18,7 +18,7 @@ export const movements = defineRecordCollection({
     fields: {
       ID: field.id(),
       MAC: animalMac(),
-      movementDate: date('Day of the move', { required: true }),
+      movementDate: date('Day of the move', { required: true, example: '2026-10-27' }),
       fromStage: field.enum(STAGES, { required: true, description: STAGES.join(', '), example: 'gestation' }),
       toStage: field.enum(STAGES, { required: true, description: STAGES.join(', '), example: 'farrowing' }),
       fromLocation: text('Where from', 'Gestation barn, pen 4', { maxLength: 200 }),

@@ -25,7 +25,7 @@ export const treatments = defineRecordCollection({
       TreatmentAmount: count('Treatments planned in all', { required: true, example: 3 }),
       TreatmentCount: count('Treatments given so far', { required: true, example: 1 }),
       TreatmentInterval: count('Hours between treatments', { required: true, example: 24 }),
-      StartDate: date('First treatment', { required: true }),
+      StartDate: date('First treatment', { required: true, example: '2026-11-02' }),
       StartDateSeconds: timestamp('StartDate as Unix seconds', { required: true, example: 1793577600 }),
       Archived: archived({ required: true }),
       PhoneHistory: field.json((extra) => Type.Array(Type.Ref('UserPhone'), { maxItems: 100, ...extra }), {

@@ -16,9 +16,9 @@ export const weanings = defineRecordCollection({
     fields: {
       ID: field.id(),
       MAC: animalMac(),
-      weaningDate: date('Day of the weaning', { required: true }),
+      weaningDate: date('Day of the weaning', { required: true, example: '2026-11-30' }),
       countWeaned: count('Piglets weaned', { required: true, example: 11 }),
-      BirthTimestamp: timestamp('The farrowing, ms since epoch', { example: 1790467200000 }),
+      BirthTimestamp: timestamp('The farrowing, ms since epoch', { example: 1793589600000 }),
       weaningAge: count('Age of the litter, days', { example: 28 }),
       fosterIn: count('Piglets fostered onto the sow', { example: 1 }),
       fosterOut: count('Piglets fostered away', { example: 0 }),
