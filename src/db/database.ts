@@ -9,7 +9,7 @@ import pg from 'pg'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../config.ts'
 import type { DB } from './schema.ts'
-import { DURABLE_START_PARAMS, DurableNodeFS } from './durable-nodefs.ts'
+import { DURABLE_START_PARAMS, DurableNodeFS, EMBEDDED_START_PARAMS } from './durable-nodefs.ts'
 import { isQueryTimeout } from './errors.ts'
 
 export interface Database {
@@ -64,7 +64,7 @@ export async function openDatabase(config: Config, log?: FastifyBaseLogger): Pro
 const PGLITE_PARSERS = { [INT8_OID]: parseNumber, [NUMERIC_OID]: parseNumber }
 
 async function openEmbedded(dataDir: string, fsync: boolean): Promise<Database> {
-  if (dataDir === IN_MEMORY) return embeddedDatabase(await PGlite.create({ parsers: PGLITE_PARSERS }), () => {})
+  if (dataDir === IN_MEMORY) return embeddedDatabase(await PGlite.create({ parsers: PGLITE_PARSERS, startParams: EMBEDDED_START_PARAMS }), () => {})
   const dir = resolve(dataDir)
   mkdirSync(dir, { recursive: true })
   const release = lockDataDir(dir)
@@ -72,7 +72,7 @@ async function openEmbedded(dataDir: string, fsync: boolean): Promise<Database> 
     const pgdata = join(dir, 'pgdata')
     const pglite = fsync
       ? await PGlite.create({ fs: new DurableNodeFS(pgdata), startParams: DURABLE_START_PARAMS, parsers: PGLITE_PARSERS })
-      : await PGlite.create(pgdata, { parsers: PGLITE_PARSERS })
+      : await PGlite.create(pgdata, { parsers: PGLITE_PARSERS, startParams: EMBEDDED_START_PARAMS })
     return embeddedDatabase(pglite, release)
   } catch (err) {
     release()
@@ -85,7 +85,7 @@ async function openEmbedded(dataDir: string, fsync: boolean): Promise<Database> 
  * migrates one store per run and every test file starts from its copy, skipping initdb and migrations.
  */
 export async function openEmbeddedSnapshot(snapshot: Blob): Promise<Database> {
-  return embeddedDatabase(await PGlite.create({ parsers: PGLITE_PARSERS, loadDataDir: snapshot }), () => {})
+  return embeddedDatabase(await PGlite.create({ parsers: PGLITE_PARSERS, startParams: EMBEDDED_START_PARAMS, loadDataDir: snapshot }), () => {})
 }
 
 /** A snapshot of an embedded store's data folder, for openEmbeddedSnapshot. */
