@@ -123,6 +123,9 @@ type Env = Record<string, string | undefined>
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
 /** Reads and validates the configuration. Throws ConfigError listing every bad variable. */
+/** The most items one response lists: the OpenAPI document's bound on every page (http/envelope.ts). */
+const PAGE_SIZE_CEILING = 10_000
+
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = []
   const read = new EnvReader(env, problems)
@@ -142,15 +145,15 @@ export function loadConfig(env: Env = process.env): Config {
     tokenExpiresInDefault: read.int('ACCESS_TOKEN_TTL_SECONDS', 3600, { min: 1 }),
     refreshTokenTtlSeconds: read.int('REFRESH_TOKEN_TTL_SECONDS', 604800, { min: 60 }),
     pageLimitDefault: read.int('PAGE_LIMIT_DEFAULT', 10, { min: 1 }),
-    pageLimitMax: read.int('PAGE_LIMIT_MAX', 100, { min: 1 }),
+    pageLimitMax: read.int('PAGE_LIMIT_MAX', 100, { min: 1, max: PAGE_SIZE_CEILING }),
     readingsLimitDefault: read.int('READINGS_LIMIT_DEFAULT', 100, { min: 1 }),
-    readingsLimitMax: read.int('READINGS_LIMIT_MAX', 10000, { min: 1 }),
+    readingsLimitMax: read.int('READINGS_LIMIT_MAX', 10000, { min: 1, max: PAGE_SIZE_CEILING }),
     latestCountDefault: read.int('LATEST_COUNT_DEFAULT', 10, { min: 1 }),
-    latestCountMax: read.int('LATEST_COUNT_MAX', 100, { min: 1 }),
+    latestCountMax: read.int('LATEST_COUNT_MAX', 100, { min: 1, max: PAGE_SIZE_CEILING }),
     deviceReadingsLimitDefault: read.int('DEVICE_READINGS_LIMIT_DEFAULT', 100, { min: 1 }),
-    deviceReadingsLimitMax: read.int('DEVICE_READINGS_LIMIT_MAX', 100, { min: 1 }),
+    deviceReadingsLimitMax: read.int('DEVICE_READINGS_LIMIT_MAX', 100, { min: 1, max: PAGE_SIZE_CEILING }),
     recentLimitDefault: read.int('RECENT_LIMIT_DEFAULT', 10, { min: 1 }),
-    recentLimitMax: read.int('RECENT_LIMIT_MAX', 100, { min: 1 }),
+    recentLimitMax: read.int('RECENT_LIMIT_MAX', 100, { min: 1, max: PAGE_SIZE_CEILING }),
     ingestMaxRows: read.int('INGEST_MAX_ROWS', 10000, { min: 1 }),
   }
   checkDefaultWithin(problems, 'ACCESS_TOKEN_TTL_SECONDS', limits.tokenExpiresInDefault, limits.tokenExpiresInMin, limits.tokenExpiresInMax)

@@ -43,6 +43,12 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://localhost/x', JWT_SECRET: SECRET }).jwtSecret, SECRET)
   })
 
+  it('caps every page size at the 10,000 items the OpenAPI document promises', () => {
+    assert.throws(() => loadConfig({ PAGE_LIMIT_MAX: '20000' }), /PAGE_LIMIT_MAX must be between 1 and 10000, got 20000/)
+    assert.throws(() => loadConfig({ READINGS_LIMIT_MAX: '10001' }), /READINGS_LIMIT_MAX must be between 1 and 10000/)
+    assert.equal(loadConfig({ PAGE_LIMIT_MAX: '10000' }).limits.pageLimitMax, 10_000)
+  })
+
   it('refuses a JWT_SECRET shorter than 256 bits', () => {
     assert.throws(() => loadConfig({ JWT_SECRET: 'short' }), /at least 32 bytes/)
   })
