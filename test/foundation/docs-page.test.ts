@@ -59,4 +59,18 @@ describe('GET /api/v1/docs', { skip: !existsSync(CHROMIUM) && !process.env.CI ? 
     assert.deepEqual(errors, [])
     await page.close()
   })
+
+  it('shows realistic pig-farm examples, never "string" placeholders', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } })
+    await page.goto(`${base}/api/v1/docs/`, { waitUntil: 'load' })
+    await page.getByText('Liveness check').first().waitFor({ timeout: 30_000 })
+    for (const [operation, example] of [['Get one animal', 'Lame on the left hind leg'], ['Record a treatment', 'Amoxicillin 15% LA']] as const) {
+      await page.getByText(operation).first().click()
+      await page.getByText(example).first().waitFor({ state: 'attached', timeout: 15_000 })
+    }
+    const examples = (await page.locator('pre, code').allInnerTexts()).join('\n')
+    assert.match(examples, /"Mac": "A4:C1:38:5F:2B:91"/)
+    assert.doesNotMatch(await page.locator('body').innerText(), /"string"/)
+    await page.close()
+  })
 })
