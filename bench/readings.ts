@@ -159,8 +159,8 @@ const INTERLEAVED = process.env.BENCH_INTERLEAVED === '1'
  * are spread over the whole heap, and the key is rebuilt after the load as a restore does. Either way the
  * load skips the foreign-key checks on the user (as pg_restore --disable-triggers does): the user exists.
  */
-async function loadHerd(db: Kysely<DB>, uid: string, macs: string[], end: number) {
-  const values = sql`${uid}, m.mac, ${end}::bigint - (${MINUTES_30D - 1} - s.i)::bigint * 60000, 36 + 3 * random(), random() - 0.5, random() - 0.5, 0.5 + random()`
+export async function loadHerd(db: Kysely<DB>, uid: string, macs: string[], end: number, minutes = MINUTES_30D) {
+  const values = sql`${uid}, m.mac, ${end}::bigint - (${minutes - 1} - s.i)::bigint * 60000, 36 + 3 * random(), random() - 0.5, random() - 0.5, 0.5 + random()`
   if (INTERLEAVED) {
     await sql`ALTER TABLE animal_sensor_readings DROP CONSTRAINT animal_sensor_readings_pkey`.execute(db)
     await db.transaction().execute(async (trx) => {
@@ -168,7 +168,7 @@ async function loadHerd(db: Kysely<DB>, uid: string, macs: string[], end: number
       // LATERAL keeps time as the outer loop without sorting 8.6M rows.
       await sql`
         INSERT INTO animal_sensor_readings (uid, mac, t, c, x, y, z)
-        SELECT ${values} FROM generate_series(0, ${MINUTES_30D - 1}) AS s (i)
+        SELECT ${values} FROM generate_series(0, ${minutes - 1}) AS s (i)
         CROSS JOIN LATERAL (SELECT mac FROM unnest(${macs}::text[]) AS mac WHERE s.i IS NOT NULL) AS m`.execute(trx)
     })
     await db.transaction().execute(async (trx) => {
@@ -181,7 +181,7 @@ async function loadHerd(db: Kysely<DB>, uid: string, macs: string[], end: number
       await sql`
         INSERT INTO animal_sensor_readings (uid, mac, t, c, x, y, z)
         SELECT ${values} FROM unnest(${macs}::text[]) AS m (mac)
-        CROSS JOIN LATERAL (SELECT i FROM generate_series(0, ${MINUTES_30D - 1}) AS i WHERE m.mac IS NOT NULL) AS s`.execute(trx)
+        CROSS JOIN LATERAL (SELECT i FROM generate_series(0, ${minutes - 1}) AS i WHERE m.mac IS NOT NULL) AS s`.execute(trx)
     })
   }
   await sql`VACUUM (ANALYZE) animal_sensor_readings`.execute(db)
