@@ -12,6 +12,7 @@ import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
+import pg from 'pg'
 import { loadConfig } from '../src/config.ts'
 import { openDatabase, type Database } from '../src/db/database.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
@@ -184,6 +185,23 @@ async function seedReadsOnly(store: BenchStore, plan: Plan) {
   }
 }
 
+/** Waits until no other session on the database runs a statement (three checks in a row), or the deadline. */
+async function databaseIdle(url: string, deadline: number) {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    let quiet = 0
+    while (quiet < 3 && Date.now() < deadline) {
+      const { rows } = await client.query<{ n: string }>(
+        "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()")
+      quiet = Number(rows[0]!.n) === 0 ? quiet + 1 : 0
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+  } finally {
+    await client.end()
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Measuring
 
@@ -276,8 +294,11 @@ export async function runTable(options: TableOptions = {}): Promise<TableRow[]> 
   const start = async (name: string, storeEnv: Record<string, string>, profile = false) => {
     const child = await startService({ name, env: serviceEnv(storeEnv), logFile: join(work, `${name}.log`), cpuProfileDir: profile ? profileDir : undefined, nodeFlags })
     children.push(child)
-    // The start-up jobs (reference temperatures, predictions, pruning) run first, as after any start.
-    await child.settle(plan.smoke ? 3000 : 60_000)
+    // The start-up jobs (reference temperatures, predictions, pruning) run first, as after any start: until
+    // the service's process is idle and, on PostgreSQL, its database runs no statement.
+    const deadline = Date.now() + (plan.smoke ? 3000 : 60_000)
+    await child.settle(deadline - Date.now())
+    if (storeEnv.DATABASE_URL) await databaseIdle(storeEnv.DATABASE_URL, deadline)
     return child
   }
   let versions: Record<string, string> = {}
@@ -417,6 +438,7 @@ export async function runTable(options: TableOptions = {}): Promise<TableRow[]> 
       const embeddedStore = await newStore('embedded', work, 'reads-embedded')
       stores.push(pgStore, embeddedStore)
       await seedReadsOnly(pgStore, plan)
+      if (options.only === 'stores') versions = await serverVersions('postgres', pgStore)
       await seedReadsOnly(embeddedStore, plan)
       const onPg = await start('reads-pg', pgStore.env)
       const onEmbedded = await start('reads-embedded', embeddedStore.env)
@@ -463,12 +485,14 @@ export async function runTable(options: TableOptions = {}): Promise<TableRow[]> 
   const seconds = (performance.now() - clock) / 1000
   console.table(rows.map(({ scenario, service, baseline, ratio, target, met }) => ({ scenario, service, baseline, ratio: ratio === null ? '' : ratio.toFixed(3), target, met: met === null ? '' : met ? 'yes' : 'NO' })))
   const results = {
-    date: startedAt.toISOString(), mode: plan.smoke ? 'smoke' : 'full', durationSeconds: Math.round(seconds),
+    date: startedAt.toISOString(), mode: plan.smoke ? 'smoke' : options.only ?? 'full', durationSeconds: Math.round(seconds),
     store, redis: Boolean(redisUrl), serviceNodeFlags: nodeFlags, logLevel: 'warn', limits: limitsOn ? 'IP limit on at 1e9 per window, Enterprise quota unlimited' : 'off',
     machine: { ...machine(), ...versions, loadAverageBefore: loadBefore.map((x) => round3(x)), loadAverageAfter: loadavg().map((x) => round3(x)) },
     plan, rows, startup, cpuProfileDir: profileDir,
   }
-  const file = process.env.BENCH_RESULTS ?? (plan.smoke ? join(tmpdir(), 'livestock-api-bench-smoke.json') : join(import.meta.dirname, 'results.json'))
+  // bench/results.json holds full runs of the whole table only; a smoke run or the stores alone go to the temp folder.
+  const partial = plan.smoke ? 'smoke' : options.only
+  const file = process.env.BENCH_RESULTS ?? (partial ? join(tmpdir(), `livestock-api-bench-${partial}.json`) : join(import.meta.dirname, 'results.json'))
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`)
   console.log(`${rows.length} rows in ${seconds.toFixed(0)} s; results in ${file}${profileDir ? `; CPU profile of the service in ${profileDir}` : ''}`)
   const missed = rows.filter((r) => r.met === false)
