@@ -41,6 +41,8 @@ const VERIFIED_MAX = 10_000
 
 export class TokenSigner {
   private readonly key: Uint8Array
+  /** The key as a WebCrypto key, imported once: given raw bytes, jose imports them anew on every sign and verify. */
+  private cryptoKey: Promise<CryptoKey> | undefined
   private readonly issuer: string
   private readonly audience: string
   private readonly clock: Clock
@@ -61,6 +63,11 @@ export class TokenSigner {
     this.clock = options.clock
   }
 
+  private signingKey(): Promise<CryptoKey> {
+    this.cryptoKey ??= crypto.subtle.importKey('raw', this.key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])
+    return this.cryptoKey
+  }
+
   async sign(subject: Subject, type: TokenType, ttlSeconds: number): Promise<SignedToken> {
     const jti = randomUUID()
     const iat = Math.floor(this.clock() / 1000)
@@ -76,7 +83,7 @@ export class TokenSigner {
       .setJti(jti)
       .setIssuedAt(iat)
       .setExpirationTime(exp)
-      .sign(this.key)
+      .sign(await this.signingKey())
     return { token, jti, iat, exp }
   }
 
@@ -91,7 +98,7 @@ export class TokenSigner {
     }
     let payload: JWTPayload
     try {
-      ({ payload } = await jwtVerify(token, this.key, {
+      ({ payload } = await jwtVerify(token, await this.signingKey(), {
         algorithms: [ALGORITHM],
         typ: TYP[expected],
         issuer: this.issuer,

@@ -39,3 +39,15 @@ test('the verified token handed out cannot be changed by one request for the nex
   assert.throws(() => { (first.subject as { id: string }).id = 'int_b' }, TypeError)
   assert.equal((await tokens.verify(token, 'access')).subject.id, 'int_a')
 })
+
+test('imports its key once, however many tokens it signs and verifies', async (t) => {
+  const importKey = t.mock.method(crypto.subtle, 'importKey')
+  const tokens = signer(Date.now)
+  for (let i = 0; i < 3; i++) {
+    const { token } = await tokens.sign({ kind: 'integrator', id: `int_${i}` }, 'access', 300)
+    await tokens.verify(token, 'access')
+    const refresh = await tokens.sign({ kind: 'integrator', id: `int_${i}` }, 'refresh', 300)
+    await tokens.verify(refresh.token, 'refresh')
+  }
+  assert.equal(importKey.mock.callCount(), 1)
+})
