@@ -361,6 +361,19 @@ export async function runTable(options: TableOptions = {}): Promise<TableRow[]> 
         ratio: round3(tail), target: 'p99 <= 5 x p50', met: plan.smoke ? null : tail <= 5, figures: { service: atHalf, bare: bareAtHalf, rate: oneAnimalMax / 2 },
       })
 
+      if (store === 'postgres') {
+        // serve --workers 2 on the same store against the single process above: how far the second core carries.
+        step('scaling: serve --workers 2 vs 1 (one-animal read)')
+        const two = await start('service-2-workers', { ...main.env, WORKERS: '2' })
+        await new Promise((resolve) => setTimeout(resolve, plan.smoke ? 2000 : 8000)) // the second worker's start
+        const scaling = await throughputPairs(plan, { child: two, path: `/api/v1${one}`, headers: auth }, { child: service, path: `/api/v1${one}`, headers: auth }, 32)
+        rows.push({
+          scenario: 'scaling: 2 workers vs 1 (one-animal read)', service: `2 workers: ${describe(scaling.measured)}`,
+          baseline: `1 process: ${describe(scaling.baseline)}`, ratio: round3(scaling.ratio), target: 'reported (2 cores, load generator included)', met: null, figures: scaling,
+        })
+        await two.stop()
+      }
+
       step(`bulk ingest of ${plan.ingestRows.toLocaleString('en')} rows`)
       const rowsToIngest = sensorRows(plan.ingestRows, Date.now() - 60_000)
       const bodies: string[] = []
