@@ -3,8 +3,8 @@
 // memory read from /proc.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { openSync, closeSync, readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
+import { freePort } from '../test/faults/support/servers.ts'
 
 const SERVICE = join(import.meta.dirname, '../src/server.ts')
 const BARE = join(import.meta.dirname, 'bare-server.ts')
@@ -23,18 +23,6 @@ export function memoryOf(pid: number): Memory {
 function cpuTicks(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
   return Number(fields[11]) + Number(fields[12])
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 export interface Child {

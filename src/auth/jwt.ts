@@ -40,7 +40,7 @@ const TYP: Record<TokenType, string> = { access: 'at+jwt', refresh: 'rt+jwt' }
 const VERIFIED_MAX = 10_000
 
 export class TokenSigner {
-  private readonly key: Uint8Array
+  private readonly key: Uint8Array<ArrayBuffer>
   /** The key as a WebCrypto key, imported once: given raw bytes, jose imports them anew on every sign and verify. */
   private cryptoKey: Promise<CryptoKey> | undefined
   private readonly issuer: string

@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { createServer } from 'node:net'
 import { describe, it } from 'node:test'
 import { eventually } from '../support/eventually.ts'
 import { pausableProxy } from '../support/proxy.ts'
+import { freePort } from '../faults/support/servers.ts'
 import { createScratchDatabase, testEnv, TEST_JWT_SECRET } from '../support/app.ts'
 import { createIntegrator, integratorToken, bearer } from '../support/fixtures.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
@@ -104,17 +104,6 @@ describe('limits in one Redis round trip', { skip: process.env.REDIS_URL ? false
     }
   })
 })
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
-    })
-  })
-}
 
 async function startPrivateRedis(port: number): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
