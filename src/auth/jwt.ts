@@ -3,7 +3,7 @@
 // refresh tokens `rt+jwt`), issuer and audience set and checked, a key of at least 256 bits.
 // An access token can never pass as a refresh token or the other way round: typ and `type` differ.
 // @see https://www.rfc-editor.org/rfc/rfc8725
-import { randomUUID } from 'node:crypto'
+import { randomUUID, type webcrypto } from 'node:crypto'
 import { SignJWT, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose'
 import type { Clock } from '../types.ts'
 
@@ -42,7 +42,7 @@ const VERIFIED_MAX = 10_000
 export class TokenSigner {
   private readonly key: Uint8Array<ArrayBuffer>
   /** The key as a WebCrypto key, imported once: given raw bytes, jose imports them anew on every sign and verify. */
-  private cryptoKey: Promise<CryptoKey> | undefined
+  private cryptoKey: Promise<webcrypto.CryptoKey> | undefined
   private readonly issuer: string
   private readonly audience: string
   private readonly clock: Clock
@@ -63,7 +63,7 @@ export class TokenSigner {
     this.clock = options.clock
   }
 
-  private signingKey(): Promise<CryptoKey> {
+  private signingKey(): Promise<webcrypto.CryptoKey> {
     this.cryptoKey ??= crypto.subtle.importKey('raw', this.key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])
     return this.cryptoKey
   }
