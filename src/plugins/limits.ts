@@ -71,11 +71,10 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
     const prefixed = `${config.redisKeyPrefix}${keyPrefix}`
     const memory = new RateLimiterMemory({ keyPrefix: prefixed, points, duration })
     const common = { points, duration, memory, redisKey: (key: string) => `${prefixed}:${key}` }
-    if (!redis || !breaker) return { ...common, consume: (...a) => memory.consume(...a), get: (key) => memory.get(key), penalty: (...a) => memory.penalty(...a) }
+    if (!redis || !breaker) return { ...common, get: (key) => memory.get(key), penalty: (...a) => memory.penalty(...a) }
     const inRedis = new RateLimiterRedis({ storeClient: redis, keyPrefix: prefixed, points, duration, rejectIfRedisNotReady: true })
     return {
       ...common,
-      consume: (key, n, options) => viaBreaker(breaker, () => inRedis.consume(key, n, options), () => memory.consume(key, n, options)),
       get: (key) => viaBreaker(breaker, () => inRedis.get(key), () => memory.get(key)),
       penalty: (key, n) => viaBreaker(breaker, () => inRedis.penalty(key, n), () => memory.penalty(key, n)),
     }
@@ -209,7 +208,6 @@ interface Limiter {
   /** The Redis key of a key (rate-limiter-flexible's layout, so `get` reads what admit counted). */
   redisKey: (key: string) => string
   memory: RateLimiterMemory
-  consume: (key: string, points?: number, options?: { customDuration?: number }) => Promise<RateLimiterRes>
   get: (key: string) => Promise<RateLimiterRes | null>
   penalty: (key: string, points?: number) => Promise<RateLimiterRes>
 }
