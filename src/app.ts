@@ -13,6 +13,7 @@ import { createAccessChangeFeed, type AccessChangeFeed } from './db/access-chang
 import { TokenSigner } from './auth/jwt.ts'
 import type { ApiModule } from './http/api-module.ts'
 import { sharedSchemas } from './http/envelope.ts'
+import { requestLoggerFactory } from './http/request-logger.ts'
 import { documentResponseHeaders } from './http/response-headers.ts'
 import { API_PREFIX, MAX_PATH_SEGMENT, type AccessRule } from './http/route-policy.ts'
 import { accessPlugin } from './plugins/access.ts'
@@ -102,6 +103,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   const { config, database } = deps
   const fastify = Fastify({
     logger: deps.logger ?? loggerOptions(config),
+    childLoggerFactory: requestLoggerFactory,
     genReqId: (req: IncomingMessage) => {
       const given = req.headers['x-request-id']
       return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID()

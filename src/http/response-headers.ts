@@ -52,8 +52,11 @@ const RATE_LIMIT: ResponseHeaderName[] = ['X-RateLimit-Limit', 'X-RateLimit-Rema
 
 type ResponseSchema = Record<string, unknown> & { headers?: Record<string, unknown>; properties?: Record<string, unknown> }
 
+/** What of a route decides the headers it answers with. */
+interface RouteTraits { method: string; rateLimited: boolean; paginated: boolean; tagged: boolean }
+
 /** The names of the headers one response of a route carries. */
-export function responseHeaderNames(status: string, route: { method: string; rateLimited: boolean; paginated: boolean }): ResponseHeaderName[] {
+export function responseHeaderNames(status: string, route: RouteTraits): ResponseHeaderName[] {
   const code = Number(status)
   return [
     'X-Request-Id',
@@ -62,14 +65,14 @@ export function responseHeaderNames(status: string, route: { method: string; rat
     ...(code === 409 || code === 429 || code === 503 ? ['Retry-After' as const] : []),
     ...(code === 401 ? ['WWW-Authenticate' as const] : []),
     ...(code === 201 ? ['Location' as const] : []),
-    ...(code === 200 && route.method === 'GET' ? ['ETag' as const] : []),
+    ...(code === 200 && route.tagged ? ['ETag' as const] : []),
     ...(code === 200 && route.paginated ? ['Link' as const] : []),
     'Access-Control-Allow-Origin',
   ]
 }
 
 /** The headers of one response of a route, as a route schema declares them (docs.ts turns them into references). */
-export function responseHeaders(status: string, route: { method: string; rateLimited: boolean; paginated: boolean }): Record<string, unknown> {
+export function responseHeaders(status: string, route: RouteTraits): Record<string, unknown> {
   return Object.fromEntries(responseHeaderNames(status, route).map((name) => {
     const { description, schema } = RESPONSE_HEADERS[name]
     return [name, { ...schema, description }]
@@ -82,9 +85,10 @@ export function documentResponseHeaders(route: RouteOptions) {
   if (!responses) return
   const method = Array.isArray(route.method) ? route.method[0]! : route.method
   const rateLimited = route.config?.limit !== 'exempt'
+  const tagged = method === 'GET' && route.config?.etag !== false
   for (const [status, response] of Object.entries(responses)) {
     const paginated = response.properties?.pagination !== undefined
-    responses[status] = { ...response, headers: { ...responseHeaders(status, { method, rateLimited, paginated }), ...response.headers } }
+    responses[status] = { ...response, headers: { ...responseHeaders(status, { method, rateLimited, paginated, tagged }), ...response.headers } }
   }
 }
 

@@ -43,6 +43,8 @@ export interface RoutePolicy {
    * until this process's caller cache has seen the change, so the caller's next request meets it.
    */
   changesAccess?: boolean
+  /** false: the answer describes the instant it is made (liveness, readiness), so it carries no ETag (plugins/etag.ts). */
+  etag?: false
 }
 
 declare module 'fastify' {

@@ -11,6 +11,7 @@ import { TokenError, type TokenSigner, type VerifiedToken } from '../auth/jwt.ts
 import { authErrors, commonErrors } from '../http/envelope.ts'
 import { forbidden, invalidToken, unauthorized } from '../http/errors.ts'
 import { ACCESS_RULES, type AccessRule } from '../http/route-policy.ts'
+import { hooksOf } from '../http/route-hooks.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -107,10 +108,6 @@ export function accessPlugin(app: FastifyInstance, { signer, callers, admit }: A
       })
     },
   }
-}
-
-function hooksOf<T>(hooks: T | T[] | undefined): T[] {
-  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]
 }
 
 /** The error responses a route can give, by its rule and whether it takes a body or is rate limited. */

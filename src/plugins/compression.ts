@@ -8,6 +8,10 @@ import type { FastifyInstance } from 'fastify'
 
 export async function compressionPlugin(app: FastifyInstance, minBytes: number) {
   if (minBytes === 0) return
+  // A route without a body has nothing to decompress: without this, every GET would pass the plugin's preParsing hook.
+  app.addHook('onRoute', (route) => {
+    if (route.schema?.body === undefined) route.decompress ??= false
+  })
   await app.register(compress, {
     global: true,
     threshold: minBytes,

@@ -104,12 +104,27 @@ describe('ETag and If-None-Match', () => {
     assert.equal(created.headers.etag, undefined)
   })
 
+  it('leaves the health checks untagged: they describe the instant they answer', async () => {
+    for (const url of ['/api/v1/health', '/api/v1/health/ready']) {
+      const res = await get(url)
+      assert.equal(res.statusCode, 200)
+      assert.equal(res.headers.etag, undefined, url)
+    }
+    const head = await ctx.app.inject({ method: 'HEAD', url: `/api/v1/users/${uid}/animals?limit=5`, headers: owner })
+    assert.equal(head.headers.etag, (await get(`/api/v1/users/${uid}/animals?limit=5`)).headers.etag)
+  })
+
   it('rules: the timestamp is cut only where the envelope ends with it; weak comparison', () => {
     assert.equal(withoutResponseTime('{"success":true,"data":1,"timestamp":"2026-11-23T10:00:00.000Z"}'), '{"success":true,"data":1}')
     assert.equal(withoutResponseTime('{"data":{"timestamp":"x"},"more":1}'), '{"data":{"timestamp":"x"},"more":1}')
     const body = '{"success":true,"data":[1,2],"timestamp":"2026-11-23T10:00:00.000Z"}'
     assert.equal(weakEtagOf(body), weakEtagOf('{"success":true,"data":[1,2],"timestamp":"2027-01-01T00:00:00.000Z"}'))
     assert.equal(weakEtagOf(body), `W/"${createHash('sha1').update('{"success":true,"data":[1,2]}').digest('base64url')}"`)
+    // A large body is hashed in pieces, to the same digest.
+    const rows = JSON.stringify(Array.from({ length: 2000 }, (_, i) => ({ MAC: 'AA:BB:CC:00:01:01', Temperature: 38 + i / 1000 })))
+    assert.ok(rows.length > 16_384)
+    assert.equal(weakEtagOf(`{"success":true,"data":${rows},"timestamp":"2026-11-23T10:00:00.000Z"}`),
+      `W/"${createHash('sha1').update(`{"success":true,"data":${rows}}`).digest('base64url')}"`)
     assert.equal(noneMatch('W/"a", "b"', 'W/"b"'), true)
     assert.equal(noneMatch('"a"', 'W/"b"'), false)
     assert.equal(noneMatch(undefined, 'W/"b"'), false)
@@ -212,9 +227,10 @@ describe('documented response headers', () => {
     assert.ok(headersOf('get', '503').includes('Retry-After'))
     assert.ok(headersOf('get', '401').includes('WWW-Authenticate'))
     const health = doc.paths['/api/v1/health']!.get!.responses['200']!.headers ?? {}
-    assert.deepEqual(Object.keys(health).sort(), ['Access-Control-Allow-Origin', 'ETag', 'X-Request-Id'])
+    // The liveness answer describes its instant: no ETag.
+    assert.deepEqual(Object.keys(health).sort(), ['Access-Control-Allow-Origin', 'X-Request-Id'])
     // Each is a reference to its one declaration.
-    assert.deepEqual(health['ETag'], { $ref: '#/components/headers/ETag' })
+    assert.deepEqual(list['get']!.responses['200']!.headers!['ETag'], { $ref: '#/components/headers/ETag' })
     assert.equal((doc as unknown as { components: { headers: Record<string, { schema: { pattern: string } }> } }).components.headers['ETag']!.schema.pattern, '^W/"[A-Za-z0-9_-]{27}"$')
     for (const [path, operations] of Object.entries(doc.paths)) {
       if (!path.startsWith('/api/v1/users')) continue

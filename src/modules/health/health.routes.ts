@@ -16,7 +16,8 @@ export function healthModule(database: Database, redis: Redis | undefined) {
           description: 'Public. Answers while the process runs, without touching the stores.',
           response: { 200: HealthResponse },
         },
-        config: { access: 'public', limit: 'exempt' },
+        config: { access: 'public', limit: 'exempt', etag: false },
+        compress: false,
       }, async () => ({
         success: true as const,
         message: 'Livestock API is running',
@@ -30,7 +31,8 @@ export function healthModule(database: Database, redis: Redis | undefined) {
           description: 'Public. 200 when the database (and Redis, when REDIS_URL is set) answer within 3 s; 503 with Retry-After otherwise.',
           response: { 200: ReadyResponse, 503: NotReadyResponse },
         },
-        config: { access: 'public', limit: 'exempt' },
+        config: { access: 'public', limit: 'exempt', etag: false },
+        compress: false,
       }, async (_req, reply) => {
         const [db, cache] = await Promise.all([
           check(() => database.ping()),
