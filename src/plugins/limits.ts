@@ -15,6 +15,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { Config } from '../config.ts'
 import { RedisBreaker, type Redis } from '../redis.ts'
+import { LEASE_SHARE, LeasePool, type Counted } from './limit-leases.ts'
 import type { Clock } from '../types.ts'
 import { ApiError } from '../http/errors.ts'
 import { callerKey, type Caller } from '../auth/caller.ts'
@@ -67,6 +68,7 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
   const { limits } = config
   const breaker = redis ? new RedisBreaker(redis, { log: app.log }) : undefined
   const admitCommand = redis ? defineAdmitCommand(redis) : undefined
+  const leases = new LeasePool()
   const makeLimiter = (keyPrefix: string, points: number, duration: number): Limiter => {
     const prefixed = `${config.redisKeyPrefix}${keyPrefix}`
     const memory = new RateLimiterMemory({ keyPrefix: prefixed, points, duration })
@@ -159,7 +161,7 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
   const admit = async (req: FastifyRequest, caller: Caller | undefined): Promise<void> => {
     const checks = [ipCheckOf(req), caller && quotaCheckOf(req, caller)].filter((check) => check !== undefined)
     if (checks.length === 0) return
-    const results = await consumeInOrder(checks, admitCommand, breaker)
+    const results = await consumeInOrder(checks, admitCommand, breaker, leases, limits.limitLeaseMax)
     for (const [i, res] of results.entries()) {
       const check = checks[i]!
       req.limitStates = [...(req.limitStates ?? []), check.state(res)]
@@ -227,21 +229,22 @@ interface Check {
   refusalWaitMs?: () => number
 }
 
-interface Counted {
-  consumedPoints: number
-  msBeforeNext: number
-}
-
 // Counts each key in turn (the same steps as rate-limiter-flexible's script, so the keys stay readable by
 // its `get`) and stops after the first key over its limit: a refused request counts against no later limit.
-// Keys: the counters in order; ARGV: limit and window seconds of each. Returns consumed, ms left, per key.
+// A key with points left grants a lease (limit-leases.ts): up to its share of what is left, at most the
+// lease maximum, at least one point. Keys: the counters in order; ARGV: limit, window seconds and lease
+// maximum of each. Returns the counter after the call, ms left and points granted (0: refused), per key.
 const ADMIT_SCRIPT = `
 local out = {}
 for i, key in ipairs(KEYS) do
-  local limit = tonumber(ARGV[2 * i - 1])
-  local seconds = tonumber(ARGV[2 * i])
+  local limit = tonumber(ARGV[3 * i - 2])
+  local seconds = tonumber(ARGV[3 * i - 1])
+  local leaseMax = tonumber(ARGV[3 * i])
   redis.call('set', key, 0, 'EX', seconds, 'NX')
-  local consumed = redis.call('incr', key)
+  local left = limit - tonumber(redis.call('get', key))
+  local granted = 0
+  if left > 0 then granted = math.min(leaseMax, math.max(1, math.floor(left / ${LEASE_SHARE}))) end
+  local consumed = redis.call('incrby', key, math.max(granted, 1))
   local ttl = redis.call('pttl', key)
   if ttl == -1 then
     redis.call('expire', key, seconds)
@@ -249,7 +252,8 @@ for i, key in ipairs(KEYS) do
   end
   out[#out + 1] = consumed
   out[#out + 1] = ttl
-  if consumed > limit then break end
+  out[#out + 1] = granted
+  if granted == 0 then break end
 end
 return out`
 
@@ -262,8 +266,11 @@ function defineAdmitCommand(redis: Redis): AdmitCommand {
   return redis as unknown as AdmitCommand
 }
 
-/** Counts the checks in order, in one Redis script (or the in-memory twins while Redis is away). */
-async function consumeInOrder(checks: Check[], redis: AdmitCommand | undefined, breaker: RedisBreaker | undefined): Promise<Counted[]> {
+/**
+ * Counts the checks in order: from this process's leases when they answer every check up to the first
+ * refusal, otherwise in one Redis script (or the in-memory twins while Redis is away).
+ */
+async function consumeInOrder(checks: Check[], redis: AdmitCommand | undefined, breaker: RedisBreaker | undefined, leases: LeasePool, leaseMax: number): Promise<Counted[]> {
   const inMemory = async () => {
     const results: Counted[] = []
     for (const check of checks) {
@@ -274,14 +281,31 @@ async function consumeInOrder(checks: Check[], redis: AdmitCommand | undefined, 
     return results
   }
   if (!redis || !breaker) return inMemory()
+  const now = Date.now()
+  const local = answeredLocally(checks, leases, now)
+  if (local) return local.map((check) => leases.spend(check.limiter.redisKey(check.key), now))
   return viaBreaker(breaker, async () => {
     const keys = checks.map((check) => check.limiter.redisKey(check.key))
-    const args = checks.flatMap((check) => [check.limiter.points, check.customDuration ?? check.limiter.duration])
+    const args = checks.flatMap((check) => [check.limiter.points, check.customDuration ?? check.limiter.duration, leaseMax])
     const flat = await redis.livestockAdmit(keys.length, ...keys, ...args)
+    const answeredAt = Date.now()
     const results: Counted[] = []
-    for (let i = 0; i < flat.length; i += 2) results.push({ consumedPoints: flat[i]!, msBeforeNext: Math.max(0, flat[i + 1]!) })
+    for (let i = 0; i < flat.length; i += 3) {
+      const check = checks[i / 3]!
+      results.push(leases.record(keys[i / 3]!, check.limiter.points, { consumed: flat[i]!, ttlMs: Math.max(0, flat[i + 1]!), granted: flat[i + 2]! }, answeredAt))
+    }
     return results
   }, inMemory)
+}
+
+/** The checks up to the first refusal, when leases answer every one of them; undefined when Redis must be asked. */
+function answeredLocally(checks: Check[], leases: LeasePool, now: number): Check[] | undefined {
+  for (const [i, check] of checks.entries()) {
+    const answer = leases.peek(check.limiter.redisKey(check.key), now)
+    if (answer === 'ask') return undefined
+    if (answer === 'refuse') return checks.slice(0, i + 1)
+  }
+  return checks
 }
 
 /**

@@ -173,7 +173,8 @@ describe('Redis hung mid-run', () => {
     const commandTimeoutMs = 300
     const node = await instance({
       ...store.env, REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_COMMAND_TIMEOUT_MS: String(commandTimeoutMs),
-      QUOTA_FREE: '1000', RATE_LIMIT_IP_MAX: '1000', JWT_SECRET: TEST_JWT_SECRET,
+      // Leases of one point: every request asks Redis, as this test needs (with leases most would not).
+      QUOTA_FREE: '1000', RATE_LIMIT_IP_MAX: '1000', RATE_LIMIT_LEASE_MAX: '1', JWT_SECRET: TEST_JWT_SECRET,
     }, store.database)
     try {
       const { uid } = await createIntegrator(node, { tier: 'free' })
@@ -212,6 +213,80 @@ describe('Redis hung mid-run', () => {
       direct.disconnect()
       await proxy.close()
       redisServer.kill('SIGKILL')
+    }
+  })
+})
+
+describe('limit leases', { skip: process.env.REDIS_URL ? false : 'runs with REDIS_URL (the real-server mode)' }, () => {
+  it('with plenty left a process counts most requests itself, two processes together admit exactly the limit, and a refusal is remembered', async () => {
+    const store = await sharedStore()
+    const env = { ...store.env, REDIS_URL: process.env.REDIS_URL!, REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:`, RATE_LIMIT_IP_MAX: '1000' }
+    const a = await instance(env, store.database)
+    const b = await instance(env, store.database)
+    const countCommands = (i: Instance) => {
+      const commands: string[] = []
+      const send = i.redis.sendCommand.bind(i.redis)
+      i.redis.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
+        commands.push(command.name)
+        return (send as (...args: unknown[]) => unknown)(command, ...rest)
+      })
+      return commands
+    }
+    try {
+      const call = (i: Instance) => i.app.inject({ method: 'GET', url: '/api/v1', remoteAddress: '203.0.113.7' })
+      const first = await call(a)
+      assert.equal(first.statusCode, 200)
+      assert.equal(first.headers['x-ratelimit-remaining'], '999')
+      const commands = countCommands(a)
+      // One process alone: the header counts every request, though Redis is asked about once per lease.
+      for (let i = 2; i <= 200; i++) {
+        const res = await call(a)
+        assert.equal(res.headers['x-ratelimit-remaining'], String(1000 - i))
+      }
+      const asked = commands.filter((name) => name === 'evalsha' || name === 'eval').length
+      assert.ok(asked >= 19 && asked <= 25, `${asked} script calls for 199 requests (leases of 10 while 1,000 are left)`)
+
+      // Two processes in turn until both are refused: together they admit the limit, not one request more.
+      let admitted = 200
+      const open = new Set([a, b])
+      while (open.size > 0) {
+        for (const i of [...open]) {
+          const res = await call(i)
+          if (res.statusCode === 200) admitted++
+          else {
+            assert.equal(res.statusCode, 429)
+            open.delete(i)
+          }
+        }
+      }
+      assert.equal(admitted, 1000)
+      // Both remember the refusal until the window ends: no further Redis call.
+      const before = commands.length
+      for (let i = 0; i < 5; i++) assert.equal((await call(a)).statusCode, 429)
+      assert.equal(commands.length, before)
+      const refused = await call(b)
+      assert.equal(refused.statusCode, 429)
+      assert.ok(Number(refused.headers['retry-after']) > 800, `Retry-After ${refused.headers['retry-after']}`)
+    } finally {
+      await a.close()
+      await b.close()
+      await store.close()
+    }
+  })
+
+  it('RATE_LIMIT_LEASE_MAX=1 asks Redis on every request', async () => {
+    const store = await sharedStore()
+    const env = { ...store.env, REDIS_URL: process.env.REDIS_URL!, REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:`, RATE_LIMIT_IP_MAX: '100000', RATE_LIMIT_LEASE_MAX: '1' }
+    const a = await instance(env, store.database)
+    try {
+      const key = `${env.REDIS_KEY_PREFIX}rl:ip:203.0.113.8`
+      for (let i = 1; i <= 5; i++) {
+        assert.equal((await a.app.inject({ method: 'GET', url: '/api/v1', remoteAddress: '203.0.113.8' })).statusCode, 200)
+        assert.equal(await a.redis.get(key), String(i))
+      }
+    } finally {
+      await a.close()
+      await store.close()
     }
   })
 })
