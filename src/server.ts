@@ -14,7 +14,6 @@ import type { App } from './types.ts'
 import { startMaintenance } from './jobs/maintenance.ts'
 import { startReferenceTemperatureSchedule } from './jobs/reference-temperature.ts'
 import { startPredictionSchedule } from './jobs/predictions.ts'
-import { defaultClientId, startMqttIngest } from './ingest/mqtt.ts'
 
 export async function serve(config: Config): Promise<App> {
   const log = pino(loggerOptions(config) as pino.LoggerOptions)
@@ -22,6 +21,11 @@ export async function serve(config: Config): Promise<App> {
   config = { ...config, jwtSecret: secret }
   if (source === 'generated') log.info({ dataDir: config.dataDir }, 'generated a new JWT signing key in DATA_DIR')
 
+  // One process per host runs the schedules and the MQTT subscriber: worker 1, or the only process.
+  const runsBackgroundWork = config.workerIndex === undefined || config.workerIndex === 1
+  // The MQTT client library is loaded only when a broker is configured (before listening, so that nothing
+  // awaits between listening and installing the signal handlers).
+  const mqtt = config.mqttUrl && runsBackgroundWork ? await import('./ingest/mqtt.ts') : undefined
   const database: Database = await openDatabase(config, log)
   let redis: Redis | undefined
   let app: App | undefined
@@ -43,16 +47,14 @@ export async function serve(config: Config): Promise<App> {
   }
 
   const started = app
-  // One process per host runs the schedules and the MQTT subscriber: worker 1, or the only process.
-  const runsBackgroundWork = config.workerIndex === undefined || config.workerIndex === 1
   const noop = () => {}
   const stopMaintenance = runsBackgroundWork ? startMaintenance(started) : noop
   const stopReferenceTemperature = runsBackgroundWork ? startReferenceTemperatureSchedule(started) : noop
   const stopPredictions = runsBackgroundWork ? startPredictionSchedule(started) : noop
-  const mqttIngest = config.mqttUrl && runsBackgroundWork ? startMqttIngest(started, {
+  const mqttIngest = mqtt && config.mqttUrl ? mqtt.startMqttIngest(started, {
     url: config.mqttUrl,
     group: config.mqttShareGroup,
-    clientId: config.mqttClientId ?? defaultClientId(config.port),
+    clientId: config.mqttClientId ?? mqtt.defaultClientId(config.port),
     sessionExpirySeconds: config.mqttSessionExpirySeconds,
   }) : undefined
   let stopping = false

@@ -1,15 +1,17 @@
 // Opens the one SQL store: embedded PGlite in DATA_DIR when DATABASE_URL is unset, else a pg pool.
-// Both speak PostgreSQL, so one Kysely query layer and one set of migrations serve both.
+// Both speak PostgreSQL, so one Kysely query layer and one set of migrations serve both. PGlite (and
+// durable-nodefs.ts, which extends its NodeFS) is imported only when an embedded store is opened: a service
+// on PostgreSQL never loads it.
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join, resolve } from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
+import type { PGlite } from '@electric-sql/pglite'
 import { Kysely, PGliteDialect, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient } from 'kysely'
 import pg from 'pg'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../config.ts'
 import type { DB } from './schema.ts'
-import { DURABLE_START_PARAMS, DurableNodeFS, EMBEDDED_START_PARAMS } from './durable-nodefs.ts'
+import type { DurableNodeFS } from './durable-nodefs.ts'
 import { isQueryTimeout } from './errors.ts'
 
 export interface Database {
@@ -63,17 +65,26 @@ export async function openDatabase(config: Config, log?: FastifyBaseLogger): Pro
 
 const PGLITE_PARSERS = { [INT8_OID]: parseNumber, [NUMERIC_OID]: parseNumber }
 
+/** PGlite and the start parameters, loaded on first use (a few MB and ~25 ms of start-up that PostgreSQL mode never needs). */
+async function loadPGlite() {
+  const [{ PGlite }, { DURABLE_START_PARAMS, DurableNodeFS, EMBEDDED_START_PARAMS }] =
+    await Promise.all([import('@electric-sql/pglite'), import('./durable-nodefs.ts')])
+  return { PGlite, DurableNodeFS, DURABLE_START_PARAMS, EMBEDDED_START_PARAMS }
+}
+
 async function openEmbedded(dataDir: string, fsync: boolean): Promise<Database> {
+  const { PGlite, DurableNodeFS, DURABLE_START_PARAMS, EMBEDDED_START_PARAMS } = await loadPGlite()
   if (dataDir === IN_MEMORY) return embeddedDatabase(await PGlite.create({ parsers: PGLITE_PARSERS, startParams: EMBEDDED_START_PARAMS }), () => {})
   const dir = resolve(dataDir)
   mkdirSync(dir, { recursive: true })
   const release = lockDataDir(dir)
   try {
     const pgdata = join(dir, 'pgdata')
-    const pglite = fsync
-      ? await PGlite.create({ fs: new DurableNodeFS(pgdata), startParams: DURABLE_START_PARAMS, parsers: PGLITE_PARSERS })
+    const durableFs = fsync ? new DurableNodeFS(pgdata) : undefined
+    const pglite = durableFs
+      ? await PGlite.create({ fs: durableFs, startParams: DURABLE_START_PARAMS, parsers: PGLITE_PARSERS })
       : await PGlite.create(pgdata, { parsers: PGLITE_PARSERS, startParams: EMBEDDED_START_PARAMS })
-    return embeddedDatabase(pglite, release)
+    return embeddedDatabase(pglite, release, durableFs)
   } catch (err) {
     release()
     throw err
@@ -85,30 +96,30 @@ async function openEmbedded(dataDir: string, fsync: boolean): Promise<Database> 
  * migrates one store per run and every test file starts from its copy, skipping initdb and migrations.
  */
 export async function openEmbeddedSnapshot(snapshot: Blob): Promise<Database> {
+  const { PGlite, EMBEDDED_START_PARAMS } = await loadPGlite()
   return embeddedDatabase(await PGlite.create({ parsers: PGLITE_PARSERS, startParams: EMBEDDED_START_PARAMS, loadDataDir: snapshot }), () => {})
 }
 
 /** A snapshot of an embedded store's data folder, for openEmbeddedSnapshot. */
 export async function snapshotEmbedded(database: Database): Promise<Blob> {
-  const pglite = embeddedInstances.get(database)
+  const pglite = embeddedInstances.get(database)?.pglite
   if (!pglite) throw new Error('snapshotEmbedded needs an embedded store')
   return pglite.dumpDataDir('none')
 }
 
-const embeddedInstances = new WeakMap<Database, PGlite>()
+const embeddedInstances = new WeakMap<Database, { pglite: PGlite; durableFs: DurableNodeFS | undefined }>()
 
 /** fsync(2) calls the embedded store has made for commits and checkpoints; undefined when it does not sync. */
 export function embeddedSyncCount(database: Database): number | undefined {
-  const fs = (embeddedInstances.get(database) as { fs?: unknown } | undefined)?.fs
-  return fs instanceof DurableNodeFS ? fs.syncs : undefined
+  return embeddedInstances.get(database)?.durableFs?.syncs
 }
 
 /** The PGlite instance behind an embedded store (for LISTEN), or undefined on PostgreSQL. */
 export function embeddedInstance(database: Database): PGlite | undefined {
-  return embeddedInstances.get(database)
+  return embeddedInstances.get(database)?.pglite
 }
 
-function embeddedDatabase(pglite: PGlite, release: () => void): Database {
+function embeddedDatabase(pglite: PGlite, release: () => void, durableFs?: DurableNodeFS): Database {
   const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) })
   let closed = false
   const database: Database = {
@@ -131,7 +142,7 @@ function embeddedDatabase(pglite: PGlite, release: () => void): Database {
       }
     },
   }
-  embeddedInstances.set(database, pglite)
+  embeddedInstances.set(database, { pglite, durableFs })
   return database
 }
 

@@ -1,9 +1,11 @@
 // OpenAPI 3.1 generated from the route schemas, served at /api/v1/openapi.json, and the Scalar
-// reference at /api/v1/docs with its script served by this service (no CDN).
+// reference at /api/v1/docs with its script served by this service (no CDN). Scalar's plugin module holds
+// its 4.3 MB browser bundle as one string literal: importing it costs ~39 MB of memory and ~170 ms of
+// start-up, so it is imported on the first request to the reference, not at start (see scalarRoutes).
 import swagger from '@fastify/swagger'
-import scalar from '@scalar/fastify-api-reference'
+import type { FastifyApiReferenceOptions } from '@scalar/fastify-api-reference'
 import Type from 'typebox'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { ERROR_EXAMPLES, Timestamp, commonErrors } from '../http/envelope.ts'
 import { documentResponseHeaders, referenceResponseHeaders } from '../http/response-headers.ts'
 import { API_PREFIX } from '../http/route-policy.ts'
@@ -164,7 +166,7 @@ export async function registerDocsRoutes(app: FastifyInstance) {
     }, async () => app.swagger())
   })
 
-  await app.register(scalar, {
+  scalarRoutes(app, {
     routePrefix: `${API_PREFIX}/docs`,
     configuration: {
       url: `${API_PREFIX}/openapi.json`,
@@ -179,4 +181,47 @@ export async function registerDocsRoutes(app: FastifyInstance) {
       mcp: { disabled: true },
     } as Record<string, unknown>,
   })
+}
+
+/**
+ * The routes Scalar's Fastify plugin registers (with `routePrefix` P and a `url` configured, so it serves no
+ * document of its own): P (a redirect to P/), the page at P/ and its script at P/js/scalar.js.
+ */
+export const scalarPaths = (prefix: string) => [prefix, `${prefix}/`, `${prefix}/js/scalar.js`]
+
+type Handler = (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) => unknown
+
+/**
+ * Scalar's own handlers, made by running its plugin against a stand-in that records the routes it adds
+ * (the plugin uses route(), hasPlugin(), initialConfig and log, nothing else).
+ */
+export async function loadScalarHandlers(app: FastifyInstance, options: FastifyApiReferenceOptions): Promise<Map<string, Handler>> {
+  const { default: plugin } = await import('@scalar/fastify-api-reference')
+  const handlers = new Map<string, Handler>()
+  const recorder = {
+    route: (route: RouteOptions) => { handlers.set(route.url, route.handler) },
+    hasPlugin: () => false,
+    initialConfig: app.initialConfig,
+    log: app.log,
+  }
+  await new Promise<void>((resolve, reject) => {
+    plugin(recorder as unknown as Parameters<typeof plugin>[0], options, (err?: Error) => (err ? reject(err) : resolve()))
+  })
+  return handlers
+}
+
+/** Registers Scalar's routes now, and loads the plugin that answers them on the first request to one. */
+function scalarRoutes(app: FastifyInstance, options: FastifyApiReferenceOptions & { routePrefix: `/${string}` }) {
+  let loading: Promise<Map<string, Handler>> | undefined
+  for (const url of scalarPaths(options.routePrefix)) {
+    app.get(url, { schema: { hide: true } }, async function (request, reply) {
+      loading ??= loadScalarHandlers(app, options).catch((err: unknown) => {
+        loading = undefined // a later request tries again
+        throw err
+      })
+      const handler = (await loading).get(url)
+      if (!handler) throw new Error(`@scalar/fastify-api-reference no longer serves ${url}`)
+      return handler.call(this, request, reply)
+    })
+  }
 }
