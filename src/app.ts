@@ -14,6 +14,7 @@ import { TokenSigner } from './auth/jwt.ts'
 import type { ApiModule } from './http/api-module.ts'
 import { sharedSchemas } from './http/envelope.ts'
 import { requestLoggerFactory } from './http/request-logger.ts'
+import { lazyCompilations, lazySerializerFactory, type LazyCompilations } from './http/lazy-compilation.ts'
 import { documentResponseHeaders } from './http/response-headers.ts'
 import { API_PREFIX, MAX_PATH_SEGMENT, type AccessRule } from './http/route-policy.ts'
 import { accessPlugin } from './plugins/access.ts'
@@ -65,6 +66,8 @@ declare module 'fastify' {
     clock: Clock
     /** Every route registered, for the OpenAPI and access-matrix tests. */
     routeCatalog: RouteEntry[]
+    /** The validators and serializers not compiled yet (compileAll: tests that every schema compiles). */
+    schemaCompilations: LazyCompilations
   }
 }
 
@@ -101,6 +104,8 @@ function featureModules(database: Database, redis: Redis | undefined): ApiModule
 
 export async function buildApp(deps: AppDependencies): Promise<App> {
   const { config, database } = deps
+  // Validators and serializers are compiled on each route's first request (http/lazy-compilation.ts).
+  const compilations = lazyCompilations()
   const fastify = Fastify({
     logger: deps.logger ?? loggerOptions(config),
     childLoggerFactory: requestLoggerFactory,
@@ -125,7 +130,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     clientErrorHandler,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PATH_SEGMENT },
-    schemaController: { compilersFactory: { buildSerializer: cachingSerializerFactory } },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory(cachingSerializerFactory, compilations) } },
   })
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const modules = featureModules(database, deps.redis)
@@ -133,6 +138,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   app.decorate('config', config)
   app.decorate('database', database)
   app.decorate('clock', deps.clock ?? Date.now)
+  app.decorate('schemaCompilations', compilations)
   const routeCatalog: RouteEntry[] = []
   app.decorate('routeCatalog', routeCatalog)
   app.addHook('onRoute', (route) => {
@@ -144,7 +150,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   })
   const schemas = [...sharedSchemas, ...modules.flatMap((m) => m.schemas ?? [])]
   for (const schema of schemas) app.addSchema(schema)
-  app.setValidatorCompiler(makeValidatorCompiler(schemas))
+  app.setValidatorCompiler(makeValidatorCompiler(schemas, compilations))
   if (!config.jwtSecret) throw new Error('buildApp needs a resolved JWT secret (see resolveJwtSecret)')
   // The hooks that run on every request take a callback rather than being async functions: an async hook
   // costs a promise and a turn of the microtask queue per request, and these have nothing to wait for.

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module'
 import type { FastifySchemaCompiler, FastifySchemaValidationError, RouteOptions } from 'fastify'
 import type { FastifyValidationResult } from 'fastify/types/schema.js'
 import type { TSchema } from 'typebox'
+import type { LazyCompilations } from '../http/lazy-compilation.ts'
 
 // ajv-formats is CommonJS with a default export that ESM sees wrapped; require() gives the function itself.
 const addFormats = createRequire(import.meta.url)('ajv-formats') as (ajv: Ajv) => Ajv
@@ -31,13 +32,20 @@ export function refuseUnknownQueryParameters(route: RouteOptions) {
   schema.querystring = query ? { ...query, additionalProperties: false } : { type: 'object', properties: {}, additionalProperties: false }
 }
 
-/** `schemas`: the shared schemas with an $id (app.addSchema) that route schemas may reference. */
-export function makeValidatorCompiler(schemas: readonly TSchema[]): FastifySchemaCompiler<unknown> {
+/**
+ * `schemas`: the shared schemas with an $id (app.addSchema) that route schemas may reference. With `lazily`,
+ * each route's validator is compiled on its first request (http/lazy-compilation.ts), else at once.
+ */
+export function makeValidatorCompiler(schemas: readonly TSchema[], lazily?: LazyCompilations): FastifySchemaCompiler<unknown> {
   const strict = makeAjv({ coerceTypes: false }, schemas)
   const coercing = makeAjv({ coerceTypes: 'array' }, schemas)
   return ({ schema, httpPart }) => {
-    const validate = (httpPart === 'body' ? strict : coercing).compile(schema as object)
+    const ajv = httpPart === 'body' ? strict : coercing
+    const compile = () => ajv.compile(schema as object)
+    const compiled = lazily ? lazily.once(compile) : undefined
+    const eager = compiled ? undefined : compile()
     const checked: FastifyValidationResult = (data: unknown) => {
+      const validate = eager ?? compiled!()
       if (!validate(data)) {
         checked.errors = validate.errors as FastifySchemaValidationError[]
         return false
