@@ -1,5 +1,6 @@
 // The spec's response envelope: every body carries success and timestamp; data on success,
 // error (and details on validation errors) on failure; pagination on paginated lists.
+import type { FastifyReply } from 'fastify'
 import Type, { type TSchema } from 'typebox'
 import { DateTime, EXAMPLE, Integer, Message } from './schema-types.ts'
 
@@ -122,6 +123,16 @@ export function ok<T>(data: T, message?: string): SuccessBody<T> {
   return message === undefined
     ? { success: true, data, timestamp: new Date().toISOString() }
     : { success: true, data, message, timestamp: new Date().toISOString() }
+}
+
+/**
+ * Sends readings (the rows of one SELECT of exactly the response schema's columns, typed by the database)
+ * serialized by JSON.stringify instead of the route's compiled serializer: the same bytes (a test holds them
+ * equal), but fast-json-stringify concatenates a string per value, and on a 10,000-row page its garbage cost
+ * the service more than the serializing itself.
+ */
+export function sendRows<T extends object>(reply: FastifyReply, rows: T[]): FastifyReply {
+  return reply.serializer(JSON.stringify).send(ok(rows))
 }
 
 export function okMessage(message: string): MessageBody {

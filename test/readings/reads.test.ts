@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import fastJson from 'fast-json-stringify'
 import { createTestApp, type TestContext } from '../support/app.ts'
+import { Envelope } from '../../src/http/envelope.ts'
+import { LocationReading, Rows, SensorReading } from '../../src/modules/readings/readings.schemas.ts'
 import { bearer, userToken } from '../support/fixtures.ts'
 import { assertError, nextMac, readingsFarm } from './farm.ts'
 
@@ -54,6 +57,21 @@ describe('GET .../sensordata and .../locations', () => {
     assert.deepEqual(same, [f.rows[10]])
     const locations = (await f.inject('GET', `/${f.a.MAC}/locations?startTime=${f.detections[27]!.t}&sortOrder=asc`)).json().data
     assert.deepEqual(locations, f.detections.slice(27))
+  })
+
+  it('writes the same bytes as the compiled serializer of the documented schema (the pages go out through JSON.stringify)', async () => {
+    const f = await farmWithReadings(300)
+    // Awkward values: negative zero, long fractions, a node name that needs escaping.
+    const awkward = [{ t: NOW + MINUTE, c: 38.123456789, x: -0, y: 1e-7, z: -0.3333333333333333 }]
+    assert.equal((await f.inject('POST', `/${f.a.MAC}/sensordata`, { readings: awkward })).statusCode, 200)
+    const odd = [{ t: NOW + MINUTE, rssi: -67.5, nodeuid: 'pen "7" \\ farrowing\u2028é' }]
+    assert.equal((await f.inject('POST', `/${f.a.MAC}/locations`, { readings: odd })).statusCode, 200)
+    for (const [path, row] of [['sensordata?limit=1000', SensorReading], ['locations?limit=1000', LocationReading]] as const) {
+      const res = await f.inject('GET', `/${f.a.MAC}/${path}`)
+      assert.equal(res.statusCode, 200)
+      const compiled = fastJson(Envelope(Rows(row, 10_000)) as Parameters<typeof fastJson>[0])
+      assert.equal(res.body, compiled(JSON.parse(res.body)), path)
+    }
   })
 
   it('takes limit up to 10000', async () => {

@@ -1,7 +1,7 @@
 // Ear-tag time series of one animal (by tag MAC): ingestion, reads, latest samples, analytics.
 import type { App } from '../../types.ts'
 import { defineModule } from '../../http/api-module.ts'
-import { Envelope, ok } from '../../http/envelope.ts'
+import { Envelope, ok, sendRows } from '../../http/envelope.ts'
 import { notFound, validationFailed } from '../../http/errors.ts'
 import { findAnimalByMac } from '../animals/animals.repository.ts'
 import { AnimalMacPath } from '../animals/animals.resource.ts'
@@ -89,10 +89,10 @@ async function readingRoutes(app: App) {
       response: { 200: Envelope(Rows(LocationReading, limits.readingsLimitMax), 'Detections') },
     },
     config: { access: 'own' },
-  }, async (req) => {
+  }, async (req, reply) => {
     checkTimeQuery(req.query)
     const mac = await requireMac(req.params.userId, req.params.animalMac)
-    return ok(await readLocations(db, req.params.userId, mac, req.query))
+    return sendRows(reply, await readLocations(db, req.params.userId, mac, req.query))
   })
 
   app.get('/users/:userId/animals/:animalMac/sensordata', {
@@ -104,10 +104,10 @@ async function readingRoutes(app: App) {
       response: { 200: Envelope(Rows(SensorReading, limits.readingsLimitMax), 'Readings') },
     },
     config: { access: 'sensorData' },
-  }, async (req) => {
+  }, async (req, reply) => {
     checkTimeQuery(req.query)
     const mac = await requireMac(req.params.userId, req.params.animalMac)
-    return ok(await readSensorData(db, req.params.userId, mac, req.query))
+    return sendRows(reply, await readSensorData(db, req.params.userId, mac, req.query))
   })
 
   app.get('/users/:userId/animals/:animalMac/sensordata/latest', {
