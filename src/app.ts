@@ -45,6 +45,7 @@ import { recordModule } from './modules/records/record-routes.ts'
 import { accessLogModule } from './modules/access-log/access-log.routes.ts'
 import { predictionsModule } from './modules/predictions/predictions.routes.ts'
 import { accessLogRowOf, accessLogWriter } from './modules/access-log/access-log.writer.ts'
+import { insertAccessLogRows } from './modules/access-log/access-log.repository.ts'
 
 export interface AppDependencies {
   config: Config
@@ -199,7 +200,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   })
   idempotencyPlugin(app, { lockMs: config.requestTimeoutMs + 5000 })
   if (config.accessLog.enabled) {
-    const accessLog = accessLogWriter(database.db, { flushIntervalMs: config.accessLog.flushIntervalMs, log: app.log })
+    const accessLog = accessLogWriter((rows) => insertAccessLogRows(database.db, rows), { flushIntervalMs: config.accessLog.flushIntervalMs, log: app.log })
     app.addHook('onResponse', (req, reply, done) => {
       const row = accessLogRowOf(req, reply, new Date(app.clock()))
       if (row) accessLog.record(row)

@@ -6,13 +6,22 @@ import { paginate, type ColumnMapping, type Page, type PageParams } from '../../
 export type AccessLogRow = Selectable<AccessLogTable>
 export type NewAccessLogRow = Insertable<AccessLogTable>
 
-/** 11 values per row keeps a batch far below PostgreSQL's 65,535 bind parameters. */
-const ROWS_PER_INSERT = 2000
+/** The columns a log row fills, with the SQL type of their unnest() array. */
+const INSERTED_COLUMNS = {
+  uid: 'text', integrator_uid: 'text', at: 'timestamptz', method: 'text', endpoint: 'text', response_code: 'int2',
+  response_time_ms: 'float8', data_size: 'int4', user_agent: 'text', ip_address: 'text',
+} as const satisfies Partial<Record<keyof NewAccessLogRow, string>>
 
+/**
+ * One statement per batch, whatever its size: the rows travel as one array per column through unnest(),
+ * which costs far less to build and to parse than a VALUES list of 10 parameters a row.
+ */
 export async function insertAccessLogRows(db: Kysely<DB>, rows: NewAccessLogRow[]): Promise<void> {
-  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
-    await db.insertInto('access_log').values(rows.slice(start, start + ROWS_PER_INSERT)).execute()
-  }
+  if (rows.length === 0) return
+  const columns = Object.keys(INSERTED_COLUMNS) as (keyof typeof INSERTED_COLUMNS)[]
+  await sql`
+    INSERT INTO access_log (${sql.join(columns.map((c) => sql.ref(c)))})
+    SELECT * FROM unnest(${sql.join(columns.map((c) => sql`${rows.map((row) => row[c] ?? null)}::${sql.raw(`${INSERTED_COLUMNS[c]}[]`)}`))})`.execute(db)
 }
 
 /** API field → column, for sorting and filtering an account's access log. */

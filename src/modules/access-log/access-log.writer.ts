@@ -3,9 +3,7 @@
 // once a batch is full). A request never waits for the log; a process killed with -9 loses at most
 // one interval of log rows, never a farm's data.
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
-import type { Kysely } from 'kysely'
-import type { DB } from '../../db/schema.ts'
-import { insertAccessLogRows, type NewAccessLogRow } from './access-log.repository.ts'
+import type { NewAccessLogRow } from './access-log.repository.ts'
 
 /** A full batch is written at once rather than at the next tick of the timer. */
 const BATCH_ROWS = 1000
@@ -46,7 +44,8 @@ export function accessLogRowOf(req: FastifyRequest, reply: FastifyReply, now: Da
   }
 }
 
-export function accessLogWriter(db: Kysely<DB>, options: { flushIntervalMs: number; log: FastifyBaseLogger }): AccessLogWriter {
+/** `insert` writes one batch (access-log.repository.ts insertAccessLogRows in the service). */
+export function accessLogWriter(insert: (rows: NewAccessLogRow[]) => Promise<void>, options: { flushIntervalMs: number; log: FastifyBaseLogger }): AccessLogWriter {
   let buffer: NewAccessLogRow[] = []
   let dropped = 0
   let failing = false
@@ -57,7 +56,7 @@ export function accessLogWriter(db: Kysely<DB>, options: { flushIntervalMs: numb
     buffer = []
     if (batch.length === 0) return
     try {
-      await insertAccessLogRows(db, batch)
+      await insert(batch)
       if (failing) options.log.info({ rows: batch.length, dropped }, 'access log written again')
       failing = false
       dropped = 0
