@@ -1,10 +1,12 @@
-// The processes `npm run bench` measures: the service as it runs in production (`node src/server.ts`) and
+// The processes `npm run bench` measures: the service as it runs in production (`npm start`: node with the
+// service's V8 heap flags, src/runtime-flags.ts, then src/server.ts) and
 // the bare baseline (bench/bare-server.ts), each a child process of its own on a loopback port, with its
 // memory read from /proc.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { openSync, closeSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { freePort } from '../test/faults/support/servers.ts'
+import { SERVICE_NODE_FLAGS } from '../src/runtime-flags.ts'
 
 const SERVICE = join(import.meta.dirname, '../src/server.ts')
 const BARE = join(import.meta.dirname, 'bare-server.ts')
@@ -88,15 +90,20 @@ export interface ServiceOptions {
   logFile: string
   /** A folder for a V8 CPU profile of the whole run (`--cpu-prof`), written when the service exits. */
   cpuProfileDir?: string | undefined
-  /** Node options before the script (`--max-semi-space-size=8`). */
+  /** Node options after the service's own (a later V8 flag wins: `--max-semi-space-size=16` tries another size). */
   nodeFlags?: string[] | undefined
 }
 
-/** `node src/server.ts` on a free loopback port; resolves once /api/v1/health answers. */
+/** The node arguments of the service as `npm start` runs it, then `extra` flags. */
+export function serviceArgs(extra: string[] = []): string[] {
+  return [...SERVICE_NODE_FLAGS, ...extra, SERVICE]
+}
+
+/** `node <the service's flags> src/server.ts` on a free loopback port; resolves once /api/v1/health answers. */
 export async function startService({ name, env, logFile, cpuProfileDir, nodeFlags = [] }: ServiceOptions): Promise<Child> {
   const port = await freePort()
   const fd = openSync(logFile, 'a')
-  const args = [...nodeFlags, ...(cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : []), SERVICE]
+  const args = serviceArgs([...nodeFlags, ...(cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [])])
   const child = spawn(process.execPath, args, {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', fd, fd],

@@ -1,4 +1,5 @@
-// Start to ready and memory of the service as a real process (`node src/server.ts`): milliseconds from spawn
+// Start to ready and memory of the service as a real process, started as `npm start` does (node with the
+// service's V8 heap flags, then src/server.ts): milliseconds from spawn
 // to "Server listening", then VmRSS after 2 s idle and VmHWM (the peak so far) from /proc. On PostgreSQL when
 // DATABASE_URL is set (a scratch database, migrated by the first start), on a fresh embedded DATA_DIR otherwise.
 import { spawn } from 'node:child_process'
@@ -6,15 +7,14 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BENCH_JWT_SECRET, scratchEnv } from './support.ts'
-import { memoryOf } from './processes.ts'
+import { memoryOf, serviceArgs } from './processes.ts'
 import type { Scenario } from './scenarios.ts'
 
-const SERVER = join(import.meta.dirname, '../src/server.ts')
 const STARTS = 3
 
 async function startOnce(env: Record<string, string>, idleMs: number): Promise<StartRun> {
   const started = performance.now()
-  const child = spawn(process.execPath, [SERVER], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, serviceArgs(), { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   try {
     const readyMs = await new Promise<number>((resolve, reject) => {
       let output = ''

@@ -1,6 +1,7 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=8 --heap-growing-percent=50
 // Operator CLI entry. Runs the TypeScript sources directly (Node >= 22.18 strips types natively);
-// `npm exec livestock-api` and npm scripts run it on the project's pinned Node 24.
+// `npm exec livestock-api` and npm scripts run it on the project's pinned Node 24, with the service's V8 heap
+// flags (src/runtime-flags.ts; `env -S` splits them).
 import { runCli } from '../src/cli.ts'
 
 const args = process.argv.slice(2)

@@ -2,11 +2,13 @@
 // that dies and stops them all on SIGTERM. Worker 1 alone runs the schedules. The embedded store refuses it.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { createScratchDatabase, usingRealServers } from '../support/app.ts'
 import { eventually } from '../support/eventually.ts'
 import { call, keepAliveAgent, serviceEnv, startService, type ServiceProcess } from '../faults/support/service.ts'
+import { SERVICE_NODE_FLAGS } from '../../src/runtime-flags.ts'
 
 const CLI = join(import.meta.dirname, '../../bin/livestock-api.js')
 
@@ -55,6 +57,10 @@ describe('serve --workers 2 on PostgreSQL', { skip: usingRealServers ? false : '
     const workers = await eventually(() => pidsLogging(service.output(), /Server listening at http:\/\/127\.0\.0\.1:/), (p) => p.length === 2,
       'two workers listening', { timeoutMs: 60_000 })
     assert.ok(!workers.includes(service.child.pid!), 'the supervisor itself does not serve')
+    for (const pid of workers) {
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+      for (const flag of SERVICE_NODE_FLAGS) assert.ok(args.includes(flag), `worker ${pid} runs without ${flag}: ${args.join(' ')}`)
+    }
     for (let i = 0; i < 12; i++) {
       const res = await call(keepAliveAgent(1), service.port, 'GET', '/api/v1/health', { headers: { connection: 'close' } })
       assert.equal(res.status, 200)

@@ -1,0 +1,31 @@
+// The V8 heap settings the service runs with. They must be given on node's command line (V8 sizes its
+// heap when the process starts), so they are written out where the service is started: package.json
+// `start`, the shebang of bin/livestock-api.js, and here for the workers of `serve --workers N` and for
+// the bench's service process (bench/processes.ts). test/foundation/runtime-flags.test.ts checks that
+// those places agree with this list.
+//
+// Without them, Node 24 on a machine with a few GB of memory lets the young generation grow to 2 x 32 MB
+// and the old generation to several times what the service keeps alive before collecting it: the
+// process peaked at 440-470 MB RSS under the bench's loads on PostgreSQL (sensordata pages of 10,000 rows,
+// 32 connections of one-animal reads) with ~65 MB of live heap.
+// - --max-semi-space-size=8: young generation of 2 x 8 MB (15 MB less at rest, and under load);
+// - --heap-growing-percent=50: the old generation may grow to 1.5 x what the last full collection kept
+//   (instead of up to 4 x). A soft target, not a limit: the heap still grows as far as live data needs,
+//   so a burst of large bodies cannot run the process out of memory as --max-old-space-size could.
+// Measured together: 234-241 MB peak in the same loads; the cost is more frequent full collections,
+// ~15 % more CPU on a 10,000-row page and on a 100-animal page (README, Start-up and memory).
+
+export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--heap-growing-percent=50']
+
+const optionOf = (flag: string) => flag.split('=')[0]!.replaceAll('_', '-')
+
+/** The service's flags whose option `execArgv` does not set (to any value). */
+export function missingServiceFlags(execArgv: readonly string[] = process.execArgv): string[] {
+  const given = new Set(execArgv.map(optionOf))
+  return SERVICE_NODE_FLAGS.filter((flag) => !given.has(optionOf(flag)))
+}
+
+/** `execArgv` with the service's flags added before it, where it does not set the same option already. */
+export function withServiceFlags(execArgv: readonly string[]): string[] {
+  return [...missingServiceFlags(execArgv), ...execArgv]
+}

@@ -1,0 +1,36 @@
+// The service's V8 heap flags (src/runtime-flags.ts) are on every command that starts it: `npm start`,
+// the CLI's shebang (serve), the workers of `serve --workers N` (workers.test.ts checks their command
+// lines on PostgreSQL) and the bench's service process.
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, it } from 'node:test'
+import { missingServiceFlags, SERVICE_NODE_FLAGS, withServiceFlags } from '../../src/runtime-flags.ts'
+import { serviceArgs } from '../../bench/processes.ts'
+
+const root = join(import.meta.dirname, '../..')
+
+describe('the service V8 flags', () => {
+  it('are on npm start', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    assert.equal(pkg.scripts.start, `node ${SERVICE_NODE_FLAGS.join(' ')} src/server.ts`)
+  })
+
+  it('are on the CLI shebang', () => {
+    const firstLine = readFileSync(join(root, 'bin/livestock-api.js'), 'utf8').split('\n')[0]
+    assert.equal(firstLine, `#!/usr/bin/env -S node ${SERVICE_NODE_FLAGS.join(' ')}`)
+  })
+
+  it('start the bench service process', () => {
+    assert.deepEqual(serviceArgs().slice(0, SERVICE_NODE_FLAGS.length), SERVICE_NODE_FLAGS)
+    assert.match(serviceArgs().at(-1)!, /src\/server\.ts$/)
+  })
+
+  it('are added to a command line that lacks them, and never override an option given', () => {
+    assert.deepEqual(withServiceFlags([]), SERVICE_NODE_FLAGS)
+    assert.deepEqual(withServiceFlags(['--max-semi-space-size=16', '--inspect']),
+      [...SERVICE_NODE_FLAGS.filter((f) => !f.startsWith('--max-semi-space-size')), '--max-semi-space-size=16', '--inspect'])
+    assert.deepEqual(missingServiceFlags([...SERVICE_NODE_FLAGS]), [])
+    assert.deepEqual(missingServiceFlags(['--heap_growing_percent=80']), SERVICE_NODE_FLAGS.filter((f) => !f.startsWith('--heap-growing-percent')))
+  })
+})
