@@ -1,6 +1,7 @@
 // The bare baseline of `npm run bench`: node:http and the database driver, no framework, no auth, no
 // validation, no hooks. It runs the very statements the service runs for the same reads (as Kysely
-// compiles them, checked against its query log) and answers in the same envelope with JSON.stringify.
+// compiles them, checked against its query log) and answers in the same envelope with JSON.stringify (the
+// sensordata page, whose JSON the database writes, as the service does, in a string).
 // On PostgreSQL (BARE_DATABASE_URL) through a pg pool of the service's default size; on the embedded
 // store (BARE_DATA_DIR, a copy of the service's data folder) through PGlite opened as the service opens it.
 // Prints {"port":N} once listening; SIGTERM closes it.
@@ -53,7 +54,13 @@ const SQL = {
   animalByMac: 'select * from "animals" where "uid" = $1 and "mac" = $2',
   animalPage: 'select * from "animals" where "uid" = $1 order by "t" desc nulls last, "id" desc limit $2 offset $3',
   animalCount: 'select count(*) as "total" from "animals" where "uid" = $1',
-  sensorData: 'select "t", "c", "x", "y", "z" from "animal_sensor_readings" where "uid" = $1 and "mac" = $2 order by "t" desc limit $3',
+  // The page's JSON, written by the database (readings.repository.ts jsonItems), newest first, no time bounds.
+  sensorData: `SELECT coalesce(string_agg(row_to_json(r)::text, ',' ORDER BY r.t DESC), '') AS items
+    FROM (SELECT "t", "c", "x", "y", "z" FROM "animal_sensor_readings"
+          WHERE uid = $1 AND mac = $2
+            AND ($3::bigint IS NULL OR t >= $4)
+            AND ($5::bigint IS NULL OR t <= $6)
+          ORDER BY t DESC LIMIT $7) r`,
   // The multi-row insert of ingestion, alone: no transaction, no owner check, no update of the animal.
   insertSensorData: `INSERT INTO "animal_sensor_readings" (uid, mac, "t", "c", "x", "y", "z")
     SELECT $1, $2, "r"."t", "r"."c", "r"."x", "r"."y", "r"."z"
@@ -102,7 +109,10 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   if (mac !== undefined && parts[5] === 'sensordata' && req.method === 'GET') {
     const animal = await query(SQL.animalByMac, [uid, mac])
     if (!animal.rows[0]) return send(res, 404, { success: false })
-    return send(res, 200, envelope((await query(SQL.sensorData, [uid, mac, limit])).rows))
+    const { rows } = await query(SQL.sensorData, [uid, mac, null, null, null, null, limit])
+    const text = `{"success":true,"data":[${String(rows[0]!.items)}],"timestamp":"${new Date().toISOString()}"}`
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) })
+    return res.end(text)
   }
   if (mac !== undefined && parts[5] === 'sensordata' && req.method === 'POST') {
     const { readings } = JSON.parse(await readBody(req)) as { readings: { t: number; c: number; x: number; y: number; z: number }[] }

@@ -1,7 +1,7 @@
 // Ear-tag time series of one animal (by tag MAC): ingestion, reads, latest samples, analytics.
 import type { App } from '../../types.ts'
 import { defineModule } from '../../http/api-module.ts'
-import { Envelope, ok, sendRows } from '../../http/envelope.ts'
+import { Envelope, ok, sendJsonItems } from '../../http/envelope.ts'
 import { notFound, validationFailed } from '../../http/errors.ts'
 import { findAnimalByMac } from '../animals/animals.repository.ts'
 import { AnimalMacPath } from '../animals/animals.resource.ts'
@@ -92,7 +92,7 @@ async function readingRoutes(app: App) {
   }, async (req, reply) => {
     checkTimeQuery(req.query)
     const mac = await requireMac(req.params.userId, req.params.animalMac)
-    return sendRows(reply, await readLocations(db, req.params.userId, mac, req.query))
+    return sendJsonItems(reply, await readLocations(db, req.params.userId, mac, req.query))
   })
 
   app.get('/users/:userId/animals/:animalMac/sensordata', {
@@ -107,7 +107,7 @@ async function readingRoutes(app: App) {
   }, async (req, reply) => {
     checkTimeQuery(req.query)
     const mac = await requireMac(req.params.userId, req.params.animalMac)
-    return sendRows(reply, await readSensorData(db, req.params.userId, mac, req.query))
+    return sendJsonItems(reply, await readSensorData(db, req.params.userId, mac, req.query))
   })
 
   app.get('/users/:userId/animals/:animalMac/sensordata/latest', {
