@@ -9,6 +9,8 @@
 // process peaked at 440-470 MB RSS under the bench's loads on PostgreSQL (sensordata pages of 10,000 rows,
 // 32 connections of one-animal reads) with ~65 MB of live heap.
 // - --max-semi-space-size=8: young generation of 2 x 8 MB (15 MB less at rest, and under load);
+//   2 x 16 MB was tried: a 100-animal page at 0.70 of the bare server instead of 0.65, but a 339 MB peak
+//   in the full bench instead of 293 MB (README, Start-up and memory);
 // - --heap-growing-percent=50: the old generation may grow to 1.5 x what the last full collection kept
 //   (instead of up to 4 x). A soft target, not a limit: the heap still grows as far as live data needs,
 //   so a burst of large bodies cannot run the process out of memory as --max-old-space-size could.
