@@ -158,31 +158,34 @@ async function seedMain(store: Store, main: BenchStore, plan: Plan): Promise<See
   }
 }
 
-/** A store holding the herd's first animal alone, with the same 30 days of readings. */
-async function seedAlone(alone: BenchStore, plan: Plan) {
-  const database = await alone.open()
+/** Opens a store, migrates it, seeds it and closes it. */
+async function seed(store: BenchStore, fill: (db: Database['db']) => Promise<void>) {
+  const database = await store.open()
   try {
     await migrateToLatest(database.db)
-    await seedAccounts(database.db, [HERD_FARM])
-    const [only] = await addAnimals(database.db, HERD_FARM, 3, 1)
-    await loadHerd(database.db, HERD_FARM, [only!], Date.now(), plan.herdMinutes)
+    await fill(database.db)
   } finally {
     await database.close()
   }
 }
 
+/** A store holding the herd's first animal alone, with the same 30 days of readings. */
+function seedAlone(alone: BenchStore, plan: Plan) {
+  return seed(alone, async (db) => {
+    await seedAccounts(db, [HERD_FARM])
+    const [only] = await addAnimals(db, HERD_FARM, 3, 1)
+    await loadHerd(db, HERD_FARM, [only!], Date.now(), plan.herdMinutes)
+  })
+}
+
 /** The farm alone (no herd), for the embedded side of the stores comparison. */
-async function seedReadsOnly(store: BenchStore, plan: Plan) {
-  const database = await store.open()
-  try {
-    await migrateToLatest(database.db)
-    await seedAccounts(database.db, [FARM])
-    const macs = await addAnimals(database.db, FARM, 1, plan.animals)
-    await bareInsert(database.db, FARM, macs[0]!, sensorRows(plan.readings, Date.now() - 60_000))
-    await sql`VACUUM (ANALYZE)`.execute(database.db)
-  } finally {
-    await database.close()
-  }
+function seedReadsOnly(store: BenchStore, plan: Plan) {
+  return seed(store, async (db) => {
+    await seedAccounts(db, [FARM])
+    const macs = await addAnimals(db, FARM, 1, plan.animals)
+    await bareInsert(db, FARM, macs[0]!, sensorRows(plan.readings, Date.now() - 60_000))
+    await sql`VACUUM (ANALYZE)`.execute(db)
+  })
 }
 
 /** Waits until no other session on the database runs a statement (three checks in a row), or the deadline. */

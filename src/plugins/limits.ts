@@ -282,10 +282,10 @@ async function consumeInOrder(checks: Check[], redis: AdmitCommand | undefined, 
   }
   if (!redis || !breaker) return inMemory()
   const now = Date.now()
-  const local = answeredLocally(checks, leases, now)
-  if (local) return local.map((check) => leases.spend(check.limiter.redisKey(check.key), now))
+  const keys = checks.map((check) => check.limiter.redisKey(check.key))
+  const local = answeredLocally(keys, leases, now)
+  if (local) return local.map((key) => leases.spend(key, now))
   return viaBreaker(breaker, async () => {
-    const keys = checks.map((check) => check.limiter.redisKey(check.key))
     const args = checks.flatMap((check) => [check.limiter.points, check.customDuration ?? check.limiter.duration, leaseMax])
     const flat = await redis.livestockAdmit(keys.length, ...keys, ...args)
     const answeredAt = Date.now()
@@ -298,14 +298,14 @@ async function consumeInOrder(checks: Check[], redis: AdmitCommand | undefined, 
   }, inMemory)
 }
 
-/** The checks up to the first refusal, when leases answer every one of them; undefined when Redis must be asked. */
-function answeredLocally(checks: Check[], leases: LeasePool, now: number): Check[] | undefined {
-  for (const [i, check] of checks.entries()) {
-    const answer = leases.peek(check.limiter.redisKey(check.key), now)
+/** The keys up to the first refusal, when leases answer every one of them; undefined when Redis must be asked. */
+function answeredLocally(keys: string[], leases: LeasePool, now: number): string[] | undefined {
+  for (const [i, key] of keys.entries()) {
+    const answer = leases.peek(key, now)
     if (answer === 'ask') return undefined
-    if (answer === 'refuse') return checks.slice(0, i + 1)
+    if (answer === 'refuse') return keys.slice(0, i + 1)
   }
-  return checks
+  return keys
 }
 
 /**

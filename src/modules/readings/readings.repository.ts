@@ -101,8 +101,8 @@ async function jsonItems(db: Kysely<DB>, table: 'animal_sensor_readings' | 'anim
     SELECT coalesce(string_agg(row_to_json(r)::text, ',' ORDER BY r.t ${order}), '') AS items
     FROM (SELECT ${sql.join(columns.map((c) => sql.ref(c)))} FROM ${sql.table(table)}
           WHERE uid = ${uid} AND mac = ${mac}
-            AND (${q.startTime ?? null}::bigint IS NULL OR t >= ${q.startTime ?? null})
-            AND (${q.endTime ?? null}::bigint IS NULL OR t <= ${q.endTime ?? null})
+            ${q.startTime === undefined ? sql`` : sql`AND t >= ${q.startTime}`}
+            ${q.endTime === undefined ? sql`` : sql`AND t <= ${q.endTime}`}
           ORDER BY t ${order} LIMIT ${q.limit}) r`.execute(db)
   return rows[0]!.items
 }
