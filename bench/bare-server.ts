@@ -51,7 +51,11 @@ async function connect(): Promise<{ query: Query; close: () => Promise<void> }> 
 
 // The service's statements, as its query log shows them.
 const SQL = {
-  animalByMac: 'select * from "animals" where "uid" = $1 and "mac" = $2',
+  // The service prepares this one (src/db/prepared.ts); a bare pg server sends it unnamed, parsed and planned each time.
+  animalByMac: 'select "uid", "id", "mac", "sex", "active", "battery", "current_activity", "current_temperature", "reference_temperature", ' +
+    '"reference_temperature_updated_at", "reference_temperature_window_days", "eartag_start", "father", "mother", "group_name", "node", ' +
+    '"node_weight", "signal_strength", "watchdog_weight", "t", "suspicious", "health_score", "diagnosed", "last_sensor_t", "last_location_t", ' +
+    '"created_at", "updated_at" from "animals" where "uid" = $1 and "mac" = $2',
   animalPage: 'select * from "animals" where "uid" = $1 order by "t" desc nulls last, "id" desc limit $2 offset $3',
   animalCount: 'select count(*) as "total" from "animals" where "uid" = $1',
   // The page's JSON, written by the database (readings.repository.ts jsonItems), newest first, no time bounds.

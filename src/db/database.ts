@@ -13,6 +13,7 @@ import type { Config } from '../config.ts'
 import type { DB } from './schema.ts'
 import type { DurableNodeFS } from './durable-nodefs.ts'
 import { isQueryTimeout } from './errors.ts'
+import { preparedStatementName } from './prepared.ts'
 
 export interface Database {
   /** For requests: on PostgreSQL, every wait on the server is bounded (a hung server gives 503 within seconds). */
@@ -233,7 +234,8 @@ function newPool(url: string, log: FastifyBaseLogger | undefined,
 }
 
 /**
- * The pool as Kysely sees it, with one change: a connection on which a query timed out is dropped. pg's
+ * The pool as Kysely sees it, with two changes. The hot statements of prepared.ts run as named prepared
+ * statements (pg prepares each once per connection). And a connection on which a query timed out is dropped. pg's
  * query_timeout rejects the query but leaves its connection waiting for the answer, so the pool would lend
  * that connection out again and each query on it would wait behind the lost one (a transaction's ROLLBACK
  * too, for another full timeout). Here any later query on it fails at once, and its release closes it.
@@ -245,7 +247,8 @@ function droppingTimedOutConnections(pool: pg.Pool): PostgresPool {
     const query = async (text: string, parameters: ReadonlyArray<unknown>) => {
       if (timedOut) throw new Error('Query read timeout: the connection was dropped', { cause: timedOut })
       try {
-        return await client.query(text, parameters as unknown[])
+        const name = preparedStatementName(text)
+        return await (name === undefined ? client.query(text, parameters as unknown[]) : client.query({ name, text, values: parameters as unknown[] }))
       } catch (err) {
         if (isQueryTimeout(err)) timedOut = err as Error
         throw err

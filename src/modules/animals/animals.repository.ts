@@ -4,6 +4,7 @@ import type { AnimalsTable, DB } from '../../db/schema.ts'
 import { foreignKeyViolation, uniqueViolation } from '../../db/errors.ts'
 import { insertWithTimeId, type IdSource } from '../../db/ids.ts'
 import { paginate, type Page, type PageParams } from '../../db/paginate.ts'
+import { preparedQuery } from '../../db/prepared.ts'
 import type { FilterValue } from '../../http/list-params.ts'
 import type { ApiObject } from '../../resource/resource.ts'
 import { animals } from './animals.resource.ts'
@@ -26,9 +27,22 @@ function rethrowDuplicateMac(err: unknown, mac: string | undefined): never {
 
 export const toApiAnimal = (row: AnimalRow): ApiObject => animals.toApi(row)
 
+/** Every column of an animal's row, named for the prepared point reads (AnimalRow, their result, needs them all). */
+const ANIMAL_COLUMNS = [
+  'uid', 'id', 'mac', 'sex', 'active', 'battery', 'current_activity', 'current_temperature', 'reference_temperature',
+  'reference_temperature_updated_at', 'reference_temperature_window_days', 'eartag_start', 'father', 'mother', 'group_name',
+  'node', 'node_weight', 'signal_strength', 'watchdog_weight', 't', 'suspicious', 'health_score', 'diagnosed',
+  'last_sensor_t', 'last_location_t', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof AnimalsTable)[]
+
+const animalById = preparedQuery('animal_by_id', (db, uid: string, id: number) =>
+  db.selectFrom('animals').select(ANIMAL_COLUMNS).where('uid', '=', uid).where('id', '=', id))
+const animalByMac = preparedQuery('animal_by_mac', (db, uid: string, mac: string) =>
+  db.selectFrom('animals').select(ANIMAL_COLUMNS).where('uid', '=', uid).where('mac', '=', mac))
+
 /** An animal by its ID, or by its tag MAC (either case); undefined for anything else. */
 export async function findAnimal(db: Kysely<DB>, uid: string, idOrMac: string): Promise<AnimalRow | undefined> {
-  if (/^[0-9]{1,16}$/.test(idOrMac)) return db.selectFrom('animals').selectAll().where('uid', '=', uid).where('id', '=', Number(idOrMac)).executeTakeFirst()
+  if (/^[0-9]{1,16}$/.test(idOrMac)) return (await animalById(db, uid, Number(idOrMac)))[0]
   if (isMac(idOrMac)) return findAnimalByMac(db, uid, idOrMac)
   return undefined
 }
@@ -36,7 +50,7 @@ export async function findAnimal(db: Kysely<DB>, uid: string, idOrMac: string): 
 /** An animal by its tag MAC (either case); undefined when the MAC is malformed or none of the user's. */
 export async function findAnimalByMac(db: Kysely<DB>, uid: string, mac: string): Promise<AnimalRow | undefined> {
   if (!isMac(mac)) return undefined
-  return db.selectFrom('animals').selectAll().where('uid', '=', uid).where('mac', '=', normalizeMac(mac)).executeTakeFirst()
+  return (await animalByMac(db, uid, normalizeMac(mac)))[0]
 }
 
 export async function listAnimals(db: Kysely<DB>, uid: string, params: PageParams, filters: Record<string, FilterValue>): Promise<Page<AnimalRow>> {
