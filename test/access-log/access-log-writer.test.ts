@@ -1,12 +1,14 @@
 // The access-log writer on its own: rows wait in the process while the database refuses them and are
-// written once, in order, when it answers again; a full batch is written without waiting for the timer.
+// written once, in order, when it answers again; a full batch is written without waiting for the timer;
+// rows of an account deleted while they waited do not hold up the rest.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { pino } from 'pino'
 import { accessLogWriter } from '../../src/modules/access-log/access-log.writer.ts'
 import { insertAccessLogRows, type NewAccessLogRow } from '../../src/modules/access-log/access-log.repository.ts'
 import { createTestApp } from '../support/app.ts'
-import { createIntegrator } from '../support/fixtures.ts'
+import { createIntegrator, createUser } from '../support/fixtures.ts'
+import { deleteUserAndData } from '../../src/modules/users/users.repository.ts'
 
 /** A batch insert that fails while `down` is set and keeps what it was given. */
 function fakeDatabase() {
@@ -72,6 +74,34 @@ describe('access-log batch insert', () => {
         const { id: _, ...columns } = stored[i]!
         assert.deepEqual(columns, rows[i], `row ${i}`)
       }
+    } finally {
+      await ctx.close()
+    }
+  })
+
+  it('writes a batch again without the rows of an account or an integrator deleted while they waited', async () => {
+    const ctx = await createTestApp()
+    try {
+      const db = ctx.database.db
+      const { uid: integratorUid } = await createIntegrator(ctx, { tier: 'free' })
+      const { uid: goneIntegrator } = await createIntegrator(ctx, { tier: 'free' })
+      const kept = await createUser(ctx)
+      const gone = await createUser(ctx)
+      const logRow = (uid: string | null, integrator: string, n: number): NewAccessLogRow => ({ ...row(n), uid, integrator_uid: integrator })
+      const writer = accessLogWriter((rows) => insertAccessLogRows(db, rows), { flushIntervalMs: 60_000, log: silent })
+      writer.record(logRow(kept.uid, integratorUid, 1))
+      writer.record(logRow(gone.uid, integratorUid, 2))
+      writer.record(logRow(null, integratorUid, 3))
+      writer.record(logRow(kept.uid, goneIntegrator, 4))
+      assert.equal(await deleteUserAndData(db, gone.uid, Date.now()), true)
+      await db.deleteFrom('integrators').where('uid', '=', goneIntegrator).execute()
+      await writer.flush()
+      const stored = await db.selectFrom('access_log').select(['uid', 'integrator_uid', 'at']).where('integrator_uid', 'in', [integratorUid, goneIntegrator]).orderBy('at').execute()
+      assert.deepEqual(stored.map((r) => [r.uid, r.at.getTime()]), [[kept.uid, 1], [null, 3]])
+      // The writer is not stuck on the batch: the next rows go in at the next flush.
+      writer.record(logRow(kept.uid, integratorUid, 5))
+      await writer.close()
+      assert.equal(Number((await db.selectFrom('access_log').select((eb) => eb.fn.countAll().as('n')).where('integrator_uid', '=', integratorUid).executeTakeFirstOrThrow()).n), 3)
     } finally {
       await ctx.close()
     }

@@ -1,6 +1,7 @@
 // SQL of the access log: batched inserts, one account's page of records, an integrator's day, pruning.
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely'
 import type { AccessLogTable, DB } from '../../db/schema.ts'
+import { foreignKeyViolation } from '../../db/errors.ts'
 import { paginate, type ColumnMapping, type Page, type PageParams } from '../../db/paginate.ts'
 
 export type AccessLogRow = Selectable<AccessLogTable>
@@ -15,13 +16,27 @@ const INSERTED_COLUMNS = {
 /**
  * One statement per batch, whatever its size: the rows travel as one array per column through unnest(),
  * which costs far less to build and to parse than a VALUES list of 10 parameters a row.
+ *
+ * Rows wait in the process for up to a flush interval, so an account or an integrator may be deleted
+ * meanwhile (deleting it deletes its log). Its rows would fail the whole batch on a foreign key, and the
+ * batch would be retried and refused forever; so such a batch is written again without the rows of
+ * accounts and integrators that are gone. The first attempt skips that check: it is rarely needed.
  */
 export async function insertAccessLogRows(db: Kysely<DB>, rows: NewAccessLogRow[]): Promise<void> {
   if (rows.length === 0) return
   const columns = Object.keys(INSERTED_COLUMNS) as (keyof typeof INSERTED_COLUMNS)[]
-  await sql`
+  const insert = (onlyExisting: boolean) => sql`
     INSERT INTO access_log (${sql.join(columns.map((c) => sql.ref(c)))})
-    SELECT * FROM unnest(${sql.join(columns.map((c) => sql`${rows.map((row) => row[c] ?? null)}::${sql.raw(`${INSERTED_COLUMNS[c]}[]`)}`))})`.execute(db)
+    SELECT * FROM unnest(${sql.join(columns.map((c) => sql`${rows.map((row) => row[c] ?? null)}::${sql.raw(`${INSERTED_COLUMNS[c]}[]`)}`))})
+      AS r (${sql.join(columns.map((c) => sql.ref(c)))})
+    ${onlyExisting ? sql`WHERE (r.uid IS NULL OR EXISTS (SELECT 1 FROM users u WHERE u.uid = r.uid))
+      AND EXISTS (SELECT 1 FROM integrators i WHERE i.uid = r.integrator_uid)` : sql``}`.execute(db)
+  try {
+    await insert(false)
+  } catch (err) {
+    if (foreignKeyViolation(err) === undefined) throw err
+    await insert(true)
+  }
 }
 
 /** API field → column, for sorting and filtering an account's access log. */
