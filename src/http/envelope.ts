@@ -130,7 +130,17 @@ export function ok<T>(data: T, message?: string): SuccessBody<T> {
  * (readings.repository.ts jsonItems): the envelope ok() gives, without decoding and re-encoding the rows.
  */
 export function sendJsonItems(reply: FastifyReply, items: string): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(`{"success":true,"data":[${items}],"timestamp":"${new Date().toISOString()}"}`)
+  // Written into one Buffer rather than joined into a string: a page of 10,000 readings is ~600 kB, and a
+  // second string of that size per response (the joined body) lands in V8's old generation and drove
+  // full garbage collections. The socket and the ETag take the bytes as they are.
+  const head = '{"success":true,"data":['
+  const tail = `],"timestamp":"${new Date().toISOString()}"}`
+  const itemsBytes = Buffer.byteLength(items)
+  const body = Buffer.allocUnsafe(head.length + itemsBytes + tail.length)
+  body.write(head, 0, 'latin1')
+  body.write(items, head.length, 'utf8')
+  body.write(tail, head.length + itemsBytes, 'latin1')
+  return reply.type('application/json; charset=utf-8').send(body)
 }
 
 export function okMessage(message: string): MessageBody {

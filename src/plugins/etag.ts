@@ -7,13 +7,19 @@ import type { FastifyInstance, onSendHookHandler } from 'fastify'
 import { addRouteHook, isRead } from '../http/route-hooks.ts'
 
 const TIMESTAMP_FIELD = ',"timestamp":"'
+const CLOSING_BRACE = 0x7d
 
-/** Where the envelope's trailing `,"timestamp":"..."` starts (fast-json-stringify writes it last); -1 without one. */
-function responseTimeAt(body: string): number {
+/** A JSON body as a string, or as its UTF-8 bytes (the database-written pages, envelope.ts sendJsonItems). */
+type Body = string | Buffer
+
+const endsWithBrace = (body: Body) => (typeof body === 'string' ? body.endsWith('}') : body[body.length - 1] === CLOSING_BRACE)
+
+/** Where the envelope's trailing `,"timestamp":"..."` starts (the envelope writes it last); -1 without one. */
+function responseTimeAt(body: Body): number {
   const at = body.lastIndexOf(TIMESTAMP_FIELD)
   if (at < 0) return -1
   const end = body.indexOf('"', at + TIMESTAMP_FIELD.length)
-  return end === body.length - 2 && body.endsWith('}') ? at : -1
+  return end === body.length - 2 && endsWithBrace(body) ? at : -1
 }
 
 /** The body without the envelope's trailing `"timestamp":"..."`. */
@@ -26,16 +32,16 @@ export function withoutResponseTime(body: string): string {
 const ONE_SHOT_MAX_LENGTH = 16_384
 
 /**
- * The digest of withoutResponseTime(body). Small bodies (most answers) take node:crypto's one-shot hash(),
- * which allocates no Hash object: createHash cost about a sixth of /health's CPU, much of it in the
- * garbage collector.
+ * The digest of withoutResponseTime(body), the same for a body as a string and as its bytes. Small string
+ * bodies (most answers) take node:crypto's one-shot hash(), which allocates no Hash object: createHash
+ * cost about a sixth of /health's CPU, much of it in the garbage collector.
  */
-export function weakEtagOf(body: string): string {
+export function weakEtagOf(body: Body): string {
   const at = responseTimeAt(body)
-  if (body.length <= ONE_SHOT_MAX_LENGTH) return `W/"${hash('sha1', at < 0 ? body : body.slice(0, at) + '}', 'base64url')}"`
+  if (typeof body === 'string' && body.length <= ONE_SHOT_MAX_LENGTH) return `W/"${hash('sha1', at < 0 ? body : body.slice(0, at) + '}', 'base64url')}"`
   const digest = createHash('sha1')
   if (at < 0) digest.update(body)
-  else digest.update(body.slice(0, at)).update('}')
+  else digest.update(typeof body === 'string' ? body.slice(0, at) : body.subarray(0, at)).update('}')
   return `W/"${digest.digest('base64url')}"`
 }
 
@@ -53,7 +59,7 @@ export function noneMatch(header: string | undefined, etag: string): boolean {
 export function etagPlugin(app: FastifyInstance) {
   // A callback hook (it awaits nothing): an async one costs a promise and a microtask turn per request.
   const tagOrNotModified: onSendHookHandler = (req, reply, payload, done) => {
-    if (reply.statusCode !== 200 || typeof payload !== 'string') return done(null, payload)
+    if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return done(null, payload)
     const etag = weakEtagOf(payload)
     void reply.header('etag', etag)
     if (!noneMatch(req.headers['if-none-match'], etag)) return done(null, payload)

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import fastJson from 'fast-json-stringify'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { Envelope } from '../../src/http/envelope.ts'
+import { weakEtagOf } from '../../src/plugins/etag.ts'
 import { LocationReading, Rows, SensorReading } from '../../src/modules/readings/readings.schemas.ts'
 import { bearer, userToken } from '../support/fixtures.ts'
 import { assertError, nextMac, readingsFarm } from './farm.ts'
@@ -80,6 +81,25 @@ describe('GET .../sensordata and .../locations', () => {
     }
     const empty = await f.inject('GET', `/${f.a.MAC}/sensordata?startTime=1000000000000&endTime=1000000000001`)
     assert.deepEqual(empty.json().data, [])
+  })
+
+  it('tags a page with the ETag of its JSON (the escaped text included) and answers 304 while it is unchanged', async () => {
+    const f = await farmWithReadings(2000)
+    const odd = [{ t: NOW + MINUTE, rssi: -67.5, nodeuid: 'pen "7" \\ farrowing\u2028é\u0001' }]
+    assert.equal((await f.inject('POST', `/${f.a.MAC}/locations`, { readings: odd })).statusCode, 200)
+    for (const path of ['sensordata?limit=2000', 'locations']) {
+      const first = await f.inject('GET', `/${f.a.MAC}/${path}`)
+      assert.equal(first.statusCode, 200)
+      assert.equal(first.headers.etag, weakEtagOf(first.body), path)
+      assert.equal(Number(first.headers['content-length']), first.rawPayload.length)
+      const again = await ctx.app.inject({ method: 'GET', url: `${f.base}/${f.a.MAC}/${path}`, headers: { ...f.headers, 'if-none-match': String(first.headers.etag) } })
+      assert.equal(again.statusCode, 304, path)
+      assert.equal(again.body, '')
+    }
+    const before = await f.inject('GET', `/${f.a.MAC}/sensordata?limit=2000`)
+    assert.equal((await f.inject('POST', `/${f.a.MAC}/sensordata`, { readings: [{ t: NOW + MINUTE, c: 39, x: 0, y: 0, z: 1 }] })).statusCode, 200)
+    const after = await ctx.app.inject({ method: 'GET', url: `${f.base}/${f.a.MAC}/sensordata?limit=2000`, headers: { ...f.headers, 'if-none-match': String(before.headers.etag) } })
+    assert.equal(after.statusCode, 200, 'a new reading changes the page')
   })
 
   it('takes limit up to 10000', async () => {
