@@ -322,6 +322,10 @@ export async function runTable(options: TableOptions = {}): Promise<TableRow[]> 
       const bare = await startBare(main.bare, join(work, 'bare.log'))
       children.push(bare)
       const one = `${reads}/${encodeURIComponent(seeded.readMacs[0]!)}`
+      // The service's peak RSS after each scenario, so that the peak row can say which scenario reached it.
+      const peaks: { after: string; peakMb: number }[] = []
+      const notePeak = (after: string) => peaks.push({ after, peakMb: Math.round(service.memory().peakMb) })
+      notePeak('start')
       const cases = [
         { scenario: '/health vs a bare JSON hello', service: '/api/v1/health', bare: '/hello', headers: {}, connections: 32, min: 0.85 },
         { scenario: 'authenticated one-animal read', service: `/api/v1${one}`, bare: one, headers: auth, connections: 32, min: 0.7 },
@@ -334,6 +338,7 @@ export async function runTable(options: TableOptions = {}): Promise<TableRow[]> 
         step(c.scenario)
         const result = await throughputPairs(plan, { child: service, path: c.service, headers: c.headers }, { child: bare, path: c.bare }, c.connections)
         if (c.scenario.startsWith('authenticated one')) { oneAnimalMax = result.measured.rps; bareOneMax = result.baseline.rps }
+        notePeak(c.scenario)
         rows.push({
           scenario: c.scenario, service: describe(result.measured), baseline: `bare: ${describe(result.baseline)}`,
           ratio: round3(result.ratio), target: `>= ${c.min}`, met: plan.smoke ? null : result.ratio >= c.min, figures: result,
@@ -358,6 +363,7 @@ export async function runTable(options: TableOptions = {}): Promise<TableRow[]> 
       const atHalf = await half({ child: service, path: `/api/v1${one}`, headers: auth }, oneAnimalMax / 2)
       const bareAtHalf = await half({ child: bare, path: one }, bareOneMax / 2)
       const tail = atHalf.p99Ms / atHalf.p50Ms
+      notePeak('p99 at half the maximum throughput')
       rows.push({
         scenario: 'p99 at half the maximum throughput', service: `${Math.round(atHalf.rps)} req/s: p50 ${atHalf.p50Ms.toFixed(2)} ms, p99 ${atHalf.p99Ms.toFixed(2)} ms`,
         baseline: `bare at half its maximum (${Math.round(bareAtHalf.rps)} req/s): p50 ${bareAtHalf.p50Ms.toFixed(2)} ms, p99 ${bareAtHalf.p99Ms.toFixed(2)} ms`,
@@ -400,6 +406,7 @@ export async function runTable(options: TableOptions = {}): Promise<TableRow[]> 
       }
       const rowsPerS = (msTaken: number) => `${Math.round(plan.ingestRows / msTaken * 1000).toLocaleString('en')} rows/s (${(msTaken / 1000).toFixed(2)} s)`
       const ingestRatio = median(ingestRatios)
+      notePeak('bulk ingest')
       rows.push({
         scenario: `bulk ingest ${plan.ingestRows.toLocaleString('en')} rows (${plan.ingestBatch.toLocaleString('en')} per request)`,
         service: `API: ${rowsPerS(median(apiMs))}`, baseline: `bare multi-row INSERT over HTTP: ${rowsPerS(median(bareMs))}`,
@@ -429,6 +436,7 @@ export async function runTable(options: TableOptions = {}): Promise<TableRow[]> 
         analyticsRatios.push(herdMs.at(-1)! / aloneMs.at(-1)!)
       }
       const analyticsRatio = median(analyticsRatios)
+      notePeak('30-day analytics')
       rows.push({
         scenario: `30-day analytics (${plan.herdMinutes.toLocaleString('en')} readings), ${plan.herd}-animal table vs alone`,
         service: `${median(herdMs).toFixed(1)} ms in a table of ${(plan.herd * plan.herdMinutes / 1e6).toFixed(2)}M rows`,
@@ -440,9 +448,10 @@ export async function runTable(options: TableOptions = {}): Promise<TableRow[]> 
       const bareMemory = bare.memory()
       rows.push({
         scenario: `peak RSS of the service over the bench (${store === 'postgres' ? 'PostgreSQL' : 'embedded'})`,
-        service: `${Math.round(memory.peakMb)} MB peak, ${Math.round(memory.rssMb)} MB now`, baseline: `bare server: ${Math.round(bareMemory.peakMb)} MB peak`,
+        service: `${Math.round(memory.peakMb)} MB peak (reached in: ${peaks.find((p) => p.peakMb >= Math.round(memory.peakMb))?.after ?? 'the last scenario'}), ${Math.round(memory.rssMb)} MB now`,
+        baseline: `bare server: ${Math.round(bareMemory.peakMb)} MB peak`,
         ratio: null, target: store === 'postgres' ? '<= 256 MB' : 'reported (the target is for PostgreSQL)',
-        met: store === 'postgres' && !plan.smoke ? memory.peakMb <= 256 : null, figures: { ...memory },
+        met: store === 'postgres' && !plan.smoke ? memory.peakMb <= 256 : null, figures: { ...memory, peakAfter: peaks },
       })
       await bare.stop()
       await service.stop()

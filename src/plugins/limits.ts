@@ -11,7 +11,7 @@
 // timeout to the requests already waiting on it, not to every request. Readiness reports Redis as down.
 // @see https://github.com/animir/node-rate-limiter-flexible/wiki/Insurance-Strategy
 import { createHash } from 'node:crypto'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { Config } from '../config.ts'
 import { RedisBreaker, type Redis } from '../redis.ts'
@@ -119,8 +119,8 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
   app.decorateRequest('limitStates', undefined)
 
   /** The IP bucket of the request's route and its limiter; undefined when exempt or unlimited. */
-  const ipCheckOf = (req: FastifyRequest): Check | undefined => {
-    const bucket = ipBucketOf(req.routeOptions.config.limit)
+  const ipCheckOf = (req: FastifyRequest, config = req.routeOptions.config): Check | undefined => {
+    const bucket = ipBucketOf(config.limit)
     const limiter = bucket && ipLimiters.get(bucket)
     if (!bucket || !limiter) return undefined
     const max = ipLimitOf(bucket, limits)
@@ -158,9 +158,11 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
    * Counts the request against its IP bucket and, once the caller is known, its daily quota: both in one
    * Redis round trip. The IP limit is checked first; a request it refuses does not count against the quota.
    */
-  const admit = async (req: FastifyRequest, caller: Caller | undefined): Promise<void> => {
+  const admit = (req: FastifyRequest, caller: Caller | undefined): Promise<void> => {
     const checks = [ipCheckOf(req), caller && quotaCheckOf(req, caller)].filter((check) => check !== undefined)
-    if (checks.length === 0) return
+    return checks.length === 0 ? Promise.resolve() : admitChecks(req, checks)
+  }
+  const admitChecks = async (req: FastifyRequest, checks: Check[]): Promise<void> => {
     const results = await consumeInOrder(checks, admitCommand, breaker, leases, limits.limitLeaseMax)
     for (const [i, res] of results.entries()) {
       const check = checks[i]!
@@ -177,8 +179,10 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
   // functions: most requests pass them without waiting for anything, and an async hook costs a promise
   // and a microtask turn each time.
   app.addHook('onRequest', (req, _reply, done) => {
-    if (namesItsCaller(req)) return done()
-    admit(req, undefined).then(() => done(), done)
+    const config = req.routeOptions.config
+    const ipCheck = namesItsCaller(config) ? undefined : ipCheckOf(req, config)
+    if (!ipCheck) return done()
+    admitChecks(req, [ipCheck]).then(() => done(), done)
   })
 
   app.addHook('onSend', (req, reply, payload, done) => {
@@ -201,8 +205,8 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
 }
 
 /** Routes with an access rule other than public authenticate their caller in onRequest (plugins/access.ts). */
-function namesItsCaller(req: FastifyRequest): boolean {
-  const rule = req.routeOptions.config.access
+function namesItsCaller(config: FastifyContextConfig): boolean {
+  const rule = config.access
   return rule !== undefined && rule !== 'public'
 }
 
