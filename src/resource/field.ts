@@ -62,7 +62,7 @@ export interface FieldOptions {
   toColumn?: (value: unknown) => unknown
 }
 
-const identity = (value: unknown) => value
+export const identity = (value: unknown) => value
 
 function make(kind: FieldKind, schema: (extra: Record<string, unknown>) => TSchema, options: FieldOptions & { joined?: boolean }, column: string | undefined): Field {
   const scalar = kind !== 'json'

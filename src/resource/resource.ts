@@ -5,6 +5,7 @@ import Type, { type TObject, type TProperties, type TSchema } from 'typebox'
 import type { ColumnMapping } from '../db/paginate.ts'
 import type { FieldKind as ListKind, FilterValue, ListFields } from '../http/list-params.ts'
 import { snakeCase, type Field } from './field.ts'
+import { compileRowMapper } from './row-mapper.ts'
 
 export type ApiObject = Record<string, unknown>
 export type Row = Record<string, unknown>
@@ -144,19 +145,7 @@ export function defineResource(definition: ResourceDefinition): Resource {
       return mapping
     },
 
-    toApi(row) {
-      const out: ApiObject = {}
-      for (const [name, f] of entries) {
-        if (f.virtual) continue
-        const value = row[f.column]
-        if (value === null || value === undefined) {
-          if (f.nullable === 'null') out[name] = null
-          continue
-        }
-        out[name] = f.toApi(value)
-      }
-      return out
-    },
+    toApi: compileRowMapper(entries),
 
     toColumns(body) {
       const columns: Row = {}
