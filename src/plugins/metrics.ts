@@ -1,12 +1,13 @@
 // Prometheus metrics: request counts and latency histograms per route template (never the raw URL,
 // which would explode label cardinality), plus the process's default metrics.
 import type { FastifyInstance } from 'fastify'
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client'
 import Type from 'typebox'
 import { timingSafeEqual } from 'node:crypto'
 import { authErrors, commonErrors } from '../http/envelope.ts'
 import { ApiError, invalidToken, unauthorized } from '../http/errors.ts'
 import type { Database } from '../db/database.ts'
+import { RequestMetrics } from './request-metrics.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -19,19 +20,10 @@ declare module 'fastify' {
 export function metricsPlugin(app: FastifyInstance, options: { token: string | undefined; database: Database }) {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests answered, by method, route template and status code',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    registers: [registry],
-  })
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request latency, by method, route template and status code',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  })
+  // Request count and latency: plain numbers per request, Prometheus series when scraped (request-metrics.ts).
+  const requestMetrics = new RequestMetrics()
+  registry.registerMetric(requestMetrics.counter('http_requests_total', 'HTTP requests answered, by method, route template and status code') as unknown as Metric)
+  registry.registerMetric(requestMetrics.histogram('http_request_duration_seconds', 'HTTP request latency, by method, route template and status code') as unknown as Metric)
   app.decorate('metrics', registry)
 
   const refusals = new Counter({
@@ -70,10 +62,7 @@ export function metricsPlugin(app: FastifyInstance, options: { token: string | u
 
   // A callback hook (it awaits nothing): an async one costs a promise and a microtask turn per request.
   app.addHook('onResponse', (req, reply, done) => {
-    const route = req.routeOptions.url ?? 'unmatched'
-    const labels = { method: req.method, route, status_code: String(reply.statusCode) }
-    requests.inc(labels)
-    duration.observe(labels, reply.elapsedTime / 1000)
+    requestMetrics.observe(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000)
     done()
   })
 
