@@ -25,8 +25,9 @@ export interface AccessLogWriter {
  */
 export function accessLogRowOf(req: FastifyRequest, reply: FastifyReply, now: Date): NewAccessLogRow | undefined {
   const caller = req.caller
+  if (caller?.kind !== 'integrator') return undefined
   const endpoint = req.routeOptions.url
-  if (caller?.kind !== 'integrator' || endpoint === undefined) return undefined
+  if (endpoint === undefined) return undefined
   const length = Number(reply.getHeader('content-length'))
   const userAgent = req.headers['user-agent']
   return {
