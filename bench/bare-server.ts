@@ -58,11 +58,14 @@ const SQL = {
     '"created_at", "updated_at" from "animals" where "uid" = $1 and "mac" = $2',
   animalPage: 'select * from "animals" where "uid" = $1 order by "t" desc nulls last, "id" desc limit $2 offset $3',
   animalCount: 'select count(*) as "total" from "animals" where "uid" = $1',
-  // The page's JSON, written by the database (readings.repository.ts jsonItems), newest first, no time bounds.
-  sensorData: `SELECT coalesce(string_agg(row_to_json(r)::text, ',' ORDER BY r.t DESC), '') AS items
-    FROM (SELECT "t", "c", "x", "y", "z" FROM "animal_sensor_readings"
-          WHERE uid = $1 AND mac = $2
-          ORDER BY t DESC LIMIT $3) r`,
+  // The page's JSON, written by the database in pieces of 500 items (readings.repository.ts jsonItems), newest first, no time bounds.
+  sensorData: `SELECT array_to_string(page.items[k * 500 + 1 : (k + 1) * 500], ',') AS items
+    FROM (SELECT array_agg(row_to_json(r)::text ORDER BY r.t DESC) AS items
+          FROM (SELECT "t", "c", "x", "y", "z" FROM "animal_sensor_readings"
+                WHERE uid = $1 AND mac = $2
+                ORDER BY t DESC LIMIT $3) r) page,
+         generate_series(0, (cardinality(page.items) - 1) / 500) k
+    ORDER BY k`,
   // The multi-row insert of ingestion, alone: no transaction, no owner check, no update of the animal.
   insertSensorData: `INSERT INTO "animal_sensor_readings" (uid, mac, "t", "c", "x", "y", "z")
     SELECT $1, $2, "r"."t", "r"."c", "r"."x", "r"."y", "r"."z"
@@ -112,7 +115,7 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     const animal = await query(SQL.animalByMac, [uid, mac])
     if (!animal.rows[0]) return send(res, 404, { success: false })
     const { rows } = await query(SQL.sensorData, [uid, mac, limit])
-    const text = `{"success":true,"data":[${String(rows[0]!.items)}],"timestamp":"${new Date().toISOString()}"}`
+    const text = `{"success":true,"data":[${rows.map((row) => String(row.items)).join(',')}],"timestamp":"${new Date().toISOString()}"}`
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) })
     return res.end(text)
   }

@@ -2,67 +2,22 @@
 // integrator polling a list or a reading page skips the body when nothing changed. The tag is weak: it
 // names the JSON representation whatever its content coding (compression runs after this hook), and it
 // leaves out the envelope's `timestamp`, the time of the response, which differs on every answer.
-import { createHash, hash } from 'node:crypto'
+import { Readable } from 'node:stream'
 import type { FastifyInstance, onSendHookHandler } from 'fastify'
+import { noneMatch, weakEtagOf } from '../http/etag.ts'
 import { addRouteHook, isRead } from '../http/route-hooks.ts'
-
-const TIMESTAMP_FIELD = ',"timestamp":"'
-const CLOSING_BRACE = 0x7d
-
-/** A JSON body as a string, or as its UTF-8 bytes (the database-written pages, envelope.ts sendJsonItems). */
-type Body = string | Buffer
-
-const endsWithBrace = (body: Body) => (typeof body === 'string' ? body.endsWith('}') : body[body.length - 1] === CLOSING_BRACE)
-
-/** Where the envelope's trailing `,"timestamp":"..."` starts (the envelope writes it last); -1 without one. */
-function responseTimeAt(body: Body): number {
-  const at = body.lastIndexOf(TIMESTAMP_FIELD)
-  if (at < 0) return -1
-  const end = body.indexOf('"', at + TIMESTAMP_FIELD.length)
-  return end === body.length - 2 && endsWithBrace(body) ? at : -1
-}
-
-/** The body without the envelope's trailing `"timestamp":"..."`. */
-export function withoutResponseTime(body: string): string {
-  const at = responseTimeAt(body)
-  return at < 0 ? body : body.slice(0, at) + '}'
-}
-
-/** Above this length a body is hashed in two pieces rather than joined first, which would copy it. */
-const ONE_SHOT_MAX_LENGTH = 16_384
-
-/**
- * The digest of withoutResponseTime(body), the same for a body as a string and as its bytes. Small string
- * bodies (most answers) take node:crypto's one-shot hash(), which allocates no Hash object: createHash
- * cost about a sixth of /health's CPU, much of it in the garbage collector.
- */
-export function weakEtagOf(body: Body): string {
-  const at = responseTimeAt(body)
-  if (typeof body === 'string' && body.length <= ONE_SHOT_MAX_LENGTH) return `W/"${hash('sha1', at < 0 ? body : body.slice(0, at) + '}', 'base64url')}"`
-  const digest = createHash('sha1')
-  if (at < 0) digest.update(body)
-  else digest.update(typeof body === 'string' ? body.slice(0, at) : body.subarray(0, at)).update('}')
-  return `W/"${digest.digest('base64url')}"`
-}
-
-/** If-None-Match uses the weak comparison: W/"x" and "x" match; `*` matches any current representation. */
-export function noneMatch(header: string | undefined, etag: string): boolean {
-  if (!header) return false
-  const opaque = etag.replace(/^W\//, '')
-  return header.split(',').some((candidate) => {
-    const tag = candidate.trim()
-    return tag === '*' || tag.replace(/^W\//, '') === opaque
-  })
-}
 
 /** On GET (and HEAD) routes, unless the route's config says `etag: false`. */
 export function etagPlugin(app: FastifyInstance) {
   // A callback hook (it awaits nothing): an async one costs a promise and a microtask turn per request.
   const tagOrNotModified: onSendHookHandler = (req, reply, payload, done) => {
-    if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return done(null, payload)
-    const etag = weakEtagOf(payload)
+    if (reply.statusCode !== 200) return done(null, payload)
+    // A streamed body (a page the database wrote, envelope.ts sendJsonItems) comes with its tag.
+    const etag = typeof payload === 'string' || Buffer.isBuffer(payload) ? weakEtagOf(payload) : reply.getHeader('etag')
+    if (typeof etag !== 'string') return done(null, payload)
     void reply.header('etag', etag)
     if (!noneMatch(req.headers['if-none-match'], etag)) return done(null, payload)
+    if (payload instanceof Readable) payload.destroy()
     void reply.code(304).removeHeader('content-type').removeHeader('content-length')
     done(null, '')
   }

@@ -9,7 +9,7 @@ import { createTestApp, type TestContext } from '../support/app.ts'
 import { assertError, assertInvalid } from '../support/assertions.ts'
 import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
 import { AUTH_ERRORS } from '../../src/auth/errors.ts'
-import { noneMatch, weakEtagOf, withoutResponseTime } from '../../src/plugins/etag.ts'
+import { noneMatch, weakEtagOf, withoutResponseTime } from '../../src/http/etag.ts'
 import { paginationLinks } from '../../src/plugins/pagination-links.ts'
 
 type Headers = Record<string, string>

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
+import { gunzipSync } from 'node:zlib'
 import { after, before, describe, it } from 'node:test'
 import fastJson from 'fast-json-stringify'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { Envelope } from '../../src/http/envelope.ts'
-import { weakEtagOf } from '../../src/plugins/etag.ts'
+import { weakEtagOf } from '../../src/http/etag.ts'
 import { LocationReading, Rows, SensorReading } from '../../src/modules/readings/readings.schemas.ts'
 import { bearer, userToken } from '../support/fixtures.ts'
 import { assertError, nextMac, readingsFarm } from './farm.ts'
@@ -83,7 +84,7 @@ describe('GET .../sensordata and .../locations', () => {
     assert.deepEqual(empty.json().data, [])
   })
 
-  it('tags a page with the ETag of its JSON (the escaped text included) and answers 304 while it is unchanged', async () => {
+  it('tags a page with the ETag of its JSON (the escaped text included), answers 304 while it is unchanged, compresses it and answers HEAD', async () => {
     const f = await farmWithReadings(2000)
     const odd = [{ t: NOW + MINUTE, rssi: -67.5, nodeuid: 'pen "7" \\ farrowing\u2028é\u0001' }]
     assert.equal((await f.inject('POST', `/${f.a.MAC}/locations`, { readings: odd })).statusCode, 200)
@@ -95,6 +96,14 @@ describe('GET .../sensordata and .../locations', () => {
       const again = await ctx.app.inject({ method: 'GET', url: `${f.base}/${f.a.MAC}/${path}`, headers: { ...f.headers, 'if-none-match': String(first.headers.etag) } })
       assert.equal(again.statusCode, 304, path)
       assert.equal(again.body, '')
+      const gzip = await ctx.app.inject({ method: 'GET', url: `${f.base}/${f.a.MAC}/${path}`, headers: { ...f.headers, 'accept-encoding': 'gzip' } })
+      assert.equal(gzip.headers['content-encoding'], 'gzip', path)
+      assert.equal(gzip.headers.etag, first.headers.etag)
+      assert.deepEqual(JSON.parse(gunzipSync(gzip.rawPayload).toString()).data, first.json().data)
+      const head = await ctx.app.inject({ method: 'HEAD', url: `${f.base}/${f.a.MAC}/${path}`, headers: f.headers })
+      assert.equal(head.statusCode, 200)
+      assert.equal(head.headers.etag, first.headers.etag)
+      assert.equal(head.body, '')
     }
     const before = await f.inject('GET', `/${f.a.MAC}/sensordata?limit=2000`)
     assert.equal((await f.inject('POST', `/${f.a.MAC}/sensordata`, { readings: [{ t: NOW + MINUTE, c: 39, x: 0, y: 0, z: 1 }] })).statusCode, 200)

@@ -88,32 +88,43 @@ export async function storeReadings(db: Kysely<DB>, uid: string, mac: string, ba
   })
 }
 
+/** Readings per piece of a page's JSON: ~30-75 kB of text, below V8's large-object size (128 kB). */
+const ITEMS_PER_PIECE = 500
+
 /**
- * A page of readings as the items of a JSON array (`{"t":...},{"t":...}`), written by the database: one text
- * value instead of up to 10,000 row objects to decode in this process and serialize again. On a 10,000-row
- * page that was most of the service's CPU and garbage (README, Performance). The keys come in the selected
- * column order, the schema's; numbers in PostgreSQL's shortest exact form (1e-07 where JavaScript writes 1e-7).
+ * A page of readings as the items of a JSON array (`{"t":...},{"t":...}`), written by the database: text
+ * instead of up to 10,000 row objects to decode in this process and serialize again. On a 10,000-row page
+ * that was most of the service's CPU and garbage (README, Performance). The text comes in pieces of
+ * ITEMS_PER_PIECE items, to be joined with commas: one 600 kB string is allocated straight into V8's
+ * old generation, and a page in flight on each connection made a full garbage collection every few pages.
+ * The keys come in the selected column order, the schema's; numbers in PostgreSQL's shortest exact form
+ * (1e-07 where JavaScript writes 1e-7).
  */
 async function jsonItems(db: Kysely<DB>, table: 'animal_sensor_readings' | 'animal_location_readings', columns: readonly string[],
-  uid: string, mac: string, q: TimeQuery): Promise<string> {
+  uid: string, mac: string, q: TimeQuery): Promise<string[]> {
   const order = sql.raw(q.sortOrder === 'asc' ? 'ASC' : 'DESC')
+  // One sorted array of the items' texts, cut into slices: ~8 % more of the database's time than one
+  // string_agg (11.5 vs 10.6 ms for 10,000 readings), where numbering rows and grouping them cost ~20 %.
   const { rows } = await sql<{ items: string }>`
-    SELECT coalesce(string_agg(row_to_json(r)::text, ',' ORDER BY r.t ${order}), '') AS items
-    FROM (SELECT ${sql.join(columns.map((c) => sql.ref(c)))} FROM ${sql.table(table)}
-          WHERE uid = ${uid} AND mac = ${mac}
-            ${q.startTime === undefined ? sql`` : sql`AND t >= ${q.startTime}`}
-            ${q.endTime === undefined ? sql`` : sql`AND t <= ${q.endTime}`}
-          ORDER BY t ${order} LIMIT ${q.limit}) r`.execute(db)
-  return rows[0]!.items
+    SELECT array_to_string(page.items[k * ${sql.lit(ITEMS_PER_PIECE)} + 1 : (k + 1) * ${sql.lit(ITEMS_PER_PIECE)}], ',') AS items
+    FROM (SELECT array_agg(row_to_json(r)::text ORDER BY r.t ${order}) AS items
+          FROM (SELECT ${sql.join(columns.map((c) => sql.ref(c)))} FROM ${sql.table(table)}
+                WHERE uid = ${uid} AND mac = ${mac}
+                  ${q.startTime === undefined ? sql`` : sql`AND t >= ${q.startTime}`}
+                  ${q.endTime === undefined ? sql`` : sql`AND t <= ${q.endTime}`}
+                ORDER BY t ${order} LIMIT ${q.limit}) r) page,
+         generate_series(0, (cardinality(page.items) - 1) / ${sql.lit(ITEMS_PER_PIECE)}) k
+    ORDER BY k`.execute(db)
+  return rows.map((row) => row.items)
 }
 
-/** An animal's sensor readings in [startTime, endTime], as JSON array items (jsonItems). */
-export function readSensorData(db: Kysely<DB>, uid: string, mac: string, q: TimeQuery): Promise<string> {
+/** An animal's sensor readings in [startTime, endTime], as pieces of JSON array items (jsonItems). */
+export function readSensorData(db: Kysely<DB>, uid: string, mac: string, q: TimeQuery): Promise<string[]> {
   return jsonItems(db, 'animal_sensor_readings', ['t', 'c', 'x', 'y', 'z'], uid, mac, q)
 }
 
-/** An animal's location detections in [startTime, endTime], as JSON array items (jsonItems). */
-export function readLocations(db: Kysely<DB>, uid: string, mac: string, q: TimeQuery): Promise<string> {
+/** An animal's location detections in [startTime, endTime], as pieces of JSON array items (jsonItems). */
+export function readLocations(db: Kysely<DB>, uid: string, mac: string, q: TimeQuery): Promise<string[]> {
   return jsonItems(db, 'animal_location_readings', ['t', 'rssi', 'nodeuid'], uid, mac, q)
 }
 
