@@ -8,16 +8,16 @@
 // and the old generation to several times what the service keeps alive before collecting it: the
 // process peaked at 440-470 MB RSS under the bench's loads on PostgreSQL (sensordata pages of 10,000 rows,
 // 32 connections of one-animal reads) with ~65 MB of live heap.
-// - --max-semi-space-size=8: young generation of 2 x 8 MB (15 MB less at rest, and under load);
-//   2 x 16 MB was tried: a 100-animal page at 0.70 of the bare server instead of 0.65, but a 339 MB peak
-//   in the full bench instead of 293 MB (README, Start-up and memory);
+// - --max-semi-space-size=16: young generation of 2 x 16 MB. 2 x 8 MB held the peak ~15-25 MB lower, but
+//   under load a page in flight (a 100-animal list on 32 connections) outlived the young collections and was
+//   promoted, and full collections took a third of the CPU: in full benches of 24 November 2026 the list
+//   answered at 0.68 of the bare server with 2 x 8 MB and 0.91 with 2 x 16 MB (README, Start-up and memory);
 // - --heap-growing-percent=50: the old generation may grow to 1.5 x what the last full collection kept
 //   (instead of up to 4 x). A soft target, not a limit: the heap still grows as far as live data needs,
 //   so a burst of large bodies cannot run the process out of memory as --max-old-space-size could.
-// Measured together: 234-241 MB peak in the same loads; the cost is more frequent full collections,
-// ~15 % more CPU on a 10,000-row page and on a 100-animal page (README, Start-up and memory).
+// Node's defaults (2 x 32 MB, growth up to 4 x) peaked at 440-470 MB under the same loads.
 
-export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--heap-growing-percent=50']
+export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16', '--heap-growing-percent=50']
 
 const optionOf = (flag: string) => flag.split('=')[0]!.replaceAll('_', '-')
 
