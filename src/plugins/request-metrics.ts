@@ -55,27 +55,24 @@ export class RequestMetrics {
 
   /** The request counter, as a metric of a prom-client registry. */
   counter(name: string, help: string) {
-    return {
-      name, help, type: 'counter' as const, aggregator: 'sum' as const,
-      get: async () => ({ name, help, type: 'counter' as const, aggregator: 'sum' as const, values: [...this.series()].map((s): MetricValue => ({ labels: s.labels, value: s.count })) }),
-      reset: () => this.reset(),
-    }
+    return this.metric(name, help, 'counter', () => [...this.series()].map((s) => ({ labels: s.labels, value: s.count })))
   }
 
   /** The latency histogram, as a metric of a prom-client registry (cumulative buckets, le first, then _sum and _count). */
   histogram(name: string, help: string) {
-    const values = (): MetricValue[] => [...this.series()].flatMap((s) => {
+    return this.metric(name, help, 'histogram', () => [...this.series()].flatMap((s) => {
       let cumulative = 0
       const buckets = [...DURATION_BUCKETS, '+Inf' as const].map((le, i): MetricValue => {
         cumulative += s.perBucket[i]!
         return { labels: { le, ...s.labels }, value: cumulative, metricName: `${name}_bucket` }
       })
       return [...buckets, { labels: s.labels, value: s.sum, metricName: `${name}_sum` }, { labels: s.labels, value: s.count, metricName: `${name}_count` }]
-    })
-    return {
-      name, help, type: 'histogram' as const, aggregator: 'sum' as const,
-      get: async () => ({ name, help, type: 'histogram' as const, aggregator: 'sum' as const, values: values() }),
-      reset: () => this.reset(),
-    }
+    }))
+  }
+
+  /** What a prom-client registry asks of a metric: its description, its values (get) and reset. */
+  private metric(name: string, help: string, type: 'counter' | 'histogram', values: () => MetricValue[]) {
+    const description = { name, help, type, aggregator: 'sum' as const }
+    return { ...description, get: async () => ({ ...description, values: values() }), reset: () => this.reset() }
   }
 }
