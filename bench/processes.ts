@@ -1,5 +1,5 @@
 // The processes `npm run bench` measures: the service as it runs in production (`npm start`: node with the
-// service's V8 heap flags, src/runtime-flags.ts, then src/server.ts) and
+// service's V8 heap flags, src/runtime-flags.ts, then bin/serve.js) and
 // the bare baseline (bench/bare-server.ts), each a child process of its own on a loopback port, with its
 // memory read from /proc.
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { freePort } from '../test/faults/support/servers.ts'
 import { SERVICE_NODE_FLAGS } from '../src/runtime-flags.ts'
 
-const SERVICE = join(import.meta.dirname, '../src/server.ts')
+const SERVICE = join(import.meta.dirname, '../bin/serve.js')
 const BARE = join(import.meta.dirname, 'bare-server.ts')
 const FASTIFY_HELLO = join(import.meta.dirname, 'fastify-hello.ts')
 
@@ -99,7 +99,7 @@ export function serviceArgs(extra: string[] = []): string[] {
   return [...SERVICE_NODE_FLAGS, ...extra, SERVICE]
 }
 
-/** `node <the service's flags> src/server.ts` on a free loopback port; resolves once /api/v1/health answers. */
+/** `node <the service's flags> bin/serve.js` on a free loopback port; resolves once /api/v1/health answers. */
 export async function startService({ name, env, logFile, cpuProfileDir, nodeFlags = [] }: ServiceOptions): Promise<Child> {
   const port = await freePort()
   const fd = openSync(logFile, 'a')

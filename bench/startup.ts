@@ -1,5 +1,5 @@
 // Start to ready and memory of the service as a real process, started as `npm start` does (node with the
-// service's V8 heap flags, then src/server.ts): milliseconds from spawn
+// service's V8 heap flags, then bin/serve.js): milliseconds from spawn
 // to "Server listening", then VmRSS after 2 s idle and VmHWM (the peak so far) from /proc. On PostgreSQL when
 // DATABASE_URL is set (a scratch database, migrated by the first start), on a fresh embedded DATA_DIR otherwise.
 import { spawn } from 'node:child_process'

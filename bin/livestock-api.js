@@ -1,8 +1,11 @@
 #!/usr/bin/env -S node --max-semi-space-size=16 --heap-growing-percent=50
-// Operator CLI entry. Runs the TypeScript sources directly (Node >= 22.18 strips types natively);
-// `npm exec livestock-api` and npm scripts run it on the project's pinned Node 24, with the service's V8 heap
-// flags (src/runtime-flags.ts; `env -S` splits them).
-import { runCli } from '../src/cli.ts'
+// Operator CLI entry. Runs the TypeScript sources directly (Node >= 22.18 strips types natively), through
+// Node's compile cache (compile-cache.js); `npm exec livestock-api` and npm scripts run it on the project's
+// pinned Node 24, with the service's V8 heap flags (src/runtime-flags.ts; `env -S` splits them).
+import { enableCompileCache } from './compile-cache.js'
+
+enableCompileCache()
+const { runCli } = await import('../src/cli.ts')
 
 const args = process.argv.slice(2)
 const code = await runCli(args)

@@ -1,6 +1,6 @@
 // The V8 heap settings the service runs with. They must be given on node's command line (V8 sizes its
 // heap when the process starts), so they are written out where the service is started: package.json
-// `start`, the shebang of bin/livestock-api.js, and here for the workers of `serve --workers N` and for
+// `start`, the shebangs of bin/serve.js and bin/livestock-api.js, and here for the workers of `serve --workers N` and for
 // the bench's service process (bench/processes.ts). test/foundation/runtime-flags.test.ts checks that
 // those places agree with this list.
 //

@@ -2,6 +2,7 @@
 // finish in-flight requests, close the pools. With WORKERS (serve --workers N) a supervisor process starts
 // N such processes (node:cluster) sharing the port, and restarts one that dies. Nothing else lives here.
 import cluster from 'node:cluster'
+import { flushCompileCache } from 'node:module'
 import { availableParallelism } from 'node:os'
 import { pino } from 'pino'
 import { ConfigError, loadConfig, redactUrl, type Config } from './config.ts'
@@ -42,6 +43,8 @@ export async function serve(config: Config): Promise<App> {
     }
     app = await buildApp({ config, database, redis })
     await app.listen({ port: config.port, host: config.host })
+    // Node writes its compile cache (bin/compile-cache.js) at exit; written now, a process that is killed keeps it.
+    flushCompileCache()
   } catch (err) {
     await app?.close().catch(() => {})
     redis?.disconnect()

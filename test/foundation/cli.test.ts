@@ -13,7 +13,7 @@ import { commands } from '../../src/cli/commands.ts'
 import { loadConfig } from '../../src/config.ts'
 
 const BIN = join(import.meta.dirname, '../../bin/livestock-api.js')
-const SERVER = join(import.meta.dirname, '../../src/server.ts')
+const SERVER = join(import.meta.dirname, '../../bin/serve.js')
 const dirs: string[] = []
 after(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }) })
 

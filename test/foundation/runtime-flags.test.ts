@@ -1,5 +1,5 @@
 // The service's V8 heap flags (src/runtime-flags.ts) are on every command that starts it: `npm start`,
-// the CLI's shebang (serve), the workers of `serve --workers N` (workers.test.ts checks their command
+// the shebangs of the CLI and of bin/serve.js, the workers of `serve --workers N` (workers.test.ts checks their command
 // lines on PostgreSQL) and the bench's service process.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
@@ -13,17 +13,19 @@ const root = join(import.meta.dirname, '../..')
 describe('the service V8 flags', () => {
   it('are on npm start', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
-    assert.equal(pkg.scripts.start, `node ${SERVICE_NODE_FLAGS.join(' ')} src/server.ts`)
+    assert.equal(pkg.scripts.start, `node ${SERVICE_NODE_FLAGS.join(' ')} bin/serve.js`)
   })
 
-  it('are on the CLI shebang', () => {
-    const firstLine = readFileSync(join(root, 'bin/livestock-api.js'), 'utf8').split('\n')[0]
-    assert.equal(firstLine, `#!/usr/bin/env -S node ${SERVICE_NODE_FLAGS.join(' ')}`)
-  })
+  for (const entry of ['bin/livestock-api.js', 'bin/serve.js']) {
+    it(`are on the shebang of ${entry}`, () => {
+      const firstLine = readFileSync(join(root, entry), 'utf8').split('\n')[0]
+      assert.equal(firstLine, `#!/usr/bin/env -S node ${SERVICE_NODE_FLAGS.join(' ')}`)
+    })
+  }
 
   it('start the bench service process', () => {
     assert.deepEqual(serviceArgs().slice(0, SERVICE_NODE_FLAGS.length), SERVICE_NODE_FLAGS)
-    assert.match(serviceArgs().at(-1)!, /src\/server\.ts$/)
+    assert.match(serviceArgs().at(-1)!, /bin\/serve\.js$/)
   })
 
   it('are added to a command line that lacks them, and never override an option given', () => {

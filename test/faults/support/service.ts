@@ -1,4 +1,4 @@
-// The API as a real process (`node src/server.ts`), for faults that need one: kill -9, SIGTERM, a restart
+// The API as a real process (`node bin/serve.js`, as npm start runs it), for faults that need one: kill -9, SIGTERM, a restart
 // on the same store. And a small HTTP client with keep-alive sockets, as a load balancer or SDK would use.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { Agent, request } from 'node:http'
@@ -7,7 +7,7 @@ import { TEST_JWT_SECRET } from '../../support/app.ts'
 import { eventually } from '../../support/eventually.ts'
 import { forgetProcess, recordProcess } from './scratch.ts'
 
-const SERVER = join(import.meta.dirname, '../../../src/server.ts')
+const SERVER = join(import.meta.dirname, '../../../bin/serve.js')
 
 export interface ServiceProcess {
   child: ChildProcess
