@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { openSync, closeSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { freePort } from '../test/faults/support/servers.ts'
-import { SERVICE_NODE_FLAGS } from '../src/runtime-flags.ts'
+import { SERVICE_ENVIRONMENT, SERVICE_NODE_FLAGS } from '../src/runtime-flags.ts'
 
 const SERVICE = join(import.meta.dirname, '../bin/serve.js')
 const BARE = join(import.meta.dirname, 'bare-server.ts')
@@ -105,7 +105,7 @@ export async function startService({ name, env, logFile, cpuProfileDir, nodeFlag
   const fd = openSync(logFile, 'a')
   const args = serviceArgs([...nodeFlags, ...(cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [])])
   const child = spawn(process.execPath, args, {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
+    env: { PATH: process.env.PATH ?? '', ...SERVICE_ENVIRONMENT, HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', fd, fd],
   })
   try {

@@ -8,13 +8,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BENCH_JWT_SECRET, scratchEnv } from './support.ts'
 import { memoryOf, serviceArgs } from './processes.ts'
+import { SERVICE_ENVIRONMENT } from '../src/runtime-flags.ts'
 import type { Scenario } from './scenarios.ts'
 
 const STARTS = 3
 
 async function startOnce(env: Record<string, string>, idleMs: number): Promise<StartRun> {
   const started = performance.now()
-  const child = spawn(process.execPath, serviceArgs(), { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, serviceArgs(), { env: { PATH: process.env.PATH ?? '', ...SERVICE_ENVIRONMENT, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   try {
     const readyMs = await new Promise<number>((resolve, reject) => {
       let output = ''

@@ -10,7 +10,7 @@ import { openDatabase, type Database } from './db/database.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { openRedis, waitForRedis, type Redis } from './redis.ts'
 import { resolveJwtSecret } from './secrets.ts'
-import { missingServiceFlags, withServiceFlags } from './runtime-flags.ts'
+import { missingServiceEnvironment, missingServiceFlags, withServiceEnvironment, withServiceFlags } from './runtime-flags.ts'
 import { buildApp, loggerOptions } from './app.ts'
 import type { App } from './types.ts'
 import { startMaintenance } from './jobs/maintenance.ts'
@@ -29,7 +29,10 @@ export async function serve(config: Config): Promise<App> {
   // awaits between listening and installing the signal handlers).
   const mqtt = config.mqttUrl && runsBackgroundWork ? await import('./ingest/mqtt.ts') : undefined
   const missingFlags = missingServiceFlags()
-  if (missingFlags.length > 0) log.info({ missingFlags }, 'started without the V8 heap flags of `npm start` (src/runtime-flags.ts): expect a higher peak memory')
+  const missingEnvironment = missingServiceEnvironment()
+  if (missingFlags.length + missingEnvironment.length > 0) {
+    log.info({ missingFlags, missingEnvironment }, 'started without the heap settings of `npm start` (src/runtime-flags.ts): expect a higher peak memory')
+  }
   const database: Database = await openDatabase(config, log)
   let redis: Redis | undefined
   let app: App | undefined
@@ -128,7 +131,7 @@ export async function supervise(config: Config): Promise<void> {
   // Every worker runs with the service's V8 heap flags, whatever the supervisor itself was started with.
   cluster.setupPrimary({ execArgv: withServiceFlags(process.execArgv) })
   const fork = (index: number) => {
-    const worker = cluster.fork({ LIVESTOCK_WORKER_INDEX: String(index) })
+    const worker = cluster.fork({ ...withServiceEnvironment(process.env), LIVESTOCK_WORKER_INDEX: String(index) })
     workerIndex.set(worker.id, index)
   }
   cluster.on('exit', (worker, code, signal) => {

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test'
 import { createScratchDatabase, usingRealServers } from '../support/app.ts'
 import { eventually } from '../support/eventually.ts'
 import { call, keepAliveAgent, serviceEnv, startService, type ServiceProcess } from '../faults/support/service.ts'
-import { SERVICE_NODE_FLAGS } from '../../src/runtime-flags.ts'
+import { SERVICE_ENVIRONMENT, SERVICE_NODE_FLAGS } from '../../src/runtime-flags.ts'
 
 const CLI = join(import.meta.dirname, '../../bin/livestock-api.js')
 
@@ -60,6 +60,9 @@ describe('serve --workers 2 on PostgreSQL', { skip: usingRealServers ? false : '
     for (const pid of workers) {
       const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
       for (const flag of SERVICE_NODE_FLAGS) assert.ok(args.includes(flag), `worker ${pid} runs without ${flag}: ${args.join(' ')}`)
+      // The test starts the supervisor with node and no MALLOC_ARENA_MAX: the workers get it all the same.
+      const environment = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')
+      for (const [name, value] of Object.entries(SERVICE_ENVIRONMENT)) assert.ok(environment.includes(`${name}=${value}`), `worker ${pid} runs without ${name}=${value}`)
     }
     for (let i = 0; i < 12; i++) {
       const res = await call(keepAliveAgent(1), service.port, 'GET', '/api/v1/health', { headers: { connection: 'close' } })
