@@ -75,6 +75,8 @@ declare module 'fastify' {
 /** A request id a client may set: printable, short, no spaces (it goes into logs and a header). */
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
+const INFO_OR_FINER = new Set<Config['logLevel']>(['info', 'debug', 'trace'])
+
 export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
@@ -109,6 +111,9 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   const compilations = lazyCompilations()
   const fastify = Fastify({
     logger: deps.logger ?? loggerOptions(config),
+    // Fastify's "incoming request" and "request completed" lines are at info: below that level they are
+    // skipped before their objects are built, rather than built and dropped by the logger on every request.
+    disableRequestLogging: deps.logger === undefined && !INFO_OR_FINER.has(config.logLevel),
     childLoggerFactory: requestLoggerFactory,
     genReqId: (req: IncomingMessage) => {
       const given = req.headers['x-request-id']

@@ -8,6 +8,7 @@ import { after, describe, it } from 'node:test'
 import { Readable } from 'node:stream'
 import { adminQuery, createScratchDatabase, TEST_JWT_SECRET } from '../support/app.ts'
 import { eventually } from '../support/eventually.ts'
+import { freePort } from '../faults/support/servers.ts'
 import { runCli } from '../../src/cli.ts'
 import { commands } from '../../src/cli/commands.ts'
 import { loadConfig } from '../../src/config.ts'
@@ -194,6 +195,8 @@ describe('service process', () => {
       const health = await fetch(`http://127.0.0.1:${port}/api/v1/health`)
       assert.equal(health.status, 200)
       assert.equal(((await health.json()) as { version: string }).version, "v1")
+      // LOG_LEVEL=info: Fastify's line for each answered request
+      await eventually(() => output, (text) => /"msg":"request completed"/.test(text), 'the request log line')
       assert.ok(existsSync(join(dataDir, 'jwt-secret')), 'a JWT key is generated into DATA_DIR')
 
       const second = cli(['migrate'], { DATA_DIR: dataDir })
@@ -207,6 +210,28 @@ describe('service process', () => {
       // the data survives a restart
       const again = cli(['migrate', '--status'], { DATA_DIR: dataDir })
       assert.equal(again.code, 0, again.stderr)
+    } finally {
+      server.kill('SIGKILL')
+    }
+  })
+
+  it('at LOG_LEVEL=warn writes no line for the requests it answers (the request lines are at info)', async () => {
+    const port = await freePort()
+    const server = spawn(process.execPath, [SERVER], {
+      env: { PATH: process.env.PATH ?? '', DATA_DIR: tempDir(), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let output = ''
+    server.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
+    server.stderr.on('data', (chunk: Buffer) => { output += chunk.toString() })
+    const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)))
+    try {
+      await eventually(() => fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.status, () => 0), (status) => status === 200,
+        'the server to answer', { timeoutMs: 60_000, intervalMs: 100 })
+      assert.equal((await fetch(`http://127.0.0.1:${port}/api/v1/nowhere`)).status, 404)
+      server.kill('SIGTERM')
+      assert.equal(await exited, 0)
+      assert.doesNotMatch(output, /incoming request|request completed/)
     } finally {
       server.kill('SIGKILL')
     }
