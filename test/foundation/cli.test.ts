@@ -179,24 +179,27 @@ describe('several processes on one DATABASE_URL', { skip: process.env.DATABASE_U
   })
 })
 
+/** The service as npm start runs it, on loopback, with `env`; its output (stdout and stderr) as it comes. */
+function spawnService(env: Record<string, string>) {
+  const server = spawn(process.execPath, [SERVER], { env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let text = ''
+  server.stdout.on('data', (chunk: Buffer) => { text += chunk.toString() })
+  server.stderr.on('data', (chunk: Buffer) => { text += chunk.toString() })
+  const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)))
+  return { server, output: () => text, exited }
+}
+
 describe('service process', () => {
   it('serves, refuses a second process on the same DATA_DIR, and stops cleanly on SIGTERM', async () => {
     const dataDir = tempDir()
-    const server = spawn(process.execPath, [SERVER], {
-      env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let output = ''
-    server.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
-    server.stderr.on('data', (chunk: Buffer) => { output += chunk.toString() })
-    const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)))
+    const { server, output, exited } = spawnService({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' })
     try {
-      const port = await eventually(() => /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1], (p) => p !== undefined, 'the server to listen', { timeoutMs: 60_000, intervalMs: 100 })
+      const port = await eventually(() => /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output())?.[1], (p) => p !== undefined, 'the server to listen', { timeoutMs: 60_000, intervalMs: 100 })
       const health = await fetch(`http://127.0.0.1:${port}/api/v1/health`)
       assert.equal(health.status, 200)
       assert.equal(((await health.json()) as { version: string }).version, "v1")
       // LOG_LEVEL=info: Fastify's line for each answered request
-      await eventually(() => output, (text) => /"msg":"request completed"/.test(text), 'the request log line')
+      await eventually(output, (text) => /"msg":"request completed"/.test(text), 'the request log line')
       assert.ok(existsSync(join(dataDir, 'jwt-secret')), 'a JWT key is generated into DATA_DIR')
 
       const second = cli(['migrate'], { DATA_DIR: dataDir })
@@ -205,7 +208,7 @@ describe('service process', () => {
 
       server.kill('SIGTERM')
       assert.equal(await exited, 0)
-      assert.match(output, /shutting down/)
+      assert.match(output(), /shutting down/)
       assert.ok(!existsSync(join(dataDir, 'livestock-api.lock')), 'the lock is released on shutdown')
       // the data survives a restart
       const again = cli(['migrate', '--status'], { DATA_DIR: dataDir })
@@ -217,21 +220,14 @@ describe('service process', () => {
 
   it('at LOG_LEVEL=warn writes no line for the requests it answers (the request lines are at info)', async () => {
     const port = await freePort()
-    const server = spawn(process.execPath, [SERVER], {
-      env: { PATH: process.env.PATH ?? '', DATA_DIR: tempDir(), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let output = ''
-    server.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
-    server.stderr.on('data', (chunk: Buffer) => { output += chunk.toString() })
-    const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)))
+    const { server, output, exited } = spawnService({ DATA_DIR: tempDir(), PORT: String(port), LOG_LEVEL: 'warn' })
     try {
       await eventually(() => fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.status, () => 0), (status) => status === 200,
         'the server to answer', { timeoutMs: 60_000, intervalMs: 100 })
       assert.equal((await fetch(`http://127.0.0.1:${port}/api/v1/nowhere`)).status, 404)
       server.kill('SIGTERM')
       assert.equal(await exited, 0)
-      assert.doesNotMatch(output, /incoming request|request completed/)
+      assert.doesNotMatch(output(), /incoming request|request completed/)
     } finally {
       server.kill('SIGKILL')
     }
