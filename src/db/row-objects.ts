@@ -9,7 +9,7 @@
 type RowObject = Record<string, unknown>
 type Construct = (values: unknown[]) => RowObject
 
-/** Statements of this service have a few hundred distinct column lists; beyond this many, rows are built by a loop. */
+/** Statements of this service have a few hundred distinct column lists; beyond this many, new ones are not kept. */
 const MAX_SHAPES = 1000
 const constructors = new Map<string, Construct>()
 
