@@ -207,7 +207,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   if (config.accessLog.enabled) {
     const accessLog = accessLogWriter((rows) => insertAccessLogRows(database.db, rows), { flushIntervalMs: config.accessLog.flushIntervalMs, log: app.log })
     app.addHook('onResponse', (req, reply, done) => {
-      const row = accessLogRowOf(req, reply, new Date(app.clock()))
+      const row = accessLogRowOf(req, reply, app.clock)
       if (row) accessLog.record(row)
       done()
     })

@@ -23,7 +23,7 @@ export interface AccessLogWriter {
  * The log row of a finished request, or undefined when it is not an integrator's: user tokens, public
  * routes and requests refused before the caller was known are not logged.
  */
-export function accessLogRowOf(req: FastifyRequest, reply: FastifyReply, now: Date): NewAccessLogRow | undefined {
+export function accessLogRowOf(req: FastifyRequest, reply: FastifyReply, clock: () => number): NewAccessLogRow | undefined {
   const caller = req.caller
   if (caller?.kind !== 'integrator') return undefined
   const endpoint = req.routeOptions.url
@@ -33,7 +33,7 @@ export function accessLogRowOf(req: FastifyRequest, reply: FastifyReply, now: Da
   return {
     uid: req.linkedAccount ?? null,
     integrator_uid: caller.integrator.uid,
-    at: now,
+    at: new Date(clock()),
     method: req.method,
     endpoint,
     response_code: reply.statusCode,
