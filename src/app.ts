@@ -1,7 +1,7 @@
 // buildApp: cross-cutting plugins first, then the feature modules, each registered explicitly.
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import Fastify, { type FastifyServerOptions, type RouteOptions } from 'fastify'
+import Fastify, { LogController, type FastifyServerOptions, type RouteOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.ts'
 import type { Database } from './db/database.ts'
@@ -113,7 +113,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     logger: deps.logger ?? loggerOptions(config),
     // Fastify's "incoming request" and "request completed" lines are at info: below that level they are
     // skipped before their objects are built, rather than built and dropped by the logger on every request.
-    disableRequestLogging: deps.logger === undefined && !INFO_OR_FINER.has(config.logLevel),
+    logController: new LogController({ disableRequestLogging: deps.logger === undefined && !INFO_OR_FINER.has(config.logLevel) }),
     childLoggerFactory: requestLoggerFactory,
     genReqId: (req: IncomingMessage) => {
       const given = req.headers['x-request-id']

@@ -34,7 +34,10 @@ async function logOf(account: Farm, count: number, query = '') {
     const res = await get(`/users/${account.uid}/access-log?limit=100${query}`, account.owner)
     return { status: res.statusCode, body: res.json() }
   }
-  const { status, body } = await eventually(probe, (r) => r.status !== 200 || r.body.pagination.total >= count, `${count} access-log records of ${account.uid}`)
+  // The page and its total are two statements: a batch written between them can be in the total and not yet in
+  // the page, so both must show it.
+  const { status, body } = await eventually(probe, (r) => r.status !== 200 || (r.body.pagination.total >= count && r.body.data.length >= Math.min(count, 100)),
+    `${count} access-log records of ${account.uid}`)
   assert.equal(status, 200, JSON.stringify(body))
   return body as { data: Record<string, unknown>[]; pagination: { total: number } }
 }
