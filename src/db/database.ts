@@ -250,8 +250,8 @@ function droppingTimedOutConnections(pool: pg.Pool): PostgresPool {
       if (timedOut) throw new Error('Query read timeout: the connection was dropped', { cause: timedOut })
       try {
         const name = preparedStatementName(text)
-        const values = parameters as unknown[]
-        const result = await client.query<unknown[]>(name === undefined ? { text, values, rowMode: 'array' } : { name, text, values, rowMode: 'array' })
+        // Without a name pg runs the text unnamed, as it does for a plain query(text, values).
+        const result = await client.query<unknown[]>({ name, text, values: parameters as unknown[], rowMode: 'array' })
         // Several statements in one text (simple protocol, no parameters) answer a list of results: passed on as pg gives them.
         if (Array.isArray(result)) return result
         return { command: result.command, rowCount: result.rowCount, fields: result.fields, rows: rowObjects(result.fields, result.rows) }
