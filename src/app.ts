@@ -13,7 +13,7 @@ import { createAccessChangeFeed, type AccessChangeFeed } from './db/access-chang
 import { TokenSigner } from './auth/jwt.ts'
 import type { ApiModule } from './http/api-module.ts'
 import { sharedSchemas } from './http/envelope.ts'
-import { requestLoggerFactory } from './http/request-logger.ts'
+import { deferChildLoggers } from './http/request-logger.ts'
 import { lazyCompilations, lazySerializerFactory, type LazyCompilations } from './http/lazy-compilation.ts'
 import { documentResponseHeaders } from './http/response-headers.ts'
 import { API_PREFIX, MAX_PATH_SEGMENT, type AccessRule } from './http/route-policy.ts'
@@ -114,7 +114,6 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     // Fastify's "incoming request" and "request completed" lines are at info: below that level they are
     // skipped before their objects are built, rather than built and dropped by the logger on every request.
     logController: new LogController({ disableRequestLogging: deps.logger === undefined && !INFO_OR_FINER.has(config.logLevel) }),
-    childLoggerFactory: requestLoggerFactory,
     genReqId: (req: IncomingMessage) => {
       const given = req.headers['x-request-id']
       return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID()
@@ -138,6 +137,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PATH_SEGMENT },
     schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory(cachingSerializerFactory, compilations) } },
   })
+  deferChildLoggers(fastify.log)
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const modules = featureModules(database, deps.redis)
 

@@ -5,6 +5,7 @@ import type { FastifyReply } from 'fastify'
 import Type, { type TSchema } from 'typebox'
 import { DateTime, EXAMPLE, Integer, Message } from './schema-types.ts'
 import { weakEtagOfParts } from './etag.ts'
+import { isoTimestamp } from './timestamp.ts'
 
 export const Timestamp = DateTime('ISO 8601 time of the response')
 
@@ -123,8 +124,8 @@ export interface PageBody<T> {
 
 export function ok<T>(data: T, message?: string): SuccessBody<T> {
   return message === undefined
-    ? { success: true, data, timestamp: new Date().toISOString() }
-    : { success: true, data, message, timestamp: new Date().toISOString() }
+    ? { success: true, data, timestamp: isoTimestamp() }
+    : { success: true, data, message, timestamp: isoTimestamp() }
 }
 
 /**
@@ -137,7 +138,7 @@ export function ok<T>(data: T, message?: string): SuccessBody<T> {
  */
 export function sendJsonItems(reply: FastifyReply, items: string[]): FastifyReply {
   const head = '{"success":true,"data":['
-  const tail = `],"timestamp":"${new Date().toISOString()}"}`
+  const tail = `],"timestamp":"${isoTimestamp()}"}`
   const pieces = items.flatMap((piece, i) => (i === 0 ? [piece] : [',', piece]))
   const length = pieces.reduce((bytes, piece) => bytes + Buffer.byteLength(piece), head.length + tail.length)
   return reply.type('application/json; charset=utf-8')
@@ -147,7 +148,7 @@ export function sendJsonItems(reply: FastifyReply, items: string[]): FastifyRepl
 }
 
 export function okMessage(message: string): MessageBody {
-  return { success: true, message, timestamp: new Date().toISOString() }
+  return { success: true, message, timestamp: isoTimestamp() }
 }
 
 export function page<T>(data: T[], pageNumber: number, limit: number, total: number): PageBody<T> {
@@ -155,7 +156,7 @@ export function page<T>(data: T[], pageNumber: number, limit: number, total: num
     success: true,
     data,
     pagination: { page: pageNumber, limit, total, totalPages: Math.ceil(total / limit) },
-    timestamp: new Date().toISOString(),
+    timestamp: isoTimestamp(),
   }
 }
 

@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import { ERROR_EXAMPLES, Timestamp, commonErrors } from '../http/envelope.ts'
 import { documentResponseHeaders, referenceResponseHeaders } from '../http/response-headers.ts'
 import { API_PREFIX } from '../http/route-policy.ts'
+import { isoTimestamp } from '../http/timestamp.ts'
 import { refuseUnknownQueryParameters } from './validation.ts'
 import { VERSION } from '../version.ts'
 
@@ -153,7 +154,7 @@ export async function registerDocsRoutes(app: FastifyInstance) {
         name: 'livestock-api' as const, version: VERSION, apiVersion: 'v1' as const,
         links: { docs: `${API_PREFIX}/docs`, openapi: `${API_PREFIX}/openapi.json`, health: `${API_PREFIX}/health`, ready: `${API_PREFIX}/health/ready` },
       },
-      timestamp: new Date().toISOString(),
+      timestamp: isoTimestamp(),
     }))
 
     scope.get(`${API_PREFIX}/openapi.json`, {

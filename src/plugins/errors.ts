@@ -8,6 +8,7 @@ import { DETAILS_MAX, ERROR_TEXT_MAX } from '../http/envelope.ts'
 import { ApiError, VALIDATION_FAILED, type FieldProblem } from '../http/errors.ts'
 import { isStoreUnavailable } from '../db/errors.ts'
 import { validationDetails } from '../http/validation-details.ts'
+import { isoTimestamp } from '../http/timestamp.ts'
 
 interface ErrorResponse {
   statusCode: number
@@ -39,7 +40,7 @@ export function errorsPlugin(app: FastifyInstance) {
       ...('details' in response && response.details
         ? { details: response.details.slice(0, DETAILS_MAX).map((d) => ({ field: clip(d.field), message: clip(d.message) })) }
         : {}),
-      timestamp: new Date().toISOString(),
+      timestamp: isoTimestamp(),
     })
   })
 
@@ -51,7 +52,7 @@ export function errorsPlugin(app: FastifyInstance) {
     return reply.status(404).send({
       success: false,
       error: clip(`Route ${req.method} ${path} not found`),
-      timestamp: new Date().toISOString(),
+      timestamp: isoTimestamp(),
     })
   })
 }
@@ -102,7 +103,7 @@ export function frameworkErrorHandler(err: FastifyError, req: FastifyRequest, re
 }
 
 function envelopeOf(error: string) {
-  return { success: false, error: clip(error), timestamp: new Date().toISOString() }
+  return { success: false, error: clip(error), timestamp: isoTimestamp() }
 }
 
 const CLIENT_ERRORS: Record<string, { status: number; error: string }> = {

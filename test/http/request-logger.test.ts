@@ -7,7 +7,7 @@ import pino from 'pino'
 import type { FastifyBaseLogger } from 'fastify'
 import { loggerOptions } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
-import { LazyChildLogger, requestLoggerFactory } from '../../src/http/request-logger.ts'
+import { LazyChildLogger, deferChildLoggers } from '../../src/http/request-logger.ts'
 import { createTestApp, testEnv, type TestContext } from '../support/app.ts'
 
 function capture() {
@@ -23,7 +23,8 @@ describe('request logger', () => {
     let children = 0
     const child = parent.child.bind(parent)
     parent.child = ((...args: Parameters<typeof parent.child>) => { children++; return child(...args) }) as typeof parent.child
-    const log = requestLoggerFactory(parent, { reqId: 'r-1' }, {}) as LazyChildLogger
+    deferChildLoggers(parent)
+    const log = parent.child({ reqId: 'r-1' }, {}) as unknown as LazyChildLogger
     assert.ok(log instanceof LazyChildLogger)
     log.info('skipped')
     log.debug({ a: 1 }, 'skipped')
@@ -36,17 +37,34 @@ describe('request logger', () => {
     assert.equal(lines[0]!.n, 1)
   })
 
-  it('gives a pino child at once when the route sets its own level, and the null logger its own child', () => {
+  it('gives a pino child at once when the route sets its own level or serializers, and leaves the null logger alone', () => {
     const parent = pino({ level: 'warn' }, capture().stream)
-    assert.ok(!(requestLoggerFactory(parent, { reqId: 'r-2' }, { level: 'debug' }) instanceof LazyChildLogger))
+    deferChildLoggers(parent)
+    assert.ok(parent.child({ reqId: 'r-2' }) instanceof LazyChildLogger)
+    const debug = parent.child({ reqId: 'r-2' }, { level: 'debug' })
+    assert.ok(!(debug instanceof LazyChildLogger))
+    assert.equal(debug.level, 'debug')
+    assert.ok(!(parent.child({ reqId: 'r-2' }, { serializers: { a: () => 'b' } }) instanceof LazyChildLogger))
     const silent = { level: 'silent', info() {}, error() {}, debug() {}, fatal() {}, warn() {}, trace() {}, silent() {}, child() { return silent } } as FastifyBaseLogger
-    assert.equal(requestLoggerFactory(silent, { reqId: 'r-3' }, {}), silent)
+    deferChildLoggers(silent)
+    assert.equal(silent.child({ reqId: 'r-3' }), silent)
+  })
+
+  it('a lazy child of a lazy child is a real child, made when asked for', () => {
+    const { lines, stream } = capture()
+    const parent = pino({ level: 'warn' }, stream)
+    deferChildLoggers(parent)
+    const log = parent.child({ reqId: 'r-5' }) as unknown as LazyChildLogger
+    log.child({ step: 'two' }).warn('nested')
+    assert.equal(log.made, true)
+    assert.deepEqual(lines.map((l) => [l.reqId, l.step, l.msg]), [['r-5', 'two', 'nested']])
   })
 
   it('a level set on the request logger applies to it alone', () => {
     const { lines, stream } = capture()
     const parent = pino({ level: 'warn' }, stream)
-    const log = requestLoggerFactory(parent, { reqId: 'r-4' }, {})
+    deferChildLoggers(parent)
+    const log = parent.child({ reqId: 'r-4' })
     log.level = 'info'
     log.info('now logged')
     parent.info('still not')

@@ -1,5 +1,6 @@
 import type { Database } from '../../db/database.ts'
 import { defineModule } from '../../http/api-module.ts'
+import { isoTimestamp } from '../../http/timestamp.ts'
 import type { Redis } from '../../redis.ts'
 import { HealthResponse, NotReadyResponse, ReadyResponse } from './health.schemas.ts'
 
@@ -22,7 +23,7 @@ export function healthModule(database: Database, redis: Redis | undefined) {
         success: true as const,
         message: 'Livestock API is running',
         version: 'v1' as const,
-        timestamp: new Date().toISOString(),
+        timestamp: isoTimestamp(),
       }))
 
       app.get('/health/ready', {
@@ -44,14 +45,14 @@ export function healthModule(database: Database, redis: Redis | undefined) {
           ...(cache === 'unreachable' ? [{ field: 'redis', message: 'does not answer' }] : []),
         ]
         if (problems.length === 0) {
-          return { success: true as const, message: 'Ready', data, timestamp: new Date().toISOString() }
+          return { success: true as const, message: 'Ready', data, timestamp: isoTimestamp() }
         }
         return reply.status(503).header('retry-after', '5').send({
           success: false as const,
           error: `Not ready: ${problems.map((p) => p.field).join(' and ')} unreachable`,
           details: problems,
           data,
-          timestamp: new Date().toISOString(),
+          timestamp: isoTimestamp(),
         })
       })
     },

@@ -2,6 +2,7 @@
 import Type from 'typebox'
 import type { Limits } from '../../config.ts'
 import { Timestamp } from '../../http/envelope.ts'
+import { isoTimestamp } from '../../http/timestamp.ts'
 import { Message } from '../../http/schema-types.ts'
 import type { App } from '../../types.ts'
 
@@ -73,6 +74,6 @@ export async function tokenDirectoryRoutes(app: App) {
     message: 'Token endpoints of the Livestock API',
     endpoints,
     documentation: '/api/v1/docs',
-    timestamp: new Date().toISOString(),
+    timestamp: isoTimestamp(),
   }))
 }
