@@ -14,6 +14,7 @@ import { TokenSigner } from './auth/jwt.ts'
 import type { ApiModule } from './http/api-module.ts'
 import { sharedSchemas } from './http/envelope.ts'
 import { deferChildLoggers } from './http/request-logger.ts'
+import { closeStalledConnections } from './http/stalled-connections.ts'
 import { lazyCompilations, lazySerializerFactory, type LazyCompilations } from './http/lazy-compilation.ts'
 import { documentResponseHeaders } from './http/response-headers.ts'
 import { API_PREFIX, MAX_PATH_SEGMENT, type AccessRule } from './http/route-policy.ts'
@@ -121,9 +122,8 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     bodyLimit: config.bodyLimitBytes,
     // REQUEST_TIMEOUT_MS bounds the headers and the whole request. Node checks those timeouts every
     // connectionsCheckingInterval (30 s by default), which let a slow client last up to twice as long.
-    // The socket's own inactivity timeout comes later, so that a slow client gets the 408 of those first.
+    // A client that stops reading its response is closed by closeStalledConnections, below.
     requestTimeout: config.requestTimeoutMs,
-    connectionTimeout: config.requestTimeoutMs + 5000,
     http: { headersTimeout: config.requestTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, config.requestTimeoutMs) },
     // Fastify takes a hop count as a number at run time; its type only lists the other forms.
     trustProxy: config.trustProxy as boolean | string[],
@@ -138,6 +138,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory(cachingSerializerFactory, compilations) } },
   })
   deferChildLoggers(fastify.log)
+  closeStalledConnections(fastify.server, { stallMs: config.requestTimeoutMs, everyMs: Math.min(1000, config.requestTimeoutMs) })
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const modules = featureModules(database, deps.redis)
 

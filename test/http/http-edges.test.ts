@@ -2,6 +2,7 @@
 // REQUEST_TIMEOUT_MS, shutdown closes keep-alive sockets as their requests end, and logs keep error level
 // for faults an operator must act on. Over a real port where the HTTP parser is what is tested.
 import assert from 'node:assert/strict'
+import { once } from 'node:events'
 import { connect } from 'node:net'
 import { Writable } from 'node:stream'
 import { after, before, describe, it } from 'node:test'
@@ -12,6 +13,8 @@ let ctx: TestContext
 let port: number
 const logs: { level: number; msg: string }[] = []
 let releaseSlow: () => void = () => {}
+// More than the kernel's socket buffers on both ends of a loopback connection hold.
+const LARGE = Buffer.alloc(48 * 1024 * 1024, 'x')
 
 before(async () => {
   ctx = await createTestApp({
@@ -21,6 +24,8 @@ before(async () => {
       stream: new Writable({ write(chunk: Buffer, _enc, done) { for (const line of chunk.toString().split('\n').filter(Boolean)) logs.push(JSON.parse(line)); done() } }),
     },
     extend: (api) => {
+      api.get('/probe/large', { config: { access: 'public' }, compress: false }, async (_req, reply) =>
+        reply.type('application/octet-stream').send(LARGE))
       api.get('/probe/slow', { config: { access: 'public' } }, async () => {
         await new Promise<void>((resolve) => { releaseSlow = resolve })
         return ok({ slow: true })
@@ -84,6 +89,22 @@ describe('requests the router or the HTTP parser refuses', () => {
     assert.equal(res.status, 408)
     // 1.5 s configured and checked every second: well before Node's own 60 s (or 30 s plus its 30 s check interval).
     assert.ok(ms < 10_000, `cut after ${ms} ms`)
+  })
+})
+
+describe('a client that stops reading', () => {
+  it('has its connection closed once its response has not moved for REQUEST_TIMEOUT_MS', async () => {
+    const socket = connect(port, '127.0.0.1')
+    socket.write('GET /api/v1/probe/large HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n')
+    socket.pause()
+    // REQUEST_TIMEOUT_MS is 1500 here, the sweep runs every second: closed well before 4 s.
+    await new Promise((resolve) => setTimeout(resolve, 4000))
+    let received = 0
+    socket.on('data', (chunk: Buffer) => { received += chunk.length })
+    socket.on('error', () => {})
+    socket.resume()
+    await once(socket, 'close')
+    assert.ok(received < LARGE.length, `received ${received} of ${LARGE.length} bytes`)
   })
 })
 
