@@ -1,4 +1,4 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=16 --heap-growing-percent=50
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=16 --heap-growing-percent=50 --no-wasm-tier-up --no-wasm-dynamic-tiering
 // Operator CLI entry. Runs the TypeScript sources directly (Node >= 22.18 strips types natively), through
 // Node's compile cache (compile-cache.js); `npm exec livestock-api` and npm scripts run it on the project's
 // pinned Node 24, with the service's V8 heap flags (src/runtime-flags.ts; `env -S` splits them).

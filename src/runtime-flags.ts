@@ -1,4 +1,4 @@
-// The V8 heap settings the service runs with. They must be given on node's command line (V8 sizes its
+// The V8 settings the service runs with (heap sizing, WebAssembly tiers). They must be given on node's command line (V8 sizes its
 // heap when the process starts), so they are written out where the service is started: package.json
 // `start`, the shebangs of bin/serve.js and bin/livestock-api.js, and here for the workers of `serve --workers N` and for
 // the bench's service process (bench/processes.ts). test/foundation/runtime-flags.test.ts checks that
@@ -16,8 +16,16 @@
 //   (instead of up to 4 x). A soft target, not a limit: the heap still grows as far as live data needs,
 //   so a burst of large bodies cannot run the process out of memory as --max-old-space-size could.
 // Node's defaults (2 x 32 MB, growth up to 4 x) peaked at 440-470 MB under the same loads.
+// - --no-wasm-tier-up --no-wasm-dynamic-tiering: WebAssembly stays on V8's baseline compiler (Liftoff). The
+//   embedded store is PostgreSQL compiled to WebAssembly, and once its queries run, V8's optimizing compiler
+//   takes up one of its functions (index 2272, 105 kB of code) whose compilation needs ~600 MB of compiler
+//   memory for ~0.6 s (--turbo-stats-wasm): the embedded service peaked at ~800 MB a few seconds after every
+//   start, against ~220 MB without (idle ~275 against ~212 MB). The price is the embedded store's speed:
+//   12-25 % fewer one-animal reads and 35 % fewer 10,000-row pages, the 100-animal page within the noise
+//   (24 November 2026). PostgreSQL mode runs no WebAssembly of its own. An operator can turn the tiers back on
+//   (--wasm-tier-up --wasm-dynamic-tiering): the later flag wins, and missingServiceFlags counts them as given.
 
-export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16', '--heap-growing-percent=50']
+export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16', '--heap-growing-percent=50', '--no-wasm-tier-up', '--no-wasm-dynamic-tiering']
 
 // The environment the service starts with, for the same reason: glibc reads it when the process starts. Written
 // out beside the flags (`MALLOC_ARENA_MAX=2 node ...` in package.json `start`, `env -S MALLOC_ARENA_MAX=2 node ...`
@@ -40,7 +48,8 @@ export function withServiceEnvironment(env: Record<string, string | undefined>):
   return { ...SERVICE_ENVIRONMENT, ...env }
 }
 
-const optionOf = (flag: string) => flag.split('=')[0]!.replaceAll('_', '-')
+/** The option a flag sets: `--heap_growing_percent=80` and `--no-wasm-tier-up` set `--heap-growing-percent` and `--wasm-tier-up`. */
+const optionOf = (flag: string) => flag.split('=')[0]!.replaceAll('_', '-').replace(/^--no-/, '--')
 
 /** The service's flags whose option `execArgv` does not set (to any value). */
 export function missingServiceFlags(execArgv: readonly string[] = process.execArgv): string[] {

@@ -1,4 +1,4 @@
-// The service's V8 heap flags (src/runtime-flags.ts) are on every command that starts it: `npm start`,
+// The service's V8 flags (src/runtime-flags.ts) are on every command that starts it: `npm start`,
 // the shebangs of the CLI and of bin/serve.js, the workers of `serve --workers N` (workers.test.ts checks their command
 // lines on PostgreSQL) and the bench's service process.
 import assert from 'node:assert/strict'
@@ -49,5 +49,9 @@ describe('the service V8 flags and environment', () => {
       [...SERVICE_NODE_FLAGS.filter((f) => !f.startsWith('--max-semi-space-size')), '--max-semi-space-size=16', '--inspect'])
     assert.deepEqual(missingServiceFlags([...SERVICE_NODE_FLAGS]), [])
     assert.deepEqual(missingServiceFlags(['--heap_growing_percent=80']), SERVICE_NODE_FLAGS.filter((f) => !f.startsWith('--heap-growing-percent')))
+    // An operator who wants V8's optimizing compiler for the embedded store's WebAssembly turns the tiers back on.
+    const tiersOn = ['--wasm-tier-up', '--wasm-dynamic-tiering']
+    assert.deepEqual(missingServiceFlags(tiersOn), ['--max-semi-space-size=16', '--heap-growing-percent=50'])
+    assert.deepEqual(withServiceFlags(tiersOn), ['--max-semi-space-size=16', '--heap-growing-percent=50', ...tiersOn])
   })
 })
