@@ -1,8 +1,8 @@
-// The V8 settings the service runs with (heap sizing, WebAssembly tiers). They must be given on node's command line (V8 sizes its
-// heap when the process starts), so they are written out where the service is started: package.json
-// `start`, the shebangs of bin/serve.js and bin/livestock-api.js, and here for the workers of `serve --workers N` and for
-// the bench's service process (bench/processes.ts). test/foundation/runtime-flags.test.ts checks that
-// those places agree with this list.
+// The V8 settings the service runs with (heap sizing, WebAssembly tiers). They must be given on node's command
+// line (V8 sizes its heap when the process starts), so they are written out where the service is started:
+// package.json `start`, the shebangs of bin/serve.js and bin/livestock-api.js, and here for the workers of
+// `serve --workers N` and for the bench's service process (bench/processes.ts).
+// test/foundation/runtime-flags.test.ts checks that those places agree with this list.
 //
 // Without them, Node 24 on a machine with a few GB of memory lets the young generation grow to 2 x 32 MB
 // and the old generation to several times what the service keeps alive before collecting it: the
