@@ -21,8 +21,14 @@ async function connect(): Promise<{ query: Query; close: () => Promise<void> }> 
   const url = process.env.BARE_DATABASE_URL
   if (url) {
     const pool = new pg.Pool({
-      connectionString: url, max: 10,
-      types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => oid === INT8_OID || oid === NUMERIC_OID ? toNumber : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser },
+      connectionString: url,
+      max: 10,
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          oid === INT8_OID || oid === NUMERIC_OID
+            ? toNumber
+            : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      },
     })
     return {
       query: async (text, params) => {
@@ -52,7 +58,8 @@ async function connect(): Promise<{ query: Query; close: () => Promise<void> }> 
 // The service's statements, as its query log shows them.
 const SQL = {
   // The service prepares this one (src/db/prepared.ts); a bare pg server sends it unnamed, parsed and planned each time.
-  animalByMac: 'select "uid", "id", "mac", "sex", "active", "battery", "current_activity", "current_temperature", "reference_temperature", ' +
+  animalByMac:
+    'select "uid", "id", "mac", "sex", "active", "battery", "current_activity", "current_temperature", "reference_temperature", ' +
     '"reference_temperature_updated_at", "reference_temperature_window_days", "eartag_start", "father", "mother", "group_name", "node", ' +
     '"node_weight", "signal_strength", "watchdog_weight", "t", "suspicious", "health_score", "diagnosed", "last_sensor_t", "last_location_t", ' +
     '"created_at", "updated_at" from "animals" where "uid" = $1 and "mac" = $2',
@@ -77,7 +84,10 @@ const { query, close } = await connect()
 
 function send(res: ServerResponse, status: number, body: unknown) {
   const text = JSON.stringify(body)
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) })
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  })
   res.end(text)
 }
 
@@ -97,7 +107,8 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   const params = new URLSearchParams(search)
   const parts = path.split('/').map(decodeURIComponent)
   // /hello, /users/:uid/animals, /users/:uid/animals/:mac, /users/:uid/animals/:mac/sensordata
-  if (path === '/hello') return send(res, 200, { success: true, message: 'hello', version: 'v1', timestamp: new Date().toISOString() })
+  if (path === '/hello')
+    return send(res, 200, { success: true, message: 'hello', version: 'v1', timestamp: new Date().toISOString() })
   if (parts[1] !== 'users' || parts[3] !== 'animals') return send(res, 404, { success: false })
   const uid = parts[2]!
   const mac = parts[4]
@@ -105,7 +116,10 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   if (mac === undefined && req.method === 'GET') {
     const [page, count] = await Promise.all([query(SQL.animalPage, [uid, limit, 0]), query(SQL.animalCount, [uid])])
     const total = Number(count.rows[0]!.total)
-    return send(res, 200, { ...envelope(page.rows), pagination: { page: 1, limit, total, totalPages: Math.ceil(total / limit) } })
+    return send(res, 200, {
+      ...envelope(page.rows),
+      pagination: { page: 1, limit, total, totalPages: Math.ceil(total / limit) },
+    })
   }
   if (mac !== undefined && parts.length === 5 && req.method === 'GET') {
     const { rows } = await query(SQL.animalByMac, [uid, mac])
@@ -120,10 +134,24 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     return res.end(text)
   }
   if (mac !== undefined && parts[5] === 'sensordata' && req.method === 'POST') {
-    const { readings } = JSON.parse(await readBody(req)) as { readings: { t: number; c: number; x: number; y: number; z: number }[] }
+    const { readings } = JSON.parse(await readBody(req)) as {
+      readings: { t: number; c: number; x: number; y: number; z: number }[]
+    }
     const column = (name: 't' | 'c' | 'x' | 'y' | 'z') => readings.map((r) => r[name])
-    const { affected } = await query(SQL.insertSensorData, [uid, mac, column('t'), column('c'), column('x'), column('y'), column('z')])
-    return send(res, 200, envelope({ received: readings.length, stored: affected, duplicates: readings.length - affected }))
+    const { affected } = await query(SQL.insertSensorData, [
+      uid,
+      mac,
+      column('t'),
+      column('c'),
+      column('x'),
+      column('y'),
+      column('z'),
+    ])
+    return send(
+      res,
+      200,
+      envelope({ received: readings.length, stored: affected, duplicates: readings.length - affected }),
+    )
   }
   return send(res, 404, { success: false })
 }

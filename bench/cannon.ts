@@ -39,15 +39,21 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   const statuses: Record<string, number> = {}
   const started = performance.now()
   let done: (err: unknown, result: autocannon.Result) => void = () => {}
-  const finished = new Promise<autocannon.Result>((resolve, reject) => { done = (err, result) => (err ? reject(err instanceof Error ? err : new Error('autocannon failed', { cause: err })) : resolve(result)) })
-  const instance = autocannon({
-    url: `http://127.0.0.1:${options.port}${options.path}`,
-    headers: options.headers ?? {},
-    duration: options.duration,
-    connections: options.connections,
-    ...(options.overallRate ? { overallRate: Math.max(1, Math.round(options.overallRate)) } : {}),
-    timeout: 30,
-  }, (err, result) => done(err, result))
+  const finished = new Promise<autocannon.Result>((resolve, reject) => {
+    done = (err, result) =>
+      err ? reject(err instanceof Error ? err : new Error('autocannon failed', { cause: err })) : resolve(result)
+  })
+  const instance = autocannon(
+    {
+      url: `http://127.0.0.1:${options.port}${options.path}`,
+      headers: options.headers ?? {},
+      duration: options.duration,
+      connections: options.connections,
+      ...(options.overallRate ? { overallRate: Math.max(1, Math.round(options.overallRate)) } : {}),
+      timeout: 30,
+    },
+    (err, result) => done(err, result),
+  )
   instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
     statuses[statusCode] = (statuses[statusCode] ?? 0) + 1
     if (count === latencies.length) {
@@ -75,7 +81,9 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
 export function expectOnly(result: LoadResult, status: number, what: string): LoadResult {
   const others = Object.entries(result.statuses).filter(([s]) => Number(s) !== status)
   if (others.length > 0 || result.errors > 0 || result.requests === 0) {
-    throw new Error(`${what}: expected only ${status}, got ${JSON.stringify(result.statuses)} with ${result.errors} errors (${result.timeouts} timeouts)`)
+    throw new Error(
+      `${what}: expected only ${status}, got ${JSON.stringify(result.statuses)} with ${result.errors} errors (${result.timeouts} timeouts)`,
+    )
   }
   return result
 }

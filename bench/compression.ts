@@ -13,8 +13,16 @@ export const compressionScenario: Scenario = {
   name: 'compression',
   description: `reads of growing size, compression off vs on (br quality 4), ${ROUNDS} alternating rounds each, load from another process`,
   run: async () => {
-    const off = await startBenchApp({ COMPRESSION_MIN_BYTES: '0', RATE_LIMIT_IP_MAX: '0', QUOTA_ENTERPRISE: '0', ACCESS_LOG: 'off' })
-    const on = await startBenchApp({ COMPRESSION_MIN_BYTES: '1', RATE_LIMIT_IP_MAX: '0', QUOTA_ENTERPRISE: '0', ACCESS_LOG: 'off' }, { database: off.database })
+    const off = await startBenchApp({
+      COMPRESSION_MIN_BYTES: '0',
+      RATE_LIMIT_IP_MAX: '0',
+      QUOTA_ENTERPRISE: '0',
+      ACCESS_LOG: 'off',
+    })
+    const on = await startBenchApp(
+      { COMPRESSION_MIN_BYTES: '1', RATE_LIMIT_IP_MAX: '0', QUOTA_ENTERPRISE: '0', ACCESS_LOG: 'off' },
+      { database: off.database },
+    )
     try {
       const farm = await benchFarm(on)
       const macs: string[] = []
@@ -25,7 +33,11 @@ export const compressionScenario: Scenario = {
         { name: 'one animal', path: `/api/v1/users/${farm.uid}/animals/${encodeURIComponent(macs[0]!)}`, total: 4000 },
         { name: '10 animals', path: `/api/v1/users/${farm.uid}/animals?limit=10`, total: 3000 },
         { name: '100 animals', path: `/api/v1/users/${farm.uid}/animals?limit=100`, total: 1500 },
-        { name: '10,000 readings', path: `/api/v1/users/${farm.uid}/animals/${encodeURIComponent(macs[0]!)}/sensordata?limit=10000`, total: 60 },
+        {
+          name: '10,000 readings',
+          path: `/api/v1/users/${farm.uid}/animals/${encodeURIComponent(macs[0]!)}/sensordata?limit=10000`,
+          total: 60,
+        },
       ]
       const table: Record<string, string | number>[] = []
       let largest = 0
@@ -38,9 +50,13 @@ export const compressionScenario: Scenario = {
         const { baseline, measured } = await alternatingMedians(ROUNDS, measure(off.port), measure(on.port))
         largest = measured / baseline
         table.push({
-          response: name, bytes: plain.rawPayload.length, compressed: packed.rawPayload.length,
+          response: name,
+          bytes: plain.rawPayload.length,
+          compressed: packed.rawPayload.length,
           'byte ratio': Number((packed.rawPayload.length / plain.rawPayload.length).toFixed(3)),
-          'req/s off': Math.round(baseline), 'req/s on': Math.round(measured), 'throughput on/off': Number((measured / baseline).toFixed(3)),
+          'req/s off': Math.round(baseline),
+          'req/s on': Math.round(measured),
+          'throughput on/off': Number((measured / baseline).toFixed(3)),
         })
       }
       console.table(table)

@@ -22,15 +22,28 @@ export const limitsScenario: Scenario = {
     const on = await startBenchApp({ ...ON, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix }, { database: off.database })
     try {
       const uid = `int_bench_${randomBytes(4).toString('hex')}`
-      await insertIntegrator(off.database.db, { uid, name: 'Bench', email: 'bench@bench.example', tier: 'pro', client_secret_hash: null })
-      const token = (await off.app.inject({ method: 'POST', url: '/api/v1/tokens', payload: { integratorUID: uid, expiresIn: 86400 } })).json().data.accessToken as string
+      await insertIntegrator(off.database.db, {
+        uid,
+        name: 'Bench',
+        email: 'bench@bench.example',
+        tier: 'pro',
+        client_secret_hash: null,
+      })
+      const token = (
+        await off.app.inject({
+          method: 'POST',
+          url: '/api/v1/tokens',
+          payload: { integratorUID: uid, expiresIn: 86400 },
+        })
+      ).json().data.accessToken as string
       const headers = { authorization: `Bearer ${token}` }
       const path = '/api/v1/tokens/validate'
       await loadGet(off.port, path, headers, 1000, CONCURRENCY) // warm-up both
       await loadGet(on.port, path, headers, 1000, CONCURRENCY)
       const measureOn = async () => {
         const measured = await loadGet(on.port, path, headers, TOTAL, CONCURRENCY)
-        if (Object.keys(measured.statuses).some((s) => s !== '200')) throw new Error(`unexpected statuses ${JSON.stringify(measured.statuses)}`)
+        if (Object.keys(measured.statuses).some((s) => s !== '200'))
+          throw new Error(`unexpected statuses ${JSON.stringify(measured.statuses)}`)
         return measured.rps
       }
       const measureOff = async () => (await loadGet(off.port, path, headers, TOTAL, CONCURRENCY)).rps

@@ -3,9 +3,17 @@
 // farms, for one bucket beyond 3σ and for two in a row (the rule: litterguards.rules.ts), with a sample a
 // minute and one every 10 minutes. The analytics compute the same figures in SQL; this works on the rows.
 import {
-  BUCKET_SECONDS, NOISE_FLOOR_G, UNUSUAL_SIGMAS, baselineWindow, dynamicAcceleration, unusualActivity,
+  BUCKET_SECONDS,
+  NOISE_FLOOR_G,
+  UNUSUAL_SIGMAS,
+  baselineWindow,
+  dynamicAcceleration,
+  unusualActivity,
 } from '../src/modules/litterguards/litterguards.rules.ts'
-import { simulateLitterguardReadings, simulatedLitterguards } from '../src/modules/litterguards/litterguards.simulator.ts'
+import {
+  simulateLitterguardReadings,
+  simulatedLitterguards,
+} from '../src/modules/litterguards/litterguards.simulator.ts'
 
 const FARMS = 40
 const DAY = 86_400
@@ -22,7 +30,9 @@ function buckets(rows: { t: number; activity: number }[], from: number, to: numb
     const bucket = Math.floor((row.t - window.start) / BUCKET_SECONDS)
     byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), row.activity])
   }
-  return [...byBucket.entries()].sort(([a], [b]) => a - b).map(([bucket, values]) => ({ bucket, activity: mean(values) }))
+  return [...byBucket.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([bucket, values]) => ({ bucket, activity: mean(values) }))
 }
 
 const results: Record<string, string | number>[] = []
@@ -31,7 +41,10 @@ for (const intervalSeconds of [60, 600]) {
   for (let farm = 0; farm < FARMS; farm++) {
     const uid = `farm-${farm}`
     for (const device of simulatedLitterguards(uid)) {
-      const rows = [...simulateLitterguardReadings(device, { uid, start: baseline.start, end, intervalSeconds, batchSize: 10_000 })].flat()
+      const rows = [
+        ...simulateLitterguardReadings(device, { uid, start: baseline.start, end, intervalSeconds, batchSize: 10_000 }),
+      ]
+        .flat()
         .map((r) => ({ t: r.t, activity: dynamicAcceleration(r.x, r.y, r.z) }))
       const base = buckets(rows, baseline.start, baseline.endBefore)
       const baselineMean = mean(base.map((b) => b.activity))

@@ -12,7 +12,10 @@ const SERVICE = join(import.meta.dirname, '../bin/serve.js')
 const BARE = join(import.meta.dirname, 'bare-server.ts')
 const FASTIFY_HELLO = join(import.meta.dirname, 'fastify-hello.ts')
 
-export interface Memory { rssMb: number; peakMb: number }
+export interface Memory {
+  rssMb: number
+  peakMb: number
+}
 
 /** VmRSS (resident now) and VmHWM (the peak resident so far) of a process, in MB. */
 export function memoryOf(pid: number): Memory {
@@ -40,9 +43,16 @@ export interface Child {
 function wrap(name: string, child: ChildProcess, port: number, logFd?: number): Child {
   const pid = child.pid!
   let exited = false
-  const exit = new Promise<void>((resolve) => child.once('exit', () => { exited = true; resolve() }))
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true
+      resolve()
+    }),
+  )
   return {
-    name, port, pid,
+    name,
+    port,
+    pid,
     memory: () => memoryOf(pid),
     async settle(maxMs) {
       const deadline = Date.now() + maxMs
@@ -70,14 +80,18 @@ function wrap(name: string, child: ChildProcess, port: number, logFd?: number): 
 async function waitForHttp(port: number, path: string, child: ChildProcess, what: string, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs
   const exited: { code?: number } = {}
-  child.once('exit', (code) => { exited.code = code ?? -1 })
+  child.once('exit', (code) => {
+    exited.code = code ?? -1
+  })
   for (;;) {
     if (exited.code !== undefined) throw new Error(`${what} exited (${exited.code}) before answering`)
     try {
       const res = await fetch(`http://127.0.0.1:${port}${path}`)
       await res.arrayBuffer()
       if (res.ok) return
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     if (Date.now() > deadline) throw new Error(`${what} did not answer ${path} within ${timeoutMs} ms`)
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
@@ -100,7 +114,13 @@ export function serviceArgs(extra: string[] = []): string[] {
 }
 
 /** `node <the service's flags> bin/serve.js` on a free loopback port; resolves once /api/v1/health answers. */
-export async function startService({ name, env, logFile, cpuProfileDir, nodeFlags = [] }: ServiceOptions): Promise<Child> {
+export async function startService({
+  name,
+  env,
+  logFile,
+  cpuProfileDir,
+  nodeFlags = [],
+}: ServiceOptions): Promise<Child> {
   const port = await freePort()
   const fd = openSync(logFile, 'a')
   const args = serviceArgs([...nodeFlags, ...(cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [])])
@@ -120,7 +140,12 @@ export async function startService({ name, env, logFile, cpuProfileDir, nodeFlag
 
 /** The bare baseline on a free loopback port, on PostgreSQL (databaseUrl) or a copy of an embedded data folder. */
 export function startBare(store: { databaseUrl: string } | { dataDir: string }, logFile: string): Promise<Child> {
-  return startScript('bare', BARE, 'databaseUrl' in store ? { BARE_DATABASE_URL: store.databaseUrl } : { BARE_DATA_DIR: store.dataDir }, logFile)
+  return startScript(
+    'bare',
+    BARE,
+    'databaseUrl' in store ? { BARE_DATABASE_URL: store.databaseUrl } : { BARE_DATA_DIR: store.dataDir },
+    logFile,
+  )
 }
 
 /** Fastify with one route and nothing else (fastify-hello.ts), the reference between the bare hello and /health. */
@@ -131,7 +156,10 @@ export function startFastifyHello(logFile: string): Promise<Child> {
 /** A script that prints {"port":N} once listening and answers GET /hello. */
 async function startScript(name: string, script: string, env: Record<string, string>, logFile: string): Promise<Child> {
   const fd = openSync(logFile, 'a')
-  const child = spawn(process.execPath, [script], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', fd] })
+  const child = spawn(process.execPath, [script], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', fd],
+  })
   const port = await new Promise<number>((resolve, reject) => {
     let output = ''
     child.stdout!.on('data', (chunk: Buffer) => {

@@ -15,17 +15,45 @@ const DAY = 86_400_000
 const ms = (x: number) => `${x.toFixed(1)} ms`
 
 export function sensorRows(count: number, end: number) {
-  return Array.from({ length: count }, (_, i) => ({ t: end - (count - 1 - i) * MINUTE, c: 36 + (i % 300) / 100, x: (i % 17) / 100, y: -(i % 13) / 100, z: 0.98 + (i % 5) / 100 }))
+  return Array.from({ length: count }, (_, i) => ({
+    t: end - (count - 1 - i) * MINUTE,
+    c: 36 + (i % 300) / 100,
+    x: (i % 17) / 100,
+    y: -(i % 13) / 100,
+    z: 0.98 + (i % 5) / 100,
+  }))
 }
 
 /** One HTTP request over a keep-alive agent, reading the whole response. */
-function send(agent: Agent, port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; bytes: number }> {
+function send(
+  agent: Agent,
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; bytes: number }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, agent, headers: { ...headers, ...(body ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}) } }, (res) => {
-      let bytes = 0
-      res.on('data', (chunk: Buffer) => { bytes += chunk.length })
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes }))
-    })
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        agent,
+        headers: {
+          ...headers,
+          ...(body ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}),
+        },
+      },
+      (res) => {
+        let bytes = 0
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length
+        })
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes }))
+      },
+    )
     req.on('error', reject)
     req.end(body)
   })
@@ -60,7 +88,14 @@ export const ingestScenario: Scenario = {
         const mac = await farm.animal()
         const started = performance.now()
         for (const body of bodies) {
-          const res = await send(agent, bench.port, 'POST', `/api/v1/users/${farm.uid}/animals/${mac}/sensordata`, farm.headers, body)
+          const res = await send(
+            agent,
+            bench.port,
+            'POST',
+            `/api/v1/users/${farm.uid}/animals/${mac}/sensordata`,
+            farm.headers,
+            body,
+          )
           if (res.status !== 200) throw new Error(`ingest answered ${res.status}`)
         }
         api.push(performance.now() - started)
@@ -72,13 +107,19 @@ export const ingestScenario: Scenario = {
         bare.push(performance.now() - started)
       }
       for (let round = 0; round < INGEST_ROUNDS; round++) {
-        if (round % 2 === 0) { await viaBare(); await viaApi() } else { await viaApi(); await viaBare() }
+        if (round % 2 === 0) {
+          await viaBare()
+          await viaApi()
+        } else {
+          await viaApi()
+          await viaBare()
+        }
       }
       agent.destroy()
       const ratio = median(bare) / median(api)
       return {
-        baseline: `${ms(median(bare))} bare INSERT (${(INGEST_ROWS / median(bare) * 1000).toFixed(0)} rows/s)`,
-        measured: `${ms(median(api))} via HTTP (${(INGEST_ROWS / median(api) * 1000).toFixed(0)} rows/s)`,
+        baseline: `${ms(median(bare))} bare INSERT (${((INGEST_ROWS / median(bare)) * 1000).toFixed(0)} rows/s)`,
+        measured: `${ms(median(api))} via HTTP (${((INGEST_ROWS / median(api)) * 1000).toFixed(0)} rows/s)`,
         ratio: Number(ratio.toFixed(3)),
         target: 'API/bare throughput >= 0.5',
         met: ratio >= 0.5,
@@ -117,16 +158,27 @@ export const readScenario: Scenario = {
       const viaBare = async () => {
         const started = performance.now()
         const { rows } = await sql<{ t: number; c: number; x: number; y: number; z: number }>`
-          SELECT t, c, x, y, z FROM animal_sensor_readings WHERE uid = ${farm.uid} AND mac = ${mac} ORDER BY t DESC LIMIT 10000`.execute(bench.database.db)
+          SELECT t, c, x, y, z FROM animal_sensor_readings WHERE uid = ${farm.uid} AND mac = ${mac} ORDER BY t DESC LIMIT 10000`.execute(
+          bench.database.db,
+        )
         const text = JSON.stringify(rows)
         bare.push(performance.now() - started)
         if (rows.length !== 10_000 || text.length === 0) throw new Error('bare read returned the wrong rows')
       }
-      for (let i = 0; i < 3; i++) { await viaApi(); await viaBare() }
+      for (let i = 0; i < 3; i++) {
+        await viaApi()
+        await viaBare()
+      }
       api.length = 0
       bare.length = 0
       for (let round = 0; round < READ_ROUNDS; round++) {
-        if (round % 2 === 0) { await viaBare(); await viaApi() } else { await viaApi(); await viaBare() }
+        if (round % 2 === 0) {
+          await viaBare()
+          await viaApi()
+        } else {
+          await viaApi()
+          await viaBare()
+        }
       }
       agent.destroy()
       const ratio = median(bare) / median(api)
@@ -173,7 +225,9 @@ export async function loadHerd(db: Kysely<DB>, uid: string, macs: string[], end:
     })
     await db.transaction().execute(async (trx) => {
       await sql`SET LOCAL maintenance_work_mem = '256MB'`.execute(trx)
-      await sql`ALTER TABLE animal_sensor_readings ADD CONSTRAINT animal_sensor_readings_pkey PRIMARY KEY (uid, mac, t) INCLUDE (c, x, y, z)`.execute(trx)
+      await sql`ALTER TABLE animal_sensor_readings ADD CONSTRAINT animal_sensor_readings_pkey PRIMARY KEY (uid, mac, t) INCLUDE (c, x, y, z)`.execute(
+        trx,
+      )
     })
   } else {
     await db.transaction().execute(async (trx) => {
@@ -181,20 +235,32 @@ export async function loadHerd(db: Kysely<DB>, uid: string, macs: string[], end:
       await sql`
         INSERT INTO animal_sensor_readings (uid, mac, t, c, x, y, z)
         SELECT ${values} FROM unnest(${macs}::text[]) AS m (mac)
-        CROSS JOIN LATERAL (SELECT i FROM generate_series(0, ${minutes - 1}) AS i WHERE m.mac IS NOT NULL) AS s`.execute(trx)
+        CROSS JOIN LATERAL (SELECT i FROM generate_series(0, ${minutes - 1}) AS i WHERE m.mac IS NOT NULL) AS s`.execute(
+        trx,
+      )
     })
   }
   await sql`VACUUM (ANALYZE) animal_sensor_readings`.execute(db)
 }
 
 /** The plan of the analytics scan: it must read the covering key only. */
-async function scanPlan(db: Kysely<DB>, uid: string, mac: string, start: number, end: number): Promise<{ node: string; heapFetches: number }> {
+async function scanPlan(
+  db: Kysely<DB>,
+  uid: string,
+  mac: string,
+  start: number,
+  end: number,
+): Promise<{ node: string; heapFetches: number }> {
   const { rows } = await sql<{ 'QUERY PLAN': unknown }>`
-    EXPLAIN (ANALYZE, FORMAT JSON) SELECT c, x, y, z FROM animal_sensor_readings WHERE uid = ${uid} AND mac = ${mac} AND t >= ${start} AND t <= ${end}`.execute(db)
+    EXPLAIN (ANALYZE, FORMAT JSON) SELECT c, x, y, z FROM animal_sensor_readings WHERE uid = ${uid} AND mac = ${mac} AND t >= ${start} AND t <= ${end}`.execute(
+    db,
+  )
   const raw = rows[0]!['QUERY PLAN']
   const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: Record<string, unknown> }[]
   const find = (node: Record<string, unknown>): Record<string, unknown> =>
-    String(node['Node Type']).includes('Scan') ? node : find(((node.Plans as Record<string, unknown>[] | undefined) ?? [{}])[0]!)
+    String(node['Node Type']).includes('Scan')
+      ? node
+      : find(((node.Plans as Record<string, unknown>[] | undefined) ?? [{}])[0]!)
   const scan = find(plan[0]!.Plan)
   return { node: String(scan['Node Type']), heapFetches: Number(scan['Heap Fetches'] ?? Number.NaN) }
 }
@@ -209,12 +275,14 @@ export const analyticsScenario: Scenario = {
     const alone = await startBenchApp(aloneDb.env)
     try {
       const end = Date.now()
-      const setups = await Promise.all([herd, alone].map(async (bench, i) => {
-        const farm = await benchFarm(bench)
-        const macs: string[] = []
-        for (let n = 0; n < (i === 0 ? HERD : 1); n++) macs.push(await farm.animal())
-        return { bench, farm, mac: macs[0]!, macs }
-      }))
+      const setups = await Promise.all(
+        [herd, alone].map(async (bench, i) => {
+          const farm = await benchFarm(bench)
+          const macs: string[] = []
+          for (let n = 0; n < (i === 0 ? HERD : 1); n++) macs.push(await farm.animal())
+          return { bench, farm, mac: macs[0]!, macs }
+        }),
+      )
       const loadStarted = performance.now()
       for (const s of setups) await loadHerd(s.bench.database.db, s.farm.uid, s.macs, end)
       const loadSeconds = (performance.now() - loadStarted) / 1000
@@ -225,7 +293,13 @@ export const analyticsScenario: Scenario = {
         sqlTimes.push(performance.now() - started)
         if (result.dataPointsCount !== MINUTES_30D) throw new Error(`analytics counted ${result.dataPointsCount} rows`)
         started = performance.now()
-        const res = await send(agent, s.bench.port, 'GET', `/api/v1/users/${s.farm.uid}/animals/${s.mac}/sensordata/analytics?timeRange=30d`, s.farm.headers)
+        const res = await send(
+          agent,
+          s.bench.port,
+          'GET',
+          `/api/v1/users/${s.farm.uid}/animals/${s.mac}/sensordata/analytics?timeRange=30d`,
+          s.farm.headers,
+        )
         apiTimes.push(performance.now() - started)
         if (res.status !== 200) throw new Error(`analytics answered ${res.status}`)
       }
@@ -233,19 +307,42 @@ export const analyticsScenario: Scenario = {
       const herdApi: number[] = []
       const aloneSql: number[] = []
       const aloneApi: number[] = []
-      for (let i = 0; i < 3; i++) { await measure(setups[0]!, [], []); await measure(setups[1]!, [], []) }
+      for (let i = 0; i < 3; i++) {
+        await measure(setups[0]!, [], [])
+        await measure(setups[1]!, [], [])
+      }
       for (let round = 0; round < ANALYTICS_ROUNDS; round++) {
-        if (round % 2 === 0) { await measure(setups[0]!, herdSql, herdApi); await measure(setups[1]!, aloneSql, aloneApi) } else { await measure(setups[1]!, aloneSql, aloneApi); await measure(setups[0]!, herdSql, herdApi) }
+        if (round % 2 === 0) {
+          await measure(setups[0]!, herdSql, herdApi)
+          await measure(setups[1]!, aloneSql, aloneApi)
+        } else {
+          await measure(setups[1]!, aloneSql, aloneApi)
+          await measure(setups[0]!, herdSql, herdApi)
+        }
       }
       agent.destroy()
-      const plan = await scanPlan(setups[0]!.bench.database.db, setups[0]!.farm.uid, setups[0]!.mac, end - 30 * DAY, end)
-      if (plan.node !== 'Index Only Scan' || plan.heapFetches !== 0) throw new Error(`analytics scan is ${plan.node} with ${plan.heapFetches} heap fetches`)
+      const plan = await scanPlan(
+        setups[0]!.bench.database.db,
+        setups[0]!.farm.uid,
+        setups[0]!.mac,
+        end - 30 * DAY,
+        end,
+      )
+      if (plan.node !== 'Index Only Scan' || plan.heapFetches !== 0)
+        throw new Error(`analytics scan is ${plan.node} with ${plan.heapFetches} heap fetches`)
       // Alone, every row matches: the planner may rightly read the whole table instead.
-      const alonePlan = await scanPlan(setups[1]!.bench.database.db, setups[1]!.farm.uid, setups[1]!.mac, end - 30 * DAY, end)
+      const alonePlan = await scanPlan(
+        setups[1]!.bench.database.db,
+        setups[1]!.farm.uid,
+        setups[1]!.mac,
+        end - 30 * DAY,
+        end,
+      )
       const ratio = median(herdSql) / median(aloneSql)
       return {
         baseline: `${ms(median(aloneSql))} query (${ms(median(aloneApi))} via HTTP), animal alone (${alonePlan.node})`,
-        measured: `${ms(median(herdSql))} query (${ms(median(herdApi))} via HTTP), ${HERD} animals, ${(HERD * MINUTES_30D / 1e6).toFixed(2)}M rows ` +
+        measured:
+          `${ms(median(herdSql))} query (${ms(median(herdApi))} via HTTP), ${HERD} animals, ${((HERD * MINUTES_30D) / 1e6).toFixed(2)}M rows ` +
           `(${INTERLEAVED ? 'interleaved' : 'tag by tag'}, loaded in ${loadSeconds.toFixed(0)} s), index-only scan, 0 heap fetches`,
         ratio: Number(ratio.toFixed(3)),
         target: 'herd/alone query time <= 1.5',

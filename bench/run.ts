@@ -17,10 +17,19 @@ if (only.length === 0) {
 } else {
   const unknown = only.filter((name) => !scenarios.some((s) => s.name === name))
   if (unknown.length > 0) {
-    console.error(`unknown bench ${unknown.join(', ')}: use no name (the table), smoke, stores, or ${scenarios.map((s) => s.name).join(', ')}`)
+    console.error(
+      `unknown bench ${unknown.join(', ')}: use no name (the table), smoke, stores, or ${scenarios.map((s) => s.name).join(', ')}`,
+    )
     process.exit(2)
   }
-  const results: { scenario: string; baseline: string; measured: string; ratio: number; target: string; met: boolean }[] = []
+  const results: {
+    scenario: string
+    baseline: string
+    measured: string
+    ratio: number
+    target: string
+    met: boolean
+  }[] = []
   for (const scenario of scenarios.filter((s) => only.includes(s.name))) {
     console.log(`running ${scenario.name}: ${scenario.description}`)
     results.push({ scenario: scenario.name, ...(await scenario.run()) })

@@ -20,4 +20,11 @@ import { limitsScenario } from './limits.ts'
 import { startupScenario } from './startup.ts'
 import { readingScenarios } from './readings.ts'
 
-export const scenarios: Scenario[] = [limitsScenario, accessLogScenario, callerCacheScenario, compressionScenario, startupScenario, ...readingScenarios]
+export const scenarios: Scenario[] = [
+  limitsScenario,
+  accessLogScenario,
+  callerCacheScenario,
+  compressionScenario,
+  startupScenario,
+  ...readingScenarios,
+]

@@ -15,7 +15,10 @@ const STARTS = 3
 
 async function startOnce(env: Record<string, string>, idleMs: number): Promise<StartRun> {
   const started = performance.now()
-  const child = spawn(process.execPath, serviceArgs(), { env: { PATH: process.env.PATH ?? '', ...SERVICE_ENVIRONMENT, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, serviceArgs(), {
+    env: { PATH: process.env.PATH ?? '', ...SERVICE_ENVIRONMENT, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   try {
     const readyMs = await new Promise<number>((resolve, reject) => {
       let output = ''
@@ -35,7 +38,11 @@ async function startOnce(env: Record<string, string>, idleMs: number): Promise<S
   }
 }
 
-export interface StartRun { readyMs: number; rssMb: number; peakMb: number }
+export interface StartRun {
+  readyMs: number
+  rssMb: number
+  peakMb: number
+}
 
 export interface StartupFigures {
   store: 'postgres' | 'embedded'
@@ -54,17 +61,30 @@ export interface StartupFigures {
  * Starts the service `starts` times on one new store (a scratch database on DATABASE_URL's server when
  * `store` is postgres, a fresh DATA_DIR otherwise) and reads its memory after `idleMs` idle.
  */
-export async function measureStartup(store: 'postgres' | 'embedded', starts = STARTS, idleMs = 2000): Promise<StartupFigures> {
+export async function measureStartup(
+  store: 'postgres' | 'embedded',
+  starts = STARTS,
+  idleMs = 2000,
+): Promise<StartupFigures> {
   const scratch = store === 'postgres' ? await scratchEnv() : { env: {}, drop: async () => {} }
-  if (store === 'postgres' && !('DATABASE_URL' in scratch.env)) throw new Error('measureStartup(postgres) needs DATABASE_URL')
+  if (store === 'postgres' && !('DATABASE_URL' in scratch.env))
+    throw new Error('measureStartup(postgres) needs DATABASE_URL')
   const dataDir = mkdtempSync(join(tmpdir(), 'lsapi-bench-start-'))
-  const env = { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', JWT_SECRET: BENCH_JWT_SECRET, DATA_DIR: dataDir, ...scratch.env }
+  const env = {
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    JWT_SECRET: BENCH_JWT_SECRET,
+    DATA_DIR: dataDir,
+    ...scratch.env,
+  }
   try {
     const runs: StartRun[] = []
     for (let i = 0; i < starts; i++) runs.push(await startOnce(env, idleMs))
     const warm = runs.length > 1 ? runs.slice(1) : runs
     return {
-      store, runs,
+      store,
+      runs,
       readyMs: Math.max(...warm.map((r) => r.readyMs)),
       rssIdleMb: Math.max(...warm.map((r) => r.rssMb)),
       peakMb: Math.max(...warm.map((r) => r.peakMb)),
@@ -83,7 +103,14 @@ export const startupScenario: Scenario = {
   run: async () => {
     const figures = await measureStartup(process.env.DATABASE_URL ? 'postgres' : 'embedded')
     const { runs, readyMs, targetMs } = figures
-    console.table(runs.map((r, i) => ({ start: i === 0 ? 'first (migrates)' : `again ${i}`, 'ready ms': Math.round(r.readyMs), 'RSS idle MB': Math.round(r.rssMb), 'RSS peak MB': Math.round(r.peakMb) })))
+    console.table(
+      runs.map((r, i) => ({
+        start: i === 0 ? 'first (migrates)' : `again ${i}`,
+        'ready ms': Math.round(r.readyMs),
+        'RSS idle MB': Math.round(r.rssMb),
+        'RSS peak MB': Math.round(r.peakMb),
+      })),
+    )
     return {
       baseline: `target ${targetMs} ms (${figures.store === 'embedded' ? 'embedded' : 'PostgreSQL'})`,
       measured: `${Math.round(readyMs)} ms to ready; RSS idle ${Math.round(figures.rssIdleMb)} MB, peak ${Math.round(Math.max(figures.peakMb, figures.firstPeakMb))} MB`,

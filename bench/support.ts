@@ -17,7 +17,14 @@ export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor
 
 export const BENCH_JWT_SECRET = 'bench-secret-0123456789abcdef0123456789abcdef'
 
-export interface BenchApp { app: App; config: Config; database: Database; redis: Redis | undefined; port: number; close: () => Promise<void> }
+export interface BenchApp {
+  app: App
+  config: Config
+  database: Database
+  redis: Redis | undefined
+  port: number
+  close: () => Promise<void>
+}
 
 /**
  * An app listening on a free loopback port; REDIS_URL from the environment when set. With DATABASE_URL set
@@ -26,14 +33,18 @@ export interface BenchApp { app: App; config: Config; database: Database; redis:
 export async function startBenchApp(env: Record<string, string>, shared?: { database: Database }): Promise<BenchApp> {
   const scratch = !shared && !env.DATABASE_URL ? await scratchEnv() : undefined
   const config = loadConfig({
-    LOG_LEVEL: 'silent', JWT_SECRET: BENCH_JWT_SECRET, DATA_DIR: IN_MEMORY, PASSWORD_SCRYPT_LOG_N: '14',
+    LOG_LEVEL: 'silent',
+    JWT_SECRET: BENCH_JWT_SECRET,
+    DATA_DIR: IN_MEMORY,
+    PASSWORD_SCRYPT_LOG_N: '14',
     // Loading a herd is one statement over millions of rows: no request timeouts.
-    DB_STATEMENT_TIMEOUT_MS: '0', DB_QUERY_TIMEOUT_MS: '0',
+    DB_STATEMENT_TIMEOUT_MS: '0',
+    DB_QUERY_TIMEOUT_MS: '0',
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
     ...scratch?.env,
     ...env,
   })
-  const database = shared?.database ?? await openDatabase(config)
+  const database = shared?.database ?? (await openDatabase(config))
   if (!shared) await migrateToLatest(database.db)
   let redis: Redis | undefined
   if (config.redisUrl) {
@@ -45,7 +56,11 @@ export async function startBenchApp(env: Record<string, string>, shared?: { data
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : 0
   return {
-    app, config, database, redis, port,
+    app,
+    config,
+    database,
+    redis,
+    port,
     close: async () => {
       await app.close()
       redis?.disconnect()
@@ -61,14 +76,28 @@ export async function benchFarm(bench: BenchApp) {
   const uid = `bench-${randomBytes(4).toString('hex')}`
   await insertUser(db, { uid, email: `${uid}@bench.example`, name: 'Bench farm' })
   const integratorUid = `int_${uid}`
-  await insertIntegrator(db, { uid: integratorUid, name: 'Bench', email: 'bench@bench.example', tier: 'enterprise', can_write: true, client_secret_hash: null })
+  await insertIntegrator(db, {
+    uid: integratorUid,
+    name: 'Bench',
+    email: 'bench@bench.example',
+    tier: 'enterprise',
+    can_write: true,
+    client_secret_hash: null,
+  })
   await link(db, uid, integratorUid, 'operator')
-  const token = (await bench.app.inject({ method: 'POST', url: '/api/v1/tokens', payload: { integratorUID: integratorUid, expiresIn: 86400 } })).json().data.accessToken as string
+  const token = (
+    await bench.app.inject({
+      method: 'POST',
+      url: '/api/v1/tokens',
+      payload: { integratorUID: integratorUid, expiresIn: 86400 },
+    })
+  ).json().data.accessToken as string
   const ids = createIdSource(Date.now)
   let n = 0
   const animal = async () => {
     n++
-    const mac = `BE:00:00:00:${(n >> 8).toString(16).padStart(2, '0')}:${(n & 255).toString(16).padStart(2, '0')}`.toUpperCase()
+    const mac =
+      `BE:00:00:00:${(n >> 8).toString(16).padStart(2, '0')}:${(n & 255).toString(16).padStart(2, '0')}`.toUpperCase()
     await insertAnimal(db, uid, { MAC: mac, Sex: 'female' }, ids)
     return mac
   }
@@ -83,7 +112,11 @@ export async function scratchEnv(): Promise<{ env: Record<string, string>; drop:
   const admin = async (text: string) => {
     const client = new pg.Client({ connectionString: base })
     await client.connect()
-    try { await client.query(text) } finally { await client.end() }
+    try {
+      await client.query(text)
+    } finally {
+      await client.end()
+    }
   }
   await admin(`CREATE DATABASE "${name}"`)
   const url = new URL(base)
@@ -97,7 +130,11 @@ export { loadGet } from './load-generator.ts'
  * Measures two sides in `rounds` alternating rounds (the order flips each round, so that a drift in machine
  * load hits both alike) and returns the median of each side.
  */
-export async function alternatingMedians(rounds: number, baseline: () => Promise<number>, measured: () => Promise<number>): Promise<{ baseline: number; measured: number }> {
+export async function alternatingMedians(
+  rounds: number,
+  baseline: () => Promise<number>,
+  measured: () => Promise<number>,
+): Promise<{ baseline: number; measured: number }> {
   const baselineRuns: number[] = []
   const measuredRuns: number[] = []
   for (let round = 0; round < rounds; round++) {

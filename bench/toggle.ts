@@ -32,7 +32,8 @@ export function toggleScenario(toggle: Toggle): Scenario {
         const path = `/api/v1/users/${farm.uid}/animals/${encodeURIComponent(mac)}`
         const measure = (port: number) => async () => {
           const result = await loadGet(port, path, farm.headers, TOTAL, CONCURRENCY)
-          if (Object.keys(result.statuses).some((s) => s !== '200')) throw new Error(`unexpected statuses ${JSON.stringify(result.statuses)}`)
+          if (Object.keys(result.statuses).some((s) => s !== '200'))
+            throw new Error(`unexpected statuses ${JSON.stringify(result.statuses)}`)
           return result.rps
         }
         await measure(off.port)()

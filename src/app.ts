@@ -59,7 +59,12 @@ export interface AppDependencies {
   extend?: (api: App) => Promise<void> | void
 }
 
-export interface RouteEntry { method: string; url: string; hidden: boolean; access: AccessRule | undefined }
+export interface RouteEntry {
+  method: string
+  url: string
+  hidden: boolean
+  access: AccessRule | undefined
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -83,8 +88,20 @@ export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
     level: config.logLevel,
     // Default serializers log no headers or bodies; these paths are a second line for anything logged by hand.
     redact: {
-      paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.Password', '*.currentPassword',
-        '*.newPassword', '*.refreshToken', '*.accessToken', '*.clientSecret', '*.integratorUID', '*.idToken', '*.jwtSecret'],
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        '*.password',
+        '*.Password',
+        '*.currentPassword',
+        '*.newPassword',
+        '*.refreshToken',
+        '*.accessToken',
+        '*.clientSecret',
+        '*.integratorUID',
+        '*.idToken',
+        '*.jwtSecret',
+      ],
       censor: '[redacted]',
     },
   }
@@ -114,7 +131,9 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     logger: deps.logger ?? loggerOptions(config),
     // Fastify's "incoming request" and "request completed" lines are at info: below that level they are
     // skipped before their objects are built, rather than built and dropped by the logger on every request.
-    logController: new LogController({ disableRequestLogging: deps.logger === undefined && !INFO_OR_FINER.has(config.logLevel) }),
+    logController: new LogController({
+      disableRequestLogging: deps.logger === undefined && !INFO_OR_FINER.has(config.logLevel),
+    }),
     genReqId: (req: IncomingMessage) => {
       const given = req.headers['x-request-id']
       return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID()
@@ -124,7 +143,11 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     // connectionsCheckingInterval (30 s by default), which let a slow client last up to twice as long.
     // A client that stops reading its response is closed by closeStalledConnections, below.
     requestTimeout: config.requestTimeoutMs,
-    http: { headersTimeout: config.requestTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, config.requestTimeoutMs) },
+    http: {
+      headersTimeout: config.requestTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, config.requestTimeoutMs),
+    },
     // Fastify takes a hop count as a number at run time; its type only lists the other forms.
     trustProxy: config.trustProxy as boolean | string[],
     onProtoPoisoning: 'error',
@@ -135,10 +158,15 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     clientErrorHandler,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PATH_SEGMENT },
-    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory(cachingSerializerFactory, compilations) } },
+    schemaController: {
+      compilersFactory: { buildSerializer: lazySerializerFactory(cachingSerializerFactory, compilations) },
+    },
   })
   deferChildLoggers(fastify.log)
-  closeStalledConnections(fastify.server, { stallMs: config.requestTimeoutMs, everyMs: Math.min(1000, config.requestTimeoutMs) })
+  closeStalledConnections(fastify.server, {
+    stallMs: config.requestTimeoutMs,
+    everyMs: Math.min(1000, config.requestTimeoutMs),
+  })
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const modules = featureModules(database, deps.redis)
 
@@ -185,7 +213,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   // The feed starts listening once the app is built: a build that fails leaves no connection open.
   let changes: AccessChangeFeed | undefined
   if (config.authCacheTtlMs > 0) {
-    const feed = changes = createAccessChangeFeed(database, config.databaseUrl, app.log)
+    const feed = (changes = createAccessChangeFeed(database, config.databaseUrl, app.log))
     callers = cachingCallerSource(callers, feed, { ttlMs: config.authCacheTtlMs, maxEntries: 50_000, now: Date.now })
     // On the routes that change access only, rather than a hook run (and skipped) on every request.
     const syncChanges = async (_req: unknown, reply: { statusCode: number }, payload: unknown) => {
@@ -200,13 +228,21 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     app.addHook('onClose', () => feed.close())
   }
   const access = accessPlugin(app, {
-    signer: new TokenSigner({ secret: config.jwtSecret, issuer: config.jwtIssuer, audience: config.jwtAudience, clock: app.clock }),
+    signer: new TokenSigner({
+      secret: config.jwtSecret,
+      issuer: config.jwtIssuer,
+      audience: config.jwtAudience,
+      clock: app.clock,
+    }),
     callers,
     admit: limits.admit,
   })
   idempotencyPlugin(app, { lockMs: config.requestTimeoutMs + 5000 })
   if (config.accessLog.enabled) {
-    const accessLog = accessLogWriter((rows) => insertAccessLogRows(database.db, rows), { flushIntervalMs: config.accessLog.flushIntervalMs, log: app.log })
+    const accessLog = accessLogWriter((rows) => insertAccessLogRows(database.db, rows), {
+      flushIntervalMs: config.accessLog.flushIntervalMs,
+      log: app.log,
+    })
     app.addHook('onResponse', (req, reply, done) => {
       const row = accessLogRowOf(req, reply, app.clock)
       if (row) accessLog.record(row)
@@ -214,24 +250,33 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     })
     app.addHook('onClose', () => accessLog.close())
   }
-  await registerOpenApi(app, modules.map(({ tag, description }) => ({ name: tag, description })))
+  await registerOpenApi(
+    app,
+    modules.map(({ tag, description }) => ({ name: tag, description })),
+  )
   metricsPlugin(app, { token: config.metricsToken, database })
 
-  await app.register(async (api: App) => {
-    access.enforceRoutePolicy(api)
-    api.addHook('onRoute', refuseUnknownQueryParameters)
-    api.addHook('onRoute', documentResponseHeaders)
-    for (const module of modules) {
-      await api.register(async (scope: App) => {
-        scope.addHook('onRoute', (route: RouteOptions) => {
-          const schema = (route.schema ??= {}) as { tags?: string[] }
-          schema.tags ??= [module.tag]
+  await app.register(
+    async (api: App) => {
+      access.enforceRoutePolicy(api)
+      api.addHook('onRoute', refuseUnknownQueryParameters)
+      api.addHook('onRoute', documentResponseHeaders)
+      for (const module of modules) {
+        await api.register(async (scope: App) => {
+          scope.addHook('onRoute', (route: RouteOptions) => {
+            const schema = (route.schema ??= {}) as { tags?: string[] }
+            schema.tags ??= [module.tag]
+          })
+          await module.routes(scope)
         })
-        await module.routes(scope)
-      })
-    }
-    if (deps.extend) await api.register(async (scope: App) => { await deps.extend?.(scope) })
-  }, { prefix: API_PREFIX })
+      }
+      if (deps.extend)
+        await api.register(async (scope: App) => {
+          await deps.extend?.(scope)
+        })
+    },
+    { prefix: API_PREFIX },
+  )
 
   await registerDocsRoutes(app)
   await app.ready()

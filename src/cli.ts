@@ -41,7 +41,10 @@ function topHelp(): string {
 /** The actions a command's usage names: `livestock-api user <create|set-password|update>` gives the three. */
 export function actionsOf(command: Command): string[] {
   const alternatives = /<([^>]+)>/.exec(command.usage)?.[1] ?? ''
-  return alternatives.split('|').map((a) => a.trim().split(/\s+/)[0] ?? '').filter((a) => /^[a-z][a-z-]*$/.test(a))
+  return alternatives
+    .split('|')
+    .map((a) => a.trim().split(/\s+/)[0] ?? '')
+    .filter((a) => /^[a-z][a-z-]*$/.test(a))
 }
 
 /**
@@ -58,8 +61,10 @@ export function commandHelp(command: Command, action?: string): string {
     else blocks.push([line])
   }
   const firstWord = (block: string[]) => block[0]!.split(/\s+/)[0] ?? ''
-  const kept = focus === undefined ? blocks
-    : blocks.filter((block) => firstWord(block) === focus || !actions.includes(firstWord(block)))
+  const kept =
+    focus === undefined
+      ? blocks
+      : blocks.filter((block) => firstWord(block) === focus || !actions.includes(firstWord(block)))
   const text = kept.map((block) => block.join('\n')).join('\n')
   const usage = focus === undefined ? command.usage : `livestock-api ${command.name} ${focus} [options]`
   const lines = [`${command.summary}`, '', `Usage: ${usage}`]
@@ -110,7 +115,7 @@ function contextFor(io: CliIo, options: CliOptions): CliContext {
     config,
     withDatabase: async (fn, { migrate = true } = {}) => {
       // An operator's command may rightly run for minutes (a migration, a job over every farm): no request timeouts.
-      const database = options.database ?? await openDatabase(withoutRequestTimeouts(config()))
+      const database = options.database ?? (await openDatabase(withoutRequestTimeouts(config())))
       try {
         if (migrate) await migrateToLatest(database.db)
         return await fn(database)
@@ -152,16 +157,29 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
   if (!command) return usageError(io, `Unknown command "${name}"`)
   let parsed: ReturnType<typeof parseArgs>
   try {
-    parsed = parseArgs({ args: joinNegativeValues(rest, command), options: { ...parseArgsOptions(command), help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true })
+    parsed = parseArgs({
+      args: joinNegativeValues(rest, command),
+      options: { ...parseArgsOptions(command), help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    })
   } catch (err) {
-    return usageError(io, (err as Error).message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, ''), command)
+    return usageError(
+      io,
+      (err as Error).message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, ''),
+      command,
+    )
   }
   if (parsed.values.help) {
     io.stdout.write(`${commandHelp(command, parsed.positionals[0])}\n`)
     return 0
   }
   try {
-    await command.run(parsed.values as Record<string, string | boolean | undefined>, parsed.positionals, contextFor(io, options))
+    await command.run(
+      parsed.values as Record<string, string | boolean | undefined>,
+      parsed.positionals,
+      contextFor(io, options),
+    )
     return 0
   } catch (err) {
     if (err instanceof UsageError) return usageError(io, err.message, command)

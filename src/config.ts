@@ -159,11 +159,23 @@ export function loadConfig(env: Env = process.env): Config {
     recentLimitMax: read.int('RECENT_LIMIT_MAX', 100, { min: 1, max: PAGE_SIZE_CEILING }),
     ingestMaxRows: read.int('INGEST_MAX_ROWS', 10000, { min: 1 }),
   }
-  checkDefaultWithin(problems, 'ACCESS_TOKEN_TTL_SECONDS', limits.tokenExpiresInDefault, limits.tokenExpiresInMin, limits.tokenExpiresInMax)
+  checkDefaultWithin(
+    problems,
+    'ACCESS_TOKEN_TTL_SECONDS',
+    limits.tokenExpiresInDefault,
+    limits.tokenExpiresInMin,
+    limits.tokenExpiresInMax,
+  )
   checkDefaultWithin(problems, 'PAGE_LIMIT_DEFAULT', limits.pageLimitDefault, 1, limits.pageLimitMax)
   checkDefaultWithin(problems, 'READINGS_LIMIT_DEFAULT', limits.readingsLimitDefault, 1, limits.readingsLimitMax)
   checkDefaultWithin(problems, 'LATEST_COUNT_DEFAULT', limits.latestCountDefault, 1, limits.latestCountMax)
-  checkDefaultWithin(problems, 'DEVICE_READINGS_LIMIT_DEFAULT', limits.deviceReadingsLimitDefault, 1, limits.deviceReadingsLimitMax)
+  checkDefaultWithin(
+    problems,
+    'DEVICE_READINGS_LIMIT_DEFAULT',
+    limits.deviceReadingsLimitDefault,
+    1,
+    limits.deviceReadingsLimitMax,
+  )
   checkDefaultWithin(problems, 'RECENT_LIMIT_DEFAULT', limits.recentLimitDefault, 1, limits.recentLimitMax)
 
   const databaseUrl = read.url('DATABASE_URL', ['postgres:', 'postgresql:'])
@@ -184,7 +196,10 @@ export function loadConfig(env: Env = process.env): Config {
     port: read.int('PORT', 3000, { min: 0, max: 65535 }),
     host: read.string('HOST') ?? '0.0.0.0',
     workers,
-    workerIndex: read.string('LIVESTOCK_WORKER_INDEX') === undefined ? undefined : read.int('LIVESTOCK_WORKER_INDEX', 1, { min: 1, max: 64 }),
+    workerIndex:
+      read.string('LIVESTOCK_WORKER_INDEX') === undefined
+        ? undefined
+        : read.int('LIVESTOCK_WORKER_INDEX', 1, { min: 1, max: 64 }),
     dataDir: read.string('DATA_DIR') ?? './data',
     embeddedFsync: read.oneOf('EMBEDDED_FSYNC', ['on', 'off'] as const, 'on') === 'on',
     databaseUrl,
@@ -192,8 +207,17 @@ export function loadConfig(env: Env = process.env): Config {
     redisKeyPrefix: read.string('REDIS_KEY_PREFIX') ?? 'livestock:',
     redisCommandTimeoutMs: read.int('REDIS_COMMAND_TIMEOUT_MS', 500, { min: 1, max: 60_000 }),
     mqttUrl: read.url('MQTT_URL', ['mqtt:', 'mqtts:', 'ws:', 'wss:', 'tcp:']),
-    mqttClientId: read.matching('MQTT_CLIENT_ID', /^[A-Za-z0-9._:-]{1,128}$/, '1-128 letters, digits, dots, colons, underscores or hyphens'),
-    mqttShareGroup: read.matching('MQTT_SHARE_GROUP', /^[A-Za-z0-9._-]{1,64}$/, '1-64 letters, digits, dots, underscores or hyphens') ?? 'livestock-api',
+    mqttClientId: read.matching(
+      'MQTT_CLIENT_ID',
+      /^[A-Za-z0-9._:-]{1,128}$/,
+      '1-128 letters, digits, dots, colons, underscores or hyphens',
+    ),
+    mqttShareGroup:
+      read.matching(
+        'MQTT_SHARE_GROUP',
+        /^[A-Za-z0-9._-]{1,64}$/,
+        '1-64 letters, digits, dots, underscores or hyphens',
+      ) ?? 'livestock-api',
     mqttSessionExpirySeconds: read.int('MQTT_SESSION_EXPIRY_SECONDS', 86_400, { min: 0, max: 4_294_967_295 }),
     jwtSecret,
     jwtIssuer: read.string('JWT_ISSUER') ?? 'livestock-api',
@@ -303,7 +327,9 @@ class EnvReader {
       return undefined
     }
     if (!protocols.includes(parsed.protocol)) {
-      this.problems.push(`${name} must use one of ${protocols.map((p) => `${p}//`).join(', ')}, got ${parsed.protocol}//`)
+      this.problems.push(
+        `${name} must use one of ${protocols.map((p) => `${p}//`).join(', ')}, got ${parsed.protocol}//`,
+      )
       return undefined
     }
     return raw
@@ -314,9 +340,15 @@ class EnvReader {
     const raw = this.string(name)
     if (raw === undefined) return []
     if (raw === '*') return ['*']
-    const entries = raw.split(',').map((s) => s.trim()).filter(Boolean)
+    const entries = raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
     const bad = entries.filter((e) => !/^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/.test(e))
-    if (bad.length > 0) this.problems.push(`${name} must be * or a comma-separated list of origins such as https://app.example.com, got "${bad.join(', ')}"`)
+    if (bad.length > 0)
+      this.problems.push(
+        `${name} must be * or a comma-separated list of origins such as https://app.example.com, got "${bad.join(', ')}"`,
+      )
     return entries.filter((e) => !bad.includes(e))
   }
 
@@ -326,8 +358,16 @@ class EnvReader {
     if (raw === undefined || raw === 'false') return false
     if (raw === 'true') return true
     if (/^\d+$/.test(raw)) return Number(raw)
-    const entries = raw.split(',').map((s) => s.trim()).filter(Boolean)
-    if (entries.length === 0 || entries.some((e) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(e) && !['loopback', 'linklocal', 'uniquelocal'].includes(e))) {
+    const entries = raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+    if (
+      entries.length === 0 ||
+      entries.some(
+        (e) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(e) && !['loopback', 'linklocal', 'uniquelocal'].includes(e),
+      )
+    ) {
       this.problems.push(`${name} must be true, false, a hop count, or a comma-separated list of IP addresses/CIDRs`)
       return false
     }

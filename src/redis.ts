@@ -24,7 +24,9 @@ export function openRedis(url: string, log?: FastifyBaseLogger, commandTimeoutMs
     if (err.message !== lastError) log?.warn({ err }, 'Redis connection error')
     lastError = err.message
   })
-  redis.on('ready', () => { lastError = '' })
+  redis.on('ready', () => {
+    lastError = ''
+  })
   return redis
 }
 
@@ -32,8 +34,14 @@ export function openRedis(url: string, log?: FastifyBaseLogger, commandTimeoutMs
 export async function waitForRedis(redis: Redis, timeoutMs: number): Promise<boolean> {
   if (redis.status === 'ready') return true
   return new Promise((resolve) => {
-    const timer = setTimeout(() => { redis.off('ready', onReady); resolve(false) }, timeoutMs)
-    const onReady = () => { clearTimeout(timer); resolve(true) }
+    const timer = setTimeout(() => {
+      redis.off('ready', onReady)
+      resolve(false)
+    }, timeoutMs)
+    const onReady = () => {
+      clearTimeout(timer)
+      resolve(true)
+    }
     redis.once('ready', onReady)
   })
 }

@@ -25,7 +25,12 @@
 //   (24 November 2026). PostgreSQL mode runs no WebAssembly of its own. An operator can turn the tiers back on
 //   (--wasm-tier-up --wasm-dynamic-tiering): the later flag wins, and missingServiceFlags counts them as given.
 
-export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16', '--heap-growing-percent=50', '--no-wasm-tier-up', '--no-wasm-dynamic-tiering']
+export const SERVICE_NODE_FLAGS: readonly string[] = [
+  '--max-semi-space-size=16',
+  '--heap-growing-percent=50',
+  '--no-wasm-tier-up',
+  '--no-wasm-dynamic-tiering',
+]
 
 // The environment the service starts with, for the same reason: glibc reads it when the process starts. Written
 // out beside the flags (`MALLOC_ARENA_MAX=2 node ...` in package.json `start`, `env -S MALLOC_ARENA_MAX=2 node ...`
@@ -49,7 +54,11 @@ export function withServiceEnvironment(env: Record<string, string | undefined>):
 }
 
 /** The option a flag sets: `--heap_growing_percent=80` and `--no-wasm-tier-up` set `--heap-growing-percent` and `--wasm-tier-up`. */
-const optionOf = (flag: string) => flag.split('=')[0]!.replaceAll('_', '-').replace(/^--no-/, '--')
+const optionOf = (flag: string) =>
+  flag
+    .split('=')[0]!
+    .replaceAll('_', '-')
+    .replace(/^--no-/, '--')
 
 /** The service's flags whose option `execArgv` does not set (to any value). */
 export function missingServiceFlags(execArgv: readonly string[] = process.execArgv): string[] {

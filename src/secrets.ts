@@ -6,7 +6,10 @@ import { join, resolve } from 'node:path'
 import type { Config } from './config.ts'
 import { IN_MEMORY } from './db/database.ts'
 
-export function resolveJwtSecret(config: Config): { secret: string; source: 'env' | 'generated' | 'data-dir' | 'ephemeral' } {
+export function resolveJwtSecret(config: Config): {
+  secret: string
+  source: 'env' | 'generated' | 'data-dir' | 'ephemeral'
+} {
   if (config.jwtSecret) return { secret: config.jwtSecret, source: 'env' }
   if (config.databaseUrl) throw new Error('JWT_SECRET is required when DATABASE_URL is set')
   if (config.dataDir === IN_MEMORY) return { secret: randomBytes(32).toString('base64url'), source: 'ephemeral' }

@@ -10,7 +10,12 @@ import { openDatabase, type Database } from './db/database.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { openRedis, waitForRedis, type Redis } from './redis.ts'
 import { resolveJwtSecret } from './secrets.ts'
-import { missingServiceEnvironment, missingServiceFlags, withServiceEnvironment, withServiceFlags } from './runtime-flags.ts'
+import {
+  missingServiceEnvironment,
+  missingServiceFlags,
+  withServiceEnvironment,
+  withServiceFlags,
+} from './runtime-flags.ts'
 import { buildApp, loggerOptions } from './app.ts'
 import type { App } from './types.ts'
 import { startMaintenance } from './jobs/maintenance.ts'
@@ -31,7 +36,10 @@ export async function serve(config: Config): Promise<App> {
   const missingFlags = missingServiceFlags()
   const missingEnvironment = missingServiceEnvironment()
   if (missingFlags.length + missingEnvironment.length > 0) {
-    log.info({ missingFlags, missingEnvironment }, 'started without the heap settings of `npm start` (src/runtime-flags.ts): expect a higher peak memory')
+    log.info(
+      { missingFlags, missingEnvironment },
+      'started without the heap settings of `npm start` (src/runtime-flags.ts): expect a higher peak memory',
+    )
   }
   const database: Database = await openDatabase(config, log)
   let redis: Redis | undefined
@@ -39,7 +47,10 @@ export async function serve(config: Config): Promise<App> {
   try {
     // Migrations may rewrite large tables: they run without the request timeouts.
     const { applied } = await migrateToLatest(database.background)
-    log.info({ store: database.kind, database: redactUrl(config.databaseUrl) ?? config.dataDir, applied }, 'database ready')
+    log.info(
+      { store: database.kind, database: redactUrl(config.databaseUrl) ?? config.dataDir, applied },
+      'database ready',
+    )
     if (config.redisUrl) {
       redis = openRedis(config.redisUrl, log, config.redisCommandTimeoutMs)
       if (!(await waitForRedis(redis, 5000))) log.warn('Redis is not reachable yet; readiness reports it until it is')
@@ -60,12 +71,15 @@ export async function serve(config: Config): Promise<App> {
   const stopMaintenance = runsBackgroundWork ? startMaintenance(started) : noop
   const stopReferenceTemperature = runsBackgroundWork ? startReferenceTemperatureSchedule(started) : noop
   const stopPredictions = runsBackgroundWork ? startPredictionSchedule(started) : noop
-  const mqttIngest = mqtt && config.mqttUrl ? mqtt.startMqttIngest(started, {
-    url: config.mqttUrl,
-    group: config.mqttShareGroup,
-    clientId: config.mqttClientId ?? mqtt.defaultClientId(config.port),
-    sessionExpirySeconds: config.mqttSessionExpirySeconds,
-  }) : undefined
+  const mqttIngest =
+    mqtt && config.mqttUrl
+      ? mqtt.startMqttIngest(started, {
+          url: config.mqttUrl,
+          group: config.mqttShareGroup,
+          clientId: config.mqttClientId ?? mqtt.defaultClientId(config.port),
+          sessionExpirySeconds: config.mqttSessionExpirySeconds,
+        })
+      : undefined
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return
@@ -99,7 +113,10 @@ export async function serve(config: Config): Promise<App> {
   return started
 }
 
-export function installCrashHandlers(log: { fatal: (obj: object, msg: string) => void; error: (obj: object, msg: string) => void }) {
+export function installCrashHandlers(log: {
+  fatal: (obj: object, msg: string) => void
+  error: (obj: object, msg: string) => void
+}) {
   process.on('unhandledRejection', (reason) => {
     log.error({ err: reason }, 'unhandled promise rejection')
   })

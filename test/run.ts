@@ -14,7 +14,9 @@ import { loadConfig } from '../src/config.ts'
 import { COMPILE_CACHE_DIR } from '../bin/compile-cache.js'
 
 const filters = process.argv.slice(2)
-const files = globSync('test/**/*.test.ts').sort().filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
+const files = globSync('test/**/*.test.ts')
+  .sort()
+  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
 if (files.length === 0) {
   console.error(`no test files match ${filters.join(' ')}`)
   process.exit(1)
@@ -34,7 +36,9 @@ if (serverUrl) {
   await adminQuery(serverUrl, `CREATE DATABASE "${template}"`)
   const url = new URL(serverUrl)
   url.pathname = `/${template}`
-  const database = await openDatabase(loadConfig({ DATABASE_URL: url.toString(), JWT_SECRET: 'x'.repeat(32), LOG_LEVEL: 'silent' }))
+  const database = await openDatabase(
+    loadConfig({ DATABASE_URL: url.toString(), JWT_SECRET: 'x'.repeat(32), LOG_LEVEL: 'silent' }),
+  )
   await migrateToLatest(database.db)
   await database.close()
   templateEnv.TEST_DB_TEMPLATE = template
@@ -50,14 +54,18 @@ console.log(`migrated the template store in ${Math.round(performance.now() - sta
 
 const concurrency = process.env.TEST_CONCURRENCY ?? '2'
 // A hung test fails on its own after 3 minutes; a file whose process never exits stops the run after 15.
-const result = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=180000', '--test-reporter=spec', ...files], {
-  stdio: 'inherit',
-  // Each test file runs in a process of its own: with the service's compile cache (bin/compile-cache.js) they
-  // skip stripping and compiling the sources every other file loaded already.
-  env: { NODE_COMPILE_CACHE: COMPILE_CACHE_DIR, ...process.env, TEST_DB_PREFIX: prefix, ...templateEnv },
-  timeout: 15 * 60_000,
-  killSignal: 'SIGKILL',
-})
+const result = spawnSync(
+  process.execPath,
+  ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=180000', '--test-reporter=spec', ...files],
+  {
+    stdio: 'inherit',
+    // Each test file runs in a process of its own: with the service's compile cache (bin/compile-cache.js) they
+    // skip stripping and compiling the sources every other file loaded already.
+    env: { NODE_COMPILE_CACHE: COMPILE_CACHE_DIR, ...process.env, TEST_DB_PREFIX: prefix, ...templateEnv },
+    timeout: 15 * 60_000,
+    killSignal: 'SIGKILL',
+  },
+)
 if (result.error) console.error(`the test run was stopped: ${result.error.message}`)
 
 rmSync(scratch, { recursive: true, force: true })

@@ -19,32 +19,45 @@ export function needsLink(rule: AccessRule, caller: Caller): boolean {
 }
 
 /** Reads need canRead, deletes canDelete, every other method canWrite. */
-export function missingPermission(method: string, integrator: { can_read: boolean; can_write: boolean; can_delete: boolean }): string | undefined {
+export function missingPermission(
+  method: string,
+  integrator: { can_read: boolean; can_write: boolean; can_delete: boolean },
+): string | undefined {
   if (method === 'DELETE') return integrator.can_delete ? undefined : AUTH_ERRORS.noDelete
   if (method === 'GET' || method === 'HEAD') return integrator.can_read ? undefined : AUTH_ERRORS.noRead
   return integrator.can_write ? undefined : AUTH_ERRORS.noWrite
 }
 
 /** undefined when the caller may do this; otherwise the error text of the 403. */
-export function denial(rule: Exclude<AccessRule, 'public'>, caller: Caller, request: AccessRequest): string | undefined {
+export function denial(
+  rule: Exclude<AccessRule, 'public'>,
+  caller: Caller,
+  request: AccessRequest,
+): string | undefined {
   const ownOrLinked = () => {
     if (caller.kind === 'user') return caller.user.uid === request.userId ? undefined : AUTH_ERRORS.notOwner
     if (!request.linked) return AUTH_ERRORS.notLinked
     return missingPermission(request.method, caller.integrator)
   }
   switch (rule) {
-    case 'bearer': return undefined
-    case 'userToken': return caller.kind === 'user' ? undefined : AUTH_ERRORS.userTokenOnly
-    case 'integratorToken': return caller.kind === 'integrator' ? undefined : AUTH_ERRORS.integratorTokenOnly
+    case 'bearer':
+      return undefined
+    case 'userToken':
+      return caller.kind === 'user' ? undefined : AUTH_ERRORS.userTokenOnly
+    case 'integratorToken':
+      return caller.kind === 'integrator' ? undefined : AUTH_ERRORS.integratorTokenOnly
     case 'self':
       if (caller.kind !== 'user') return AUTH_ERRORS.userTokenOnly
       return caller.user.uid === request.userId ? undefined : AUTH_ERRORS.notOwner
-    case 'own': return ownOrLinked()
+    case 'own':
+      return ownOrLinked()
     case 'sensorData':
       if (caller.kind === 'user') return AUTH_ERRORS.sensorUserToken
       if (!tierIncludesSensorData(caller.integrator.tier)) return AUTH_ERRORS.sensorTier
       return ownOrLinked()
-    case 'admin': return caller.kind === 'user' && caller.user.admin ? undefined : AUTH_ERRORS.adminOnly
-    case 'bdUser': return caller.kind === 'user' && caller.user.bd_user ? undefined : AUTH_ERRORS.bdUserOnly
+    case 'admin':
+      return caller.kind === 'user' && caller.user.admin ? undefined : AUTH_ERRORS.adminOnly
+    case 'bdUser':
+      return caller.kind === 'user' && caller.user.bd_user ? undefined : AUTH_ERRORS.bdUserOnly
   }
 }

@@ -19,7 +19,11 @@ export interface CallerCacheOptions {
   now: () => number
 }
 
-interface Entry<T> { value: T; expiresAt: number; tags: string[] }
+interface Entry<T> {
+  value: T
+  expiresAt: number
+  tags: string[]
+}
 
 /** The tags a change payload touches: the principal, the token, or the link (and both its ends' links). */
 export function changeTags(payload: string): string[] | 'all' {
@@ -38,7 +42,11 @@ export function changeTags(payload: string): string[] | 'all' {
   return 'all'
 }
 
-export function cachingCallerSource(source: CallerSource, feed: ChangeFeed, options: CallerCacheOptions): CallerSource & { size(): number } {
+export function cachingCallerSource(
+  source: CallerSource,
+  feed: ChangeFeed,
+  options: CallerCacheOptions,
+): CallerSource & { size(): number } {
   const entries = new Map<string, Entry<unknown>>()
   const byTag = new Map<string, Set<string>>()
   let generation = 0
@@ -63,7 +71,12 @@ export function cachingCallerSource(source: CallerSource, feed: ChangeFeed, opti
     }
   })
 
-  async function cached<T>(key: string, tags: string[], load: () => Promise<T>, keep: (value: T) => boolean): Promise<T> {
+  async function cached<T>(
+    key: string,
+    tags: string[],
+    load: () => Promise<T>,
+    keep: (value: T) => boolean,
+  ): Promise<T> {
     if (!feed.live) {
       if (entries.size > 0) clear()
       return load()
@@ -81,7 +94,7 @@ export function cachingCallerSource(source: CallerSource, feed: ChangeFeed, opti
       entries.set(key, { value, expiresAt: options.now() + options.ttlMs, tags })
       for (const tag of tags) {
         let keys = byTag.get(tag)
-        if (!keys) byTag.set(tag, keys = new Set())
+        if (!keys) byTag.set(tag, (keys = new Set()))
         keys.add(key)
       }
     }
@@ -91,12 +104,27 @@ export function cachingCallerSource(source: CallerSource, feed: ChangeFeed, opti
   const found = <T>(value: PrincipalState<T> | undefined) => value !== undefined
 
   return {
-    integrator: (uid, jti) => cached<PrincipalState<IntegratorPrincipal> | undefined>(`i:${JSON.stringify([uid, jti])}`,
-      [`integrator:${uid}`, `jti:${jti}`], () => source.integrator(uid, jti), found),
-    user: (uid, jti) => cached<PrincipalState<UserPrincipal> | undefined>(`u:${JSON.stringify([uid, jti])}`,
-      [`user:${uid}`, `jti:${jti}`], () => source.user(uid, jti), found),
-    isLinked: (userUid, integratorUid) => cached(`l:${JSON.stringify([userUid, integratorUid])}`,
-      [`link:${JSON.stringify([userUid, integratorUid])}`], () => source.isLinked(userUid, integratorUid), () => true),
+    integrator: (uid, jti) =>
+      cached<PrincipalState<IntegratorPrincipal> | undefined>(
+        `i:${JSON.stringify([uid, jti])}`,
+        [`integrator:${uid}`, `jti:${jti}`],
+        () => source.integrator(uid, jti),
+        found,
+      ),
+    user: (uid, jti) =>
+      cached<PrincipalState<UserPrincipal> | undefined>(
+        `u:${JSON.stringify([uid, jti])}`,
+        [`user:${uid}`, `jti:${jti}`],
+        () => source.user(uid, jti),
+        found,
+      ),
+    isLinked: (userUid, integratorUid) =>
+      cached(
+        `l:${JSON.stringify([userUid, integratorUid])}`,
+        [`link:${JSON.stringify([userUid, integratorUid])}`],
+        () => source.isLinked(userUid, integratorUid),
+        () => true,
+      ),
     size: () => entries.size,
   }
 }

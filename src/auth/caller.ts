@@ -23,7 +23,10 @@ export type Caller =
   | { kind: 'user'; user: UserPrincipal; token: VerifiedToken }
 
 /** A principal as stored, and whether the presented token's jti is revoked: one round trip. */
-export interface PrincipalState<T> { principal: T; revoked: boolean }
+export interface PrincipalState<T> {
+  principal: T
+  revoked: boolean
+}
 
 export interface CallerSource {
   integrator(uid: string, jti: string): Promise<PrincipalState<IntegratorPrincipal> | undefined>

@@ -64,7 +64,10 @@ export class TokenSigner {
   }
 
   private signingKey(): Promise<webcrypto.CryptoKey> {
-    this.cryptoKey ??= crypto.subtle.importKey('raw', this.key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])
+    this.cryptoKey ??= crypto.subtle.importKey('raw', this.key, { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+      'verify',
+    ])
     return this.cryptoKey
   }
 
@@ -73,9 +76,8 @@ export class TokenSigner {
     const iat = Math.floor(this.clock() / 1000)
     const exp = iat + ttlSeconds
     // The spec's TokenPayload for integrators; decisions.md's payload for users.
-    const claims: JWTPayload = subject.kind === 'integrator'
-      ? { integratorUID: subject.id, type }
-      : { sub: subject.id, type, kind: 'user' }
+    const claims: JWTPayload =
+      subject.kind === 'integrator' ? { integratorUID: subject.id, type } : { sub: subject.id, type, kind: 'user' }
     const token = await new SignJWT(claims)
       .setProtectedHeader({ alg: ALGORITHM, typ: TYP[type] })
       .setIssuer(this.issuer)
@@ -98,7 +100,7 @@ export class TokenSigner {
     }
     let payload: JWTPayload
     try {
-      ({ payload } = await jwtVerify(token, await this.signingKey(), {
+      ;({ payload } = await jwtVerify(token, await this.signingKey(), {
         algorithms: [ALGORITHM],
         typ: TYP[expected],
         issuer: this.issuer,
@@ -109,14 +111,26 @@ export class TokenSigner {
     } catch (err) {
       throw new TokenError(err instanceof joseErrors.JWTExpired ? 'expired' : 'invalid')
     }
-    if (payload.type !== expected || typeof payload.jti !== 'string' || typeof payload.iat !== 'number' || typeof payload.exp !== 'number') {
+    if (
+      payload.type !== expected ||
+      typeof payload.jti !== 'string' ||
+      typeof payload.iat !== 'number' ||
+      typeof payload.exp !== 'number'
+    ) {
       throw new TokenError('invalid')
     }
     let subject: Subject
     if (payload.kind === 'user' && typeof payload.sub === 'string') subject = { kind: 'user', id: payload.sub }
-    else if (payload.kind === undefined && typeof payload.integratorUID === 'string') subject = { kind: 'integrator', id: payload.integratorUID }
+    else if (payload.kind === undefined && typeof payload.integratorUID === 'string')
+      subject = { kind: 'integrator', id: payload.integratorUID }
     else throw new TokenError('invalid')
-    const verified: VerifiedToken = Object.freeze({ subject: Object.freeze(subject), type: expected, jti: payload.jti, iat: payload.iat, exp: payload.exp })
+    const verified: VerifiedToken = Object.freeze({
+      subject: Object.freeze(subject),
+      type: expected,
+      jti: payload.jti,
+      iat: payload.iat,
+      exp: payload.exp,
+    })
     if (expected === 'access') {
       if (this.verified.size >= VERIFIED_MAX) this.verified.delete(this.verified.keys().next().value!)
       this.verified.set(token, verified)

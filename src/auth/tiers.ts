@@ -4,10 +4,13 @@ export type Tier = 'free' | 'starter' | 'pro' | 'enterprise'
 export const TIERS: readonly Tier[] = ['free', 'starter', 'pro', 'enterprise']
 
 const ALIASES: Record<string, Tier> = {
-  free: 'free', sandbox: 'free',
+  free: 'free',
+  sandbox: 'free',
   starter: 'starter',
-  pro: 'pro', integrator: 'pro',
-  enterprise: 'enterprise', partner: 'enterprise',
+  pro: 'pro',
+  integrator: 'pro',
+  enterprise: 'enterprise',
+  partner: 'enterprise',
 }
 
 /** Canonical tier for any of its names (case-insensitive), or undefined. */

@@ -13,7 +13,12 @@ const serviceCommands: Command[] = [
     summary: 'Start the HTTP service (same as npm start)',
     usage: 'livestock-api serve [--workers N]',
     options: {
-      workers: { type: 'string', value: 'N', description: 'API processes sharing the port (default WORKERS, 1; 0 = one per core); more than one needs DATABASE_URL' },
+      workers: {
+        type: 'string',
+        value: 'N',
+        description:
+          'API processes sharing the port (default WORKERS, 1; 0 = one per core); more than one needs DATABASE_URL',
+      },
     },
     help: 'Worker 1 runs the schedules and the MQTT subscriber. Configuration comes from the environment; see the README.',
     run: async (values) => {
@@ -26,15 +31,26 @@ const serviceCommands: Command[] = [
     name: 'migrate',
     summary: 'Apply pending database migrations (or show their status)',
     usage: 'livestock-api migrate [--status]',
-    options: { status: { type: 'boolean', description: 'list the migrations and when each was applied; apply nothing' } },
+    options: {
+      status: { type: 'boolean', description: 'list the migrations and when each was applied; apply nothing' },
+    },
     help: 'On PostgreSQL, creates the database DATABASE_URL names when the server does not have it yet.',
     run: async (values, _p, ctx) => {
       const { databaseUrl, dbConnectTimeoutMs } = ctx.config()
-      const created = databaseUrl !== undefined && !values.status && await createDatabaseIfMissing(databaseUrl, dbConnectTimeoutMs)
-      await ctx.withDatabase(async (database) => {
-        const applied = values.status ? undefined : (await migrateToLatest(database.db)).applied
-        ctx.out({ store: database.kind, ...(created ? { created: true } : {}), ...(applied ? { applied } : {}), migrations: await migrationStatus(database.db) })
-      }, { migrate: false })
+      const created =
+        databaseUrl !== undefined && !values.status && (await createDatabaseIfMissing(databaseUrl, dbConnectTimeoutMs))
+      await ctx.withDatabase(
+        async (database) => {
+          const applied = values.status ? undefined : (await migrateToLatest(database.db)).applied
+          ctx.out({
+            store: database.kind,
+            ...(created ? { created: true } : {}),
+            ...(applied ? { applied } : {}),
+            migrations: await migrationStatus(database.db),
+          })
+        },
+        { migrate: false },
+      )
     },
   },
   {
@@ -58,4 +74,10 @@ const serviceCommands: Command[] = [
   },
 ]
 
-export const commands: Command[] = [...serviceCommands, ...integratorCommands, ...userCommands, ...jobCommands, ...simulateCommands]
+export const commands: Command[] = [
+  ...serviceCommands,
+  ...integratorCommands,
+  ...userCommands,
+  ...jobCommands,
+  ...simulateCommands,
+]

@@ -24,7 +24,11 @@ export interface AccessChangeFeed {
 const SYNC_PREFIX = 'sync:'
 const RECONNECT_MS = 1000
 
-export function createAccessChangeFeed(database: Database, databaseUrl: string | undefined, log?: FastifyBaseLogger): AccessChangeFeed {
+export function createAccessChangeFeed(
+  database: Database,
+  databaseUrl: string | undefined,
+  log?: FastifyBaseLogger,
+): AccessChangeFeed {
   const listeners: ((payload: string) => void)[] = []
   const pendingSyncs = new Map<string, () => void>()
   let live = false
@@ -56,7 +60,11 @@ export function createAccessChangeFeed(database: Database, databaseUrl: string |
       retry.unref()
     }
     const connect = async () => {
-      const next = new pg.Client({ connectionString: url, application_name: 'livestock-api access-changes', connectionTimeoutMillis: 5000 })
+      const next = new pg.Client({
+        connectionString: url,
+        application_name: 'livestock-api access-changes',
+        connectionTimeoutMillis: 5000,
+      })
       const lost = (err?: Error) => {
         if (client !== next) return
         client = undefined
@@ -66,7 +74,9 @@ export function createAccessChangeFeed(database: Database, databaseUrl: string |
       }
       next.on('error', lost)
       next.on('end', () => lost())
-      next.on('notification', (message) => { if (message.payload !== undefined) deliver(message.payload) })
+      next.on('notification', (message) => {
+        if (message.payload !== undefined) deliver(message.payload)
+      })
       try {
         await next.connect()
         await next.query(`LISTEN ${ACCESS_CHANGES_CHANNEL}`)
@@ -90,8 +100,12 @@ export function createAccessChangeFeed(database: Database, databaseUrl: string |
   }
 
   return {
-    get live() { return live },
-    onChange(listener) { listeners.push(listener) },
+    get live() {
+      return live
+    },
+    onChange(listener) {
+      listeners.push(listener)
+    },
     async start() {
       const pglite = embeddedInstance(database)
       if (pglite) await listenEmbedded(pglite)
@@ -102,7 +116,10 @@ export function createAccessChangeFeed(database: Database, databaseUrl: string |
       const nonce = randomUUID()
       const arrived = new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, timeoutMs)
-        pendingSyncs.set(nonce, () => { clearTimeout(timer); resolve() })
+        pendingSyncs.set(nonce, () => {
+          clearTimeout(timer)
+          resolve()
+        })
       })
       try {
         await sql`select pg_notify(${ACCESS_CHANGES_CHANNEL}, ${SYNC_PREFIX + nonce})`.execute(database.db)

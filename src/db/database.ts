@@ -46,9 +46,11 @@ const parseNumber = (value: string) => Number(value)
 
 export class DataDirLockedError extends Error {
   constructor(dir: string, holder: string) {
-    super(`DATA_DIR ${dir} is in use by another livestock-api process (${holder}). ` +
-      'PGlite allows one process per data folder: stop the other process, point DATA_DIR elsewhere, ' +
-      'or use DATABASE_URL for several processes.')
+    super(
+      `DATA_DIR ${dir} is in use by another livestock-api process (${holder}). ` +
+        'PGlite allows one process per data folder: stop the other process, point DATA_DIR elsewhere, ' +
+        'or use DATABASE_URL for several processes.',
+    )
     this.name = 'DataDirLockedError'
   }
 }
@@ -62,21 +64,29 @@ export function withoutRequestTimeouts(config: Config): Config {
 }
 
 export async function openDatabase(config: Config, log?: FastifyBaseLogger): Promise<Database> {
-  return config.databaseUrl ? openPostgres(config, config.databaseUrl, log) : openEmbedded(config.dataDir, config.embeddedFsync)
+  return config.databaseUrl
+    ? openPostgres(config, config.databaseUrl, log)
+    : openEmbedded(config.dataDir, config.embeddedFsync)
 }
 
 const PGLITE_PARSERS = { [INT8_OID]: parseNumber, [NUMERIC_OID]: parseNumber }
 
 /** PGlite and the start parameters, loaded on first use (a few MB and ~25 ms of start-up that PostgreSQL mode never needs). */
 async function loadPGlite() {
-  const [{ PGlite }, { DURABLE_START_PARAMS, DurableNodeFS, EMBEDDED_START_PARAMS }] =
-    await Promise.all([import('@electric-sql/pglite'), import('./durable-nodefs.ts')])
+  const [{ PGlite }, { DURABLE_START_PARAMS, DurableNodeFS, EMBEDDED_START_PARAMS }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('./durable-nodefs.ts'),
+  ])
   return { PGlite, DurableNodeFS, DURABLE_START_PARAMS, EMBEDDED_START_PARAMS }
 }
 
 async function openEmbedded(dataDir: string, fsync: boolean): Promise<Database> {
   const { PGlite, DurableNodeFS, DURABLE_START_PARAMS, EMBEDDED_START_PARAMS } = await loadPGlite()
-  if (dataDir === IN_MEMORY) return embeddedDatabase(await PGlite.create({ parsers: PGLITE_PARSERS, startParams: EMBEDDED_START_PARAMS }), () => {})
+  if (dataDir === IN_MEMORY)
+    return embeddedDatabase(
+      await PGlite.create({ parsers: PGLITE_PARSERS, startParams: EMBEDDED_START_PARAMS }),
+      () => {},
+    )
   const dir = resolve(dataDir)
   mkdirSync(dir, { recursive: true })
   const release = lockDataDir(dir)
@@ -99,7 +109,10 @@ async function openEmbedded(dataDir: string, fsync: boolean): Promise<Database> 
  */
 export async function openEmbeddedSnapshot(snapshot: Blob): Promise<Database> {
   const { PGlite, EMBEDDED_START_PARAMS } = await loadPGlite()
-  return embeddedDatabase(await PGlite.create({ parsers: PGLITE_PARSERS, startParams: EMBEDDED_START_PARAMS, loadDataDir: snapshot }), () => {})
+  return embeddedDatabase(
+    await PGlite.create({ parsers: PGLITE_PARSERS, startParams: EMBEDDED_START_PARAMS, loadDataDir: snapshot }),
+    () => {},
+  )
 }
 
 /** A snapshot of an embedded store's data folder, for openEmbeddedSnapshot. */
@@ -184,11 +197,18 @@ async function openPostgres(config: Config, url: string, log?: FastifyBaseLogger
   // Waiting for a connection (a new one, or one of a full pool) and for a query's answer are both bounded,
   // so that a hung server (it accepts connections but answers nothing) gives 503 within seconds.
   const pool = newPool(url, log, {
-    max: config.dbPoolMax, connectTimeoutMs: config.dbConnectTimeoutMs,
-    statementTimeoutMs: config.dbStatementTimeoutMs, queryTimeoutMs: config.dbQueryTimeoutMs,
+    max: config.dbPoolMax,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+    queryTimeoutMs: config.dbQueryTimeoutMs,
   })
   // Two connections, so that background work never waits behind requests, nor they behind it.
-  const backgroundPool = newPool(url, log, { max: 2, connectTimeoutMs: config.dbConnectTimeoutMs, statementTimeoutMs: 0, queryTimeoutMs: 0 })
+  const backgroundPool = newPool(url, log, {
+    max: 2,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+    statementTimeoutMs: 0,
+    queryTimeoutMs: 0,
+  })
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: droppingTimedOutConnections(pool) }) })
   const background = new Kysely<DB>({ dialect: new PostgresDialect({ pool: backgroundPool }) })
   let closed = false
@@ -208,8 +228,11 @@ async function openPostgres(config: Config, url: string, log?: FastifyBaseLogger
   }
 }
 
-function newPool(url: string, log: FastifyBaseLogger | undefined,
-  options: { max: number; connectTimeoutMs: number; statementTimeoutMs: number; queryTimeoutMs: number }): pg.Pool {
+function newPool(
+  url: string,
+  log: FastifyBaseLogger | undefined,
+  options: { max: number; connectTimeoutMs: number; statementTimeoutMs: number; queryTimeoutMs: number },
+): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max,
@@ -220,7 +243,9 @@ function newPool(url: string, log: FastifyBaseLogger | undefined,
     application_name: 'livestock-api',
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID || oid === NUMERIC_OID ? parseNumber : (pg.types.getTypeParser(oid, format) as unknown)) as typeof pg.types.getTypeParser,
+        oid === INT8_OID || oid === NUMERIC_OID
+          ? parseNumber
+          : (pg.types.getTypeParser(oid, format) as unknown)) as typeof pg.types.getTypeParser,
     },
   })
   // An idle client losing its connection emits 'error' on the pool; unhandled, it would crash the process.
@@ -254,7 +279,12 @@ function droppingTimedOutConnections(pool: pg.Pool): PostgresPool {
         const result = await client.query<unknown[]>({ name, text, values: parameters as unknown[], rowMode: 'array' })
         // Several statements in one text (simple protocol, no parameters) answer a list of results: passed on as pg gives them.
         if (Array.isArray(result)) return result
-        return { command: result.command, rowCount: result.rowCount, fields: result.fields, rows: rowObjects(result.fields, result.rows) }
+        return {
+          command: result.command,
+          rowCount: result.rowCount,
+          fields: result.fields,
+          rows: rowObjects(result.fields, result.rows),
+        }
       } catch (err) {
         if (isQueryTimeout(err)) timedOut = err as Error
         throw err
@@ -297,16 +327,27 @@ function lockDataDir(dir: string): () => void {
       return () => {
         if (released) return
         released = true
-        try { unlinkSync(lockPath) } catch { /* already gone */ }
+        try {
+          unlinkSync(lockPath)
+        } catch {
+          /* already gone */
+        }
       }
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
       const holder = readLockHolder(lockPath)
       if (holder && holder.hostname === hostname() && !isProcessAlive(holder.pid)) {
-        try { unlinkSync(lockPath) } catch { /* raced with another starter; retry decides */ }
+        try {
+          unlinkSync(lockPath)
+        } catch {
+          /* raced with another starter; retry decides */
+        }
         continue
       }
-      throw new DataDirLockedError(dir, holder ? `pid ${holder.pid} on ${holder.hostname} since ${holder.startedAt}` : 'unknown holder')
+      throw new DataDirLockedError(
+        dir,
+        holder ? `pid ${holder.pid} on ${holder.hostname} since ${holder.startedAt}` : 'unknown holder',
+      )
     }
   }
   throw new DataDirLockedError(dir, 'lock file could not be taken over')
@@ -314,11 +355,17 @@ function lockDataDir(dir: string): () => void {
 
 function readLockHolder(lockPath: string): { pid: number; hostname: string; startedAt: string } | undefined {
   try {
-    const parsed = JSON.parse(readFileSync(lockPath, 'utf8')) as { pid?: unknown; hostname?: unknown; startedAt?: unknown }
+    const parsed = JSON.parse(readFileSync(lockPath, 'utf8')) as {
+      pid?: unknown
+      hostname?: unknown
+      startedAt?: unknown
+    }
     if (typeof parsed.pid === 'number' && typeof parsed.hostname === 'string') {
       return { pid: parsed.pid, hostname: parsed.hostname, startedAt: String(parsed.startedAt) }
     }
-  } catch { /* unreadable or half-written: treat as held */ }
+  } catch {
+    /* unreadable or half-written: treat as held */
+  }
   return undefined
 }
 

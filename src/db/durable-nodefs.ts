@@ -16,18 +16,43 @@ import { NodeFS } from '@electric-sql/pglite/nodefs'
  * table (113-118 ms a query either way): below it, pages come from the OS page cache through NODEFS.
  */
 export const EMBEDDED_START_PARAMS = [
-  '--single', '-F', '-O', '-j', '-c', 'search_path=public', '-c', 'exit_on_error=false', '-c', 'log_checkpoints=false',
-  '-c', 'max_worker_processes=0', '-c', 'max_parallel_workers=0', '-c', 'max_parallel_workers_per_gather=0',
-  '-c', 'io_method=sync', '-c', 'max_parallel_maintenance_workers=0', '-c', 'shared_buffers=16MB',
+  '--single',
+  '-F',
+  '-O',
+  '-j',
+  '-c',
+  'search_path=public',
+  '-c',
+  'exit_on_error=false',
+  '-c',
+  'log_checkpoints=false',
+  '-c',
+  'max_worker_processes=0',
+  '-c',
+  'max_parallel_workers=0',
+  '-c',
+  'max_parallel_workers_per_gather=0',
+  '-c',
+  'io_method=sync',
+  '-c',
+  'max_parallel_maintenance_workers=0',
+  '-c',
+  'shared_buffers=16MB',
 ]
 
 /** EMBEDDED_START_PARAMS without -F (fsync off), and commits synced with fsync(2). */
 export const DURABLE_START_PARAMS = [
-  ...EMBEDDED_START_PARAMS.filter((param) => param !== '-F'), '-c', 'fsync=on', '-c', 'wal_sync_method=fsync',
+  ...EMBEDDED_START_PARAMS.filter((param) => param !== '-F'),
+  '-c',
+  'fsync=on',
+  '-c',
+  'wal_sync_method=fsync',
 ]
 
 type Init = NodeFS['init']
-interface NodefsModule { NODEFS?: { stream_ops?: Record<string, unknown> } }
+interface NodefsModule {
+  NODEFS?: { stream_ops?: Record<string, unknown> }
+}
 
 export class DurableNodeFS extends NodeFS {
   /** fsync(2) calls made for PostgreSQL (tests check that commits reach the disk). */
@@ -37,7 +62,8 @@ export class DurableNodeFS extends NodeFS {
     const { emscriptenOpts } = await super.init(pg, options)
     const addFsync = (mod: NodefsModule) => {
       const streamOps = mod.NODEFS?.stream_ops
-      if (!streamOps || typeof streamOps.write !== 'function') throw new Error('PGlite NODEFS has changed: commits could not be made durable')
+      if (!streamOps || typeof streamOps.write !== 'function')
+        throw new Error('PGlite NODEFS has changed: commits could not be made durable')
       streamOps.fsync = (stream: { nfd: number }) => {
         fsyncSync(stream.nfd)
         this.syncs++
@@ -45,6 +71,11 @@ export class DurableNodeFS extends NodeFS {
       }
     }
     const preRun = emscriptenOpts.preRun
-    return { emscriptenOpts: { ...emscriptenOpts, preRun: [...(Array.isArray(preRun) ? preRun : preRun ? [preRun] : []), addFsync] } }
+    return {
+      emscriptenOpts: {
+        ...emscriptenOpts,
+        preRun: [...(Array.isArray(preRun) ? preRun : preRun ? [preRun] : []), addFsync],
+      },
+    }
   }
 }

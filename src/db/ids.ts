@@ -17,7 +17,9 @@ export function createIdSource(clock: () => number): IdSource {
   let last = 0
   return {
     next: () => (last = nextTimeId(clock(), last)),
-    bump: (taken) => { last = Math.max(last, taken) },
+    bump: (taken) => {
+      last = Math.max(last, taken)
+    },
   }
 }
 

@@ -30,7 +30,10 @@ export interface PaginateOptions {
   tiebreak: string
 }
 
-export interface Page<Row> { rows: Row[]; total: number }
+export interface Page<Row> {
+  rows: Row[]
+  total: number
+}
 
 export function offsetOf(params: Pick<PageParams, 'page' | 'limit'>): number {
   return (params.page - 1) * params.limit
@@ -42,8 +45,11 @@ const ref = (column: string | Expression<unknown>) => (typeof column === 'string
  * Runs one page of `query` (already scoped to its tenant and selecting the row's columns) and counts
  * every row the filters keep. Rows without a value in the sort field come last in either order.
  */
- 
-export async function paginate<DB, TB extends keyof DB, Row>(query: SelectQueryBuilder<DB, TB, Row>, options: PaginateOptions): Promise<Page<Row>> {
+
+export async function paginate<DB, TB extends keyof DB, Row>(
+  query: SelectQueryBuilder<DB, TB, Row>,
+  options: PaginateOptions,
+): Promise<Page<Row>> {
   let filtered = query
   for (const [field, value] of Object.entries(options.filters ?? {})) {
     const mapping = options.columns[field]
@@ -65,9 +71,13 @@ export async function paginate<DB, TB extends keyof DB, Row>(query: SelectQueryB
     filtered
       .orderBy(sql`${ref(sort.column)} ${direction} nulls last`)
       .orderBy(sql`${sql.ref(options.tiebreak)} ${direction}`)
-      .limit(params.limit).offset(offsetOf(params))
+      .limit(params.limit)
+      .offset(offsetOf(params))
       .execute(),
-    filtered.clearSelect().select(sql<number>`count(*)`.as('total')).executeTakeFirstOrThrow(),
+    filtered
+      .clearSelect()
+      .select(sql<number>`count(*)`.as('total'))
+      .executeTakeFirstOrThrow(),
   ])
   return { rows, total: Number((count as { total: number }).total) }
 }

@@ -20,7 +20,10 @@ export const preparedStatementName = (sqlText: string): string | undefined => st
  * its arguments (a condition that depends on a value, a constant bound as a parameter) is refused on that
  * first call, so that a wrong reuse cannot slip through a test.
  */
-export function preparedQuery<Args extends unknown[], Row>(name: string, build: (db: Kysely<DB>, ...args: Args) => Compilable<Row>) {
+export function preparedQuery<Args extends unknown[], Row>(
+  name: string,
+  build: (db: Kysely<DB>, ...args: Args) => Compilable<Row>,
+) {
   if (declaredNames.has(name)) throw new Error(`prepared query ${name} is declared twice`)
   declaredNames.add(name)
   let sqlText: string | undefined

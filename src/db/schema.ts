@@ -172,7 +172,10 @@ export interface PredictionsTable {
 }
 
 /** One element of a prediction's results, as the API shows it. */
-export interface PredictionResult { timestamp: string; probability: number }
+export interface PredictionResult {
+  timestamp: string
+  probability: number
+}
 
 export interface IdempotencyKeysTable {
   id: Generated<number>

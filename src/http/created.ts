@@ -3,6 +3,11 @@ import type { FastifyReply } from 'fastify'
 import { API_PREFIX } from './route-policy.ts'
 
 export function created<T>(reply: FastifyReply, path: string, body: T): FastifyReply {
-  const location = API_PREFIX + path.split('/').map((segment) => encodeURIComponent(segment)).join('/')
+  const location =
+    API_PREFIX +
+    path
+      .split('/')
+      .map((segment) => encodeURIComponent(segment))
+      .join('/')
   return reply.code(201).header('location', location).send(body)
 }

@@ -1,6 +1,9 @@
 // Handlers throw these; the one error handler (plugins/errors.ts) writes them in the spec's envelope.
 
-export interface FieldProblem { field: string; message: string }
+export interface FieldProblem {
+  field: string
+  message: string
+}
 
 export class ApiError extends Error {
   readonly statusCode: number
@@ -9,7 +12,11 @@ export class ApiError extends Error {
   /** For a 429: the limit that refused (ip, tokens, refresh, login, quota, auth-failures), counted in /metrics. */
   readonly limit: string | undefined
 
-  constructor(statusCode: number, message: string, options: { details?: FieldProblem[]; headers?: Record<string, string>; limit?: string } = {}) {
+  constructor(
+    statusCode: number,
+    message: string,
+    options: { details?: FieldProblem[]; headers?: Record<string, string>; limit?: string } = {},
+  ) {
     super(message)
     this.name = 'ApiError'
     this.statusCode = statusCode
@@ -26,9 +33,10 @@ export const validationFailed = (details: FieldProblem[]) => new ApiError(400, V
 /** Every 401 carries the RFC 6750 challenge; `error` says what was wrong with a presented bearer token. */
 export const AUTH_REALM = 'livestock-api'
 export function unauthorized(message: string, error?: 'invalid_token' | 'invalid_request'): ApiError {
-  const challenge = error === undefined
-    ? `Bearer realm="${AUTH_REALM}"`
-    : `Bearer realm="${AUTH_REALM}", error="${error}", error_description="${message.replace(/["\\]/g, '')}"`
+  const challenge =
+    error === undefined
+      ? `Bearer realm="${AUTH_REALM}"`
+      : `Bearer realm="${AUTH_REALM}", error="${error}", error_description="${message.replace(/["\\]/g, '')}"`
   return new ApiError(401, message, { headers: { 'www-authenticate': challenge } })
 }
 /** A presented bearer token that is malformed, expired, revoked or names no one (RFC 6750 §3.1 invalid_token). */

@@ -9,7 +9,8 @@ const CLOSING_BRACE = 0x7d
 /** A JSON body as a string, or as its UTF-8 bytes (the database-written pages, envelope.ts sendJsonItems). */
 type Body = string | Buffer
 
-const endsWithBrace = (body: Body) => (typeof body === 'string' ? body.endsWith('}') : body[body.length - 1] === CLOSING_BRACE)
+const endsWithBrace = (body: Body) =>
+  typeof body === 'string' ? body.endsWith('}') : body[body.length - 1] === CLOSING_BRACE
 
 /** Where the envelope's trailing `,"timestamp":"..."` starts (the envelope writes it last); -1 without one. */
 function responseTimeAt(body: Body): number {
@@ -35,7 +36,8 @@ const ONE_SHOT_MAX_LENGTH = 16_384
  */
 export function weakEtagOf(body: Body): string {
   const at = responseTimeAt(body)
-  if (typeof body === 'string' && body.length <= ONE_SHOT_MAX_LENGTH) return `W/"${hash('sha1', at < 0 ? body : body.slice(0, at) + '}', 'base64url')}"`
+  if (typeof body === 'string' && body.length <= ONE_SHOT_MAX_LENGTH)
+    return `W/"${hash('sha1', at < 0 ? body : body.slice(0, at) + '}', 'base64url')}"`
   const digest = createHash('sha1')
   if (at < 0) digest.update(body)
   else digest.update(typeof body === 'string' ? body.slice(0, at) : body.subarray(0, at)).update('}')

@@ -33,18 +33,29 @@ export function lazyCompilations(): LazyCompilations {
     compileAll() {
       for (const get of [...pending]) get()
     },
-    get pending() { return pending.size },
+    get pending() {
+      return pending.size
+    },
   }
 }
 
 type Serializer = (data: unknown) => string
-type SerializerCompiler = (route: { schema?: unknown; method?: string; url?: string; httpStatus?: string; contentType?: string }) => Serializer
+type SerializerCompiler = (route: {
+  schema?: unknown
+  method?: string
+  url?: string
+  httpStatus?: string
+  contentType?: string
+}) => Serializer
 
 /**
  * Fastify's `schemaController.compilersFactory.buildSerializer`, with each route's serializers compiled by
  * `factory` on their first use.
  */
-export function lazySerializerFactory<O>(factory: (externalSchemas?: unknown, options?: O) => SerializerCompiler, lazily: LazyCompilations) {
+export function lazySerializerFactory<O>(
+  factory: (externalSchemas?: unknown, options?: O) => SerializerCompiler,
+  lazily: LazyCompilations,
+) {
   return (externalSchemas?: unknown, options?: O): SerializerCompiler => {
     let compiler: SerializerCompiler | undefined
     return (route) => {

@@ -20,10 +20,19 @@ export interface ListParams {
 /** The highest page number: beyond it an offset would leave any list (a bound, so that no number overflows SQL). */
 export const PAGE_MAX = 1_000_000
 
-export const SortOrder = Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'], default: 'desc', description: 'asc or desc', examples: ['asc'] })
+export const SortOrder = Type.Unsafe<'asc' | 'desc'>({
+  type: 'string',
+  enum: ['asc', 'desc'],
+  default: 'desc',
+  description: 'asc or desc',
+  examples: ['asc'],
+})
 
 /** A string enum that validates and documents as `enum` (one error line, not one per branch); the example is the first value unless given. */
-export function StringEnum<T extends string>(values: readonly T[], options: { default?: T; description?: string; examples?: T[] } = {}) {
+export function StringEnum<T extends string>(
+  values: readonly T[],
+  options: { default?: T; description?: string; examples?: T[] } = {},
+) {
   return Type.Unsafe<T>({ type: 'string', enum: [...values], examples: [values[0]], ...options })
 }
 
@@ -33,11 +42,33 @@ export function StringEnum<T extends string>(values: readonly T[], options: { de
  * strings for parseFilters to check:
  *   querystring: Type.Object({ ...listQueryProperties(limits, fields, 't'), group: Type.Optional(Type.String()) }, listQueryOptions)
  */
-export function listQueryProperties(limits: Limits, fields: ListFields, defaultSort: string, filterFields?: ListFields, filterSchemas: Record<string, TSchema> = {}) {
+export function listQueryProperties(
+  limits: Limits,
+  fields: ListFields,
+  defaultSort: string,
+  filterFields?: ListFields,
+  filterSchemas: Record<string, TSchema> = {},
+) {
   return {
-    page: Integer({ minimum: 1, maximum: PAGE_MAX, default: 1, description: `Page number, 1-${PAGE_MAX}`, examples: [2] }),
-    limit: Integer({ minimum: 1, maximum: limits.pageLimitMax, default: limits.pageLimitDefault, description: `Page size, 1-${limits.pageLimitMax}`, examples: [Math.min(25, limits.pageLimitMax)] }),
-    sortBy: StringEnum(Object.keys(fields), { default: defaultSort, description: 'Field to sort by', examples: [defaultSort] }),
+    page: Integer({
+      minimum: 1,
+      maximum: PAGE_MAX,
+      default: 1,
+      description: `Page number, 1-${PAGE_MAX}`,
+      examples: [2],
+    }),
+    limit: Integer({
+      minimum: 1,
+      maximum: limits.pageLimitMax,
+      default: limits.pageLimitDefault,
+      description: `Page size, 1-${limits.pageLimitMax}`,
+      examples: [Math.min(25, limits.pageLimitMax)],
+    }),
+    sortBy: StringEnum(Object.keys(fields), {
+      default: defaultSort,
+      description: 'Field to sort by',
+      examples: [defaultSort],
+    }),
     sortOrder: SortOrder,
     ...(filterFields ? { filter: filterParameter(filterFields, filterSchemas) } : {}),
   }
@@ -57,12 +88,23 @@ const KIND_SCHEMA: Record<FieldKind, () => TSchema> = {
  * only documents, and may show a field's own schema (its format and example) where one is given.
  */
 function filterParameter(fields: ListFields, schemas: Record<string, TSchema>) {
-  const properties = Object.fromEntries(Object.entries(fields).map(([name, kind]) => [name, Type.Optional(schemas[name] ?? KIND_SCHEMA[kind]())]))
-  return Type.Optional(Type.Object(properties, { additionalProperties: false, description: 'filter[Field]=value: only items whose Field equals value' }))
+  const properties = Object.fromEntries(
+    Object.entries(fields).map(([name, kind]) => [name, Type.Optional(schemas[name] ?? KIND_SCHEMA[kind]())]),
+  )
+  return Type.Optional(
+    Type.Object(properties, {
+      additionalProperties: false,
+      description: 'filter[Field]=value: only items whose Field equals value',
+    }),
+  )
 }
 
 export const listQueryOptions = {
-  patternProperties: { '^filter\\[[A-Za-z0-9_]+\\]$': Type.String({ description: 'filter[Field]=value: only items whose Field equals value' }) },
+  patternProperties: {
+    '^filter\\[[A-Za-z0-9_]+\\]$': Type.String({
+      description: 'filter[Field]=value: only items whose Field equals value',
+    }),
+  },
 }
 
 export type FilterValue = string | number | boolean
@@ -81,11 +123,15 @@ export function parseFilters(query: Record<string, unknown>, fields: ListFields)
     const kind = fields[field]
     const value: unknown = Array.isArray(raw) ? (raw as unknown[])[raw.length - 1] : raw
     if (!kind) {
-      problems.push({ field: `query:${key}`, message: `cannot filter by ${field}; allowed: ${Object.keys(fields).join(', ')}` })
+      problems.push({
+        field: `query:${key}`,
+        message: `cannot filter by ${field}; allowed: ${Object.keys(fields).join(', ')}`,
+      })
       continue
     }
     const parsed = parseValue(String(value), kind)
-    if (parsed === undefined) problems.push({ field: `query:${key}`, message: `must be ${kind === 'integer' ? 'an integer' : `a ${kind}`}` })
+    if (parsed === undefined)
+      problems.push({ field: `query:${key}`, message: `must be ${kind === 'integer' ? 'an integer' : `a ${kind}`}` })
     else filters[field] = parsed
   }
   if (problems.length > 0) throw validationFailed(problems)
@@ -94,10 +140,14 @@ export function parseFilters(query: Record<string, unknown>, fields: ListFields)
 
 function parseValue(value: string, kind: FieldKind): FilterValue | undefined {
   switch (kind) {
-    case 'string': return value
-    case 'boolean': return value === 'true' ? true : value === 'false' ? false : undefined
-    case 'integer': return /^-?\d+$/.test(value) ? Number(value) : undefined
-    case 'number': return value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : undefined
+    case 'string':
+      return value
+    case 'boolean':
+      return value === 'true' ? true : value === 'false' ? false : undefined
+    case 'integer':
+      return /^-?\d+$/.test(value) ? Number(value) : undefined
+    case 'number':
+      return value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : undefined
   }
 }
 

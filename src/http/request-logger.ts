@@ -13,7 +13,9 @@ type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
 type LogArguments = [obj: unknown, msg?: string, ...args: unknown[]]
 
 /** A pino logger answers isLevelEnabled; Fastify's null logger (logger: false) does not. */
-interface LevelAware extends FastifyBaseLogger { isLevelEnabled: (level: string) => boolean }
+interface LevelAware extends FastifyBaseLogger {
+  isLevelEnabled: (level: string) => boolean
+}
 
 const knowsLevels = (logger: FastifyBaseLogger): logger is LevelAware =>
   typeof (logger as Partial<LevelAware>).isLevelEnabled === 'function'
@@ -30,17 +32,35 @@ export class LazyChildLogger implements FastifyBaseLogger {
   }
 
   /** The child, made on first use. */
-  get made(): boolean { return this.#child !== undefined }
+  get made(): boolean {
+    return this.#child !== undefined
+  }
 
-  get level(): string { return this.#child?.level ?? this.#parent.level }
-  set level(level: string) { this.#logger().level = level }
+  get level(): string {
+    return this.#child?.level ?? this.#parent.level
+  }
+  set level(level: string) {
+    this.#logger().level = level
+  }
 
-  fatal(...args: LogArguments) { this.#log('fatal', args) }
-  error(...args: LogArguments) { this.#log('error', args) }
-  warn(...args: LogArguments) { this.#log('warn', args) }
-  info(...args: LogArguments) { this.#log('info', args) }
-  debug(...args: LogArguments) { this.#log('debug', args) }
-  trace(...args: LogArguments) { this.#log('trace', args) }
+  fatal(...args: LogArguments) {
+    this.#log('fatal', args)
+  }
+  error(...args: LogArguments) {
+    this.#log('error', args)
+  }
+  warn(...args: LogArguments) {
+    this.#log('warn', args)
+  }
+  info(...args: LogArguments) {
+    this.#log('info', args)
+  }
+  debug(...args: LogArguments) {
+    this.#log('debug', args)
+  }
+  trace(...args: LogArguments) {
+    this.#log('trace', args)
+  }
   silent() {}
 
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
@@ -49,11 +69,11 @@ export class LazyChildLogger implements FastifyBaseLogger {
 
   #log(level: Level, args: LogArguments) {
     if (this.#child === undefined && !this.#parent.isLevelEnabled(level)) return
-    ;(this.#logger()[level])(...args)
+    this.#logger()[level](...args)
   }
 
   #logger(): FastifyBaseLogger {
-    return this.#child ??= this.#make()
+    return (this.#child ??= this.#make())
   }
 }
 
@@ -68,7 +88,9 @@ export function deferChildLoggers(logger: FastifyBaseLogger): void {
   // eslint-disable-next-line @typescript-eslint/unbound-method
   const makeChild = logger.child
   logger.child = function lazyChild(this: LevelAware, bindings: Bindings, options?: ChildLoggerOptions) {
-    return hasOptions(options) ? makeChild.call(this, bindings, options) : new LazyChildLogger(this, () => makeChild.call(this, bindings))
+    return hasOptions(options)
+      ? makeChild.call(this, bindings, options)
+      : new LazyChildLogger(this, () => makeChild.call(this, bindings))
   }
 }
 

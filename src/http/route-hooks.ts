@@ -3,7 +3,8 @@
 // costs a call of Fastify's hook runner, and an async one a promise too.
 import type { FastifyInstance, RouteOptions } from 'fastify'
 
-type HookName = 'onRequest' | 'preParsing' | 'preValidation' | 'preHandler' | 'preSerialization' | 'onSend' | 'onResponse'
+type HookName =
+  'onRequest' | 'preParsing' | 'preValidation' | 'preHandler' | 'preSerialization' | 'onSend' | 'onResponse'
 
 /** A route's hooks of one kind as a list (a route may give none, one, or a list). */
 export function hooksOf<T>(hooks: T | T[] | undefined): T[] {
@@ -17,8 +18,11 @@ export function hooksOf<T>(hooks: T | T[] | undefined): T[] {
  * hook that reads the body must come first.)
  */
 export function addRouteHook<Name extends HookName>(
-  app: FastifyInstance, name: Name, hook: NonNullable<RouteOptions[Name]> extends (infer H)[] | infer H ? H : never,
-  applies: (route: RouteOptions) => boolean = () => true, { first = false } = {},
+  app: FastifyInstance,
+  name: Name,
+  hook: NonNullable<RouteOptions[Name]> extends (infer H)[] | infer H ? H : never,
+  applies: (route: RouteOptions) => boolean = () => true,
+  { first = false } = {},
 ) {
   app.addHook('onRoute', (route: RouteOptions) => {
     if (!applies(route)) return

@@ -22,9 +22,20 @@ export const MAX_PATH_SEGMENT = 200
  * - admin: a user token with the Admin flag
  * - bdUser: a user token with the BDUser flag
  */
-export type AccessRule = 'public' | 'bearer' | 'userToken' | 'integratorToken' | 'self' | 'own' | 'sensorData' | 'admin' | 'bdUser'
+export type AccessRule =
+  'public' | 'bearer' | 'userToken' | 'integratorToken' | 'self' | 'own' | 'sensorData' | 'admin' | 'bdUser'
 
-export const ACCESS_RULES: readonly AccessRule[] = ['public', 'bearer', 'userToken', 'integratorToken', 'self', 'own', 'sensorData', 'admin', 'bdUser']
+export const ACCESS_RULES: readonly AccessRule[] = [
+  'public',
+  'bearer',
+  'userToken',
+  'integratorToken',
+  'self',
+  'own',
+  'sensorData',
+  'admin',
+  'bdUser',
+]
 
 /**
  * The per-IP rate-limit bucket: the spec gives POST /tokens and POST /tokens/refresh buckets of their own;

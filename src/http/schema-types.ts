@@ -36,7 +36,8 @@ interface IntegerOptions {
 }
 
 /** An integer between its bounds, with the format they imply. */
-export const Integer = (options: IntegerOptions) => Type.Integer({ format: integerFormat(options.minimum, options.maximum), ...options })
+export const Integer = (options: IntegerOptions) =>
+  Type.Integer({ format: integerFormat(options.minimum, options.maximum), ...options })
 
 /** A count of things (rows, requests, bytes, devices): 0 up to 2^53 − 1. */
 export const Count = (description: string, example: number, maximum = Number.MAX_SAFE_INTEGER) =>

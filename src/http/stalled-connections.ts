@@ -9,13 +9,19 @@
 import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
 
-interface Progress { delivered: number; since: number }
+interface Progress {
+  delivered: number
+  since: number
+}
 
 /** Bytes of completed writes: `bytesWritten` counts every byte written to the socket, `writableLength` those of writes not completed. */
 export const deliveredBytes = (socket: Socket): number => (socket.bytesWritten ?? 0) - socket.writableLength
 
 /** Starts the sweep; it stops when the server closes. */
-export function closeStalledConnections(server: Server, { stallMs, everyMs, now = Date.now }: { stallMs: number; everyMs: number; now?: () => number }) {
+export function closeStalledConnections(
+  server: Server,
+  { stallMs, everyMs, now = Date.now }: { stallMs: number; everyMs: number; now?: () => number },
+) {
   const open = new Map<Socket, Progress | undefined>()
   server.on('connection', (socket: Socket) => {
     open.set(socket, undefined)

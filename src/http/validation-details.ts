@@ -41,8 +41,11 @@ export function uniqueByField(problems: FieldProblem[]): FieldProblem[] {
 
 function jsonPointerToPath(pointer: string): string {
   if (!pointer) return ''
-  return pointer.slice(1).split('/').map((seg) => seg.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce((acc, seg) => /^\d+$/.test(seg) ? `${acc}[${seg}]` : joinPath(acc, seg), '')
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((seg) => seg.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((acc, seg) => (/^\d+$/.test(seg) ? `${acc}[${seg}]` : joinPath(acc, seg)), '')
 }
 
 function joinPath(base: string, key: string): string {

@@ -35,7 +35,9 @@ const TOPICS: Record<ReadingKind, { registry: 'animals' | 'litterguards'; segmen
 }
 
 export function topicFilters(group: string): string[] {
-  return Object.values(TOPICS).map(({ registry, segment }) => `$share/${group}/${TOPIC_ROOT}/+/${registry}/+/${segment}`)
+  return Object.values(TOPICS).map(
+    ({ registry, segment }) => `$share/${group}/${TOPIC_ROOT}/+/${registry}/+/${segment}`,
+  )
 }
 
 export function sensorTopic(uid: string, mac: string, kind: ReadingKind): string {
@@ -47,7 +49,9 @@ export function parseTopic(topic: string): { uid: string; mac: string; kind: Rea
   const parts = topic.split('/')
   if (parts.length !== 6 || `${parts[0]}/${parts[1]}` !== TOPIC_ROOT) return undefined
   const [, , uid, registry, mac, segment] = parts as [string, string, string, string, string, string]
-  const kind = (Object.keys(TOPICS) as ReadingKind[]).find((k) => TOPICS[k].registry === registry && TOPICS[k].segment === segment)
+  const kind = (Object.keys(TOPICS) as ReadingKind[]).find(
+    (k) => TOPICS[k].registry === registry && TOPICS[k].segment === segment,
+  )
   if (!kind || !isUid(uid) || !isMac(mac)) return undefined
   return { uid, mac, kind }
 }
@@ -88,12 +92,14 @@ export function startMqttIngest(app: App, options: MqttIngestOptions): MqttInges
   const validate = createPayloadValidator(app.config.limits)
   const maxBytes = app.config.bodyLimitBytes
   const name = 'mqtt_messages_total'
-  const counter = (app.metrics.getSingleMetric(name) as Counter<'kind' | 'outcome'> | undefined) ?? new Counter({
-    name,
-    help: 'MQTT ingestion messages handled, by kind (sensordata, locations, devicedata, unknown) and outcome (stored, malformed, unknown_animal, unknown_device, failed; retried counts each wait for an unreachable database)',
-    labelNames: ['kind', 'outcome'] as const,
-    registers: [app.metrics],
-  })
+  const counter =
+    (app.metrics.getSingleMetric(name) as Counter<'kind' | 'outcome'> | undefined) ??
+    new Counter({
+      name,
+      help: 'MQTT ingestion messages handled, by kind (sensordata, locations, devicedata, unknown) and outcome (stored, malformed, unknown_animal, unknown_device, failed; retried counts each wait for an unreachable database)',
+      labelNames: ['kind', 'outcome'] as const,
+      registers: [app.metrics],
+    })
 
   async function handle(topic: string, payload: Buffer): Promise<MessageOutcome> {
     const log = app.log.child({ mqttTopic: topic })
@@ -104,7 +110,10 @@ export function startMqttIngest(app: App, options: MqttIngestOptions): MqttInges
       counter.inc({ kind, outcome: 'malformed' })
       return 'malformed'
     }
-    if (!target) return reject('topic is not livestock/v1/<user_id>/animals/<animal_mac>/sensordata|locations or livestock/v1/<user_id>/litterguards/<mac_address>/sensordata')
+    if (!target)
+      return reject(
+        'topic is not livestock/v1/<user_id>/animals/<animal_mac>/sensordata|locations or livestock/v1/<user_id>/litterguards/<mac_address>/sensordata',
+      )
     if (payload.length > maxBytes) return reject(`payload larger than ${maxBytes} bytes`)
     let body: unknown
     try {
@@ -166,16 +175,22 @@ export function startMqttIngest(app: App, options: MqttIngestOptions): MqttInges
   client.handleMessage = (packet, callback) => {
     const topic = packet.cmd === 'publish' ? packet.topic : ''
     const payload = packet.cmd === 'publish' ? Buffer.from(packet.payload) : Buffer.alloc(0)
-    handle(topic, payload).then((outcome) => { if (outcome !== 'held') callback() }, (err: unknown) => {
-      app.log.error({ err }, 'MQTT message handler failed')
-      callback()
-    })
+    handle(topic, payload).then(
+      (outcome) => {
+        if (outcome !== 'held') callback()
+      },
+      (err: unknown) => {
+        app.log.error({ err }, 'MQTT message handler failed')
+        callback()
+      },
+    )
   }
   client.on('error', (err) => app.log.warn({ err }, 'MQTT client error'))
   client.on('reconnect', () => app.log.info('MQTT reconnecting'))
   const ready = client.subscribeAsync(topicFilters(group), { qos: 1 }).then((grants) => {
     const refused = grants.filter((g) => g.qos > 2)
-    if (refused.length > 0) throw new Error(`MQTT broker refused the subscriptions ${refused.map((g) => g.topic).join(', ')}`)
+    if (refused.length > 0)
+      throw new Error(`MQTT broker refused the subscriptions ${refused.map((g) => g.topic).join(', ')}`)
     app.log.info({ topics: grants.map((g) => g.topic) }, 'MQTT ingestion subscribed')
   })
   ready.catch((err: unknown) => app.log.error({ err }, 'MQTT subscription failed'))

@@ -15,13 +15,19 @@ const runningHere = new WeakMap<Database, Set<number>>()
  * Runs fn as the job's one runner (on PostgreSQL its queries on `conn` use the lock's own connection);
  * undefined without running it when this process or another one is running the job already.
  */
-export async function withSingleRunner<T>(database: Database, key: number, fn: (conn: Kysely<DB>) => Promise<T>): Promise<T | undefined> {
+export async function withSingleRunner<T>(
+  database: Database,
+  key: number,
+  fn: (conn: Kysely<DB>) => Promise<T>,
+): Promise<T | undefined> {
   let keys = runningHere.get(database)
-  if (!keys) runningHere.set(database, keys = new Set())
+  if (!keys) runningHere.set(database, (keys = new Set()))
   if (keys.has(key)) return undefined
   keys.add(key)
   try {
-    return database.kind === 'embedded' ? await fn(database.background) : await withJobLock(database.background, key, fn)
+    return database.kind === 'embedded'
+      ? await fn(database.background)
+      : await withJobLock(database.background, key, fn)
   } finally {
     keys.delete(key)
   }

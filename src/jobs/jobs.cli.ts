@@ -7,57 +7,82 @@ import { EVALUATION_SEED, evaluatePredictions } from '../modules/predictions/eva
 import { PREDICTIONS_LOCK, scorePredictions } from './predictions.ts'
 import { withSingleRunner } from './job-lock.ts'
 
-export const jobCommands: Command[] = [{
-  name: 'jobs',
-  summary: 'Run a scheduled job now (prune-tokens, reference-temperature, predictions), or evaluate the scorer',
-  usage: 'livestock-api jobs <prune-tokens | reference-temperature [--user U] | predictions [--user U] | evaluate-predictions [--seed S] [--animals N] [--days D]>',
-  options: {
-    user: { type: 'string', value: 'U', description: 'only the animals of this user (reference-temperature, predictions)' },
-    seed: { type: 'string', value: 'S', description: `the simulated herd's seed (evaluate-predictions; default ${EVALUATION_SEED})` },
-    animals: { type: 'string', value: 'N', description: 'animals in the simulated herd (evaluate-predictions; default 200)' },
-    days: { type: 'string', value: 'D', description: 'days evaluated (evaluate-predictions; default 60)' },
+export const jobCommands: Command[] = [
+  {
+    name: 'jobs',
+    summary: 'Run a scheduled job now (prune-tokens, reference-temperature, predictions), or evaluate the scorer',
+    usage:
+      'livestock-api jobs <prune-tokens | reference-temperature [--user U] | predictions [--user U] | evaluate-predictions [--seed S] [--animals N] [--days D]>',
+    options: {
+      user: {
+        type: 'string',
+        value: 'U',
+        description: 'only the animals of this user (reference-temperature, predictions)',
+      },
+      seed: {
+        type: 'string',
+        value: 'S',
+        description: `the simulated herd's seed (evaluate-predictions; default ${EVALUATION_SEED})`,
+      },
+      animals: {
+        type: 'string',
+        value: 'N',
+        description: 'animals in the simulated herd (evaluate-predictions; default 200)',
+      },
+      days: { type: 'string', value: 'D', description: 'days evaluated (evaluate-predictions; default 60)' },
+    },
+    help: [
+      'prune-tokens            delete revocations and refresh tokens past their expiry (the service also does this hourly)',
+      "reference-temperature   recompute every animal's ReferenceTemperature now, or only the animals of --user U",
+      '                        (the service also does this daily at 00:00 UTC)',
+      'predictions             score every active animal (or those of --user U) for the hours completed since the last',
+      '                        run (at most 24) and store the predictions (the service also does this hourly); skipped',
+      '                        when another process is scoring',
+      'evaluate-predictions    score a simulated herd (default 200 animals) over 60 days in memory and print sensitivity,',
+      `                        false alarms per animal-month and lead time per class (default --seed ${EVALUATION_SEED}; the`,
+      '                        rules were tuned on tuning-1). Needs no database; takes about a minute',
+    ].join('\n'),
+    run: async (values, positionals, ctx) => {
+      const [job] = positionals
+      if (job === 'prune-tokens') {
+        await ctx.withDatabase(async ({ db }) => ctx.out({ job, deleted: await pruneExpiredTokens(db, Date.now()) }))
+        return
+      }
+      if (job === 'reference-temperature') {
+        const uid = optionalString(values, 'user')
+        await ctx.withDatabase(async ({ db }) => {
+          if (uid !== undefined && !(await findUserByUid(db, uid))) throw new Error(`User ${uid} not found`)
+          ctx.out({
+            job,
+            ...(uid ? { user: uid } : {}),
+            ...(await refreshReferenceTemperatures(db, { now: Date.now(), uid })),
+          })
+        })
+        return
+      }
+      if (job === 'predictions') {
+        const uid = optionalString(values, 'user')
+        await ctx.withDatabase(async (database) => {
+          if (uid !== undefined && !(await findUserByUid(database.db, uid))) throw new Error(`User ${uid} not found`)
+          const outcome = await withSingleRunner(database, PREDICTIONS_LOCK, (conn) =>
+            scorePredictions(conn, { now: Date.now(), uid }),
+          )
+          ctx.out({
+            job,
+            ...(uid ? { user: uid } : {}),
+            ...(outcome ?? { skipped: 'another process is scoring predictions now' }),
+          })
+        })
+        return
+      }
+      if (job === 'evaluate-predictions') {
+        const seed = optionalString(values, 'seed') ?? EVALUATION_SEED
+        const animals = intOption(values, 'animals', 200, 20, 2000)
+        const days = intOption(values, 'days', 60, 7, 365)
+        ctx.out({ job, ...evaluatePredictions({ seed, animals, days }) })
+        return
+      }
+      throw new UsageError(`Unknown job "${job ?? ''}"`)
+    },
   },
-  help: [
-    'prune-tokens            delete revocations and refresh tokens past their expiry (the service also does this hourly)',
-    'reference-temperature   recompute every animal\'s ReferenceTemperature now, or only the animals of --user U',
-    '                        (the service also does this daily at 00:00 UTC)',
-    'predictions             score every active animal (or those of --user U) for the hours completed since the last',
-    '                        run (at most 24) and store the predictions (the service also does this hourly); skipped',
-    '                        when another process is scoring',
-    'evaluate-predictions    score a simulated herd (default 200 animals) over 60 days in memory and print sensitivity,',
-    `                        false alarms per animal-month and lead time per class (default --seed ${EVALUATION_SEED}; the`,
-    '                        rules were tuned on tuning-1). Needs no database; takes about a minute',
-  ].join('\n'),
-  run: async (values, positionals, ctx) => {
-    const [job] = positionals
-    if (job === 'prune-tokens') {
-      await ctx.withDatabase(async ({ db }) => ctx.out({ job, deleted: await pruneExpiredTokens(db, Date.now()) }))
-      return
-    }
-    if (job === 'reference-temperature') {
-      const uid = optionalString(values, 'user')
-      await ctx.withDatabase(async ({ db }) => {
-        if (uid !== undefined && !(await findUserByUid(db, uid))) throw new Error(`User ${uid} not found`)
-        ctx.out({ job, ...(uid ? { user: uid } : {}), ...await refreshReferenceTemperatures(db, { now: Date.now(), uid }) })
-      })
-      return
-    }
-    if (job === 'predictions') {
-      const uid = optionalString(values, 'user')
-      await ctx.withDatabase(async (database) => {
-        if (uid !== undefined && !(await findUserByUid(database.db, uid))) throw new Error(`User ${uid} not found`)
-        const outcome = await withSingleRunner(database, PREDICTIONS_LOCK, (conn) => scorePredictions(conn, { now: Date.now(), uid }))
-        ctx.out({ job, ...(uid ? { user: uid } : {}), ...(outcome ?? { skipped: 'another process is scoring predictions now' }) })
-      })
-      return
-    }
-    if (job === 'evaluate-predictions') {
-      const seed = optionalString(values, 'seed') ?? EVALUATION_SEED
-      const animals = intOption(values, 'animals', 200, 20, 2000)
-      const days = intOption(values, 'days', 60, 7, 365)
-      ctx.out({ job, ...evaluatePredictions({ seed, animals, days }) })
-      return
-    }
-    throw new UsageError(`Unknown job "${job ?? ''}"`)
-  },
-}]
+]

@@ -9,8 +9,16 @@ import type { App } from '../types.ts'
 import { insertScoredPredictions, type NewPrediction } from '../modules/predictions/predictions.repository.ts'
 import { CLASSIFICATION_TYPES, recordInstant } from '../modules/predictions/predictions.rules.ts'
 import {
-  HOUR_MS, LOOKBACK_HOURS, MIN_SAMPLES_PER_HOUR, MOVING_THRESHOLD_G, VALID_TEMPERATURE, alignHours, scoreHerd,
-  type AnimalHours, type AnimalRecords, type HourSummary,
+  HOUR_MS,
+  LOOKBACK_HOURS,
+  MIN_SAMPLES_PER_HOUR,
+  MOVING_THRESHOLD_G,
+  VALID_TEMPERATURE,
+  alignHours,
+  scoreHerd,
+  type AnimalHours,
+  type AnimalRecords,
+  type HourSummary,
 } from '../modules/predictions/scorer.rules.ts'
 import { withSingleRunner } from './job-lock.ts'
 
@@ -30,7 +38,12 @@ export interface PredictionRunOptions {
   uid?: string | undefined
 }
 
-export interface PredictionRunOutcome { users: number; animals: number; hours: number; stored: number }
+export interface PredictionRunOutcome {
+  users: number
+  animals: number
+  hours: number
+  stored: number
+}
 
 /** The end of each hour to score for a user, oldest first: those completed after its last scored hour, at most CATCH_UP_HOURS. */
 export function hoursToScore(now: number, lastScored: number | undefined): number[] {
@@ -57,20 +70,38 @@ export async function scorePredictions(db: Kysely<DB>, options: PredictionRunOpt
   return outcome
 }
 
-async function scoreUser(db: Kysely<DB>, uid: string, now: number): Promise<{ animals: number; hours: number; stored: number }> {
-  const last = await db.selectFrom('predictions').select((eb) => eb.fn.max('predicted_at').as('last'))
-    .where('uid', '=', uid).where('source', '=', 'scorer').executeTakeFirst()
+async function scoreUser(
+  db: Kysely<DB>,
+  uid: string,
+  now: number,
+): Promise<{ animals: number; hours: number; stored: number }> {
+  const last = await db
+    .selectFrom('predictions')
+    .select((eb) => eb.fn.max('predicted_at').as('last'))
+    .where('uid', '=', uid)
+    .where('source', '=', 'scorer')
+    .executeTakeFirst()
   const ends = hoursToScore(now, last?.last ?? undefined)
   if (ends.length === 0) return { animals: 0, hours: 0, stored: 0 }
   const firstHour = ends[0]! - HOUR_MS - LOOKBACK_HOURS * HOUR_MS
   const lastHour = ends.at(-1)! - HOUR_MS
-  const animals = await db.selectFrom('animals').select(['id', 'mac', 'group_name'])
-    .where('uid', '=', uid).where('active', '=', true).orderBy('id').execute()
+  const animals = await db
+    .selectFrom('animals')
+    .select(['id', 'mac', 'group_name'])
+    .where('uid', '=', uid)
+    .where('active', '=', true)
+    .orderBy('id')
+    .execute()
   const records = await recordsOf(db, uid)
   const herd: AnimalHours<number>[] = []
   for (const animal of animals) {
     const hours = await hourlySummaries(db, uid, animal.mac, firstHour, lastHour + HOUR_MS)
-    herd.push({ key: animal.id, group: animal.group_name, hours: alignHours(hours, firstHour, lastHour), records: records.get(animal.id) ?? { services: [], weanings: [], births: [] } })
+    herd.push({
+      key: animal.id,
+      group: animal.group_name,
+      hours: alignHours(hours, firstHour, lastHour),
+      records: records.get(animal.id) ?? { services: [], weanings: [], births: [] },
+    })
   }
   const from = (ends[0]! - HOUR_MS - firstHour) / HOUR_MS
   const to = (lastHour - firstHour) / HOUR_MS
@@ -83,13 +114,24 @@ async function scoreUser(db: Kysely<DB>, uid: string, now: number): Promise<{ an
       const predictedAt = animal.hours[i]!.hour + HOUR_MS
       const timestamp = new Date(predictedAt).toISOString()
       for (const type of CLASSIFICATION_TYPES) {
-        rows.push({ animalId: animal.key, classificationType: type, predictedAt, results: [{ timestamp, probability: score[type] }], peakProbability: score[type] })
+        rows.push({
+          animalId: animal.key,
+          classificationType: type,
+          predictedAt,
+          results: [{ timestamp, probability: score[type] }],
+          peakProbability: score[type],
+        })
       }
     })
   })
   let stored = 0
-  for (let i = 0; i < rows.length; i += INSERT_BATCH) stored += await insertScoredPredictions(db, uid, rows.slice(i, i + INSERT_BATCH))
-  return { animals: herd.filter((a) => a.hours.some((_, i) => i >= from && heardFrom(a.hours, i))).length, hours: ends.length, stored }
+  for (let i = 0; i < rows.length; i += INSERT_BATCH)
+    stored += await insertScoredPredictions(db, uid, rows.slice(i, i + INSERT_BATCH))
+  return {
+    animals: herd.filter((a) => a.hours.some((_, i) => i >= from && heardFrom(a.hours, i))).length,
+    hours: ends.length,
+    stored,
+  }
 }
 
 /** Whether the tag sent readings in the 24 h up to hour i: a silent tag gets no prediction. */
@@ -102,7 +144,13 @@ function heardFrom(hours: readonly HourSummary[], i: number): boolean {
  * One tag's readings summed up per hour in [from, to): the same figures as summarizeHours in scorer.rules.ts
  * (samples, share moving, mean valid temperature, detections and node changes), computed by the database.
  */
-export async function hourlySummaries(db: Kysely<DB>, uid: string, mac: string, from: number, to: number): Promise<HourSummary[]> {
+export async function hourlySummaries(
+  db: Kysely<DB>,
+  uid: string,
+  mac: string,
+  from: number,
+  to: number,
+): Promise<HourSummary[]> {
   const sensor = await sql<{ hour: number; samples: number; activity: number; temperature: number | null }>`
     SELECT (t / ${HOUR_MS}) * ${HOUR_MS} AS hour, count(*) AS samples,
            avg(CASE WHEN abs(sqrt(x * x + y * y + z * z) - 1) > ${MOVING_THRESHOLD_G} THEN 1 ELSE 0 END) AS activity,
@@ -119,11 +167,25 @@ export async function hourlySummaries(db: Kysely<DB>, uid: string, mac: string, 
   const byHour = new Map<number, HourSummary>()
   for (const r of sensor.rows) {
     const hour = Number(r.hour)
-    byHour.set(hour, { hour, samples: Number(r.samples), activity: Number(r.activity), temperature: r.temperature === null ? null : Number(r.temperature), detections: 0, nodeChanges: 0 })
+    byHour.set(hour, {
+      hour,
+      samples: Number(r.samples),
+      activity: Number(r.activity),
+      temperature: r.temperature === null ? null : Number(r.temperature),
+      detections: 0,
+      nodeChanges: 0,
+    })
   }
   for (const r of locations.rows) {
     const hour = Number(r.hour)
-    const summary = byHour.get(hour) ?? { hour, samples: 0, activity: 0, temperature: null, detections: 0, nodeChanges: 0 }
+    const summary = byHour.get(hour) ?? {
+      hour,
+      samples: 0,
+      activity: 0,
+      temperature: null,
+      detections: 0,
+      nodeChanges: 0,
+    }
     summary.detections = Number(r.detections)
     summary.nodeChanges = Number(r.node_changes)
     byHour.set(hour, summary)
@@ -137,7 +199,7 @@ async function recordsOf(db: Kysely<DB>, uid: string): Promise<Map<number, Anima
   const add = (animalId: number, kind: keyof AnimalRecords, at: number | undefined) => {
     if (at === undefined) return
     let records = out.get(animalId)
-    if (!records) out.set(animalId, records = { services: [], weanings: [], births: [] })
+    if (!records) out.set(animalId, (records = { services: [], weanings: [], births: [] }))
     records[kind].push(at)
   }
   const { rows } = await sql<{ kind: keyof AnimalRecords; animal_id: number; day: string; time: string | null }>`
@@ -174,7 +236,12 @@ export function startPredictionSchedule(app: App): () => void {
   }
   const schedule = () => {
     if (stopped) return
-    timer = setTimeout(() => { void run().then(schedule) }, nextRunAt(app.clock()) - app.clock())
+    timer = setTimeout(
+      () => {
+        void run().then(schedule)
+      },
+      nextRunAt(app.clock()) - app.clock(),
+    )
     timer.unref()
   }
   void run().then(schedule)

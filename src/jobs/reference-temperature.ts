@@ -7,7 +7,13 @@ import { sql, type Kysely } from 'kysely'
 import type { DB } from '../db/schema.ts'
 import type { App } from '../types.ts'
 import {
-  VALID_MAX_C, VALID_MIN_C, WINDOW_DAYS, WINDOW_MS, lastUtcMidnight, nextUtcMidnight, referenceFromStats,
+  VALID_MAX_C,
+  VALID_MIN_C,
+  WINDOW_DAYS,
+  WINDOW_MS,
+  lastUtcMidnight,
+  nextUtcMidnight,
+  referenceFromStats,
 } from './reference-temperature.rules.ts'
 
 /** pg_try_advisory_lock key of this job (any constant distinct from other jobs' keys). */
@@ -22,7 +28,11 @@ export interface RefreshOptions {
   onlyStale?: boolean
 }
 
-export interface RefreshOutcome { users: number; animals: number; withReference: number }
+export interface RefreshOutcome {
+  users: number
+  animals: number
+  withReference: number
+}
 
 export async function refreshReferenceTemperatures(db: Kysely<DB>, options: RefreshOptions): Promise<RefreshOutcome> {
   const { now } = options
@@ -41,7 +51,9 @@ export async function refreshReferenceTemperatures(db: Kysely<DB>, options: Refr
           AND r.c >= ${VALID_MIN_C} AND r.c <= ${VALID_MAX_C}
       ) s
       WHERE a.uid = ${uid}
-        ${options.onlyStale ? sql`AND (a.reference_temperature_updated_at IS NULL OR a.reference_temperature_updated_at < ${now})` : sql``}`.execute(db)
+        ${options.onlyStale ? sql`AND (a.reference_temperature_updated_at IS NULL OR a.reference_temperature_updated_at < ${now})` : sql``}`.execute(
+      db,
+    )
     if (rows.length === 0) continue
     const decided = rows.map((r) => ({
       id: r.id,
@@ -49,9 +61,16 @@ export async function refreshReferenceTemperatures(db: Kysely<DB>, options: Refr
     }))
     await db.transaction().execute(async (trx) => {
       for (const { id, value } of decided) {
-        await trx.updateTable('animals')
-          .set({ reference_temperature: value, reference_temperature_updated_at: now, reference_temperature_window_days: WINDOW_DAYS })
-          .where('uid', '=', uid).where('id', '=', id).execute()
+        await trx
+          .updateTable('animals')
+          .set({
+            reference_temperature: value,
+            reference_temperature_updated_at: now,
+            reference_temperature_window_days: WINDOW_DAYS,
+          })
+          .where('uid', '=', uid)
+          .where('id', '=', id)
+          .execute()
       }
     })
     outcome.users++
@@ -65,7 +84,11 @@ export async function refreshReferenceTemperatures(db: Kysely<DB>, options: Refr
  * Runs fn holding the job's advisory lock on one connection; returns undefined without running it when
  * another process holds the lock.
  */
-export async function withJobLock<T>(db: Kysely<DB>, key: number, fn: (conn: Kysely<DB>) => Promise<T>): Promise<T | undefined> {
+export async function withJobLock<T>(
+  db: Kysely<DB>,
+  key: number,
+  fn: (conn: Kysely<DB>) => Promise<T>,
+): Promise<T | undefined> {
   return db.connection().execute(async (conn) => {
     const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(${key}) AS locked`.execute(conn)
     if (!rows[0]?.locked) return undefined
@@ -83,7 +106,8 @@ export async function runScheduledRefresh(app: App, at: number): Promise<Refresh
     const result = await refreshReferenceTemperatures(conn, { now: at, onlyStale: true })
     // The embedded store has no autovacuum; without it the visibility map goes stale and reads of the
     // readings tables stop being index-only.
-    if (app.database.kind === 'embedded') await sql`VACUUM (ANALYZE) animal_sensor_readings, animal_location_readings`.execute(conn)
+    if (app.database.kind === 'embedded')
+      await sql`VACUUM (ANALYZE) animal_sensor_readings, animal_location_readings`.execute(conn)
     return result
   })
   return outcome
@@ -96,16 +120,26 @@ export function startReferenceTemperatureSchedule(app: App): () => void {
   const run = async (at: number) => {
     try {
       const outcome = await runScheduledRefresh(app, at)
-      if (outcome) app.log.info({ job: 'reference-temperature', at: new Date(at).toISOString(), ...outcome }, 'reference temperatures refreshed')
-      else app.log.info({ job: 'reference-temperature' }, 'another process holds the reference-temperature lock; skipped')
+      if (outcome)
+        app.log.info(
+          { job: 'reference-temperature', at: new Date(at).toISOString(), ...outcome },
+          'reference temperatures refreshed',
+        )
+      else
+        app.log.info({ job: 'reference-temperature' }, 'another process holds the reference-temperature lock; skipped')
     } catch (err) {
-      app.log.error({ err, job: 'reference-temperature' }, 'reference-temperature job failed; next run at the next midnight')
+      app.log.error(
+        { err, job: 'reference-temperature' },
+        'reference-temperature job failed; next run at the next midnight',
+      )
     }
   }
   const schedule = () => {
     if (stopped) return
     const at = nextUtcMidnight(app.clock())
-    timer = setTimeout(() => { void run(at).then(schedule) }, at - app.clock())
+    timer = setTimeout(() => {
+      void run(at).then(schedule)
+    }, at - app.clock())
     timer.unref()
   }
   void run(lastUtcMidnight(app.clock())).then(schedule)

@@ -3,7 +3,13 @@
 // read, so a caller without a valid token learns nothing about a route's body: 401 comes first; the rule,
 // which may need the validated :userId, in preValidation), the OpenAPI `security` and the standard error
 // responses. A route in the API scope that declares no rule fails at start-up.
-import type { FastifyInstance, FastifyRequest, RouteOptions, onRequestAsyncHookHandler, preValidationAsyncHookHandler } from 'fastify'
+import type {
+  FastifyInstance,
+  FastifyRequest,
+  RouteOptions,
+  onRequestAsyncHookHandler,
+  preValidationAsyncHookHandler,
+} from 'fastify'
 import { denial, needsLink } from '../auth/access.rules.ts'
 import { loadCaller, type Caller, type CallerSource } from '../auth/caller.ts'
 import { AUTH_ERRORS } from '../auth/errors.ts'
@@ -50,7 +56,10 @@ export function accessPlugin(app: FastifyInstance, { signer, callers, admit }: A
     const header = req.headers.authorization?.trim()
     if (header === undefined || header === '') throw unauthorized(AUTH_ERRORS.missingHeader)
     const match = BEARER.exec(header)
-    if (!match?.[1]) throw /^bearer\b/i.test(header) ? unauthorized(AUTH_ERRORS.invalidToken, 'invalid_request') : unauthorized(AUTH_ERRORS.invalidToken)
+    if (!match?.[1])
+      throw /^bearer\b/i.test(header)
+        ? unauthorized(AUTH_ERRORS.invalidToken, 'invalid_request')
+        : unauthorized(AUTH_ERRORS.invalidToken)
     let token: VerifiedToken
     try {
       token = await signer.verify(match[1], 'access')
@@ -80,8 +89,10 @@ export function accessPlugin(app: FastifyInstance, { signer, callers, admit }: A
       if (!caller) throw new Error('the access check runs after authenticate')
       const userId = (req.params as { userId?: unknown } | undefined)?.userId
       const uid = typeof userId === 'string' ? userId : undefined
-      const linked = needsLink(rule, caller) && uid !== undefined && caller.kind === 'integrator'
-        ? await callers.isLinked(uid, caller.integrator.uid) : false
+      const linked =
+        needsLink(rule, caller) && uid !== undefined && caller.kind === 'integrator'
+          ? await callers.isLinked(uid, caller.integrator.uid)
+          : false
       if (linked) req.linkedAccount = uid
       const refusal = denial(rule, caller, { method: req.method, userId: uid, linked })
       if (refusal) throw forbidden(refusal)
@@ -93,14 +104,25 @@ export function accessPlugin(app: FastifyInstance, { signer, callers, admit }: A
       scope.addHook('onRoute', (route: RouteOptions) => {
         const rule = route.config?.access
         if (!rule || !ACCESS_RULES.includes(rule)) {
-          throw new Error(`Route ${String(route.method)} ${route.url} declares no access rule (config.access: ${ACCESS_RULES.join(' | ')})`)
+          throw new Error(
+            `Route ${String(route.method)} ${route.url} declares no access rule (config.access: ${ACCESS_RULES.join(' | ')})`,
+          )
         }
         if ((rule === 'own' || rule === 'sensorData' || rule === 'self') && !route.url.includes(':userId')) {
-          throw new Error(`Route ${String(route.method)} ${route.url} uses the ${rule} rule but has no :userId parameter`)
+          throw new Error(
+            `Route ${String(route.method)} ${route.url} uses the ${rule} rule but has no :userId parameter`,
+          )
         }
-        const schema = (route.schema ??= {}) as { body?: unknown; security?: unknown; response?: Record<string, unknown> }
+        const schema = (route.schema ??= {}) as {
+          body?: unknown
+          security?: unknown
+          response?: Record<string, unknown>
+        }
         schema.security = rule === 'public' ? [] : [{ bearer: [] }]
-        schema.response = { ...standardErrors(rule, schema.body !== undefined, route.config?.limit === 'exempt'), ...schema.response }
+        schema.response = {
+          ...standardErrors(rule, schema.body !== undefined, route.config?.limit === 'exempt'),
+          ...schema.response,
+        }
         if (rule !== 'public') {
           route.onRequest = [authenticate, ...hooksOf(route.onRequest)]
           route.preValidation = [check(rule), ...hooksOf(route.preValidation)]

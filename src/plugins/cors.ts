@@ -5,8 +5,18 @@ import type { FastifyInstance } from 'fastify'
 
 /** Response headers a browser app may read: limits, ids, caching, pagination. */
 export const EXPOSED_HEADERS = [
-  'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy',
-  'Retry-After', 'Location', 'ETag', 'Link', 'Idempotent-Replayed', 'WWW-Authenticate',
+  'X-Request-Id',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Retry-After',
+  'Location',
+  'ETag',
+  'Link',
+  'Idempotent-Replayed',
+  'WWW-Authenticate',
 ]
 
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'If-None-Match']

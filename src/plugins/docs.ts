@@ -21,21 +21,31 @@ export async function registerOpenApi(app: FastifyInstance, tags: { name: string
       info: {
         title: 'Livestock API',
         version: VERSION,
-        description: 'JSON REST API for livestock monitoring: farm accounts, animals with ear-tag sensors and their readings, ' +
+        description:
+          'JSON REST API for livestock monitoring: farm accounts, animals with ear-tag sensors and their readings, ' +
           'farm records, litter-monitoring devices and AI predictions. Every body uses the envelope ' +
           '`{success, data | error, details?, message?, pagination?, timestamp}`. Every response carries `X-Request-Id` ' +
           '(taken from the request when it sends one).',
       },
       // x-internal false: the API is for third parties (integrators), not only the farm's own tools.
-      servers: [{ url: '/', description: 'This deployment: the server that serves this document, local, staging or production alike', 'x-internal': false } as { url: string }],
+      servers: [
+        {
+          url: '/',
+          description: 'This deployment: the server that serves this document, local, staging or production alike',
+          'x-internal': false,
+        } as { url: string },
+      ],
       tags: [...tags, { name: 'operations', description: 'Operator endpoints' }],
       // Every operation needs a bearer token unless it says otherwise (public ones carry `security: []`).
       security: [{ bearer: [] }],
       components: {
         securitySchemes: {
           bearer: {
-            type: 'http', scheme: 'bearer', bearerFormat: 'JWT',
-            description: 'Integrator token from POST /tokens or user token from POST /tokens/login: a JWS that follows the JWT Best ' +
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description:
+              'Integrator token from POST /tokens or user token from POST /tokens/login: a JWS that follows the JWT Best ' +
               'Current Practices of RFC8725 (one algorithm, HS256; explicit typ at+jwt, so a refresh token rt+jwt never passes as one; ' +
               'issuer, audience and expiry checked).',
           },
@@ -43,7 +53,9 @@ export async function registerOpenApi(app: FastifyInstance, tags: { name: string
       },
     },
     // Shared schemas keep their $id as the component name instead of def-N.
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
     transformObject: (document) => {
       const doc = ('openapiObject' in document ? document.openapiObject : document.swaggerObject) as OpenApiDocument
       referenceResponseHeaders(doc)
@@ -59,7 +71,12 @@ function exemplifyErrors(doc: OpenApiDocument) {
     for (const operation of Object.values(operations)) {
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const media = response.content?.['application/json']
-        if (media && media.example === undefined && media.schema?.$ref === '#/components/schemas/ErrorEnvelope' && ERROR_EXAMPLES[status]) {
+        if (
+          media &&
+          media.example === undefined &&
+          media.schema?.$ref === '#/components/schemas/ErrorEnvelope' &&
+          ERROR_EXAMPLES[status]
+        ) {
           media.example = ERROR_EXAMPLES[status]
         }
       }
@@ -67,9 +84,18 @@ function exemplifyErrors(doc: OpenApiDocument) {
   }
 }
 
-interface SchemaObject { required?: string[]; properties?: Record<string, { default?: unknown }> }
+interface SchemaObject {
+  required?: string[]
+  properties?: Record<string, { default?: unknown }>
+}
 interface Operation {
-  parameters?: { in: string; required?: boolean; style?: string; explode?: boolean; schema?: { default?: unknown; type?: unknown } }[]
+  parameters?: {
+    in: string
+    required?: boolean
+    style?: string
+    explode?: boolean
+    schema?: { default?: unknown; type?: unknown }
+  }[]
   requestBody?: { content?: Record<string, { schema?: SchemaObject }> }
   responses?: Record<string, { content?: Record<string, { schema?: { $ref?: string }; example?: unknown }> }>
 }
@@ -86,7 +112,8 @@ function markDefaultedAsOptional(doc: OpenApiDocument): OpenApiDocument {
       for (const parameter of operation.parameters ?? []) {
         if (parameter.schema?.default !== undefined) parameter.required = false
         // An object in the query is filter[Field]=value (http/list-params.ts).
-        if (parameter.in === 'query' && parameter.schema?.type === 'object') Object.assign(parameter, { style: 'deepObject', explode: true })
+        if (parameter.in === 'query' && parameter.schema?.type === 'object')
+          Object.assign(parameter, { style: 'deepObject', explode: true })
       }
       for (const media of Object.values(operation.requestBody?.content ?? {})) {
         const schema = media.schema
@@ -99,35 +126,54 @@ function markDefaultedAsOptional(doc: OpenApiDocument): OpenApiDocument {
   return doc
 }
 
-const Link = (description: string, example: string) => Type.String({ format: 'uri-reference', maxLength: 100, description, examples: [example] })
+const Link = (description: string, example: string) =>
+  Type.String({ format: 'uri-reference', maxLength: 100, description, examples: [example] })
 
-const ApiIndex = Type.Object({
-  success: Type.Literal(true),
-  data: Type.Object({
-    name: Type.Literal('livestock-api'),
-    version: Type.String({ pattern: '^[0-9]+\\.[0-9]+\\.[0-9]+', maxLength: 64, description: 'The service release', examples: ['0.1.0'] }),
-    apiVersion: Type.Literal('v1'),
-    links: Type.Object({
-      docs: Link('The interactive reference (Scalar)', `${API_PREFIX}/docs`),
-      openapi: Link('The OpenAPI 3.1 document', `${API_PREFIX}/openapi.json`),
-      health: Link('Liveness', `${API_PREFIX}/health`),
-      ready: Link('Readiness', `${API_PREFIX}/health/ready`),
+const ApiIndex = Type.Object(
+  {
+    success: Type.Literal(true),
+    data: Type.Object({
+      name: Type.Literal('livestock-api'),
+      version: Type.String({
+        pattern: '^[0-9]+\\.[0-9]+\\.[0-9]+',
+        maxLength: 64,
+        description: 'The service release',
+        examples: ['0.1.0'],
+      }),
+      apiVersion: Type.Literal('v1'),
+      links: Type.Object({
+        docs: Link('The interactive reference (Scalar)', `${API_PREFIX}/docs`),
+        openapi: Link('The OpenAPI 3.1 document', `${API_PREFIX}/openapi.json`),
+        health: Link('Liveness', `${API_PREFIX}/health`),
+        ready: Link('Readiness', `${API_PREFIX}/health/ready`),
+      }),
     }),
-  }),
-  timestamp: Timestamp,
-}, { description: 'Where to start' })
+    timestamp: Timestamp,
+  },
+  { description: 'Where to start' },
+)
 
-const OpenApiObject = Type.Object({
-  openapi: Type.Literal('3.1.0'),
-  info: Type.Object({
-    title: Type.String({ maxLength: 100, examples: ['Livestock API'] }),
-    version: Type.String({ maxLength: 64, examples: ['0.1.0'] }),
-  }, { additionalProperties: true }),
-  paths: Type.Object({}, {
-    additionalProperties: true, description: 'Every operation, by path',
-    examples: [{ '/api/v1/health': { get: { operationId: 'getHealth', summary: 'Liveness' } } }],
-  }),
-}, { additionalProperties: true, description: 'OpenAPI 3.1 document' })
+const OpenApiObject = Type.Object(
+  {
+    openapi: Type.Literal('3.1.0'),
+    info: Type.Object(
+      {
+        title: Type.String({ maxLength: 100, examples: ['Livestock API'] }),
+        version: Type.String({ maxLength: 64, examples: ['0.1.0'] }),
+      },
+      { additionalProperties: true },
+    ),
+    paths: Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description: 'Every operation, by path',
+        examples: [{ '/api/v1/health': { get: { operationId: 'getHealth', summary: 'Liveness' } } }],
+      },
+    ),
+  },
+  { additionalProperties: true, description: 'OpenAPI 3.1 document' },
+)
 
 /** What a public GET that takes no parameters can answer besides 200 (an unknown query parameter is a 400). */
 const { 400: badRequest, 429: tooMany, 500: fault, 503: unavailable } = commonErrors
@@ -141,30 +187,49 @@ export async function registerDocsRoutes(app: FastifyInstance) {
     scope.addHook('onRoute', refuseUnknownQueryParameters)
     scope.addHook('onRoute', documentResponseHeaders)
 
-    scope.get(API_PREFIX, {
-      schema: {
-        tags: ['operations'], operationId: 'getApiIndex', summary: 'API index',
-        description: 'Public. Links to the reference, the OpenAPI document and the health checks.',
-        response: { 200: ApiIndex, ...publicErrors },
-        security: [],
+    scope.get(
+      API_PREFIX,
+      {
+        schema: {
+          tags: ['operations'],
+          operationId: 'getApiIndex',
+          summary: 'API index',
+          description: 'Public. Links to the reference, the OpenAPI document and the health checks.',
+          response: { 200: ApiIndex, ...publicErrors },
+          security: [],
+        },
       },
-    }, async () => ({
-      success: true as const,
-      data: {
-        name: 'livestock-api' as const, version: VERSION, apiVersion: 'v1' as const,
-        links: { docs: `${API_PREFIX}/docs`, openapi: `${API_PREFIX}/openapi.json`, health: `${API_PREFIX}/health`, ready: `${API_PREFIX}/health/ready` },
-      },
-      timestamp: isoTimestamp(),
-    }))
+      async () => ({
+        success: true as const,
+        data: {
+          name: 'livestock-api' as const,
+          version: VERSION,
+          apiVersion: 'v1' as const,
+          links: {
+            docs: `${API_PREFIX}/docs`,
+            openapi: `${API_PREFIX}/openapi.json`,
+            health: `${API_PREFIX}/health`,
+            ready: `${API_PREFIX}/health/ready`,
+          },
+        },
+        timestamp: isoTimestamp(),
+      }),
+    )
 
-    scope.get(`${API_PREFIX}/openapi.json`, {
-      schema: {
-        tags: ['operations'], operationId: 'getOpenApiDocument', summary: 'OpenAPI 3.1 document',
-        description: 'Public. This document.',
-        response: { 200: OpenApiObject, ...publicErrors },
-        security: [],
+    scope.get(
+      `${API_PREFIX}/openapi.json`,
+      {
+        schema: {
+          tags: ['operations'],
+          operationId: 'getOpenApiDocument',
+          summary: 'OpenAPI 3.1 document',
+          description: 'Public. This document.',
+          response: { 200: OpenApiObject, ...publicErrors },
+          security: [],
+        },
       },
-    }, async () => app.swagger())
+      async () => app.swagger(),
+    )
   })
 
   scalarRoutes(app, {
@@ -196,17 +261,24 @@ type Handler = (this: FastifyInstance, request: FastifyRequest, reply: FastifyRe
  * Scalar's own handlers, made by running its plugin against a stand-in that records the routes it adds
  * (the plugin uses route(), hasPlugin(), initialConfig and log, nothing else).
  */
-export async function loadScalarHandlers(app: FastifyInstance, options: FastifyApiReferenceOptions): Promise<Map<string, Handler>> {
+export async function loadScalarHandlers(
+  app: FastifyInstance,
+  options: FastifyApiReferenceOptions,
+): Promise<Map<string, Handler>> {
   const { default: plugin } = await import('@scalar/fastify-api-reference')
   const handlers = new Map<string, Handler>()
   const recorder = {
-    route: (route: RouteOptions) => { handlers.set(route.url, route.handler) },
+    route: (route: RouteOptions) => {
+      handlers.set(route.url, route.handler)
+    },
     hasPlugin: () => false,
     initialConfig: app.initialConfig,
     log: app.log,
   }
   await new Promise<void>((resolve, reject) => {
-    plugin(recorder as unknown as Parameters<typeof plugin>[0], options, (err?: Error) => (err ? reject(err) : resolve()))
+    plugin(recorder as unknown as Parameters<typeof plugin>[0], options, (err?: Error) =>
+      err ? reject(err) : resolve(),
+    )
   })
   return handlers
 }

@@ -21,7 +21,9 @@ export function errorsPlugin(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     // A client that hangs up mid-upload breaks the body stream (ECONNRESET): its fault, not a store's.
     const clientGone = req.raw.aborted || req.raw.socket?.destroyed === true
-    const response = clientGone ? { statusCode: 400, error: 'The client closed the connection before the request was complete' } : toErrorResponse(err)
+    const response = clientGone
+      ? { statusCode: 400, error: 'The client closed the connection before the request was complete' }
+      : toErrorResponse(err)
     // Error level is kept for what an operator must act on: an unexpected fault, or a store that cannot be
     // reached. Deliberate answers (a 501 for an unconfigured feature, any 4xx) are refusals, logged at info.
     if (clientGone) {
@@ -38,7 +40,11 @@ export function errorsPlugin(app: FastifyInstance) {
       success: false,
       error: clip(response.error),
       ...('details' in response && response.details
-        ? { details: response.details.slice(0, DETAILS_MAX).map((d) => ({ field: clip(d.field), message: clip(d.message) })) }
+        ? {
+            details: response.details
+              .slice(0, DETAILS_MAX)
+              .map((d) => ({ field: clip(d.field), message: clip(d.message) })),
+          }
         : {}),
       timestamp: isoTimestamp(),
     })
@@ -70,7 +76,11 @@ export function toErrorResponse(err: FastifyError): ErrorResponse {
     return { statusCode: err.statusCode, error: err.message, details: err.details, headers: err.headers }
   }
   if (err.validation) {
-    return { statusCode: 400, error: VALIDATION_FAILED, details: validationDetails(err.validation, err.validationContext ?? 'body') }
+    return {
+      statusCode: 400,
+      error: VALIDATION_FAILED,
+      details: validationDetails(err.validation, err.validationContext ?? 'body'),
+    }
   }
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -85,7 +95,11 @@ export function toErrorResponse(err: FastifyError): ErrorResponse {
       return { statusCode: 400, error: 'Content-Length does not match the body' }
   }
   if (isStoreUnavailable(err)) {
-    return { statusCode: 503, error: 'Service temporarily unavailable: a backing store cannot be reached', headers: { 'retry-after': '5' } }
+    return {
+      statusCode: 503,
+      error: 'Service temporarily unavailable: a backing store cannot be reached',
+      headers: { 'retry-after': '5' },
+    }
   }
   if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
     return { statusCode: err.statusCode, error: err.message }
@@ -95,9 +109,12 @@ export function toErrorResponse(err: FastifyError): ErrorResponse {
 
 /** Fastify's `frameworkErrors` option: router-level failures answered in the envelope. */
 export function frameworkErrorHandler(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
-  const response = err.code === 'FST_ERR_BAD_URL' ? { statusCode: 400, error: 'The URL is not valid: a %-escape in it does not decode' }
-    : err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? { statusCode: 414, error: 'A segment of the URL path is too long' }
-      : toErrorResponse(err)
+  const response =
+    err.code === 'FST_ERR_BAD_URL'
+      ? { statusCode: 400, error: 'The URL is not valid: a %-escape in it does not decode' }
+      : err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? { statusCode: 414, error: 'A segment of the URL path is too long' }
+        : toErrorResponse(err)
   req.log.info({ statusCode: response.statusCode, code: err.code }, 'request refused')
   void reply.header('x-request-id', req.id).status(response.statusCode).send(envelopeOf(response.error))
 }
@@ -121,8 +138,10 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
   const { status, error } = CLIENT_ERRORS[err.code ?? ''] ?? { status: 400, error: 'The request is not valid HTTP' }
   const body = JSON.stringify(envelopeOf(error))
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    )
   }
   socket.destroy()
 }

@@ -21,5 +21,7 @@ export function etagPlugin(app: FastifyInstance) {
     void reply.code(304).removeHeader('content-type').removeHeader('content-length')
     done(null, '')
   }
-  addRouteHook(app, 'onSend', tagOrNotModified, (route) => isRead(route) && route.config?.etag !== false, { first: true })
+  addRouteHook(app, 'onSend', tagOrNotModified, (route) => isRead(route) && route.config?.etag !== false, {
+    first: true,
+  })
 }

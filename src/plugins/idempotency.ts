@@ -25,8 +25,11 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000
 const HEADER = 'idempotency-key'
 
 export const IdempotencyKeyHeader = Type.String({
-  minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$',
-  description: 'A key of the client\'s choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create ' +
+  minLength: 1,
+  maxLength: 255,
+  pattern: '^[\\x21-\\x7E]+$',
+  description:
+    "A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create " +
     'with the same key and the same body within 24 hours answers the first response again instead of creating twice.',
   examples: ['9b2f6c1e-4a7d-4e3b-8f5a-1c0d2e3f4a5b'],
 })
@@ -35,7 +38,10 @@ export const IdempotencyKeyHeader = Type.String({
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
   if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`
   }
   return JSON.stringify(value) ?? 'null'
 }
@@ -50,19 +56,34 @@ export function idempotencyPlugin(app: FastifyInstance, options: { lockMs: numbe
     if (typeof key !== 'string' || !req.caller || req.validationError) return
     const userId = (req.params as { userId?: string }).userId
     const scope: KeyScope = { uid: userId ?? null, caller: callerKey(req.caller), key }
-    const fingerprint = createHash('sha256').update(`${req.method} ${req.url}\n${canonicalJson(req.body ?? null)}`).digest('base64url')
+    const fingerprint = createHash('sha256')
+      .update(`${req.method} ${req.url}\n${canonicalJson(req.body ?? null)}`)
+      .digest('base64url')
     const owner = randomUUID()
     const now = app.clock()
-    if (await claimKey(db(), scope, { fingerprint, owner, now, lockedUntil: now + options.lockMs, expiredBefore: now - IDEMPOTENCY_TTL_MS })) {
+    if (
+      await claimKey(db(), scope, {
+        fingerprint,
+        owner,
+        now,
+        lockedUntil: now + options.lockMs,
+        expiredBefore: now - IDEMPOTENCY_TTL_MS,
+      })
+    ) {
       req.idempotencyOwner = owner
       return
     }
     const held = await findKey(db(), scope)
     if (held && held.fingerprint !== fingerprint) {
-      throw new ApiError(422, 'This Idempotency-Key was already used with a different request: use a new key for a new request')
+      throw new ApiError(
+        422,
+        'This Idempotency-Key was already used with a different request: use a new key for a new request',
+      )
     }
     if (!held || held.status_code === null) {
-      throw new ApiError(409, 'A request with this Idempotency-Key is still in progress: retry once it has finished', { headers: { 'retry-after': '1' } })
+      throw new ApiError(409, 'A request with this Idempotency-Key is still in progress: retry once it has finished', {
+        headers: { 'retry-after': '1' },
+      })
     }
     void reply.code(held.status_code).header('idempotent-replayed', 'true').type('application/json; charset=utf-8')
     if (held.location) void reply.header('location', held.location)
@@ -76,7 +97,11 @@ export function idempotencyPlugin(app: FastifyInstance, options: { lockMs: numbe
     try {
       if (reply.statusCode >= 200 && reply.statusCode < 300 && typeof payload === 'string') {
         const location = reply.getHeader('location')
-        await completeKey(db(), owner, { statusCode: reply.statusCode, body: payload, location: typeof location === 'string' ? location : null })
+        await completeKey(db(), owner, {
+          statusCode: reply.statusCode,
+          body: payload,
+          location: typeof location === 'string' ? location : null,
+        })
       } else {
         await releaseKey(db(), owner)
       }
@@ -89,15 +114,22 @@ export function idempotencyPlugin(app: FastifyInstance, options: { lockMs: numbe
 
   app.addHook('onRoute', (route: RouteOptions) => {
     if (!route.config?.idempotent) return
-    if (route.config.access === 'public') throw new Error(`Route ${String(route.method)} ${route.url}: Idempotency-Key needs an authenticated caller`)
-    const schema = (route.schema ??= {}) as { headers?: { properties?: Record<string, unknown> }; response?: Record<string, unknown> }
+    if (route.config.access === 'public')
+      throw new Error(`Route ${String(route.method)} ${route.url}: Idempotency-Key needs an authenticated caller`)
+    const schema = (route.schema ??= {}) as {
+      headers?: { properties?: Record<string, unknown> }
+      response?: Record<string, unknown>
+    }
     schema.headers = Type.Object({ ...schema.headers?.properties, [HEADER]: Type.Optional(IdempotencyKeyHeader) })
     schema.response = {
-      409: Type.Ref('ErrorEnvelope', { description: 'A request with this Idempotency-Key is still in progress (or another conflict of the route)' }),
+      409: Type.Ref('ErrorEnvelope', {
+        description: 'A request with this Idempotency-Key is still in progress (or another conflict of the route)',
+      }),
       422: Type.Ref('ErrorEnvelope', { description: 'The Idempotency-Key was used with a different request' }),
       ...schema.response,
     }
-    const existing = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler]
+    const existing =
+      route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler]
     route.preHandler = [...existing, claim]
     const onSend = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend]
     route.onSend = [...onSend, settle]

@@ -17,7 +17,13 @@ export function jsonBodyPlugin(app: FastifyInstance) {
       done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }))
     } catch (err) {
       const poisoned = err instanceof SyntaxError && /forbidden (prototype|constructor)/i.test(err.message)
-      done(new ApiError(400, poisoned ? 'Body contains a forbidden key (__proto__ or constructor.prototype)' : 'Body is not valid JSON'), undefined)
+      done(
+        new ApiError(
+          400,
+          poisoned ? 'Body contains a forbidden key (__proto__ or constructor.prototype)' : 'Body is not valid JSON',
+        ),
+        undefined,
+      )
     }
   })
 }

@@ -43,7 +43,9 @@ export class LeasePool {
     this.#maxKeys = maxKeys
   }
 
-  get size(): number { return this.#leases.size }
+  get size(): number {
+    return this.#leases.size
+  }
 
   /** Whether this process can answer for the key without Redis: 'spend' a leased point, 'refuse', or 'ask' Redis. */
   peek(key: string, now: number): 'spend' | 'refuse' | 'ask' {

@@ -8,7 +8,7 @@ export type IpBucket = Exclude<LimitClass, 'exempt'>
 
 /** The IP bucket of a route's limit class (route-policy.ts), or undefined when it is exempt. */
 export function ipBucketOf(limit: LimitClass | undefined): IpBucket | undefined {
-  return limit === 'exempt' ? undefined : limit ?? 'ip'
+  return limit === 'exempt' ? undefined : (limit ?? 'ip')
 }
 
 /** Requests per window of an IP bucket; 0 = unlimited. */
@@ -20,10 +20,14 @@ export function ipLimitOf(bucket: IpBucket, limits: Limits): number {
 export function dailyQuotaOf(caller: { kind: 'integrator'; tier: Tier } | { kind: 'user' }, limits: Limits): number {
   if (caller.kind === 'user') return limits.quotaUser
   switch (caller.tier) {
-    case 'free': return limits.quotaFree
-    case 'starter': return limits.quotaStarter
-    case 'pro': return limits.quotaPro
-    case 'enterprise': return limits.quotaEnterprise
+    case 'free':
+      return limits.quotaFree
+    case 'starter':
+      return limits.quotaStarter
+    case 'pro':
+      return limits.quotaPro
+    case 'enterprise':
+      return limits.quotaEnterprise
   }
 }
 
@@ -54,7 +58,11 @@ export interface LimitState {
 export function closestToLimit(states: LimitState[]): LimitState | undefined {
   let closest: LimitState | undefined
   for (const state of states) {
-    if (!closest || state.remaining < closest.remaining || (state.remaining === closest.remaining && state.resetAt > closest.resetAt)) {
+    if (
+      !closest ||
+      state.remaining < closest.remaining ||
+      (state.remaining === closest.remaining && state.resetAt > closest.resetAt)
+    ) {
       closest = state
     }
   }

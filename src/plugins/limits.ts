@@ -20,7 +20,15 @@ import type { Clock } from '../types.ts'
 import { ApiError } from '../http/errors.ts'
 import { callerKey, type Caller } from '../auth/caller.ts'
 import {
-  closestToLimit, dailyQuotaOf, describeWindow, ipBucketOf, ipLimitOf, tierLabel, utcDayWindow, type IpBucket, type LimitState,
+  closestToLimit,
+  dailyQuotaOf,
+  describeWindow,
+  ipBucketOf,
+  ipLimitOf,
+  tierLabel,
+  utcDayWindow,
+  type IpBucket,
+  type LimitState,
 } from './limits.rules.ts'
 
 declare module 'fastify' {
@@ -74,11 +82,27 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
     const memory = new RateLimiterMemory({ keyPrefix: prefixed, points, duration })
     const common = { points, duration, memory, redisKey: (key: string) => `${prefixed}:${key}` }
     if (!redis || !breaker) return { ...common, get: (key) => memory.get(key), penalty: (...a) => memory.penalty(...a) }
-    const inRedis = new RateLimiterRedis({ storeClient: redis, keyPrefix: prefixed, points, duration, rejectIfRedisNotReady: true })
+    const inRedis = new RateLimiterRedis({
+      storeClient: redis,
+      keyPrefix: prefixed,
+      points,
+      duration,
+      rejectIfRedisNotReady: true,
+    })
     return {
       ...common,
-      get: (key) => viaBreaker(breaker, () => inRedis.get(key), () => memory.get(key)),
-      penalty: (key, n) => viaBreaker(breaker, () => inRedis.penalty(key, n), () => memory.penalty(key, n)),
+      get: (key) =>
+        viaBreaker(
+          breaker,
+          () => inRedis.get(key),
+          () => memory.get(key),
+        ),
+      penalty: (key, n) =>
+        viaBreaker(
+          breaker,
+          () => inRedis.penalty(key, n),
+          () => memory.penalty(key, n),
+        ),
     }
   }
 
@@ -101,18 +125,26 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
 
   // Keyed by IP and a digest of the UID: a user who sees an integrator's UID cannot lock it out for others,
   // and the UID itself never reaches Redis or a log.
-  const authFailureKey = (req: FastifyRequest, uid: string) => `${req.ip}:${createHash('sha256').update(uid).digest('base64url').slice(0, 22)}`
-  const authFailures = limits.authFailuresMax > 0 ? makeLimiter('rl:auth-failures', limits.authFailuresMax, window) : undefined
+  const authFailureKey = (req: FastifyRequest, uid: string) =>
+    `${req.ip}:${createHash('sha256').update(uid).digest('base64url').slice(0, 22)}`
+  const authFailures =
+    limits.authFailuresMax > 0 ? makeLimiter('rl:auth-failures', limits.authFailuresMax, window) : undefined
   app.decorate('authFailures', {
     async assertAllowed(req, uid) {
       const res = await authFailures?.get(authFailureKey(req, uid)).catch(() => null)
       if (res && res.consumedPoints >= limits.authFailuresMax) {
-        throw tooManyRequests('auth-failures', `Too many failed authentication attempts for this integratorUID from this address: ` +
-          `${limits.authFailuresMax} per ${describeWindow(window)}`, res.msBeforeNext)
+        throw tooManyRequests(
+          'auth-failures',
+          `Too many failed authentication attempts for this integratorUID from this address: ` +
+            `${limits.authFailuresMax} per ${describeWindow(window)}`,
+          res.msBeforeNext,
+        )
       }
     },
     async recordFailure(req, uid) {
-      await authFailures?.penalty(authFailureKey(req, uid), 1).catch((err: unknown) => req.log.warn({ err }, 'counting a failed authentication failed'))
+      await authFailures
+        ?.penalty(authFailureKey(req, uid), 1)
+        .catch((err: unknown) => req.log.warn({ err }, 'counting a failed authentication failed'))
     },
   } satisfies AuthFailureGate)
 
@@ -125,19 +157,27 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
     if (!bucket || !limiter) return undefined
     const max = ipLimitOf(bucket, limits)
     return {
-      limiter, key: req.ip,
+      limiter,
+      key: req.ip,
       state: (res) => ({
-        name: bucket, limit: max, remaining: Math.max(0, max - res.consumedPoints),
-        resetAt: Math.ceil((Date.now() + res.msBeforeNext) / 1000), windowSeconds: window,
+        name: bucket,
+        limit: max,
+        remaining: Math.max(0, max - res.consumedPoints),
+        resetAt: Math.ceil((Date.now() + res.msBeforeNext) / 1000),
+        windowSeconds: window,
       }),
-      refusalMessage: () => `Rate limit exceeded: ${max} requests per ${describeWindow(window)} per IP address` +
+      refusalMessage: () =>
+        `Rate limit exceeded: ${max} requests per ${describeWindow(window)} per IP address` +
         (bucket === 'ip' ? '' : ` on ${req.method} ${req.routeOptions.url}`),
       limitName: bucket,
     }
   }
 
   const quotaOf = (caller: Caller) =>
-    dailyQuotaOf(caller.kind === 'integrator' ? { kind: 'integrator', tier: caller.integrator.tier } : { kind: 'user' }, limits)
+    dailyQuotaOf(
+      caller.kind === 'integrator' ? { kind: 'integrator', tier: caller.integrator.tier } : { kind: 'user' },
+      limits,
+    )
   const quotaCheckOf = (req: FastifyRequest, caller: Caller): Check | undefined => {
     const limit = quotaOf(caller)
     if (limit === 0) return undefined
@@ -146,9 +186,18 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
     const endpoint = `${req.method} ${req.routeOptions.url ?? req.url}`
     const whose = caller.kind === 'integrator' ? `the ${tierLabel(caller.integrator.tier)} tier` : 'user tokens'
     return {
-      limiter: quotaLimiter(limit), key: `${callerKey(caller)}:${endpoint}:${day}`, customDuration: secondsLeft,
-      state: (res) => ({ name: 'quota', limit, remaining: Math.max(0, limit - res.consumedPoints), resetAt: resetAtSeconds, windowSeconds: 86_400 }),
-      refusalMessage: () => `Daily quota exceeded: ${limit} requests per day to ${endpoint} for ${whose}; it resets at 00:00 UTC`,
+      limiter: quotaLimiter(limit),
+      key: `${callerKey(caller)}:${endpoint}:${day}`,
+      customDuration: secondsLeft,
+      state: (res) => ({
+        name: 'quota',
+        limit,
+        remaining: Math.max(0, limit - res.consumedPoints),
+        resetAt: resetAtSeconds,
+        windowSeconds: 86_400,
+      }),
+      refusalMessage: () =>
+        `Daily quota exceeded: ${limit} requests per day to ${endpoint} for ${whose}; it resets at 00:00 UTC`,
       refusalWaitMs: () => resetAtSeconds * 1000 - now,
       limitName: 'quota',
     }
@@ -274,7 +323,13 @@ function defineAdmitCommand(redis: Redis): AdmitCommand {
  * Counts the checks in order: from this process's leases when they answer every check up to the first
  * refusal, otherwise in one Redis script (or the in-memory twins while Redis is away).
  */
-async function consumeInOrder(checks: Check[], redis: AdmitCommand | undefined, breaker: RedisBreaker | undefined, leases: LeasePool, leaseMax: number): Promise<Counted[]> {
+async function consumeInOrder(
+  checks: Check[],
+  redis: AdmitCommand | undefined,
+  breaker: RedisBreaker | undefined,
+  leases: LeasePool,
+  leaseMax: number,
+): Promise<Counted[]> {
   const inMemory = async () => {
     const results: Counted[] = []
     for (const check of checks) {
@@ -289,17 +344,32 @@ async function consumeInOrder(checks: Check[], redis: AdmitCommand | undefined, 
   const keys = checks.map((check) => check.limiter.redisKey(check.key))
   const local = answeredLocally(keys, leases, now)
   if (local) return local.map((key) => leases.spend(key, now))
-  return viaBreaker(breaker, async () => {
-    const args = checks.flatMap((check) => [check.limiter.points, check.customDuration ?? check.limiter.duration, leaseMax])
-    const flat = await redis.livestockAdmit(keys.length, ...keys, ...args)
-    const answeredAt = Date.now()
-    const results: Counted[] = []
-    for (let i = 0; i < flat.length; i += 3) {
-      const check = checks[i / 3]!
-      results.push(leases.record(keys[i / 3]!, check.limiter.points, { consumed: flat[i]!, ttlMs: Math.max(0, flat[i + 1]!), granted: flat[i + 2]! }, answeredAt))
-    }
-    return results
-  }, inMemory)
+  return viaBreaker(
+    breaker,
+    async () => {
+      const args = checks.flatMap((check) => [
+        check.limiter.points,
+        check.customDuration ?? check.limiter.duration,
+        leaseMax,
+      ])
+      const flat = await redis.livestockAdmit(keys.length, ...keys, ...args)
+      const answeredAt = Date.now()
+      const results: Counted[] = []
+      for (let i = 0; i < flat.length; i += 3) {
+        const check = checks[i / 3]!
+        results.push(
+          leases.record(
+            keys[i / 3]!,
+            check.limiter.points,
+            { consumed: flat[i]!, ttlMs: Math.max(0, flat[i + 1]!), granted: flat[i + 2]! },
+            answeredAt,
+          ),
+        )
+      }
+      return results
+    },
+    inMemory,
+  )
 }
 
 /** The keys up to the first refusal, when leases answer every one of them; undefined when Redis must be asked. */
@@ -321,7 +391,9 @@ async function viaBreaker<T>(breaker: RedisBreaker, inRedis: () => Promise<T>, i
   if (breaker.isOpen) return inMemory()
   const attempt = inRedis()
   let stopWaiting = () => {}
-  const breakerOpened = new Promise<undefined>((resolve) => { stopWaiting = breaker.onOpen(() => resolve(undefined)) })
+  const breakerOpened = new Promise<undefined>((resolve) => {
+    stopWaiting = breaker.onOpen(() => resolve(undefined))
+  })
   let answered: { value: T } | undefined
   try {
     answered = await Promise.race([attempt.then((value) => ({ value })), breakerOpened])
@@ -349,7 +421,10 @@ async function consume(limiter: RateLimiterAbstract, key: string, customDuration
 }
 
 function tooManyRequests(limit: string, message: string, msBeforeNext: number): ApiError {
-  return new ApiError(429, message, { limit, headers: { 'retry-after': String(Math.max(1, Math.ceil(msBeforeNext / 1000))) } })
+  return new ApiError(429, message, {
+    limit,
+    headers: { 'retry-after': String(Math.max(1, Math.ceil(msBeforeNext / 1000))) },
+  })
 }
 
 /**
@@ -365,5 +440,8 @@ function setRateLimitHeaders(reply: FastifyReply, states: LimitState[]) {
   void reply.header('x-ratelimit-remaining', String(closest.remaining))
   void reply.header('x-ratelimit-reset', String(closest.resetAt))
   void reply.header('ratelimit-policy', states.map((s) => `"${s.name}";q=${s.limit};w=${s.windowSeconds}`).join(', '))
-  void reply.header('ratelimit', states.map((s) => `"${s.name}";r=${s.remaining};t=${Math.max(0, s.resetAt - nowSeconds)}`).join(', '))
+  void reply.header(
+    'ratelimit',
+    states.map((s) => `"${s.name}";r=${s.remaining};t=${Math.max(0, s.resetAt - nowSeconds)}`).join(', '),
+  )
 }

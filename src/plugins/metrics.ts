@@ -22,8 +22,18 @@ export function metricsPlugin(app: FastifyInstance, options: { token: string | u
   collectDefaultMetrics({ register: registry })
   // Request count and latency: plain numbers per request, Prometheus series when scraped (request-metrics.ts).
   const requestMetrics = new RequestMetrics()
-  registry.registerMetric(requestMetrics.counter('http_requests_total', 'HTTP requests answered, by method, route template and status code') as unknown as Metric)
-  registry.registerMetric(requestMetrics.histogram('http_request_duration_seconds', 'HTTP request latency, by method, route template and status code') as unknown as Metric)
+  registry.registerMetric(
+    requestMetrics.counter(
+      'http_requests_total',
+      'HTTP requests answered, by method, route template and status code',
+    ) as unknown as Metric,
+  )
+  registry.registerMetric(
+    requestMetrics.histogram(
+      'http_request_duration_seconds',
+      'HTTP request latency, by method, route template and status code',
+    ) as unknown as Metric,
+  )
   app.decorate('metrics', registry)
 
   const refusals = new Counter({
@@ -42,7 +52,9 @@ export function metricsPlugin(app: FastifyInstance, options: { token: string | u
     labelNames: ['via', 'kind'] as const,
     registers: [registry],
   })
-  app.decorate('countIngested', (via: 'http' | 'mqtt', kind: string, rows: number) => { if (rows > 0) ingested.inc({ via, kind }, rows) })
+  app.decorate('countIngested', (via: 'http' | 'mqtt', kind: string, rows: number) => {
+    if (rows > 0) ingested.inc({ via, kind }, rows)
+  })
 
   const { poolStats } = options.database
   if (poolStats) {
@@ -66,31 +78,38 @@ export function metricsPlugin(app: FastifyInstance, options: { token: string | u
     done()
   })
 
-  app.get('/metrics', {
-    schema: {
-      tags: ['operations'],
-      operationId: 'getMetrics',
-      summary: 'Prometheus metrics',
-      description: 'Prometheus text exposition format. Public unless METRICS_TOKEN is set, then it requires `Authorization: Bearer <METRICS_TOKEN>`. Not under /api/v1 and not rate limited.',
-      produces: ['text/plain'],
-      response: {
-        200: Type.String({
-          description: 'Prometheus text format',
-          examples: ['# HELP http_requests_total HTTP requests answered, by method, route template and status code\n# TYPE http_requests_total counter\n' +
-            'http_requests_total{method="GET",route="/api/v1/users/:userId/animals",status_code="200"} 1832\n'],
-        }),
-        401: authErrors[401],
-        500: commonErrors[500],
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        tags: ['operations'],
+        operationId: 'getMetrics',
+        summary: 'Prometheus metrics',
+        description:
+          'Prometheus text exposition format. Public unless METRICS_TOKEN is set, then it requires `Authorization: Bearer <METRICS_TOKEN>`. Not under /api/v1 and not rate limited.',
+        produces: ['text/plain'],
+        response: {
+          200: Type.String({
+            description: 'Prometheus text format',
+            examples: [
+              '# HELP http_requests_total HTTP requests answered, by method, route template and status code\n# TYPE http_requests_total counter\n' +
+                'http_requests_total{method="GET",route="/api/v1/users/:userId/animals",status_code="200"} 1832\n',
+            ],
+          }),
+          401: authErrors[401],
+          500: commonErrors[500],
+        },
+        security: [],
       },
-      security: [],
+      config: { limit: 'exempt' },
     },
-    config: { limit: 'exempt' },
-  }, async (req, reply) => {
-    if (options.token !== undefined && !bearerMatches(req.headers.authorization, options.token)) {
-      throw req.headers.authorization ? invalidToken('Invalid token') : unauthorized('Invalid token')
-    }
-    return reply.type(registry.contentType).send(await registry.metrics())
-  })
+    async (req, reply) => {
+      if (options.token !== undefined && !bearerMatches(req.headers.authorization, options.token)) {
+        throw req.headers.authorization ? invalidToken('Invalid token') : unauthorized('Invalid token')
+      }
+      return reply.type(registry.contentType).send(await registry.metrics())
+    },
+  )
 }
 
 function bearerMatches(header: string | undefined, token: string): boolean {

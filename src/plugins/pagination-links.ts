@@ -4,7 +4,11 @@
 import type { FastifyInstance, RouteOptions, preSerializationHookHandler } from 'fastify'
 import { addRouteHook, isRead } from '../http/route-hooks.ts'
 
-interface Pagination { page: number; limit: number; totalPages: number }
+interface Pagination {
+  page: number
+  limit: number
+  totalPages: number
+}
 
 export function paginationLinks(url: string, { page, totalPages }: Pagination): string {
   const [path = '', query = ''] = url.split('?', 2)
@@ -25,7 +29,9 @@ export function paginationLinks(url: string, { page, totalPages }: Pagination): 
 function paginationOf(payload: unknown): Pagination | undefined {
   if (payload === null || typeof payload !== 'object' || !('pagination' in payload)) return undefined
   const pagination = payload.pagination
-  return pagination !== null && typeof pagination === 'object' && 'totalPages' in pagination ? pagination as Pagination : undefined
+  return pagination !== null && typeof pagination === 'object' && 'totalPages' in pagination
+    ? (pagination as Pagination)
+    : undefined
 }
 
 /** A route whose 200 answer is a page (http/envelope.ts PageEnvelope). */

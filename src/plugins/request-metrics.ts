@@ -23,7 +23,11 @@ export function bucketIndex(seconds: number, bounds: readonly number[] = DURATIO
 }
 
 /** A value of prom-client's metric format (what a Counter's or Histogram's get() gives). */
-interface MetricValue { labels: Record<string, string | number>; value: number; metricName?: string }
+interface MetricValue {
+  labels: Record<string, string | number>
+  value: number
+  metricName?: string
+}
 
 export class RequestMetrics {
   // route → method → status: the route template and the method are the same string objects on every
@@ -32,12 +36,17 @@ export class RequestMetrics {
 
   observe(method: string, route: string, statusCode: number, seconds: number): void {
     let byMethod = this.byRoute.get(route)
-    if (!byMethod) this.byRoute.set(route, byMethod = new Map<string, Map<number, Series>>())
+    if (!byMethod) this.byRoute.set(route, (byMethod = new Map<string, Map<number, Series>>()))
     let byStatus = byMethod.get(method)
-    if (!byStatus) byMethod.set(method, byStatus = new Map<number, Series>())
+    if (!byStatus) byMethod.set(method, (byStatus = new Map<number, Series>()))
     let series = byStatus.get(statusCode)
     if (!series) {
-      series = { labels: { method, route, status_code: String(statusCode) }, count: 0, sum: 0, perBucket: new Array<number>(DURATION_BUCKETS.length + 1).fill(0) }
+      series = {
+        labels: { method, route, status_code: String(statusCode) },
+        count: 0,
+        sum: 0,
+        perBucket: new Array<number>(DURATION_BUCKETS.length + 1).fill(0),
+      }
       byStatus.set(statusCode, series)
     }
     series.count++
@@ -55,19 +64,27 @@ export class RequestMetrics {
 
   /** The request counter, as a metric of a prom-client registry. */
   counter(name: string, help: string) {
-    return this.metric(name, help, 'counter', () => [...this.series()].map((s) => ({ labels: s.labels, value: s.count })))
+    return this.metric(name, help, 'counter', () =>
+      [...this.series()].map((s) => ({ labels: s.labels, value: s.count })),
+    )
   }
 
   /** The latency histogram, as a metric of a prom-client registry (cumulative buckets, le first, then _sum and _count). */
   histogram(name: string, help: string) {
-    return this.metric(name, help, 'histogram', () => [...this.series()].flatMap((s) => {
-      let cumulative = 0
-      const buckets = [...DURATION_BUCKETS, '+Inf' as const].map((le, i): MetricValue => {
-        cumulative += s.perBucket[i]!
-        return { labels: { le, ...s.labels }, value: cumulative, metricName: `${name}_bucket` }
-      })
-      return [...buckets, { labels: s.labels, value: s.sum, metricName: `${name}_sum` }, { labels: s.labels, value: s.count, metricName: `${name}_count` }]
-    }))
+    return this.metric(name, help, 'histogram', () =>
+      [...this.series()].flatMap((s) => {
+        let cumulative = 0
+        const buckets = [...DURATION_BUCKETS, '+Inf' as const].map((le, i): MetricValue => {
+          cumulative += s.perBucket[i]!
+          return { labels: { le, ...s.labels }, value: cumulative, metricName: `${name}_bucket` }
+        })
+        return [
+          ...buckets,
+          { labels: s.labels, value: s.sum, metricName: `${name}_sum` },
+          { labels: s.labels, value: s.count, metricName: `${name}_count` },
+        ]
+      }),
+    )
   }
 
   /** What a prom-client registry asks of a metric: its description, its values (get) and reset. */

@@ -41,7 +41,9 @@ export function shutdownPlugin(app: FastifyInstance) {
   // Callback hooks (they await nothing): an async one costs a promise and a microtask turn per request.
   app.addHook('onRequest', (_req, _reply, done) => {
     requestsStarted++
-    done(closing ? serviceUnavailable('The service is shutting down: retry, another instance will answer', 1) : undefined)
+    done(
+      closing ? serviceUnavailable('The service is shutting down: retry, another instance will answer', 1) : undefined,
+    )
   })
   app.addHook('onSend', (_req, reply, payload, done) => {
     if (draining) void reply.header('connection', 'close')

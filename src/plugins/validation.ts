@@ -29,14 +29,19 @@ export function refuseUnknownQueryParameters(route: RouteOptions) {
   const schema = (route.schema ??= {}) as { querystring?: Record<string, unknown> }
   const query = schema.querystring
   if (query?.additionalProperties !== undefined) return
-  schema.querystring = query ? { ...query, additionalProperties: false } : { type: 'object', properties: {}, additionalProperties: false }
+  schema.querystring = query
+    ? { ...query, additionalProperties: false }
+    : { type: 'object', properties: {}, additionalProperties: false }
 }
 
 /**
  * `schemas`: the shared schemas with an $id (app.addSchema) that route schemas may reference. With `lazily`,
  * each route's validator is compiled on its first request (http/lazy-compilation.ts), else at once.
  */
-export function makeValidatorCompiler(schemas: readonly TSchema[], lazily?: LazyCompilations): FastifySchemaCompiler<unknown> {
+export function makeValidatorCompiler(
+  schemas: readonly TSchema[],
+  lazily?: LazyCompilations,
+): FastifySchemaCompiler<unknown> {
   const strict = makeAjv({ coerceTypes: false }, schemas)
   const coercing = makeAjv({ coerceTypes: 'array' }, schemas)
   return ({ schema, httpPart }) => {
@@ -51,7 +56,9 @@ export function makeValidatorCompiler(schemas: readonly TSchema[], lazily?: Lazy
         return false
       }
       const problem = unstorableValue(data, '')
-      checked.errors = problem ? [{ instancePath: problem.path, keyword: 'storable', message: problem.message, params: {}, schemaPath: '' }] : null
+      checked.errors = problem
+        ? [{ instancePath: problem.path, keyword: 'storable', message: problem.message, params: {}, schemaPath: '' }]
+        : null
       return !problem
     }
     return checked

@@ -64,7 +64,12 @@ export interface FieldOptions {
 
 export const identity = (value: unknown) => value
 
-function make(kind: FieldKind, schema: (extra: Record<string, unknown>) => TSchema, options: FieldOptions & { joined?: boolean }, column: string | undefined): Field {
+function make(
+  kind: FieldKind,
+  schema: (extra: Record<string, unknown>) => TSchema,
+  options: FieldOptions & { joined?: boolean },
+  column: string | undefined,
+): Field {
   const scalar = kind !== 'json'
   const docs = {
     ...(options.description !== undefined ? { description: options.description } : {}),
@@ -80,7 +85,8 @@ function make(kind: FieldKind, schema: (extra: Record<string, unknown>) => TSche
     readOnly: options.readOnly ?? options.virtual ?? false,
     createOnly: options.createOnly ?? false,
     // An optional field without a default is simply unset until written.
-    nullable: options.nullable ?? (!options.required && options.default === undefined && !options.readOnly && !options.virtual),
+    nullable:
+      options.nullable ?? (!options.required && options.default === undefined && !options.readOnly && !options.virtual),
     default: options.default,
     sortable: options.sortable ?? (scalar && !options.virtual),
     filterable: options.filterable ?? (scalar && !options.virtual),
@@ -100,65 +106,129 @@ export interface StringOptions extends FieldOptions {
 
 /** The field builders. Strings are bounded (maxLength 200 unless said otherwise) and non-empty unless minLength 0. */
 export const field = {
-  string: (options: StringOptions = {}) => make('string', (extra) => Type.String({
-    minLength: options.minLength ?? 1,
-    maxLength: options.maxLength ?? 200,
-    ...(options.pattern !== undefined ? { pattern: options.pattern } : {}),
-    ...(options.format !== undefined ? { format: options.format } : {}),
-    ...extra,
-  }), options, undefined),
+  string: (options: StringOptions = {}) =>
+    make(
+      'string',
+      (extra) =>
+        Type.String({
+          minLength: options.minLength ?? 1,
+          maxLength: options.maxLength ?? 200,
+          ...(options.pattern !== undefined ? { pattern: options.pattern } : {}),
+          ...(options.format !== undefined ? { format: options.format } : {}),
+          ...extra,
+        }),
+      options,
+      undefined,
+    ),
 
   /** One of a fixed set of strings. */
   enum: <T extends string>(values: readonly T[], options: FieldOptions = {}) =>
     make('string', (extra) => Type.Unsafe<T>({ type: 'string', enum: [...values], ...extra }), options, undefined),
 
-  number: (options: FieldOptions & { minimum?: number; maximum?: number } = {}) => make('number', (extra) => Type.Number({
-    ...(options.minimum !== undefined ? { minimum: options.minimum } : {}),
-    ...(options.maximum !== undefined ? { maximum: options.maximum } : {}),
-    ...extra,
-  }), options, undefined),
+  number: (options: FieldOptions & { minimum?: number; maximum?: number } = {}) =>
+    make(
+      'number',
+      (extra) =>
+        Type.Number({
+          ...(options.minimum !== undefined ? { minimum: options.minimum } : {}),
+          ...(options.maximum !== undefined ? { maximum: options.maximum } : {}),
+          ...extra,
+        }),
+      options,
+      undefined,
+    ),
 
   integer: (options: FieldOptions & { minimum?: number; maximum?: number } = {}) => {
     const minimum = options.minimum ?? Number.MIN_SAFE_INTEGER
     const maximum = options.maximum ?? Number.MAX_SAFE_INTEGER
-    return make('integer', (extra) => Type.Integer({ format: integerFormat(minimum, maximum), minimum, maximum, ...extra }), options, undefined)
+    return make(
+      'integer',
+      (extra) => Type.Integer({ format: integerFormat(minimum, maximum), minimum, maximum, ...extra }),
+      options,
+      undefined,
+    )
   },
 
   boolean: (options: FieldOptions = {}) => make('boolean', (extra) => Type.Boolean(extra), options, undefined),
 
   /** An object or array stored as jsonb. */
-  json: (schema: (extra: Record<string, unknown>) => TSchema, options: FieldOptions = {}) => make('json', schema, {
-    ...options,
-    toColumn: options.toColumn ?? ((value) => (value === null ? null : JSON.stringify(value))),
-  }, undefined),
+  json: (schema: (extra: Record<string, unknown>) => TSchema, options: FieldOptions = {}) =>
+    make(
+      'json',
+      schema,
+      {
+        ...options,
+        toColumn: options.toColumn ?? ((value) => (value === null ? null : JSON.stringify(value))),
+      },
+      undefined,
+    ),
 
   /** The record id: the creation time in ms, stored as bigint, shown as a decimal string. */
-  id: (description = 'Creation time in ms as a decimal string; unique within the collection') => make('integer',
-    (extra) => Type.String({ pattern: '^[0-9]{1,16}$', maxLength: 16, ...extra }),
-    { column: 'id', readOnly: true, description, example: String(EXAMPLE.ms), toApi: (v) => String(v) }, undefined),
+  id: (description = 'Creation time in ms as a decimal string; unique within the collection') =>
+    make(
+      'integer',
+      (extra) => Type.String({ pattern: '^[0-9]{1,16}$', maxLength: 16, ...extra }),
+      { column: 'id', readOnly: true, description, example: String(EXAMPLE.ms), toApi: (v) => String(v) },
+      undefined,
+    ),
 
   /** `t`: the creation time in ms (or, for animals, the latest reading's). */
-  createdAt: (description = 'ms since epoch: when the record was created') => make('integer',
-    (extra) => Type.Integer({ format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, ...extra }),
-    { column: 't', readOnly: true, description, example: EXAMPLE.ms }, undefined),
+  createdAt: (description = 'ms since epoch: when the record was created') =>
+    make(
+      'integer',
+      (extra) => Type.Integer({ format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, ...extra }),
+      { column: 't', readOnly: true, description, example: EXAMPLE.ms },
+      undefined,
+    ),
 
   /**
    * A time kept as Unix seconds (a bigint column) and shown as the timestamp object `{seconds, nanoseconds}`
    * (decisions.md: a litter device's LastSeen). Sorts by the seconds it holds; read-only.
    */
-  timestampObject: (options: FieldOptions = {}) => make('integer', (extra) => Type.Object({
-    seconds: Type.Integer({ format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Unix seconds', examples: [EXAMPLE.seconds] }),
-    nanoseconds: Type.Integer({ format: 'int32', minimum: 0, maximum: 999_999_999, description: 'Fraction of the second in ns (0 for whole-second times)', examples: [0] }),
-  }, { additionalProperties: false, ...extra }), {
-    readOnly: true, filterable: false, toApi: (v) => ({ seconds: Number(v), nanoseconds: 0 }), ...options,
-  }, undefined),
+  timestampObject: (options: FieldOptions = {}) =>
+    make(
+      'integer',
+      (extra) =>
+        Type.Object(
+          {
+            seconds: Type.Integer({
+              format: 'int64',
+              minimum: 0,
+              maximum: Number.MAX_SAFE_INTEGER,
+              description: 'Unix seconds',
+              examples: [EXAMPLE.seconds],
+            }),
+            nanoseconds: Type.Integer({
+              format: 'int32',
+              minimum: 0,
+              maximum: 999_999_999,
+              description: 'Fraction of the second in ns (0 for whole-second times)',
+              examples: [0],
+            }),
+          },
+          { additionalProperties: false, ...extra },
+        ),
+      {
+        readOnly: true,
+        filterable: false,
+        toApi: (v) => ({ seconds: Number(v), nanoseconds: 0 }),
+        ...options,
+      },
+      undefined,
+    ),
 
   /** A column of the joined animals table (read through the record's animal). */
-  joined: (kind: FieldKind, schema: (extra: Record<string, unknown>) => TSchema, options: FieldOptions & { column: string }) =>
-    make(kind, schema, { ...options, joined: true }, undefined),
+  joined: (
+    kind: FieldKind,
+    schema: (extra: Record<string, unknown>) => TSchema,
+    options: FieldOptions & { column: string },
+  ) => make(kind, schema, { ...options, joined: true }, undefined),
 }
 
 /** Default column of an API field: CurrentTemperature → current_temperature, serviceOrder → service_order. */
 export function snakeCase(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z])([A-Z][a-z])/g, '$1_$2').toLowerCase()
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z])([A-Z][a-z])/g, '$1_$2')
+    .toLowerCase()
 }

@@ -64,18 +64,28 @@ export interface Resource {
 const listKind = (kind: Field['kind']): ListKind | undefined => (kind === 'json' ? undefined : kind)
 
 export function defineResource(definition: ResourceDefinition): Resource {
-  const fields = Object.fromEntries(Object.entries(definition.fields).map(([name, f]) =>
-    [name, { ...f, column: f.column || snakeCase(name) }])) as Record<string, Field>
+  const fields = Object.fromEntries(
+    Object.entries(definition.fields).map(([name, f]) => [name, { ...f, column: f.column || snakeCase(name) }]),
+  ) as Record<string, Field>
   const entries = Object.entries(fields)
   const writable = entries.filter(([, f]) => !f.readOnly)
   const objectOptions = definition.objectOptions ?? {}
 
   const itemProperties: TProperties = {}
   for (const [name, f] of entries) {
-    itemProperties[name] = f.nullable === 'null' ? Type.Union([f.schema(), Type.Null()])
-      : f.nullable || f.virtual ? Type.Optional(f.schema()) : f.schema()
+    itemProperties[name] =
+      f.nullable === 'null'
+        ? Type.Union([f.schema(), Type.Null()])
+        : f.nullable || f.virtual
+          ? Type.Optional(f.schema())
+          : f.schema()
   }
-  const item = Type.Object(itemProperties, { ...objectOptions, $id: definition.name, additionalProperties: false, description: definition.description })
+  const item = Type.Object(itemProperties, {
+    ...objectOptions,
+    $id: definition.name,
+    additionalProperties: false,
+    description: definition.description,
+  })
 
   const listFields = (pick: (f: Field) => boolean): ListFields => {
     const out: ListFields = {}
@@ -99,17 +109,24 @@ export function defineResource(definition: ResourceDefinition): Resource {
         if (variant.omit?.includes(name)) continue
         const required = variant.require?.includes(name) || (f.required && !variant.optional?.includes(name))
         const fallback = variant.defaults && name in variant.defaults ? variant.defaults[name] : f.default
-        const schema = fallback !== undefined && !required ? f.schema({ default: fallback })
-          : f.nullable === 'null' && !required ? Type.Union([f.schema(), Type.Null()]) : f.schema()
+        const schema =
+          fallback !== undefined && !required
+            ? f.schema({ default: fallback })
+            : f.nullable === 'null' && !required
+              ? Type.Union([f.schema(), Type.Null()])
+              : f.schema()
         properties[name] = required ? schema : Type.Optional(schema)
       }
       const requiredNames = Object.keys(properties).filter((n) => !Type.IsOptional(properties[n]))
-      return Type.Object({ ...properties, ...variant.extra }, {
-        ...objectOptions,
-        ...variant.objectOptions,
-        additionalProperties: false,
-        description: variant.description ?? `Required: ${requiredNames.join(', ')}. Unknown fields are refused.`,
-      })
+      return Type.Object(
+        { ...properties, ...variant.extra },
+        {
+          ...objectOptions,
+          ...variant.objectOptions,
+          additionalProperties: false,
+          description: variant.description ?? `Required: ${requiredNames.join(', ')}. Unknown fields are refused.`,
+        },
+      )
     },
 
     patchBody(variant = {}) {
@@ -118,18 +135,23 @@ export function defineResource(definition: ResourceDefinition): Resource {
         if (f.createOnly || variant.omit?.includes(name)) continue
         properties[name] = Type.Optional(f.nullable ? Type.Union([f.schema(), Type.Null()]) : f.schema())
       }
-      return Type.Object({ ...properties, ...variant.extra }, {
-        ...objectOptions,
-        ...variant.objectOptions,
-        additionalProperties: false,
-        minProperties: 1,
-        description: variant.description ?? 'The fields to change (at least one); null clears an optional field.',
-      })
+      return Type.Object(
+        { ...properties, ...variant.extra },
+        {
+          ...objectOptions,
+          ...variant.objectOptions,
+          additionalProperties: false,
+          minProperties: 1,
+          description: variant.description ?? 'The fields to change (at least one); null clears an optional field.',
+        },
+      )
     },
 
     sortFields: listFields((f) => f.sortable),
     filterFields: listFields((f) => f.filterable),
-    filterSchemas: Object.fromEntries(entries.filter(([, f]) => f.filterable && listKind(f.kind)).map(([name, f]) => [name, f.schema()])),
+    filterSchemas: Object.fromEntries(
+      entries.filter(([, f]) => f.filterable && listKind(f.kind)).map(([name, f]) => [name, f.schema()]),
+    ),
 
     columns(aliases = {}) {
       const mapping: Record<string, ColumnMapping> = {}
@@ -158,10 +180,12 @@ export function defineResource(definition: ResourceDefinition): Resource {
     },
 
     filterValues(filters) {
-      return Object.fromEntries(Object.entries(filters).map(([name, value]) => {
-        const f = fields[name]
-        return [name, f && f.kind !== 'json' ? f.toColumn(value) as FilterValue : value]
-      }))
+      return Object.fromEntries(
+        Object.entries(filters).map(([name, value]) => {
+          const f = fields[name]
+          return [name, f && f.kind !== 'json' ? (f.toColumn(value) as FilterValue) : value]
+        }),
+      )
     },
   }
 }

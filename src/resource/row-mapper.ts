@@ -14,18 +14,22 @@ type ApiObject = Record<string, unknown>
  */
 export function compileRowMapper(fields: [string, Field][]): (row: Row) => ApiObject {
   const converters: ((value: unknown) => unknown)[] = []
-  const lines = fields.filter(([, f]) => !f.virtual).map(([name, f]) => {
-    const key = JSON.stringify(name)
-    let value = 'v'
-    if (f.toApi !== identity) {
-      converters.push(f.toApi)
-      value = `convert[${converters.length - 1}](v)`
-    }
-    const absent = f.nullable === 'null' ? `out[${key}] = null` : ''
-    return `v = row[${JSON.stringify(f.column)}]\nif (v === null || v === undefined) { ${absent} } else out[${key}] = ${value}`
-  })
+  const lines = fields
+    .filter(([, f]) => !f.virtual)
+    .map(([name, f]) => {
+      const key = JSON.stringify(name)
+      let value = 'v'
+      if (f.toApi !== identity) {
+        converters.push(f.toApi)
+        value = `convert[${converters.length - 1}](v)`
+      }
+      const absent = f.nullable === 'null' ? `out[${key}] = null` : ''
+      return `v = row[${JSON.stringify(f.column)}]\nif (v === null || v === undefined) { ${absent} } else out[${key}] = ${value}`
+    })
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- generated from declarations, see above
-  const build = new Function('convert', `return function toApi(row) {\nconst out = {}\nlet v\n${lines.join('\n')}\nreturn out\n}`) as
-    (convert: ((value: unknown) => unknown)[]) => (row: Row) => ApiObject
+  const build = new Function(
+    'convert',
+    `return function toApi(row) {\nconst out = {}\nlet v\n${lines.join('\n')}\nreturn out\n}`,
+  ) as (convert: ((value: unknown) => unknown)[]) => (row: Row) => ApiObject
   return build(converters)
 }

@@ -22,8 +22,16 @@ function fakeDatabase() {
 }
 
 const row = (n: number): NewAccessLogRow => ({
-  uid: null, integrator_uid: 'int-1', at: new Date(n), method: 'GET', endpoint: '/api/v1/health',
-  response_code: 200, response_time_ms: 1, data_size: null, user_agent: null, ip_address: null,
+  uid: null,
+  integrator_uid: 'int-1',
+  at: new Date(n),
+  method: 'GET',
+  endpoint: '/api/v1/health',
+  response_code: 200,
+  response_time_ms: 1,
+  data_size: null,
+  user_agent: null,
+  ip_address: null,
 })
 
 const silent = pino({ level: 'silent' })
@@ -40,7 +48,10 @@ describe('access-log writer', () => {
     assert.equal(state.written.length, 0)
     state.down = false
     await writer.close()
-    assert.deepEqual(state.written.map((r) => (r.at as Date).getTime()), [0, 1, 2, 3, 4, 5])
+    assert.deepEqual(
+      state.written.map((r) => (r.at as Date).getTime()),
+      [0, 1, 2, 3, 4, 5],
+    )
   })
 
   it('writes a full batch of 1,000 rows at once, without waiting for the timer', async () => {
@@ -61,14 +72,25 @@ describe('access-log batch insert', () => {
     try {
       const { uid } = await createIntegrator(ctx, { tier: 'free' })
       const rows = Array.from({ length: 5000 }, (_, i): NewAccessLogRow => ({
-        uid: null, integrator_uid: uid, at: new Date(Date.UTC(2026, 10, 24, 10, 0, 0, i)), method: i % 2 ? 'POST' : 'GET',
-        endpoint: '/api/v1/users/:userId/animals', response_code: i % 7 === 0 ? 404 : 200, response_time_ms: i / 1000,
-        data_size: i % 3 === 0 ? null : i, user_agent: i === 1 ? 'curl/8.5 "quoted", {braced}, back\\slash, é' : null,
+        uid: null,
+        integrator_uid: uid,
+        at: new Date(Date.UTC(2026, 10, 24, 10, 0, 0, i)),
+        method: i % 2 ? 'POST' : 'GET',
+        endpoint: '/api/v1/users/:userId/animals',
+        response_code: i % 7 === 0 ? 404 : 200,
+        response_time_ms: i / 1000,
+        data_size: i % 3 === 0 ? null : i,
+        user_agent: i === 1 ? 'curl/8.5 "quoted", {braced}, back\\slash, é' : null,
         ip_address: i % 5 === 0 ? '2001:db8::1' : '203.0.113.9',
       }))
       await insertAccessLogRows(ctx.database.db, [])
       await insertAccessLogRows(ctx.database.db, rows)
-      const stored = await ctx.database.db.selectFrom('access_log').selectAll().where('integrator_uid', '=', uid).orderBy('at').execute()
+      const stored = await ctx.database.db
+        .selectFrom('access_log')
+        .selectAll()
+        .where('integrator_uid', '=', uid)
+        .orderBy('at')
+        .execute()
       assert.equal(stored.length, 5000)
       for (const i of [0, 1, 2, 3, 7, 4999]) {
         const { id: _, ...columns } = stored[i]!
@@ -87,7 +109,11 @@ describe('access-log batch insert', () => {
       const { uid: goneIntegrator } = await createIntegrator(ctx, { tier: 'free' })
       const kept = await createUser(ctx)
       const gone = await createUser(ctx)
-      const logRow = (uid: string | null, integrator: string, n: number): NewAccessLogRow => ({ ...row(n), uid, integrator_uid: integrator })
+      const logRow = (uid: string | null, integrator: string, n: number): NewAccessLogRow => ({
+        ...row(n),
+        uid,
+        integrator_uid: integrator,
+      })
       const writer = accessLogWriter((rows) => insertAccessLogRows(db, rows), { flushIntervalMs: 60_000, log: silent })
       writer.record(logRow(kept.uid, integratorUid, 1))
       writer.record(logRow(gone.uid, integratorUid, 2))
@@ -96,12 +122,34 @@ describe('access-log batch insert', () => {
       assert.equal(await deleteUserAndData(db, gone.uid, Date.now()), true)
       await db.deleteFrom('integrators').where('uid', '=', goneIntegrator).execute()
       await writer.flush()
-      const stored = await db.selectFrom('access_log').select(['uid', 'integrator_uid', 'at']).where('integrator_uid', 'in', [integratorUid, goneIntegrator]).orderBy('at').execute()
-      assert.deepEqual(stored.map((r) => [r.uid, r.at.getTime()]), [[kept.uid, 1], [null, 3]])
+      const stored = await db
+        .selectFrom('access_log')
+        .select(['uid', 'integrator_uid', 'at'])
+        .where('integrator_uid', 'in', [integratorUid, goneIntegrator])
+        .orderBy('at')
+        .execute()
+      assert.deepEqual(
+        stored.map((r) => [r.uid, r.at.getTime()]),
+        [
+          [kept.uid, 1],
+          [null, 3],
+        ],
+      )
       // The writer is not stuck on the batch: the next rows go in at the next flush.
       writer.record(logRow(kept.uid, integratorUid, 5))
       await writer.close()
-      assert.equal(Number((await db.selectFrom('access_log').select((eb) => eb.fn.countAll().as('n')).where('integrator_uid', '=', integratorUid).executeTakeFirstOrThrow()).n), 3)
+      assert.equal(
+        Number(
+          (
+            await db
+              .selectFrom('access_log')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('integrator_uid', '=', integratorUid)
+              .executeTakeFirstOrThrow()
+          ).n,
+        ),
+        3,
+      )
     } finally {
       await ctx.close()
     }

@@ -15,7 +15,11 @@ type Headers = Record<string, string>
 const DAY_MS = 86_400_000
 const clock = manualClock(Date.UTC(2026, 10, 23, 9, 30))
 let ctx: TestContext
-interface Farm { uid: string; email: string; owner: Headers }
+interface Farm {
+  uid: string
+  email: string
+  owner: Headers
+}
 let farmA: Farm
 let farmB: Farm
 let vendor: { uid: string; headers: Headers }
@@ -36,8 +40,11 @@ async function logOf(account: Farm, count: number, query = '') {
   }
   // The page and its total are two statements: a batch written between them can be in the total and not yet in
   // the page, so both must show it.
-  const { status, body } = await eventually(probe, (r) => r.status !== 200 || (r.body.pagination.total >= count && r.body.data.length >= Math.min(count, 100)),
-    `${count} access-log records of ${account.uid}`)
+  const { status, body } = await eventually(
+    probe,
+    (r) => r.status !== 200 || (r.body.pagination.total >= count && r.body.data.length >= Math.min(count, 100)),
+    `${count} access-log records of ${account.uid}`,
+  )
   assert.equal(status, 200, JSON.stringify(body))
   return body as { data: Record<string, unknown>[]; pagination: { total: number } }
 }
@@ -56,7 +63,8 @@ after(() => ctx.close())
 describe('recording', () => {
   it('records each integrator request on the account: time, route template, method, integrator, status, duration, size, agent, address', async () => {
     const res = await ctx.app.inject({
-      method: 'GET', url: `/api/v1/users/${farmA.uid}/animals?limit=5`,
+      method: 'GET',
+      url: `/api/v1/users/${farmA.uid}/animals?limit=5`,
       headers: { ...vendor.headers, 'user-agent': 'FarmSoft/4.2 (sync)' },
     })
     assert.equal(res.statusCode, 200)
@@ -71,32 +79,51 @@ describe('recording', () => {
     assert.equal(record.dataSize, Number(res.headers['content-length']))
     assert.equal(record.userAgent, 'FarmSoft/4.2 (sync)')
     assert.equal(record.ipAddress, '127.0.0.1')
-    assert.deepEqual(Object.keys(record).sort(),
-      ['dataSize', 'endpoint', 'integratorUID', 'ipAddress', 'method', 'responseCode', 'responseTime', 'timestamp', 'userAgent'])
+    assert.deepEqual(Object.keys(record).sort(), [
+      'dataSize',
+      'endpoint',
+      'integratorUID',
+      'ipAddress',
+      'method',
+      'responseCode',
+      'responseTime',
+      'timestamp',
+      'userAgent',
+    ])
   })
 
   it('records the failed requests of a linked integrator, with their status', async () => {
     const before = (await logOf(farmA, 0)).pagination.total
     assert.equal((await get(`/users/${farmA.uid}/animals/no-such-animal`, vendor.headers)).statusCode, 404)
     const { data } = await logOf(farmA, before + 1)
-    assert.ok(data.some((r) => r.endpoint === '/api/v1/users/:userId/animals/:animalId' && r.responseCode === 404), JSON.stringify(data))
+    assert.ok(
+      data.some((r) => r.endpoint === '/api/v1/users/:userId/animals/:animalId' && r.responseCode === 404),
+      JSON.stringify(data),
+    )
   })
 
-  it('does not log the owner\'s own requests, nor put an unlinked integrator\'s refused request on the account', async () => {
+  it("does not log the owner's own requests, nor put an unlinked integrator's refused request on the account", async () => {
     const before = (await logOf(farmA, 0)).pagination.total
     assert.equal((await get(`/users/${farmA.uid}/animals`, farmA.owner)).statusCode, 200)
     assertError(await get(`/users/${farmA.uid}/animals`, stranger.headers), 403, AUTH_ERRORS.notLinked)
     // the stranger's refusal reaches its own usage: once it is there, the writer has flushed past both requests
-    await eventually(() => get('/tokens/usage', stranger.headers), (r) => r.json().data.totalRequests >= 1, 'the stranger\'s usage')
+    await eventually(
+      () => get('/tokens/usage', stranger.headers),
+      (r) => r.json().data.totalRequests >= 1,
+      "the stranger's usage",
+    )
     const { data, pagination } = await logOf(farmA, 0)
     assert.equal(pagination.total, before)
     assert.ok(data.every((r) => r.integratorUID === vendor.uid))
   })
 
-  it('keeps each account\'s records apart: farm B sees only what the integrator did on farm B', async () => {
+  it("keeps each account's records apart: farm B sees only what the integrator did on farm B", async () => {
     assert.equal((await get(`/users/${farmB.uid}`, vendor.headers)).statusCode, 200)
     const { data } = await logOf(farmB, 1)
-    assert.deepEqual(data.map((r) => r.endpoint), ['/api/v1/users/:userId'])
+    assert.deepEqual(
+      data.map((r) => r.endpoint),
+      ['/api/v1/users/:userId'],
+    )
   })
 })
 
@@ -112,13 +139,20 @@ describe('GET /users/:userId/access-log', () => {
     clock.advance(60)
     const later = new Date(clock.now).toISOString()
     assert.equal((await get(`/users/${farmA.uid}/animals/search?group=x`, vendor.headers)).statusCode, 200)
-    const all = await eventually(() => logOf(farmA, before + 1), (log) => log.data[0]?.timestamp === later, 'the newest record first')
+    const all = await eventually(
+      () => logOf(farmA, before + 1),
+      (log) => log.data[0]?.timestamp === later,
+      'the newest record first',
+    )
     const pageOne = (await get(`/users/${farmA.uid}/access-log?limit=1&sortOrder=asc`, farmA.owner)).json()
     assert.equal(pageOne.data.length, 1)
     assert.equal(pageOne.pagination.total, all.pagination.total)
     assert.notEqual(pageOne.data[0].timestamp, later)
     const since = await logOf(farmA, 1, `&from=${encodeURIComponent(later)}`)
-    assert.deepEqual(since.data.map((r) => r.timestamp), [later])
+    assert.deepEqual(
+      since.data.map((r) => r.timestamp),
+      [later],
+    )
     const until = await logOf(farmA, 0, `&to=${encodeURIComponent(later)}`)
     assert.equal(until.pagination.total, all.pagination.total - 1)
     const notFound = await logOf(farmA, 0, '&filter[responseCode]=404')
@@ -130,7 +164,9 @@ describe('GET /users/:userId/access-log', () => {
   it('refuses bad parameters with 400', async () => {
     const url = `/users/${farmA.uid}/access-log`
     assertInvalid(await get(`${url}?from=yesterday`, farmA.owner), ['query:from'])
-    assertInvalid(await get(`${url}?to=2026-11-23T10:00:00.000000000000000000000000000000000Z`, farmA.owner), ['query:to'])
+    assertInvalid(await get(`${url}?to=2026-11-23T10:00:00.000000000000000000000000000000000Z`, farmA.owner), [
+      'query:to',
+    ])
     assertInvalid(await get(`${url}?from=2026-11-23T10:00:00Z&to=2026-11-23T09:00:00Z`, farmA.owner), ['query:from'])
     assertInvalid(await get(`${url}?filter[userAgent]=x`, farmA.owner), ['query:filter[userAgent]'])
     assertInvalid(await get(`${url}?filter[responseCode]=ok`, farmA.owner), ['query:filter[responseCode]'])
@@ -141,24 +177,44 @@ describe('GET /users/:userId/access-log', () => {
 
 describe('GET /tokens/usage', () => {
   it('gives an integrator its requests per endpoint today, with the live daily quota of each', async () => {
-    const usage = await eventually(() => get('/tokens/usage', vendor.headers),
-      (r) => r.json().data.endpoints.some((e: { endpoint: string }) => e.endpoint === '/api/v1/users/:userId/animals/search'), 'usage of today')
+    const usage = await eventually(
+      () => get('/tokens/usage', vendor.headers),
+      (r) =>
+        r
+          .json()
+          .data.endpoints.some((e: { endpoint: string }) => e.endpoint === '/api/v1/users/:userId/animals/search'),
+      'usage of today',
+    )
     const data = usage.json().data
     assert.equal(data.integratorUID, vendor.uid)
     assert.equal(data.tier, 'Pro')
     assert.equal(data.date, '2026-11-23')
     assert.equal(data.quotaResetsAt, '2026-11-24T00:00:00.000Z')
     const animals = data.endpoints.find((e: { endpoint: string }) => e.endpoint === '/api/v1/users/:userId/animals')
-    assert.deepEqual({ requests: animals.requests, errors: animals.errors, quota: animals.quota }, { requests: 1, errors: 0, quota: { limit: 50, used: 1, remaining: 49 } })
-    const one = data.endpoints.find((e: { endpoint: string }) => e.endpoint === '/api/v1/users/:userId/animals/:animalId')
+    assert.deepEqual(
+      { requests: animals.requests, errors: animals.errors, quota: animals.quota },
+      { requests: 1, errors: 0, quota: { limit: 50, used: 1, remaining: 49 } },
+    )
+    const one = data.endpoints.find(
+      (e: { endpoint: string }) => e.endpoint === '/api/v1/users/:userId/animals/:animalId',
+    )
     assert.equal(one.errors, 1)
-    assert.equal(data.totalRequests, data.endpoints.reduce((sum: number, e: { requests: number }) => sum + e.requests, 0))
+    assert.equal(
+      data.totalRequests,
+      data.endpoints.reduce((sum: number, e: { requests: number }) => sum + e.requests, 0),
+    )
   })
 
   it('reports another day from the log alone, without quota fields', async () => {
     const res = await get('/tokens/usage?date=2026-11-22', vendor.headers)
     assert.equal(res.statusCode, 200)
-    assert.deepEqual(res.json().data, { integratorUID: vendor.uid, tier: 'Pro', date: '2026-11-22', totalRequests: 0, endpoints: [] })
+    assert.deepEqual(res.json().data, {
+      integratorUID: vendor.uid,
+      tier: 'Pro',
+      date: '2026-11-22',
+      totalRequests: 0,
+      endpoints: [],
+    })
   })
 
   it('is for integrator tokens only, and refuses a date that is not a real day', async () => {
@@ -177,7 +233,11 @@ describe('retention', () => {
     farmC.owner = bearer((await userToken(ctx, farmC.email)).accessToken)
     const stop = startMaintenance(ctx.app)
     try {
-      await eventually(() => logOf(farmC, 0), (log) => log.pagination.total === 0, 'records past retention to be pruned')
+      await eventually(
+        () => logOf(farmC, 0),
+        (log) => log.pagination.total === 0,
+        'records past retention to be pruned',
+      )
     } finally {
       stop()
     }

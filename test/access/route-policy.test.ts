@@ -15,13 +15,25 @@ after(() => ctx.close())
 
 describe('route policy', () => {
   it('refuses to start when a route declares no access rule (secure by default)', async () => {
-    await assert.rejects(createTestApp({ extend: (api) => { api.get('/probe/forgotten', async () => ok({})) } }),
-      /Route GET \/api\/v1\/probe\/forgotten declares no access rule/)
+    await assert.rejects(
+      createTestApp({
+        extend: (api) => {
+          api.get('/probe/forgotten', async () => ok({}))
+        },
+      }),
+      /Route GET \/api\/v1\/probe\/forgotten declares no access rule/,
+    )
   })
 
   it('refuses an own rule on a route without :userId', async () => {
-    await assert.rejects(createTestApp({ extend: (api) => { api.get('/probe/nobody', { config: { access: 'own' } }, async () => ok({})) } }),
-      /uses the own rule but has no :userId parameter/)
+    await assert.rejects(
+      createTestApp({
+        extend: (api) => {
+          api.get('/probe/nobody', { config: { access: 'own' } }, async () => ok({}))
+        },
+      }),
+      /uses the own rule but has no :userId parameter/,
+    )
   })
 
   it('documents bearer security on protected operations and none on public ones', () => {

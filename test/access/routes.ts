@@ -13,14 +13,53 @@ export const MATRIX_DEVICE_MAC = 'DD:EE:FF:00:00:01'
 
 // The spec's "Treatments, births and inseminations at user level" table: collection, item parameter, a valid create body.
 const USER_LEVEL: [string, string, (uid: string) => object][] = [
-  ['treatments', 'treatmentId', () => ({
-    Mac: MATRIX_MAC, Medicine: 'Amoxicillin', Diagnose: 'Cough', CustomName: 'Dr. Hansen', Comment: 'Matrix', TreatmentAmount: 2,
-    TreatmentCount: 0, TreatmentInterval: 24, StartDate: '2026-11-01', StartDateSeconds: 1793491200, Archived: false, PhoneHistory: [],
-  })],
-  ['births', 'birthId', (uid) => ({ MAC: MATRIX_MAC, Living: 12, Dead: 1, StartDate: '2026-11-01', StartTime: '06:40', Comment: 'Matrix', Archived: false, Uid: uid })],
-  ['inseminations', 'inseminationId', (uid) => ({
-    MAC: MATRIX_MAC, Boar: 'Duroc', GeneticLine: 'Landrace', Tubes: 2, StartDate: '2026-11-01', StartTime: '07:15', Archived: false, Occupied: true, Uid: uid,
-  })],
+  [
+    'treatments',
+    'treatmentId',
+    () => ({
+      Mac: MATRIX_MAC,
+      Medicine: 'Amoxicillin',
+      Diagnose: 'Cough',
+      CustomName: 'Dr. Hansen',
+      Comment: 'Matrix',
+      TreatmentAmount: 2,
+      TreatmentCount: 0,
+      TreatmentInterval: 24,
+      StartDate: '2026-11-01',
+      StartDateSeconds: 1793491200,
+      Archived: false,
+      PhoneHistory: [],
+    }),
+  ],
+  [
+    'births',
+    'birthId',
+    (uid) => ({
+      MAC: MATRIX_MAC,
+      Living: 12,
+      Dead: 1,
+      StartDate: '2026-11-01',
+      StartTime: '06:40',
+      Comment: 'Matrix',
+      Archived: false,
+      Uid: uid,
+    }),
+  ],
+  [
+    'inseminations',
+    'inseminationId',
+    (uid) => ({
+      MAC: MATRIX_MAC,
+      Boar: 'Duroc',
+      GeneticLine: 'Landrace',
+      Tubes: 2,
+      StartDate: '2026-11-01',
+      StartTime: '07:15',
+      Archived: false,
+      Occupied: true,
+      Uid: uid,
+    }),
+  ],
 ]
 
 // The spec's "Per-animal production records" table: segment, item parameter, has range, a valid create body.
@@ -37,7 +76,12 @@ const PER_ANIMAL: [string, string, boolean, object][] = [
 /** A record of each collection and level that the matrix creates first, for the item routes (see matrix.test.ts). */
 export const recordFixtures = [
   ...USER_LEVEL.map(([segment, , body]) => ({ path: `/${segment}`, segment, level: 'user' as const, body })),
-  ...PER_ANIMAL.map(([segment, , , body]) => ({ path: `/animals/${MATRIX_MAC}/${segment}`, segment, level: 'animal' as const, body: () => body })),
+  ...PER_ANIMAL.map(([segment, , , body]) => ({
+    path: `/animals/${MATRIX_MAC}/${segment}`,
+    segment,
+    level: 'animal' as const,
+    body: () => body,
+  })),
 ]
 
 /** Every record route is `own`: reads, then creates and changes, then deletes (the item rows read before they are deleted). */
@@ -47,7 +91,8 @@ function recordRoutes(): RouteCase[] {
   const deletes: RouteCase[] = []
   for (const [segment, param, body] of USER_LEVEL) {
     const base = `/api/v1/users/:userId/${segment}`
-    for (const view of ['', '/search', '/active', '/archived', `/:${param}`]) reads.push({ method: 'GET', url: `${base}${view}`, rule: 'own' })
+    for (const view of ['', '/search', '/active', '/archived', `/:${param}`])
+      reads.push({ method: 'GET', url: `${base}${view}`, rule: 'own' })
     writes.push({ method: 'POST', url: base, rule: 'own', body: ({ userUid }) => body(userUid) })
     writes.push({ method: 'PATCH', url: `${base}/:${param}`, rule: 'own', body: () => ({ Archived: true }) })
     deletes.push({ method: 'DELETE', url: `${base}/:${param}`, rule: 'own' })
@@ -82,7 +127,12 @@ function litterguardRoutes(): RouteCase[] {
     // A later caller's create of the same MAC meets the documented 409.
     { method: 'POST', url: base, rule: 'own', body: () => ({ MAC: 'DD:EE:FF:00:00:99', Name: 'Matrix created' }) },
     { method: 'PATCH', url: item, rule: 'own', body: () => ({ Name: 'Matrix device' }) },
-    { method: 'POST', url: `${item}/sensordata`, rule: 'sensorData', body: () => ({ readings: [{ t: Math.floor(Date.now() / 1000) - 60, c: 30.5, x: 0, y: 0, z: 1 }] }) },
+    {
+      method: 'POST',
+      url: `${item}/sensordata`,
+      rule: 'sensorData',
+      body: () => ({ readings: [{ t: Math.floor(Date.now() / 1000) - 60, c: 30.5, x: 0, y: 0, z: 1 }] }),
+    },
     { method: 'DELETE', url: item, rule: 'own' },
   ]
 }
@@ -123,9 +173,19 @@ export const routes: RouteCase[] = [
   { method: 'GET', url: '/metrics', rule: 'metrics' },
 
   { method: 'GET', url: '/api/v1/tokens', rule: 'public' },
-  { method: 'POST', url: '/api/v1/tokens', rule: 'public', body: ({ integratorUid }) => ({ integratorUID: integratorUid }) },
+  {
+    method: 'POST',
+    url: '/api/v1/tokens',
+    rule: 'public',
+    body: ({ integratorUid }) => ({ integratorUID: integratorUid }),
+  },
   { method: 'POST', url: '/api/v1/tokens/refresh', rule: 'public', body: () => ({ refreshToken: 'x.y.z' }) },
-  { method: 'POST', url: '/api/v1/tokens/login', rule: 'public', body: () => ({ email: 'nobody@farm.example', password: 'whatever1' }) },
+  {
+    method: 'POST',
+    url: '/api/v1/tokens/login',
+    rule: 'public',
+    body: () => ({ email: 'nobody@farm.example', password: 'whatever1' }),
+  },
   { method: 'POST', url: '/api/v1/tokens/verify-id-token', rule: 'public', body: () => ({ idToken: 'x.y.z' }) },
   { method: 'GET', url: '/api/v1/tokens/validate', rule: 'bearer' },
   { method: 'GET', url: '/api/v1/tokens/info', rule: 'bearer' },
@@ -133,33 +193,73 @@ export const routes: RouteCase[] = [
   { method: 'POST', url: '/api/v1/tokens/logout', rule: 'userToken' },
   { method: 'GET', url: '/api/v1/tokens/usage', rule: 'integratorToken' },
 
-  { method: 'POST', url: '/api/v1/partners/link', rule: 'userToken', body: ({ integratorUid }) => ({ integratorUID: integratorUid }) },
+  {
+    method: 'POST',
+    url: '/api/v1/partners/link',
+    rule: 'userToken',
+    body: ({ integratorUid }) => ({ integratorUID: integratorUid }),
+  },
   { method: 'DELETE', url: '/api/v1/partners/link/:integratorUid', rule: 'userToken' },
 
   { method: 'GET', url: '/api/v1/users', rule: 'admin' },
-  { method: 'POST', url: '/api/v1/users', rule: 'bdUser', body: () => ({ Uid: 'matrix-created', Email: 'matrix-created@farm.example', Name: 'Matrix' }) },
+  {
+    method: 'POST',
+    url: '/api/v1/users',
+    rule: 'bdUser',
+    body: () => ({ Uid: 'matrix-created', Email: 'matrix-created@farm.example', Name: 'Matrix' }),
+  },
   { method: 'GET', url: '/api/v1/users/search', rule: 'bdUser' },
   { method: 'GET', url: '/api/v1/users/:userId', rule: 'own' },
   // The owner's own e-mail: only the owner may change it, and the matrix is about access, not that rule.
-  { method: 'PUT', url: '/api/v1/users/:userId', rule: 'own', body: ({ userEmail }) => ({ Email: userEmail, Name: 'Matrix owner' }) },
+  {
+    method: 'PUT',
+    url: '/api/v1/users/:userId',
+    rule: 'own',
+    body: ({ userEmail }) => ({ Email: userEmail, Name: 'Matrix owner' }),
+  },
   { method: 'PATCH', url: '/api/v1/users/:userId', rule: 'own', body: () => ({ Name: 'Matrix owner' }) },
   { method: 'GET', url: '/api/v1/users/:userId/profile', rule: 'own' },
   { method: 'GET', url: '/api/v1/users/:userId/push-tokens', rule: 'own' },
-  { method: 'POST', url: '/api/v1/users/:userId/push-tokens', rule: 'own', body: () => ({ token: 'matrix-token', customName: '', name: 'Phone', email: 'owner@farm.example' }) },
+  {
+    method: 'POST',
+    url: '/api/v1/users/:userId/push-tokens',
+    rule: 'own',
+    body: () => ({ token: 'matrix-token', customName: '', name: 'Phone', email: 'owner@farm.example' }),
+  },
   { method: 'PATCH', url: '/api/v1/users/:userId/status', rule: 'own', body: () => ({ flagged: false }) },
   // The access log: which integrators read the farm's data; integrators never see each other's requests.
   { method: 'GET', url: '/api/v1/users/:userId/access-log', rule: 'self' },
-  { method: 'POST', url: '/api/v1/users/:userId/password', rule: 'self', body: () => ({ currentPassword: PASSWORD, newPassword: 'a changed password' }) },
+  {
+    method: 'POST',
+    url: '/api/v1/users/:userId/password',
+    rule: 'self',
+    body: () => ({ currentPassword: PASSWORD, newPassword: 'a changed password' }),
+  },
 
   // Animals: the registry is 'own'; every /sensordata* path (ingestion included) is 'sensorData'. Reading
   // /locations is 'own' (the spec's tier rule names /sensordata only); writing it follows ingestion.
   { method: 'GET', url: '/api/v1/users/:userId/animals', rule: 'own' },
   { method: 'GET', url: '/api/v1/users/:userId/animals/search', rule: 'own' },
   { method: 'GET', url: '/api/v1/users/:userId/animals/:animalId', rule: 'own' },
-  { method: 'POST', url: '/api/v1/users/:userId/animals', rule: 'own', body: () => ({ MAC: 'AA:BB:CC:00:00:99', Sex: 'female' }) },
+  {
+    method: 'POST',
+    url: '/api/v1/users/:userId/animals',
+    rule: 'own',
+    body: () => ({ MAC: 'AA:BB:CC:00:00:99', Sex: 'female' }),
+  },
   { method: 'PATCH', url: '/api/v1/users/:userId/animals/:animalId', rule: 'own', body: () => ({ Group: 'Matrix' }) },
-  { method: 'POST', url: '/api/v1/users/:userId/animals/:animalMac/sensordata', rule: 'sensorData', body: () => ({ readings: [{ t: Date.now() - 60_000, c: 38.2, x: 0, y: 0, z: 1 }] }) },
-  { method: 'POST', url: '/api/v1/users/:userId/animals/:animalMac/locations', rule: 'sensorData', body: () => ({ readings: [{ t: Date.now() - 60_000, rssi: -60, nodeuid: 'node-1' }] }) },
+  {
+    method: 'POST',
+    url: '/api/v1/users/:userId/animals/:animalMac/sensordata',
+    rule: 'sensorData',
+    body: () => ({ readings: [{ t: Date.now() - 60_000, c: 38.2, x: 0, y: 0, z: 1 }] }),
+  },
+  {
+    method: 'POST',
+    url: '/api/v1/users/:userId/animals/:animalMac/locations',
+    rule: 'sensorData',
+    body: () => ({ readings: [{ t: Date.now() - 60_000, rssi: -60, nodeuid: 'node-1' }] }),
+  },
   { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/locations', rule: 'own' },
   { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/sensordata', rule: 'sensorData' },
   { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/sensordata/latest', rule: 'sensorData' },
@@ -169,10 +269,16 @@ export const routes: RouteCase[] = [
   // AI predictions: every route 'own'; POST is the external model's write (integrators need canWrite).
   { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/predictions', rule: 'own' },
   { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/predictions/recent', rule: 'own' },
-  { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/predictions/range?startDate=2026-01-01&endDate=2026-12-31', rule: 'own' },
+  {
+    method: 'GET',
+    url: '/api/v1/users/:userId/animals/:animalMac/predictions/range?startDate=2026-01-01&endDate=2026-12-31',
+    rule: 'own',
+  },
   { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/predictions/:classificationType', rule: 'own' },
   {
-    method: 'POST', url: '/api/v1/users/:userId/animals/:animalMac/predictions', rule: 'own',
+    method: 'POST',
+    url: '/api/v1/users/:userId/animals/:animalMac/predictions',
+    rule: 'own',
     body: () => ({ classificationType: 'birth', results: [{ timestamp: '2026-11-02T06:00:00Z', probability: 0.82 }] }),
   },
   // An animal that has records answers 409 (documented): they are never deleted silently.

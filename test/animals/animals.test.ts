@@ -9,9 +9,10 @@ import { createIdSource } from '../../src/db/ids.ts'
 import { assertError } from '../support/assertions.ts'
 
 let ctx: TestContext
-before(async () => { ctx = await createTestApp() })
+before(async () => {
+  ctx = await createTestApp()
+})
 after(() => ctx.close())
-
 
 /** A farm with its owner's token and a linked integrator that may write and delete. */
 async function farm() {
@@ -22,7 +23,12 @@ async function farm() {
   const headers = bearer(accessToken)
   const base = `/api/v1/users/${user.uid}/animals`
   const inject = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, payload?: unknown, as = headers) =>
-    ctx.app.inject({ method, url: `${base}${path}`, headers: as, ...(payload !== undefined ? { payload: payload as object } : {}) })
+    ctx.app.inject({
+      method,
+      url: `${base}${path}`,
+      headers: as,
+      ...(payload !== undefined ? { payload: payload as object } : {}),
+    })
   const create = async (body: Record<string, unknown>) => {
     const res = await inject('POST', '', body)
     assert.equal(res.statusCode, 201, res.body)
@@ -41,7 +47,15 @@ describe('POST /users/<user_id>/animals', () => {
   it('creates an animal: MAC stored upper case, ID is the creation time in ms, defaults applied, 201', async () => {
     const f = await farm()
     const before = Date.now()
-    const res = await f.inject('POST', '', { MAC: 'aa:bb:cc:dd:ee:0f', Sex: 'female', Group: 'Pen 1', Battery: 87.5, HealthScore: 92, Father: 'B-12', Diagnosed: { Description: 'limping', Diagnose: 'Lameness', t: 1_700_000_000_000 } })
+    const res = await f.inject('POST', '', {
+      MAC: 'aa:bb:cc:dd:ee:0f',
+      Sex: 'female',
+      Group: 'Pen 1',
+      Battery: 87.5,
+      HealthScore: 92,
+      Father: 'B-12',
+      Diagnosed: { Description: 'limping', Diagnose: 'Lameness', t: 1_700_000_000_000 },
+    })
     assert.equal(res.statusCode, 201)
     const animal = res.json().data
     assert.equal(animal.MAC, 'AA:BB:CC:DD:EE:0F')
@@ -62,17 +76,23 @@ describe('POST /users/<user_id>/animals', () => {
     assert.deepEqual(read.json().data, animal)
   })
 
-  it('refuses a MAC already used by another of the user\'s animals (409), in either case; another user may use it', async () => {
+  it("refuses a MAC already used by another of the user's animals (409), in either case; another user may use it", async () => {
     const f = await farm()
     const g = await farm()
     await f.create({ MAC: 'AA:BB:CC:00:00:01', Sex: 'male' })
-    assertError(await f.inject('POST', '', { MAC: 'aa:bb:cc:00:00:01', Sex: 'female' }), 409, 'An animal with MAC AA:BB:CC:00:00:01 already exists')
+    assertError(
+      await f.inject('POST', '', { MAC: 'aa:bb:cc:00:00:01', Sex: 'female' }),
+      409,
+      'An animal with MAC AA:BB:CC:00:00:01 already exists',
+    )
     await g.create({ MAC: 'AA:BB:CC:00:00:01', Sex: 'male' })
   })
 
   it('gives unique IDs to concurrent creates', async () => {
     const f = await farm()
-    const results = await Promise.all(Array.from({ length: 25 }, () => f.inject('POST', '', { MAC: mac('10:20:30'), Sex: 'female' })))
+    const results = await Promise.all(
+      Array.from({ length: 25 }, () => f.inject('POST', '', { MAC: mac('10:20:30'), Sex: 'female' })),
+    )
     assert.ok(results.every((r) => r.statusCode === 201))
     const ids = results.map((r) => r.json().data.ID as string)
     assert.equal(new Set(ids).size, ids.length)
@@ -120,26 +140,68 @@ describe('GET /users/<user_id>/animals', () => {
     }
     const all = await list('')
     assert.deepEqual(all.pagination, { page: 1, limit: 10, total: 3, totalPages: 1 })
-    assert.deepEqual(all.data.map((x: any) => x.ID), [c.ID, b.ID, a.ID], 'default: t, newest first')
-    assert.deepEqual((await list('sortBy=Battery&sortOrder=asc')).data.map((x: any) => x.ID), [a.ID, b.ID, c.ID])
-    assert.deepEqual((await list('sortBy=Battery&sortOrder=desc')).data.map((x: any) => x.ID), [b.ID, a.ID, c.ID])
-    assert.deepEqual((await list('sortBy=ID&sortOrder=asc')).data.map((x: any) => x.ID), [a.ID, b.ID, c.ID])
-    assert.deepEqual((await list('sortBy=Group&sortOrder=asc&limit=2&page=1')).data.map((x: any) => x.ID), [b.ID, c.ID])
+    assert.deepEqual(
+      all.data.map((x: any) => x.ID),
+      [c.ID, b.ID, a.ID],
+      'default: t, newest first',
+    )
+    assert.deepEqual(
+      (await list('sortBy=Battery&sortOrder=asc')).data.map((x: any) => x.ID),
+      [a.ID, b.ID, c.ID],
+    )
+    assert.deepEqual(
+      (await list('sortBy=Battery&sortOrder=desc')).data.map((x: any) => x.ID),
+      [b.ID, a.ID, c.ID],
+    )
+    assert.deepEqual(
+      (await list('sortBy=ID&sortOrder=asc')).data.map((x: any) => x.ID),
+      [a.ID, b.ID, c.ID],
+    )
+    assert.deepEqual(
+      (await list('sortBy=Group&sortOrder=asc&limit=2&page=1')).data.map((x: any) => x.ID),
+      [b.ID, c.ID],
+    )
     const second = await list('sortBy=Group&sortOrder=asc&limit=2&page=2')
-    assert.deepEqual(second.data.map((x: any) => x.ID), [a.ID])
+    assert.deepEqual(
+      second.data.map((x: any) => x.ID),
+      [a.ID],
+    )
     assert.deepEqual(second.pagination, { page: 2, limit: 2, total: 3, totalPages: 2 })
-    assert.deepEqual((await list('filter[Group]=A&sortBy=ID&sortOrder=asc')).data.map((x: any) => x.ID), [b.ID, c.ID])
-    assert.deepEqual((await list('filter[Sex]=male')).data.map((x: any) => x.ID), [b.ID])
-    assert.deepEqual((await list(`filter[MAC]=${a.MAC.toLowerCase()}`)).data.map((x: any) => x.ID), [a.ID])
-    assert.deepEqual((await list('filter[Battery]=90')).data.map((x: any) => x.ID), [b.ID])
-    assert.deepEqual((await list(`filter[ID]=${a.ID}`)).data.map((x: any) => x.ID), [a.ID])
+    assert.deepEqual(
+      (await list('filter[Group]=A&sortBy=ID&sortOrder=asc')).data.map((x: any) => x.ID),
+      [b.ID, c.ID],
+    )
+    assert.deepEqual(
+      (await list('filter[Sex]=male')).data.map((x: any) => x.ID),
+      [b.ID],
+    )
+    assert.deepEqual(
+      (await list(`filter[MAC]=${a.MAC.toLowerCase()}`)).data.map((x: any) => x.ID),
+      [a.ID],
+    )
+    assert.deepEqual(
+      (await list('filter[Battery]=90')).data.map((x: any) => x.ID),
+      [b.ID],
+    )
+    assert.deepEqual(
+      (await list(`filter[ID]=${a.ID}`)).data.map((x: any) => x.ID),
+      [a.ID],
+    )
     assert.equal((await list('filter[Active]=false')).pagination.total, 0)
   })
 
   it('refuses bad list parameters with 400', async () => {
     const f = await farm()
-    for (const [query, field] of [['limit=0', 'query:limit'], ['limit=101', 'query:limit'], ['page=0', 'query:page'], ['sortBy=Secret', 'query:sortBy'],
-      ['sortBy=Diagnosed', 'query:sortBy'], ['sortOrder=up', 'query:sortOrder'], ['filter[Secret]=1', 'query:filter[Secret]'], ['filter[Battery]=lots', 'query:filter[Battery]']]) {
+    for (const [query, field] of [
+      ['limit=0', 'query:limit'],
+      ['limit=101', 'query:limit'],
+      ['page=0', 'query:page'],
+      ['sortBy=Secret', 'query:sortBy'],
+      ['sortBy=Diagnosed', 'query:sortBy'],
+      ['sortOrder=up', 'query:sortOrder'],
+      ['filter[Secret]=1', 'query:filter[Secret]'],
+      ['filter[Battery]=lots', 'query:filter[Battery]'],
+    ]) {
       assertError(await f.inject('GET', `?${query}`), 400, 'Validation failed', field)
     }
   })
@@ -221,7 +283,12 @@ describe('PATCH /users/<user_id>/animals/<animal_id>', () => {
   it('changes the given fields, clears optional fields with null, keeps the rest', async () => {
     const f = await farm()
     const a = await f.create({ MAC: mac(), Sex: 'female', Group: 'A', Battery: 40, Father: 'F1' })
-    const res = await f.inject('PATCH', `/${a.ID}`, { Group: 'B', Battery: null, Suspicious: true, HealthScore: 77 }, f.integratorHeaders)
+    const res = await f.inject(
+      'PATCH',
+      `/${a.ID}`,
+      { Group: 'B', Battery: null, Suspicious: true, HealthScore: 77 },
+      f.integratorHeaders,
+    )
     assert.equal(res.statusCode, 200, res.body)
     const updated = res.json().data
     assert.equal(updated.Group, 'B')
@@ -243,7 +310,11 @@ describe('PATCH /users/<user_id>/animals/<animal_id>', () => {
     assertError(await f.inject('PATCH', `/${a.ID}`, { HealthScore: 120 }), 400, 'Validation failed', 'HealthScore')
     assertError(await f.inject('PATCH', `/${a.ID}`, { Sex: null }), 400, 'Validation failed', 'Sex')
     assertError(await f.inject('PATCH', `/${a.ID}`, { MAC: 'zz' }), 400, 'Validation failed', 'MAC')
-    assertError(await f.inject('PATCH', `/${a.ID}`, { MAC: b.MAC.toLowerCase() }), 409, `An animal with MAC ${b.MAC} already exists`)
+    assertError(
+      await f.inject('PATCH', `/${a.ID}`, { MAC: b.MAC.toLowerCase() }),
+      409,
+      `An animal with MAC ${b.MAC} already exists`,
+    )
     assertError(await f.inject('PATCH', '/1600000000000', { Group: 'X' }), 404, 'Animal not found')
   })
 })
@@ -265,7 +336,11 @@ describe('DELETE /users/<user_id>/animals/<animal_id>', () => {
     const a = await f.create({ MAC: mac(), Sex: 'female' })
     const writer = await createIntegrator(ctx, { tier: 'pro', canWrite: true, linkTo: [f.user.uid] })
     const headers = bearer((await integratorToken(ctx, writer.uid)).accessToken)
-    assertError(await f.inject('DELETE', `/${a.ID}`, undefined, headers), 403, 'Integrator does not have delete permission')
+    assertError(
+      await f.inject('DELETE', `/${a.ID}`, undefined, headers),
+      403,
+      'Integrator does not have delete permission',
+    )
     assert.equal((await f.inject('PATCH', `/${a.ID}`, { Group: 'W' }, headers)).statusCode, 200)
   })
 })
@@ -275,8 +350,18 @@ describe('animal ids across processes', () => {
     const f = await farm()
     const frozen = 1_750_000_000_000
     // Two "processes" whose clocks read the same millisecond.
-    const first = await insertAnimal(ctx.database.db, f.user.uid, { MAC: mac(), Sex: 'female' }, createIdSource(() => frozen))
-    const second = await insertAnimal(ctx.database.db, f.user.uid, { MAC: mac(), Sex: 'female' }, createIdSource(() => frozen))
+    const first = await insertAnimal(
+      ctx.database.db,
+      f.user.uid,
+      { MAC: mac(), Sex: 'female' },
+      createIdSource(() => frozen),
+    )
+    const second = await insertAnimal(
+      ctx.database.db,
+      f.user.uid,
+      { MAC: mac(), Sex: 'female' },
+      createIdSource(() => frozen),
+    )
     assert.equal(first.id, frozen)
     assert.equal(second.id, frozen + 1)
   })

@@ -13,20 +13,46 @@ import { farmHeaders, seedFarm, type Farm } from '../faults/support/farm.ts'
 
 function fakeFeed() {
   const listeners: ((payload: string) => void)[] = []
-  const feed = { live: true, onChange: (l: (payload: string) => void) => { listeners.push(l) } }
-  return { feed: feed as ChangeFeed & { live: boolean }, emit: (payload: string) => { for (const l of listeners) l(payload) } }
+  const feed = {
+    live: true,
+    onChange: (l: (payload: string) => void) => {
+      listeners.push(l)
+    },
+  }
+  return {
+    feed: feed as ChangeFeed & { live: boolean },
+    emit: (payload: string) => {
+      for (const l of listeners) l(payload)
+    },
+  }
 }
 
 function countingSource() {
   const calls = { integrator: 0, links: 0 }
   let pause: Promise<void> | undefined
-  const state = (uid: string): PrincipalState<IntegratorPrincipal> => ({ principal: { uid, is_active: true } as IntegratorPrincipal, revoked: false })
+  const state = (uid: string): PrincipalState<IntegratorPrincipal> => ({
+    principal: { uid, is_active: true } as IntegratorPrincipal,
+    revoked: false,
+  })
   const source: CallerSource = {
-    integrator: async (uid) => { calls.integrator++; await pause; return uid === 'unknown' ? undefined : state(uid) },
+    integrator: async (uid) => {
+      calls.integrator++
+      await pause
+      return uid === 'unknown' ? undefined : state(uid)
+    },
     user: async () => undefined,
-    isLinked: async () => { calls.links++; return true },
+    isLinked: async () => {
+      calls.links++
+      return true
+    },
   }
-  return { source, calls, pauseUntil: (p: Promise<void>) => { pause = p } }
+  return {
+    source,
+    calls,
+    pauseUntil: (p: Promise<void>) => {
+      pause = p
+    },
+  }
 }
 
 const options = (now = () => 0) => ({ ttlMs: 30_000, maxEntries: 100, now })
@@ -67,7 +93,11 @@ describe('caller cache rules', () => {
     const { source, calls, pauseUntil } = countingSource()
     const cache = cachingCallerSource(source, feed, options())
     let release = () => {}
-    pauseUntil(new Promise<void>((resolve) => { release = resolve }))
+    pauseUntil(
+      new Promise<void>((resolve) => {
+        release = resolve
+      }),
+    )
     const lookup = cache.integrator('int-1', 'jti-1')
     emit(JSON.stringify({ integrator: 'int-1' }))
     release()
@@ -93,7 +123,11 @@ describe('caller cache rules', () => {
     let now = 0
     const { feed } = fakeFeed()
     const { source, calls } = countingSource()
-    const cache = cachingCallerSource(source, feed, options(() => now))
+    const cache = cachingCallerSource(
+      source,
+      feed,
+      options(() => now),
+    )
     await cache.integrator('int-1', 'jti-1')
     now = 30_001
     await cache.integrator('int-1', 'jti-1')
@@ -111,80 +145,101 @@ describe('caller cache rules', () => {
   })
 })
 
-describe('two API processes on one PostgreSQL', { skip: usingRealServers ? false : 'needs DATABASE_URL (the embedded store admits one process)' }, () => {
-  let scratch: Awaited<ReturnType<typeof createScratchDatabase>>
-  let a: ServiceProcess
-  let b: ServiceProcess
-  let farm: Farm
-  const agent = keepAliveAgent()
+describe(
+  'two API processes on one PostgreSQL',
+  { skip: usingRealServers ? false : 'needs DATABASE_URL (the embedded store admits one process)' },
+  () => {
+    let scratch: Awaited<ReturnType<typeof createScratchDatabase>>
+    let a: ServiceProcess
+    let b: ServiceProcess
+    let farm: Farm
+    const agent = keepAliveAgent()
 
-  before(async () => {
-    scratch = await createScratchDatabase()
-    const store = { DATABASE_URL: scratch!.url }
-    farm = await seedFarm(store)
-    ;[a, b] = await Promise.all([startService(serviceEnv(store)), startService(serviceEnv(store))])
-  })
-  after(async () => {
-    agent.destroy()
-    for (const service of [a, b]) {
-      service?.child.kill('SIGTERM')
-      await service?.exited
+    before(async () => {
+      scratch = await createScratchDatabase()
+      const store = { DATABASE_URL: scratch!.url }
+      farm = await seedFarm(store)
+      ;[a, b] = await Promise.all([startService(serviceEnv(store)), startService(serviceEnv(store))])
+    })
+    after(async () => {
+      agent.destroy()
+      for (const service of [a, b]) {
+        service?.child.kill('SIGTERM')
+        await service?.exited
+      }
+      await scratch?.drop()
+    })
+
+    /** How long until process `service` answers `status` to the read; fails after 1 s. */
+    async function refusedWithin(
+      service: ServiceProcess,
+      headers: Record<string, string>,
+      status: number,
+    ): Promise<number> {
+      const started = performance.now()
+      for (;;) {
+        const res = await call(agent, service.port, 'GET', `/api/v1/users/${farm.uid}/animals`, { headers })
+        const elapsed = performance.now() - started
+        if (res.status === status) return elapsed
+        assert.ok(elapsed < 1000, `still ${res.status} after ${elapsed.toFixed(0)} ms`)
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
     }
-    await scratch?.drop()
-  })
 
-  /** How long until process `service` answers `status` to the read; fails after 1 s. */
-  async function refusedWithin(service: ServiceProcess, headers: Record<string, string>, status: number): Promise<number> {
-    const started = performance.now()
-    for (;;) {
-      const res = await call(agent, service.port, 'GET', `/api/v1/users/${farm.uid}/animals`, { headers })
-      const elapsed = performance.now() - started
-      if (res.status === status) return elapsed
-      assert.ok(elapsed < 1000, `still ${res.status} after ${elapsed.toFixed(0)} ms`)
-      await new Promise((resolve) => setTimeout(resolve, 5))
-    }
-  }
+    it('a token revoked through one process is refused by the other within 1 s', async () => {
+      const headers = await farmHeaders(agent, a, farm)
+      assert.equal((await call(agent, b.port, 'GET', `/api/v1/users/${farm.uid}/animals`, { headers })).status, 200)
+      assert.equal((await call(agent, a.port, 'POST', '/api/v1/tokens/revoke', { headers })).status, 200)
+      const ms = await refusedWithin(b, headers, 401)
+      assert.ok(ms < 1000)
+    })
 
-  it('a token revoked through one process is refused by the other within 1 s', async () => {
-    const headers = await farmHeaders(agent, a, farm)
-    assert.equal((await call(agent, b.port, 'GET', `/api/v1/users/${farm.uid}/animals`, { headers })).status, 200)
-    assert.equal((await call(agent, a.port, 'POST', '/api/v1/tokens/revoke', { headers })).status, 200)
-    const ms = await refusedWithin(b, headers, 401)
-    assert.ok(ms < 1000)
-  })
+    it('an unlink and a deactivation by the operator (SQL, no API at all) reach both processes within 1 s', async () => {
+      const headers = await farmHeaders(agent, a, farm)
+      for (const service of [a, b])
+        assert.equal(
+          (await call(agent, service.port, 'GET', `/api/v1/users/${farm.uid}/animals`, { headers })).status,
+          200,
+        )
+      const client = new pg.Client({ connectionString: scratch!.url })
+      await client.connect()
+      try {
+        await client.query('DELETE FROM user_integrator_links WHERE uid = $1 AND integrator_uid = $2', [
+          farm.uid,
+          farm.integratorUid,
+        ])
+        for (const service of [a, b]) await refusedWithin(service, headers, 403)
+        await client.query('INSERT INTO user_integrator_links (uid, integrator_uid, linked_by) VALUES ($1, $2, $3)', [
+          farm.uid,
+          farm.integratorUid,
+          'operator',
+        ])
+        for (const service of [a, b]) await refusedWithin(service, headers, 200)
+        await client.query('UPDATE integrators SET is_active = false WHERE uid = $1', [farm.integratorUid])
+        for (const service of [a, b]) await refusedWithin(service, headers, 403)
+        await client.query('UPDATE integrators SET is_active = true WHERE uid = $1', [farm.integratorUid])
+      } finally {
+        await client.end()
+      }
+    })
 
-  it('an unlink and a deactivation by the operator (SQL, no API at all) reach both processes within 1 s', async () => {
-    const headers = await farmHeaders(agent, a, farm)
-    for (const service of [a, b]) assert.equal((await call(agent, service.port, 'GET', `/api/v1/users/${farm.uid}/animals`, { headers })).status, 200)
-    const client = new pg.Client({ connectionString: scratch!.url })
-    await client.connect()
-    try {
-      await client.query('DELETE FROM user_integrator_links WHERE uid = $1 AND integrator_uid = $2', [farm.uid, farm.integratorUid])
-      for (const service of [a, b]) await refusedWithin(service, headers, 403)
-      await client.query('INSERT INTO user_integrator_links (uid, integrator_uid, linked_by) VALUES ($1, $2, $3)', [farm.uid, farm.integratorUid, 'operator'])
-      for (const service of [a, b]) await refusedWithin(service, headers, 200)
-      await client.query('UPDATE integrators SET is_active = false WHERE uid = $1', [farm.integratorUid])
-      for (const service of [a, b]) await refusedWithin(service, headers, 403)
-      await client.query('UPDATE integrators SET is_active = true WHERE uid = $1', [farm.integratorUid])
-    } finally {
-      await client.end()
-    }
-  })
-
-  it('with its listener connection cut, a process serves nothing from its cache: a change made meanwhile is seen at once', async () => {
-    const headers = await farmHeaders(agent, a, farm)
-    assert.equal((await call(agent, b.port, 'GET', `/api/v1/users/${farm.uid}/animals`, { headers })).status, 200)
-    const client = new pg.Client({ connectionString: scratch!.url })
-    await client.connect()
-    try {
-      await client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'livestock-api access-changes' AND datname = current_database()`)
-      // The notification of this change goes to no one in the cut processes; they must not answer from memory.
-      await client.query('UPDATE integrators SET is_active = false WHERE uid = $1', [farm.integratorUid])
-      for (const service of [a, b]) await refusedWithin(service, headers, 403)
-      await client.query('UPDATE integrators SET is_active = true WHERE uid = $1', [farm.integratorUid])
-      for (const service of [a, b]) await refusedWithin(service, headers, 200)
-    } finally {
-      await client.end()
-    }
-  })
-})
+    it('with its listener connection cut, a process serves nothing from its cache: a change made meanwhile is seen at once', async () => {
+      const headers = await farmHeaders(agent, a, farm)
+      assert.equal((await call(agent, b.port, 'GET', `/api/v1/users/${farm.uid}/animals`, { headers })).status, 200)
+      const client = new pg.Client({ connectionString: scratch!.url })
+      await client.connect()
+      try {
+        await client.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'livestock-api access-changes' AND datname = current_database()`,
+        )
+        // The notification of this change goes to no one in the cut processes; they must not answer from memory.
+        await client.query('UPDATE integrators SET is_active = false WHERE uid = $1', [farm.integratorUid])
+        for (const service of [a, b]) await refusedWithin(service, headers, 403)
+        await client.query('UPDATE integrators SET is_active = true WHERE uid = $1', [farm.integratorUid])
+        for (const service of [a, b]) await refusedWithin(service, headers, 200)
+      } finally {
+        await client.end()
+      }
+    })
+  },
+)

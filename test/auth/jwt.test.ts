@@ -17,8 +17,14 @@ test('a verified access token still expires on time when it is presented again',
   now = exp * 1000 - 1
   assert.equal((await tokens.verify(token, 'access')).subject.id, 'int_a')
   now = exp * 1000
-  await assert.rejects(tokens.verify(token, 'access'), (err: unknown) => err instanceof TokenError && err.reason === 'expired')
-  await assert.rejects(tokens.verify(token, 'access'), (err: unknown) => err instanceof TokenError && err.reason === 'expired')
+  await assert.rejects(
+    tokens.verify(token, 'access'),
+    (err: unknown) => err instanceof TokenError && err.reason === 'expired',
+  )
+  await assert.rejects(
+    tokens.verify(token, 'access'),
+    (err: unknown) => err instanceof TokenError && err.reason === 'expired',
+  )
 })
 
 test('a verified access token is no refresh token, and an altered copy of it is verified afresh', async () => {
@@ -27,7 +33,9 @@ test('a verified access token is no refresh token, and an altered copy of it is 
   await tokens.verify(token, 'access')
   await assert.rejects(tokens.verify(token, 'refresh'), TokenError)
   const [header, payload, signature] = token.split('.')
-  const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), sub: 'farm-2' })).toString('base64url')
+  const forged = Buffer.from(
+    JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), sub: 'farm-2' }),
+  ).toString('base64url')
   await assert.rejects(tokens.verify(`${header}.${forged}.${signature}`, 'access'), TokenError)
   await assert.rejects(signer(Date.now, `${SECRET}-other`).verify(token, 'access'), TokenError)
 })
@@ -36,7 +44,9 @@ test('the verified token handed out cannot be changed by one request for the nex
   const tokens = signer(Date.now)
   const { token } = await tokens.sign({ kind: 'integrator', id: 'int_a' }, 'access', 300)
   const first = await tokens.verify(token, 'access')
-  assert.throws(() => { (first.subject as { id: string }).id = 'int_b' }, TypeError)
+  assert.throws(() => {
+    ;(first.subject as { id: string }).id = 'int_b'
+  }, TypeError)
   assert.equal((await tokens.verify(token, 'access')).subject.id, 'int_a')
 })
 

@@ -2,15 +2,37 @@
 // 503, how long it waits, where it stops, and what the error carries when it gives up.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { createLivestockClient, LivestockApiError, retryAfterSeconds, type RetryEvent, type RetryOptions } from '@livestock-api/client'
+import {
+  createLivestockClient,
+  LivestockApiError,
+  retryAfterSeconds,
+  type RetryEvent,
+  type RetryOptions,
+} from '@livestock-api/client'
 
 const envelope = (error: string) => JSON.stringify({ success: false, error, timestamp: new Date().toISOString() })
-const ok = () => new Response(JSON.stringify({ success: true, message: 'Livestock API is running', version: 'v1', timestamp: new Date().toISOString() }), {
-  status: 200, headers: { 'content-type': 'application/json' },
-})
-const refused = (status: number, retryAfter?: string) => new Response(envelope(status === 429 ? 'Rate limit exceeded' : 'Service temporarily unavailable'), {
-  status, headers: { 'content-type': 'application/json', 'x-request-id': `req-${status}`, ...(retryAfter !== undefined ? { 'retry-after': retryAfter } : {}) },
-})
+const ok = () =>
+  new Response(
+    JSON.stringify({
+      success: true,
+      message: 'Livestock API is running',
+      version: 'v1',
+      timestamp: new Date().toISOString(),
+    }),
+    {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+    },
+  )
+const refused = (status: number, retryAfter?: string) =>
+  new Response(envelope(status === 429 ? 'Rate limit exceeded' : 'Service temporarily unavailable'), {
+    status,
+    headers: {
+      'content-type': 'application/json',
+      'x-request-id': `req-${status}`,
+      ...(retryAfter !== undefined ? { 'retry-after': retryAfter } : {}),
+    },
+  })
 
 /** A client whose fetch answers from a script, recording each request's method and Idempotency-Key. */
 function scripted(answers: (() => Response)[], retry: RetryOptions = {}) {
@@ -30,7 +52,10 @@ function scripted(answers: (() => Response)[], retry: RetryOptions = {}) {
 }
 
 async function failure(promise: Promise<unknown>): Promise<LivestockApiError> {
-  const err = await promise.then(() => assert.fail('expected a failure'), (e: unknown) => e)
+  const err = await promise.then(
+    () => assert.fail('expected a failure'),
+    (e: unknown) => e,
+  )
   assert.ok(err instanceof LivestockApiError)
   return err
 }
@@ -40,9 +65,15 @@ describe('client retries on 429 and 503', () => {
     const { client, sent, retries } = scripted([() => refused(503, '0'), () => ok()])
     assert.equal((await client.GET('/api/v1/health')).success, true)
     assert.equal(sent.length, 2)
-    assert.deepEqual(retries.map((r) => [r.status, r.attempt, r.waitSeconds, r.fromHeader, r.requestId]), [[503, 1, 0, true, 'req-503']])
+    assert.deepEqual(
+      retries.map((r) => [r.status, r.attempt, r.waitSeconds, r.fromHeader, r.requestId]),
+      [[503, 1, 0, true, 'req-503']],
+    )
 
-    const endless = scripted(Array.from({ length: 3 }, () => () => refused(503, '0')), { maxRetries: 2 })
+    const endless = scripted(
+      Array.from({ length: 3 }, () => () => refused(503, '0')),
+      { maxRetries: 2 },
+    )
     const err = await failure(endless.client.GET('/api/v1/health'))
     assert.equal(endless.sent.length, 3)
     assert.equal(err.status, 503)
@@ -59,8 +90,15 @@ describe('client retries on 429 and 503', () => {
     assert.equal(without.sent.length, 1)
 
     const key = crypto.randomUUID()
-    const withKey = scripted([() => refused(429, '0'), () => refused(503, '0'), () => new Response(null, { status: 204 })])
-    await withKey.client.POST('/api/v1/users/{userId}/animals', { ...path, params: { ...path.params, header: { 'idempotency-key': key } } })
+    const withKey = scripted([
+      () => refused(429, '0'),
+      () => refused(503, '0'),
+      () => new Response(null, { status: 204 }),
+    ])
+    await withKey.client.POST('/api/v1/users/{userId}/animals', {
+      ...path,
+      params: { ...path.params, header: { 'idempotency-key': key } },
+    })
     const body = JSON.stringify(path.body)
     assert.deepEqual(withKey.sent, [`POST ${key} ${body}`, `POST ${key} ${body}`, `POST ${key} ${body}`])
   })
@@ -85,7 +123,10 @@ describe('client retries on 429 and 503', () => {
   it('backs off 1 s when the header is missing, and stops waiting when the request is aborted', async () => {
     const { client, retries } = scripted([() => refused(503), () => ok()])
     await client.GET('/api/v1/health')
-    assert.deepEqual(retries.map((r) => [r.waitSeconds, r.fromHeader]), [[1, false]])
+    assert.deepEqual(
+      retries.map((r) => [r.waitSeconds, r.fromHeader]),
+      [[1, false]],
+    )
 
     const aborted = scripted([() => refused(429, '20')])
     const controller = new AbortController()
@@ -96,7 +137,9 @@ describe('client retries on 429 and 503', () => {
   })
 
   it('turns a body that is not the envelope into an error all the same', async () => {
-    const { client } = scripted([() => new Response('<html>Bad gateway</html>', { status: 502, statusText: 'Bad Gateway' })])
+    const { client } = scripted([
+      () => new Response('<html>Bad gateway</html>', { status: 502, statusText: 'Bad Gateway' }),
+    ])
     const err = await failure(client.GET('/api/v1/health'))
     assert.equal(err.status, 502)
     assert.equal(err.error, '<html>Bad gateway</html>')

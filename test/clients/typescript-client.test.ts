@@ -5,7 +5,11 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import {
-  createLivestockClient, LivestockApiError, PUBLIC_OPERATIONS, type LivestockClient, type RetryEvent,
+  createLivestockClient,
+  LivestockApiError,
+  PUBLIC_OPERATIONS,
+  type LivestockClient,
+  type RetryEvent,
 } from '@livestock-api/client'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { createIntegrator, createUser, manualClock } from '../support/fixtures.ts'
@@ -57,8 +61,14 @@ describe('TypeScript client against the running service', () => {
   })
   after(() => ctx.close())
 
-  const clientFor = (options: { clock?: () => number; fetch?: (request: Request) => Promise<Response> } = {}): LivestockClient =>
-    createLivestockClient({ baseUrl, auth: { integratorUID: integrator.uid, clientSecret: SECRET, expiresIn: 300 }, ...options })
+  const clientFor = (
+    options: { clock?: () => number; fetch?: (request: Request) => Promise<Response> } = {},
+  ): LivestockClient =>
+    createLivestockClient({
+      baseUrl,
+      auth: { integratorUID: integrator.uid, clientSecret: SECRET, expiresIn: 300 },
+      ...options,
+    })
 
   it('obtains a token with the client credentials and reads the linked account: animals, sensor data, records', async () => {
     const { calls, fetch } = recordingFetch()
@@ -74,7 +84,12 @@ describe('TypeScript client against the running service', () => {
     const t = Date.now() - 60_000
     const ingested = await client.POST('/api/v1/users/{userId}/animals/{animalMac}/sensordata', {
       params: { path: { userId, animalMac: MAC } },
-      body: { readings: [{ t, c: 38.6, x: 0.01, y: -0.02, z: 0.98 }, { t: t + 30_000, c: 38.7, x: 0.02, y: 0.01, z: 1.01 }] },
+      body: {
+        readings: [
+          { t, c: 38.6, x: 0.01, y: -0.02, z: 0.98 },
+          { t: t + 30_000, c: 38.7, x: 0.02, y: 0.01, z: 1.01 },
+        ],
+      },
     })
     assert.deepEqual(ingested.data, { received: 2, stored: 2, duplicates: 0 })
     await client.POST('/api/v1/users/{userId}/animals/{animalMac}/general-events', {
@@ -82,14 +97,26 @@ describe('TypeScript client against the running service', () => {
       body: { MAC, Diagnose: 'Lameness', Description: 'Left hind leg, pen 4' },
     })
 
-    const animals = await client.GET('/api/v1/users/{userId}/animals', { params: { path: { userId }, query: { sortBy: 'MAC', limit: 10 } } })
+    const animals = await client.GET('/api/v1/users/{userId}/animals', {
+      params: { path: { userId }, query: { sortBy: 'MAC', limit: 10 } },
+    })
     assert.equal(animals.success, true)
-    assert.deepEqual(animals.data.map((a) => a.MAC), [MAC])
+    assert.deepEqual(
+      animals.data.map((a) => a.MAC),
+      [MAC],
+    )
     assert.deepEqual(animals.pagination, { page: 1, limit: 10, total: 1, totalPages: 1 })
-    const readings = await client.GET('/api/v1/users/{userId}/animals/{animalMac}/sensordata', { params: { path: { userId, animalMac: MAC } } })
+    const readings = await client.GET('/api/v1/users/{userId}/animals/{animalMac}/sensordata', {
+      params: { path: { userId, animalMac: MAC } },
+    })
     assert.deepEqual(readings.data.map((r) => r.c).sort(), [38.6, 38.7])
-    const events = await client.GET('/api/v1/users/{userId}/animals/{animalMac}/general-events', { params: { path: { userId, animalMac: MAC } } })
-    assert.deepEqual(events.data.map((e) => e.Diagnose), ['Lameness'])
+    const events = await client.GET('/api/v1/users/{userId}/animals/{animalMac}/general-events', {
+      params: { path: { userId, animalMac: MAC } },
+    })
+    assert.deepEqual(
+      events.data.map((e) => e.Diagnose),
+      ['Lameness'],
+    )
 
     // One token for all of it, with a refresh token, obtained through POST /tokens before the first call.
     assert.equal(calls.filter((c) => c.startsWith('POST /api/v1/tokens ')).length, 1)
@@ -103,26 +130,40 @@ describe('TypeScript client against the running service', () => {
 
   it('throws a typed error with status, the envelope error and the request id on 403 and 404', async () => {
     const client = clientFor()
-    const forbidden = await rejection(client.GET('/api/v1/users/{userId}/animals', {
-      params: { path: { userId: otherFarm.uid } },
-      headers: { 'x-request-id': 'client-test-403' },
-    }))
+    const forbidden = await rejection(
+      client.GET('/api/v1/users/{userId}/animals', {
+        params: { path: { userId: otherFarm.uid } },
+        headers: { 'x-request-id': 'client-test-403' },
+      }),
+    )
     assert.equal(forbidden.status, 403)
-    assert.equal(forbidden.error, 'Integrator does not have access to this user\'s data')
+    assert.equal(forbidden.error, "Integrator does not have access to this user's data")
     assert.equal(forbidden.requestId, 'client-test-403')
     assert.equal(forbidden.request, 'GET /api/v1/users/{userId}/animals')
     assert.equal((forbidden.body as { success: boolean }).success, false)
 
-    const missing = await rejection(client.GET('/api/v1/users/{userId}/animals/{animalId}', { params: { path: { userId: farm.uid, animalId: '999999' } } }))
+    const missing = await rejection(
+      client.GET('/api/v1/users/{userId}/animals/{animalId}', {
+        params: { path: { userId: farm.uid, animalId: '999999' } },
+      }),
+    )
     assert.equal(missing.status, 404)
     assert.equal(missing.error, 'Animal not found')
     assert.match(missing.requestId ?? '', /^[0-9a-f-]{36}$/)
-    assert.match(missing.message, /^GET \/api\/v1\/users\/\{userId\}\/animals\/\{animalId\}: 404 Animal not found \(request [0-9a-f-]{36}\)$/)
+    assert.match(
+      missing.message,
+      /^GET \/api\/v1\/users\/\{userId\}\/animals\/\{animalId\}: 404 Animal not found \(request [0-9a-f-]{36}\)$/,
+    )
 
-    const invalid = await rejection(client.GET('/api/v1/users/{userId}/animals', { params: { path: { userId: farm.uid }, query: { limit: 1000 } } }))
+    const invalid = await rejection(
+      client.GET('/api/v1/users/{userId}/animals', { params: { path: { userId: farm.uid }, query: { limit: 1000 } } }),
+    )
     assert.equal(invalid.status, 400)
     assert.equal(invalid.error, 'Validation failed')
-    assert.ok(invalid.details?.some((d) => d.field.includes('limit')), JSON.stringify(invalid.details))
+    assert.ok(
+      invalid.details?.some((d) => d.field.includes('limit')),
+      JSON.stringify(invalid.details),
+    )
   })
 
   it('refreshes with rotation: a new pair each time, the old refresh token spent', async () => {
@@ -153,7 +194,12 @@ describe('TypeScript client against the running service', () => {
     serverClock.advance(250)
     await client.GET('/api/v1/tokens/info')
     assert.notEqual(client.tokens!.current!.accessToken, first.accessToken)
-    assert.deepEqual(calls, ['POST /api/v1/tokens 200', 'GET /api/v1/tokens/info 200', 'POST /api/v1/tokens/refresh 200', 'GET /api/v1/tokens/info 200'])
+    assert.deepEqual(calls, [
+      'POST /api/v1/tokens 200',
+      'GET /api/v1/tokens/info 200',
+      'POST /api/v1/tokens/refresh 200',
+      'GET /api/v1/tokens/info 200',
+    ])
   })
 
   it('refreshes and sends again when the service says the access token has expired', async () => {
@@ -164,8 +210,11 @@ describe('TypeScript client against the running service', () => {
     const info = await client.GET('/api/v1/tokens/info')
     assert.equal(info.data.integratorUID, integrator.uid)
     assert.deepEqual(calls, [
-      'POST /api/v1/tokens 200', 'GET /api/v1/tokens/info 200',
-      'GET /api/v1/tokens/info 401', 'POST /api/v1/tokens/refresh 200', 'GET /api/v1/tokens/info 200',
+      'POST /api/v1/tokens 200',
+      'GET /api/v1/tokens/info 200',
+      'GET /api/v1/tokens/info 401',
+      'POST /api/v1/tokens/refresh 200',
+      'GET /api/v1/tokens/info 200',
     ])
   })
 
@@ -177,7 +226,9 @@ describe('TypeScript client against the running service', () => {
     await client.tokens!.refresh()
     // Someone presents the spent refresh token: the service revokes every token of the session.
     const reuse = await globalThis.fetch(`${baseUrl}/api/v1/tokens/refresh`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken: stolen }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ refreshToken: stolen }),
     })
     assert.equal(reuse.status, 401)
     assert.equal(((await reuse.json()) as { error: string }).error, REUSED_REFRESH_TOKEN)
@@ -194,7 +245,10 @@ describe('TypeScript client against the running service', () => {
   })
 
   it('surfaces a refusal of the credentials themselves as a typed 401', async () => {
-    const client = createLivestockClient({ baseUrl, auth: { integratorUID: integrator.uid, clientSecret: 'not-the-secret' } })
+    const client = createLivestockClient({
+      baseUrl,
+      auth: { integratorUID: integrator.uid, clientSecret: 'not-the-secret' },
+    })
     const refused = await rejection(client.GET('/api/v1/tokens/validate'))
     assert.equal(refused.status, 401)
     assert.equal(refused.error, 'Access denied: Invalid integratorUID')
@@ -216,7 +270,10 @@ describe('TypeScript client against the running service', () => {
   it('lists as public exactly the operations the OpenAPI document marks public', () => {
     const doc = ctx.app.swagger() as { paths: Record<string, Record<string, { security?: unknown[] }>> }
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
-      Object.entries(ops).filter(([, op]) => Array.isArray(op.security) && op.security.length === 0).map(([method]) => `${method.toUpperCase()} ${path}`))
+      Object.entries(ops)
+        .filter(([, op]) => Array.isArray(op.security) && op.security.length === 0)
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    )
     assert.deepEqual([...PUBLIC_OPERATIONS].sort(), documented.sort())
   })
 })
@@ -236,10 +293,14 @@ describe('TypeScript client: Retry-After on 429', () => {
   })
   after(() => ctx.close())
 
-  const clientFor = (retry: { maxWaitSeconds?: number; maxRetries?: number }, fetch?: (request: Request) => Promise<Response>) => {
+  const clientFor = (
+    retry: { maxWaitSeconds?: number; maxRetries?: number },
+    fetch?: (request: Request) => Promise<Response>,
+  ) => {
     const retries: RetryEvent[] = []
     const client = createLivestockClient({
-      baseUrl, auth: { integratorUID: integrator.uid, clientSecret: SECRET },
+      baseUrl,
+      auth: { integratorUID: integrator.uid, clientSecret: SECRET },
       retry: { ...retry, onRetry: (event) => retries.push(event) },
       ...(fetch ? { fetch } : {}),
     })
@@ -296,7 +357,9 @@ describe('TypeScript client: Retry-After on 429', () => {
     await client.tokens!.refresh()
     await spendWindow()
     const started = Date.now()
-    const refused = await rejection(client.GET('/api/v1/users/{userId}/animals', { params: { path: { userId: farm.uid } } }))
+    const refused = await rejection(
+      client.GET('/api/v1/users/{userId}/animals', { params: { path: { userId: farm.uid } } }),
+    )
     assert.equal(refused.status, 429)
     assert.ok(Date.now() - started < 1500, 'answered without waiting') // generous: a loaded machine answers slowly
     assert.deepEqual(retries, [])
@@ -310,6 +373,9 @@ describe('TypeScript client example', () => {
     const start = readme.indexOf(marker)
     assert.ok(start >= 0, 'the README names the example before its code block')
     const block = readme.slice(start + marker.length, readme.indexOf('```\n', start + marker.length))
-    assert.equal(block, readFileSync(new URL('../../clients/typescript/examples/read-herd.ts', import.meta.url), 'utf8'))
+    assert.equal(
+      block,
+      readFileSync(new URL('../../clients/typescript/examples/read-herd.ts', import.meta.url), 'utf8'),
+    )
   })
 })

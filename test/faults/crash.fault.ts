@@ -15,12 +15,16 @@ const BATCH = 100
 const CYCLES = 2
 const LOAD_MS = 1500
 
-interface Batch { times: number[] }
+interface Batch {
+  times: number[]
+}
 
 describe('kill -9 under write load', () => {
   let postgres: PrivatePostgres
   const dirs: string[] = []
-  before(async () => { postgres = await startPrivatePostgres() })
+  before(async () => {
+    postgres = await startPrivatePostgres()
+  })
   after(() => {
     postgres?.cleanup()
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
@@ -52,7 +56,10 @@ describe('kill -9 under write load', () => {
         let resent = 0
         const restartMs: number[] = []
         const send = async (batch: Batch) => {
-          const res = await call(agent, service.port, 'POST', path, { headers, body: { readings: batch.times.map((t) => ({ t, c: 38.5, x: 0, y: 0, z: 1 })) } })
+          const res = await call(agent, service.port, 'POST', path, {
+            headers,
+            body: { readings: batch.times.map((t) => ({ t, c: 38.5, x: 0, y: 0, z: 1 })) },
+          })
           assert.equal(res.status, 200, JSON.stringify(res.body))
           assert.equal(res.body.data.stored + res.body.data.duplicates, batch.times.length)
           acknowledged.push(batch)
@@ -66,7 +73,7 @@ describe('kill -9 under write load', () => {
           let killed = false
           const writer = async () => {
             while (!killed) {
-              const batch = { times: Array.from({ length: BATCH }, () => first + (next++) * 1000) }
+              const batch = { times: Array.from({ length: BATCH }, () => first + next++ * 1000) }
               try {
                 await send(batch)
               } catch (err) {
@@ -94,9 +101,11 @@ describe('kill -9 under write load', () => {
         const storedTimes = new Set(stored)
         const lost = [...acknowledgedTimes].filter((t) => !storedTimes.has(t))
         const duplicates = stored.length - storedTimes.size
-        console.log(`  ${kind}: ${CYCLES} kill -9 cycles under ${WRITERS} writers; ${acknowledgedTimes.size} readings acknowledged ` +
-          `(${resent} batches re-sent after a kill), ${stored.length} stored, ${lost.length} lost, ${duplicates} duplicates; ` +
-          `restarts took ${restartMs.map((ms) => Math.round(ms)).join(', ')} ms`)
+        console.log(
+          `  ${kind}: ${CYCLES} kill -9 cycles under ${WRITERS} writers; ${acknowledgedTimes.size} readings acknowledged ` +
+            `(${resent} batches re-sent after a kill), ${stored.length} stored, ${lost.length} lost, ${duplicates} duplicates; ` +
+            `restarts took ${restartMs.map((ms) => Math.round(ms)).join(', ')} ms`,
+        )
         assert.equal(lost.length, 0, 'no acknowledged reading is lost')
         assert.equal(duplicates, 0)
         assert.equal(stored.length, acknowledgedTimes.size, 'nothing is stored that was not sent, nothing twice')

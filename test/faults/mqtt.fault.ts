@@ -40,7 +40,9 @@ describe('MQTT subscriber killed with messages in flight', () => {
     if (service) await killHard(service)
     await publisher?.endAsync()
     // The broker would keep this run's session (and queue matching messages for it) until it expires: end it.
-    const cleaner = await mqtt.connectAsync(MQTT_URL, { protocolVersion: 5, clientId, clean: true, properties: { sessionExpiryInterval: 0 } }).catch(() => undefined)
+    const cleaner = await mqtt
+      .connectAsync(MQTT_URL, { protocolVersion: 5, clientId, clean: true, properties: { sessionExpiryInterval: 0 } })
+      .catch(() => undefined)
     await cleaner?.endAsync()
     agent?.destroy()
     postgres?.cleanup()
@@ -48,7 +50,12 @@ describe('MQTT subscriber killed with messages in flight', () => {
 
   async function startSubscriber(): Promise<ServiceProcess> {
     const started = await startService(env)
-    await eventually(() => started.output(), (out) => out.includes('MQTT ingestion subscribed'), 'the MQTT subscription', { timeoutMs: 15_000 })
+    await eventually(
+      () => started.output(),
+      (out) => out.includes('MQTT ingestion subscribed'),
+      'the MQTT subscription',
+      { timeoutMs: 15_000 },
+    )
     return started
   }
 
@@ -60,31 +67,60 @@ describe('MQTT subscriber killed with messages in flight', () => {
     let published = 0
     const publish = async (messages: number) => {
       for (let i = 0; i < messages; i++) {
-        const readings = Array.from({ length: READINGS_PER_MESSAGE }, (_, r) => ({ t: start + (published * READINGS_PER_MESSAGE + r) * 1000, c: 38.2, x: 0, y: 0, z: 1 }))
+        const readings = Array.from({ length: READINGS_PER_MESSAGE }, (_, r) => ({
+          t: start + (published * READINGS_PER_MESSAGE + r) * 1000,
+          c: 38.2,
+          x: 0,
+          y: 0,
+          z: 1,
+        }))
         await publisher.publishAsync(topic, JSON.stringify({ readings }), { qos: 1 })
         published++
       }
     }
-    const stored = async () => Number((await postgres.query(
-      `SELECT count(*) AS n FROM animal_sensor_readings WHERE uid = '${farm.uid}' AND mac = '${mac}'`, 'api')).rows[0].n)
+    const stored = async () =>
+      Number(
+        (
+          await postgres.query(
+            `SELECT count(*) AS n FROM animal_sensor_readings WHERE uid = '${farm.uid}' AND mac = '${mac}'`,
+            'api',
+          )
+        ).rows[0].n,
+      )
 
     await publish(300)
     // Killed while it works through them: some stored, the one in hand unacknowledged, the rest queued.
-    const storedAtKill = await eventually(stored, (n) => n > 0, 'the first messages to be stored', { timeoutMs: 15_000, intervalMs: 10 })
+    const storedAtKill = await eventually(stored, (n) => n > 0, 'the first messages to be stored', {
+      timeoutMs: 15_000,
+      intervalMs: 10,
+    })
     await killHard(service)
     service = undefined
     const afterKill = await stored()
     await publish(200) // while no subscriber runs
     service = await startSubscriber()
     const total = published * READINGS_PER_MESSAGE
-    const storedInAll = await eventually(stored, (n) => n >= total, `all ${total} readings to be stored`, { timeoutMs: 60_000, intervalMs: 100 })
-    console.log(`  published ${published} messages (${total} readings); ${afterKill} readings stored when the subscriber was killed ` +
-      `(${storedAtKill} seen just before), 200 messages published while it was dead; ${storedInAll} stored after the restart`)
+    const storedInAll = await eventually(stored, (n) => n >= total, `all ${total} readings to be stored`, {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+    })
+    console.log(
+      `  published ${published} messages (${total} readings); ${afterKill} readings stored when the subscriber was killed ` +
+        `(${storedAtKill} seen just before), 200 messages published while it was dead; ${storedInAll} stored after the restart`,
+    )
 
     assert.equal(storedInAll, total, 'every reading stored, none twice')
-    const times = (await postgres.query(`SELECT t FROM animal_sensor_readings WHERE uid = '${farm.uid}' AND mac = '${mac}' ORDER BY t`, 'api')).rows
-      .map((r: { t: string }) => Number(r.t))
-    assert.deepEqual(times, Array.from({ length: total }, (_, i) => start + i * 1000), 'exactly the published readings')
+    const times = (
+      await postgres.query(
+        `SELECT t FROM animal_sensor_readings WHERE uid = '${farm.uid}' AND mac = '${mac}' ORDER BY t`,
+        'api',
+      )
+    ).rows.map((r: { t: string }) => Number(r.t))
+    assert.deepEqual(
+      times,
+      Array.from({ length: total }, (_, i) => start + i * 1000),
+      'exactly the published readings',
+    )
     assert.ok(afterKill < total, 'the subscriber was killed before it had handled everything')
   })
 })

@@ -7,7 +7,14 @@ import type { Agent } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { eventually } from '../support/eventually.ts'
 import { startPrivatePostgres, type PrivatePostgres } from './support/servers.ts'
-import { call, keepAliveAgent, serviceEnv, startService, type HttpResult, type ServiceProcess } from './support/service.ts'
+import {
+  call,
+  keepAliveAgent,
+  serviceEnv,
+  startService,
+  type HttpResult,
+  type ServiceProcess,
+} from './support/service.ts'
 import { farmHeaders, seedFarm, type Farm } from './support/farm.ts'
 
 /** The default DB_CONNECT_TIMEOUT_MS and DB_QUERY_TIMEOUT_MS are 5 and 6 s: an answer comes within either and a margin. */
@@ -37,7 +44,8 @@ describe('PostgreSQL unavailable', () => {
   })
 
   // A route that reads the database (the caller's lookup, then the animals).
-  const read = () => call(agent, service.port, 'GET', `/api/v1/users/${farm.uid}/animals`, { headers, timeoutMs: 20_000 })
+  const read = () =>
+    call(agent, service.port, 'GET', `/api/v1/users/${farm.uid}/animals`, { headers, timeoutMs: 20_000 })
 
   function assertUnavailable(res: HttpResult) {
     assert.equal(res.status, 503, JSON.stringify(res.body))
@@ -49,9 +57,18 @@ describe('PostgreSQL unavailable', () => {
 
   async function assertRecovers(what: string) {
     const started = performance.now()
-    await eventually(async () => (await read()).status, (s) => s === 200, `reads to work again after ${what}`, { timeoutMs: 20_000, intervalMs: 200 })
+    await eventually(
+      async () => (await read()).status,
+      (s) => s === 200,
+      `reads to work again after ${what}`,
+      { timeoutMs: 20_000, intervalMs: 200 },
+    )
     const results = await Promise.all(Array.from({ length: 40 }, read))
-    assert.deepEqual(results.map((r) => r.status), results.map(() => 200), 'every connection in the pool works again')
+    assert.deepEqual(
+      results.map((r) => r.status),
+      results.map(() => 200),
+      'every connection in the pool works again',
+    )
     assert.equal((await call(agent, service.port, 'GET', '/api/v1/health/ready')).status, 200)
     return performance.now() - started
   }
@@ -65,15 +82,24 @@ describe('PostgreSQL unavailable', () => {
     const ready = await call(agent, service.port, 'GET', '/api/v1/health/ready')
     assert.equal(ready.status, 503)
     assert.equal(ready.body.data.database, 'unreachable')
-    assert.equal((await call(agent, service.port, 'GET', '/api/v1/health')).status, 200, 'liveness does not depend on the database')
+    assert.equal(
+      (await call(agent, service.port, 'GET', '/api/v1/health')).status,
+      200,
+      'liveness does not depend on the database',
+    )
     postgres.start()
     const recoveryMs = await assertRecovers('the restart of PostgreSQL')
-    console.log(`  stopped: 503 in ${answers.map((r) => Math.round(r.ms)).join(', ')} ms; reads worked again ${Math.round(recoveryMs)} ms after the restart`)
+    console.log(
+      `  stopped: 503 in ${answers.map((r) => Math.round(r.ms)).join(', ')} ms; reads worked again ${Math.round(recoveryMs)} ms after the restart`,
+    )
   })
 
   it('frozen: 503 with Retry-After within seconds for requests in flight and new ones, then recovery on SIGCONT', async () => {
     // Every connection of the pool open and idle, as on a busy service.
-    assert.deepEqual((await Promise.all(Array.from({ length: 20 }, read))).map((r) => r.status), Array(20).fill(200))
+    assert.deepEqual(
+      (await Promise.all(Array.from({ length: 20 }, read))).map((r) => r.status),
+      Array(20).fill(200),
+    )
     postgres.freeze()
     let frozenFor: number
     const frozenAt = performance.now()
@@ -82,17 +108,24 @@ describe('PostgreSQL unavailable', () => {
       const burst = await Promise.all(Array.from({ length: 25 }, read))
       for (const res of burst) assertUnavailable(res)
       // The pool's connections to the hung server are gone now: a new request waits for a new connection.
-      const [next, ready] = await Promise.all([read(), call(agent, service.port, 'GET', '/api/v1/health/ready', { timeoutMs: 20_000 })])
+      const [next, ready] = await Promise.all([
+        read(),
+        call(agent, service.port, 'GET', '/api/v1/health/ready', { timeoutMs: 20_000 }),
+      ])
       assertUnavailable(next)
       assert.equal(ready.status, 503)
       assert.ok(ready.ms < ANSWER_WITHIN_MS, `readiness answered after ${Math.round(ready.ms)} ms`)
-      console.log(`  frozen: a burst of 25 requests answered 503 in ${Math.round(Math.min(...burst.map((r) => r.ms)))}-${Math.round(Math.max(...burst.map((r) => r.ms)))} ms; ` +
-        `the next in ${Math.round(next.ms)} ms; readiness 503 in ${Math.round(ready.ms)} ms`)
+      console.log(
+        `  frozen: a burst of 25 requests answered 503 in ${Math.round(Math.min(...burst.map((r) => r.ms)))}-${Math.round(Math.max(...burst.map((r) => r.ms)))} ms; ` +
+          `the next in ${Math.round(next.ms)} ms; readiness 503 in ${Math.round(ready.ms)} ms`,
+      )
     } finally {
       frozenFor = performance.now() - frozenAt
       postgres.thaw()
     }
     const recoveryMs = await assertRecovers('SIGCONT')
-    console.log(`  frozen for ${Math.round(frozenFor)} ms; reads worked again ${Math.round(recoveryMs)} ms after SIGCONT`)
+    console.log(
+      `  frozen for ${Math.round(frozenFor)} ms; reads worked again ${Math.round(recoveryMs)} ms after SIGCONT`,
+    )
   })
 })

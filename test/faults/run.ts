@@ -10,7 +10,9 @@ import { join } from 'node:path'
 import { sweepRun } from './support/scratch.ts'
 
 const filters = process.argv.slice(2)
-const files = globSync('test/faults/*.fault.ts').sort().filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
+const files = globSync('test/faults/*.fault.ts')
+  .sort()
+  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
 if (files.length === 0) {
   console.error(`no fault test files match ${filters.join(' ')}`)
   process.exit(1)
@@ -21,12 +23,16 @@ chmodSync(runDir, 0o755)
 const started = performance.now()
 
 // A hung test fails on its own after 2 minutes; the whole run is stopped after 10.
-const result = spawnSync(process.execPath, ['--test', '--test-concurrency=1', '--test-timeout=120000', '--test-reporter=spec', ...files], {
-  stdio: 'inherit',
-  env: { ...process.env, FAULTS_RUN_DIR: runDir },
-  timeout: 10 * 60_000,
-  killSignal: 'SIGKILL',
-})
+const result = spawnSync(
+  process.execPath,
+  ['--test', '--test-concurrency=1', '--test-timeout=120000', '--test-reporter=spec', ...files],
+  {
+    stdio: 'inherit',
+    env: { ...process.env, FAULTS_RUN_DIR: runDir },
+    timeout: 10 * 60_000,
+    killSignal: 'SIGKILL',
+  },
+)
 if (result.error) console.error(`the fault test run was stopped: ${result.error.message}`)
 const leftovers = sweepRun(runDir)
 if (leftovers.length > 0) console.error(`stopped what a test process left running: ${leftovers.join(', ')}`)

@@ -34,8 +34,13 @@ async function sigtermUnderLoad(store: StoreEnv) {
         const outcome: Outcome = { sentBeforeSignal: false, status: 'pending' }
         outcomes.push(outcome)
         try {
-          const res = await call(agent, service.port, 'POST', `/api/v1/users/${farm.uid}/animals/${mac}/sensordata`,
-            { headers, body: { readings }, onSent: () => { outcome.sentBeforeSignal = !signalled } })
+          const res = await call(agent, service.port, 'POST', `/api/v1/users/${farm.uid}/animals/${mac}/sensordata`, {
+            headers,
+            body: { readings },
+            onSent: () => {
+              outcome.sentBeforeSignal = !signalled
+            },
+          })
           outcome.status = res.status
         } catch (err) {
           outcome.status = (err as Error).message
@@ -61,7 +66,9 @@ async function sigtermUnderLoad(store: StoreEnv) {
 describe('SIGTERM under keep-alive load', () => {
   let postgres: PrivatePostgres
   const dirs: string[] = []
-  before(async () => { postgres = await startPrivatePostgres() })
+  before(async () => {
+    postgres = await startPrivatePostgres()
+  })
   after(() => {
     postgres?.cleanup()
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
@@ -80,14 +87,19 @@ describe('SIGTERM under keep-alive load', () => {
       }
       const { exitCode, exitMs, inFlight, outcomes, output } = await sigtermUnderLoad(store)
       const lateSends = outcomes.filter((o) => !o.sentBeforeSignal)
-      console.log(`  ${kind}: SIGTERM with ${inFlight.length} requests in flight on ${CLIENTS} keep-alive sockets; ` +
-        `${outcomes.length} requests in all; exit ${exitCode} after ${Math.round(exitMs)} ms; ` +
-        `${lateSends.length} sent after the signal: ${JSON.stringify(lateSends.map((o) => o.status))}`)
+      console.log(
+        `  ${kind}: SIGTERM with ${inFlight.length} requests in flight on ${CLIENTS} keep-alive sockets; ` +
+          `${outcomes.length} requests in all; exit ${exitCode} after ${Math.round(exitMs)} ms; ` +
+          `${lateSends.length} sent after the signal: ${JSON.stringify(lateSends.map((o) => o.status))}`,
+      )
       assert.equal(exitCode, 0, output)
       assert.ok(exitMs < 3000, `shutdown took ${Math.round(exitMs)} ms`)
       assert.ok(inFlight.length > 0, 'requests were in flight at SIGTERM')
-      assert.deepEqual(outcomes.filter((o) => o.sentBeforeSignal && o.status !== 200), [],
-        'every request sent before SIGTERM, those in flight included, got its answer')
+      assert.deepEqual(
+        outcomes.filter((o) => o.sentBeforeSignal && o.status !== 200),
+        [],
+        'every request sent before SIGTERM, those in flight included, got its answer',
+      )
       // A request written after the signal races the closing socket (as with any HTTP/1.1 server); it gets
       // an answer, 503 with Retry-After, or a closed connection, never a 500.
       assert.ok(lateSends.every((o) => typeof o.status === 'string' || o.status === 200 || o.status === 503))

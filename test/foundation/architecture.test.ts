@@ -9,11 +9,13 @@ const root = resolve(import.meta.dirname, '../..')
 const files = globSync('src/**/*.ts', { cwd: root }).sort()
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'(\.[^']+)'/g
 
-const graph = new Map<string, string[]>(files.map((file) => {
-  const text = readFileSync(join(root, file), 'utf8')
-  const targets = [...text.matchAll(IMPORT)].map((m) => relative(root, resolve(dirname(join(root, file)), m[1]!)))
-  return [file, targets]
-}))
+const graph = new Map<string, string[]>(
+  files.map((file) => {
+    const text = readFileSync(join(root, file), 'utf8')
+    const targets = [...text.matchAll(IMPORT)].map((m) => relative(root, resolve(dirname(join(root, file)), m[1]!)))
+    return [file, targets]
+  }),
+)
 
 describe('architecture', () => {
   it('has no import cycles in src/', () => {
@@ -35,7 +37,10 @@ describe('architecture', () => {
 
   it('keeps the cross-cutting layers free of feature modules', () => {
     const offenders = [...graph].flatMap(([file, targets]) =>
-      /^src\/(plugins|auth|resource|db|http)\//.test(file) ? targets.filter((t) => t.startsWith('src/modules/')).map((t) => `${file} imports ${t}`) : [])
+      /^src\/(plugins|auth|resource|db|http)\//.test(file)
+        ? targets.filter((t) => t.startsWith('src/modules/')).map((t) => `${file} imports ${t}`)
+        : [],
+    )
     assert.deepEqual(offenders, [])
   })
 })

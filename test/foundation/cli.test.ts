@@ -16,7 +16,9 @@ import { loadConfig } from '../../src/config.ts'
 const BIN = join(import.meta.dirname, '../../bin/livestock-api.js')
 const SERVER = join(import.meta.dirname, '../../bin/serve.js')
 const dirs: string[] = []
-after(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }) })
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
 
 function tempDir() {
   const dir = mkdtempSync(join(tmpdir(), 'lsapi-cli-'))
@@ -40,7 +42,21 @@ async function cliHere(args: string[], env: Record<string, string> = {}) {
   let stderr = ''
   const code = await runCli(args, {
     config: loadConfig({ LOG_LEVEL: 'silent', ...env }),
-    io: { stdout: { write: (c: string) => { stdout += c; return true } }, stderr: { write: (c: string) => { stderr += c; return true } }, stdin: Readable.from([]) },
+    io: {
+      stdout: {
+        write: (c: string) => {
+          stdout += c
+          return true
+        },
+      },
+      stderr: {
+        write: (c: string) => {
+          stderr += c
+          return true
+        },
+      },
+      stdin: Readable.from([]),
+    },
   })
   return { code, stdout, stderr }
 }
@@ -64,7 +80,10 @@ describe('livestock-api CLI', () => {
       for (const [name, option] of Object.entries(command.options)) {
         assert.ok(option.description.length > 10, `--${name} of ${command.name} has a description`)
         const line = help.split('\n').find((l) => l.trimStart().startsWith(`--${name} `))
-        assert.ok(line?.endsWith(option.description), `${command.name} --help shows --${name} with its description:\n${help}`)
+        assert.ok(
+          line?.endsWith(option.description),
+          `${command.name} --help shows --${name} with its description:\n${help}`,
+        )
       }
     }
   })
@@ -84,7 +103,10 @@ describe('livestock-api CLI', () => {
     assert.equal(none.code, 2)
     assert.match(none.stderr, /Usage: livestock-api <command>/)
     const badOption = await cliHere(['user', 'create', '--bogus'])
-    assert.deepEqual(badOption.stderr.trim().split('\n'), ["Unknown option '--bogus'", 'See: livestock-api user --help'])
+    assert.deepEqual(badOption.stderr.trim().split('\n'), [
+      "Unknown option '--bogus'",
+      'See: livestock-api user --help',
+    ])
     const missing = await cliHere(['integrator', 'create', '--name', 'X'])
     assert.equal(missing.code, 2)
     assert.equal(missing.stderr.trim().split('\n').length, 2, missing.stderr)
@@ -118,7 +140,10 @@ describe('livestock-api CLI', () => {
     assert.ok(Array.isArray(out.migrations))
     assert.ok(out.migrations.every((m: { executedAt: string | null }) => m.executedAt !== null))
     const status = JSON.parse(cli(['migrate', '--status'], { DATA_DIR: dataDir }).stdout)
-    assert.deepEqual(status.migrations.map((m: { name: string }) => m.name), out.migrations.map((m: { name: string }) => m.name))
+    assert.deepEqual(
+      status.migrations.map((m: { name: string }) => m.name),
+      out.migrations.map((m: { name: string }) => m.name),
+    )
     assert.equal(status.applied, undefined, '--status applies nothing')
     assert.ok(!existsSync(join(dataDir, 'livestock-api.lock')), 'the lock is released on exit')
   })
@@ -136,55 +161,76 @@ describe('livestock-api CLI', () => {
   })
 })
 
-describe('several processes on one DATABASE_URL', { skip: process.env.DATABASE_URL ? false : 'runs with DATABASE_URL (the real-server mode)' }, () => {
-  it('migrate creates the database DATABASE_URL names when the server lacks it', async () => {
-    const base = new URL(process.env.DATABASE_URL!)
-    const name = `lsapi_test_created_${process.pid}_${Date.now()}`
-    const url = new URL(base)
-    url.pathname = `/${name}`
-    try {
-      const res = cli(['migrate'], { DATABASE_URL: url.toString(), JWT_SECRET: TEST_JWT_SECRET })
-      assert.equal(res.code, 0, res.stderr)
-      assert.equal(res.json().created, true)
-      assert.ok(res.json().applied.length > 0)
-      const again = cli(['migrate'], { DATABASE_URL: url.toString(), JWT_SECRET: TEST_JWT_SECRET })
-      assert.equal(again.code, 0, again.stderr)
-      assert.equal(again.json().created, undefined)
-      assert.deepEqual(again.json().applied, [])
-    } finally {
-      await adminQuery(base.toString(), `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
-    }
-  })
+describe(
+  'several processes on one DATABASE_URL',
+  { skip: process.env.DATABASE_URL ? false : 'runs with DATABASE_URL (the real-server mode)' },
+  () => {
+    it('migrate creates the database DATABASE_URL names when the server lacks it', async () => {
+      const base = new URL(process.env.DATABASE_URL!)
+      const name = `lsapi_test_created_${process.pid}_${Date.now()}`
+      const url = new URL(base)
+      url.pathname = `/${name}`
+      try {
+        const res = cli(['migrate'], { DATABASE_URL: url.toString(), JWT_SECRET: TEST_JWT_SECRET })
+        assert.equal(res.code, 0, res.stderr)
+        assert.equal(res.json().created, true)
+        assert.ok(res.json().applied.length > 0)
+        const again = cli(['migrate'], { DATABASE_URL: url.toString(), JWT_SECRET: TEST_JWT_SECRET })
+        assert.equal(again.code, 0, again.stderr)
+        assert.equal(again.json().created, undefined)
+        assert.deepEqual(again.json().applied, [])
+      } finally {
+        await adminQuery(base.toString(), `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+      }
+    })
 
-  it('two processes migrating one fresh database at once both succeed and apply each migration once', async () => {
-    const scratch = (await createScratchDatabase())!
-    try {
-      const run = () => new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [BIN, 'migrate'], {
-          env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', DATABASE_URL: scratch.url, JWT_SECRET: TEST_JWT_SECRET },
-          stdio: ['ignore', 'ignore', 'pipe'],
-        })
-        let stderr = ''
-        child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
-        child.on('exit', (code) => resolve({ code, stderr }))
-      })
-      const [a, b] = await Promise.all([run(), run()])
-      assert.equal(a.code, 0, a.stderr)
-      assert.equal(b.code, 0, b.stderr)
-      const status = cli(['migrate', '--status'], { DATABASE_URL: scratch.url, JWT_SECRET: TEST_JWT_SECRET })
-      assert.ok(JSON.parse(status.stdout).migrations.every((m: { executedAt: string | null }) => m.executedAt !== null))
-    } finally {
-      await scratch.drop()
-    }
-  })
-})
+    it('two processes migrating one fresh database at once both succeed and apply each migration once', async () => {
+      const scratch = (await createScratchDatabase())!
+      try {
+        const run = () =>
+          new Promise<{ code: number | null; stderr: string }>((resolve) => {
+            const child = spawn(process.execPath, [BIN, 'migrate'], {
+              env: {
+                PATH: process.env.PATH ?? '',
+                LOG_LEVEL: 'silent',
+                DATABASE_URL: scratch.url,
+                JWT_SECRET: TEST_JWT_SECRET,
+              },
+              stdio: ['ignore', 'ignore', 'pipe'],
+            })
+            let stderr = ''
+            child.stderr.on('data', (chunk: Buffer) => {
+              stderr += chunk.toString()
+            })
+            child.on('exit', (code) => resolve({ code, stderr }))
+          })
+        const [a, b] = await Promise.all([run(), run()])
+        assert.equal(a.code, 0, a.stderr)
+        assert.equal(b.code, 0, b.stderr)
+        const status = cli(['migrate', '--status'], { DATABASE_URL: scratch.url, JWT_SECRET: TEST_JWT_SECRET })
+        assert.ok(
+          JSON.parse(status.stdout).migrations.every((m: { executedAt: string | null }) => m.executedAt !== null),
+        )
+      } finally {
+        await scratch.drop()
+      }
+    })
+  },
+)
 
 /** The service as npm start runs it, on loopback, with `env`; its output (stdout and stderr) as it comes. */
 function spawnService(env: Record<string, string>) {
-  const server = spawn(process.execPath, [SERVER], { env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const server = spawn(process.execPath, [SERVER], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let text = ''
-  server.stdout.on('data', (chunk: Buffer) => { text += chunk.toString() })
-  server.stderr.on('data', (chunk: Buffer) => { text += chunk.toString() })
+  server.stdout.on('data', (chunk: Buffer) => {
+    text += chunk.toString()
+  })
+  server.stderr.on('data', (chunk: Buffer) => {
+    text += chunk.toString()
+  })
   const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)))
   return { server, output: () => text, exited }
 }
@@ -194,10 +240,15 @@ describe('service process', () => {
     const dataDir = tempDir()
     const { server, output, exited } = spawnService({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' })
     try {
-      const port = await eventually(() => /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output())?.[1], (p) => p !== undefined, 'the server to listen', { timeoutMs: 60_000, intervalMs: 100 })
+      const port = await eventually(
+        () => /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output())?.[1],
+        (p) => p !== undefined,
+        'the server to listen',
+        { timeoutMs: 60_000, intervalMs: 100 },
+      )
       const health = await fetch(`http://127.0.0.1:${port}/api/v1/health`)
       assert.equal(health.status, 200)
-      assert.equal(((await health.json()) as { version: string }).version, "v1")
+      assert.equal(((await health.json()) as { version: string }).version, 'v1')
       // LOG_LEVEL=info: Fastify's line for each answered request
       await eventually(output, (text) => /"msg":"request completed"/.test(text), 'the request log line')
       assert.ok(existsSync(join(dataDir, 'jwt-secret')), 'a JWT key is generated into DATA_DIR')
@@ -222,8 +273,16 @@ describe('service process', () => {
     const port = await freePort()
     const { server, output, exited } = spawnService({ DATA_DIR: tempDir(), PORT: String(port), LOG_LEVEL: 'warn' })
     try {
-      await eventually(() => fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.status, () => 0), (status) => status === 200,
-        'the server to answer', { timeoutMs: 60_000, intervalMs: 100 })
+      await eventually(
+        () =>
+          fetch(`http://127.0.0.1:${port}/api/v1/health`).then(
+            (r) => r.status,
+            () => 0,
+          ),
+        (status) => status === 200,
+        'the server to answer',
+        { timeoutMs: 60_000, intervalMs: 100 },
+      )
       assert.equal((await fetch(`http://127.0.0.1:${port}/api/v1/nowhere`)).status, 404)
       server.kill('SIGTERM')
       assert.equal(await exited, 0)
@@ -237,9 +296,11 @@ describe('service process', () => {
     const dataDir = tempDir()
     assert.equal(cli(['migrate'], { DATA_DIR: dataDir }).code, 0)
     // a lock naming a pid that cannot be alive on this host
-    spawnSync('sh', ['-c', `printf '{"pid":2147483646,"hostname":"'$(hostname)'","startedAt":"x"}' > ${join(dataDir, 'livestock-api.lock')}`])
+    spawnSync('sh', [
+      '-c',
+      `printf '{"pid":2147483646,"hostname":"'$(hostname)'","startedAt":"x"}' > ${join(dataDir, 'livestock-api.lock')}`,
+    ])
     const res = cli(['migrate'], { DATA_DIR: dataDir })
     assert.equal(res.code, 0, res.stderr)
   })
 })
-

@@ -10,9 +10,15 @@ const root = join(import.meta.dirname, '../..')
 
 /** What enableCompileCache() answers in a fresh process with `env`. */
 function enableIn(env: Record<string, string>): { status: number; directory?: string } {
-  const script = "const m = await import('./bin/compile-cache.js'); const { constants } = await import('node:module'); " +
+  const script =
+    "const m = await import('./bin/compile-cache.js'); const { constants } = await import('node:module'); " +
     'const r = m.enableCompileCache(); process.stdout.write(JSON.stringify({ ...r, enabled: constants.compileCacheStatus.ENABLED, disabled: constants.compileCacheStatus.DISABLED, already: constants.compileCacheStatus.ALREADY_ENABLED }))'
-  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, env: { PATH: process.env.PATH ?? '', ...env } }).toString()) as never
+  return JSON.parse(
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', ...env },
+    }).toString(),
+  ) as never
 }
 
 describe('the compile cache of the entries', () => {

@@ -13,11 +13,22 @@ describe('loadConfig', () => {
     assert.equal(config.trustProxy, false)
     assert.deepEqual(
       [config.limits.rateLimitWindowSeconds, config.limits.rateLimitTokensMax, config.limits.rateLimitIpMax],
-      [900, 20, 100])
+      [900, 20, 100],
+    )
     assert.deepEqual(
-      [config.limits.quotaFree, config.limits.quotaStarter, config.limits.quotaPro, config.limits.quotaEnterprise, config.limits.quotaUser],
-      [10, 1000, 10000, 0, 1000])
-    assert.deepEqual([config.limits.tokenExpiresInMin, config.limits.tokenExpiresInMax, config.limits.tokenExpiresInDefault], [300, 86400, 3600])
+      [
+        config.limits.quotaFree,
+        config.limits.quotaStarter,
+        config.limits.quotaPro,
+        config.limits.quotaEnterprise,
+        config.limits.quotaUser,
+      ],
+      [10, 1000, 10000, 0, 1000],
+    )
+    assert.deepEqual(
+      [config.limits.tokenExpiresInMin, config.limits.tokenExpiresInMax, config.limits.tokenExpiresInDefault],
+      [300, 86400, 3600],
+    )
     assert.equal(config.limits.refreshTokenTtlSeconds, 604800)
     assert.deepEqual([config.limits.pageLimitDefault, config.limits.pageLimitMax], [10, 100])
     assert.deepEqual([config.limits.readingsLimitDefault, config.limits.readingsLimitMax], [100, 10000])
@@ -27,24 +38,33 @@ describe('loadConfig', () => {
   })
 
   it('lists every bad variable at once', () => {
-    assert.throws(() => loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', QUOTA_FREE: '-1', REDIS_URL: 'http://x' }), (err: unknown) => {
-      assert.ok(err instanceof ConfigError)
-      assert.equal(err.problems.length, 4)
-      assert.match(err.message, /PORT must be a whole number, got "eighty"/)
-      assert.match(err.message, /LOG_LEVEL must be one of/)
-      assert.match(err.message, /QUOTA_FREE must be between 0/)
-      assert.match(err.message, /REDIS_URL must use one of redis:\/\//)
-      return true
-    })
+    assert.throws(
+      () => loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', QUOTA_FREE: '-1', REDIS_URL: 'http://x' }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError)
+        assert.equal(err.problems.length, 4)
+        assert.match(err.message, /PORT must be a whole number, got "eighty"/)
+        assert.match(err.message, /LOG_LEVEL must be one of/)
+        assert.match(err.message, /QUOTA_FREE must be between 0/)
+        assert.match(err.message, /REDIS_URL must use one of redis:\/\//)
+        return true
+      },
+    )
   })
 
   it('refuses DATABASE_URL without JWT_SECRET', () => {
-    assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://localhost/x' }), /JWT_SECRET is required when DATABASE_URL is set/)
+    assert.throws(
+      () => loadConfig({ DATABASE_URL: 'postgres://localhost/x' }),
+      /JWT_SECRET is required when DATABASE_URL is set/,
+    )
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://localhost/x', JWT_SECRET: SECRET }).jwtSecret, SECRET)
   })
 
   it('caps every page size at the 10,000 items the OpenAPI document promises', () => {
-    assert.throws(() => loadConfig({ PAGE_LIMIT_MAX: '20000' }), /PAGE_LIMIT_MAX must be between 1 and 10000, got 20000/)
+    assert.throws(
+      () => loadConfig({ PAGE_LIMIT_MAX: '20000' }),
+      /PAGE_LIMIT_MAX must be between 1 and 10000, got 20000/,
+    )
     assert.throws(() => loadConfig({ READINGS_LIMIT_MAX: '10001' }), /READINGS_LIMIT_MAX must be between 1 and 10000/)
     assert.equal(loadConfig({ PAGE_LIMIT_MAX: '10000' }).limits.pageLimitMax, 10_000)
   })
@@ -54,7 +74,10 @@ describe('loadConfig', () => {
   })
 
   it('refuses a default outside its own bounds', () => {
-    assert.throws(() => loadConfig({ ACCESS_TOKEN_TTL_SECONDS: '100' }), /ACCESS_TOKEN_TTL_SECONDS \(100\) must lie between 300 and 86400/)
+    assert.throws(
+      () => loadConfig({ ACCESS_TOKEN_TTL_SECONDS: '100' }),
+      /ACCESS_TOKEN_TTL_SECONDS \(100\) must lie between 300 and 86400/,
+    )
   })
 
   it('parses TRUST_PROXY as boolean, hop count or address list', () => {
@@ -67,22 +90,30 @@ describe('loadConfig', () => {
   it('parses CORS_ORIGINS as * or a list of origins, off when unset', () => {
     assert.deepEqual(loadConfig({}).corsOrigins, [])
     assert.deepEqual(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins, ['*'])
-    assert.deepEqual(loadConfig({ CORS_ORIGINS: 'https://app.farmsoft.example, http://localhost:5173' }).corsOrigins,
-      ['https://app.farmsoft.example', 'http://localhost:5173'])
+    assert.deepEqual(loadConfig({ CORS_ORIGINS: 'https://app.farmsoft.example, http://localhost:5173' }).corsOrigins, [
+      'https://app.farmsoft.example',
+      'http://localhost:5173',
+    ])
     assert.throws(() => loadConfig({ CORS_ORIGINS: 'https://app.example/path' }), /CORS_ORIGINS must be/)
     assert.throws(() => loadConfig({ CORS_ORIGINS: 'app.example' }), /CORS_ORIGINS must be/)
   })
 
   it('bounds every wait on PostgreSQL and Redis by default', () => {
     const config = loadConfig({})
-    assert.deepEqual([config.dbConnectTimeoutMs, config.dbStatementTimeoutMs, config.dbQueryTimeoutMs, config.redisCommandTimeoutMs], [5000, 5000, 6000, 500])
+    assert.deepEqual(
+      [config.dbConnectTimeoutMs, config.dbStatementTimeoutMs, config.dbQueryTimeoutMs, config.redisCommandTimeoutMs],
+      [5000, 5000, 6000, 500],
+    )
     assert.equal(loadConfig({ DB_QUERY_TIMEOUT_MS: '0' }).dbQueryTimeoutMs, 0)
     assert.throws(() => loadConfig({ REDIS_COMMAND_TIMEOUT_MS: '0' }), /REDIS_COMMAND_TIMEOUT_MS must be between 1/)
   })
 
   it('reads the MQTT session settings, and refuses a client id or share group a broker would misread', () => {
     const config = loadConfig({})
-    assert.deepEqual([config.mqttClientId, config.mqttShareGroup, config.mqttSessionExpirySeconds], [undefined, 'livestock-api', 86400])
+    assert.deepEqual(
+      [config.mqttClientId, config.mqttShareGroup, config.mqttSessionExpirySeconds],
+      [undefined, 'livestock-api', 86400],
+    )
     assert.equal(loadConfig({ MQTT_CLIENT_ID: 'api-1.barn:3000' }).mqttClientId, 'api-1.barn:3000')
     assert.throws(() => loadConfig({ MQTT_CLIENT_ID: 'api 1' }), /MQTT_CLIENT_ID must be 1-128 letters/)
     assert.throws(() => loadConfig({ MQTT_SHARE_GROUP: 'a/b' }), /MQTT_SHARE_GROUP must be/)

@@ -22,15 +22,23 @@ function packagesLoadedBy(code: string, watched: string[]): string[] {
     } })
     ${code}
     console.log(JSON.stringify([...seen].sort()))`
-  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: SRC, env: { PATH: process.env.PATH ?? '' } })
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    cwd: SRC,
+    env: { PATH: process.env.PATH ?? '' },
+  })
   assert.equal(result.status, 0, result.stderr)
   return JSON.parse(result.stdout.trim().split('\n').at(-1)!) as string[]
 }
 
 describe('the API reference routes', () => {
   let ctx: TestContext
-  before(async () => { ctx = await createTestApp() })
-  after(async () => { await ctx?.close() })
+  before(async () => {
+    ctx = await createTestApp()
+  })
+  after(async () => {
+    await ctx?.close()
+  })
 
   it('redirects /api/v1/docs to the page', async () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/api/v1/docs' })
@@ -55,9 +63,15 @@ describe('the API reference routes', () => {
   })
 
   it('registers every route the Scalar plugin makes, and only those', async () => {
-    const handlers = await loadScalarHandlers(ctx.app, { routePrefix: '/api/v1/docs', configuration: { url: '/api/v1/openapi.json' } })
+    const handlers = await loadScalarHandlers(ctx.app, {
+      routePrefix: '/api/v1/docs',
+      configuration: { url: '/api/v1/openapi.json' },
+    })
     assert.deepEqual([...handlers.keys()].sort(), scalarPaths('/api/v1/docs').sort())
-    const listed = ctx.app.routeCatalog.filter((r) => r.url.startsWith('/api/v1/docs')).map((r) => r.url).sort()
+    const listed = ctx.app.routeCatalog
+      .filter((r) => r.url.startsWith('/api/v1/docs'))
+      .map((r) => r.url)
+      .sort()
     assert.deepEqual(listed, scalarPaths('/api/v1/docs').sort())
   })
 })
@@ -65,13 +79,16 @@ describe('the API reference routes', () => {
 describe('start-up imports', () => {
   it('loads neither Scalar, PGlite nor the MQTT client when the service starts on PostgreSQL', () => {
     // Importing the server and the app is what a start on PostgreSQL does before it opens the pool.
-    const loaded = packagesLoadedBy(`await import('./server.ts'); await import('./app.ts'); await import('./db/database.ts')`,
-      ['@scalar/fastify-api-reference', '@electric-sql/pglite', 'mqtt', 'fastify'])
+    const loaded = packagesLoadedBy(
+      `await import('./server.ts'); await import('./app.ts'); await import('./db/database.ts')`,
+      ['@scalar/fastify-api-reference', '@electric-sql/pglite', 'mqtt', 'fastify'],
+    )
     assert.deepEqual(loaded, ['fastify'])
   })
 
   it('loads Scalar on the first request to the reference, not when the app is built', () => {
-    const loaded = packagesLoadedBy(`
+    const loaded = packagesLoadedBy(
+      `
       const { buildApp } = await import('./app.ts')
       const { openDatabase, IN_MEMORY } = await import('./db/database.ts')
       const { loadConfig } = await import('./config.ts')
@@ -82,7 +99,9 @@ describe('start-up imports', () => {
       const res = await app.inject({ method: 'GET', url: '/api/v1/docs/' })
       if (res.statusCode !== 200 || before || !seen.has('@scalar/fastify-api-reference')) throw new Error('loaded before: ' + before + ', status ' + res.statusCode)
       await app.close()
-      await database.close()`, ['@scalar/fastify-api-reference'])
+      await database.close()`,
+      ['@scalar/fastify-api-reference'],
+    )
     assert.deepEqual(loaded, ['@scalar/fastify-api-reference'])
   })
 })

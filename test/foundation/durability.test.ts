@@ -15,7 +15,9 @@ import { testEnv } from '../support/app.ts'
 import { bearer, createUser, userToken } from '../support/fixtures.ts'
 
 const dirs: string[] = []
-after(() => { for (const dir of dirs) rmSync(dir, { recursive: true, force: true }) })
+after(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
 
 async function storeIn(env: Record<string, string>) {
   const dir = mkdtempSync(join(tmpdir(), 'lsapi-durable-'))
@@ -26,36 +28,53 @@ async function storeIn(env: Record<string, string>) {
   return { config, database }
 }
 
-describe('durability of the embedded store', { skip: process.env.DATABASE_URL ? 'the embedded store only' : false }, () => {
-  it('runs PostgreSQL with fsync on and syncs every acknowledged write to disk', async () => {
-    const { config, database } = await storeIn({})
-    const app = await buildApp({ config, database, logger: false })
-    try {
-      const settings = await sql<{ name: string; setting: string }>`select name, setting from pg_settings where name in ('fsync', 'wal_sync_method')`.execute(database.db)
-      assert.deepEqual(Object.fromEntries(settings.rows.map((r) => [r.name, r.setting])), { fsync: 'on', wal_sync_method: 'fsync' })
-      const ctx = { app, config, database, redis: undefined, close: async () => {} }
-      const user = await createUser(ctx)
-      const headers = bearer((await userToken(ctx, user.email)).accessToken)
-      for (let i = 0; i < 20; i++) {
-        const before = embeddedSyncCount(database)!
-        const res = await app.inject({ method: 'POST', url: `/api/v1/users/${user.uid}/animals`, headers, payload: { MAC: `AA:BB:CC:DD:EE:${String(10 + i)}`, Sex: 'female' } })
-        assert.equal(res.statusCode, 201)
-        assert.ok(embeddedSyncCount(database)! > before, `write ${i} was acknowledged before an fsync`)
+describe(
+  'durability of the embedded store',
+  { skip: process.env.DATABASE_URL ? 'the embedded store only' : false },
+  () => {
+    it('runs PostgreSQL with fsync on and syncs every acknowledged write to disk', async () => {
+      const { config, database } = await storeIn({})
+      const app = await buildApp({ config, database, logger: false })
+      try {
+        const settings = await sql<{
+          name: string
+          setting: string
+        }>`select name, setting from pg_settings where name in ('fsync', 'wal_sync_method')`.execute(database.db)
+        assert.deepEqual(Object.fromEntries(settings.rows.map((r) => [r.name, r.setting])), {
+          fsync: 'on',
+          wal_sync_method: 'fsync',
+        })
+        const ctx = { app, config, database, redis: undefined, close: async () => {} }
+        const user = await createUser(ctx)
+        const headers = bearer((await userToken(ctx, user.email)).accessToken)
+        for (let i = 0; i < 20; i++) {
+          const before = embeddedSyncCount(database)!
+          const res = await app.inject({
+            method: 'POST',
+            url: `/api/v1/users/${user.uid}/animals`,
+            headers,
+            payload: { MAC: `AA:BB:CC:DD:EE:${String(10 + i)}`, Sex: 'female' },
+          })
+          assert.equal(res.statusCode, 201)
+          assert.ok(embeddedSyncCount(database)! > before, `write ${i} was acknowledged before an fsync`)
+        }
+      } finally {
+        await app.close()
+        await database.close()
       }
-    } finally {
-      await app.close()
-      await database.close()
-    }
-  })
+    })
 
-  it('can be told not to sync (EMBEDDED_FSYNC=off), trading durability for speed', async () => {
-    const { database } = await storeIn({ EMBEDDED_FSYNC: 'off' })
-    try {
-      assert.equal(embeddedSyncCount(database), undefined)
-      const fsync = await sql<{ setting: string }>`select setting from pg_settings where name = 'fsync'`.execute(database.db)
-      assert.equal(fsync.rows[0]!.setting, 'off')
-    } finally {
-      await database.close()
-    }
-  })
-})
+    it('can be told not to sync (EMBEDDED_FSYNC=off), trading durability for speed', async () => {
+      const { database } = await storeIn({ EMBEDDED_FSYNC: 'off' })
+      try {
+        assert.equal(embeddedSyncCount(database), undefined)
+        const fsync = await sql<{ setting: string }>`select setting from pg_settings where name = 'fsync'`.execute(
+          database.db,
+        )
+        assert.equal(fsync.rows[0]!.setting, 'off')
+      } finally {
+        await database.close()
+      }
+    })
+  },
+)

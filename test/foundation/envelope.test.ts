@@ -9,11 +9,14 @@ import { ok } from '../../src/http/envelope.ts'
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 // A probe route exercising the envelope machinery: a strict body, a coerced query, and faults on demand.
-const ProbeBody = Type.Object({
-  count: Type.Integer({ minimum: 0 }),
-  name: Type.Optional(Type.String({ minLength: 1 })),
-  rows: Type.Optional(Type.Array(Type.Object({ c: Type.Number() }, { additionalProperties: false }))),
-}, { additionalProperties: false })
+const ProbeBody = Type.Object(
+  {
+    count: Type.Integer({ minimum: 0 }),
+    name: Type.Optional(Type.String({ minLength: 1 })),
+    rows: Type.Optional(Type.Array(Type.Object({ c: Type.Number() }, { additionalProperties: false }))),
+  },
+  { additionalProperties: false },
+)
 
 let ctx: TestContext
 
@@ -21,15 +24,24 @@ before(async () => {
   ctx = await createTestApp({
     env: { BODY_LIMIT_BYTES: '2048' },
     extend: (api) => {
-      api.post('/probe', {
-        schema: {
-          querystring: Type.Object({ n: Type.Optional(Type.Integer({ minimum: 1, maximum: 5 })) }),
-          body: ProbeBody,
-          response: { 200: Envelope(Type.Object({ count: Type.Integer(), n: Type.Optional(Type.Integer()) })), ...commonErrors },
+      api.post(
+        '/probe',
+        {
+          schema: {
+            querystring: Type.Object({ n: Type.Optional(Type.Integer({ minimum: 1, maximum: 5 })) }),
+            body: ProbeBody,
+            response: {
+              200: Envelope(Type.Object({ count: Type.Integer(), n: Type.Optional(Type.Integer()) })),
+              ...commonErrors,
+            },
+          },
+          config: { access: 'public' },
         },
-        config: { access: 'public' },
-      }, async (req) => ok({ count: req.body.count, n: req.query.n }))
-      api.get('/probe/crash', { config: { access: 'public' } }, async () => { throw new Error('SELECT secret FROM internals WHERE boom') })
+        async (req) => ok({ count: req.body.count, n: req.query.n }),
+      )
+      api.get('/probe/crash', { config: { access: 'public' } }, async () => {
+        throw new Error('SELECT secret FROM internals WHERE boom')
+      })
       api.get('/probe/db', { config: { access: 'public' } }, async () => {
         await sql`select 1`.execute(ctx.database.db)
         return ok({})
@@ -44,7 +56,10 @@ describe('response envelope', () => {
     const res = await ctx.app.inject({ method: 'POST', url: '/api/v1/probe?n=3', payload: { count: 2 } })
     assert.equal(res.statusCode, 200)
     const body = res.json()
-    assert.deepEqual({ ...body, timestamp: undefined }, { success: true, data: { count: 2, n: 3 }, timestamp: undefined })
+    assert.deepEqual(
+      { ...body, timestamp: undefined },
+      { success: true, data: { count: 2, n: 3 }, timestamp: undefined },
+    )
     assert.match(body.timestamp, ISO)
   })
 
@@ -77,14 +92,26 @@ describe('X-Request-Id', () => {
   })
 
   it('echoes a well-formed id from the request, on success and on error', async () => {
-    const okRes = await ctx.app.inject({ method: 'GET', url: '/api/v1/health', headers: { 'x-request-id': 'abc-123.X' } })
+    const okRes = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/v1/health',
+      headers: { 'x-request-id': 'abc-123.X' },
+    })
     assert.equal(okRes.headers['x-request-id'], 'abc-123.X')
-    const errRes = await ctx.app.inject({ method: 'GET', url: '/api/v1/nowhere', headers: { 'x-request-id': 'trace-42' } })
+    const errRes = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/v1/nowhere',
+      headers: { 'x-request-id': 'trace-42' },
+    })
     assert.equal(errRes.headers['x-request-id'], 'trace-42')
   })
 
   it('replaces an id with unsafe characters instead of echoing it', async () => {
-    const res = await ctx.app.inject({ method: 'GET', url: '/api/v1/health', headers: { 'x-request-id': 'bad id\twith spaces' } })
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/v1/health',
+      headers: { 'x-request-id': 'bad id\twith spaces' },
+    })
     assert.notEqual(res.headers['x-request-id'], 'bad id\twith spaces')
     assert.match(String(res.headers['x-request-id']), /^[0-9a-f-]{36}$/)
   })
@@ -113,11 +140,19 @@ describe('errors in the envelope', () => {
     const missing = assertErrorEnvelope(await ctx.app.inject({ method: 'GET', url: `/api/v1/no/${long}` }), 404)
     assert.equal(missing.error.length, ERROR_TEXT_MAX)
     assert.match(missing.error, /^Route GET \/api\/v1\/no\/x+…$/)
-    const unknown = assertErrorEnvelope(await ctx.app.inject({ method: 'POST', url: '/api/v1/probe', payload: { count: 1, [long]: true } }), 400, 'Validation failed')
+    const unknown = assertErrorEnvelope(
+      await ctx.app.inject({ method: 'POST', url: '/api/v1/probe', payload: { count: 1, [long]: true } }),
+      400,
+      'Validation failed',
+    )
     assert.equal(unknown.details[0].field.length, ERROR_TEXT_MAX)
     assert.ok(unknown.details[0].field.startsWith('xxxx'))
     const many = Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`extra${i}`, true]))
-    const crowded = assertErrorEnvelope(await ctx.app.inject({ method: 'POST', url: '/api/v1/probe', payload: { count: 1, ...many } }), 400, 'Validation failed')
+    const crowded = assertErrorEnvelope(
+      await ctx.app.inject({ method: 'POST', url: '/api/v1/probe', payload: { count: 1, ...many } }),
+      400,
+      'Validation failed',
+    )
     assert.equal(crowded.details.length, DETAILS_MAX)
   })
 
@@ -155,35 +190,68 @@ describe('errors in the envelope', () => {
   })
 
   it('reports the index of a bad row in an array', async () => {
-    const res = await ctx.app.inject({ method: 'POST', url: '/api/v1/probe', payload: { count: 1, rows: [{ c: 1 }, { c: 2 }, { c: 'x' }] } })
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/probe',
+      payload: { count: 1, rows: [{ c: 1 }, { c: 2 }, { c: 'x' }] },
+    })
     const body = assertErrorEnvelope(res, 400, 'Validation failed')
     assert.equal(body.details[0].field, 'rows[2].c')
   })
 
   it('returns 400 for malformed JSON', async () => {
-    const res = await ctx.app.inject({ method: 'POST', url: '/api/v1/probe', headers: { 'content-type': 'application/json' }, payload: '{"count": 1,' })
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/probe',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"count": 1,',
+    })
     assertErrorEnvelope(res, 400, 'Body is not valid JSON')
   })
 
   it('returns 400 for an empty JSON body', async () => {
-    const res = await ctx.app.inject({ method: 'POST', url: '/api/v1/probe', headers: { 'content-type': 'application/json' }, payload: '' })
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/probe',
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    })
     assertErrorEnvelope(res, 400)
   })
 
   it('refuses __proto__ and constructor.prototype keys with 400', async () => {
-    const proto = await ctx.app.inject({ method: 'POST', url: '/api/v1/probe', headers: { 'content-type': 'application/json' }, payload: '{"count":1,"__proto__":{"isAdmin":true}}' })
+    const proto = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/probe',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"count":1,"__proto__":{"isAdmin":true}}',
+    })
     assertErrorEnvelope(proto, 400, /forbidden key/)
-    const ctor = await ctx.app.inject({ method: 'POST', url: '/api/v1/probe', headers: { 'content-type': 'application/json' }, payload: '{"count":1,"constructor":{"prototype":{"x":1}}}' })
+    const ctor = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/probe',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"count":1,"constructor":{"prototype":{"x":1}}}',
+    })
     assertErrorEnvelope(ctor, 400, /forbidden key/)
   })
 
   it('returns 413 for a body over the size limit', async () => {
-    const res = await ctx.app.inject({ method: 'POST', url: '/api/v1/probe', payload: { count: 1, name: 'x'.repeat(4096) } })
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/probe',
+      payload: { count: 1, name: 'x'.repeat(4096) },
+    })
     assertErrorEnvelope(res, 413)
   })
 
   it('returns 415 for a body that is not JSON', async () => {
-    const res = await ctx.app.inject({ method: 'POST', url: '/api/v1/probe', headers: { 'content-type': 'text/plain' }, payload: 'count=1' })
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/probe',
+      headers: { 'content-type': 'text/plain' },
+      payload: 'count=1',
+    })
     assertErrorEnvelope(res, 415)
   })
 

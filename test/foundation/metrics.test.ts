@@ -14,7 +14,10 @@ describe('GET /metrics', () => {
       assert.equal(res.statusCode, 200)
       assert.match(String(res.headers['content-type']), /^text\/plain/)
       assert.match(res.body, /http_requests_total\{method="GET",route="\/api\/v1\/health",status_code="200"\} 2/)
-      assert.match(res.body, /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/v1\/health",status_code="200"\}/)
+      assert.match(
+        res.body,
+        /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/v1\/health",status_code="200"\}/,
+      )
       // unmatched URLs share one label so they cannot blow up cardinality
       assert.match(res.body, /route="unmatched",status_code="404"/)
       assert.doesNotMatch(res.body, /abc123/)
@@ -30,11 +33,23 @@ describe('GET /metrics', () => {
       const integrator = await createIntegrator(ctx, { canWrite: true, linkTo: [user.uid] })
       const headers = bearer((await integratorToken(ctx, integrator.uid)).accessToken)
       const mac = 'AA:BB:CC:00:09:01'
-      await ctx.app.inject({ method: 'POST', url: `/api/v1/users/${user.uid}/animals`, headers, payload: { MAC: mac, Sex: 'female' } })
+      await ctx.app.inject({
+        method: 'POST',
+        url: `/api/v1/users/${user.uid}/animals`,
+        headers,
+        payload: { MAC: mac, Sex: 'female' },
+      })
       const t = Date.now() - 60_000
       const ingest = await ctx.app.inject({
-        method: 'POST', url: `/api/v1/users/${user.uid}/animals/${mac}/sensordata`, headers,
-        payload: { readings: [{ t, c: 38.6, x: 0, y: 0, z: 1 }, { t: t + 1000, c: 38.7, x: 0, y: 0, z: 1 }] },
+        method: 'POST',
+        url: `/api/v1/users/${user.uid}/animals/${mac}/sensordata`,
+        headers,
+        payload: {
+          readings: [
+            { t, c: 38.6, x: 0, y: 0, z: 1 },
+            { t: t + 1000, c: 38.7, x: 0, y: 0, z: 1 },
+          ],
+        },
       })
       assert.equal(ingest.statusCode, 200, ingest.body)
       for (let i = 0; i < 2; i++) await ctx.app.inject({ method: 'GET', url: '/api/v1/tokens/validate', headers })
@@ -56,7 +71,11 @@ describe('GET /metrics', () => {
       assert.equal(none.json().error, 'Invalid token')
       const wrong = await ctx.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer nope' } })
       assert.equal(wrong.statusCode, 401)
-      const right = await ctx.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer scrape-me-please' } })
+      const right = await ctx.app.inject({
+        method: 'GET',
+        url: '/metrics',
+        headers: { authorization: 'Bearer scrape-me-please' },
+      })
       assert.equal(right.statusCode, 200)
     } finally {
       await ctx.close()

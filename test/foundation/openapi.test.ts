@@ -9,7 +9,9 @@ import { createTestApp, type TestContext } from '../support/app.ts'
 const addFormats = createRequire(import.meta.url)('ajv-formats') as (ajv: Ajv2020) => Ajv2020
 
 let ctx: TestContext
-before(async () => { ctx = await createTestApp() })
+before(async () => {
+  ctx = await createTestApp()
+})
 after(() => ctx.close())
 
 describe('OpenAPI document', () => {
@@ -34,7 +36,10 @@ describe('OpenAPI document', () => {
       assert.ok(!operationIds.has(op.operationId), `duplicate operationId ${op.operationId}`)
       operationIds.add(op.operationId)
       assert.ok(op.tags?.length, `${route.method} ${route.url} has no tag`)
-      assert.ok(op.responses?.['200'] ?? op.responses?.['201'], `${route.method} ${route.url} documents no success response`)
+      assert.ok(
+        op.responses?.['200'] ?? op.responses?.['201'],
+        `${route.method} ${route.url} documents no success response`,
+      )
     }
   })
 
@@ -44,7 +49,9 @@ describe('OpenAPI document', () => {
     for (const name of ['page', 'limit', 'sortBy', 'sortOrder']) {
       assert.equal(listUsers.parameters.find((p: { name: string }) => p.name === name).required, false, name)
     }
-    assert.deepEqual(doc.paths['/api/v1/tokens'].post.requestBody.content['application/json'].schema.required, ['integratorUID'])
+    assert.deepEqual(doc.paths['/api/v1/tokens'].post.requestBody.content['application/json'].schema.required, [
+      'integratorUID',
+    ])
   })
 
   it('names shared schemas as components', async () => {
@@ -58,25 +65,35 @@ describe('OpenAPI document', () => {
 // every operation's body, responses, parameters and headers need one (on the schema or on each of its
 // properties), a real one, that its own schema accepts.
 type Json = Record<string, any>
-const PLACEHOLDERS = /^(string|example|sample|test|foo|bar|baz|abc|xxx|value|text|lorem( ipsum)?|todo|tbd|null|undefined|)$/i
+const PLACEHOLDERS =
+  /^(string|example|sample|test|foo|bar|baz|abc|xxx|value|text|lorem( ipsum)?|todo|tbd|null|undefined|)$/i
 
 function at(doc: Json, ref: string): Json {
-  return ref.replace(/^#\//, '').split('/').reduce((node: Json, key) => node?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc)
+  return ref
+    .replace(/^#\//, '')
+    .split('/')
+    .reduce((node: Json, key) => node?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc)
 }
 
 /** Where under `schema` a value has no example: itself, or, for objects, arrays and unions, each of its parts. */
 function withoutExample(doc: Json, schema: Json | undefined, where: string, refs: string[] = []): string[] {
   if (!schema || typeof schema !== 'object') return [where]
   if (Array.isArray(schema.examples) ? schema.examples.length > 0 : schema.example !== undefined) return []
-  if (schema.const !== undefined || Array.isArray(schema.enum) || schema.type === 'boolean' || schema.type === 'null') return []
+  if (schema.const !== undefined || Array.isArray(schema.enum) || schema.type === 'boolean' || schema.type === 'null')
+    return []
   if (typeof schema.$ref === 'string') {
-    return refs.includes(schema.$ref) ? [] : withoutExample(doc, at(doc, schema.$ref), `${where} → ${schema.$ref}`, [...refs, schema.$ref])
+    return refs.includes(schema.$ref)
+      ? []
+      : withoutExample(doc, at(doc, schema.$ref), `${where} → ${schema.$ref}`, [...refs, schema.$ref])
   }
   const branches = schema.anyOf ?? schema.oneOf ?? schema.allOf
-  if (Array.isArray(branches)) return branches.flatMap((branch: Json, i: number) => withoutExample(doc, branch, `${where}.anyOf[${i}]`, refs))
+  if (Array.isArray(branches))
+    return branches.flatMap((branch: Json, i: number) => withoutExample(doc, branch, `${where}.anyOf[${i}]`, refs))
   if (schema.type === 'array') return withoutExample(doc, schema.items, `${where}[]`, refs)
   if (schema.type === 'object' && schema.properties && Object.keys(schema.properties).length > 0) {
-    return Object.entries(schema.properties as Json).flatMap(([name, property]) => withoutExample(doc, property, `${where}.${name}`, refs))
+    return Object.entries(schema.properties as Json).flatMap(([name, property]) =>
+      withoutExample(doc, property, `${where}.${name}`, refs),
+    )
   }
   return [where]
 }
@@ -98,7 +115,7 @@ function documentedParts(doc: Json): { where: string; schema: Json | undefined; 
           if (type === 'application/json') parts.push({ where: `${op} ${status}`, schema: (media as Json).schema })
         }
         for (const [name, header] of Object.entries(response.headers ?? {})) {
-          const resolved = typeof (header as Json).$ref === 'string' ? at(doc, (header as Json).$ref) : header as Json
+          const resolved = typeof (header as Json).$ref === 'string' ? at(doc, (header as Json).$ref) : (header as Json)
           parts.push({ where: `${op} ${status} header ${name}`, schema: resolved.schema, example: resolved.example })
         }
       }
@@ -111,7 +128,8 @@ function documentedParts(doc: Json): { where: string; schema: Json | undefined; 
 function schemasWithExamples(node: unknown, pointer = ''): { pointer: string; examples: unknown[] }[] {
   if (node === null || typeof node !== 'object') return []
   const found: { pointer: string; examples: unknown[] }[] = []
-  if (!Array.isArray(node) && Array.isArray((node as Json).examples)) found.push({ pointer, examples: (node as Json).examples })
+  if (!Array.isArray(node) && Array.isArray((node as Json).examples))
+    found.push({ pointer, examples: (node as Json).examples })
   for (const [key, value] of Object.entries(node)) {
     if (key === 'examples') continue
     found.push(...schemasWithExamples(value, `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`))
@@ -128,13 +146,17 @@ function placeholders(value: unknown, where: string): string[] {
 describe('OpenAPI examples', () => {
   it('gives every parameter, body, response and header of every operation an example', async () => {
     const doc = (await ctx.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json()
-    const missing = documentedParts(doc).flatMap((part) => (part.example !== undefined ? [] : withoutExample(doc, part.schema, part.where)))
+    const missing = documentedParts(doc).flatMap((part) =>
+      part.example !== undefined ? [] : withoutExample(doc, part.schema, part.where),
+    )
     assert.deepEqual(missing, [], `${missing.length} places without an example:\n${missing.join('\n')}`)
   })
 
   it('gives every component schema an example', async () => {
     const doc = (await ctx.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json()
-    const missing = Object.entries(doc.components.schemas as Json).flatMap(([name, schema]) => withoutExample(doc, schema, name))
+    const missing = Object.entries(doc.components.schemas as Json).flatMap(([name, schema]) =>
+      withoutExample(doc, schema, name),
+    )
     assert.deepEqual(missing, [])
   })
 
@@ -156,7 +178,8 @@ describe('OpenAPI examples', () => {
       const validate = ajv.getSchema(`https://livestock-api.example/openapi.json#${pointer}`)
       assert.ok(validate, pointer)
       for (const example of examples) {
-        if (!validate(example)) failures.push(`${pointer}: ${JSON.stringify(example)} ${ajv.errorsText(validate.errors)}`)
+        if (!validate(example))
+          failures.push(`${pointer}: ${JSON.stringify(example)} ${ajv.errorsText(validate.errors)}`)
       }
     }
     assert.deepEqual(failures, [])
@@ -177,7 +200,11 @@ describe('OpenAPI string formats', () => {
         const branches: Json[] = property?.anyOf ?? [property]
         for (const branch of branches) {
           const isString = branch?.type === 'string' || (Array.isArray(branch?.type) && branch.type.includes('string'))
-          if (FORMATTED.test(name) && isString && !(branch.format || branch.pattern || branch.enum || branch.const !== undefined)) {
+          if (
+            FORMATTED.test(name) &&
+            isString &&
+            !(branch.format || branch.pattern || branch.enum || branch.const !== undefined)
+          ) {
             found.push(`${pointer}/properties/${escape(name)}`)
           }
         }
@@ -191,7 +218,9 @@ describe('OpenAPI string formats', () => {
   it('states a format or pattern for every MAC, Uid, e-mail, date and time a response or body holds', async () => {
     const doc = (await ctx.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json()
     // Login takes any e-mail text: a malformed one gets the same 401 as a wrong password, never a 400 that tells it apart.
-    const exempt = new Set(['/paths/~1api~1v1~1tokens~1login/post/requestBody/content/application~1json/schema/properties/email'])
+    const exempt = new Set([
+      '/paths/~1api~1v1~1tokens~1login/post/requestBody/content/application~1json/schema/properties/email',
+    ])
     const found = [...new Set(unformatted(doc, ''))].filter((pointer) => !exempt.has(pointer))
     assert.deepEqual(found, [])
   })

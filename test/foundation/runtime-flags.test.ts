@@ -6,12 +6,21 @@ import { readFileSync } from 'node:fs'
 import { execFileSync } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { describe, it } from 'node:test'
-import { missingServiceEnvironment, missingServiceFlags, SERVICE_ENVIRONMENT, SERVICE_NODE_FLAGS, withServiceEnvironment, withServiceFlags } from '../../src/runtime-flags.ts'
+import {
+  missingServiceEnvironment,
+  missingServiceFlags,
+  SERVICE_ENVIRONMENT,
+  SERVICE_NODE_FLAGS,
+  withServiceEnvironment,
+  withServiceFlags,
+} from '../../src/runtime-flags.ts'
 import { serviceArgs } from '../../bench/processes.ts'
 
 const root = join(import.meta.dirname, '../..')
 /** SERVICE_ENVIRONMENT as a command line's assignments: `MALLOC_ARENA_MAX=2`. */
-const assignments = Object.entries(SERVICE_ENVIRONMENT).map(([name, value]) => `${name}=${value}`).join(' ')
+const assignments = Object.entries(SERVICE_ENVIRONMENT)
+  .map(([name, value]) => `${name}=${value}`)
+  .join(' ')
 
 describe('the service V8 flags and environment', () => {
   it('are on npm start', () => {
@@ -32,7 +41,9 @@ describe('the service V8 flags and environment', () => {
   })
 
   it('the shebang runs (env -S passes the assignments and the flags to node)', () => {
-    const output = execFileSync(join(root, 'bin/livestock-api.js'), ['--help'], { env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` } }).toString()
+    const output = execFileSync(join(root, 'bin/livestock-api.js'), ['--help'], {
+      env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` },
+    }).toString()
     assert.match(output, /operator CLI of the Livestock API/)
   })
 
@@ -45,10 +56,16 @@ describe('the service V8 flags and environment', () => {
 
   it('are added to a command line that lacks them, and never override an option given', () => {
     assert.deepEqual(withServiceFlags([]), SERVICE_NODE_FLAGS)
-    assert.deepEqual(withServiceFlags(['--max-semi-space-size=16', '--inspect']),
-      [...SERVICE_NODE_FLAGS.filter((f) => !f.startsWith('--max-semi-space-size')), '--max-semi-space-size=16', '--inspect'])
+    assert.deepEqual(withServiceFlags(['--max-semi-space-size=16', '--inspect']), [
+      ...SERVICE_NODE_FLAGS.filter((f) => !f.startsWith('--max-semi-space-size')),
+      '--max-semi-space-size=16',
+      '--inspect',
+    ])
     assert.deepEqual(missingServiceFlags([...SERVICE_NODE_FLAGS]), [])
-    assert.deepEqual(missingServiceFlags(['--heap_growing_percent=80']), SERVICE_NODE_FLAGS.filter((f) => !f.startsWith('--heap-growing-percent')))
+    assert.deepEqual(
+      missingServiceFlags(['--heap_growing_percent=80']),
+      SERVICE_NODE_FLAGS.filter((f) => !f.startsWith('--heap-growing-percent')),
+    )
     // An operator who wants V8's optimizing compiler for the embedded store's WebAssembly turns the tiers back on.
     const tiersOn = ['--wasm-tier-up', '--wasm-dynamic-tiering']
     assert.deepEqual(missingServiceFlags(tiersOn), ['--max-semi-space-size=16', '--heap-growing-percent=50'])

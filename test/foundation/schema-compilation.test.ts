@@ -7,8 +7,12 @@ import { lazyCompilations } from '../../src/http/lazy-compilation.ts'
 
 describe('schema compilation', () => {
   let ctx: TestContext
-  before(async () => { ctx = await createTestApp() })
-  after(async () => { await ctx?.close() })
+  before(async () => {
+    ctx = await createTestApp()
+  })
+  after(async () => {
+    await ctx?.close()
+  })
 
   it('compiles nothing of a route until its first request, then that route only', async () => {
     const compilations = ctx.app.schemaCompilations
@@ -33,7 +37,9 @@ describe('schema compilation', () => {
     assert.equal(get(), 1)
     assert.equal(get(), 1)
     assert.equal(lazily.pending, 0)
-    lazily.once(() => { throw new Error('bad schema') })
+    lazily.once(() => {
+      throw new Error('bad schema')
+    })
     assert.throws(() => lazily.compileAll(), /bad schema/)
   })
 })

@@ -30,12 +30,18 @@ export interface Operation {
 }
 
 export interface OpenApiDocument {
-  paths: Record<string, Record<string, {
-    parameters?: { name: string; in: string; required?: boolean; schema?: JsonSchema }[]
-    requestBody?: { content?: Record<string, { schema?: JsonSchema }> }
-    responses?: Record<string, unknown>
-    security?: unknown[]
-  }>>
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: { name: string; in: string; required?: boolean; schema?: JsonSchema }[]
+        requestBody?: { content?: Record<string, { schema?: JsonSchema }> }
+        responses?: Record<string, unknown>
+        security?: unknown[]
+      }
+    >
+  >
   components?: { schemas?: Record<string, JsonSchema> }
 }
 
@@ -47,7 +53,12 @@ export function operationsOf(document: OpenApiDocument, catalog: RouteEntry[]): 
     for (const [method, operation] of Object.entries(item)) {
       if (!HTTP_METHODS.has(method)) continue
       const upper = method.toUpperCase()
-      const parameters = (operation.parameters ?? []).map((p) => ({ name: p.name, in: p.in as Parameter['in'], required: p.required ?? false, schema: p.schema ?? {} }))
+      const parameters = (operation.parameters ?? []).map((p) => ({
+        name: p.name,
+        in: p.in as Parameter['in'],
+        required: p.required ?? false,
+        schema: p.schema ?? {},
+      }))
       const fastifyUrl = path.replace(/\{([^}]+)\}/g, ':$1')
       operations.push({
         id: `${upper} ${path}`,

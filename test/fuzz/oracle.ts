@@ -13,8 +13,21 @@ const ENVELOPE_KEYS = new Set(['success', 'error', 'details', 'message', 'timest
 
 /** Internals that must never reach a client: stack frames, file paths, SQL and the database's own messages. */
 const LEAKS: RegExp[] = [
-  /at .*\.[cm]?[jt]s:\d+/, /node_modules/, /\/work\/|\/src\//, /\bSELECT\b/, /\bINSERT INTO\b/, /\bUPDATE \w+ SET\b/, /\bDELETE FROM\b/,
-  /relation "/, /syntax error/, /invalid input syntax/, /violates .* constraint/, /duplicate key value/, /\bPGlite\b/i, /\bpg_/, /ECONNREFUSED/,
+  /at .*\.[cm]?[jt]s:\d+/,
+  /node_modules/,
+  /\/work\/|\/src\//,
+  /\bSELECT\b/,
+  /\bINSERT INTO\b/,
+  /\bUPDATE \w+ SET\b/,
+  /\bDELETE FROM\b/,
+  /relation "/,
+  /syntax error/,
+  /invalid input syntax/,
+  /violates .* constraint/,
+  /duplicate key value/,
+  /\bPGlite\b/i,
+  /\bpg_/,
+  /ECONNREFUSED/,
   /TypeError|RangeError|ReferenceError/,
 ]
 
@@ -58,13 +71,21 @@ function envelopeProblems(body: unknown): string[] {
   const problems: string[] = []
   if (envelope.success !== false) problems.push('error body without success: false')
   if (typeof envelope.error !== 'string' || envelope.error === '') problems.push('error body without an error text')
-  if (typeof envelope.timestamp !== 'string' || !ISO_TIME.test(envelope.timestamp)) problems.push('error body without an ISO timestamp')
+  if (typeof envelope.timestamp !== 'string' || !ISO_TIME.test(envelope.timestamp))
+    problems.push('error body without an ISO timestamp')
   const unexpected = Object.keys(envelope).filter((key) => !ENVELOPE_KEYS.has(key))
   if (unexpected.length > 0) problems.push(`error body with keys outside the envelope: ${unexpected.join(', ')}`)
   if (envelope.details !== undefined) {
     const details = envelope.details
-    const wellFormed = Array.isArray(details) && details.every((d: unknown) =>
-      d !== null && typeof d === 'object' && typeof (d as Record<string, unknown>).field === 'string' && typeof (d as Record<string, unknown>).message === 'string')
+    const wellFormed =
+      Array.isArray(details) &&
+      details.every(
+        (d: unknown) =>
+          d !== null &&
+          typeof d === 'object' &&
+          typeof (d as Record<string, unknown>).field === 'string' &&
+          typeof (d as Record<string, unknown>).message === 'string',
+      )
     if (!wellFormed) problems.push('error details are not [{field, message}]')
   }
   return problems

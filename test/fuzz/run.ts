@@ -56,13 +56,24 @@ async function send(request: FuzzRequest): Promise<FuzzResponse> {
   if (request.caller !== 'none') headers.authorization = `Bearer ${await world.token(request.caller)}`
   if (request.payload === '') headers['content-length'] = '0'
   let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${ANSWER_TIMEOUT_MS} ms`)), ANSWER_TIMEOUT_MS) })
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ANSWER_TIMEOUT_MS} ms`)), ANSWER_TIMEOUT_MS)
+  })
   try {
     const response = await Promise.race([
-      ctx.app.inject({ method: request.method as 'GET', url: request.url, headers, ...(request.payload === undefined ? {} : { payload: request.payload }) }),
+      ctx.app.inject({
+        method: request.method as 'GET',
+        url: request.url,
+        headers,
+        ...(request.payload === undefined ? {} : { payload: request.payload }),
+      }),
       timeout,
     ])
-    return { statusCode: response.statusCode, headers: response.headers, body: decoded(response.rawPayload, response.headers['content-encoding']) }
+    return {
+      statusCode: response.statusCode,
+      headers: response.headers,
+      body: decoded(response.rawPayload, response.headers['content-encoding']),
+    }
   } finally {
     clearTimeout(timer)
   }
@@ -71,24 +82,42 @@ async function send(request: FuzzRequest): Promise<FuzzResponse> {
 /** The body as text, decompressed when the response has a content coding (cases may ask for one). */
 function decoded(payload: Buffer, encoding: string | string[] | number | undefined): string {
   switch (encoding) {
-    case 'br': return brotliDecompressSync(payload).toString()
-    case 'gzip': return gunzipSync(payload).toString()
-    case 'deflate': return inflateSync(payload).toString()
-    default: return payload.toString()
+    case 'br':
+      return brotliDecompressSync(payload).toString()
+    case 'gzip':
+      return gunzipSync(payload).toString()
+    case 'deflate':
+      return inflateSync(payload).toString()
+    default:
+      return payload.toString()
   }
 }
 
 /** The text a body may legitimately echo: the URL as sent and decoded, and the body sent. */
 function sentText(request: FuzzRequest): string {
   let decoded = ''
-  try { decoded = decodeURIComponent(request.url) } catch { /* a bad %-escape: the raw URL is enough */ }
-  const payload = request.payload === undefined ? '' : typeof request.payload === 'string' ? request.payload : request.payload.toString('latin1')
+  try {
+    decoded = decodeURIComponent(request.url)
+  } catch {
+    /* a bad %-escape: the raw URL is enough */
+  }
+  const payload =
+    request.payload === undefined
+      ? ''
+      : typeof request.payload === 'string'
+        ? request.payload
+        : request.payload.toString('latin1')
   return `${request.url}\n${decoded}\n${payload.length > 100_000 ? '' : payload}`
 }
 
 function describeRequest(request: FuzzRequest): string {
   const clip = (text: string) => (text.length > 400 ? `${text.slice(0, 400)}... (${text.length} characters)` : text)
-  const payload = request.payload === undefined ? '(no body)' : typeof request.payload === 'string' ? JSON.stringify(clip(request.payload)) : `bytes ${request.payload.toString('hex')}`
+  const payload =
+    request.payload === undefined
+      ? '(no body)'
+      : typeof request.payload === 'string'
+        ? JSON.stringify(clip(request.payload))
+        : `bytes ${request.payload.toString('hex')}`
   return `${request.method} ${clip(request.url)} as ${request.caller}, headers ${JSON.stringify(request.headers)}, body ${payload}`
 }
 
@@ -98,7 +127,10 @@ function operationSeed(operation: Operation): number {
 }
 
 function histogramOf(counts: Map<number, number>): string {
-  return [...counts.entries()].sort(([a], [b]) => a - b).map(([status, count]) => `${status}: ${count}`).join(', ')
+  return [...counts.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([status, count]) => `${status}: ${count}`)
+    .join(', ')
 }
 
 for (const operation of operations) {
@@ -110,7 +142,12 @@ for (const operation of operations) {
     statusCounts.set(response.statusCode, (statusCounts.get(response.statusCode) ?? 0) + 1)
     operationStatuses.set(response.statusCode, (operationStatuses.get(response.statusCode) ?? 0) + 1)
     // A change the case made (an update, a delete, a password, a link) must not leak into the next case.
-    if (request.method !== 'GET' && response.statusCode >= 200 && response.statusCode < 300 && response.statusCode !== 201) {
+    if (
+      request.method !== 'GET' &&
+      response.statusCode >= 200 &&
+      response.statusCode < 300 &&
+      response.statusCode !== 201
+    ) {
       await world.restore()
       restores++
     }
@@ -123,21 +160,33 @@ for (const operation of operations) {
   const operationStarted = performance.now()
   const details = await fc.check(property, { seed: operationSeed(operation), numRuns: runs })
   if (details.failed) {
-    failures.push({ operation, report: `${lastFailure || String(details.errorInstance)}\n    fast-check: seed ${details.seed}, path "${details.counterexamplePath}", shrunk ${details.numShrinks} times` })
+    failures.push({
+      operation,
+      report: `${lastFailure || String(details.errorInstance)}\n    fast-check: seed ${details.seed}, path "${details.counterexamplePath}", shrunk ${details.numShrinks} times`,
+    })
   }
-  console.log(`${details.failed ? 'FAIL' : 'ok  '} ${operation.id} (${Math.round(performance.now() - operationStarted)} ms): ${histogramOf(operationStatuses)}`)
+  console.log(
+    `${details.failed ? 'FAIL' : 'ok  '} ${operation.id} (${Math.round(performance.now() - operationStarted)} ms): ${histogramOf(operationStatuses)}`,
+  )
   const health = await ctx.app.inject({ method: 'GET', url: '/api/v1/health' })
   if (health.statusCode !== 200) {
-    failures.push({ operation, report: `GET /api/v1/health answered ${health.statusCode} after this operation's cases` })
+    failures.push({
+      operation,
+      report: `GET /api/v1/health answered ${health.statusCode} after this operation's cases`,
+    })
     break
   }
 }
 
 await ctx.close()
 const seconds = ((performance.now() - started) / 1000).toFixed(1)
-console.log(`fuzz: ${operations.length} operations, ${requestsSent} requests (${runs} cases each, plus shrinking), ${restores} fixture restores, ${seconds} s`)
+console.log(
+  `fuzz: ${operations.length} operations, ${requestsSent} requests (${runs} cases each, plus shrinking), ${restores} fixture restores, ${seconds} s`,
+)
 console.log(`fuzz: statuses ${histogramOf(statusCounts)}`)
 for (const { operation, report } of failures) console.log(`\n${operation.id}\n    ${report}`)
-console.log(`\nfuzz: ${operations.length - new Set(failures.map((f) => f.operation)).size} passed, ${new Set(failures.map((f) => f.operation)).size} failed`)
+console.log(
+  `\nfuzz: ${operations.length - new Set(failures.map((f) => f.operation)).size} passed, ${new Set(failures.map((f) => f.operation)).size} failed`,
+)
 console.log(`fuzz: seed ${seed}`)
 process.exit(failures.length === 0 ? 0 : 1)

@@ -6,7 +6,9 @@ import fc from 'fast-check'
 /** JSON text sent as it is, in place of a value. */
 export class RawJson {
   readonly text: string
-  constructor(text: string) { this.text = text }
+  constructor(text: string) {
+    this.text = text
+  }
 }
 
 export type FuzzValue = null | boolean | number | string | RawJson | FuzzValue[] | { [key: string]: FuzzValue }
@@ -42,7 +44,9 @@ export function toJsonText(value: FuzzValue): string {
   if (value instanceof RawJson) return value.text
   if (Array.isArray(value)) return `[${value.map(toJsonText).join(',')}]`
   if (value !== null && typeof value === 'object') {
-    return `{${Object.entries(value).map(([key, item]) => `${JSON.stringify(key)}:${toJsonText(item)}`).join(',')}}`
+    return `{${Object.entries(value)
+      .map(([key, item]) => `${JSON.stringify(key)}:${toJsonText(item)}`)
+      .join(',')}}`
   }
   return JSON.stringify(value)
 }
@@ -60,16 +64,73 @@ export type Hints = Record<string, FuzzValue>
 const raw = (text: string) => new RawJson(text)
 
 /** Numbers no store keeps or no double holds, as JSON text. */
-const HOSTILE_NUMBERS = ['1e309', '-1e309', '-0', '99999999999999999999999', '-99999999999999999999999', '1e-400', '9007199254740993', '0.1e1', '1E2', '-0.0']
+const HOSTILE_NUMBERS = [
+  '1e309',
+  '-1e309',
+  '-0',
+  '99999999999999999999999',
+  '-99999999999999999999999',
+  '1e-400',
+  '9007199254740993',
+  '0.1e1',
+  '1E2',
+  '-0.0',
+]
 
-const CONTROL_CHARACTERS = Array.from({ length: 32 }, (_, code) => String.fromCharCode(code)).join('') + '\u007f\u0085\u2028\u2029'
+const CONTROL_CHARACTERS =
+  Array.from({ length: 32 }, (_, code) => String.fromCharCode(code)).join('') + '\u007f\u0085\u2028\u2029'
 
 /** Strings that broke, or could break, a parser, a store or a log: control characters, bad Unicode, injections. */
 export const HOSTILE_STRINGS: readonly string[] = [
-  '', ' ', '\u0000', 'a\u0000b', CONTROL_CHARACTERS, '\t\r\n', '\ud800', 'x\udfffy', '\udc00\ud800', '\ufeffBOM', '\u202eRTL', 'zero\u200bwidth',
-  '🐖🐷', 'ß', 'ﬁ', 'Å', 'e\u0301', '%', '%zz', '%00', '\\', '"', "'", '`', "' OR '1'='1", '1; DROP TABLE users; --', "'); SELECT pg_sleep(5); --",
-  '$1', '%s%n', '${7*7}', '{{7*7}}', '../../etc/passwd', '<script>alert(1)</script>', 'null', 'true', '[]', '{}', '1e309', 'NaN', 'Infinity', '-0',
-  '99999999999999999999999', '0x10', ' 1', '1 ', '__proto__', 'constructor', 'a'.repeat(257), 'é'.repeat(3000),
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  CONTROL_CHARACTERS,
+  '\t\r\n',
+  '\ud800',
+  'x\udfffy',
+  '\udc00\ud800',
+  '\ufeffBOM',
+  '\u202eRTL',
+  'zero\u200bwidth',
+  '🐖🐷',
+  'ß',
+  'ﬁ',
+  'Å',
+  'e\u0301',
+  '%',
+  '%zz',
+  '%00',
+  '\\',
+  '"',
+  "'",
+  '`',
+  "' OR '1'='1",
+  '1; DROP TABLE users; --',
+  "'); SELECT pg_sleep(5); --",
+  '$1',
+  '%s%n',
+  '${7*7}',
+  '{{7*7}}',
+  '../../etc/passwd',
+  '<script>alert(1)</script>',
+  'null',
+  'true',
+  '[]',
+  '{}',
+  '1e309',
+  'NaN',
+  'Infinity',
+  '-0',
+  '99999999999999999999999',
+  '0x10',
+  ' 1',
+  '1 ',
+  '__proto__',
+  'constructor',
+  'a'.repeat(257),
+  'é'.repeat(3000),
 ]
 
 const HUGE_STRING_LENGTH = 100_000
@@ -84,8 +145,17 @@ export const hostileValue: fc.Arbitrary<FuzzValue> = fc.oneof(
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
   { weight: 1, arbitrary: fc.constantFrom('x', '\u0000', 'é').map((unit) => unit.repeat(HUGE_STRING_LENGTH)) },
   { weight: 1, arbitrary: fc.constantFrom(64, 1000, 5000).map((depth) => raw('['.repeat(depth) + ']'.repeat(depth))) },
-  { weight: 1, arbitrary: fc.constantFrom(64, 1000, 5000).map((depth) => raw('{"a":'.repeat(depth) + '1' + '}'.repeat(depth))) },
-  { weight: 1, arbitrary: fc.constantFrom(raw('{"__proto__":{"admin":true}}'), raw('{"constructor":{"prototype":{"admin":true}}}')) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(64, 1000, 5000).map((depth) => raw('{"a":'.repeat(depth) + '1' + '}'.repeat(depth))),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      raw('{"__proto__":{"admin":true}}'),
+      raw('{"constructor":{"prototype":{"admin":true}}}'),
+    ),
+  },
 )
 
 export class SchemaValues {
@@ -110,7 +180,9 @@ export class SchemaValues {
   valid(schema: JsonSchema, name?: string): fc.Arbitrary<FuzzValue> {
     const fromSchema = this.validBySchema(this.resolve(schema))
     const hint = name === undefined ? undefined : this.hints[name]
-    return hint === undefined ? fromSchema : fc.oneof({ weight: 3, arbitrary: fc.constant(hint) }, { weight: 1, arbitrary: fromSchema })
+    return hint === undefined
+      ? fromSchema
+      : fc.oneof({ weight: 3, arbitrary: fc.constant(hint) }, { weight: 1, arbitrary: fromSchema })
   }
 
   /** Values at and just past each bound of the schema, and the edge cases of its format. */
@@ -120,30 +192,56 @@ export class SchemaValues {
     if (branches) return branches.flatMap((branch) => this.boundary(branch))
     const values: FuzzValue[] = []
     const type = primaryType(resolved)
-    if (resolved.enum) values.push(...resolved.enum.map((v) => (typeof v === 'string' ? [v.toUpperCase(), `${v} `, ''] : [])).flat())
+    if (resolved.enum)
+      values.push(...resolved.enum.map((v) => (typeof v === 'string' ? [v.toUpperCase(), `${v} `, ''] : [])).flat())
     if (type === 'integer' || type === 'number') {
       const { minimum, maximum } = resolved
       if (minimum !== undefined) values.push(minimum, minimum - 1, minimum - 0.5)
       if (maximum !== undefined) values.push(maximum, maximum + 1, maximum + 0.5)
-      values.push(0, raw('-0'), type === 'integer' ? 1.5 : 1e-7, raw('1e309'), raw('99999999999999999999999'), String(minimum ?? 1))
+      values.push(
+        0,
+        raw('-0'),
+        type === 'integer' ? 1.5 : 1e-7,
+        raw('1e309'),
+        raw('99999999999999999999999'),
+        String(minimum ?? 1),
+      )
     }
     if (type === 'string') {
       const { minLength = 0, maxLength } = resolved
       values.push('', ' '.repeat(Math.max(1, minLength)))
       if (minLength > 1) values.push('a'.repeat(minLength - 1))
-      if (maxLength !== undefined) values.push('a'.repeat(maxLength), 'a'.repeat(maxLength + 1), 'é'.repeat(maxLength), '🐖'.repeat(maxLength))
+      if (maxLength !== undefined)
+        values.push('a'.repeat(maxLength), 'a'.repeat(maxLength + 1), 'é'.repeat(maxLength), '🐖'.repeat(maxLength))
       if (resolved.format === 'date' || /\\d\{4\}/.test(resolved.pattern ?? '')) {
-        values.push('2026-02-30', '2026-13-01', '0000-00-00', '9999-12-31', '2026-1-1', '2026-01-01T25:00:00Z', '+275760-09-13', '2024-02-29')
+        values.push(
+          '2026-02-30',
+          '2026-13-01',
+          '0000-00-00',
+          '9999-12-31',
+          '2026-1-1',
+          '2026-01-01T25:00:00Z',
+          '+275760-09-13',
+          '2024-02-29',
+        )
       }
-      if (resolved.format === 'date-time') values.push('2026-01-01T00:00:00', '2026-01-01T00:00:00+14:00', '+275760-09-13T00:00:00.000Z', '1969-12-31T23:59:59Z')
-      if (resolved.format === 'email') values.push('a@b', '@farm.example', 'owner@', `${'a'.repeat(65)}@farm.example`, 'OWNER@FARM.EXAMPLE')
+      if (resolved.format === 'date-time')
+        values.push(
+          '2026-01-01T00:00:00',
+          '2026-01-01T00:00:00+14:00',
+          '+275760-09-13T00:00:00.000Z',
+          '1969-12-31T23:59:59Z',
+        )
+      if (resolved.format === 'email')
+        values.push('a@b', '@farm.example', 'owner@', `${'a'.repeat(65)}@farm.example`, 'OWNER@FARM.EXAMPLE')
       values.push(1, true)
     }
     if (type === 'boolean') values.push('true', 0, 1, 'false')
     if (type === 'array') {
       values.push([], {}, 'a')
       const item = resolved.items && this.sample(resolved.items)
-      if (item !== undefined && resolved.maxItems !== undefined) values.push(new Array<FuzzValue>(resolved.maxItems + 1).fill(item))
+      if (item !== undefined && resolved.maxItems !== undefined)
+        values.push(new Array<FuzzValue>(resolved.maxItems + 1).fill(item))
     }
     if (type === 'object') values.push(plainObject([]), [], 'object')
     return values.length > 0 ? values : [null]
@@ -164,10 +262,33 @@ export class SchemaValues {
     const properties = Object.entries(resolved.properties ?? {})
     const required = new Set(resolved.required ?? [])
     const fields = properties.map(([name, property]) =>
-      fc.option(this.field(property, name).map((value): [string, FuzzValue] => [name, value]), { freq: required.has(name) ? 12 : 3, nil: undefined }))
-    const extraKey = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'BDUser', 'Admin', 'uid', 'id', 'ID', '', '\u0000', '\ud800', 'a'.repeat(300)), fc.string())
+      fc.option(
+        this.field(property, name).map((value): [string, FuzzValue] => [name, value]),
+        { freq: required.has(name) ? 12 : 3, nil: undefined },
+      ),
+    )
+    const extraKey = fc.oneof(
+      fc.constantFrom(
+        '__proto__',
+        'constructor',
+        'BDUser',
+        'Admin',
+        'uid',
+        'id',
+        'ID',
+        '',
+        '\u0000',
+        '\ud800',
+        'a'.repeat(300),
+      ),
+      fc.string(),
+    )
     const extras = fc.array(fc.tuple(extraKey, hostileValue), { maxLength: 2 })
-    return fc.tuple(fc.tuple(...fields), fc.oneof({ weight: 6, arbitrary: fc.constant([] as [string, FuzzValue][]) }, { weight: 1, arbitrary: extras }))
+    return fc
+      .tuple(
+        fc.tuple(...fields),
+        fc.oneof({ weight: 6, arbitrary: fc.constant([] as [string, FuzzValue][]) }, { weight: 1, arbitrary: extras }),
+      )
       .map(([chosen, extra]) => plainObject([...chosen.filter((entry) => entry !== undefined), ...extra]))
   }
 
@@ -180,9 +301,12 @@ export class SchemaValues {
     if (branch) return this.example(branch)
     if (resolved.examples?.[0] !== undefined) return resolved.examples[0] as FuzzValue
     if (resolved.enum?.[0] !== undefined) return resolved.enum[0] as FuzzValue
-    if (primaryType(resolved) === 'array') return new Array<FuzzValue>(resolved.minItems ?? 0).fill(this.example(resolved.items ?? {}))
+    if (primaryType(resolved) === 'array')
+      return new Array<FuzzValue>(resolved.minItems ?? 0).fill(this.example(resolved.items ?? {}))
     if (primaryType(resolved) === 'object') {
-      return plainObject((resolved.required ?? []).map((key) => [key, this.example(resolved.properties?.[key] ?? {}, key)]))
+      return plainObject(
+        (resolved.required ?? []).map((key) => [key, this.example(resolved.properties?.[key] ?? {}, key)]),
+      )
     }
     return this.sample(resolved) ?? null
   }
@@ -194,10 +318,22 @@ export class SchemaValues {
   mutatedOnce(schema: JsonSchema): fc.Arbitrary<FuzzValue> {
     const replacement = fc.oneof(
       { weight: 3, arbitrary: hostileValue.map((value) => ({ kind: 'replace' as const, value })) },
-      { weight: 2, arbitrary: fc.constantFrom(...this.boundaryValuesIn(schema)).map((value) => ({ kind: 'replace' as const, value })) },
+      {
+        weight: 2,
+        arbitrary: fc
+          .constantFrom(...this.boundaryValuesIn(schema))
+          .map((value) => ({ kind: 'replace' as const, value })),
+      },
       { weight: 1, arbitrary: fc.constant({ kind: 'remove' as const }) },
-      { weight: 1, arbitrary: fc.tuple(fc.constantFrom('__proto__', 'constructor', 'Admin', 'ID', '\u0000', '\ud800', 'x'.repeat(300)), hostileValue)
-        .map(([key, value]) => ({ kind: 'add' as const, key, value })) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(
+            fc.constantFrom('__proto__', 'constructor', 'Admin', 'ID', '\u0000', '\ud800', 'x'.repeat(300)),
+            hostileValue,
+          )
+          .map(([key, value]) => ({ kind: 'add' as const, key, value })),
+      },
     )
     return fc.tuple(this.valid(schema), fc.nat(), replacement).map(([generated, pick, change]) => {
       // Generated values may be shared (examples, hints, constants): change a copy.
@@ -241,13 +377,17 @@ export class SchemaValues {
     if (schema.enum) return fc.constantFrom(...(schema.enum as FuzzValue[]))
     const examples = (schema.examples ?? []) as FuzzValue[]
     const fromType = this.validByType(schema)
-    return examples.length > 0 ? fc.oneof({ weight: 1, arbitrary: fc.constantFrom(...examples) }, { weight: 2, arbitrary: fromType }) : fromType
+    return examples.length > 0
+      ? fc.oneof({ weight: 1, arbitrary: fc.constantFrom(...examples) }, { weight: 2, arbitrary: fromType })
+      : fromType
   }
 
   private validByType(schema: JsonSchema): fc.Arbitrary<FuzzValue> {
     switch (primaryType(schema)) {
-      case 'null': return fc.constant(null)
-      case 'boolean': return fc.boolean()
+      case 'null':
+        return fc.constant(null)
+      case 'boolean':
+        return fc.boolean()
       case 'integer': {
         const min = Math.max(schema.minimum ?? -1_000_000, Number.MIN_SAFE_INTEGER)
         const max = Math.min(schema.maximum ?? 1_000_000, Number.MAX_SAFE_INTEGER)
@@ -256,22 +396,35 @@ export class SchemaValues {
       case 'number': {
         const min = schema.minimum ?? -1e6
         const max = schema.maximum ?? 1e6
-        return fc.oneof(fc.double({ min, max, noNaN: true, noDefaultInfinity: true }), fc.integer({ min: Math.ceil(min), max: Math.floor(Math.min(max, Number.MAX_SAFE_INTEGER)) }))
+        return fc.oneof(
+          fc.double({ min, max, noNaN: true, noDefaultInfinity: true }),
+          fc.integer({ min: Math.ceil(min), max: Math.floor(Math.min(max, Number.MAX_SAFE_INTEGER)) }),
+        )
       }
-      case 'string': return this.validString(schema)
+      case 'string':
+        return this.validString(schema)
       case 'array': {
         if (!schema.items) return fc.constant([])
-        return fc.array(this.valid(schema.items), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 4, 4) })
+        return fc.array(this.valid(schema.items), {
+          minLength: schema.minItems ?? 0,
+          maxLength: Math.min(schema.maxItems ?? 4, 4),
+        })
       }
       case 'object': {
         const properties = Object.entries(schema.properties ?? {})
         const required = new Set(schema.required ?? [])
         const fields = properties.map(([name, property]) =>
-          required.has(name) ? this.valid(property, name).map((value): [string, FuzzValue] => [name, value])
-            : fc.option(this.valid(property, name).map((value): [string, FuzzValue] => [name, value]), { freq: 2, nil: undefined }))
+          required.has(name)
+            ? this.valid(property, name).map((value): [string, FuzzValue] => [name, value])
+            : fc.option(
+                this.valid(property, name).map((value): [string, FuzzValue] => [name, value]),
+                { freq: 2, nil: undefined },
+              ),
+        )
         return fc.tuple(...fields).map((entries) => plainObject(entries.filter((entry) => entry !== undefined)))
       }
-      default: return fc.constantFrom<FuzzValue>('x', 1, true, null)
+      default:
+        return fc.constantFrom<FuzzValue>('x', 1, true, null)
     }
   }
 
@@ -279,10 +432,14 @@ export class SchemaValues {
     const minLength = schema.minLength ?? 0
     const maxLength = Math.min(schema.maxLength ?? 40, 40)
     if (schema.format === 'date') {
-      return fc.date({ min: new Date('1990-01-01'), max: new Date('2100-12-31'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10))
+      return fc
+        .date({ min: new Date('1990-01-01'), max: new Date('2100-12-31'), noInvalidDate: true })
+        .map((d) => d.toISOString().slice(0, 10))
     }
     if (schema.format === 'date-time') {
-      return fc.date({ min: new Date('1990-01-01'), max: new Date('2100-12-31'), noInvalidDate: true }).map((d) => d.toISOString())
+      return fc
+        .date({ min: new Date('1990-01-01'), max: new Date('2100-12-31'), noInvalidDate: true })
+        .map((d) => d.toISOString())
     }
     if (schema.format === 'email') return fc.emailAddress().filter((email) => email.length <= (schema.maxLength ?? 320))
     if (schema.pattern) {

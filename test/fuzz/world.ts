@@ -28,23 +28,50 @@ export interface World {
 
 const FIXTURE_MAC = 'AA:BB:CC:00:00:01'
 
-export async function createWorld(ctx: TestContext, operations: Operation[], components: Record<string, JsonSchema>): Promise<World> {
+export async function createWorld(
+  ctx: TestContext,
+  operations: Operation[],
+  components: Record<string, JsonSchema>,
+): Promise<World> {
   const owner = await createUser(ctx, { admin: true, bdUser: true })
-  const integrator = await createIntegrator(ctx, { tier: 'enterprise', canWrite: true, canDelete: true, linkTo: [owner.uid] })
+  const integrator = await createIntegrator(ctx, {
+    tier: 'enterprise',
+    canWrite: true,
+    canDelete: true,
+    linkTo: [owner.uid],
+  })
   const spareIntegrator = await createIntegrator(ctx, { tier: 'pro', linkTo: [owner.uid] })
   const ownerToken = (await ctx.app.tokens.sign({ kind: 'user', id: owner.uid }, 'access', 3600)).token
   const headers = { authorization: `Bearer ${ownerToken}` }
 
-  const animal = await ctx.app.inject({ method: 'POST', url: `/api/v1/users/${owner.uid}/animals`, headers, payload: { MAC: FIXTURE_MAC, Sex: 'female' } })
+  const animal = await ctx.app.inject({
+    method: 'POST',
+    url: `/api/v1/users/${owner.uid}/animals`,
+    headers,
+    payload: { MAC: FIXTURE_MAC, Sex: 'female' },
+  })
   if (animal.statusCode !== 201) throw new Error(`fuzz fixture animal: ${animal.statusCode} ${animal.body}`)
   const animalId = String(animal.json().data.ID)
   const refreshToken = (await integratorToken(ctx, integrator.uid, { refreshToken: true })).refreshToken!
 
-  const parameters: Record<string, string> = { userId: owner.uid, integratorUid: spareIntegrator.uid, animalId, animalMac: FIXTURE_MAC }
+  const parameters: Record<string, string> = {
+    userId: owner.uid,
+    integratorUid: spareIntegrator.uid,
+    animalId,
+    animalMac: FIXTURE_MAC,
+  }
   const hints: Hints = {
     ...parameters,
-    Uid: owner.uid, MAC: FIXTURE_MAC, Mac: FIXTURE_MAC, mac: FIXTURE_MAC,
-    integratorUID: integrator.uid, email: owner.email, Email: owner.email, password: PASSWORD, currentPassword: PASSWORD, refreshToken,
+    Uid: owner.uid,
+    MAC: FIXTURE_MAC,
+    Mac: FIXTURE_MAC,
+    mac: FIXTURE_MAC,
+    integratorUID: integrator.uid,
+    email: owner.email,
+    Email: owner.email,
+    password: PASSWORD,
+    currentPassword: PASSWORD,
+    refreshToken,
   }
   /** Item path template ("/api/v1/users/{userId}/treatments/{treatmentId}") → the id of the fixture item. */
   const items = new Map<string, string>()
@@ -58,12 +85,24 @@ export async function createWorld(ctx: TestContext, operations: Operation[], com
   // (hints and the schema's examples), so that item routes, new ones too, get a path that names something.
   const values = new SchemaValues(components, hints)
   const collectionsWithoutFixture: string[] = []
-  for (const create of operations.filter((o) => o.method === 'POST' && o.body && o.path.startsWith('/api/v1/users/{userId}/'))) {
-    const itemRoute = operations.find((o) => o.path.startsWith(`${create.path}/{`) && !o.path.slice(create.path.length + 1).includes('/'))
+  for (const create of operations.filter(
+    (o) => o.method === 'POST' && o.body && o.path.startsWith('/api/v1/users/{userId}/'),
+  )) {
+    const itemRoute = operations.find(
+      (o) => o.path.startsWith(`${create.path}/{`) && !o.path.slice(create.path.length + 1).includes('/'),
+    )
     const itemParameter = itemRoute?.path.slice(create.path.length + 2, -1)
     if (!itemRoute || itemParameter === undefined || parameters[itemParameter] !== undefined) continue
-    const url = create.pathParameters.reduce((u, p) => u.replace(`{${p.name}}`, encodeURIComponent(pathValue(create.path, p.name) ?? '')), create.path)
-    const res = await ctx.app.inject({ method: 'POST', url, headers: { ...headers, 'content-type': 'application/json' }, payload: toJsonText(values.example(create.body!)) })
+    const url = create.pathParameters.reduce(
+      (u, p) => u.replace(`{${p.name}}`, encodeURIComponent(pathValue(create.path, p.name) ?? '')),
+      create.path,
+    )
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url,
+      headers: { ...headers, 'content-type': 'application/json' },
+      payload: toJsonText(values.example(create.body!)),
+    })
     if (res.statusCode >= 500) throw new Error(`fuzz fixture ${create.id}: ${res.statusCode} ${res.body}`)
     const location = res.headers.location
     if (res.statusCode === 201 && typeof location === 'string') {
@@ -77,7 +116,11 @@ export async function createWorld(ctx: TestContext, operations: Operation[], com
   const ownerTables = await tablesWithUid(ctx)
   const snapshot = new Map<string, string>()
   for (const table of ownerTables) {
-    const { rows } = await sql<{ rows: string }>`SELECT coalesce(json_agg(fixture_row), '[]')::text AS rows FROM ${sql.table(table)} fixture_row WHERE uid = ${owner.uid}`.execute(db)
+    const { rows } = await sql<{
+      rows: string
+    }>`SELECT coalesce(json_agg(fixture_row), '[]')::text AS rows FROM ${sql.table(table)} fixture_row WHERE uid = ${owner.uid}`.execute(
+      db,
+    )
     if (rows[0] && rows[0].rows !== '[]') snapshot.set(table, rows[0].rows)
   }
   const restoreOrder = await referencedFirst(ctx, [...snapshot.keys()])
@@ -90,13 +133,21 @@ export async function createWorld(ctx: TestContext, operations: Operation[], com
     callersFor(rule, isPublic) {
       if (isPublic || rule === 'public') return ['none', 'owner']
       switch (rule) {
-        case 'own': case 'bearer': return ['owner', 'integrator']
-        case 'sensorData': case 'integratorToken': return ['integrator']
-        default: return ['owner']
+        case 'own':
+        case 'bearer':
+          return ['owner', 'integrator']
+        case 'sensorData':
+        case 'integratorToken':
+          return ['integrator']
+        default:
+          return ['owner']
       }
     },
     async token(caller) {
-      const subject = caller === 'owner' ? { kind: 'user' as const, id: owner.uid } : { kind: 'integrator' as const, id: integrator.uid }
+      const subject =
+        caller === 'owner'
+          ? { kind: 'user' as const, id: owner.uid }
+          : { kind: 'integrator' as const, id: integrator.uid }
       return (await ctx.app.tokens.sign(subject, 'access', 600)).token
     },
     async restore() {
@@ -104,7 +155,9 @@ export async function createWorld(ctx: TestContext, operations: Operation[], com
         // Deleting the owner cascades to every row of the account; the snapshot puts the fixtures back.
         await sql`DELETE FROM users WHERE uid = ${owner.uid}`.execute(trx)
         for (const table of restoreOrder) {
-          await sql`INSERT INTO ${sql.table(table)} SELECT * FROM json_populate_recordset(NULL::${sql.table(table)}, ${snapshot.get(table)}::text::json)`.execute(trx)
+          await sql`INSERT INTO ${sql.table(table)} SELECT * FROM json_populate_recordset(NULL::${sql.table(table)}, ${snapshot.get(table)}::text::json)`.execute(
+            trx,
+          )
         }
       })
     },
@@ -114,11 +167,14 @@ export async function createWorld(ctx: TestContext, operations: Operation[], com
 /** The tables in an order that inserts every table after those its foreign keys reference. */
 async function referencedFirst(ctx: TestContext, tables: string[]): Promise<string[]> {
   const { rows } = await sql<{ child: string; parent: string }>`
-    SELECT conrelid::regclass::text AS child, confrelid::regclass::text AS parent FROM pg_constraint WHERE contype = 'f'`.execute(ctx.database.db)
+    SELECT conrelid::regclass::text AS child, confrelid::regclass::text AS parent FROM pg_constraint WHERE contype = 'f'`.execute(
+    ctx.database.db,
+  )
   const ordered: string[] = []
   const visit = (table: string) => {
     if (ordered.includes(table)) return
-    for (const { parent } of rows.filter((r) => r.child === table && r.parent !== table && tables.includes(r.parent))) visit(parent)
+    for (const { parent } of rows.filter((r) => r.child === table && r.parent !== table && tables.includes(r.parent)))
+      visit(parent)
     ordered.push(table)
   }
   for (const table of tables) visit(table)

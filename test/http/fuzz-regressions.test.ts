@@ -15,9 +15,16 @@ before(async () => {
   ctx = await createTestApp()
   const owner = await createUser(ctx)
   ownerUid = owner.uid
-  const integrator = await createIntegrator(ctx, { tier: 'enterprise', canWrite: true, canDelete: true, linkTo: [owner.uid] })
+  const integrator = await createIntegrator(ctx, {
+    tier: 'enterprise',
+    canWrite: true,
+    canDelete: true,
+    linkTo: [owner.uid],
+  })
   ownerHeaders = bearer((await ctx.app.tokens.sign({ kind: 'user', id: owner.uid }, 'access', 600)).token)
-  integratorHeaders = bearer((await ctx.app.tokens.sign({ kind: 'integrator', id: integrator.uid }, 'access', 600)).token)
+  integratorHeaders = bearer(
+    (await ctx.app.tokens.sign({ kind: 'integrator', id: integrator.uid }, 'access', 600)).token,
+  )
 })
 after(() => ctx.close())
 
@@ -26,10 +33,19 @@ const get = (url: string, headers: Record<string, string>) => ctx.app.inject({ m
 describe('found by the fuzz suite', () => {
   // The access check looks the link up before the path is validated, and PostgreSQL text cannot hold U+0000.
   it('answers an integrator 403 for a :userId holding a NUL character, on every kind of account route', async () => {
-    for (const url of ['/api/v1/users/%00/profile', '/api/v1/users/a%00b/animals', '/api/v1/users/%00/animals/AA:BB:CC:00:00:01/sensordata/latest']) {
+    for (const url of [
+      '/api/v1/users/%00/profile',
+      '/api/v1/users/a%00b/animals',
+      '/api/v1/users/%00/animals/AA:BB:CC:00:00:01/sensordata/latest',
+    ]) {
       assertError(await get(url, integratorHeaders), 403, AUTH_ERRORS.notLinked)
     }
-    const write = await ctx.app.inject({ method: 'POST', url: '/api/v1/users/%00/animals', headers: integratorHeaders, payload: { MAC: 'AA:BB:CC:00:00:02', Sex: 'female' } })
+    const write = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/users/%00/animals',
+      headers: integratorHeaders,
+      payload: { MAC: 'AA:BB:CC:00:00:02', Sex: 'female' },
+    })
     assertError(write, 403, AUTH_ERRORS.notLinked)
   })
 
@@ -43,7 +59,11 @@ describe('found by the fuzz suite', () => {
   })
 
   it('answers the access log bounded by instants at the ends of the calendar with an empty page', async () => {
-    for (const query of ['from=0000-01-01T00:00:00Z', 'to=0000-01-01T00:00:00Z', 'from=9999-12-31T23:59:59.999Z&to=9999-12-31T23:59:59.999Z']) {
+    for (const query of [
+      'from=0000-01-01T00:00:00Z',
+      'to=0000-01-01T00:00:00Z',
+      'from=9999-12-31T23:59:59.999Z&to=9999-12-31T23:59:59.999Z',
+    ]) {
       const res = await get(`/api/v1/users/${ownerUid}/access-log?${query}`, ownerHeaders)
       assert.equal(res.statusCode, 200, `${query}: ${res.body}`)
       assert.equal(res.json().pagination.total, 0)

@@ -21,13 +21,21 @@ before(async () => {
     env: { REQUEST_TIMEOUT_MS: '1500' },
     logger: {
       level: 'info',
-      stream: new Writable({ write(chunk: Buffer, _enc, done) { for (const line of chunk.toString().split('\n').filter(Boolean)) logs.push(JSON.parse(line)); done() } }),
+      stream: new Writable({
+        write(chunk: Buffer, _enc, done) {
+          for (const line of chunk.toString().split('\n').filter(Boolean)) logs.push(JSON.parse(line))
+          done()
+        },
+      }),
     },
     extend: (api) => {
       api.get('/probe/large', { config: { access: 'public' }, compress: false }, async (_req, reply) =>
-        reply.type('application/octet-stream').send(LARGE))
+        reply.type('application/octet-stream').send(LARGE),
+      )
       api.get('/probe/slow', { config: { access: 'public' } }, async () => {
-        await new Promise<void>((resolve) => { releaseSlow = resolve })
+        await new Promise<void>((resolve) => {
+          releaseSlow = resolve
+        })
         return ok({ slow: true })
       })
     },
@@ -41,9 +49,14 @@ after(() => ctx.close())
 function rawExchange(bytes: string, { end = false } = {}): Promise<{ text: string; ms: number }> {
   return new Promise((resolve, reject) => {
     const started = Date.now()
-    const socket = connect(port, '127.0.0.1', () => { socket.write(bytes); if (end) socket.end() })
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(bytes)
+      if (end) socket.end()
+    })
     let text = ''
-    socket.on('data', (chunk) => { text += chunk.toString() })
+    socket.on('data', (chunk) => {
+      text += chunk.toString()
+    })
     socket.on('close', () => resolve({ text, ms: Date.now() - started }))
     socket.on('error', reject)
     socket.setTimeout(20_000, () => socket.destroy())
@@ -52,7 +65,11 @@ function rawExchange(bytes: string, { end = false } = {}): Promise<{ text: strin
 
 function envelopeOf(text: string) {
   const [head, body] = text.split('\r\n\r\n')
-  return { status: Number(head!.split(' ')[1]), head: head!, body: JSON.parse(body!) as { success: boolean; error: string; timestamp: string } }
+  return {
+    status: Number(head!.split(' ')[1]),
+    head: head!,
+    body: JSON.parse(body!) as { success: boolean; error: string; timestamp: string },
+  }
 }
 
 describe('requests the router or the HTTP parser refuses', () => {
@@ -74,7 +91,10 @@ describe('requests the router or the HTTP parser refuses', () => {
     const { text } = await rawExchange(`GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)
     const res = envelopeOf(text)
     assert.equal(res.status, 431)
-    assert.deepEqual([res.body.success, res.body.error], [false, 'The request headers are larger than the server accepts'])
+    assert.deepEqual(
+      [res.body.success, res.body.error],
+      [false, 'The request headers are larger than the server accepts'],
+    )
   })
 
   it('answers a request that is not HTTP with 400 in the envelope', async () => {
@@ -100,7 +120,9 @@ describe('a client that stops reading', () => {
     // REQUEST_TIMEOUT_MS is 1500 here, the sweep runs every second: closed well before 4 s.
     await new Promise((resolve) => setTimeout(resolve, 4000))
     let received = 0
-    socket.on('data', (chunk: Buffer) => { received += chunk.length })
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.length
+    })
     socket.on('error', () => {})
     socket.resume()
     await once(socket, 'close')
@@ -111,21 +133,39 @@ describe('a client that stops reading', () => {
 describe('logs', () => {
   it('logs a 501 of an unconfigured feature as a refusal, not as a fault', async () => {
     logs.length = 0
-    const res = await ctx.app.inject({ method: 'POST', url: '/api/v1/tokens/verify-id-token', payload: { idToken: 'a.b.c' } })
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/tokens/verify-id-token',
+      payload: { idToken: 'a.b.c' },
+    })
     assert.equal(res.statusCode, 501)
-    assert.deepEqual(logs.filter((l) => l.level >= 50), [])
+    assert.deepEqual(
+      logs.filter((l) => l.level >= 50),
+      [],
+    )
   })
 
   it('logs a client that hangs up mid-upload at info, not as a store outage', async () => {
     logs.length = 0
     await new Promise<void>((resolve) => {
       const socket = connect(port, '127.0.0.1', () => {
-        socket.write('POST /api/v1/tokens HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"integ')
-        setTimeout(() => { socket.destroy(); setTimeout(resolve, 300) }, 100)
+        socket.write(
+          'POST /api/v1/tokens HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"integ',
+        )
+        setTimeout(() => {
+          socket.destroy()
+          setTimeout(resolve, 300)
+        }, 100)
       })
     })
-    assert.deepEqual(logs.filter((l) => l.level >= 50).map((l) => l.msg), [])
-    assert.ok(logs.some((l) => l.msg === 'client closed the connection mid-request'), JSON.stringify(logs.map((l) => l.msg)))
+    assert.deepEqual(
+      logs.filter((l) => l.level >= 50).map((l) => l.msg),
+      [],
+    )
+    assert.ok(
+      logs.some((l) => l.msg === 'client closed the connection mid-request'),
+      JSON.stringify(logs.map((l) => l.msg)),
+    )
   })
 })
 
@@ -136,8 +176,15 @@ describe('shutdown', () => {
     let lateSocketText = ''
     const late = connect(port, '127.0.0.1')
     const lateClosed = new Promise<void>((resolve) => late.on('close', () => resolve()))
-    late.on('data', (chunk) => { lateSocketText += chunk.toString() })
-    await new Promise<void>((resolve) => late.on('connect', () => { late.write('GET /api/v1/health HTTP/1.1\r\nHost: x\r\n'); resolve() }))
+    late.on('data', (chunk) => {
+      lateSocketText += chunk.toString()
+    })
+    await new Promise<void>((resolve) =>
+      late.on('connect', () => {
+        late.write('GET /api/v1/health HTTP/1.1\r\nHost: x\r\n')
+        resolve()
+      }),
+    )
     await new Promise((resolve) => setTimeout(resolve, 100))
 
     const closed = ctx.app.close()
@@ -151,7 +198,10 @@ describe('shutdown', () => {
     const second = envelopeOf(lateSocketText)
     assert.equal(second.status, 503)
     assert.match(second.head, /\r\nretry-after: 1/i)
-    assert.deepEqual([second.body.success, second.body.error], [false, 'The service is shutting down: retry, another instance will answer'])
+    assert.deepEqual(
+      [second.body.success, second.body.error],
+      [false, 'The service is shutting down: retry, another instance will answer'],
+    )
     await closed
   })
 })

@@ -6,8 +6,13 @@ const fields = { Group: 'string', Active: 'boolean', Battery: 'number', t: 'inte
 
 describe('parseFilters', () => {
   it('reads filter[Field]=value pairs typed by field kind', () => {
-    assert.deepEqual(parseFilters({ 'filter[Group]': 'A1', 'filter[Active]': 'true', 'filter[Battery]': '55.5', 'filter[t]': '17', page: 2 }, fields),
-      { Group: 'A1', Active: true, Battery: 55.5, t: 17 })
+    assert.deepEqual(
+      parseFilters(
+        { 'filter[Group]': 'A1', 'filter[Active]': 'true', 'filter[Battery]': '55.5', 'filter[t]': '17', page: 2 },
+        fields,
+      ),
+      { Group: 'A1', Active: true, Battery: 55.5, t: 17 },
+    )
   })
 
   it('takes the last of repeated values', () => {
@@ -15,12 +20,18 @@ describe('parseFilters', () => {
   })
 
   it('refuses unknown fields and bad values, listing each', () => {
-    assert.throws(() => parseFilters({ 'filter[Secret]': 'x', 'filter[Active]': 'yes', 'filter[t]': '1.5' }, fields), (err: any) => {
-      assert.equal(err.statusCode, 400)
-      assert.equal(err.message, 'Validation failed')
-      assert.deepEqual(err.details.map((d: { field: string }) => d.field), ['query:filter[Secret]', 'query:filter[Active]', 'query:filter[t]'])
-      return true
-    })
+    assert.throws(
+      () => parseFilters({ 'filter[Secret]': 'x', 'filter[Active]': 'yes', 'filter[t]': '1.5' }, fields),
+      (err: any) => {
+        assert.equal(err.statusCode, 400)
+        assert.equal(err.message, 'Validation failed')
+        assert.deepEqual(
+          err.details.map((d: { field: string }) => d.field),
+          ['query:filter[Secret]', 'query:filter[Active]', 'query:filter[t]'],
+        )
+        return true
+      },
+    )
   })
 
   it('computes page offsets', () => {

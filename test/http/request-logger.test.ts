@@ -12,7 +12,12 @@ import { createTestApp, testEnv, type TestContext } from '../support/app.ts'
 
 function capture() {
   const lines: Record<string, unknown>[] = []
-  const stream = new Writable({ write(chunk: Buffer, _enc, done) { for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line)); done() } })
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line))
+      done()
+    },
+  })
   return { lines, stream }
 }
 
@@ -22,7 +27,10 @@ describe('request logger', () => {
     const parent = pino({ level: 'warn' }, stream)
     let children = 0
     const child = parent.child.bind(parent)
-    parent.child = ((...args: Parameters<typeof parent.child>) => { children++; return child(...args) }) as typeof parent.child
+    parent.child = ((...args: Parameters<typeof parent.child>) => {
+      children++
+      return child(...args)
+    }) as typeof parent.child
     deferChildLoggers(parent)
     const log = parent.child({ reqId: 'r-1' }, {}) as unknown as LazyChildLogger
     assert.ok(log instanceof LazyChildLogger)
@@ -33,7 +41,13 @@ describe('request logger', () => {
     log.warn({ n: 1 }, 'first')
     log.error('second %s', 'call')
     assert.equal(children, 1)
-    assert.deepEqual(lines.map((l) => [l.reqId, l.msg, l.level]), [['r-1', 'first', 40], ['r-1', 'second call', 50]])
+    assert.deepEqual(
+      lines.map((l) => [l.reqId, l.msg, l.level]),
+      [
+        ['r-1', 'first', 40],
+        ['r-1', 'second call', 50],
+      ],
+    )
     assert.equal(lines[0]!.n, 1)
   })
 
@@ -45,7 +59,19 @@ describe('request logger', () => {
     assert.ok(!(debug instanceof LazyChildLogger))
     assert.equal(debug.level, 'debug')
     assert.ok(!(parent.child({ reqId: 'r-2' }, { serializers: { a: () => 'b' } }) instanceof LazyChildLogger))
-    const silent = { level: 'silent', info() {}, error() {}, debug() {}, fatal() {}, warn() {}, trace() {}, silent() {}, child() { return silent } } as FastifyBaseLogger
+    const silent = {
+      level: 'silent',
+      info() {},
+      error() {},
+      debug() {},
+      fatal() {},
+      warn() {},
+      trace() {},
+      silent() {},
+      child() {
+        return silent
+      },
+    } as FastifyBaseLogger
     deferChildLoggers(silent)
     assert.equal(silent.child({ reqId: 'r-3' }), silent)
   })
@@ -57,7 +83,10 @@ describe('request logger', () => {
     const log = parent.child({ reqId: 'r-5' }) as unknown as LazyChildLogger
     log.child({ step: 'two' }).warn('nested')
     assert.equal(log.made, true)
-    assert.deepEqual(lines.map((l) => [l.reqId, l.step, l.msg]), [['r-5', 'two', 'nested']])
+    assert.deepEqual(
+      lines.map((l) => [l.reqId, l.step, l.msg]),
+      [['r-5', 'two', 'nested']],
+    )
   })
 
   it('a level set on the request logger applies to it alone', () => {
@@ -68,7 +97,10 @@ describe('request logger', () => {
     log.level = 'info'
     log.info('now logged')
     parent.info('still not')
-    assert.deepEqual(lines.map((l) => l.msg), ['now logged'])
+    assert.deepEqual(
+      lines.map((l) => l.msg),
+      ['now logged'],
+    )
   })
 })
 
@@ -101,7 +133,11 @@ describe('request logs through the service', () => {
   })
 
   it('a warning carries the request id and the redaction', async () => {
-    const res = await ctx.app.inject({ method: 'GET', url: '/api/v1/probe/loud', headers: { 'x-request-id': 'probe-loud-1' } })
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/v1/probe/loud',
+      headers: { 'x-request-id': 'probe-loud-1' },
+    })
     assert.equal(res.statusCode, 200)
     const line = lines.find((l) => l.msg === 'probe warning')
     assert.ok(line, JSON.stringify(lines))

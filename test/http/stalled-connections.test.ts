@@ -26,7 +26,7 @@ before(async () => {
     let at = 0
     const more = () => {
       while (at < BIG.length) {
-        const piece = BIG.subarray(at, at += PIECE)
+        const piece = BIG.subarray(at, (at += PIECE))
         if (at >= BIG.length) return void res.end(piece)
         if (!res.write(piece)) return void res.once('drain', more)
       }
@@ -38,7 +38,10 @@ before(async () => {
   await once(server, 'listening')
   port = (server.address() as { port: number }).port
 })
-after(() => { server.closeAllConnections(); server.close() })
+after(() => {
+  server.closeAllConnections()
+  server.close()
+})
 
 /** Sends a keep-alive GET; resolves with the client's socket and the server's end of it. */
 async function request(path: string): Promise<{ client: Socket; served: Socket }> {
@@ -64,8 +67,12 @@ describe('closeStalledConnections', () => {
     const { client, served } = await request('/pieces')
     let received = 0
     let closedEarly = false
-    served.once('close', () => { closedEarly = received < BIG.length })
-    client.on('data', (chunk: Buffer) => { received += chunk.length })
+    served.once('close', () => {
+      closedEarly = received < BIG.length
+    })
+    client.on('data', (chunk: Buffer) => {
+      received += chunk.length
+    })
     // Reads for 20 ms, then nothing for half the stall time, again and again.
     const started = Date.now()
     while (received < BIG.length && !closedEarly) {
@@ -85,7 +92,7 @@ describe('closeStalledConnections', () => {
     await new Promise((resolve) => setTimeout(resolve, STALL_MS * 3))
     assert.equal(served.destroyed, false)
     client.write('GET /small HTTP/1.1\r\nHost: x\r\n\r\n')
-    const [again] = await once(client, 'data') as [Buffer]
+    const [again] = (await once(client, 'data')) as [Buffer]
     assert.match(again.toString(), /^HTTP\/1.1 200/)
     client.destroy()
   })

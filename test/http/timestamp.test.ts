@@ -5,7 +5,9 @@ import { isoTimestamp } from '../../src/http/timestamp.ts'
 
 describe('isoTimestamp', () => {
   it('is the ISO string of the millisecond it is given, repeated or not', () => {
-    for (const ms of [0, 1, 1, 1_764_000_000_123, 1_764_000_000_123, 1_764_000_000_124, 1_764_000_000_123, -1, 253_402_300_799_999]) {
+    for (const ms of [
+      0, 1, 1, 1_764_000_000_123, 1_764_000_000_123, 1_764_000_000_124, 1_764_000_000_123, -1, 253_402_300_799_999,
+    ]) {
       assert.equal(isoTimestamp(ms), new Date(ms).toISOString())
     }
   })

@@ -16,18 +16,36 @@ before(async () => {
   const user = await createUser(ctx)
   headers = bearer((await userToken(ctx, user.email)).accessToken)
   base = `/api/v1/users/${user.uid}`
-  assert.equal((await ctx.app.inject({ method: 'POST', url: `${base}/animals`, headers, payload: { MAC: 'AA:BB:CC:DD:EE:01', Sex: 'female' } })).statusCode, 201)
+  assert.equal(
+    (
+      await ctx.app.inject({
+        method: 'POST',
+        url: `${base}/animals`,
+        headers,
+        payload: { MAC: 'AA:BB:CC:DD:EE:01', Sex: 'female' },
+      })
+    ).statusCode,
+    201,
+  )
 })
 after(() => ctx.close())
 
-const raw = (method: string, url: string, body?: string, extra: Record<string, string> = {}) => ctx.app.inject({
-  method: method as 'GET', url, headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...extra },
-  ...(body !== undefined ? { payload: body } : {}),
-})
+const raw = (method: string, url: string, body?: string, extra: Record<string, string> = {}) =>
+  ctx.app.inject({
+    method: method as 'GET',
+    url,
+    headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...extra },
+    ...(body !== undefined ? { payload: body } : {}),
+  })
 
 describe('values no store keeps', () => {
   it('refuses a NUL character in a body, on a public route too', async () => {
-    assertError(await raw('POST', '/api/v1/tokens', '{"integratorUID":"\\u0000"}', { authorization: '' }), 400, 'Validation failed', 'integratorUID')
+    assertError(
+      await raw('POST', '/api/v1/tokens', '{"integratorUID":"\\u0000"}', { authorization: '' }),
+      400,
+      'Validation failed',
+      'integratorUID',
+    )
     const res = await raw('POST', `${base}/animals`, '{"MAC":"AA:BB:CC:DD:EE:02","Sex":"female","Group":"Pen\\u00001"}')
     assertError(res, 400, 'Validation failed', 'Group')
     assert.match(res.json().details[0].message, /NUL/)
@@ -35,12 +53,20 @@ describe('values no store keeps', () => {
 
   it('refuses a NUL character in a query string and in a path', async () => {
     assertError(await raw('GET', `${base}/animals/search?group=a%00b`), 400, 'Validation failed', 'query:group')
-    assertError(await raw('GET', `${base}/animals/AA%00/sensordata/latest`), 403, 'Sensor data is available to integrator tokens only')
+    assertError(
+      await raw('GET', `${base}/animals/AA%00/sensordata/latest`),
+      403,
+      'Sensor data is available to integrator tokens only',
+    )
     assertError(await raw('GET', `${base}/animals/AA%00`), 400, 'Validation failed', 'params:animalId')
   })
 
   it('refuses a lone surrogate', async () => {
-    const res = await raw('POST', `${base}/animals`, '{"MAC":"AA:BB:CC:DD:EE:03","Sex":"female","Father":"Boar \\ud800"}')
+    const res = await raw(
+      'POST',
+      `${base}/animals`,
+      '{"MAC":"AA:BB:CC:DD:EE:03","Sex":"female","Father":"Boar \\ud800"}',
+    )
     assertError(res, 400, 'Validation failed', 'Father')
     assert.match(res.json().details[0].message, /lone surrogate/)
   })
@@ -57,14 +83,30 @@ describe('values no store keeps', () => {
       assertError(await raw('GET', `${base}/animals?${query}`), 400, 'Validation failed', 'query:page')
       assertError(await raw('GET', `/api/v1/users/search?${query}`), 403, 'BDUser permission required')
     }
-    assertError(await raw('GET', `${base}/animals/AA:BB:CC:DD:EE:01/locations?endTime=1e309`), 400, 'Validation failed', 'query:endTime')
-    assertError(await raw('GET', `${base}/animals/AA:BB:CC:DD:EE:01/locations?startTime=99999999999999999999`), 400, 'Validation failed', 'query:startTime')
+    assertError(
+      await raw('GET', `${base}/animals/AA:BB:CC:DD:EE:01/locations?endTime=1e309`),
+      400,
+      'Validation failed',
+      'query:endTime',
+    )
+    assertError(
+      await raw('GET', `${base}/animals/AA:BB:CC:DD:EE:01/locations?startTime=99999999999999999999`),
+      400,
+      'Validation failed',
+      'query:startTime',
+    )
   })
 
   it('finds the first unstorable value and names it by JSON pointer, keys included', () => {
     assert.equal(unstorableValue({ a: [1, 'x', { b: 'ok' }] }, ''), undefined)
-    assert.deepEqual(unstorableValue({ a: [1, 'x', { b: 'n\u0000' }] }, ''), { path: '/a/2/b', message: 'must not contain the NUL character (U+0000)' })
-    assert.deepEqual(unstorableValue({ 'k\u0000': 1 }, ''), { path: '/k\u0000', message: 'must not contain the NUL character (U+0000)' })
+    assert.deepEqual(unstorableValue({ a: [1, 'x', { b: 'n\u0000' }] }, ''), {
+      path: '/a/2/b',
+      message: 'must not contain the NUL character (U+0000)',
+    })
+    assert.deepEqual(unstorableValue({ 'k\u0000': 1 }, ''), {
+      path: '/k\u0000',
+      message: 'must not contain the NUL character (U+0000)',
+    })
     assert.equal(unstorableValue([Infinity], '')?.path, '/0')
     assert.equal(unstorableValue(-0, ''), undefined)
   })

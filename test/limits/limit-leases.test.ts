@@ -8,7 +8,10 @@ describe('lease pool', () => {
     const pool = new LeasePool()
     assert.equal(pool.peek('ip:a', 0), 'ask')
     // Redis counted 10 for this process (a grant of 10, the counter was at 0): this request spends one.
-    assert.deepEqual(pool.record('ip:a', 1000, { consumed: 10, ttlMs: 60_000, granted: 10 }, 0), { consumedPoints: 1, msBeforeNext: 60_000 })
+    assert.deepEqual(pool.record('ip:a', 1000, { consumed: 10, ttlMs: 60_000, granted: 10 }, 0), {
+      consumedPoints: 1,
+      msBeforeNext: 60_000,
+    })
     const spent = []
     while (pool.peek('ip:a', 1000) === 'spend') spent.push(pool.spend('ip:a', 1000).consumedPoints)
     assert.deepEqual(spent, [2, 3, 4, 5, 6, 7, 8, 9, 10])
@@ -28,11 +31,17 @@ describe('lease pool', () => {
     pool.record('k', 1000, { consumed: 10, ttlMs: 1000, granted: 10 }, 0) // 9 left here
     assert.equal(pool.record('k', 1000, { consumed: 30, ttlMs: 900, granted: 10 }, 100).consumedPoints, 12) // 30 - (9 + 9)
     let count = 0
-    while (pool.peek('k', 200) === 'spend') { pool.spend('k', 200); count++ }
+    while (pool.peek('k', 200) === 'spend') {
+      pool.spend('k', 200)
+      count++
+    }
     assert.equal(count, 18)
     pool.record('k', 1000, { consumed: 5, ttlMs: 1000, granted: 5 }, 5000) // a new window
     count = 0
-    while (pool.peek('k', 5001) === 'spend') { pool.spend('k', 5001); count++ }
+    while (pool.peek('k', 5001) === 'spend') {
+      pool.spend('k', 5001)
+      count++
+    }
     assert.equal(count, 4)
   })
 

@@ -16,7 +16,13 @@ import { openRedis, waitForRedis, type Redis } from '../../src/redis.ts'
 import { buildApp } from '../../src/app.ts'
 import type { App } from '../../src/types.ts'
 
-interface Instance { app: App; config: Config; database: Database; redis: Redis; close: () => Promise<void> }
+interface Instance {
+  app: App
+  config: Config
+  database: Database
+  redis: Redis
+  close: () => Promise<void>
+}
 
 /** An app instance on a given database and Redis, as a second API process would be. */
 async function instance(env: Record<string, string>, database: Database): Promise<Instance> {
@@ -24,7 +30,16 @@ async function instance(env: Record<string, string>, database: Database): Promis
   const redis = openRedis(config.redisUrl!, undefined, config.redisCommandTimeoutMs)
   await waitForRedis(redis, 5000)
   const app = await buildApp({ config, database, redis, logger: false })
-  return { app, config, database, redis, close: async () => { await app.close(); redis.disconnect() } }
+  return {
+    app,
+    config,
+    database,
+    redis,
+    close: async () => {
+      await app.close()
+      redis.disconnect()
+    },
+  }
 }
 
 async function sharedStore() {
@@ -32,81 +47,116 @@ async function sharedStore() {
   const env = testEnv(scratch ? { DATABASE_URL: scratch.url } : {})
   const database = await openDatabase(loadConfig(env))
   await migrateToLatest(database.db)
-  return { env, database, close: async () => { await database.close(); await scratch?.drop() } }
+  return {
+    env,
+    database,
+    close: async () => {
+      await database.close()
+      await scratch?.drop()
+    },
+  }
 }
 
-describe('limits shared through Redis', { skip: process.env.REDIS_URL ? false : 'runs with REDIS_URL (the real-server mode)' }, () => {
-  it('two app instances sharing Redis enforce one budget, and counters survive a restart', async () => {
-    const store = await sharedStore()
-    const env = { ...store.env, REDIS_URL: process.env.REDIS_URL!, REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:`, QUOTA_FREE: '5', RATE_LIMIT_IP_MAX: '8' }
-    const a = await instance(env, store.database)
-    const b = await instance(env, store.database)
-    try {
-      const { uid } = await createIntegrator(a, { tier: 'free' })
-      const { accessToken } = await integratorToken(a, uid)
-      const call = (i: Instance) => i.app.inject({ method: 'GET', url: '/api/v1/tokens/info', headers: bearer(accessToken) })
-      assert.equal((await call(a)).statusCode, 200)
-      assert.equal((await call(b)).statusCode, 200)
-      assert.equal((await call(a)).statusCode, 200)
-      const fourth = await call(b)
-      assert.equal(fourth.statusCode, 200)
-      assert.equal(fourth.headers['x-ratelimit-remaining'], '1')
-      await a.close()
-      const c = await instance(env, store.database) // "restarted" process
-      try {
-        assert.equal((await call(c)).statusCode, 200)
-        const refused = await call(b)
-        assert.equal(refused.statusCode, 429)
-        assert.match(refused.json().error, /^Daily quota exceeded: 5 requests per day/)
-        // the IP window is shared too: 1 POST /tokens is its own bucket; 6 GETs so far of 8
-        assert.equal((await c.app.inject({ method: 'GET', url: '/api/v1/tokens' })).headers['x-ratelimit-remaining'], '1')
-      } finally {
-        await c.close()
+describe(
+  'limits shared through Redis',
+  { skip: process.env.REDIS_URL ? false : 'runs with REDIS_URL (the real-server mode)' },
+  () => {
+    it('two app instances sharing Redis enforce one budget, and counters survive a restart', async () => {
+      const store = await sharedStore()
+      const env = {
+        ...store.env,
+        REDIS_URL: process.env.REDIS_URL!,
+        REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:`,
+        QUOTA_FREE: '5',
+        RATE_LIMIT_IP_MAX: '8',
       }
-    } finally {
-      await b.close()
-      await store.close()
-    }
-  })
-})
+      const a = await instance(env, store.database)
+      const b = await instance(env, store.database)
+      try {
+        const { uid } = await createIntegrator(a, { tier: 'free' })
+        const { accessToken } = await integratorToken(a, uid)
+        const call = (i: Instance) =>
+          i.app.inject({ method: 'GET', url: '/api/v1/tokens/info', headers: bearer(accessToken) })
+        assert.equal((await call(a)).statusCode, 200)
+        assert.equal((await call(b)).statusCode, 200)
+        assert.equal((await call(a)).statusCode, 200)
+        const fourth = await call(b)
+        assert.equal(fourth.statusCode, 200)
+        assert.equal(fourth.headers['x-ratelimit-remaining'], '1')
+        await a.close()
+        const c = await instance(env, store.database) // "restarted" process
+        try {
+          assert.equal((await call(c)).statusCode, 200)
+          const refused = await call(b)
+          assert.equal(refused.statusCode, 429)
+          assert.match(refused.json().error, /^Daily quota exceeded: 5 requests per day/)
+          // the IP window is shared too: 1 POST /tokens is its own bucket; 6 GETs so far of 8
+          assert.equal(
+            (await c.app.inject({ method: 'GET', url: '/api/v1/tokens' })).headers['x-ratelimit-remaining'],
+            '1',
+          )
+        } finally {
+          await c.close()
+        }
+      } finally {
+        await b.close()
+        await store.close()
+      }
+    })
+  },
+)
 
-describe('limits in one Redis round trip', { skip: process.env.REDIS_URL ? false : 'runs with REDIS_URL (the real-server mode)' }, () => {
-  it('an authenticated request counts its IP limit and its quota in one command; an IP refusal spends no quota', async () => {
-    const store = await sharedStore()
-    const env = { ...store.env, REDIS_URL: process.env.REDIS_URL!, REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:`, QUOTA_FREE: '50', RATE_LIMIT_IP_MAX: '4' }
-    const a = await instance(env, store.database)
-    try {
-      const { uid } = await createIntegrator(a, { tier: 'free' })
-      const { accessToken } = await integratorToken(a, uid)
-      const call = () => a.app.inject({ method: 'GET', url: '/api/v1/tokens/info', headers: bearer(accessToken) })
-      assert.equal((await call()).statusCode, 200) // loads the script into Redis (EVALSHA's first miss)
-      const commands: string[] = []
-      const send = a.redis.sendCommand.bind(a.redis)
-      a.redis.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
-        commands.push(command.name)
-        return (send as (...args: unknown[]) => unknown)(command, ...rest)
-      })
-      const second = await call()
-      assert.equal(second.statusCode, 200)
-      assert.deepEqual(commands, ['evalsha'])
-      assert.match(String(second.headers.ratelimit), /"ip";r=2;.*"quota";r=48;/)
-      await call()
-      await call()
-      const refused = await call() // the 5th request of this IP in the window
-      assert.equal(refused.statusCode, 429)
-      assert.match(refused.json().error, /^Rate limit exceeded: 4 requests per/)
-      assert.equal(refused.headers['ratelimit-policy'], '"ip";q=4;w=900')
-      const key = `${env.REDIS_KEY_PREFIX}quota:integrator:${uid}:GET /api/v1/tokens/info:${new Date().toISOString().slice(0, 10)}`
-      assert.equal(await a.redis.get(key), '4', 'the refused request did not count against the daily quota')
-    } finally {
-      await a.close()
-      await store.close()
-    }
-  })
-})
+describe(
+  'limits in one Redis round trip',
+  { skip: process.env.REDIS_URL ? false : 'runs with REDIS_URL (the real-server mode)' },
+  () => {
+    it('an authenticated request counts its IP limit and its quota in one command; an IP refusal spends no quota', async () => {
+      const store = await sharedStore()
+      const env = {
+        ...store.env,
+        REDIS_URL: process.env.REDIS_URL!,
+        REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:`,
+        QUOTA_FREE: '50',
+        RATE_LIMIT_IP_MAX: '4',
+      }
+      const a = await instance(env, store.database)
+      try {
+        const { uid } = await createIntegrator(a, { tier: 'free' })
+        const { accessToken } = await integratorToken(a, uid)
+        const call = () => a.app.inject({ method: 'GET', url: '/api/v1/tokens/info', headers: bearer(accessToken) })
+        assert.equal((await call()).statusCode, 200) // loads the script into Redis (EVALSHA's first miss)
+        const commands: string[] = []
+        const send = a.redis.sendCommand.bind(a.redis)
+        a.redis.sendCommand = (command: { name: string }, ...rest: unknown[]) => {
+          commands.push(command.name)
+          return (send as (...args: unknown[]) => unknown)(command, ...rest)
+        }
+        const second = await call()
+        assert.equal(second.statusCode, 200)
+        assert.deepEqual(commands, ['evalsha'])
+        assert.match(String(second.headers.ratelimit), /"ip";r=2;.*"quota";r=48;/)
+        await call()
+        await call()
+        const refused = await call() // the 5th request of this IP in the window
+        assert.equal(refused.statusCode, 429)
+        assert.match(refused.json().error, /^Rate limit exceeded: 4 requests per/)
+        assert.equal(refused.headers['ratelimit-policy'], '"ip";q=4;w=900')
+        const key = `${env.REDIS_KEY_PREFIX}quota:integrator:${uid}:GET /api/v1/tokens/info:${new Date().toISOString().slice(0, 10)}`
+        assert.equal(await a.redis.get(key), '4', 'the refused request did not count against the daily quota')
+      } finally {
+        await a.close()
+        await store.close()
+      }
+    })
+  },
+)
 
 async function startPrivateRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  )
   const probe = openRedis(`redis://127.0.0.1:${port}`)
   const up = await waitForRedis(probe, 10_000)
   probe.disconnect()
@@ -124,11 +174,15 @@ describe('Redis unreachable mid-run', () => {
       return // no redis-server binary on this machine: nothing to test against
     }
     const store = await sharedStore()
-    const node = await instance({ ...store.env, REDIS_URL: `redis://127.0.0.1:${port}`, QUOTA_FREE: '4', JWT_SECRET: TEST_JWT_SECRET }, store.database)
+    const node = await instance(
+      { ...store.env, REDIS_URL: `redis://127.0.0.1:${port}`, QUOTA_FREE: '4', JWT_SECRET: TEST_JWT_SECRET },
+      store.database,
+    )
     try {
       const { uid } = await createIntegrator(node, { tier: 'free' })
       const { accessToken } = await integratorToken(node, uid)
-      const call = () => node.app.inject({ method: 'GET', url: '/api/v1/tokens/validate', headers: bearer(accessToken) })
+      const call = () =>
+        node.app.inject({ method: 'GET', url: '/api/v1/tokens/validate', headers: bearer(accessToken) })
       assert.equal((await call()).statusCode, 200)
       assert.equal((await call()).headers['x-ratelimit-remaining'], '2')
 
@@ -171,17 +225,29 @@ describe('Redis hung mid-run', () => {
     const direct = openRedis(`redis://127.0.0.1:${port}`)
     const store = await sharedStore()
     const commandTimeoutMs = 300
-    const node = await instance({
-      ...store.env, REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_COMMAND_TIMEOUT_MS: String(commandTimeoutMs),
-      // Leases of one point: every request asks Redis, as this test needs (with leases most would not).
-      QUOTA_FREE: '1000', RATE_LIMIT_IP_MAX: '1000', RATE_LIMIT_LEASE_MAX: '1', JWT_SECRET: TEST_JWT_SECRET,
-    }, store.database)
+    const node = await instance(
+      {
+        ...store.env,
+        REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+        REDIS_COMMAND_TIMEOUT_MS: String(commandTimeoutMs),
+        // Leases of one point: every request asks Redis, as this test needs (with leases most would not).
+        QUOTA_FREE: '1000',
+        RATE_LIMIT_IP_MAX: '1000',
+        RATE_LIMIT_LEASE_MAX: '1',
+        JWT_SECRET: TEST_JWT_SECRET,
+      },
+      store.database,
+    )
     try {
       const { uid } = await createIntegrator(node, { tier: 'free' })
       const { accessToken } = await integratorToken(node, uid)
       const call = async () => {
         const started = performance.now()
-        const res = await node.app.inject({ method: 'GET', url: '/api/v1/tokens/validate', headers: bearer(accessToken) })
+        const res = await node.app.inject({
+          method: 'GET',
+          url: '/api/v1/tokens/validate',
+          headers: bearer(accessToken),
+        })
         return { status: res.statusCode, ms: performance.now() - started }
       }
       assert.equal((await call()).status, 200)
@@ -190,7 +256,10 @@ describe('Redis hung mid-run', () => {
       // The IP limit's command times out and opens the breaker; the quota check behind it does not wait.
       const first = await call()
       assert.equal(first.status, 200)
-      assert.ok(first.ms >= commandTimeoutMs && first.ms < commandTimeoutMs * 2, `the first request took ${Math.round(first.ms)} ms`)
+      assert.ok(
+        first.ms >= commandTimeoutMs && first.ms < commandTimeoutMs * 2,
+        `the first request took ${Math.round(first.ms)} ms`,
+      )
       // Without the breaker each of these would wait two command timeouts (IP limit and quota).
       const started = performance.now()
       const next = []
@@ -201,11 +270,16 @@ describe('Redis hung mid-run', () => {
 
       // Redis answers again: a background probe closes the breaker and the counters are kept in Redis again.
       proxy.thaw()
-      await eventually(async () => {
-        await direct.flushall()
-        assert.equal((await call()).status, 200)
-        return direct.dbsize()
-      }, (keys) => keys > 0, 'the limits to count in Redis again', { timeoutMs: 5000, intervalMs: 100 })
+      await eventually(
+        async () => {
+          await direct.flushall()
+          assert.equal((await call()).status, 200)
+          return direct.dbsize()
+        },
+        (keys) => keys > 0,
+        'the limits to count in Redis again',
+        { timeoutMs: 5000, intervalMs: 100 },
+      )
     } finally {
       proxy.thaw()
       await node.close()
@@ -220,16 +294,21 @@ describe('Redis hung mid-run', () => {
 describe('limit leases', { skip: process.env.REDIS_URL ? false : 'runs with REDIS_URL (the real-server mode)' }, () => {
   it('with plenty left a process counts most requests itself, two processes together admit exactly the limit, and a refusal is remembered', async () => {
     const store = await sharedStore()
-    const env = { ...store.env, REDIS_URL: process.env.REDIS_URL!, REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:`, RATE_LIMIT_IP_MAX: '1000' }
+    const env = {
+      ...store.env,
+      REDIS_URL: process.env.REDIS_URL!,
+      REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:`,
+      RATE_LIMIT_IP_MAX: '1000',
+    }
     const a = await instance(env, store.database)
     const b = await instance(env, store.database)
     const countCommands = (i: Instance) => {
       const commands: string[] = []
       const send = i.redis.sendCommand.bind(i.redis)
-      i.redis.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
+      i.redis.sendCommand = (command: { name: string }, ...rest: unknown[]) => {
         commands.push(command.name)
         return (send as (...args: unknown[]) => unknown)(command, ...rest)
-      })
+      }
       return commands
     }
     try {
@@ -244,7 +323,10 @@ describe('limit leases', { skip: process.env.REDIS_URL ? false : 'runs with REDI
         assert.equal(res.headers['x-ratelimit-remaining'], String(1000 - i))
       }
       const asked = commands.filter((name) => name === 'evalsha' || name === 'eval').length
-      assert.ok(asked >= 19 && asked <= 25, `${asked} script calls for 199 requests (leases of 10 while 1,000 are left)`)
+      assert.ok(
+        asked >= 19 && asked <= 25,
+        `${asked} script calls for 199 requests (leases of 10 while 1,000 are left)`,
+      )
 
       // Two processes in turn until both are refused: together they admit the limit, not one request more.
       let admitted = 200
@@ -276,12 +358,21 @@ describe('limit leases', { skip: process.env.REDIS_URL ? false : 'runs with REDI
 
   it('RATE_LIMIT_LEASE_MAX=1 asks Redis on every request', async () => {
     const store = await sharedStore()
-    const env = { ...store.env, REDIS_URL: process.env.REDIS_URL!, REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:`, RATE_LIMIT_IP_MAX: '100000', RATE_LIMIT_LEASE_MAX: '1' }
+    const env = {
+      ...store.env,
+      REDIS_URL: process.env.REDIS_URL!,
+      REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:`,
+      RATE_LIMIT_IP_MAX: '100000',
+      RATE_LIMIT_LEASE_MAX: '1',
+    }
     const a = await instance(env, store.database)
     try {
       const key = `${env.REDIS_KEY_PREFIX}rl:ip:203.0.113.8`
       for (let i = 1; i <= 5; i++) {
-        assert.equal((await a.app.inject({ method: 'GET', url: '/api/v1', remoteAddress: '203.0.113.8' })).statusCode, 200)
+        assert.equal(
+          (await a.app.inject({ method: 'GET', url: '/api/v1', remoteAddress: '203.0.113.8' })).statusCode,
+          200,
+        )
         assert.equal(await a.redis.get(key), String(i))
       }
     } finally {

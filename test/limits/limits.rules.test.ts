@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { closestToLimit, dailyQuotaOf, ipBucketOf, utcDayWindow, type LimitState } from '../../src/plugins/limits.rules.ts'
+import {
+  closestToLimit,
+  dailyQuotaOf,
+  ipBucketOf,
+  utcDayWindow,
+  type LimitState,
+} from '../../src/plugins/limits.rules.ts'
 import { loadConfig } from '../../src/config.ts'
 
 const limits = loadConfig({}).limits
@@ -22,9 +28,17 @@ describe('limit rules', () => {
 
   it('cuts days at 00:00 UTC', () => {
     const lastSecond = Date.UTC(2026, 10, 22, 23, 59, 59)
-    assert.deepEqual(utcDayWindow(lastSecond), { day: '2026-11-22', resetAtSeconds: Date.UTC(2026, 10, 23) / 1000, secondsLeft: 1 })
+    assert.deepEqual(utcDayWindow(lastSecond), {
+      day: '2026-11-22',
+      resetAtSeconds: Date.UTC(2026, 10, 23) / 1000,
+      secondsLeft: 1,
+    })
     const midnight = Date.UTC(2026, 10, 23)
-    assert.deepEqual(utcDayWindow(midnight), { day: '2026-11-23', resetAtSeconds: Date.UTC(2026, 10, 24) / 1000, secondsLeft: 86400 })
+    assert.deepEqual(utcDayWindow(midnight), {
+      day: '2026-11-23',
+      resetAtSeconds: Date.UTC(2026, 10, 24) / 1000,
+      secondsLeft: 86400,
+    })
     assert.equal(utcDayWindow(Date.UTC(2026, 10, 23, 0, 0, 0, 1)).day, '2026-11-23')
   })
 

@@ -28,11 +28,19 @@ describe('failed integrator authentications', () => {
     await withApp({ AUTH_FAILURES_MAX: '3' }, async (ctx) => {
       const { uid, clientSecret } = await createIntegrator(ctx, { clientSecret: 'the-right-secret-0123456789' })
       const attempt = (secret: string | undefined, ip = '10.1.0.1', integratorUID = uid) =>
-        ctx.app.inject({ method: 'POST', url: '/api/v1/tokens', remoteAddress: ip, payload: { integratorUID, ...(secret ? { clientSecret: secret } : {}) } })
+        ctx.app.inject({
+          method: 'POST',
+          url: '/api/v1/tokens',
+          remoteAddress: ip,
+          payload: { integratorUID, ...(secret ? { clientSecret: secret } : {}) },
+        })
       for (const secret of ['wrong-1', undefined, 'wrong-3']) assert.equal((await attempt(secret)).statusCode, 401)
       const refused = await attempt(clientSecret)
       assert.equal(refused.statusCode, 429)
-      assert.equal(refused.json().error, 'Too many failed authentication attempts for this integratorUID from this address: 3 per 15 minutes')
+      assert.equal(
+        refused.json().error,
+        'Too many failed authentication attempts for this integratorUID from this address: 3 per 15 minutes',
+      )
       assert.ok(Number(refused.headers['retry-after']) > 0)
       // another address, or another UID from this address, is not held back
       assert.equal((await attempt(clientSecret, '10.1.0.2')).statusCode, 200)
@@ -80,20 +88,32 @@ describe('IP rate limits', () => {
       assert.equal(anonymous.statusCode, 401)
       assert.equal(anonymous.headers['x-ratelimit-remaining'], '1')
       // a bad token and a body the route does not take: authentication comes before the body, so 401, not 415
-      const badBody = await ctx.app.inject({ method: 'POST', url: `/api/v1/users/u-1/animals`, headers: { authorization: 'Bearer nope', 'content-type': 'text/plain' }, payload: 'x' })
+      const badBody = await ctx.app.inject({
+        method: 'POST',
+        url: `/api/v1/users/u-1/animals`,
+        headers: { authorization: 'Bearer nope', 'content-type': 'text/plain' },
+        payload: 'x',
+      })
       assert.equal(badBody.statusCode, 401)
-      for (const refused of [await info(), await ctx.app.inject({ method: 'GET', url: '/api/v1/tokens/info', headers: bearer('not-a-token') })]) {
+      for (const refused of [
+        await info(),
+        await ctx.app.inject({ method: 'GET', url: '/api/v1/tokens/info', headers: bearer('not-a-token') }),
+      ]) {
         assert.equal(refused.statusCode, 429)
         assert.equal(refused.json().error, 'Rate limit exceeded: 3 requests per 15 minutes per IP address')
       }
-      const usage = await ctx.app.quotas.quotaUsage({ kind: 'integrator', integrator: { uid, tier: 'free' } } as never, 'GET /api/v1/tokens/info')
+      const usage = await ctx.app.quotas.quotaUsage(
+        { kind: 'integrator', integrator: { uid, tier: 'free' } } as never,
+        'GET /api/v1/tokens/info',
+      )
       assert.equal(usage.used, 1, 'requests the IP limit refused spent none of the daily quota')
     })
   })
 
   it('counts each IP on its own, and believes X-Forwarded-For only with TRUST_PROXY', async () => {
     await withApp({ RATE_LIMIT_IP_MAX: '2' }, async (ctx) => {
-      const from = (ip: string, headers: Record<string, string> = {}) => ctx.app.inject({ method: 'GET', url: '/api/v1/tokens', remoteAddress: ip, headers })
+      const from = (ip: string, headers: Record<string, string> = {}) =>
+        ctx.app.inject({ method: 'GET', url: '/api/v1/tokens', remoteAddress: ip, headers })
       assert.equal((await from('10.0.0.1')).statusCode, 200)
       assert.equal((await from('10.0.0.1')).statusCode, 200)
       assert.equal((await from('10.0.0.1')).statusCode, 429)
@@ -102,7 +122,13 @@ describe('IP rate limits', () => {
       assert.equal((await from('10.0.0.1', { 'x-forwarded-for': '203.0.113.9' })).statusCode, 429)
     })
     await withApp({ RATE_LIMIT_IP_MAX: '1', TRUST_PROXY: '10.0.0.1' }, async (ctx) => {
-      const viaProxy = (client: string) => ctx.app.inject({ method: 'GET', url: '/api/v1/tokens', remoteAddress: '10.0.0.1', headers: { 'x-forwarded-for': client } })
+      const viaProxy = (client: string) =>
+        ctx.app.inject({
+          method: 'GET',
+          url: '/api/v1/tokens',
+          remoteAddress: '10.0.0.1',
+          headers: { 'x-forwarded-for': client },
+        })
       assert.equal((await viaProxy('203.0.113.1')).statusCode, 200)
       assert.equal((await viaProxy('203.0.113.1')).statusCode, 429)
       assert.equal((await viaProxy('203.0.113.2')).statusCode, 200)
@@ -113,20 +139,38 @@ describe('IP rate limits', () => {
     await withApp({ RATE_LIMIT_TOKENS_MAX: '3', RATE_LIMIT_IP_MAX: '100' }, async (ctx) => {
       const { uid } = await createIntegrator(ctx)
       for (let i = 1; i <= 3; i++) {
-        const res = await ctx.app.inject({ method: 'POST', url: '/api/v1/tokens', payload: { integratorUID: i === 2 ? 'int_wrong' : uid } })
+        const res = await ctx.app.inject({
+          method: 'POST',
+          url: '/api/v1/tokens',
+          payload: { integratorUID: i === 2 ? 'int_wrong' : uid },
+        })
         assert.notEqual(res.statusCode, 429, `request ${i} (refusals count too)`)
         assert.equal(headersOf(res).limit, 3)
       }
       const refused = await ctx.app.inject({ method: 'POST', url: '/api/v1/tokens', payload: { integratorUID: uid } })
       assert.equal(refused.statusCode, 429)
-      assert.equal(refused.json().error, 'Rate limit exceeded: 3 requests per 15 minutes per IP address on POST /api/v1/tokens')
+      assert.equal(
+        refused.json().error,
+        'Rate limit exceeded: 3 requests per 15 minutes per IP address on POST /api/v1/tokens',
+      )
       for (let i = 1; i <= 3; i++) {
-        const res = await ctx.app.inject({ method: 'POST', url: '/api/v1/tokens/refresh', payload: { refreshToken: 'x.y.z' } })
+        const res = await ctx.app.inject({
+          method: 'POST',
+          url: '/api/v1/tokens/refresh',
+          payload: { refreshToken: 'x.y.z' },
+        })
         assert.equal(res.statusCode, 401, `refresh ${i} has its own bucket`)
       }
-      const refreshRefused = await ctx.app.inject({ method: 'POST', url: '/api/v1/tokens/refresh', payload: { refreshToken: 'x.y.z' } })
+      const refreshRefused = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/v1/tokens/refresh',
+        payload: { refreshToken: 'x.y.z' },
+      })
       assert.equal(refreshRefused.statusCode, 429)
-      assert.equal(refreshRefused.json().error, 'Rate limit exceeded: 3 requests per 15 minutes per IP address on POST /api/v1/tokens/refresh')
+      assert.equal(
+        refreshRefused.json().error,
+        'Rate limit exceeded: 3 requests per 15 minutes per IP address on POST /api/v1/tokens/refresh',
+      )
       const general = await ctx.app.inject({ method: 'GET', url: '/api/v1/tokens' })
       assert.equal(general.statusCode, 200)
       assert.equal(headersOf(general).limit, 100)
@@ -148,7 +192,8 @@ describe('IP rate limits', () => {
 
   it('treats 0 as unlimited', async () => {
     await withApp({ RATE_LIMIT_IP_MAX: '0' }, async (ctx) => {
-      for (let i = 0; i < 30; i++) assert.equal((await ctx.app.inject({ method: 'GET', url: '/api/v1/tokens' })).statusCode, 200)
+      for (let i = 0; i < 30; i++)
+        assert.equal((await ctx.app.inject({ method: 'GET', url: '/api/v1/tokens' })).statusCode, 200)
     })
   })
 })
@@ -156,72 +201,103 @@ describe('IP rate limits', () => {
 describe('daily per-endpoint quotas', () => {
   it('allows the Free tier exactly QUOTA_FREE calls per endpoint, then 429 naming the quota', async () => {
     const clock = manualClock(Date.UTC(2026, 10, 22, 10, 0, 0))
-    await withApp({ QUOTA_FREE: '3' }, async (ctx) => {
-      const { uid } = await createIntegrator(ctx, { tier: 'free' })
-      const { accessToken } = await integratorToken(ctx, uid)
-      const midnight = Date.UTC(2026, 10, 23) / 1000
-      for (let i = 1; i <= 3; i++) {
-        const res = await ctx.app.inject({ method: 'GET', url: '/api/v1/tokens/validate', headers: bearer(accessToken) })
-        assert.equal(res.statusCode, 200, `call ${i}`)
-        assert.deepEqual(headersOf(res), { limit: 3, remaining: 3 - i, reset: midnight })
-      }
-      const refused = await ctx.app.inject({ method: 'GET', url: '/api/v1/tokens/validate', headers: bearer(accessToken) })
-      assert.equal(refused.statusCode, 429)
-      assert.equal(refused.json().error, 'Daily quota exceeded: 3 requests per day to GET /api/v1/tokens/validate for the Free tier; it resets at 00:00 UTC')
-      assert.equal(refused.headers['retry-after'], String(14 * 3600))
-      assert.deepEqual(headersOf(refused), { limit: 3, remaining: 0, reset: midnight })
-      // another endpoint has a budget of its own
-      const other = await ctx.app.inject({ method: 'GET', url: '/api/v1/tokens/info', headers: bearer(accessToken) })
-      assert.equal(other.statusCode, 200)
-      assert.equal(headersOf(other).remaining, 2)
-    }, () => clock.now)
+    await withApp(
+      { QUOTA_FREE: '3' },
+      async (ctx) => {
+        const { uid } = await createIntegrator(ctx, { tier: 'free' })
+        const { accessToken } = await integratorToken(ctx, uid)
+        const midnight = Date.UTC(2026, 10, 23) / 1000
+        for (let i = 1; i <= 3; i++) {
+          const res = await ctx.app.inject({
+            method: 'GET',
+            url: '/api/v1/tokens/validate',
+            headers: bearer(accessToken),
+          })
+          assert.equal(res.statusCode, 200, `call ${i}`)
+          assert.deepEqual(headersOf(res), { limit: 3, remaining: 3 - i, reset: midnight })
+        }
+        const refused = await ctx.app.inject({
+          method: 'GET',
+          url: '/api/v1/tokens/validate',
+          headers: bearer(accessToken),
+        })
+        assert.equal(refused.statusCode, 429)
+        assert.equal(
+          refused.json().error,
+          'Daily quota exceeded: 3 requests per day to GET /api/v1/tokens/validate for the Free tier; it resets at 00:00 UTC',
+        )
+        assert.equal(refused.headers['retry-after'], String(14 * 3600))
+        assert.deepEqual(headersOf(refused), { limit: 3, remaining: 0, reset: midnight })
+        // another endpoint has a budget of its own
+        const other = await ctx.app.inject({ method: 'GET', url: '/api/v1/tokens/info', headers: bearer(accessToken) })
+        assert.equal(other.statusCode, 200)
+        assert.equal(headersOf(other).remaining, 2)
+      },
+      () => clock.now,
+    )
   })
 
   it('resets at 00:00 UTC (injected clock)', async () => {
     const clock = manualClock(Date.UTC(2026, 10, 22, 23, 59, 58))
-    await withApp({ QUOTA_FREE: '2' }, async (ctx) => {
-      const { uid } = await createIntegrator(ctx, { tier: 'free' })
-      const { accessToken } = await integratorToken(ctx, uid, { expiresIn: 86400 })
-      const call = () => ctx.app.inject({ method: 'GET', url: '/api/v1/tokens/validate', headers: bearer(accessToken) })
-      assert.equal((await call()).statusCode, 200)
-      assert.equal((await call()).statusCode, 200)
-      const refused = await call()
-      assert.equal(refused.statusCode, 429)
-      assert.equal(refused.headers['retry-after'], '2')
-      clock.advance(2) // 00:00:00 UTC
-      const fresh = await call()
-      assert.equal(fresh.statusCode, 200)
-      assert.equal(headersOf(fresh).remaining, 1)
-      assert.equal(headersOf(fresh).reset, Date.UTC(2026, 10, 24) / 1000)
-    }, () => clock.now)
+    await withApp(
+      { QUOTA_FREE: '2' },
+      async (ctx) => {
+        const { uid } = await createIntegrator(ctx, { tier: 'free' })
+        const { accessToken } = await integratorToken(ctx, uid, { expiresIn: 86400 })
+        const call = () =>
+          ctx.app.inject({ method: 'GET', url: '/api/v1/tokens/validate', headers: bearer(accessToken) })
+        assert.equal((await call()).statusCode, 200)
+        assert.equal((await call()).statusCode, 200)
+        const refused = await call()
+        assert.equal(refused.statusCode, 429)
+        assert.equal(refused.headers['retry-after'], '2')
+        clock.advance(2) // 00:00:00 UTC
+        const fresh = await call()
+        assert.equal(fresh.statusCode, 200)
+        assert.equal(headersOf(fresh).remaining, 1)
+        assert.equal(headersOf(fresh).reset, Date.UTC(2026, 10, 24) / 1000)
+      },
+      () => clock.now,
+    )
   })
 
   it('applies each tier its own quota, Enterprise none, and user tokens QUOTA_USER', async () => {
-    await withApp({ QUOTA_FREE: '1', QUOTA_STARTER: '2', QUOTA_PRO: '3', QUOTA_ENTERPRISE: '0', QUOTA_USER: '4' }, async (ctx) => {
-      const spend = async (token: string) => {
-        let allowed = 0
-        for (let i = 0; i < 6; i++) {
-          const res = await ctx.app.inject({ method: 'GET', url: '/api/v1/tokens/info', headers: bearer(token) })
-          if (res.statusCode === 200) allowed++
-          else assert.equal(res.statusCode, 429)
+    await withApp(
+      { QUOTA_FREE: '1', QUOTA_STARTER: '2', QUOTA_PRO: '3', QUOTA_ENTERPRISE: '0', QUOTA_USER: '4' },
+      async (ctx) => {
+        const spend = async (token: string) => {
+          let allowed = 0
+          for (let i = 0; i < 6; i++) {
+            const res = await ctx.app.inject({ method: 'GET', url: '/api/v1/tokens/info', headers: bearer(token) })
+            if (res.statusCode === 200) allowed++
+            else assert.equal(res.statusCode, 429)
+          }
+          return allowed
         }
-        return allowed
-      }
-      for (const [tier, expected] of [['free', 1], ['starter', 2], ['pro', 3], ['enterprise', 6]] as const) {
-        const { uid } = await createIntegrator(ctx, { tier })
-        assert.equal(await spend((await integratorToken(ctx, uid)).accessToken), expected, tier)
-      }
-      const user = await createUser(ctx)
-      assert.equal(await spend((await userToken(ctx, user.email)).accessToken), 4, 'user token')
-    })
+        for (const [tier, expected] of [
+          ['free', 1],
+          ['starter', 2],
+          ['pro', 3],
+          ['enterprise', 6],
+        ] as const) {
+          const { uid } = await createIntegrator(ctx, { tier })
+          assert.equal(await spend((await integratorToken(ctx, uid)).accessToken), expected, tier)
+        }
+        const user = await createUser(ctx)
+        assert.equal(await spend((await userToken(ctx, user.email)).accessToken), 4, 'user token')
+      },
+    )
   })
 
   it('of 50 parallel calls with 5 left, exactly 5 succeed', async () => {
     await withApp({ QUOTA_STARTER: '5' }, async (ctx) => {
       const { uid } = await createIntegrator(ctx, { tier: 'starter' })
       const { accessToken } = await integratorToken(ctx, uid)
-      const results = await Promise.all(Array.from({ length: 50 }, () =>
-        ctx.app.inject({ method: 'GET', url: '/api/v1/tokens/validate', headers: bearer(accessToken) })))
+      const results = await Promise.all(
+        Array.from({ length: 50 }, () =>
+          ctx.app.inject({ method: 'GET', url: '/api/v1/tokens/validate', headers: bearer(accessToken) }),
+        ),
+      )
       assert.equal(results.filter((r) => r.statusCode === 200).length, 5)
       assert.equal(results.filter((r) => r.statusCode === 429).length, 45)
     })
@@ -231,9 +307,21 @@ describe('daily per-endpoint quotas', () => {
     await withApp({ QUOTA_FREE: '1' }, async (ctx) => {
       const a = await integratorToken(ctx, (await createIntegrator(ctx, { tier: 'free' })).uid)
       const b = await integratorToken(ctx, (await createIntegrator(ctx, { tier: 'free' })).uid)
-      assert.equal((await ctx.app.inject({ method: 'GET', url: '/api/v1/tokens/info', headers: bearer(a.accessToken) })).statusCode, 200)
-      assert.equal((await ctx.app.inject({ method: 'GET', url: '/api/v1/tokens/info', headers: bearer(a.accessToken) })).statusCode, 429)
-      assert.equal((await ctx.app.inject({ method: 'GET', url: '/api/v1/tokens/info', headers: bearer(b.accessToken) })).statusCode, 200)
+      assert.equal(
+        (await ctx.app.inject({ method: 'GET', url: '/api/v1/tokens/info', headers: bearer(a.accessToken) }))
+          .statusCode,
+        200,
+      )
+      assert.equal(
+        (await ctx.app.inject({ method: 'GET', url: '/api/v1/tokens/info', headers: bearer(a.accessToken) }))
+          .statusCode,
+        429,
+      )
+      assert.equal(
+        (await ctx.app.inject({ method: 'GET', url: '/api/v1/tokens/info', headers: bearer(b.accessToken) }))
+          .statusCode,
+        200,
+      )
     })
   })
 

@@ -10,7 +10,9 @@ const NOW = Date.UTC(2026, 5, 1, 12) / 1000
 const DAY = 86_400
 
 let ctx: TestContext
-before(async () => { ctx = await createTestApp({ clock: () => NOW * 1000 }) })
+before(async () => {
+  ctx = await createTestApp({ clock: () => NOW * 1000 })
+})
 after(() => ctx.close())
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString()
@@ -18,7 +20,10 @@ const iso = (seconds: number) => new Date(seconds * 1000).toISOString()
 const still = (t: number, c: number, z = 1): DeviceReading => ({ t, c, x: 0, y: 0, z })
 
 function near(actual: number | null, expected: number, message?: string) {
-  assert.ok(actual !== null && Math.abs(actual - expected) < 1e-9, `${message ?? ''} expected ${expected}, got ${actual}`)
+  assert.ok(
+    actual !== null && Math.abs(actual - expected) < 1e-9,
+    `${message ?? ''} expected ${expected}, got ${actual}`,
+  )
 }
 
 describe('GET .../litterguards/<mac_address>/analytics', () => {
@@ -59,16 +64,23 @@ describe('GET .../litterguards/<mac_address>/analytics', () => {
     const d = await f.device()
     await f.send(d.MAC, [still(NOW - 2 * DAY, 30)])
     assert.deepEqual((await f.inject('GET', `/${d.MAC}/analytics?timeRange=24h`)).json().data, {
-      averageTemperature: null, averageAccelerationMagnitude: null, temperatureRange: { min: null, max: null },
-      activityLevel: 'normal', unusualActivityDetected: false, dataPointsCount: 0, timeRange: { start: iso(NOW - DAY), end: iso(NOW) },
+      averageTemperature: null,
+      averageAccelerationMagnitude: null,
+      temperatureRange: { min: null, max: null },
+      activityLevel: 'normal',
+      unusualActivityDetected: false,
+      dataPointsCount: 0,
+      timeRange: { start: iso(NOW - DAY), end: iso(NOW) },
     })
   })
 
   it('refuses an unknown timeRange and answers 404 for a MAC that names no device', async () => {
     const f = await deviceFarm(ctx)
     const d = await f.device()
-    for (const range of ['2h', '24H', '', '1d']) assertInvalid(await f.inject('GET', `/${d.MAC}/analytics?timeRange=${range}`), ['query:timeRange'])
-    for (const range of ['1h', '6h', '24h', '7d', '30d']) assert.equal((await f.inject('GET', `/${d.MAC}/analytics?timeRange=${range}`)).statusCode, 200)
+    for (const range of ['2h', '24H', '', '1d'])
+      assertInvalid(await f.inject('GET', `/${d.MAC}/analytics?timeRange=${range}`), ['query:timeRange'])
+    for (const range of ['1h', '6h', '24h', '7d', '30d'])
+      assert.equal((await f.inject('GET', `/${d.MAC}/analytics?timeRange=${range}`)).statusCode, 200)
     assertError(await f.inject('GET', `/${nextDeviceMac()}/analytics`), 404, 'Litterguard not found')
     assertError(await f.inject('GET', '/summary/analytics'), 404, 'Litterguard not found')
   })
@@ -83,10 +95,12 @@ describe('GET .../litterguards/<mac_address>/analytics', () => {
  * - lively:   0.3 throughout (c 34)              → 1.5× → high; buckets 0.1 from the mean → usual
  * and, for the summary, a quiet device last heard 15 minutes and 1 second ago (20 °C) and a silent one never heard.
  */
-describe('activity against the device\'s own baseline, and the summary', () => {
+describe("activity against the device's own baseline, and the summary", () => {
   const windowStart = NOW - DAY
-  const baseline = (): DeviceReading[] => Array.from({ length: 7 * 144 }, (_, k) => still(windowStart - 7 * DAY + 300 + 600 * k, 25, k % 2 === 0 ? 1.1 : 1.3))
-  const window = (c: number, z: (j: number) => number) => Array.from({ length: 144 }, (_, j) => still(windowStart + 300 + 600 * j, c, z(j)))
+  const baseline = (): DeviceReading[] =>
+    Array.from({ length: 7 * 144 }, (_, k) => still(windowStart - 7 * DAY + 300 + 600 * k, 25, k % 2 === 0 ? 1.1 : 1.3))
+  const window = (c: number, z: (j: number) => number) =>
+    Array.from({ length: 144 }, (_, j) => still(windowStart + 300 + 600 * j, c, z(j)))
   let farm: Awaited<ReturnType<typeof deviceFarm>>
   const macs: Record<string, string> = {}
 
@@ -99,7 +113,8 @@ describe('activity against the device\'s own baseline, and the summary', () => {
     await farm.send(macs.quiet!, [still(NOW - 901, 20)])
   })
 
-  const analytics = async (name: string) => (await farm.inject('GET', `/${macs[name]}/analytics?timeRange=24h`)).json().data
+  const analytics = async (name: string) =>
+    (await farm.inject('GET', `/${macs[name]}/analytics?timeRange=24h`)).json().data
 
   it('calm: below 0.8x its baseline is low; one bucket beyond 3 standard deviations is not unusual', async () => {
     const a = await analytics('calm')
@@ -124,24 +139,42 @@ describe('activity against the device\'s own baseline, and the summary', () => {
     assert.equal(a.unusualActivityDetected, false)
   })
 
-  it('the summary counts devices by connectivity, averages the active ones\' temperatures and counts the unusual', async () => {
+  it("the summary counts devices by connectivity, averages the active ones' temperatures and counts the unusual", async () => {
     const res = await farm.inject('GET', '/summary')
     assert.equal(res.statusCode, 200)
     const summary = res.json().data
-    near(summary.averageTemperature, 32, 'mean of 30, 32 and 34: the quiet device\'s 20 °C is not current')
-    assert.deepEqual({ ...summary, averageTemperature: 0 }, {
-      totalDevices: 5, activeDevices: 3, inactiveDevices: 2, averageTemperature: 0, devicesWithUnusualActivity: 1, lastDataReceived: NOW - 300,
-    })
+    near(summary.averageTemperature, 32, "mean of 30, 32 and 34: the quiet device's 20 °C is not current")
+    assert.deepEqual(
+      { ...summary, averageTemperature: 0 },
+      {
+        totalDevices: 5,
+        activeDevices: 3,
+        inactiveDevices: 2,
+        averageTemperature: 0,
+        devicesWithUnusualActivity: 1,
+        lastDataReceived: NOW - 300,
+      },
+    )
   })
 
   it('the summary of an account without devices or data', async () => {
     const f = await deviceFarm(ctx)
     assert.deepEqual((await f.inject('GET', '/summary')).json().data, {
-      totalDevices: 0, activeDevices: 0, inactiveDevices: 0, averageTemperature: null, devicesWithUnusualActivity: 0, lastDataReceived: null,
+      totalDevices: 0,
+      activeDevices: 0,
+      inactiveDevices: 0,
+      averageTemperature: null,
+      devicesWithUnusualActivity: 0,
+      lastDataReceived: null,
     })
     await f.device()
     assert.deepEqual((await f.inject('GET', '/summary')).json().data, {
-      totalDevices: 1, activeDevices: 0, inactiveDevices: 1, averageTemperature: null, devicesWithUnusualActivity: 0, lastDataReceived: null,
+      totalDevices: 1,
+      activeDevices: 0,
+      inactiveDevices: 1,
+      averageTemperature: null,
+      devicesWithUnusualActivity: 0,
+      lastDataReceived: null,
     })
   })
 })
@@ -149,14 +182,19 @@ describe('activity against the device\'s own baseline, and the summary', () => {
 describe('the OpenAPI document', () => {
   it('says how the analytics and summary figures are computed, and in which units', async () => {
     const doc = (await ctx.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json()
-    const data = (path: string) => doc.paths[`/api/v1/users/{userId}/litterguards${path}`].get.responses['200'].content['application/json'].schema.properties.data.properties
+    const data = (path: string) =>
+      doc.paths[`/api/v1/users/{userId}/litterguards${path}`].get.responses['200'].content['application/json'].schema
+        .properties.data.properties
     const summary = data('/summary')
     assert.match(summary.lastDataReceived.description, /Unix SECONDS/)
     assert.match(summary.averageTemperature.description, /ACTIVE devices/)
     assert.match(summary.devicesWithUnusualActivity.description, /24 hours/)
     const analytics = data('/{macAddress}/analytics')
     assert.match(analytics.activityLevel.description, /below 0\.8× low, above 1\.2× high/)
-    assert.match(analytics.unusualActivityDetected.description, /2 consecutive 10-minute buckets .* 3 standard deviations/)
+    assert.match(
+      analytics.unusualActivityDetected.description,
+      /2 consecutive 10-minute buckets .* 3 standard deviations/,
+    )
     const readings = doc.paths['/api/v1/users/{userId}/litterguards/{macAddress}/sensordata'].get.parameters
     assert.match(readings.find((p: { name: string }) => p.name === 'startTime').description, /Unix SECONDS/)
   })

@@ -12,15 +12,31 @@ export function nextDeviceMac(): string {
   return `DE:C0:${hex(macCounter >> 8)}:${hex(macCounter & 255)}:00:01`
 }
 
-export interface DeviceReading { t: number; c: number; x: number; y: number; z: number }
+export interface DeviceReading {
+  t: number
+  c: number
+  x: number
+  y: number
+  z: number
+}
 
 export async function deviceFarm(ctx: TestContext) {
   const user = await createUser(ctx)
   const integrator = await createIntegrator(ctx, { tier: 'pro', canWrite: true, canDelete: true, linkTo: [user.uid] })
   const headers = bearer((await integratorToken(ctx, integrator.uid)).accessToken)
   const base = `/api/v1/users/${user.uid}/litterguards`
-  const inject = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, payload?: unknown, extraHeaders: Record<string, string> = {}) =>
-    ctx.app.inject({ method, url: `${base}${path}`, headers: { ...headers, ...extraHeaders }, ...(payload !== undefined ? { payload: payload as object } : {}) })
+  const inject = (
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    path: string,
+    payload?: unknown,
+    extraHeaders: Record<string, string> = {},
+  ) =>
+    ctx.app.inject({
+      method,
+      url: `${base}${path}`,
+      headers: { ...headers, ...extraHeaders },
+      ...(payload !== undefined ? { payload: payload as object } : {}),
+    })
   const device = async (name = 'Farrowing pen', mac = nextDeviceMac()) => {
     const res = await inject('POST', '', { MAC: mac, Name: name })
     assert.equal(res.statusCode, 201, res.body)
@@ -37,7 +53,11 @@ export async function deviceFarm(ctx: TestContext) {
 }
 
 export async function storedReadings(ctx: TestContext, uid: string, mac: string): Promise<number> {
-  const row = await ctx.database.db.selectFrom('litterguard_readings').select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('uid', '=', uid).where('mac', '=', mac).executeTakeFirstOrThrow()
+  const row = await ctx.database.db
+    .selectFrom('litterguard_readings')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('uid', '=', uid)
+    .where('mac', '=', mac)
+    .executeTakeFirstOrThrow()
   return Number(row.n)
 }

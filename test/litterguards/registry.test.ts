@@ -11,7 +11,9 @@ const clock = manualClock(Date.UTC(2026, 5, 1, 12))
 const nowSeconds = () => Math.floor(clock.now / 1000)
 
 let ctx: TestContext
-before(async () => { ctx = await createTestApp({ clock: () => clock.now }) })
+before(async () => {
+  ctx = await createTestApp({ clock: () => clock.now })
+})
 after(() => ctx.close())
 
 describe('POST /users/<user_id>/litterguards', () => {
@@ -21,7 +23,14 @@ describe('POST /users/<user_id>/litterguards', () => {
     const res = await f.inject('POST', '', { MAC: mac.toLowerCase(), Name: 'Farrowing pen 3' })
     assert.equal(res.statusCode, 201, res.body)
     assert.equal(res.headers.location, `/api/v1/users/${f.user.uid}/litterguards/${encodeURIComponent(mac)}`)
-    assert.deepEqual(res.json().data, { MAC: mac, Name: 'Farrowing pen 3', LastSeen: null, Active: false, CurrentTemperature: null, t: clock.now })
+    assert.deepEqual(res.json().data, {
+      MAC: mac,
+      Name: 'Farrowing pen 3',
+      LastSeen: null,
+      Active: false,
+      CurrentTemperature: null,
+      t: clock.now,
+    })
     assert.equal(res.json().message, 'Litterguard created')
     assert.deepEqual((await f.inject('GET', `/${mac}`)).json().data, res.json().data)
   })
@@ -29,7 +38,11 @@ describe('POST /users/<user_id>/litterguards', () => {
   it('answers 409 for a MAC the account already has, in either case; another account may have it', async () => {
     const f = await deviceFarm(ctx)
     const d = await f.device()
-    assertError(await f.inject('POST', '', { MAC: d.MAC.toLowerCase(), Name: 'Again' }), 409, `A litterguard with MAC ${d.MAC} already exists`)
+    assertError(
+      await f.inject('POST', '', { MAC: d.MAC.toLowerCase(), Name: 'Again' }),
+      409,
+      `A litterguard with MAC ${d.MAC} already exists`,
+    )
     const other = await deviceFarm(ctx)
     assert.equal((await other.inject('POST', '', { MAC: d.MAC, Name: 'Elsewhere' })).statusCode, 201)
   })
@@ -75,7 +88,14 @@ describe('GET, PATCH and DELETE /users/<user_id>/litterguards/<mac_address>', ()
     const f = await deviceFarm(ctx)
     const d = await f.device('Pen 1')
     assert.equal((await f.inject('GET', `/${d.MAC.toLowerCase()}`)).json().data.MAC, d.MAC)
-    for (const path of [nextDeviceMac(), 'AA:BB', 'not-a-mac', '12345', 'x'.repeat(200), encodeURIComponent('AA:BB:CC:DD:EE:FF ')]) {
+    for (const path of [
+      nextDeviceMac(),
+      'AA:BB',
+      'not-a-mac',
+      '12345',
+      'x'.repeat(200),
+      encodeURIComponent('AA:BB:CC:DD:EE:FF '),
+    ]) {
       assertError(await f.inject('GET', `/${path}`), 404, 'Litterguard not found')
       assertError(await f.inject('PATCH', `/${path}`, { Name: 'x' }), 404, 'Litterguard not found')
       assertError(await f.inject('DELETE', `/${path}`), 404, 'Litterguard not found')
@@ -104,7 +124,10 @@ describe('GET, PATCH and DELETE /users/<user_id>/litterguards/<mac_address>', ()
   it('deletes a device with its readings; a second delete is a 404', async () => {
     const f = await deviceFarm(ctx)
     const d = await f.device()
-    await f.send(d.MAC, [{ t: nowSeconds() - 60, c: 30, x: 0, y: 0, z: 1 }, { t: nowSeconds(), c: 31, x: 0, y: 0, z: 1 }])
+    await f.send(d.MAC, [
+      { t: nowSeconds() - 60, c: 30, x: 0, y: 0, z: 1 },
+      { t: nowSeconds(), c: 31, x: 0, y: 0, z: 1 },
+    ])
     assert.equal(await storedReadings(ctx, f.user.uid, d.MAC), 2)
     const res = await f.inject('DELETE', `/${d.MAC.toLowerCase()}`)
     assert.equal(res.statusCode, 200)
@@ -116,18 +139,34 @@ describe('GET, PATCH and DELETE /users/<user_id>/litterguards/<mac_address>', ()
     assert.equal((await f.inject('POST', '', { MAC: d.MAC, Name: 'Back' })).json().data.LastSeen, null)
   })
 
-  it('needs the integrator\'s write permission to change and its delete permission to delete; the owner may do both', async () => {
+  it("needs the integrator's write permission to change and its delete permission to delete; the owner may do both", async () => {
     const f = await deviceFarm(ctx)
     const d = await f.device()
     const reader = await createIntegrator(ctx, { tier: 'pro', linkTo: [f.user.uid] })
     const writer = await createIntegrator(ctx, { tier: 'free', canWrite: true, linkTo: [f.user.uid] })
     const as = async (uid: string) => bearer((await integratorToken(ctx, uid)).accessToken)
-    const call = async (headers: Record<string, string>, method: 'POST' | 'PATCH' | 'DELETE', path: string, payload?: object) =>
-      ctx.app.inject({ method, url: `${f.base}${path}`, headers, ...(payload ? { payload } : {}) })
-    assertError(await call(await as(reader.uid), 'POST', '', { MAC: nextDeviceMac(), Name: 'x' }), 403, 'Integrator does not have write permission')
-    assertError(await call(await as(reader.uid), 'PATCH', `/${d.MAC}`, { Name: 'x' }), 403, 'Integrator does not have write permission')
+    const call = async (
+      headers: Record<string, string>,
+      method: 'POST' | 'PATCH' | 'DELETE',
+      path: string,
+      payload?: object,
+    ) => ctx.app.inject({ method, url: `${f.base}${path}`, headers, ...(payload ? { payload } : {}) })
+    assertError(
+      await call(await as(reader.uid), 'POST', '', { MAC: nextDeviceMac(), Name: 'x' }),
+      403,
+      'Integrator does not have write permission',
+    )
+    assertError(
+      await call(await as(reader.uid), 'PATCH', `/${d.MAC}`, { Name: 'x' }),
+      403,
+      'Integrator does not have write permission',
+    )
     assert.equal((await call(await as(writer.uid), 'PATCH', `/${d.MAC}`, { Name: 'By a Free writer' })).statusCode, 200)
-    assertError(await call(await as(writer.uid), 'DELETE', `/${d.MAC}`), 403, 'Integrator does not have delete permission')
+    assertError(
+      await call(await as(writer.uid), 'DELETE', `/${d.MAC}`),
+      403,
+      'Integrator does not have delete permission',
+    )
     const owner = bearer((await userToken(ctx, `${f.user.uid}@farm.example`)).accessToken)
     assert.equal((await call(owner, 'DELETE', `/${d.MAC}`)).statusCode, 200)
   })
@@ -144,12 +183,22 @@ describe('Active: data within the window, judged when read', () => {
       const active = (await f.inject('GET', '?active=true')).json().data.length
       const inactive = (await f.inject('GET', '/search?active=false')).json().data.length
       const summary = (await f.inject('GET', '/summary')).json().data
-      return { Active: item.Active, active, inactive, activeDevices: summary.activeDevices, inactiveDevices: summary.inactiveDevices }
+      return {
+        Active: item.Active,
+        active,
+        inactive,
+        activeDevices: summary.activeDevices,
+        inactiveDevices: summary.inactiveDevices,
+      }
     }
     assert.deepEqual((await f.inject('GET', `/${d.MAC}`)).json().data.LastSeen, { seconds: seen, nanoseconds: 0 })
     assert.deepEqual(await state(), { Active: true, active: 1, inactive: 0, activeDevices: 1, inactiveDevices: 0 })
     clock.advance(15 * 60)
-    assert.deepEqual(await state(), { Active: true, active: 1, inactive: 0, activeDevices: 1, inactiveDevices: 0 }, 'exactly 15 minutes old is still active')
+    assert.deepEqual(
+      await state(),
+      { Active: true, active: 1, inactive: 0, activeDevices: 1, inactiveDevices: 0 },
+      'exactly 15 minutes old is still active',
+    )
     clock.advance(1)
     assert.deepEqual(await state(), { Active: false, active: 0, inactive: 1, activeDevices: 0, inactiveDevices: 1 })
     await f.send(d.MAC, [{ t: nowSeconds() - 30, c: 32, x: 0, y: 0, z: 1 }])
@@ -199,24 +248,52 @@ describe('GET /users/<user_id>/litterguards and .../search', () => {
 
   it('sorts by any scalar field (devices without a value last) and filters exactly', async () => {
     const { f, devices } = await fleet()
-    assert.deepEqual(macs(await f.inject('GET', '?sortBy=Name&sortOrder=asc')), [3, 4, 0, 1, 2].map((i) => devices[i]!.MAC))
-    assert.deepEqual(macs(await f.inject('GET', '?sortBy=CurrentTemperature')), [1, 0, 3, 4, 2].map((i) => devices[i]!.MAC))
-    assert.deepEqual(macs(await f.inject('GET', '?sortBy=LastSeen&sortOrder=desc&limit=3')), [0, 3, 1].map((i) => devices[i]!.MAC))
-    assert.deepEqual(macs(await f.inject('GET', '?sortBy=Active&sortOrder=desc&limit=2')), [3, 0].map((i) => devices[i]!.MAC))
+    assert.deepEqual(
+      macs(await f.inject('GET', '?sortBy=Name&sortOrder=asc')),
+      [3, 4, 0, 1, 2].map((i) => devices[i]!.MAC),
+    )
+    assert.deepEqual(
+      macs(await f.inject('GET', '?sortBy=CurrentTemperature')),
+      [1, 0, 3, 4, 2].map((i) => devices[i]!.MAC),
+    )
+    assert.deepEqual(
+      macs(await f.inject('GET', '?sortBy=LastSeen&sortOrder=desc&limit=3')),
+      [0, 3, 1].map((i) => devices[i]!.MAC),
+    )
+    assert.deepEqual(
+      macs(await f.inject('GET', '?sortBy=Active&sortOrder=desc&limit=2')),
+      [3, 0].map((i) => devices[i]!.MAC),
+    )
     assert.deepEqual(macs(await f.inject('GET', `?filter[Name]=${encodeURIComponent('Nursery B')}`)), [devices[4]!.MAC])
     assert.deepEqual(macs(await f.inject('GET', `?filter[MAC]=${devices[2]!.MAC.toLowerCase()}`)), [devices[2]!.MAC])
-    assert.deepEqual(macs(await f.inject('GET', '?filter[Active]=true&sortBy=Name&sortOrder=asc')), [3, 0].map((i) => devices[i]!.MAC))
+    assert.deepEqual(
+      macs(await f.inject('GET', '?filter[Active]=true&sortBy=Name&sortOrder=asc')),
+      [3, 0].map((i) => devices[i]!.MAC),
+    )
   })
 
   it('narrows by active, mac (either case) and part of the name (any case), in the list and in search alike', async () => {
     const { f, devices } = await fleet()
     for (const path of ['', '/search']) {
-      assert.deepEqual(macs(await f.inject('GET', `${path}?active=true`)), [3, 0].map((i) => devices[i]!.MAC))
-      assert.deepEqual(macs(await f.inject('GET', `${path}?active=false`)), [4, 2, 1].map((i) => devices[i]!.MAC))
+      assert.deepEqual(
+        macs(await f.inject('GET', `${path}?active=true`)),
+        [3, 0].map((i) => devices[i]!.MAC),
+      )
+      assert.deepEqual(
+        macs(await f.inject('GET', `${path}?active=false`)),
+        [4, 2, 1].map((i) => devices[i]!.MAC),
+      )
       assert.deepEqual(macs(await f.inject('GET', `${path}?mac=${devices[1]!.MAC.toLowerCase()}`)), [devices[1]!.MAC])
-      assert.deepEqual(macs(await f.inject('GET', `${path}?name=NORTH`)), [1, 0].map((i) => devices[i]!.MAC))
+      assert.deepEqual(
+        macs(await f.inject('GET', `${path}?name=NORTH`)),
+        [1, 0].map((i) => devices[i]!.MAC),
+      )
       assert.deepEqual(macs(await f.inject('GET', `${path}?name=north&active=false`)), [devices[1]!.MAC])
-      assert.deepEqual(macs(await f.inject('GET', `${path}?name=${encodeURIComponent('%')}`)), [], 'LIKE wildcards match themselves')
+      assert.deepEqual(
+        macs(await f.inject('GET', `${path}?name=${encodeURIComponent('%')}`)),
+        [],
+        'LIKE wildcards match themselves',
+      )
     }
     const searched = await f.inject('GET', '/search')
     assert.deepEqual(searched.json().pagination, { page: 1, limit: 10, total: 5, totalPages: 1 })
@@ -228,12 +305,27 @@ describe('GET /users/<user_id>/litterguards and .../search', () => {
   it('refuses bad list and search parameters with 400', async () => {
     const f = await deviceFarm(ctx)
     for (const path of ['', '/search']) {
-      for (const query of ['limit=0', 'limit=101', 'page=0', 'page=x', 'active=maybe', 'mac=AA:BB', 'name=', `name=${'x'.repeat(201)}`]) {
+      for (const query of [
+        'limit=0',
+        'limit=101',
+        'page=0',
+        'page=x',
+        'active=maybe',
+        'mac=AA:BB',
+        'name=',
+        `name=${'x'.repeat(201)}`,
+      ]) {
         assertError(await f.inject('GET', `${path}?${query}`), 400, 'Validation failed')
       }
       assert.equal((await f.inject('GET', `${path}?limit=100`)).statusCode, 200)
     }
-    for (const query of ['sortBy=Battery', 'sortOrder=up', 'filter[Battery]=1', 'filter[Active]=maybe', 'filter[LastSeen]=1']) {
+    for (const query of [
+      'sortBy=Battery',
+      'sortOrder=up',
+      'filter[Battery]=1',
+      'filter[Active]=maybe',
+      'filter[LastSeen]=1',
+    ]) {
       assertError(await f.inject('GET', `?${query}`), 400, 'Validation failed')
     }
   })
@@ -251,7 +343,10 @@ describe('a deleted account', () => {
     const d = await f.device()
     await f.send(d.MAC, [{ t: nowSeconds(), c: 30, x: 0, y: 0, z: 1 }])
     const owner = bearer((await userToken(ctx, `${f.user.uid}@farm.example`)).accessToken)
-    assert.equal((await ctx.app.inject({ method: 'DELETE', url: `/api/v1/users/${f.user.uid}`, headers: owner })).statusCode, 200)
+    assert.equal(
+      (await ctx.app.inject({ method: 'DELETE', url: `/api/v1/users/${f.user.uid}`, headers: owner })).statusCode,
+      200,
+    )
     assert.equal(await storedReadings(ctx, f.user.uid, d.MAC), 0)
     const left = await ctx.database.db.selectFrom('litterguards').select('mac').where('uid', '=', f.user.uid).execute()
     assert.deepEqual(left, [])

@@ -2,7 +2,15 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
-  MIN_BASELINE_BUCKETS, activeSince, activityLevel, baselineWindow, deviceWindow, dynamicAcceleration, isActive, readingsRange, unusualActivity,
+  MIN_BASELINE_BUCKETS,
+  activeSince,
+  activityLevel,
+  baselineWindow,
+  deviceWindow,
+  dynamicAcceleration,
+  isActive,
+  readingsRange,
+  unusualActivity,
 } from '../../src/modules/litterguards/litterguards.rules.ts'
 import { firstFutureRow } from '../../src/modules/readings/readings.rules.ts'
 
@@ -17,7 +25,10 @@ describe('device windows (Unix seconds)', () => {
   })
 
   it('takes the baseline from the 7 days before the window', () => {
-    assert.deepEqual(baselineWindow({ start: 1_000_000, end: 1_086_400 }), { start: 1_000_000 - 7 * 86_400, endBefore: 1_000_000 })
+    assert.deepEqual(baselineWindow({ start: 1_000_000, end: 1_086_400 }), {
+      start: 1_000_000 - 7 * 86_400,
+      endBefore: 1_000_000,
+    })
   })
 })
 
@@ -43,7 +54,9 @@ describe('the sensordata range', () => {
     assert.deepEqual(readingsRange({ endTime: 200 }, NOW_MS), { end: 200 })
     assert.deepEqual(readingsRange({}, NOW_MS), {})
     assert.deepEqual(readingsRange({ startTime: 200, endTime: 200 }, NOW_MS), { start: 200, end: 200 })
-    assert.deepEqual(readingsRange({ startTime: 201, endTime: 200 }, NOW_MS), { problem: { field: 'query:startTime', message: 'must not be after endTime' } })
+    assert.deepEqual(readingsRange({ startTime: 201, endTime: 200 }, NOW_MS), {
+      problem: { field: 'query:startTime', message: 'must not be after endTime' },
+    })
     assert.equal('problem' in readingsRange({ timeRange: '1h', startTime: 1 }, NOW_MS), true)
     assert.equal('problem' in readingsRange({ timeRange: '1h', endTime: 1 }, NOW_MS), true)
   })
@@ -86,9 +99,13 @@ describe('activity', () => {
   const baseline = { baselineBuckets: 1008, baselineMean: 0.2, baselineSd: 0.1 }
   const buckets = (...activities: number[]) => activities.map((activity, bucket) => ({ bucket, activity }))
 
-  it('unusual: two consecutive window buckets more than 3 standard deviations from the baseline buckets\' mean, either way', () => {
+  it("unusual: two consecutive window buckets more than 3 standard deviations from the baseline buckets' mean, either way", () => {
     assert.equal(unusualActivity({ ...baseline, windowBuckets: buckets(0.2, 0.3, 0.49, 0.49, 0.1) }), false)
-    assert.equal(unusualActivity({ ...baseline, windowBuckets: buckets(0.2, 0.51, 0.2, 0.51, 0.2) }), false, 'single buckets apart')
+    assert.equal(
+      unusualActivity({ ...baseline, windowBuckets: buckets(0.2, 0.51, 0.2, 0.51, 0.2) }),
+      false,
+      'single buckets apart',
+    )
     assert.equal(unusualActivity({ ...baseline, windowBuckets: buckets(0.2, 0.51, 0.52, 0.2) }), true)
     const low = { ...baseline, baselineMean: 0.5 }
     assert.equal(unusualActivity({ ...low, windowBuckets: buckets(0.21, 0.19) }), false)
@@ -97,17 +114,44 @@ describe('activity', () => {
   })
 
   it('unusual: a bucket without readings breaks a run', () => {
-    assert.equal(unusualActivity({ ...baseline, windowBuckets: [{ bucket: 4, activity: 0.9 }, { bucket: 6, activity: 0.9 }] }), false)
-    assert.equal(unusualActivity({ ...baseline, windowBuckets: [{ bucket: 5, activity: 0.9 }, { bucket: 6, activity: 0.9 }] }), true)
+    assert.equal(
+      unusualActivity({
+        ...baseline,
+        windowBuckets: [
+          { bucket: 4, activity: 0.9 },
+          { bucket: 6, activity: 0.9 },
+        ],
+      }),
+      false,
+    )
+    assert.equal(
+      unusualActivity({
+        ...baseline,
+        windowBuckets: [
+          { bucket: 5, activity: 0.9 },
+          { bucket: 6, activity: 0.9 },
+        ],
+      }),
+      true,
+    )
   })
 
   it('unusual: the spread counts at least the noise floor; never without enough baseline or any window data', () => {
     const flat = { ...baseline, baselineMean: 0.05, baselineSd: 0 }
     assert.equal(unusualActivity({ ...flat, windowBuckets: buckets(0.079, 0.079) }), false)
     assert.equal(unusualActivity({ ...flat, windowBuckets: buckets(0.081, 0.081) }), true)
-    assert.equal(unusualActivity({ ...baseline, baselineBuckets: MIN_BASELINE_BUCKETS - 1, windowBuckets: buckets(5, 5) }), false)
-    assert.equal(unusualActivity({ ...baseline, baselineBuckets: MIN_BASELINE_BUCKETS, windowBuckets: buckets(5, 5) }), true)
+    assert.equal(
+      unusualActivity({ ...baseline, baselineBuckets: MIN_BASELINE_BUCKETS - 1, windowBuckets: buckets(5, 5) }),
+      false,
+    )
+    assert.equal(
+      unusualActivity({ ...baseline, baselineBuckets: MIN_BASELINE_BUCKETS, windowBuckets: buckets(5, 5) }),
+      true,
+    )
     assert.equal(unusualActivity({ ...baseline, windowBuckets: [] }), false)
-    assert.equal(unusualActivity({ baselineBuckets: 0, baselineMean: null, baselineSd: null, windowBuckets: buckets(5, 5) }), false)
+    assert.equal(
+      unusualActivity({ baselineBuckets: 0, baselineMean: null, baselineSd: null, windowBuckets: buckets(5, 5) }),
+      false,
+    )
   })
 })

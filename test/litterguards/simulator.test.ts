@@ -8,7 +8,10 @@ import { bearer, createIntegrator, integratorToken } from '../support/fixtures.t
 import { loadConfig } from '../../src/config.ts'
 import { isMac } from '../../src/modules/animals/animals.rules.ts'
 import { dynamicAcceleration } from '../../src/modules/litterguards/litterguards.rules.ts'
-import { simulateLitterguardReadings, simulatedLitterguards } from '../../src/modules/litterguards/litterguards.simulator.ts'
+import {
+  simulateLitterguardReadings,
+  simulatedLitterguards,
+} from '../../src/modules/litterguards/litterguards.simulator.ts'
 import { createPayloadValidator } from '../../src/modules/readings/ingest.ts'
 import { simulatedHerd } from '../../src/modules/readings/simulator.ts'
 
@@ -22,7 +25,10 @@ describe('simulated litter devices', () => {
 
   it('gives a farm two named devices with valid MACs of their own, the same on every run', () => {
     assert.deepEqual(simulatedLitterguards('farm-sim'), devices)
-    assert.deepEqual(devices.map((d) => d.Name), ['Farrowing pen 1 litter', 'Farrowing pen 2 litter'])
+    assert.deepEqual(
+      devices.map((d) => d.Name),
+      ['Farrowing pen 1 litter', 'Farrowing pen 2 litter'],
+    )
     assert.ok(devices.every((d) => isMac(d.MAC) && d.MAC === d.MAC.toUpperCase()))
     const animalMacs = new Set(simulatedHerd('farm-sim', 20).map((a) => a.MAC))
     assert.ok(devices.every((d) => !animalMacs.has(d.MAC)))
@@ -36,7 +42,10 @@ describe('simulated litter devices', () => {
       const rows = batches.flat()
       assert.ok(rows.every((r, i) => i === 0 || r.t - rows[i - 1]!.t === 60))
       assert.ok(rows[0]!.t >= window.start && rows.at(-1)!.t <= end)
-      assert.ok(rows.every((r) => r.c > 28 && r.c < 36), 'a creep area under its heat lamp')
+      assert.ok(
+        rows.every((r) => r.c > 28 && r.c < 36),
+        'a creep area under its heat lamp',
+      )
     }
     assert.ok(readings[0]!.flat().at(-1)!.t > end - 60)
     assert.ok(readings[1]!.flat().at(-1)!.t <= end - 40 * 60)
@@ -46,26 +55,44 @@ describe('simulated litter devices', () => {
   it('turns pen 1 restless in its last 3 hours', () => {
     const rows = readings[0]!.flat()
     const mean = (v: number[]) => v.reduce((s, x) => s + x, 0) / v.length
-    const activity = (from: number, to: number) => mean(rows.filter((r) => r.t >= from && r.t < to).map((r) => dynamicAcceleration(r.x, r.y, r.z)))
+    const activity = (from: number, to: number) =>
+      mean(rows.filter((r) => r.t >= from && r.t < to).map((r) => dynamicAcceleration(r.x, r.y, r.z)))
     assert.ok(activity(end - 3 * 3600, end + 1) > 5 * activity(end - 2 * DAY, end - 3 * 3600))
   })
 })
 
-describe('livestock-api simulate: the farm\'s devices through the API', () => {
+describe("livestock-api simulate: the farm's devices through the API", () => {
   let ctx: TestContext
-  before(async () => { ctx = await createTestApp() })
+  before(async () => {
+    ctx = await createTestApp()
+  })
   after(() => ctx.close())
 
   it('registers two devices with 8 days of readings, idempotently; summary and analytics show them', async () => {
     const cli = (args: string[]) => cliInProcess(ctx, args)
-    assert.equal((await cli(['user', 'create', '--uid', 'sim-devices', '--email', 'devices@farm.example', '--name', 'Sim devices'])).code, 0)
+    assert.equal(
+      (
+        await cli([
+          'user',
+          'create',
+          '--uid',
+          'sim-devices',
+          '--email',
+          'devices@farm.example',
+          '--name',
+          'Sim devices',
+        ])
+      ).code,
+      0,
+    )
     const first = await cli(['simulate', '--user', 'sim-devices', '--animals', '1', '--days', '8'])
     assert.equal(first.code, 0, first.stderr)
     const out = first.json().litterguards
     assert.equal(out.devices, 2)
     assert.equal(out.created, 2)
     assert.ok(out.readings.stored > 2 * 8 * 1400 && out.readings.duplicates === 0, JSON.stringify(out.readings))
-    const again = (await cli(['simulate', '--user', 'sim-devices', '--animals', '1', '--days', '8'])).json().litterguards
+    const again = (await cli(['simulate', '--user', 'sim-devices', '--animals', '1', '--days', '8'])).json()
+      .litterguards
     assert.equal(again.created, 0)
     assert.ok(again.readings.duplicates >= again.readings.received - 4, 'a re-run stores only what is new')
 

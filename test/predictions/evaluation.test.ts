@@ -4,7 +4,13 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
-  physiologyAt, planAnimal, planFarm, simulateReadings, simulatedHerd, type AnimalPlan, type FarmPlan,
+  physiologyAt,
+  planAnimal,
+  planFarm,
+  simulateReadings,
+  simulatedHerd,
+  type AnimalPlan,
+  type FarmPlan,
 } from '../../src/modules/readings/simulator.ts'
 import { ALARM_MERGE_HOURS, alarmsOf, evaluatePredictions } from '../../src/modules/predictions/evaluation.ts'
 
@@ -19,7 +25,7 @@ const sows = plans.filter((_, i) => herd[i]!.Sex === 'female')
 const quietFarm: FarmPlan = { lateFeedings: new Map(), hotDays: new Set(), weather: new Map() }
 const days = (ms: number) => ms / DAY
 
-describe('the simulator\'s production cycle', () => {
+describe("the simulator's production cycle", () => {
   it('farrows 113-117 days after the service that held, weans 21-28 days later, and comes on heat 3.5-6.5 days after weaning', () => {
     let farrowings = 0
     for (const plan of sows) {
@@ -30,29 +36,40 @@ describe('the simulator\'s production cycle', () => {
           farrowings++
         }
         const crate = plan.crated.find((c) => f.onset > c.from && f.onset < c.to)!
-        assert.ok(days(f.onset - crate.from) >= 3 && days(f.onset - crate.from) <= 7, 'moved to the crate 3-7 days before')
+        assert.ok(
+          days(f.onset - crate.from) >= 3 && days(f.onset - crate.from) <= 7,
+          'moved to the crate 3-7 days before',
+        )
         assert.ok(days(crate.to - f.onset) >= 21 && days(crate.to - f.onset) <= 28 && plan.weanings.includes(crate.to))
       }
       for (const weaning of plan.weanings) {
         const heat = plan.heats.find((h) => h.onset > weaning)
         if (heat) assert.ok(days(heat.onset - weaning) >= 3.5 && days(heat.onset - weaning) <= 6.5)
       }
-      for (const service of plan.services) assert.ok(plan.heats.some((h) => service >= h.onset && service <= h.onset + DAY), 'served in heat')
+      for (const service of plan.services)
+        assert.ok(
+          plan.heats.some((h) => service >= h.onset && service <= h.onset + DAY),
+          'served in heat',
+        )
     }
     assert.ok(farrowings > 10, `${farrowings}`)
   })
 
   it('gives boars no reproductive episodes', () => {
     const boars = plans.filter((_, i) => herd[i]!.Sex === 'male')
-    assert.ok(boars.length > 0 && boars.every((p) => p.farrowings.length === 0 && p.heats.length === 0 && p.services.length === 0))
+    assert.ok(
+      boars.length > 0 &&
+        boars.every((p) => p.farrowings.length === 0 && p.heats.length === 0 && p.services.length === 0),
+    )
   })
 })
 
 describe('the simulated physiology', () => {
   /** How a plan's episodes change the state at t: the ratio of activity with them to activity without them. */
-  const effect = (plan: AnimalPlan, without: Partial<AnimalPlan>, t: number) => physiologyAt(plan, quietFarm, t).activity / physiologyAt({ ...plan, ...without }, quietFarm, t).activity
+  const effect = (plan: AnimalPlan, without: Partial<AnimalPlan>, t: number) =>
+    physiologyAt(plan, quietFarm, t).activity / physiologyAt({ ...plan, ...without }, quietFarm, t).activity
 
-  it('nest building lasts 14-17 h and peaks nestPeakLeadMs before farrowing onset, at the sow\'s peak share', () => {
+  it("nest building lasts 14-17 h and peaks nestPeakLeadMs before farrowing onset, at the sow's peak share", () => {
     for (const f of sows.flatMap((p) => p.farrowings.map((f) => ({ f, p }))).slice(0, 10)) {
       const { f: farrowing, p } = f
       const restless = (t: number) => physiologyAt(p, quietFarm, t).restless
@@ -87,7 +104,10 @@ describe('the simulated physiology', () => {
       assert.ok(Math.abs(effect(p, { lameness: [] }, l.onset + l.declineMs + DAY) - l.activityFactor) < 1e-9)
       assert.ok(Math.abs(effect(p, { lameness: [] }, l.onset + l.declineMs / 2) - (1 + l.activityFactor) / 2) < 1e-9)
       assert.equal(effect(p, { lameness: [] }, l.onset - HOUR), 1)
-      assert.ok(physiologyAt(p, quietFarm, l.onset + l.declineMs + DAY).movement < physiologyAt({ ...p, lameness: [] }, quietFarm, l.onset + l.declineMs + DAY).movement)
+      assert.ok(
+        physiologyAt(p, quietFarm, l.onset + l.declineMs + DAY).movement <
+          physiologyAt({ ...p, lameness: [] }, quietFarm, l.onset + l.declineMs + DAY).movement,
+      )
       assert.ok(days(l.declineMs) >= 10 && days(l.declineMs) <= 18)
     }
   })
@@ -99,7 +119,9 @@ describe('the simulated physiology', () => {
     const noon = hot * DAY + 13 * HOUR
     const calm = physiologyAt(plan, farm, noon)
     const usual = physiologyAt(plan, { ...farm, hotDays: new Set() }, noon)
-    assert.ok(Math.abs(calm.warming - usual.warming - 1.2) < 1e-9 && Math.abs(calm.activity / usual.activity - 0.6) < 1e-9)
+    assert.ok(
+      Math.abs(calm.warming - usual.warming - 1.2) < 1e-9 && Math.abs(calm.activity / usual.activity - 0.6) < 1e-9,
+    )
     const [late, hours] = [...farm.lateFeedings][0]!
     const plain = { ...farm, lateFeedings: new Map() }
     const at = (h: number) => late * DAY + h * HOUR + 10 * 60_000
@@ -111,8 +133,20 @@ describe('the simulated physiology', () => {
     const index = plans.findIndex((p) => p.dropouts.length > 0)
     const plan = plans[index]!
     const gap = plan.dropouts[0]!
-    const rows = [...simulateReadings(herd[index]!, { uid: 'ground-truth', seed: 'ground-truth', start: gap.from - DAY, end: gap.to + DAY, intervalMs: 60_000, batchSize: 100_000 }, { animal: plan, farm })]
-      .flatMap((b): { t: number }[] => b.rows)
+    const rows = [
+      ...simulateReadings(
+        herd[index]!,
+        {
+          uid: 'ground-truth',
+          seed: 'ground-truth',
+          start: gap.from - DAY,
+          end: gap.to + DAY,
+          intervalMs: 60_000,
+          batchSize: 100_000,
+        },
+        { animal: plan, farm },
+      ),
+    ].flatMap((b): { t: number }[] => b.rows)
     assert.ok(rows.length > 0)
     assert.ok(rows.every((r) => r.t < gap.from || r.t >= gap.to))
   })
@@ -121,7 +155,10 @@ describe('the simulated physiology', () => {
 describe('the evaluation', () => {
   it(`counts alarms: hours at p ≥ 0.5, less than ${ALARM_MERGE_HOURS} h apart counting as one`, () => {
     const p = [0, 0.5, 0.6, 0, 0, 0.7, ...Array<number>(ALARM_MERGE_HOURS).fill(0), 0.9, 0.49]
-    assert.deepEqual(alarmsOf(p, 0, p.length - 1), [[1, 5], [6 + ALARM_MERGE_HOURS, 6 + ALARM_MERGE_HOURS]])
+    assert.deepEqual(alarmsOf(p, 0, p.length - 1), [
+      [1, 5],
+      [6 + ALARM_MERGE_HOURS, 6 + ALARM_MERGE_HOURS],
+    ])
     assert.deepEqual(alarmsOf(p, 3, 4), [])
   })
 

@@ -11,11 +11,18 @@ import { createIdSource } from '../../src/db/ids.ts'
 import { insertAnimal } from '../../src/modules/animals/animals.repository.ts'
 import { ingest } from '../../src/modules/readings/ingest.ts'
 import { HOUR_MS, summarizeHours } from '../../src/modules/predictions/scorer.rules.ts'
-import { PREDICTIONS_LOCK, hourlySummaries, runScheduledPredictions, scorePredictions } from '../../src/jobs/predictions.ts'
+import {
+  PREDICTIONS_LOCK,
+  hourlySummaries,
+  runScheduledPredictions,
+  scorePredictions,
+} from '../../src/jobs/predictions.ts'
 import { withSingleRunner } from '../../src/jobs/job-lock.ts'
 
 let ctx: TestContext
-before(async () => { ctx = await createTestApp() })
+before(async () => {
+  ctx = await createTestApp()
+})
 after(() => ctx.close())
 const cli = (args: string[]) => cliInProcess(ctx, args)
 
@@ -23,12 +30,25 @@ describe('hourly summaries in SQL', () => {
   it('are the pure summaries of the same readings: samples, share moving, valid temperature, detections, node changes', async () => {
     const { uid } = await createUser(ctx)
     const mac = 'AA:CC:00:00:00:01'
-    await insertAnimal(ctx.database.db, uid, { MAC: mac, Sex: 'female' }, createIdSource(() => Date.UTC(2026, 0, 1)))
+    await insertAnimal(
+      ctx.database.db,
+      uid,
+      { MAC: mac, Sex: 'female' },
+      createIdSource(() => Date.UTC(2026, 0, 1)),
+    )
     const start = Date.UTC(2026, 0, 10)
     const sensor = Array.from({ length: 300 }, (_, i) => ({
-      t: start + i * 37_000, c: i % 50 === 0 ? 85 : 36 + (i % 30) / 10, x: i % 7 === 0 ? 0.4 : 0.01, y: -0.02, z: i % 11 === 0 ? 1.3 : 0.99,
+      t: start + i * 37_000,
+      c: i % 50 === 0 ? 85 : 36 + (i % 30) / 10,
+      x: i % 7 === 0 ? 0.4 : 0.01,
+      y: -0.02,
+      z: i % 11 === 0 ? 1.3 : 0.99,
     }))
-    const locations = Array.from({ length: 60 }, (_, i) => ({ t: start + i * 180_000 + 5, rssi: -60, nodeuid: i % 4 === 0 ? 'node-2' : 'node-1' }))
+    const locations = Array.from({ length: 60 }, (_, i) => ({
+      t: start + i * 180_000 + 5,
+      rssi: -60,
+      nodeuid: i % 4 === 0 ? 'node-2' : 'node-1',
+    }))
     await ingest(ctx.database.db, uid, mac, { kind: 'sensordata', rows: sensor }, Date.now())
     await ingest(ctx.database.db, uid, mac, { kind: 'locations', rows: locations }, Date.now())
     const fromSql = await hourlySummaries(ctx.database.db, uid, mac, start, start + 4 * HOUR_MS)
@@ -37,7 +57,10 @@ describe('hourly summaries in SQL', () => {
     fromSql.forEach((s, i) => {
       const p = pure[i]!
       assert.deepEqual({ ...s, activity: 0, temperature: 0 }, { ...p, activity: 0, temperature: 0 })
-      assert.ok(Math.abs(s.activity - p.activity) < 1e-9 && Math.abs(s.temperature! - p.temperature!) < 1e-9, JSON.stringify([s, p]))
+      assert.ok(
+        Math.abs(s.activity - p.activity) < 1e-9 && Math.abs(s.temperature! - p.temperature!) < 1e-9,
+        JSON.stringify([s, p]),
+      )
     })
   })
 })
@@ -52,7 +75,13 @@ describe('livestock-api jobs predictions', () => {
     for (let k = 0; k < 4; k++) {
       const mac = `AA:CC:00:00:01:0${k}`
       await insertAnimal(ctx.database.db, uid, { MAC: mac, Sex: 'female', Group: 'Pen 1' }, ids)
-      const rows = Array.from({ length: 3 * 144 }, (_, i) => ({ t: now - i * 600_000, c: 37.5, x: 0, y: 0, z: i % 4 === 0 ? 1.4 : 1 }))
+      const rows = Array.from({ length: 3 * 144 }, (_, i) => ({
+        t: now - i * 600_000,
+        c: 37.5,
+        x: 0,
+        y: 0,
+        z: i % 4 === 0 ? 1.4 : 1,
+      }))
       await ingest(ctx.database.db, uid, mac, { kind: 'sensordata', rows }, now)
     }
   })
@@ -60,29 +89,74 @@ describe('livestock-api jobs predictions', () => {
   it('stores one prediction per active animal, class and hour for the last 24 hours, and nothing twice', async () => {
     const first = await cli(['jobs', 'predictions', '--user', uid])
     assert.equal(first.code, 0, first.stderr)
-    assert.deepEqual(first.json(), { job: 'predictions', user: uid, users: 1, animals: 4, hours: 24, stored: 4 * 24 * 3 })
+    assert.deepEqual(first.json(), {
+      job: 'predictions',
+      user: uid,
+      users: 1,
+      animals: 4,
+      hours: 24,
+      stored: 4 * 24 * 3,
+    })
     const again = await cli(['jobs', 'predictions', '--user', uid])
     assert.deepEqual(again.json(), { job: 'predictions', user: uid, users: 1, animals: 0, hours: 0, stored: 0 })
   })
 
   it('shows the stored predictions through the API: hourly, one result each, probabilities 0-1', async () => {
-    const animal = await ctx.database.db.selectFrom('animals').select(['mac', 'id']).where('uid', '=', uid).orderBy('id').executeTakeFirstOrThrow()
+    const animal = await ctx.database.db
+      .selectFrom('animals')
+      .select(['mac', 'id'])
+      .where('uid', '=', uid)
+      .orderBy('id')
+      .executeTakeFirstOrThrow()
     const token = bearer((await ctx.app.tokens.sign({ kind: 'user', id: uid }, 'access', 600)).token)
-    const res = await ctx.app.inject({ method: 'GET', url: `/api/v1/users/${uid}/animals/${animal.mac}/predictions/recent?classificationType=birth&limit=100`, headers: token })
-    const predictions = res.json().data as { timestamp: string; results: { timestamp: string; probability: number }[]; animal: { id: string } }[]
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/v1/users/${uid}/animals/${animal.mac}/predictions/recent?classificationType=birth&limit=100`,
+      headers: token,
+    })
+    const predictions = res.json().data as {
+      timestamp: string
+      results: { timestamp: string; probability: number }[]
+      animal: { id: string }
+    }[]
     assert.equal(predictions.length, 24)
     const times = predictions.map((p) => Date.parse(p.timestamp))
-    assert.ok(times.every((t, i) => t % HOUR_MS === 0 && (i === 0 || times[i - 1]! - t === HOUR_MS)), 'hour ends, newest first, one an hour')
-    assert.ok(predictions.every((p) => p.results.length === 1 && p.results[0]!.timestamp === p.timestamp && p.results[0]!.probability >= 0 && p.results[0]!.probability <= 1))
+    assert.ok(
+      times.every((t, i) => t % HOUR_MS === 0 && (i === 0 || times[i - 1]! - t === HOUR_MS)),
+      'hour ends, newest first, one an hour',
+    )
+    assert.ok(
+      predictions.every(
+        (p) =>
+          p.results.length === 1 &&
+          p.results[0]!.timestamp === p.timestamp &&
+          p.results[0]!.probability >= 0 &&
+          p.results[0]!.probability <= 1,
+      ),
+    )
     assert.equal(predictions[0]!.animal.id, String(animal.id))
   })
 
   it('scores active animals only, the next hour', async () => {
-    const [inactive] = await ctx.database.db.updateTable('animals').set({ active: false }).where('uid', '=', uid)
-      .where('id', '=', (eb) => eb.selectFrom('animals').select((x) => x.fn.min('id').as('id')).where('uid', '=', uid)).returning('id').execute()
+    const [inactive] = await ctx.database.db
+      .updateTable('animals')
+      .set({ active: false })
+      .where('uid', '=', uid)
+      .where('id', '=', (eb) =>
+        eb
+          .selectFrom('animals')
+          .select((x) => x.fn.min('id').as('id'))
+          .where('uid', '=', uid),
+      )
+      .returning('id')
+      .execute()
     const outcome = await scorePredictions(ctx.database.db, { now: Date.now() + HOUR_MS, uid })
     assert.deepEqual(outcome, { users: 1, animals: 3, hours: 1, stored: 3 * 3 })
-    const newest = await ctx.database.db.selectFrom('predictions').select((eb) => eb.fn.max('predicted_at').as('t')).where('animal_id', '=', inactive!.id).executeTakeFirstOrThrow()
+    const newest = await ctx.database.db
+      .selectFrom('predictions')
+      .select((eb) => eb.fn.max('predicted_at').as('t'))
+      .where('animal_id', '=', inactive!.id)
+      .executeTakeFirstOrThrow()
     assert.ok((newest.t ?? 0) <= Date.now(), 'the inactive animal got no prediction for the new hour')
   })
 
@@ -103,7 +177,12 @@ describe('livestock-api simulate and the scorer', () => {
     const { records } = first.json()
     // Every sow has farrowed at least once (her simulated life starts at a farrowing up to 150 days back).
     assert.ok(records.births >= 10 && records.inseminations > 0 && records.weanings > 0, JSON.stringify(records))
-    const stored = await ctx.database.db.selectFrom('animals').innerJoin('predictions', 'predictions.animal_id', 'animals.id').select('animals.id').where('animals.uid', '=', uid).execute()
+    const stored = await ctx.database.db
+      .selectFrom('animals')
+      .innerJoin('predictions', 'predictions.animal_id', 'animals.id')
+      .select('animals.id')
+      .where('animals.uid', '=', uid)
+      .execute()
     assert.equal(stored.length, 0)
     const again = await cli(['simulate', '--user', uid, '--animals', '10', '--days', '2', '--interval', '600'])
     assert.deepEqual(again.json().records, { inseminations: 0, births: 0, weanings: 0 })
@@ -123,7 +202,14 @@ describe('one runner at a time', () => {
 
   it('the CLI skips while the service is scoring', async () => {
     let release!: () => void
-    const held = withSingleRunner(ctx.database, PREDICTIONS_LOCK, () => new Promise<void>((resolve) => { release = resolve }))
+    const held = withSingleRunner(
+      ctx.database,
+      PREDICTIONS_LOCK,
+      () =>
+        new Promise<void>((resolve) => {
+          release = resolve
+        }),
+    )
     try {
       const res = await cli(['jobs', 'predictions'])
       assert.equal(res.code, 0, res.stderr)
@@ -135,16 +221,22 @@ describe('one runner at a time', () => {
     assert.notEqual((await cli(['jobs', 'predictions'])).json().skipped, 'another process is scoring predictions now')
   })
 
-  it('across processes: the advisory lock admits one session', { skip: !usingRealServers && 'needs two database sessions (real-server mode)' }, async () => {
-    const other = await openDatabase(ctx.config)
-    try {
-      const inner = await withSingleRunner(ctx.database, PREDICTIONS_LOCK, () => withSingleRunner(other, PREDICTIONS_LOCK, async () => 'ran'))
-      assert.equal(inner, undefined, 'the second session must not get the lock while the first holds it')
-      assert.equal(await withSingleRunner(other, PREDICTIONS_LOCK, async () => 'ran'), 'ran', 'released afterwards')
-    } finally {
-      await other.close()
-    }
-  })
+  it(
+    'across processes: the advisory lock admits one session',
+    { skip: !usingRealServers && 'needs two database sessions (real-server mode)' },
+    async () => {
+      const other = await openDatabase(ctx.config)
+      try {
+        const inner = await withSingleRunner(ctx.database, PREDICTIONS_LOCK, () =>
+          withSingleRunner(other, PREDICTIONS_LOCK, async () => 'ran'),
+        )
+        assert.equal(inner, undefined, 'the second session must not get the lock while the first holds it')
+        assert.equal(await withSingleRunner(other, PREDICTIONS_LOCK, async () => 'ran'), 'ran', 'released afterwards')
+      } finally {
+        await other.close()
+      }
+    },
+  )
 })
 
 describe('livestock-api jobs evaluate-predictions', () => {

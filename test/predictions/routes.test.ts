@@ -33,11 +33,34 @@ const timestamps = (res: Res) => (res.json().data as { timestamp: string }[]).ma
 
 /** Five predictions of the animal, posted oldest first: their timestamps, classes and results. */
 const FIXTURES = [
-  { timestamp: '2026-03-01T10:00:00.000Z', classificationType: 'birth', results: [{ timestamp: '2026-03-01T10:00:00Z', probability: 0.2 }] },
-  { timestamp: '2026-03-02T10:00:00.000Z', classificationType: 'heat', results: [{ timestamp: '2026-03-02T10:00:00Z', probability: 0.7 }] },
-  { timestamp: '2026-03-03T10:00:00.000Z', classificationType: 'birth', results: [{ timestamp: '2026-03-03T10:00:00Z', probability: 0.4 }, { timestamp: '2026-03-03T16:00:00+02:00', probability: 0.9 }] },
-  { timestamp: '2026-03-04T00:00:00.000Z', classificationType: 'lameness', results: [{ timestamp: '2026-03-04T00:00:00Z', probability: 0.05 }] },
-  { timestamp: '2026-03-05T23:59:59.000Z', classificationType: 'birth', results: [{ timestamp: '2026-03-06T06:00:00Z', probability: 0.5 }] },
+  {
+    timestamp: '2026-03-01T10:00:00.000Z',
+    classificationType: 'birth',
+    results: [{ timestamp: '2026-03-01T10:00:00Z', probability: 0.2 }],
+  },
+  {
+    timestamp: '2026-03-02T10:00:00.000Z',
+    classificationType: 'heat',
+    results: [{ timestamp: '2026-03-02T10:00:00Z', probability: 0.7 }],
+  },
+  {
+    timestamp: '2026-03-03T10:00:00.000Z',
+    classificationType: 'birth',
+    results: [
+      { timestamp: '2026-03-03T10:00:00Z', probability: 0.4 },
+      { timestamp: '2026-03-03T16:00:00+02:00', probability: 0.9 },
+    ],
+  },
+  {
+    timestamp: '2026-03-04T00:00:00.000Z',
+    classificationType: 'lameness',
+    results: [{ timestamp: '2026-03-04T00:00:00Z', probability: 0.05 }],
+  },
+  {
+    timestamp: '2026-03-05T23:59:59.000Z',
+    classificationType: 'birth',
+    results: [{ timestamp: '2026-03-06T06:00:00Z', probability: 0.5 }],
+  },
 ] as const
 const T = FIXTURES.map((f) => f.timestamp)
 
@@ -46,9 +69,13 @@ before(async () => {
   const user = await createUser(ctx)
   uid = user.uid
   const ids = createIdSource(() => NOW - 86_400_000)
-  animalId = String((await insertAnimal(ctx.database.db, uid, { MAC, Sex: 'female', Group: 'Farrowing 2', WatchdogWeight: 212.5 }, ids)).id)
+  animalId = String(
+    (await insertAnimal(ctx.database.db, uid, { MAC, Sex: 'female', Group: 'Farrowing 2', WatchdogWeight: 212.5 }, ids))
+      .id,
+  )
   await insertAnimal(ctx.database.db, uid, { MAC: OTHER_MAC, Sex: 'female' }, ids)
-  const token = async (kind: 'user' | 'integrator', id: string) => bearer((await ctx.app.tokens.sign({ kind, id }, 'access', 3600)).token)
+  const token = async (kind: 'user' | 'integrator', id: string) =>
+    bearer((await ctx.app.tokens.sign({ kind, id }, 'access', 3600)).token)
   owner = await token('user', uid)
   writer = await token('integrator', (await createIntegrator(ctx, { canWrite: true, linkTo: [uid] })).uid)
   reader = await token('integrator', (await createIntegrator(ctx, { linkTo: [uid] })).uid)
@@ -60,8 +87,15 @@ before(async () => {
 after(() => ctx.close())
 
 describe('POST /users/<user_id>/animals/<animal_mac>/predictions', () => {
-  it('stores an external model\'s prediction: 201, exactly an AIPrediction, and a Location that lists it', async () => {
-    const res = await post({ timestamp: '2026-03-08T08:30:00+01:00', classificationType: 'heat', results: [{ timestamp: '2026-03-08T12:00:00+01:00', probability: 0.63 }] }, writer)
+  it("stores an external model's prediction: 201, exactly an AIPrediction, and a Location that lists it", async () => {
+    const res = await post(
+      {
+        timestamp: '2026-03-08T08:30:00+01:00',
+        classificationType: 'heat',
+        results: [{ timestamp: '2026-03-08T12:00:00+01:00', probability: 0.63 }],
+      },
+      writer,
+    )
     assert.equal(res.statusCode, 201, JSON.stringify(res.json()))
     const prediction = res.json().data
     assert.deepEqual(prediction, {
@@ -72,18 +106,28 @@ describe('POST /users/<user_id>/animals/<animal_mac>/predictions', () => {
       results: [{ timestamp: '2026-03-08T11:00:00.000Z', probability: 0.63 }],
     })
     const location = String(res.headers.location)
-    assert.equal(location, `/api/v1/users/${uid}/animals/${encodeURIComponent(MAC)}/predictions/heat?startDate=2026-03-08T07%3A30%3A00.000Z&endDate=2026-03-08T07%3A30%3A00.000Z`)
+    assert.equal(
+      location,
+      `/api/v1/users/${uid}/animals/${encodeURIComponent(MAC)}/predictions/heat?startDate=2026-03-08T07%3A30%3A00.000Z&endDate=2026-03-08T07%3A30%3A00.000Z`,
+    )
     assert.deepEqual((await get(location)).json().data, [prediction])
   })
 
   it('stamps a prediction without a timestamp with the time it arrived', async () => {
-    const res = await post({ classificationType: 'lameness', results: [{ timestamp: '2026-03-10T12:00:00Z', probability: 0 }] })
+    const res = await post({
+      classificationType: 'lameness',
+      results: [{ timestamp: '2026-03-10T12:00:00Z', probability: 0 }],
+    })
     assert.equal(res.statusCode, 201)
     assert.equal(res.json().data.timestamp, new Date(NOW).toISOString())
   })
 
   it('shows null for a group and a weight the animal has none of', async () => {
-    const res = await post({ classificationType: 'birth', results: [{ timestamp: '2026-03-01T00:00:00Z', probability: 1 }] }, owner, `/api/v1/users/${uid}/animals/${OTHER_MAC}/predictions`)
+    const res = await post(
+      { classificationType: 'birth', results: [{ timestamp: '2026-03-01T00:00:00Z', probability: 1 }] },
+      owner,
+      `/api/v1/users/${uid}/animals/${OTHER_MAC}/predictions`,
+    )
     assert.equal(res.statusCode, 201)
     assert.equal(res.json().data.animal.group, null)
     assert.equal(res.json().data.animal.weight, null)
@@ -119,21 +163,31 @@ describe('POST /users/<user_id>/animals/<animal_mac>/predictions', () => {
 
   it('refuses a number beyond double precision (1e309) as a 400, not a 500', async () => {
     const res = await ctx.app.inject({
-      method: 'POST', url: base(), headers: { ...owner, 'content-type': 'application/json' },
+      method: 'POST',
+      url: base(),
+      headers: { ...owner, 'content-type': 'application/json' },
       payload: '{"classificationType":"heat","results":[{"timestamp":"2026-03-01T00:00:00Z","probability":1e309}]}',
     })
     assertError(res, 400, 'Validation failed', 'results[0].probability')
   })
 
-  it('answers 404 for a MAC that names none of the user\'s animals, whatever its form and body', async () => {
+  it("answers 404 for a MAC that names none of the user's animals, whatever its form and body", async () => {
     const body = { classificationType: 'heat', results: [{ timestamp: '2026-03-01T00:00:00Z', probability: 0.5 }] }
     for (const mac of ['AA:BB:CC:DD:EE:99', 'not-a-mac', '12345', 'aa-bb-cc-00-10-01', 'x'.repeat(200)]) {
       assertError(await post(body, owner, `/api/v1/users/${uid}/animals/${mac}/predictions`), 404, 'Animal not found')
-      assertError(await post({ classificationType: 'fever' }, owner, `/api/v1/users/${uid}/animals/${mac}/predictions`), 404, 'Animal not found')
+      assertError(
+        await post({ classificationType: 'fever' }, owner, `/api/v1/users/${uid}/animals/${mac}/predictions`),
+        404,
+        'Animal not found',
+      )
       assertError(await get(`/api/v1/users/${uid}/animals/${mac}/predictions`), 404, 'Animal not found')
       assertError(await get(`/api/v1/users/${uid}/animals/${mac}/predictions/recent`), 404, 'Animal not found')
       assertError(await get(`/api/v1/users/${uid}/animals/${mac}/predictions/birth`), 404, 'Animal not found')
-      assertError(await get(`/api/v1/users/${uid}/animals/${mac}/predictions/range?startDate=2026-01-01&endDate=2026-12-31`), 404, 'Animal not found')
+      assertError(
+        await get(`/api/v1/users/${uid}/animals/${mac}/predictions/range?startDate=2026-01-01&endDate=2026-12-31`),
+        404,
+        'Animal not found',
+      )
     }
   })
 
@@ -144,14 +198,18 @@ describe('POST /users/<user_id>/animals/<animal_mac>/predictions', () => {
   it('is for the owner and integrators with the write permission; readers and other users get 403', async () => {
     const body = { classificationType: 'heat', results: [{ timestamp: '2026-03-01T00:00:00Z', probability: 0.5 }] }
     assertError(await post(body, reader), 403, 'Integrator does not have write permission')
-    assertError(await post(body, stranger), 403, 'You do not have access to this user\'s data')
+    assertError(await post(body, stranger), 403, "You do not have access to this user's data")
     assertError(await post(body, {}), 401, 'Authorization header is required')
     assert.equal((await get(base(), reader)).statusCode, 200)
-    assertError(await get(base(), stranger), 403, 'You do not have access to this user\'s data')
+    assertError(await get(base(), stranger), 403, "You do not have access to this user's data")
   })
 
   it('honours Idempotency-Key: a retry answers the first response and stores nothing; another body is a 422', async () => {
-    const body = { timestamp: '2026-03-09T09:00:00Z', classificationType: 'birth', results: [{ timestamp: '2026-03-09T09:00:00Z', probability: 0.77 }] }
+    const body = {
+      timestamp: '2026-03-09T09:00:00Z',
+      classificationType: 'birth',
+      results: [{ timestamp: '2026-03-09T09:00:00Z', probability: 0.77 }],
+    }
     const headers = { ...owner, 'idempotency-key': 'model-run-2026-03-09T09' }
     const first = await post(body, headers)
     assert.equal(first.statusCode, 201)
@@ -162,8 +220,11 @@ describe('POST /users/<user_id>/animals/<animal_mac>/predictions', () => {
     assert.deepEqual(again.json().data, first.json().data)
     const stored = await get(`${base()}/range?startDate=2026-03-09T09:00:00Z&endDate=2026-03-09T09:00:00Z`)
     assert.equal(stored.json().data.length, 1, 'stored once')
-    assertError(await post({ ...body, results: [{ timestamp: '2026-03-09T09:00:00Z', probability: 0.78 }] }, headers), 422,
-      'This Idempotency-Key was already used with a different request: use a new key for a new request')
+    assertError(
+      await post({ ...body, results: [{ timestamp: '2026-03-09T09:00:00Z', probability: 0.78 }] }, headers),
+      422,
+      'This Idempotency-Key was already used with a different request: use a new key for a new request',
+    )
   })
 })
 
@@ -176,7 +237,10 @@ describe('GET /users/<user_id>/animals/<animal_mac>/predictions', () => {
     assert.deepEqual(res.json().pagination, { page: 1, limit: 10, total: 5, totalPages: 1 })
     const item = res.json().data[2]
     assert.deepEqual(Object.keys(item).sort(), ['animal', 'classificationType', 'results', 'timestamp', 'userId'])
-    assert.deepEqual(item.results, [{ timestamp: '2026-03-03T10:00:00.000Z', probability: 0.4 }, { timestamp: '2026-03-03T14:00:00.000Z', probability: 0.9 }])
+    assert.deepEqual(item.results, [
+      { timestamp: '2026-03-03T10:00:00.000Z', probability: 0.4 },
+      { timestamp: '2026-03-03T14:00:00.000Z', probability: 0.9 },
+    ])
     assert.ok((res.json().data as { animal: { mac: string } }[]).every((p) => p.animal.mac === MAC))
   })
 
@@ -186,7 +250,16 @@ describe('GET /users/<user_id>/animals/<animal_mac>/predictions', () => {
     assert.deepEqual(second.json().pagination, { page: 2, limit: 2, total: 5, totalPages: 3 })
     assert.equal((await get(`${base()}?limit=100`)).statusCode, 200)
     assert.equal((await get(`${base()}?limit=1`)).json().data.length, 1)
-    for (const bad of ['limit=0', 'limit=101', 'limit=-1', 'limit=1.5', 'limit=ten', 'page=0', 'page=1000001', 'page=x']) {
+    for (const bad of [
+      'limit=0',
+      'limit=101',
+      'limit=-1',
+      'limit=1.5',
+      'limit=ten',
+      'page=0',
+      'page=1000001',
+      'page=x',
+    ]) {
       assertInvalid(await get(`${base()}?${bad}`), [`query:${bad.split('=')[0]}`])
     }
   })
@@ -194,14 +267,21 @@ describe('GET /users/<user_id>/animals/<animal_mac>/predictions', () => {
   it('filters by classificationType; anything else is a 400', async () => {
     assert.deepEqual(timestamps(await get(`${base()}${inMarch}&classificationType=birth`)), [T[4], T[2], T[0]])
     assert.deepEqual(timestamps(await get(`${base()}${inMarch}&classificationType=lameness`)), [T[3]])
-    for (const bad of ['fever', 'BIRTH', '']) assertInvalid(await get(`${base()}?classificationType=${bad}`), ['query:classificationType'])
+    for (const bad of ['fever', 'BIRTH', ''])
+      assertInvalid(await get(`${base()}?classificationType=${bad}`), ['query:classificationType'])
   })
 
   it('filters by when predicted: startDate and endDate inclusive, a bare endDate its whole UTC day, offsets honoured', async () => {
     assert.deepEqual(timestamps(await get(`${base()}?startDate=2026-03-02&endDate=2026-03-04`)), [T[3], T[2], T[1]])
     assert.deepEqual(timestamps(await get(`${base()}?startDate=2026-03-05&endDate=2026-03-05`)), [T[4]])
-    assert.deepEqual(timestamps(await get(`${base()}?startDate=2026-03-02T10:00:00Z&endDate=2026-03-03T10:00:00Z`)), [T[2], T[1]])
-    assert.deepEqual(timestamps(await get(`${base()}?startDate=2026-03-03T12:00:00%2B02:00&endDate=2026-03-04`)), [T[3], T[2]])
+    assert.deepEqual(timestamps(await get(`${base()}?startDate=2026-03-02T10:00:00Z&endDate=2026-03-03T10:00:00Z`)), [
+      T[2],
+      T[1],
+    ])
+    assert.deepEqual(timestamps(await get(`${base()}?startDate=2026-03-03T12:00:00%2B02:00&endDate=2026-03-04`)), [
+      T[3],
+      T[2],
+    ])
     assert.deepEqual(timestamps(await get(`${base()}?endDate=2026-03-01`)), [T[0]])
     assert.deepEqual(timestamps(await get(`${base()}?startDate=2026-03-05T23:59:59.001Z&endDate=2026-03-07`)), [])
   })
@@ -215,7 +295,7 @@ describe('GET /users/<user_id>/animals/<animal_mac>/predictions', () => {
     assertInvalid(await get(`${base()}?endDate=1767225600000`), ['query:endDate'])
   })
 
-  it('filters by probability on each prediction\'s highest result, 0.0-1.0', async () => {
+  it("filters by probability on each prediction's highest result, 0.0-1.0", async () => {
     assert.deepEqual(timestamps(await get(`${base()}${inMarch}&minProbability=0.5`)), [T[4], T[2], T[1]])
     assert.deepEqual(timestamps(await get(`${base()}${inMarch}&maxProbability=0.5`)), [T[4], T[3], T[0]])
     assert.deepEqual(timestamps(await get(`${base()}${inMarch}&minProbability=0.5&maxProbability=0.7`)), [T[4], T[1]])
@@ -235,8 +315,12 @@ describe('GET /users/<user_id>/animals/<animal_mac>/predictions', () => {
 })
 
 describe('GET .../predictions/<classification_type>', () => {
-  it('lists one class, with the list\'s parameters', async () => {
-    assert.deepEqual(timestamps(await get(`${base()}/birth?startDate=2026-03-01&endDate=2026-03-06`)), [T[4], T[2], T[0]])
+  it("lists one class, with the list's parameters", async () => {
+    assert.deepEqual(timestamps(await get(`${base()}/birth?startDate=2026-03-01&endDate=2026-03-06`)), [
+      T[4],
+      T[2],
+      T[0],
+    ])
     assert.deepEqual(timestamps(await get(`${base()}/heat?startDate=2026-03-01&endDate=2026-03-06`)), [T[1]])
     const paged = await get(`${base()}/birth?startDate=2026-03-01&endDate=2026-03-06&limit=1&page=2&minProbability=0.3`)
     assert.deepEqual(timestamps(paged), [T[2]])
@@ -244,7 +328,8 @@ describe('GET .../predictions/<classification_type>', () => {
   })
 
   it('answers 400 for anything but heat, birth or lameness; recent and range are their own routes', async () => {
-    for (const bad of ['fever', 'Heat', 'births', '123', 'x'.repeat(150)]) assertInvalid(await get(`${base()}/${bad}`), ['params:classificationType'])
+    for (const bad of ['fever', 'Heat', 'births', '123', 'x'.repeat(150)])
+      assertInvalid(await get(`${base()}/${bad}`), ['params:classificationType'])
     assert.equal((await get(`${base()}/recent`)).statusCode, 200)
     assertInvalid(await get(`${base()}/range`), ['query:startDate', 'query:endDate'])
     assertInvalid(await get(`${base()}/heat?classificationType=birth`), ['query:classificationType'])
@@ -262,50 +347,98 @@ describe('GET .../predictions/recent', () => {
     const lameness = await get(`${base()}/recent?classificationType=lameness&limit=1`)
     assert.equal(lameness.json().data.length, 1)
     assert.equal(lameness.json().data[0].classificationType, 'lameness')
-    for (const bad of ['limit=0', 'limit=101', 'limit=abc', 'classificationType=fever']) assertInvalid(await get(`${base()}/recent?${bad}`), [`query:${bad.split('=')[0]}`])
+    for (const bad of ['limit=0', 'limit=101', 'limit=abc', 'classificationType=fever'])
+      assertInvalid(await get(`${base()}/recent?${bad}`), [`query:${bad.split('=')[0]}`])
   })
 })
 
 describe('GET .../predictions/range', () => {
   it('needs both startDate and endDate; gives the predictions between them oldest first, optionally of one class', async () => {
     assert.deepEqual(timestamps(await get(`${base()}/range?startDate=2026-03-01&endDate=2026-03-05`)), [...T])
-    assert.deepEqual(timestamps(await get(`${base()}/range?startDate=2026-03-01&endDate=2026-03-05&classificationType=birth`)), [T[0], T[2], T[4]])
+    assert.deepEqual(
+      timestamps(await get(`${base()}/range?startDate=2026-03-01&endDate=2026-03-05&classificationType=birth`)),
+      [T[0], T[2], T[4]],
+    )
     assertInvalid(await get(`${base()}/range?startDate=2026-03-01`), ['query:endDate'])
     assertInvalid(await get(`${base()}/range?endDate=2026-03-01`), ['query:startDate'])
     assertInvalid(await get(`${base()}/range?startDate=2026-03-05&endDate=2026-03-01`), ['query:startDate'])
     assertInvalid(await get(`${base()}/range?startDate=2026-03-01&endDate=2026-03-32`), ['query:endDate'])
-    assertInvalid(await get(`${base()}/range?startDate=2026-03-01&endDate=2026-03-05&classificationType=fever`), ['query:classificationType'])
+    assertInvalid(await get(`${base()}/range?startDate=2026-03-01&endDate=2026-03-05&classificationType=fever`), [
+      'query:classificationType',
+    ])
   })
 
   it(`answers at most ${RANGE_MAX} and says how many the range holds`, async () => {
-    const animal = await insertAnimal(ctx.database.db, uid, { MAC: 'AA:BB:CC:00:10:03', Sex: 'female' }, createIdSource(() => NOW))
+    const animal = await insertAnimal(
+      ctx.database.db,
+      uid,
+      { MAC: 'AA:BB:CC:00:10:03', Sex: 'female' },
+      createIdSource(() => NOW),
+    )
     const start = Date.UTC(2025, 0, 1)
     const rows = Array.from({ length: RANGE_MAX + 1 }, (_, i) => ({
-      animalId: animal.id, classificationType: 'heat' as const, predictedAt: start + i * 3_600_000,
-      results: [{ timestamp: new Date(start + i * 3_600_000).toISOString(), probability: 0.1 }], peakProbability: 0.1,
+      animalId: animal.id,
+      classificationType: 'heat' as const,
+      predictedAt: start + i * 3_600_000,
+      results: [{ timestamp: new Date(start + i * 3_600_000).toISOString(), probability: 0.1 }],
+      peakProbability: 0.1,
     }))
     assert.equal(await insertScoredPredictions(ctx.database.db, uid, rows), RANGE_MAX + 1)
-    const res = await get(`/api/v1/users/${uid}/animals/AA:BB:CC:00:10:03/predictions/range?startDate=2025-01-01&endDate=2025-12-31`)
+    const res = await get(
+      `/api/v1/users/${uid}/animals/AA:BB:CC:00:10:03/predictions/range?startDate=2025-01-01&endDate=2025-12-31`,
+    )
     assert.equal(res.json().data.length, RANGE_MAX)
     assert.equal(res.json().data[0].timestamp, new Date(start).toISOString())
-    assert.equal(res.json().message, `The first ${RANGE_MAX} of ${RANGE_MAX + 1} predictions in the range; narrow it for the rest`)
+    assert.equal(
+      res.json().message,
+      `The first ${RANGE_MAX} of ${RANGE_MAX + 1} predictions in the range; narrow it for the rest`,
+    )
   })
 })
 
 describe('predictions and their animal', () => {
   it('follow the animal to a new MAC, show its current registry fields, and go when it is deleted', async () => {
     const ids = createIdSource(() => NOW)
-    const animal = await insertAnimal(ctx.database.db, uid, { MAC: 'AA:BB:CC:00:10:04', Sex: 'female', Group: 'Pen 1' }, ids)
+    const animal = await insertAnimal(
+      ctx.database.db,
+      uid,
+      { MAC: 'AA:BB:CC:00:10:04', Sex: 'female', Group: 'Pen 1' },
+      ids,
+    )
     const body = { classificationType: 'lameness', results: [{ timestamp: '2026-03-01T00:00:00Z', probability: 0.6 }] }
-    assert.equal((await post(body, owner, `/api/v1/users/${uid}/animals/AA:BB:CC:00:10:04/predictions`)).statusCode, 201)
-    const patch = await ctx.app.inject({ method: 'PATCH', url: `/api/v1/users/${uid}/animals/${animal.id}`, headers: owner, payload: { MAC: 'AA:BB:CC:00:10:05', Group: 'Hospital pen', WatchdogWeight: 180 } })
+    assert.equal(
+      (await post(body, owner, `/api/v1/users/${uid}/animals/AA:BB:CC:00:10:04/predictions`)).statusCode,
+      201,
+    )
+    const patch = await ctx.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/users/${uid}/animals/${animal.id}`,
+      headers: owner,
+      payload: { MAC: 'AA:BB:CC:00:10:05', Group: 'Hospital pen', WatchdogWeight: 180 },
+    })
     assert.equal(patch.statusCode, 200)
     const moved = (await get(`/api/v1/users/${uid}/animals/AA:BB:CC:00:10:05/predictions`)).json().data
     assert.equal(moved.length, 1)
-    assert.deepEqual(moved[0].animal, { id: String(animal.id), mac: 'AA:BB:CC:00:10:05', name: String(animal.id), group: 'Hospital pen', weight: 180, userId: uid })
+    assert.deepEqual(moved[0].animal, {
+      id: String(animal.id),
+      mac: 'AA:BB:CC:00:10:05',
+      name: String(animal.id),
+      group: 'Hospital pen',
+      weight: 180,
+      userId: uid,
+    })
     assertError(await get(`/api/v1/users/${uid}/animals/AA:BB:CC:00:10:04/predictions`), 404, 'Animal not found')
-    assert.equal((await ctx.app.inject({ method: 'DELETE', url: `/api/v1/users/${uid}/animals/${animal.id}`, headers: owner })).statusCode, 200)
-    const left = await ctx.database.db.selectFrom('predictions').select('id').where('uid', '=', uid).where('animal_id', '=', animal.id).execute()
+    assert.equal(
+      (await ctx.app.inject({ method: 'DELETE', url: `/api/v1/users/${uid}/animals/${animal.id}`, headers: owner }))
+        .statusCode,
+      200,
+    )
+    const left = await ctx.database.db
+      .selectFrom('predictions')
+      .select('id')
+      .where('uid', '=', uid)
+      .where('animal_id', '=', animal.id)
+      .execute()
     assert.deepEqual(left, [])
   })
 

@@ -4,24 +4,57 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
-  HOUR_MS, NO_RECORDS, SCORER, activityRatio, alignHours, birthCusum, birthThreshold, expectedActivity, heatExcess, heatThreshold,
-  isMoving, lamenessDecline, median, phaseStart, probabilityOf, reproductiveState, scoreHerd, summarizeHours,
-  type AnimalHours, type AnimalRecords, type HourSummary,
+  HOUR_MS,
+  NO_RECORDS,
+  SCORER,
+  activityRatio,
+  alignHours,
+  birthCusum,
+  birthThreshold,
+  expectedActivity,
+  heatExcess,
+  heatThreshold,
+  isMoving,
+  lamenessDecline,
+  median,
+  phaseStart,
+  probabilityOf,
+  reproductiveState,
+  scoreHerd,
+  summarizeHours,
+  type AnimalHours,
+  type AnimalRecords,
+  type HourSummary,
 } from '../../src/modules/predictions/scorer.rules.ts'
 import { hoursToScore, nextRunAt, CATCH_UP_HOURS } from '../../src/jobs/predictions.ts'
-import { instantOf, normalizePosted, peakProbability, recordInstant } from '../../src/modules/predictions/predictions.rules.ts'
+import {
+  instantOf,
+  normalizePosted,
+  peakProbability,
+  recordInstant,
+} from '../../src/modules/predictions/predictions.rules.ts'
 
 const DAY = 86_400_000
 const T0 = Date.UTC(2026, 0, 5)
 
 /** `days` of hourly summaries from T0, activity (share moving) from a function of the hour index. */
-function series(days: number, activity: (i: number) => number, extra: (i: number) => Partial<HourSummary> = () => ({})): HourSummary[] {
+function series(
+  days: number,
+  activity: (i: number) => number,
+  extra: (i: number) => Partial<HourSummary> = () => ({}),
+): HourSummary[] {
   return Array.from({ length: days * 24 }, (_, i) => ({
-    hour: T0 + i * HOUR_MS, samples: 60, activity: activity(i), temperature: 37, detections: 12, nodeChanges: 3, ...extra(i),
+    hour: T0 + i * HOUR_MS,
+    samples: 60,
+    activity: activity(i),
+    temperature: 37,
+    detections: 12,
+    nodeChanges: 3,
+    ...extra(i),
   }))
 }
 /** A steady animal: 12 % of its time moving by day (06-18 UTC), 4 % by night. */
-const steady = (i: number) => ((i % 24) >= 6 && (i % 24) < 18 ? 0.12 : 0.04)
+const steady = (i: number) => (i % 24 >= 6 && i % 24 < 18 ? 0.12 : 0.04)
 
 describe('hourly summaries', () => {
   it('counts a sample as moving when its magnitude is more than 0.1 g away from gravity', () => {
@@ -36,12 +69,18 @@ describe('hourly summaries', () => {
   it('sums readings per UTC hour: samples, share moving, mean valid temperature, detections and node changes in time order', () => {
     const h = T0 + 5 * HOUR_MS
     const sensor = [
-      { t: h + 60_000, c: 38, x: 0, y: 0, z: 1 }, { t: h + 120_000, c: 39, x: 0.5, y: 0, z: 1 },
-      { t: h + 180_000, c: 0, x: 0, y: 0, z: 1 }, { t: h + 240_000, c: 44, x: 0, y: 0, z: 1.3 },
+      { t: h + 60_000, c: 38, x: 0, y: 0, z: 1 },
+      { t: h + 120_000, c: 39, x: 0.5, y: 0, z: 1 },
+      { t: h + 180_000, c: 0, x: 0, y: 0, z: 1 },
+      { t: h + 240_000, c: 44, x: 0, y: 0, z: 1.3 },
       { t: h + HOUR_MS, c: 37, x: 0, y: 0, z: 1 },
     ]
     const locations = [
-      { t: h + HOUR_MS + 5, nodeuid: 'b' }, { t: h, nodeuid: 'a' }, { t: h + 10, nodeuid: 'a' }, { t: h + 20, nodeuid: 'b' }, { t: h + 30, nodeuid: 'a' },
+      { t: h + HOUR_MS + 5, nodeuid: 'b' },
+      { t: h, nodeuid: 'a' },
+      { t: h + 10, nodeuid: 'a' },
+      { t: h + 20, nodeuid: 'b' },
+      { t: h + 30, nodeuid: 'a' },
     ]
     assert.deepEqual(summarizeHours(sensor, locations), [
       { hour: h, samples: 4, activity: 0.5, temperature: 38.5, detections: 4, nodeChanges: 2 },
@@ -52,12 +91,15 @@ describe('hourly summaries', () => {
   it('lays summaries out hour by hour, hours without readings empty', () => {
     const one = { hour: T0 + HOUR_MS, samples: 60, activity: 0.1, temperature: 37, detections: 12, nodeChanges: 1 }
     const aligned = alignHours([one], T0, T0 + 2 * HOUR_MS)
-    assert.deepEqual(aligned.map((h) => h.samples), [0, 60, 0])
+    assert.deepEqual(
+      aligned.map((h) => h.samples),
+      [0, 60, 0],
+    )
     assert.deepEqual(aligned[1], one)
   })
 })
 
-describe('the animal\'s own baseline', () => {
+describe("the animal's own baseline", () => {
   it('is the median of the same hour of day (±1 h) on days 2-8 back, and needs 8 such hours with data', () => {
     const hours = series(10, (i) => (Math.floor(i / 24) === 5 ? 0.9 : steady(i)))
     const i = 9 * 24 + 10
@@ -68,7 +110,7 @@ describe('the animal\'s own baseline', () => {
     assert.equal(expectedActivity(silent, i), undefined, 'hours under 6 samples are missing')
   })
 
-  it('gives the hour\'s ratio to it, with a floor so that a quiet night does not divide by ~0', () => {
+  it("gives the hour's ratio to it, with a floor so that a quiet night does not divide by ~0", () => {
     const hours = series(10, (i) => (i === 9 * 24 + 10 ? 0.36 : steady(i)))
     assert.equal(activityRatio(hours, 9 * 24 + 10), (0.36 + SCORER.activityFloor) / (0.12 + SCORER.activityFloor))
     const quiet = series(10, (i) => (i === 9 * 24 + 2 ? 0.02 : 0))
@@ -110,7 +152,11 @@ describe('birth: CUSUM of activity above the reference', () => {
 
 describe('heat, lameness and probabilities', () => {
   it('heat excess: the last 24 h against the mean of the baseline days, needing 2 of them', () => {
-    assert.ok(Math.abs(heatExcess(0.145, [0.1, 0.1, 0.1])! - (0.145 + SCORER.activityFloor / 4) / (0.1 + SCORER.activityFloor / 4) + 1) < 1e-12)
+    assert.ok(
+      Math.abs(
+        heatExcess(0.145, [0.1, 0.1, 0.1])! - (0.145 + SCORER.activityFloor / 4) / (0.1 + SCORER.activityFloor / 4) + 1,
+      ) < 1e-12,
+    )
     assert.equal(heatExcess(0.1, [0.1, 0.1]), 0)
     assert.ok(heatExcess(0.08, [0.1, 0.1])! < 0)
     assert.equal(heatExcess(0.2, [0.1]), undefined)
@@ -121,8 +167,15 @@ describe('heat, lameness and probabilities', () => {
     const floor = SCORER.activityFloor / 4
     assert.ok(Math.abs(lamenessDecline(activity)! - (1 - (0.07 + floor) / (0.1 + floor))) < 1e-12)
     const still = { recent: [0.2, 0.2, 0.2], baseline: [0.2, 0.2, 0.2, 0.2] }
-    assert.ok(Math.abs(lamenessDecline(activity, still)! - (1 - Math.sqrt((0.07 + floor) / (0.1 + floor)))) < 1e-12, 'steady movement halves the evidence')
-    assert.equal(lamenessDecline({ recent: [0.2, 0.2, 0.2], baseline: [0.1, 0.1, 0.1, 0.1] }), 0, 'more active is no decline')
+    assert.ok(
+      Math.abs(lamenessDecline(activity, still)! - (1 - Math.sqrt((0.07 + floor) / (0.1 + floor)))) < 1e-12,
+      'steady movement halves the evidence',
+    )
+    assert.equal(
+      lamenessDecline({ recent: [0.2, 0.2, 0.2], baseline: [0.1, 0.1, 0.1, 0.1] }),
+      0,
+      'more active is no decline',
+    )
     assert.equal(lamenessDecline({ recent: [0.1, 0.1], baseline: [0.1, 0.1, 0.1, 0.1] }), undefined)
     assert.equal(lamenessDecline({ recent: [0.1, 0.1, 0.1], baseline: [0.1, 0.1, 0.1] }), undefined)
   })
@@ -136,17 +189,32 @@ describe('heat, lameness and probabilities', () => {
   })
 })
 
-describe('what the farm\'s records change', () => {
+describe("what the farm's records change", () => {
   const t = T0 + 200 * DAY
   const records = (days: Partial<Record<keyof AnimalRecords, number[]>>): AnimalRecords => ({
-    services: (days.services ?? []).map((d) => t - d * DAY), weanings: (days.weanings ?? []).map((d) => t - d * DAY), births: (days.births ?? []).map((d) => t - d * DAY),
+    services: (days.services ?? []).map((d) => t - d * DAY),
+    weanings: (days.weanings ?? []).map((d) => t - d * DAY),
+    births: (days.births ?? []).map((d) => t - d * DAY),
   })
 
   it('reads the reproductive state: an open service, days since weaning and birth, lactation', () => {
-    assert.deepEqual(reproductiveState(records({ services: [20], weanings: [25], births: [50] }), t), { sinceService: 20, sinceWeaning: 25, sinceBirth: 50, lactatingDays: undefined })
-    assert.equal(reproductiveState(records({ services: [130], births: [15] }), t).sinceService, undefined, 'a farrowing closes the service')
+    assert.deepEqual(reproductiveState(records({ services: [20], weanings: [25], births: [50] }), t), {
+      sinceService: 20,
+      sinceWeaning: 25,
+      sinceBirth: 50,
+      lactatingDays: undefined,
+    })
+    assert.equal(
+      reproductiveState(records({ services: [130], births: [15] }), t).sinceService,
+      undefined,
+      'a farrowing closes the service',
+    )
     assert.equal(reproductiveState(records({ births: [15] }), t).lactatingDays, 15)
-    assert.equal(reproductiveState(records({ births: [15], services: [-1] }), t).sinceService, undefined, 'records after t do not count')
+    assert.equal(
+      reproductiveState(records({ births: [15], services: [-1] }), t).sinceService,
+      undefined,
+      'records after t do not count',
+    )
   })
 
   it('lowers the birth threshold near the expected farrowing and raises it early in pregnancy', () => {
@@ -178,8 +246,20 @@ describe('what the farm\'s records change', () => {
 describe('the herd scorer', () => {
   const days = 30
   const last = days * 24 - 1
-  const herdOf = (activity: (k: number, i: number) => number, extra: (k: number, i: number) => Partial<HourSummary> = () => ({})): AnimalHours<number>[] =>
-    Array.from({ length: 6 }, (_, k) => ({ key: k, group: 'Pen 1', hours: series(days, (i) => activity(k, i), (i) => extra(k, i)), records: NO_RECORDS }))
+  const herdOf = (
+    activity: (k: number, i: number) => number,
+    extra: (k: number, i: number) => Partial<HourSummary> = () => ({}),
+  ): AnimalHours<number>[] =>
+    Array.from({ length: 6 }, (_, k) => ({
+      key: k,
+      group: 'Pen 1',
+      hours: series(
+        days,
+        (i) => activity(k, i),
+        (i) => extra(k, i),
+      ),
+      records: NO_RECORDS,
+    }))
   const final = (herd: AnimalHours<number>[]) => scoreHerd(herd, last, last).map((s) => s[0]!)
 
   it('scores a steady herd near 0 for every class', () => {
@@ -193,10 +273,11 @@ describe('the herd scorer', () => {
   })
 
   it('does not alarm when the whole pen is restless together (a late feeding, a disturbance)', () => {
-    for (const s of final(herdOf((_, i) => (i > last - 10 ? 0.45 : steady(i))))) assert.ok(s.birth < 0.5 && s.heat < 0.5, JSON.stringify(s))
+    for (const s of final(herdOf((_, i) => (i > last - 10 ? 0.45 : steady(i)))))
+      assert.ok(s.birth < 0.5 && s.heat < 0.5, JSON.stringify(s))
   })
 
-  it('lowers the birth threshold while the sow\'s ear is warmer than usual (and her pen\'s is not)', () => {
+  it("lowers the birth threshold while the sow's ear is warmer than usual (and her pen's is not)", () => {
     const restless = (k: number, i: number) => (k === 0 && i > last - 3 ? 0.3 : steady(i))
     const cool = final(herdOf(restless))[0]!.birth
     const warm = final(herdOf(restless, (k, i) => ({ temperature: k === 0 && i > last - 8 ? 37.5 : 37 })))[0]!.birth
@@ -204,20 +285,27 @@ describe('the herd scorer', () => {
   })
 
   it('alarms heat for an animal 1.6x as active for the last day, not at 1.2x', () => {
-    const scores = final(herdOf((k, i) => (i > last - 24 ? steady(i) * (k === 0 ? 1.6 : k === 1 ? 1.2 : 1) : steady(i))))
+    const scores = final(
+      herdOf((k, i) => (i > last - 24 ? steady(i) * (k === 0 ? 1.6 : k === 1 ? 1.2 : 1) : steady(i))),
+    )
     assert.ok(scores[0]!.heat >= 0.5, JSON.stringify(scores[0]))
     assert.ok(scores[1]!.heat < 0.5, JSON.stringify(scores[1]))
     assert.ok(scores.slice(2).every((s) => s.heat === 0))
   })
 
   it('alarms lameness for an animal whose activity and movement declined by 40 % over two weeks', () => {
-    const declined = (i: number) => Math.max(0.6, 1 - Math.max(0, i - (days - 14) * 24) / (14 * 24) * 0.4)
-    const scores = final(herdOf((k, i) => steady(i) * (k === 0 ? declined(i) : 1), (k, i) => ({ nodeChanges: k === 0 ? 3 * declined(i) : 3 })))
+    const declined = (i: number) => Math.max(0.6, 1 - (Math.max(0, i - (days - 14) * 24) / (14 * 24)) * 0.4)
+    const scores = final(
+      herdOf(
+        (k, i) => steady(i) * (k === 0 ? declined(i) : 1),
+        (k, i) => ({ nodeChanges: k === 0 ? 3 * declined(i) : 3 }),
+      ),
+    )
     assert.ok(scores[0]!.lameness >= 0.5, JSON.stringify(scores[0]))
     assert.ok(scores.slice(1).every((s) => s.lameness === 0))
   })
 
-  it('does not call a recorded weaning\'s jump in activity a heat: baselines stay in the current phase', () => {
+  it("does not call a recorded weaning's jump in activity a heat: baselines stay in the current phase", () => {
     const weaned = T0 + (days - 3) * DAY
     const herd = herdOf((k, i) => steady(i) * (k === 0 && T0 + i * HOUR_MS < weaned ? 0.5 : 1))
     assert.ok(final(herd)[0]!.heat >= 0.5, 'without the record it looks like a heat')
@@ -249,7 +337,7 @@ describe('job scheduling and record times', () => {
     assert.equal(nextRunAt(Date.UTC(2026, 2, 1, 23, 59)), Date.UTC(2026, 2, 2, 0, 5))
   })
 
-  it('reads a record\'s date and time as a UTC instant, noon without a time', () => {
+  it("reads a record's date and time as a UTC instant, noon without a time", () => {
     assert.equal(recordInstant('2026-03-01', '06:40'), Date.UTC(2026, 2, 1, 6, 40))
     assert.equal(recordInstant('2026-03-01', '06:40:30'), Date.UTC(2026, 2, 1, 6, 40, 30))
     assert.equal(recordInstant('2026-03-01'), Date.UTC(2026, 2, 1, 12))
@@ -266,10 +354,11 @@ describe('prediction endpoint rules', () => {
     assert.equal(instantOf('2026-03-01T10:00', 'end'), Date.UTC(2026, 2, 1, 10))
     assert.equal(instantOf('2026-03-01T10:00:00+02:00', 'start'), Date.UTC(2026, 2, 1, 8))
     assert.equal(instantOf('2026-03-01T10:00:00.123456Z', 'start'), Date.UTC(2026, 2, 1, 10, 0, 0, 123))
-    for (const bad of ['2026-02-29', '2026-00-10', '2026-03-01T24:00', '2026-03-01T10:60', '20260301', 'now']) assert.equal(instantOf(bad, 'start'), undefined, bad)
+    for (const bad of ['2026-02-29', '2026-00-10', '2026-03-01T24:00', '2026-03-01T10:60', '20260301', 'now'])
+      assert.equal(instantOf(bad, 'start'), undefined, bad)
   })
 
-  it('takes a prediction\'s highest result probability as its own', () => {
+  it("takes a prediction's highest result probability as its own", () => {
     assert.equal(peakProbability([{ probability: 0.2 }, { probability: 0.9 }, { probability: 0.4 }]), 0.9)
     assert.equal(peakProbability([{ probability: 0 }]), 0)
   })
@@ -277,9 +366,27 @@ describe('prediction endpoint rules', () => {
   it('normalizes a posted prediction to UTC, defaults its timestamp to now, and refuses the future and other centuries', () => {
     const now = Date.UTC(2026, 2, 10, 12)
     const results = [{ timestamp: '2026-03-10T13:00:00+01:00', probability: 0.3 }]
-    assert.deepEqual(normalizePosted({ classificationType: 'heat', results }, now).value, { predictedAt: now, results: [{ timestamp: '2026-03-10T12:00:00.000Z', probability: 0.3 }] })
-    assert.equal(normalizePosted({ timestamp: '2026-03-10T12:15:00Z', classificationType: 'heat', results }, now).problems.length, 0, '15 minutes of clock skew')
-    assert.deepEqual(normalizePosted({ timestamp: '2026-03-10T12:16:00Z', classificationType: 'heat', results }, now).problems.map((p) => p.field), ['timestamp'])
-    assert.deepEqual(normalizePosted({ classificationType: 'heat', results: [{ timestamp: '1999-01-01T00:00:00Z', probability: 0 }] }, now).problems.map((p) => p.field), ['results[0].timestamp'])
+    assert.deepEqual(normalizePosted({ classificationType: 'heat', results }, now).value, {
+      predictedAt: now,
+      results: [{ timestamp: '2026-03-10T12:00:00.000Z', probability: 0.3 }],
+    })
+    assert.equal(
+      normalizePosted({ timestamp: '2026-03-10T12:15:00Z', classificationType: 'heat', results }, now).problems.length,
+      0,
+      '15 minutes of clock skew',
+    )
+    assert.deepEqual(
+      normalizePosted({ timestamp: '2026-03-10T12:16:00Z', classificationType: 'heat', results }, now).problems.map(
+        (p) => p.field,
+      ),
+      ['timestamp'],
+    )
+    assert.deepEqual(
+      normalizePosted(
+        { classificationType: 'heat', results: [{ timestamp: '1999-01-01T00:00:00Z', probability: 0 }] },
+        now,
+      ).problems.map((p) => p.field),
+      ['results[0].timestamp'],
+    )
   })
 })

@@ -19,7 +19,12 @@ export async function readingsFarm(ctx: TestContext) {
   const headers = bearer((await integratorToken(ctx, integrator.uid)).accessToken)
   const base = `/api/v1/users/${user.uid}/animals`
   const inject = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, payload?: unknown) =>
-    ctx.app.inject({ method, url: `${base}${path}`, headers, ...(payload !== undefined ? { payload: payload as object } : {}) })
+    ctx.app.inject({
+      method,
+      url: `${base}${path}`,
+      headers,
+      ...(payload !== undefined ? { payload: payload as object } : {}),
+    })
   const animal = async (mac = nextMac()) => {
     const res = await inject('POST', '', { MAC: mac, Sex: 'female' })
     assert.equal(res.statusCode, 201, res.body)

@@ -5,18 +5,35 @@ import { bearer, createIntegrator, integratorToken } from '../support/fixtures.t
 import { assertError, nextMac, readingsFarm } from './farm.ts'
 
 let ctx: TestContext
-before(async () => { ctx = await createTestApp() })
+before(async () => {
+  ctx = await createTestApp()
+})
 after(() => ctx.close())
 
 const MINUTE = 60_000
 const now = () => Date.now()
 
 function sensorRows(count: number, end: number, step = MINUTE) {
-  return Array.from({ length: count }, (_, i) => ({ t: end - (count - 1 - i) * step, c: 37 + (i % 10) / 10, x: 0.01 * (i % 7), y: -0.02, z: 0.98 }))
+  return Array.from({ length: count }, (_, i) => ({
+    t: end - (count - 1 - i) * step,
+    c: 37 + (i % 10) / 10,
+    x: 0.01 * (i % 7),
+    y: -0.02,
+    z: 0.98,
+  }))
 }
 
-async function storedCount(uid: string, mac: string, table: 'animal_sensor_readings' | 'animal_location_readings' = 'animal_sensor_readings') {
-  const row = await ctx.database.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('uid', '=', uid).where('mac', '=', mac).executeTakeFirstOrThrow()
+async function storedCount(
+  uid: string,
+  mac: string,
+  table: 'animal_sensor_readings' | 'animal_location_readings' = 'animal_sensor_readings',
+) {
+  const row = await ctx.database.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('uid', '=', uid)
+    .where('mac', '=', mac)
+    .executeTakeFirstOrThrow()
   return Number(row.n)
 }
 
@@ -41,14 +58,33 @@ describe('POST .../animals/<animal_mac>/sensordata', () => {
     const a = await f.animal()
     const end = now() - 120 * MINUTE
     const rows = sensorRows(100, end)
-    assert.deepEqual((await f.inject('POST', `/${a.MAC}/sensordata`, { readings: rows })).json().data, { received: 100, stored: 100, duplicates: 0 })
-    assert.deepEqual((await f.inject('POST', `/${a.MAC}/sensordata`, { readings: rows })).json().data, { received: 100, stored: 0, duplicates: 100 })
+    assert.deepEqual((await f.inject('POST', `/${a.MAC}/sensordata`, { readings: rows })).json().data, {
+      received: 100,
+      stored: 100,
+      duplicates: 0,
+    })
+    assert.deepEqual((await f.inject('POST', `/${a.MAC}/sensordata`, { readings: rows })).json().data, {
+      received: 100,
+      stored: 0,
+      duplicates: 100,
+    })
     const overlapping = sensorRows(100, end + 30 * MINUTE)
-    assert.deepEqual((await f.inject('POST', `/${a.MAC}/sensordata`, { readings: overlapping })).json().data, { received: 100, stored: 30, duplicates: 70 })
+    assert.deepEqual((await f.inject('POST', `/${a.MAC}/sensordata`, { readings: overlapping })).json().data, {
+      received: 100,
+      stored: 30,
+      duplicates: 70,
+    })
     assert.equal(await storedCount(f.user.uid, a.MAC), 130)
     // The same t twice within one request is stored once.
-    const twice = [{ t: end + 60 * MINUTE, c: 38, x: 0, y: 0, z: 1 }, { t: end + 60 * MINUTE, c: 39, x: 0, y: 0, z: 1 }]
-    assert.deepEqual((await f.inject('POST', `/${a.MAC}/sensordata`, { readings: twice })).json().data, { received: 2, stored: 1, duplicates: 1 })
+    const twice = [
+      { t: end + 60 * MINUTE, c: 38, x: 0, y: 0, z: 1 },
+      { t: end + 60 * MINUTE, c: 39, x: 0, y: 0, z: 1 },
+    ]
+    assert.deepEqual((await f.inject('POST', `/${a.MAC}/sensordata`, { readings: twice })).json().data, {
+      received: 2,
+      stored: 1,
+      duplicates: 1,
+    })
   })
 
   it('accepts the MAC in either case and stores it under the animal', async () => {
@@ -74,7 +110,12 @@ describe('POST .../animals/<animal_mac>/sensordata', () => {
     const f = await readingsFarm(ctx)
     const a = await f.animal()
     const rows = sensorRows(10_001, now() - MINUTE, 1000)
-    assertError(await f.inject('POST', `/${a.MAC}/sensordata`, { readings: rows }), 400, 'Validation failed', 'readings')
+    assertError(
+      await f.inject('POST', `/${a.MAC}/sensordata`, { readings: rows }),
+      400,
+      'Validation failed',
+      'readings',
+    )
     assert.equal(await storedCount(f.user.uid, a.MAC), 0)
     const res = await f.inject('POST', `/${a.MAC}/sensordata`, { readings: rows.slice(1) })
     assert.equal(res.statusCode, 200, res.body)
@@ -86,15 +127,60 @@ describe('POST .../animals/<animal_mac>/sensordata', () => {
     const a = await f.animal()
     const base = () => sensorRows(10, now() - MINUTE)
     const cases: [(rows: any[]) => void, string][] = [
-      [(r) => { r[7].c = '38.5' }, 'readings[7].c'],
-      [(r) => { delete r[3].x }, 'readings[3].x'],
-      [(r) => { r[9].extra = 1 }, 'readings[9].extra'],
-      [(r) => { r[0].t = 1.5e12 + 0.5 }, 'readings[0].t'],
-      [(r) => { r[2].t = Math.floor(r[2].t / 1000) }, 'readings[2].t'],
-      [(r) => { r[4].c = 400 }, 'readings[4].c'],
-      [(r) => { r[5].z = -100 }, 'readings[5].z'],
-      [(r) => { r[6].t = now() + 60 * MINUTE }, 'readings[6].t'],
-      [(r) => { r[1] = null }, 'readings[1]'],
+      [
+        (r) => {
+          r[7].c = '38.5'
+        },
+        'readings[7].c',
+      ],
+      [
+        (r) => {
+          delete r[3].x
+        },
+        'readings[3].x',
+      ],
+      [
+        (r) => {
+          r[9].extra = 1
+        },
+        'readings[9].extra',
+      ],
+      [
+        (r) => {
+          r[0].t = 1.5e12 + 0.5
+        },
+        'readings[0].t',
+      ],
+      [
+        (r) => {
+          r[2].t = Math.floor(r[2].t / 1000)
+        },
+        'readings[2].t',
+      ],
+      [
+        (r) => {
+          r[4].c = 400
+        },
+        'readings[4].c',
+      ],
+      [
+        (r) => {
+          r[5].z = -100
+        },
+        'readings[5].z',
+      ],
+      [
+        (r) => {
+          r[6].t = now() + 60 * MINUTE
+        },
+        'readings[6].t',
+      ],
+      [
+        (r) => {
+          r[1] = null
+        },
+        'readings[1]',
+      ],
     ]
     for (const [spoil, field] of cases) {
       const rows = base()
@@ -109,22 +195,41 @@ describe('POST .../animals/<animal_mac>/sensordata', () => {
   it('refuses a body without rows, with extra fields, or that is not an object', async () => {
     const f = await readingsFarm(ctx)
     const a = await f.animal()
-    for (const body of [{}, { readings: [] }, { readings: sensorRows(1, now()), gateway: 'g1' }, [], { readings: 'x' }]) {
+    for (const body of [
+      {},
+      { readings: [] },
+      { readings: sensorRows(1, now()), gateway: 'g1' },
+      [],
+      { readings: 'x' },
+    ]) {
       assertError(await f.inject('POST', `/${a.MAC}/sensordata`, body), 400, 'Validation failed')
     }
   })
 
-  it('404 for a MAC that is none of the user\'s animals, whatever its form', async () => {
+  it("404 for a MAC that is none of the user's animals, whatever its form", async () => {
     const f = await readingsFarm(ctx)
-    assertError(await f.inject('POST', `/${nextMac()}/sensordata`, { readings: sensorRows(1, now()) }), 404, 'Animal not found')
-    assertError(await f.inject('POST', '/AA:BB:CC/sensordata', { readings: sensorRows(1, now()) }), 404, 'Animal not found')
+    assertError(
+      await f.inject('POST', `/${nextMac()}/sensordata`, { readings: sensorRows(1, now()) }),
+      404,
+      'Animal not found',
+    )
+    assertError(
+      await f.inject('POST', '/AA:BB:CC/sensordata', { readings: sensorRows(1, now()) }),
+      404,
+      'Animal not found',
+    )
   })
 
-  it('needs the integrator\'s write permission', async () => {
+  it("needs the integrator's write permission", async () => {
     const f = await readingsFarm(ctx)
     const a = await f.animal()
     const reader = await createIntegrator(ctx, { tier: 'enterprise', linkTo: [f.user.uid] })
-    const res = await ctx.app.inject({ method: 'POST', url: `${f.base}/${a.MAC}/sensordata`, headers: bearer((await integratorToken(ctx, reader.uid)).accessToken), payload: { readings: sensorRows(1, now()) } })
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: `${f.base}/${a.MAC}/sensordata`,
+      headers: bearer((await integratorToken(ctx, reader.uid)).accessToken),
+      payload: { readings: sensorRows(1, now()) },
+    })
     assertError(res, 403, 'Integrator does not have write permission')
   })
 })
@@ -138,8 +243,16 @@ describe('POST .../animals/<animal_mac>/locations', () => {
       { t: end - 10 * MINUTE, rssi: -70, nodeuid: 'node-2' },
       { t: end - 5 * MINUTE, rssi: -55.5, nodeuid: 'node-1' },
     ]
-    assert.deepEqual((await f.inject('POST', `/${a.MAC}/locations`, { readings: rows })).json().data, { received: 2, stored: 2, duplicates: 0 })
-    assert.deepEqual((await f.inject('POST', `/${a.MAC}/locations`, { readings: rows })).json().data, { received: 2, stored: 0, duplicates: 2 })
+    assert.deepEqual((await f.inject('POST', `/${a.MAC}/locations`, { readings: rows })).json().data, {
+      received: 2,
+      stored: 2,
+      duplicates: 0,
+    })
+    assert.deepEqual((await f.inject('POST', `/${a.MAC}/locations`, { readings: rows })).json().data, {
+      received: 2,
+      stored: 0,
+      duplicates: 2,
+    })
     const animal = (await f.inject('GET', `/${a.ID}`)).json().data
     assert.equal(animal.Node, 'node-1')
     assert.equal(animal.SignalStrength, -55.5)
@@ -150,7 +263,11 @@ describe('POST .../animals/<animal_mac>/locations', () => {
   it('rejects a bad row with its index', async () => {
     const f = await readingsFarm(ctx)
     const a = await f.animal()
-    const rows = [{ t: now(), rssi: -70, nodeuid: 'n' }, { t: now(), rssi: -70, nodeuid: '' }, { t: now(), rssi: '-70', nodeuid: 'n' }]
+    const rows = [
+      { t: now(), rssi: -70, nodeuid: 'n' },
+      { t: now(), rssi: -70, nodeuid: '' },
+      { t: now(), rssi: '-70', nodeuid: 'n' },
+    ]
     const res = await f.inject('POST', `/${a.MAC}/locations`, { readings: rows })
     assertError(res, 400, 'Validation failed', 'readings[1].nodeuid')
     assertError(res, 400, 'Validation failed', 'readings[2].rssi')

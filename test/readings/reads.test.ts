@@ -16,19 +16,31 @@ const HOUR = 60 * MINUTE
 const DAY = 24 * HOUR
 
 let ctx: TestContext
-before(async () => { ctx = await createTestApp({ clock: () => NOW }) })
+before(async () => {
+  ctx = await createTestApp({ clock: () => NOW })
+})
 after(() => ctx.close())
 
 async function farmWithReadings(count: number) {
   const f = await readingsFarm(ctx)
   const a = await f.animal()
   // One reading a minute ending at NOW - count + 1 .. NOW; c encodes the index.
-  const rows = Array.from({ length: count }, (_, i) => ({ t: NOW - (count - 1 - i) * MINUTE, c: 30 + i / 1000, x: 0, y: 0, z: 1 }))
+  const rows = Array.from({ length: count }, (_, i) => ({
+    t: NOW - (count - 1 - i) * MINUTE,
+    c: 30 + i / 1000,
+    x: 0,
+    y: 0,
+    z: 1,
+  }))
   for (let i = 0; i < rows.length; i += 10_000) {
     const res = await f.inject('POST', `/${a.MAC}/sensordata`, { readings: rows.slice(i, i + 10_000) })
     assert.equal(res.statusCode, 200, res.body)
   }
-  const detections = Array.from({ length: 30 }, (_, i) => ({ t: NOW - (29 - i) * MINUTE, rssi: -50 - i, nodeuid: `node-${i % 3}` }))
+  const detections = Array.from({ length: 30 }, (_, i) => ({
+    t: NOW - (29 - i) * MINUTE,
+    rssi: -50 - i,
+    nodeuid: `node-${i % 3}`,
+  }))
   assert.equal((await f.inject('POST', `/${a.MAC}/locations`, { readings: detections })).statusCode, 200)
   return { ...f, a, rows, detections }
 }
@@ -49,15 +61,19 @@ describe('GET .../sensordata and .../locations', () => {
     const f = await farmWithReadings(150)
     const start = f.rows[10]!.t
     const end = f.rows[20]!.t
-    const asc = (await f.inject('GET', `/${f.a.MAC}/sensordata?startTime=${start}&endTime=${end}&sortOrder=asc`)).json().data
+    const asc = (await f.inject('GET', `/${f.a.MAC}/sensordata?startTime=${start}&endTime=${end}&sortOrder=asc`)).json()
+      .data
     assert.deepEqual(asc, f.rows.slice(10, 21))
-    const limited = (await f.inject('GET', `/${f.a.MAC}/sensordata?startTime=${start}&endTime=${end}&limit=3`)).json().data
+    const limited = (await f.inject('GET', `/${f.a.MAC}/sensordata?startTime=${start}&endTime=${end}&limit=3`)).json()
+      .data
     assert.deepEqual(limited, [f.rows[20], f.rows[19], f.rows[18]])
     const onlyStart = (await f.inject('GET', `/${f.a.MAC}/sensordata?startTime=${f.rows[147]!.t}`)).json().data
     assert.deepEqual(onlyStart, [f.rows[149], f.rows[148], f.rows[147]])
     const same = (await f.inject('GET', `/${f.a.MAC}/sensordata?startTime=${start}&endTime=${start}`)).json().data
     assert.deepEqual(same, [f.rows[10]])
-    const locations = (await f.inject('GET', `/${f.a.MAC}/locations?startTime=${f.detections[27]!.t}&sortOrder=asc`)).json().data
+    const locations = (
+      await f.inject('GET', `/${f.a.MAC}/locations?startTime=${f.detections[27]!.t}&sortOrder=asc`)
+    ).json().data
     assert.deepEqual(locations, f.detections.slice(27))
   })
 
@@ -68,7 +84,10 @@ describe('GET .../sensordata and .../locations', () => {
     assert.equal((await f.inject('POST', `/${f.a.MAC}/sensordata`, { readings: awkward })).statusCode, 200)
     const odd = [{ t: NOW + MINUTE, rssi: -67.5, nodeuid: 'pen "7" \\ farrowing\u2028é\u0001' }]
     assert.equal((await f.inject('POST', `/${f.a.MAC}/locations`, { readings: odd })).statusCode, 200)
-    for (const [path, row, first] of [['sensordata?limit=1000', SensorReading, awkward[0]], ['locations?limit=1000', LocationReading, odd[0]]] as const) {
+    for (const [path, row, first] of [
+      ['sensordata?limit=1000', SensorReading, awkward[0]],
+      ['locations?limit=1000', LocationReading, odd[0]],
+    ] as const) {
       for (const order of ['', '&sortOrder=asc']) {
         const res = await f.inject('GET', `/${f.a.MAC}/${path}${order}`)
         assert.equal(res.statusCode, 200)
@@ -93,10 +112,18 @@ describe('GET .../sensordata and .../locations', () => {
       assert.equal(first.statusCode, 200)
       assert.equal(first.headers.etag, weakEtagOf(first.body), path)
       assert.equal(Number(first.headers['content-length']), first.rawPayload.length)
-      const again = await ctx.app.inject({ method: 'GET', url: `${f.base}/${f.a.MAC}/${path}`, headers: { ...f.headers, 'if-none-match': String(first.headers.etag) } })
+      const again = await ctx.app.inject({
+        method: 'GET',
+        url: `${f.base}/${f.a.MAC}/${path}`,
+        headers: { ...f.headers, 'if-none-match': String(first.headers.etag) },
+      })
       assert.equal(again.statusCode, 304, path)
       assert.equal(again.body, '')
-      const gzip = await ctx.app.inject({ method: 'GET', url: `${f.base}/${f.a.MAC}/${path}`, headers: { ...f.headers, 'accept-encoding': 'gzip' } })
+      const gzip = await ctx.app.inject({
+        method: 'GET',
+        url: `${f.base}/${f.a.MAC}/${path}`,
+        headers: { ...f.headers, 'accept-encoding': 'gzip' },
+      })
       assert.equal(gzip.headers['content-encoding'], 'gzip', path)
       assert.equal(gzip.headers.etag, first.headers.etag)
       assert.deepEqual(JSON.parse(gunzipSync(gzip.rawPayload).toString()).data, first.json().data)
@@ -106,8 +133,16 @@ describe('GET .../sensordata and .../locations', () => {
       assert.equal(head.body, '')
     }
     const before = await f.inject('GET', `/${f.a.MAC}/sensordata?limit=2000`)
-    assert.equal((await f.inject('POST', `/${f.a.MAC}/sensordata`, { readings: [{ t: NOW + MINUTE, c: 39, x: 0, y: 0, z: 1 }] })).statusCode, 200)
-    const after = await ctx.app.inject({ method: 'GET', url: `${f.base}/${f.a.MAC}/sensordata?limit=2000`, headers: { ...f.headers, 'if-none-match': String(before.headers.etag) } })
+    assert.equal(
+      (await f.inject('POST', `/${f.a.MAC}/sensordata`, { readings: [{ t: NOW + MINUTE, c: 39, x: 0, y: 0, z: 1 }] }))
+        .statusCode,
+      200,
+    )
+    const after = await ctx.app.inject({
+      method: 'GET',
+      url: `${f.base}/${f.a.MAC}/sensordata?limit=2000`,
+      headers: { ...f.headers, 'if-none-match': String(before.headers.etag) },
+    })
     assert.equal(after.statusCode, 200, 'a new reading changes the page')
   })
 
@@ -124,9 +159,24 @@ describe('GET .../sensordata and .../locations', () => {
     for (const path of ['sensordata', 'locations']) {
       assertError(await f.inject('GET', `/${f.a.MAC}/${path}?limit=0`), 400, 'Validation failed', 'query:limit')
       assertError(await f.inject('GET', `/${f.a.MAC}/${path}?limit=10001`), 400, 'Validation failed', 'query:limit')
-      assertError(await f.inject('GET', `/${f.a.MAC}/${path}?startTime=2000&endTime=1000`), 400, 'Validation failed', 'query:startTime')
-      assertError(await f.inject('GET', `/${f.a.MAC}/${path}?sortOrder=newest`), 400, 'Validation failed', 'query:sortOrder')
-      assertError(await f.inject('GET', `/${f.a.MAC}/${path}?startTime=yesterday`), 400, 'Validation failed', 'query:startTime')
+      assertError(
+        await f.inject('GET', `/${f.a.MAC}/${path}?startTime=2000&endTime=1000`),
+        400,
+        'Validation failed',
+        'query:startTime',
+      )
+      assertError(
+        await f.inject('GET', `/${f.a.MAC}/${path}?sortOrder=newest`),
+        400,
+        'Validation failed',
+        'query:sortOrder',
+      )
+      assertError(
+        await f.inject('GET', `/${f.a.MAC}/${path}?startTime=yesterday`),
+        400,
+        'Validation failed',
+        'query:startTime',
+      )
       assertError(await f.inject('GET', `/${f.a.MAC}/${path}?endTime=1.5`), 400, 'Validation failed', 'query:endTime')
       assertError(await f.inject('GET', `/AA:BB:CC:DD:EE:GG/${path}`), 404, 'Animal not found')
       assertError(await f.inject('GET', `/${nextMac()}/${path}`), 404, 'Animal not found')
@@ -151,8 +201,18 @@ describe('GET .../sensordata/latest', () => {
     assert.deepEqual((await f.inject('GET', `/${f.a.MAC}/sensordata/latest?count=1`)).json().data, [f.rows[149]])
     assert.equal((await f.inject('GET', `/${f.a.MAC}/sensordata/latest?count=100`)).json().data.length, 100)
     assertError(await f.inject('GET', `/${f.a.MAC}/sensordata/latest?count=0`), 400, 'Validation failed', 'query:count')
-    assertError(await f.inject('GET', `/${f.a.MAC}/sensordata/latest?count=101`), 400, 'Validation failed', 'query:count')
-    assertError(await f.inject('GET', `/${f.a.MAC}/sensordata/latest?count=ten`), 400, 'Validation failed', 'query:count')
+    assertError(
+      await f.inject('GET', `/${f.a.MAC}/sensordata/latest?count=101`),
+      400,
+      'Validation failed',
+      'query:count',
+    )
+    assertError(
+      await f.inject('GET', `/${f.a.MAC}/sensordata/latest?count=ten`),
+      400,
+      'Validation failed',
+      'query:count',
+    )
   })
 })
 
@@ -181,12 +241,16 @@ describe('GET .../sensordata/analytics', () => {
   it('matches the hand-computed values for every timeRange', async () => {
     const f = await readingsFarm(ctx)
     const a = await f.animal()
-    assert.equal((await f.inject('POST', `/${a.MAC}/sensordata`, { readings: fixture })).json().data.stored, fixture.length)
+    assert.equal(
+      (await f.inject('POST', `/${a.MAC}/sensordata`, { readings: fixture })).json().data.stored,
+      fixture.length,
+    )
     for (const [range, e] of Object.entries(expected)) {
       const res = await f.inject('GET', `/${a.MAC}/sensordata/analytics?timeRange=${range}`)
       assert.equal(res.statusCode, 200, res.body)
       const d = res.json().data
-      const close = (actual: number, wanted: number, what: string) => assert.ok(Math.abs(actual - wanted) < 1e-9, `${range} ${what}: ${actual} != ${wanted}`)
+      const close = (actual: number, wanted: number, what: string) =>
+        assert.ok(Math.abs(actual - wanted) < 1e-9, `${range} ${what}: ${actual} != ${wanted}`)
       assert.equal(d.dataPointsCount, e.count, range)
       close(d.averageTemperature, e.avgC, 'averageTemperature')
       assert.deepEqual(d.temperatureRange, { min: e.minC, max: e.maxC }, range)
@@ -205,9 +269,12 @@ describe('GET .../sensordata/analytics', () => {
     const a = await f.animal()
     const d = (await f.inject('GET', `/${a.MAC}/sensordata/analytics?timeRange=1h`)).json().data
     assert.deepEqual(d, {
-      averageTemperature: null, averageAccelerationMagnitude: null,
-      temperatureRange: { min: null, max: null }, accelerationMagnitudeRange: { min: null, max: null },
-      dataPointsCount: 0, timeRange: { start: NOW - HOUR, end: NOW },
+      averageTemperature: null,
+      averageAccelerationMagnitude: null,
+      temperatureRange: { min: null, max: null },
+      accelerationMagnitudeRange: { min: null, max: null },
+      dataPointsCount: 0,
+      timeRange: { start: NOW - HOUR, end: NOW },
     })
   })
 
@@ -215,7 +282,12 @@ describe('GET .../sensordata/analytics', () => {
     const f = await readingsFarm(ctx)
     const a = await f.animal()
     for (const range of ['2h', '1d', '24H', '']) {
-      assertError(await f.inject('GET', `/${a.MAC}/sensordata/analytics?timeRange=${range}`), 400, 'Validation failed', 'query:timeRange')
+      assertError(
+        await f.inject('GET', `/${a.MAC}/sensordata/analytics?timeRange=${range}`),
+        400,
+        'Validation failed',
+        'query:timeRange',
+      )
     }
     assertError(await f.inject('GET', '/not-a-mac/sensordata/analytics'), 404, 'Animal not found')
     assertError(await f.inject('GET', `/${nextMac()}/sensordata/analytics`), 404, 'Animal not found')

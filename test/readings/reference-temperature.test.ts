@@ -4,10 +4,24 @@ import { sql } from 'kysely'
 import { createTestApp, usingRealServers, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, integratorToken } from '../support/fixtures.ts'
 import {
-  DAY_MS, MIN_VALID_SAMPLES, WINDOW_MS, hasFullWindow, inWindow, isValidSample, lastUtcMidnight, median, nextUtcMidnight,
-  referenceFromReadings, referenceFromStats,
+  DAY_MS,
+  MIN_VALID_SAMPLES,
+  WINDOW_MS,
+  hasFullWindow,
+  inWindow,
+  isValidSample,
+  lastUtcMidnight,
+  median,
+  nextUtcMidnight,
+  referenceFromReadings,
+  referenceFromStats,
 } from '../../src/jobs/reference-temperature.rules.ts'
-import { REFERENCE_TEMPERATURE_LOCK, refreshReferenceTemperatures, runScheduledRefresh, withJobLock } from '../../src/jobs/reference-temperature.ts'
+import {
+  REFERENCE_TEMPERATURE_LOCK,
+  refreshReferenceTemperatures,
+  runScheduledRefresh,
+  withJobLock,
+} from '../../src/jobs/reference-temperature.ts'
 import { insertAnimal, findAnimalByMac } from '../../src/modules/animals/animals.repository.ts'
 import { createIdSource } from '../../src/db/ids.ts'
 import { ingest } from '../../src/modules/readings/ingest.ts'
@@ -51,17 +65,31 @@ describe('reference temperature rules', () => {
 
   it('is null under 100 valid samples, the rounded median from 100 on', () => {
     const first = NOW - 8 * DAY_MS
-    assert.equal(referenceFromStats({ firstReadingT: first, validSamples: MIN_VALID_SAMPLES - 1, validMedian: 37.2 }, NOW), null)
-    assert.equal(referenceFromStats({ firstReadingT: first, validSamples: MIN_VALID_SAMPLES, validMedian: 37.2 }, NOW), 37.2)
+    assert.equal(
+      referenceFromStats({ firstReadingT: first, validSamples: MIN_VALID_SAMPLES - 1, validMedian: 37.2 }, NOW),
+      null,
+    )
+    assert.equal(
+      referenceFromStats({ firstReadingT: first, validSamples: MIN_VALID_SAMPLES, validMedian: 37.2 }, NOW),
+      37.2,
+    )
     assert.equal(referenceFromStats({ firstReadingT: first, validSamples: 5000, validMedian: 37.23456 }, NOW), 37.23)
-    assert.equal(referenceFromStats({ firstReadingT: NOW - 7 * DAY_MS + 1, validSamples: 5000, validMedian: 37.2 }, NOW), null)
+    assert.equal(
+      referenceFromStats({ firstReadingT: NOW - 7 * DAY_MS + 1, validSamples: 5000, validMedian: 37.2 }, NOW),
+      null,
+    )
     assert.equal(referenceFromStats({ firstReadingT: first, validSamples: 0, validMedian: null }, NOW), null)
   })
 
   it('over raw readings: excludes out-of-range samples and samples outside the window from the median and the count', () => {
     const first = { t: NOW - 8 * DAY_MS, c: 41 } // counts for the 7 days of data; outside the window
     const valid = Array.from({ length: 100 }, (_, i) => ({ t: NOW - i * MINUTE, c: i < 50 ? 37 : 38 }))
-    const glitches = [{ t: NOW - 1000, c: 0 }, { t: NOW - 2000, c: 24.99 }, { t: NOW - 3000, c: 42.01 }, { t: NOW - 4000, c: 85 }]
+    const glitches = [
+      { t: NOW - 1000, c: 0 },
+      { t: NOW - 2000, c: 24.99 },
+      { t: NOW - 3000, c: 42.01 },
+      { t: NOW - 4000, c: 85 },
+    ]
     assert.equal(referenceFromReadings([first, ...valid, ...glitches], NOW), 37.5)
     // 99 valid samples plus glitches: still too few.
     assert.equal(referenceFromReadings([first, ...valid.slice(1), ...glitches], NOW), null)
@@ -83,15 +111,29 @@ describe('reference temperature rules', () => {
 
 describe('reference temperature job', () => {
   let ctx: TestContext
-  before(async () => { ctx = await createTestApp({ clock: () => NOW }) })
+  before(async () => {
+    ctx = await createTestApp({ clock: () => NOW })
+  })
   after(() => ctx.close())
 
   /** An animal with readings every `stepMin` minutes from `days` days before NOW, temperatures from tempAt. */
   async function animalWith(uid: string, mac: string, days: number, stepMin: number, tempAt: (i: number) => number) {
-    await insertAnimal(ctx.database.db, uid, { MAC: mac, Sex: 'female' }, createIdSource(() => NOW - 30 * DAY_MS))
+    await insertAnimal(
+      ctx.database.db,
+      uid,
+      { MAC: mac, Sex: 'female' },
+      createIdSource(() => NOW - 30 * DAY_MS),
+    )
     const count = Math.floor((days * DAY_MS) / (stepMin * MINUTE)) + 1
-    const rows = Array.from({ length: count }, (_, i) => ({ t: NOW - days * DAY_MS + i * stepMin * MINUTE, c: tempAt(i), x: 0, y: 0, z: 1 }))
-    for (let i = 0; i < rows.length; i += 10_000) await ingest(ctx.database.db, uid, mac, { kind: 'sensordata', rows: rows.slice(i, i + 10_000) }, NOW)
+    const rows = Array.from({ length: count }, (_, i) => ({
+      t: NOW - days * DAY_MS + i * stepMin * MINUTE,
+      c: tempAt(i),
+      x: 0,
+      y: 0,
+      z: 1,
+    }))
+    for (let i = 0; i < rows.length; i += 10_000)
+      await ingest(ctx.database.db, uid, mac, { kind: 'sensordata', rows: rows.slice(i, i + 10_000) }, NOW)
     return rows
   }
 
@@ -102,7 +144,12 @@ describe('reference temperature job', () => {
     const full = await animalWith(uid, 'AA:00:00:00:00:01', 9, 10, temp)
     const young = await animalWith(uid, 'AA:00:00:00:00:02', 6, 10, temp) // under 7 days of data
     const sparse = await animalWith(uid, 'AA:00:00:00:00:03', 8, 120, temp) // 97 samples in the window
-    await insertAnimal(ctx.database.db, uid, { MAC: 'AA:00:00:00:00:04', Sex: 'male' }, createIdSource(() => NOW)) // no readings
+    await insertAnimal(
+      ctx.database.db,
+      uid,
+      { MAC: 'AA:00:00:00:00:04', Sex: 'male' },
+      createIdSource(() => NOW),
+    ) // no readings
 
     const outcome = await refreshReferenceTemperatures(ctx.database.db, { now: NOW, uid })
     assert.deepEqual(outcome, { users: 1, animals: 4, withReference: 1 })
@@ -110,7 +157,12 @@ describe('reference temperature job', () => {
     assert.ok(expectedFull !== null && expectedFull >= 36 && expectedFull <= 39)
     assert.equal(referenceFromReadings(young, NOW), null)
     assert.equal(referenceFromReadings(sparse, NOW), null)
-    for (const [mac, value] of [['AA:00:00:00:00:01', expectedFull], ['AA:00:00:00:00:02', null], ['AA:00:00:00:00:03', null], ['AA:00:00:00:00:04', null]] as const) {
+    for (const [mac, value] of [
+      ['AA:00:00:00:00:01', expectedFull],
+      ['AA:00:00:00:00:02', null],
+      ['AA:00:00:00:00:03', null],
+      ['AA:00:00:00:00:04', null],
+    ] as const) {
       const row = (await findAnimalByMac(ctx.database.db, uid, mac))!
       assert.equal(row.reference_temperature, value, mac)
       assert.equal(row.reference_temperature_updated_at, NOW, mac)
@@ -123,7 +175,11 @@ describe('reference temperature job', () => {
     await animalWith(uid, 'AB:00:00:00:00:01', 8, 30, () => 37.25)
     await refreshReferenceTemperatures(ctx.database.db, { now: NOW, uid })
     const integrator = await createIntegrator(ctx, { tier: 'pro', linkTo: [uid] })
-    const res = await ctx.app.inject({ method: 'GET', url: `/api/v1/users/${uid}/animals/search?mac=AB:00:00:00:00:01`, headers: bearer((await integratorToken(ctx, integrator.uid)).accessToken) })
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/v1/users/${uid}/animals/search?mac=AB:00:00:00:00:01`,
+      headers: bearer((await integratorToken(ctx, integrator.uid)).accessToken),
+    })
     const animal = res.json().data[0]
     assert.equal(animal.ReferenceTemperature, 37.25)
     assert.equal(animal.ReferenceTemperatureUpdatedAt, NOW)
@@ -141,18 +197,30 @@ describe('reference temperature job', () => {
     assert.equal(onDemand.animals, 1)
   })
 
-  it('runs in one process only: the advisory lock refuses a second holder', { skip: !usingRealServers && 'needs two database sessions (real-server mode)' }, async () => {
-    const other = await openDatabase(ctx.config)
-    try {
-      const held = await withJobLock(ctx.database.db, REFERENCE_TEMPERATURE_LOCK, async () => {
-        return withJobLock(other.db, REFERENCE_TEMPERATURE_LOCK, async () => 'ran')
-      })
-      assert.equal(held, undefined, 'the second session must not get the lock while the first holds it')
-      assert.equal(await withJobLock(other.db, REFERENCE_TEMPERATURE_LOCK, async () => 'ran'), 'ran', 'released after the first')
-      const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = ${REFERENCE_TEMPERATURE_LOCK}`.execute(ctx.database.db)
-      assert.equal(Number(rows[0]!.n), 0)
-    } finally {
-      await other.close()
-    }
-  })
+  it(
+    'runs in one process only: the advisory lock refuses a second holder',
+    { skip: !usingRealServers && 'needs two database sessions (real-server mode)' },
+    async () => {
+      const other = await openDatabase(ctx.config)
+      try {
+        const held = await withJobLock(ctx.database.db, REFERENCE_TEMPERATURE_LOCK, async () => {
+          return withJobLock(other.db, REFERENCE_TEMPERATURE_LOCK, async () => 'ran')
+        })
+        assert.equal(held, undefined, 'the second session must not get the lock while the first holds it')
+        assert.equal(
+          await withJobLock(other.db, REFERENCE_TEMPERATURE_LOCK, async () => 'ran'),
+          'ran',
+          'released after the first',
+        )
+        const { rows } = await sql<{
+          n: number
+        }>`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = ${REFERENCE_TEMPERATURE_LOCK}`.execute(
+          ctx.database.db,
+        )
+        assert.equal(Number(rows[0]!.n), 0)
+      } finally {
+        await other.close()
+      }
+    },
+  )
 })

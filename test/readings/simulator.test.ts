@@ -41,7 +41,9 @@ describe('simulator', () => {
     const glitches = sensor.filter((r) => r.c < 35 || r.c > 39)
     assert.ok(glitches.length > 0 && glitches.length < sensor.length * 0.005, `glitches: ${glitches.length}`)
     const byHour = new Map<number, number[]>()
-    for (const r of sensor) if (r.c >= 35 && r.c <= 39) byHour.set(new Date(r.t).getUTCHours(), [...(byHour.get(new Date(r.t).getUTCHours()) ?? []), r.c])
+    for (const r of sensor)
+      if (r.c >= 35 && r.c <= 39)
+        byHour.set(new Date(r.t).getUTCHours(), [...(byHour.get(new Date(r.t).getUTCHours()) ?? []), r.c])
     const mean = (v: number[]) => v.reduce((s, x) => s + x, 0) / v.length
     const means = [...byHour.values()].map(mean)
     assert.ok(Math.max(...means) - Math.min(...means) > 0.5, 'a diurnal swing')
@@ -69,23 +71,37 @@ describe('livestock-api simulate and jobs reference-temperature', () => {
   })
   const cli = (args: string[]) => cliInProcess(ctx, args)
 
-  it('fills a user\'s account through the ingestion code, idempotently, with reference temperatures', async () => {
-    assert.equal((await cli(['user', 'create', '--uid', 'sim-farm', '--email', 'sim@farm.example', '--name', 'Sim farm'])).code, 0)
+  it("fills a user's account through the ingestion code, idempotently, with reference temperatures", async () => {
+    assert.equal(
+      (await cli(['user', 'create', '--uid', 'sim-farm', '--email', 'sim@farm.example', '--name', 'Sim farm'])).code,
+      0,
+    )
     const first = await cli(['simulate', '--user', 'sim-farm', '--animals', '3', '--days', '8', '--interval', '600'])
     assert.equal(first.code, 0, first.stderr)
     const out = first.json()
     assert.equal(out.animals, 3)
     assert.equal(out.created, 3)
     // Every 10 minutes for 8 days, less the hours a tag dropped out (the simulator's tags drop out for 2-36 h now and then).
-    assert.ok(out.sensordata.stored >= 3 * 8 * 144 * 0.8 && out.sensordata.duplicates === 0, JSON.stringify(out.sensordata))
+    assert.ok(
+      out.sensordata.stored >= 3 * 8 * 144 * 0.8 && out.sensordata.duplicates === 0,
+      JSON.stringify(out.sensordata),
+    )
     assert.ok(out.locations.stored > 0)
     assert.deepEqual(out.referenceTemperature, { animals: 3, withReference: 3 })
-    const again = (await cli(['simulate', '--user', 'sim-farm', '--animals', '3', '--days', '8', '--interval', '600'])).json()
+    const again = (
+      await cli(['simulate', '--user', 'sim-farm', '--animals', '3', '--days', '8', '--interval', '600'])
+    ).json()
     assert.equal(again.created, 0)
     assert.ok(again.sensordata.duplicates >= again.sensordata.received - 3, 'a re-run stores only what is new')
     const job = await cli(['jobs', 'reference-temperature', '--user', 'sim-farm'])
     assert.equal(job.code, 0, job.stderr)
-    assert.deepEqual(job.json(), { job: 'reference-temperature', user: 'sim-farm', users: 1, animals: 3, withReference: 3 })
+    assert.deepEqual(job.json(), {
+      job: 'reference-temperature',
+      user: 'sim-farm',
+      users: 1,
+      animals: 3,
+      withReference: 3,
+    })
     assert.equal((await cli(['jobs', 'reference-temperature'])).json().animals, 3)
   })
 

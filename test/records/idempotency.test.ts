@@ -10,7 +10,16 @@ import { assertError, assertInvalid } from '../support/assertions.ts'
 import { bearer, createIntegrator, integratorToken, manualClock, userToken } from '../support/fixtures.ts'
 import { canonicalJson } from '../../src/plugins/idempotency.ts'
 import { link } from '../../src/modules/tokens/integrators.repository.ts'
-import { animalBodies, nextMac, recordsFarm, userBodies, type Body, type Headers, type RecordsFarm, type Res } from './records-farm.ts'
+import {
+  animalBodies,
+  nextMac,
+  recordsFarm,
+  userBodies,
+  type Body,
+  type Headers,
+  type RecordsFarm,
+  type Res,
+} from './records-farm.ts'
 
 const clock = manualClock(Date.UTC(2026, 2, 1, 6, 0, 0))
 let ctx: TestContext
@@ -91,7 +100,11 @@ describe('the same key with the same request', () => {
     const body = userBodies.treatments(mac, f.user.uid)
     const results = await Promise.all(Array.from({ length: 5 }, () => post('/treatments', body, key)))
     const fresh = results.filter((r) => r.statusCode === 201 && r.headers['idempotent-replayed'] === undefined)
-    assert.equal(fresh.length, 1, results.map((r) => `${r.statusCode} ${String(r.headers['idempotent-replayed'])}`).join(', '))
+    assert.equal(
+      fresh.length,
+      1,
+      results.map((r) => `${r.statusCode} ${String(r.headers['idempotent-replayed'])}`).join(', '),
+    )
     for (const res of results) {
       if (res === fresh[0]) continue
       if (res.statusCode === 409) assertError(res, 409, IN_PROGRESS)
@@ -122,11 +135,24 @@ describe('a key still in flight', () => {
     const key = newKey()
     const body = userBodies.treatments(mac, f.user.uid)
     const url = `${f.base}/treatments`
-    const fingerprint = createHash('sha256').update(`POST ${url}\n${canonicalJson(body)}`).digest('base64url')
-    await ctx.database.db.insertInto('idempotency_keys').values({
-      uid: f.user.uid, caller: `user:${f.user.uid}`, key, fingerprint, owner: 'another-process',
-      status_code: null, body: null, location: null, created_at: clock.now, locked_until: clock.now + 60_000,
-    }).execute()
+    const fingerprint = createHash('sha256')
+      .update(`POST ${url}\n${canonicalJson(body)}`)
+      .digest('base64url')
+    await ctx.database.db
+      .insertInto('idempotency_keys')
+      .values({
+        uid: f.user.uid,
+        caller: `user:${f.user.uid}`,
+        key,
+        fingerprint,
+        owner: 'another-process',
+        status_code: null,
+        body: null,
+        location: null,
+        created_at: clock.now,
+        locked_until: clock.now + 60_000,
+      })
+      .execute()
     const before = await total('/treatments')
 
     const busy = await post('/treatments', { ...body }, key)
@@ -136,7 +162,11 @@ describe('a key still in flight', () => {
     assert.equal(await total('/treatments'), before)
 
     // The holder died: its lock expires and the next retry takes the key over.
-    await ctx.database.db.updateTable('idempotency_keys').set({ locked_until: clock.now - 1 }).where('key', '=', key).execute()
+    await ctx.database.db
+      .updateTable('idempotency_keys')
+      .set({ locked_until: clock.now - 1 })
+      .where('key', '=', key)
+      .execute()
     const retry = await post('/treatments', body, key)
     assertFresh(retry)
     assertReplayOf(await post('/treatments', body, key), retry)
@@ -145,7 +175,7 @@ describe('a key still in flight', () => {
 })
 
 describe('keys are scoped to the caller and the account', () => {
-  it('the same key from another caller creates its own record; an integrator\'s key on another account is another key', async () => {
+  it("the same key from another caller creates its own record; an integrator's key on another account is another key", async () => {
     const integrator = await createIntegrator(ctx, { tier: 'pro', canWrite: true })
     const second = await recordsFarm(ctx)
     const secondMac = (await second.animal()).MAC
@@ -162,9 +192,21 @@ describe('keys are scoped to the caller and the account', () => {
     assertReplayOf(await post('/treatments', body, key, integratorHeaders), byIntegrator)
     assertReplayOf(await post('/treatments', body, key), byOwner)
 
-    const elsewhere = await post('/treatments', userBodies.treatments(secondMac, second.user.uid), key, integratorHeaders, second)
+    const elsewhere = await post(
+      '/treatments',
+      userBodies.treatments(secondMac, second.user.uid),
+      key,
+      integratorHeaders,
+      second,
+    )
     assertFresh(elsewhere)
-    const elsewhereByOwner = await post('/treatments', userBodies.treatments(secondMac, second.user.uid), key, second.headers, second)
+    const elsewhereByOwner = await post(
+      '/treatments',
+      userBodies.treatments(secondMac, second.user.uid),
+      key,
+      second.headers,
+      second,
+    )
     assertFresh(elsewhereByOwner)
   })
 })
@@ -187,13 +229,20 @@ describe('a request that fails keeps no key', () => {
     assertReplayOf(await post('/treatments', body, macKey), corrected)
 
     const animalKey = newKey()
-    assertInvalid(await post(`/animals/${mac}/weanings`, { ...animalBodies.weanings, MAC: 'AA:BB:CC:FF:FF:FF' }, animalKey), ['MAC'])
+    assertInvalid(
+      await post(`/animals/${mac}/weanings`, { ...animalBodies.weanings, MAC: 'AA:BB:CC:FF:FF:FF' }, animalKey),
+      ['MAC'],
+    )
     assertFresh(await post(`/animals/${mac}/weanings`, animalBodies.weanings, animalKey))
   })
 
   it('a conflict (409, a MAC in use) lets a retry with the same key run afresh', async () => {
     const key = newKey()
-    assertError(await post('/animals', { MAC: mac, Sex: 'female' }, key), 409, `An animal with MAC ${mac} already exists`)
+    assertError(
+      await post('/animals', { MAC: mac, Sex: 'female' }, key),
+      409,
+      `An animal with MAC ${mac} already exists`,
+    )
     assertFresh(await post('/animals', { MAC: nextMac(), Sex: 'female' }, key))
   })
 })

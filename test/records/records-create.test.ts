@@ -7,7 +7,17 @@ import { createTestApp, type TestContext } from '../support/app.ts'
 import { assertError, assertInvalid } from '../support/assertions.ts'
 import { createUser } from '../support/fixtures.ts'
 import {
-  ANIMAL_LEVEL, USER_LEVEL, animalBodies, macField, nextMac, recordsFarm, userBodies, type AnimalSegment, type Body, type RecordsFarm, type UserSegment,
+  ANIMAL_LEVEL,
+  USER_LEVEL,
+  animalBodies,
+  macField,
+  nextMac,
+  recordsFarm,
+  userBodies,
+  type AnimalSegment,
+  type Body,
+  type RecordsFarm,
+  type UserSegment,
 } from './records-farm.ts'
 
 let ctx: TestContext
@@ -27,31 +37,43 @@ before(async () => {
 after(() => ctx.close())
 
 const REQUIRED_AT_USER_LEVEL: Record<UserSegment, string[]> = {
-  treatments: ['Mac', 'Medicine', 'Diagnose', 'CustomName', 'Comment', 'TreatmentAmount', 'TreatmentCount', 'TreatmentInterval', 'StartDate',
-    'StartDateSeconds', 'Archived', 'PhoneHistory'],
+  treatments: [
+    'Mac',
+    'Medicine',
+    'Diagnose',
+    'CustomName',
+    'Comment',
+    'TreatmentAmount',
+    'TreatmentCount',
+    'TreatmentInterval',
+    'StartDate',
+    'StartDateSeconds',
+    'Archived',
+    'PhoneHistory',
+  ],
   births: ['MAC', 'Living', 'Dead', 'StartDate', 'StartTime', 'Comment', 'Archived', 'Uid'],
   inseminations: ['MAC', 'Boar', 'GeneticLine', 'Tubes', 'StartDate', 'StartTime', 'Archived', 'Occupied', 'Uid'],
 }
 
 const REQUIRED_AT_ANIMAL_LEVEL: Record<AnimalSegment, string[]> = {
-  'births': ['Living', 'Dead', 'StartDate'],
-  'inseminations': ['Boar', 'StartDate'],
+  births: ['Living', 'Dead', 'StartDate'],
+  inseminations: ['Boar', 'StartDate'],
   'general-events': ['Diagnose', 'Description'],
   'pregnancy-checks': ['checkDate', 'result'],
   'return-to-estrus': ['returnDate', 'returnType', 'daysSinceService'],
-  'weanings': ['weaningDate', 'countWeaned'],
-  'movements': ['movementDate', 'fromStage', 'toStage'],
+  weanings: ['weaningDate', 'countWeaned'],
+  movements: ['movementDate', 'fromStage', 'toStage'],
 }
 
 /** What an animal-level create adds to a minimal body besides MAC, ID and t: defaults, Uid, null Complications. */
 const ANIMAL_LEVEL_ADDS = (uid: string): Record<AnimalSegment, Body> => ({
-  'births': { Archived: false, Complications: null, Uid: uid },
-  'inseminations': { Archived: false, Occupied: false, Uid: uid },
+  births: { Archived: false, Complications: null, Uid: uid },
+  inseminations: { Archived: false, Occupied: false, Uid: uid },
   'general-events': { Archived: false, Uid: uid },
   'pregnancy-checks': { Archived: false, checkNumber: 1, method: 'ultrasound' },
   'return-to-estrus': { Archived: false },
-  'weanings': { Archived: false },
-  'movements': { Archived: false },
+  weanings: { Archived: false },
+  movements: { Archived: false },
 })
 
 const userBody = (segment: UserSegment, changes: Body = {}) => ({ ...userBodies[segment](mac, f.user.uid), ...changes })
@@ -68,8 +90,13 @@ describe('user-level creates: POST /users/<user_id>/{treatments,births,inseminat
     it(`${segment}: requires exactly the spec's fields, each one reported when missing`, async () => {
       assertInvalid(await f.call('POST', `/${segment}`, {}), REQUIRED_AT_USER_LEVEL[segment])
       const body = userBody(segment)
-      assert.deepEqual(Object.keys(body).sort(), [...REQUIRED_AT_USER_LEVEL[segment]].sort(), 'the fixture sends exactly the required fields')
-      for (const field of REQUIRED_AT_USER_LEVEL[segment]) assertInvalid(await f.call('POST', `/${segment}`, without(body, field)), [field])
+      assert.deepEqual(
+        Object.keys(body).sort(),
+        [...REQUIRED_AT_USER_LEVEL[segment]].sort(),
+        'the fixture sends exactly the required fields',
+      )
+      for (const field of REQUIRED_AT_USER_LEVEL[segment])
+        assertInvalid(await f.call('POST', `/${segment}`, without(body, field)), [field])
     })
 
     it(`${segment}: answers 201 with a Location header and the stored record, ID the creation ms as a decimal string and t`, async () => {
@@ -81,9 +108,17 @@ describe('user-level creates: POST /users/<user_id>/{treatments,births,inseminat
       assert.match(record.ID, /^[0-9]{13}$/)
       assert.ok(Number(record.ID) >= before && Number(record.ID) <= Date.now(), `ID ${record.ID} is the creation time`)
       assert.equal(record.t, Number(record.ID))
-      assert.deepEqual(record, {
-        ...body, [macField(segment)]: mac, ID: record.ID, t: record.t, ...(segment === 'births' ? { Complications: null } : {}),
-      }, 'the MAC is shown upper case, everything else as sent')
+      assert.deepEqual(
+        record,
+        {
+          ...body,
+          [macField(segment)]: mac,
+          ID: record.ID,
+          t: record.t,
+          ...(segment === 'births' ? { Complications: null } : {}),
+        },
+        'the MAC is shown upper case, everything else as sent',
+      )
       assert.equal(res.headers.location, `${f.base}/${segment}/${record.ID}`)
       assert.deepEqual((await f.get(`/${segment}/${record.ID}`)).data, record)
     })
@@ -91,70 +126,162 @@ describe('user-level creates: POST /users/<user_id>/{treatments,births,inseminat
 
   it('accepts the optional fields of each user-level record and returns them', async () => {
     const treatment = userBody('treatments', { Dosis: 10, Group: 'Farrowing 2', Validated: true, Archived: true })
-    assert.deepEqual(await f.create('/treatments', treatment).then((r) => ({ ...r, ID: undefined, t: undefined })), { ...treatment, Mac: mac, ID: undefined, t: undefined })
-    const birth = userBody('births', { Mummified: 1, Weaned: 11, Parity: 3, Assisted: true, FarrowingDuration: 240, Complications: 'Retained piglet', AverageLitterWeight: 1.4 })
+    assert.deepEqual(await f.create('/treatments', treatment).then((r) => ({ ...r, ID: undefined, t: undefined })), {
+      ...treatment,
+      Mac: mac,
+      ID: undefined,
+      t: undefined,
+    })
+    const birth = userBody('births', {
+      Mummified: 1,
+      Weaned: 11,
+      Parity: 3,
+      Assisted: true,
+      FarrowingDuration: 240,
+      Complications: 'Retained piglet',
+      AverageLitterWeight: 1.4,
+    })
     const storedBirth = await f.create('/births', birth)
     for (const [k, v] of Object.entries(birth)) assert.deepEqual(storedBirth[k], v, k)
-    const insemination = userBody('inseminations', { serviceOrder: 2, serviceType: 'natural', Parity: 3, Technician: 'J. Larsen', ExpectedFarrowingDate: '2026-06-23' })
+    const insemination = userBody('inseminations', {
+      serviceOrder: 2,
+      serviceType: 'natural',
+      Parity: 3,
+      Technician: 'J. Larsen',
+      ExpectedFarrowingDate: '2026-06-23',
+    })
     const storedInsemination = await f.create('/inseminations', insemination)
     for (const [k, v] of Object.entries(insemination)) assert.deepEqual(storedInsemination[k], v, k)
   })
 
   it('refuses a string in a number or boolean field and a number in a string field (no coercion)', async () => {
     await eachInvalid('/treatments', userBody('treatments'), [
-      [{ TreatmentAmount: '3' }, 'TreatmentAmount'], [{ TreatmentCount: '1' }, 'TreatmentCount'], [{ TreatmentInterval: '24' }, 'TreatmentInterval'],
-      [{ StartDateSeconds: '1772323200' }, 'StartDateSeconds'], [{ Archived: 'false' }, 'Archived'], [{ Medicine: 5 }, 'Medicine'],
-      [{ Dosis: '10' }, 'Dosis'], [{ Validated: 1 }, 'Validated'],
+      [{ TreatmentAmount: '3' }, 'TreatmentAmount'],
+      [{ TreatmentCount: '1' }, 'TreatmentCount'],
+      [{ TreatmentInterval: '24' }, 'TreatmentInterval'],
+      [{ StartDateSeconds: '1772323200' }, 'StartDateSeconds'],
+      [{ Archived: 'false' }, 'Archived'],
+      [{ Medicine: 5 }, 'Medicine'],
+      [{ Dosis: '10' }, 'Dosis'],
+      [{ Validated: 1 }, 'Validated'],
     ])
     await eachInvalid('/births', userBody('births'), [
-      [{ Living: '12' }, 'Living'], [{ Dead: true }, 'Dead'], [{ Archived: 0 }, 'Archived'], [{ Comment: 7 }, 'Comment'], [{ Parity: '3' }, 'Parity'],
+      [{ Living: '12' }, 'Living'],
+      [{ Dead: true }, 'Dead'],
+      [{ Archived: 0 }, 'Archived'],
+      [{ Comment: 7 }, 'Comment'],
+      [{ Parity: '3' }, 'Parity'],
     ])
     await eachInvalid('/inseminations', userBody('inseminations'), [
-      [{ Tubes: '2' }, 'Tubes'], [{ Occupied: 'true' }, 'Occupied'], [{ Boar: 7 }, 'Boar'], [{ GeneticLine: ['x'] }, 'GeneticLine'],
+      [{ Tubes: '2' }, 'Tubes'],
+      [{ Occupied: 'true' }, 'Occupied'],
+      [{ Boar: 7 }, 'Boar'],
+      [{ GeneticLine: ['x'] }, 'GeneticLine'],
     ])
   })
 
   it('refuses negative numbers and accepts zero', async () => {
     await eachInvalid('/treatments', userBody('treatments'), [
-      [{ TreatmentAmount: -1 }, 'TreatmentAmount'], [{ TreatmentCount: -1 }, 'TreatmentCount'], [{ TreatmentInterval: -0.5 }, 'TreatmentInterval'],
-      [{ StartDateSeconds: -1 }, 'StartDateSeconds'], [{ Dosis: -1 }, 'Dosis'],
+      [{ TreatmentAmount: -1 }, 'TreatmentAmount'],
+      [{ TreatmentCount: -1 }, 'TreatmentCount'],
+      [{ TreatmentInterval: -0.5 }, 'TreatmentInterval'],
+      [{ StartDateSeconds: -1 }, 'StartDateSeconds'],
+      [{ Dosis: -1 }, 'Dosis'],
     ])
-    await eachInvalid('/births', userBody('births'), [[{ Living: -1 }, 'Living'], [{ Dead: -1 }, 'Dead'], [{ Mummified: -1 }, 'Mummified']])
-    await eachInvalid('/inseminations', userBody('inseminations'), [[{ Tubes: -1 }, 'Tubes'], [{ serviceOrder: -1 }, 'serviceOrder']])
-    await f.create('/treatments', userBody('treatments', { TreatmentAmount: 0, TreatmentCount: 0, TreatmentInterval: 0, StartDateSeconds: 0 }))
+    await eachInvalid('/births', userBody('births'), [
+      [{ Living: -1 }, 'Living'],
+      [{ Dead: -1 }, 'Dead'],
+      [{ Mummified: -1 }, 'Mummified'],
+    ])
+    await eachInvalid('/inseminations', userBody('inseminations'), [
+      [{ Tubes: -1 }, 'Tubes'],
+      [{ serviceOrder: -1 }, 'serviceOrder'],
+    ])
+    await f.create(
+      '/treatments',
+      userBody('treatments', { TreatmentAmount: 0, TreatmentCount: 0, TreatmentInterval: 0, StartDateSeconds: 0 }),
+    )
     await f.create('/births', userBody('births', { Living: 0, Dead: 0 }))
     await f.create('/inseminations', userBody('inseminations', { Tubes: 0 }))
   })
 
   it('refuses empty strings', async () => {
-    await eachInvalid('/treatments', userBody('treatments'), ['Medicine', 'Diagnose', 'CustomName', 'Comment', 'StartDate'].map((k) => [{ [k]: '' }, k]))
-    await eachInvalid('/births', userBody('births'), ['StartDate', 'StartTime', 'Comment', 'Uid'].map((k) => [{ [k]: '' }, k]))
-    await eachInvalid('/inseminations', userBody('inseminations'), ['Boar', 'GeneticLine', 'StartDate', 'StartTime', 'Uid'].map((k) => [{ [k]: '' }, k]))
+    await eachInvalid(
+      '/treatments',
+      userBody('treatments'),
+      ['Medicine', 'Diagnose', 'CustomName', 'Comment', 'StartDate'].map((k) => [{ [k]: '' }, k]),
+    )
+    await eachInvalid(
+      '/births',
+      userBody('births'),
+      ['StartDate', 'StartTime', 'Comment', 'Uid'].map((k) => [{ [k]: '' }, k]),
+    )
+    await eachInvalid(
+      '/inseminations',
+      userBody('inseminations'),
+      ['Boar', 'GeneticLine', 'StartDate', 'StartTime', 'Uid'].map((k) => [{ [k]: '' }, k]),
+    )
   })
 
   it('takes dates as YYYY-MM-DD and times as HH:mm or HH:mm:ss', async () => {
     await eachInvalid('/births', userBody('births'), [
-      [{ StartDate: '2026-02-30' }, 'StartDate'], [{ StartDate: '01/03/2026' }, 'StartDate'], [{ StartTime: '24:00' }, 'StartTime'], [{ StartTime: '6:40' }, 'StartTime'],
+      [{ StartDate: '2026-02-30' }, 'StartDate'],
+      [{ StartDate: '01/03/2026' }, 'StartDate'],
+      [{ StartTime: '24:00' }, 'StartTime'],
+      [{ StartTime: '6:40' }, 'StartTime'],
     ])
     assert.equal((await f.create('/births', userBody('births', { StartTime: '06:40:30' }))).StartTime, '06:40:30')
   })
 
   it('treatments: PhoneHistory must be an array of UserPhone entries, and is stored as sent', async () => {
-    const phone = { Token: 'fcm-token-1', CustomName: 'Barn phone', Name: 'Pixel 8', Email: 'owner@farm.example', t: 1772323200000, Rank: 2 }
+    const phone = {
+      Token: 'fcm-token-1',
+      CustomName: 'Barn phone',
+      Name: 'Pixel 8',
+      Email: 'owner@farm.example',
+      t: 1772323200000,
+      Rank: 2,
+    }
     await eachInvalid('/treatments', userBody('treatments'), [
-      [{ PhoneHistory: {} }, 'PhoneHistory'], [{ PhoneHistory: 'none' }, 'PhoneHistory'], [{ PhoneHistory: null }, 'PhoneHistory'],
-      [{ PhoneHistory: ['fcm-token-1'] }, 'PhoneHistory[0]'], [{ PhoneHistory: [{ ...phone, Rank: 4 }] }, 'PhoneHistory[0].Rank'],
+      [{ PhoneHistory: {} }, 'PhoneHistory'],
+      [{ PhoneHistory: 'none' }, 'PhoneHistory'],
+      [{ PhoneHistory: null }, 'PhoneHistory'],
+      [{ PhoneHistory: ['fcm-token-1'] }, 'PhoneHistory[0]'],
+      [{ PhoneHistory: [{ ...phone, Rank: 4 }] }, 'PhoneHistory[0].Rank'],
       [{ PhoneHistory: [phone, { ...phone, Color: 'red' }] }, 'PhoneHistory[1].Color'],
     ])
-    assertInvalid(await f.call('POST', '/treatments', userBody('treatments', { PhoneHistory: [{ Token: 'x' }] })),
-      ['PhoneHistory[0].CustomName', 'PhoneHistory[0].Name', 'PhoneHistory[0].Email', 'PhoneHistory[0].t'])
-    const stored = await f.create('/treatments', userBody('treatments', { PhoneHistory: [phone, { ...phone, Rank: undefined, Token: 'fcm-token-2' }] }))
-    assert.deepEqual(stored.PhoneHistory, [phone, { Token: 'fcm-token-2', CustomName: 'Barn phone', Name: 'Pixel 8', Email: 'owner@farm.example', t: 1772323200000 }])
+    assertInvalid(await f.call('POST', '/treatments', userBody('treatments', { PhoneHistory: [{ Token: 'x' }] })), [
+      'PhoneHistory[0].CustomName',
+      'PhoneHistory[0].Name',
+      'PhoneHistory[0].Email',
+      'PhoneHistory[0].t',
+    ])
+    const stored = await f.create(
+      '/treatments',
+      userBody('treatments', { PhoneHistory: [phone, { ...phone, Rank: undefined, Token: 'fcm-token-2' }] }),
+    )
+    assert.deepEqual(stored.PhoneHistory, [
+      phone,
+      {
+        Token: 'fcm-token-2',
+        CustomName: 'Barn phone',
+        Name: 'Pixel 8',
+        Email: 'owner@farm.example',
+        t: 1772323200000,
+      },
+    ])
   })
 
   it('inseminations: serviceType is AI or natural', async () => {
-    for (const serviceType of ['AI', 'natural']) assert.equal((await f.create('/inseminations', userBody('inseminations', { serviceType }))).serviceType, serviceType)
-    await eachInvalid('/inseminations', userBody('inseminations'), [[{ serviceType: 'ai' }, 'serviceType'], [{ serviceType: 'artificial' }, 'serviceType']])
+    for (const serviceType of ['AI', 'natural'])
+      assert.equal(
+        (await f.create('/inseminations', userBody('inseminations', { serviceType }))).serviceType,
+        serviceType,
+      )
+    await eachInvalid('/inseminations', userBody('inseminations'), [
+      [{ serviceType: 'ai' }, 'serviceType'],
+      [{ serviceType: 'artificial' }, 'serviceType'],
+    ])
   })
 
   it('births: Complications may be null', async () => {
@@ -163,12 +290,16 @@ describe('user-level creates: POST /users/<user_id>/{treatments,births,inseminat
 
   it('refuses unknown and read-only fields', async () => {
     for (const segment of USER_LEVEL) {
-      await eachInvalid(`/${segment}`, userBody(segment), [[{ Color: 'red' }, 'Color'], [{ ID: '1772323200000' }, 'ID'], [{ t: 1772323200000 }, 't']])
+      await eachInvalid(`/${segment}`, userBody(segment), [
+        [{ Color: 'red' }, 'Color'],
+        [{ ID: '1772323200000' }, 'ID'],
+        [{ t: 1772323200000 }, 't'],
+      ])
     }
     assertInvalid(await f.call('POST', '/treatments', userBody('treatments', { Uid: f.user.uid })), ['Uid'])
   })
 
-  it('refuses a MAC that is not among the user\'s animals, naming Mac for treatments and MAC elsewhere', async () => {
+  it("refuses a MAC that is not among the user's animals, naming Mac for treatments and MAC elsewhere", async () => {
     for (const segment of USER_LEVEL) {
       const field = macField(segment)
       for (const unknown of ['AA:BB:CC:FF:FF:FF', strangerMac, strangerMac.toLowerCase()]) {
@@ -180,7 +311,7 @@ describe('user-level creates: POST /users/<user_id>/{treatments,births,inseminat
     assert.equal((await f.create('/treatments', userBody('treatments', { Mac: otherMac }))).Mac, otherMac)
   })
 
-  it('births and inseminations: Uid must equal the path\'s user id', async () => {
+  it("births and inseminations: Uid must equal the path's user id", async () => {
     const stranger = await createUser(ctx)
     for (const segment of ['births', 'inseminations'] as const) {
       assertInvalid(await f.call('POST', `/${segment}`, userBody(segment, { Uid: stranger.uid })), ['Uid'])
@@ -188,12 +319,31 @@ describe('user-level creates: POST /users/<user_id>/{treatments,births,inseminat
   })
 
   it('reports every problem of a body at once, one details entry per field, the MAC among them', async () => {
-    const treatment = without(userBody('treatments', { Mac: 'AA:BB:CC:FF:FF:FE', Medicine: '', TreatmentAmount: '3', TreatmentInterval: -1, Color: 'red' }), 'Archived')
-    assertInvalid(await f.call('POST', '/treatments', treatment), ['Mac', 'Medicine', 'TreatmentAmount', 'TreatmentInterval', 'Color', 'Archived'])
+    const treatment = without(
+      userBody('treatments', {
+        Mac: 'AA:BB:CC:FF:FF:FE',
+        Medicine: '',
+        TreatmentAmount: '3',
+        TreatmentInterval: -1,
+        Color: 'red',
+      }),
+      'Archived',
+    )
+    assertInvalid(await f.call('POST', '/treatments', treatment), [
+      'Mac',
+      'Medicine',
+      'TreatmentAmount',
+      'TreatmentInterval',
+      'Color',
+      'Archived',
+    ])
     const stranger = await createUser(ctx)
     const birth = userBody('births', { MAC: strangerMac, Living: -1, Uid: stranger.uid, StartTime: '25:00' })
     assertInvalid(await f.call('POST', '/births', birth), ['MAC', 'Living', 'Uid', 'StartTime'])
-    const insemination = without(userBody('inseminations', { MAC: 'AA:BB:CC:FF:FF:FD', Tubes: -2, Boar: '' }), 'Occupied')
+    const insemination = without(
+      userBody('inseminations', { MAC: 'AA:BB:CC:FF:FF:FD', Tubes: -2, Boar: '' }),
+      'Occupied',
+    )
     assertInvalid(await f.call('POST', '/inseminations', insemination), ['MAC', 'Tubes', 'Boar', 'Occupied'])
   })
 
@@ -206,16 +356,32 @@ describe('user-level creates: POST /users/<user_id>/{treatments,births,inseminat
 
   // Suspected bug: records.rules (TreatmentCount <= TreatmentAmount) run only when the body has no other
   // problem (record-routes.ts crossChecks), though the route promises every problem at once.
-  it('treatments: reports TreatmentCount over TreatmentAmount together with the body\'s other problems', async () => {
-    assertInvalid(await f.call('POST', '/treatments', userBody('treatments', { TreatmentAmount: 2, TreatmentCount: 3, Comment: '' })), ['Comment', 'TreatmentCount'])
+  it("treatments: reports TreatmentCount over TreatmentAmount together with the body's other problems", async () => {
+    assertInvalid(
+      await f.call(
+        'POST',
+        '/treatments',
+        userBody('treatments', { TreatmentAmount: 2, TreatmentCount: 3, Comment: '' }),
+      ),
+      ['Comment', 'TreatmentCount'],
+    )
   })
 
   // Suspected bug: a JSON body that is not an object reaches crossChecks, which reads body[macField] of null (500).
   it('refuses a body that is JSON null, or no body at all, with 400 (not a 500)', async () => {
     for (const path of ['/treatments', '/births', atAnimal('general-events')]) {
-      const asNull = await ctx.app.inject({ method: 'POST', url: `${f.base}${path}`, headers: { ...f.headers, 'content-type': 'application/json' }, payload: 'null' })
+      const asNull = await ctx.app.inject({
+        method: 'POST',
+        url: `${f.base}${path}`,
+        headers: { ...f.headers, 'content-type': 'application/json' },
+        payload: 'null',
+      })
       assertError(asNull, 400, 'Validation failed')
-      assertError(await ctx.app.inject({ method: 'POST', url: `${f.base}${path}`, headers: f.headers }), 400, 'Validation failed')
+      assertError(
+        await ctx.app.inject({ method: 'POST', url: `${f.base}${path}`, headers: f.headers }),
+        400,
+        'Validation failed',
+      )
     }
   })
 })
@@ -226,7 +392,8 @@ describe('animal-level creates: POST /users/<user_id>/animals/<animal_mac>/<segm
       assertInvalid(await f.call('POST', atAnimal(segment), {}), REQUIRED_AT_ANIMAL_LEVEL[segment])
       const body = animalBodies[segment]
       assert.deepEqual(Object.keys(body).sort(), [...REQUIRED_AT_ANIMAL_LEVEL[segment]].sort())
-      for (const field of REQUIRED_AT_ANIMAL_LEVEL[segment]) assertInvalid(await f.call('POST', atAnimal(segment), without(body, field)), [field])
+      for (const field of REQUIRED_AT_ANIMAL_LEVEL[segment])
+        assertInvalid(await f.call('POST', atAnimal(segment), without(body, field)), [field])
 
       const before = Date.now()
       const res = await f.call('POST', atAnimal(segment, mac.toLowerCase()), body)
@@ -235,7 +402,13 @@ describe('animal-level creates: POST /users/<user_id>/animals/<animal_mac>/<segm
       assert.match(record.ID, /^[0-9]{13}$/)
       assert.ok(Number(record.ID) >= before && Number(record.ID) <= Date.now())
       assert.equal(record.t, Number(record.ID))
-      assert.deepEqual(record, { ...body, ...ANIMAL_LEVEL_ADDS(f.user.uid)[segment], MAC: mac, ID: record.ID, t: record.t })
+      assert.deepEqual(record, {
+        ...body,
+        ...ANIMAL_LEVEL_ADDS(f.user.uid)[segment],
+        MAC: mac,
+        ID: record.ID,
+        t: record.t,
+      })
       const location = res.headers.location as string
       assert.equal(decodeURIComponent(location), `${f.base}/animals/${mac}/${segment}/${record.ID}`)
       const read = await ctx.app.inject({ method: 'GET', url: location, headers: f.headers })
@@ -251,43 +424,87 @@ describe('animal-level creates: POST /users/<user_id>/animals/<animal_mac>/<segm
     })
   }
 
-  it('answers 404 for a path animal that is not the user\'s, whatever its form', async () => {
+  it("answers 404 for a path animal that is not the user's, whatever its form", async () => {
     for (const animal of [strangerMac, 'AA:BB:CC:FF:FF:FF', 'not-a-mac', '1772323200000']) {
       assertError(await f.call('POST', `/animals/${animal}/births`, animalBodies.births), 404, 'Animal not found')
     }
   })
 
-  it('births: takes the extended fields, Complications may be null, Uid when sent must be the path\'s', async () => {
-    const body = { ...animalBodies.births, StartTime: '06:40', Comment: 'Calm', Archived: true, Mummified: 1, Weaned: 11, Parity: 3, Assisted: true, FarrowingDuration: 240, Complications: null, AverageLitterWeight: 1.4 }
+  it("births: takes the extended fields, Complications may be null, Uid when sent must be the path's", async () => {
+    const body = {
+      ...animalBodies.births,
+      StartTime: '06:40',
+      Comment: 'Calm',
+      Archived: true,
+      Mummified: 1,
+      Weaned: 11,
+      Parity: 3,
+      Assisted: true,
+      FarrowingDuration: 240,
+      Complications: null,
+      AverageLitterWeight: 1.4,
+    }
     const stored = await f.create(atAnimal('births'), body)
     for (const [k, v] of Object.entries(body)) assert.deepEqual(stored[k], v, k)
-    assert.equal((await f.create(atAnimal('births'), { ...body, Complications: 'Retained piglet' })).Complications, 'Retained piglet')
+    assert.equal(
+      (await f.create(atAnimal('births'), { ...body, Complications: 'Retained piglet' })).Complications,
+      'Retained piglet',
+    )
     assert.equal((await f.create(atAnimal('births'), { ...animalBodies.births, Uid: f.user.uid })).Uid, f.user.uid)
-    assertInvalid(await f.call('POST', atAnimal('births'), { ...animalBodies.births, Uid: (await createUser(ctx)).uid }), ['Uid'])
+    assertInvalid(
+      await f.call('POST', atAnimal('births'), { ...animalBodies.births, Uid: (await createUser(ctx)).uid }),
+      ['Uid'],
+    )
     await eachInvalid(atAnimal('births'), animalBodies.births, [
-      [{ Living: '12' }, 'Living'], [{ Dead: -1 }, 'Dead'], [{ FarrowingDuration: -1 }, 'FarrowingDuration'], [{ AverageLitterWeight: -0.1 }, 'AverageLitterWeight'],
-      [{ Complications: '' }, 'Complications'], [{ Assisted: 'yes' }, 'Assisted'],
+      [{ Living: '12' }, 'Living'],
+      [{ Dead: -1 }, 'Dead'],
+      [{ FarrowingDuration: -1 }, 'FarrowingDuration'],
+      [{ AverageLitterWeight: -0.1 }, 'AverageLitterWeight'],
+      [{ Complications: '' }, 'Complications'],
+      [{ Assisted: 'yes' }, 'Assisted'],
     ])
   })
 
   it('inseminations: takes the relaxed breeding fields; serviceType is AI or natural', async () => {
     const body = {
-      ...animalBodies.inseminations, GeneticLine: 'Landrace', StartTime: '07:15', Tubes: 2, serviceOrder: 1, serviceType: 'AI', semenSource: 'Station Nord',
-      SemenBatch: 'B-1147', Technician: 'J. Larsen', BreedingGroup: 'Week 45', HeatDetectionDate: '2026-02-28', ExpectedFarrowingDate: '2026-06-23',
-      PregnancyCheckDate: '2026-03-25', ReturnToEstrusDate: '2026-03-22', ServiceNumber: 7, Parity: 3, Archived: true, Occupied: true,
+      ...animalBodies.inseminations,
+      GeneticLine: 'Landrace',
+      StartTime: '07:15',
+      Tubes: 2,
+      serviceOrder: 1,
+      serviceType: 'AI',
+      semenSource: 'Station Nord',
+      SemenBatch: 'B-1147',
+      Technician: 'J. Larsen',
+      BreedingGroup: 'Week 45',
+      HeatDetectionDate: '2026-02-28',
+      ExpectedFarrowingDate: '2026-06-23',
+      PregnancyCheckDate: '2026-03-25',
+      ReturnToEstrusDate: '2026-03-22',
+      ServiceNumber: 7,
+      Parity: 3,
+      Archived: true,
+      Occupied: true,
       ScanningResult: { Confirmed: true, ScanningDate: '2026-03-25', Notes: '8+ embryos' },
     }
     const stored = await f.create(atAnimal('inseminations'), body)
     for (const [k, v] of Object.entries(body)) assert.deepEqual(stored[k], v, k)
-    assert.equal((await f.create(atAnimal('inseminations'), { ...animalBodies.inseminations, serviceType: 'natural' })).serviceType, 'natural')
+    assert.equal(
+      (await f.create(atAnimal('inseminations'), { ...animalBodies.inseminations, serviceType: 'natural' }))
+        .serviceType,
+      'natural',
+    )
     await eachInvalid(atAnimal('inseminations'), animalBodies.inseminations, [
-      [{ serviceType: 'artificial' }, 'serviceType'], [{ Tubes: -1 }, 'Tubes'], [{ serviceOrder: '1' }, 'serviceOrder'], [{ Boar: '' }, 'Boar'],
+      [{ serviceType: 'artificial' }, 'serviceType'],
+      [{ Tubes: -1 }, 'Tubes'],
+      [{ serviceOrder: '1' }, 'serviceOrder'],
+      [{ Boar: '' }, 'Boar'],
       [{ ScanningResult: { Confirmed: 'yes', ScanningDate: '2026-03-25' } }, 'ScanningResult.Confirmed'],
       [{ ScanningResult: { Confirmed: true } }, 'ScanningResult.ScanningDate'],
     ])
   })
 
-  it('general-events: Diagnose is one of Sickness, Death, Lameness, Other, Note, Recovered; the record carries the owner\'s Uid', async () => {
+  it("general-events: Diagnose is one of Sickness, Death, Lameness, Other, Note, Recovered; the record carries the owner's Uid", async () => {
     for (const Diagnose of ['Sickness', 'Death', 'Lameness', 'Other', 'Note', 'Recovered']) {
       const stored = await f.create(atAnimal('general-events'), { ...animalBodies['general-events'], Diagnose })
       assert.equal(stored.Diagnose, Diagnose)
@@ -297,70 +514,139 @@ describe('animal-level creates: POST /users/<user_id>/animals/<animal_mac>/<segm
     const stored = await f.create(atAnimal('general-events'), full)
     for (const [k, v] of Object.entries(full)) assert.deepEqual(stored[k], v, k)
     await eachInvalid(atAnimal('general-events'), animalBodies['general-events'], [
-      [{ Diagnose: 'Fever' }, 'Diagnose'], [{ Diagnose: 'sickness' }, 'Diagnose'], [{ Description: '' }, 'Description'], [{ Comment: '' }, 'Comment'],
-      [{ Archived: 'no' }, 'Archived'], [{ Uid: f.user.uid }, 'Uid'],
+      [{ Diagnose: 'Fever' }, 'Diagnose'],
+      [{ Diagnose: 'sickness' }, 'Diagnose'],
+      [{ Description: '' }, 'Description'],
+      [{ Comment: '' }, 'Comment'],
+      [{ Archived: 'no' }, 'Archived'],
+      [{ Uid: f.user.uid }, 'Uid'],
     ])
   })
 
   it('pregnancy-checks: result is pregnant, open or recheck; checkNumber defaults to 1 and method to ultrasound', async () => {
     for (const result of ['pregnant', 'open', 'recheck']) {
       const stored = await f.create(atAnimal('pregnancy-checks'), { ...animalBodies['pregnancy-checks'], result })
-      assert.deepEqual([stored.result, stored.checkNumber, stored.method, stored.Archived], [result, 1, 'ultrasound', false])
+      assert.deepEqual(
+        [stored.result, stored.checkNumber, stored.method, stored.Archived],
+        [result, 1, 'ultrasound', false],
+      )
     }
-    const full = { ...animalBodies['pregnancy-checks'], checkNumber: 2, method: 'doppler', technician: 'J. Larsen', notes: 'Clear image', ServiceTimestamp: 1772323200000, Archived: true }
+    const full = {
+      ...animalBodies['pregnancy-checks'],
+      checkNumber: 2,
+      method: 'doppler',
+      technician: 'J. Larsen',
+      notes: 'Clear image',
+      ServiceTimestamp: 1772323200000,
+      Archived: true,
+    }
     const stored = await f.create(atAnimal('pregnancy-checks'), full)
     for (const [k, v] of Object.entries(full)) assert.deepEqual(stored[k], v, k)
     await eachInvalid(atAnimal('pregnancy-checks'), animalBodies['pregnancy-checks'], [
-      [{ result: 'positive' }, 'result'], [{ checkNumber: -1 }, 'checkNumber'], [{ checkNumber: '2' }, 'checkNumber'], [{ method: '' }, 'method'],
-      [{ checkDate: '' }, 'checkDate'], [{ notes: '' }, 'notes'],
+      [{ result: 'positive' }, 'result'],
+      [{ checkNumber: -1 }, 'checkNumber'],
+      [{ checkNumber: '2' }, 'checkNumber'],
+      [{ method: '' }, 'method'],
+      [{ checkDate: '' }, 'checkDate'],
+      [{ notes: '' }, 'notes'],
     ])
   })
 
   it('return-to-estrus: returnType is regular or irregular; daysSinceService is at least 0', async () => {
     for (const returnType of ['regular', 'irregular']) {
-      assert.equal((await f.create(atAnimal('return-to-estrus'), { ...animalBodies['return-to-estrus'], returnType })).returnType, returnType)
+      assert.equal(
+        (await f.create(atAnimal('return-to-estrus'), { ...animalBodies['return-to-estrus'], returnType })).returnType,
+        returnType,
+      )
     }
-    const full = { ...animalBodies['return-to-estrus'], daysSinceService: 0, PreviousServiceTimestamp: 1772323200000, reasonCode: 'R2', Archived: true }
+    const full = {
+      ...animalBodies['return-to-estrus'],
+      daysSinceService: 0,
+      PreviousServiceTimestamp: 1772323200000,
+      reasonCode: 'R2',
+      Archived: true,
+    }
     const stored = await f.create(atAnimal('return-to-estrus'), full)
     for (const [k, v] of Object.entries(full)) assert.deepEqual(stored[k], v, k)
     await eachInvalid(atAnimal('return-to-estrus'), animalBodies['return-to-estrus'], [
-      [{ returnType: 'late' }, 'returnType'], [{ daysSinceService: -1 }, 'daysSinceService'], [{ daysSinceService: '21' }, 'daysSinceService'],
-      [{ reasonCode: '' }, 'reasonCode'], [{ returnDate: '' }, 'returnDate'],
+      [{ returnType: 'late' }, 'returnType'],
+      [{ daysSinceService: -1 }, 'daysSinceService'],
+      [{ daysSinceService: '21' }, 'daysSinceService'],
+      [{ reasonCode: '' }, 'reasonCode'],
+      [{ returnDate: '' }, 'returnDate'],
     ])
   })
 
   it('weanings: countWeaned, weaningAge, fosterIn, fosterOut and weaningWeight are at least 0', async () => {
-    const full = { ...animalBodies.weanings, countWeaned: 0, BirthTimestamp: 1772323200000, weaningAge: 28, fosterIn: 1, fosterOut: 0, weaningWeight: 82.5, Archived: true }
+    const full = {
+      ...animalBodies.weanings,
+      countWeaned: 0,
+      BirthTimestamp: 1772323200000,
+      weaningAge: 28,
+      fosterIn: 1,
+      fosterOut: 0,
+      weaningWeight: 82.5,
+      Archived: true,
+    }
     const stored = await f.create(atAnimal('weanings'), full)
     for (const [k, v] of Object.entries(full)) assert.deepEqual(stored[k], v, k)
-    await eachInvalid(atAnimal('weanings'), animalBodies.weanings,
-      [...['countWeaned', 'weaningAge', 'fosterIn', 'fosterOut', 'weaningWeight'].map((k): [Body, string] => [{ [k]: -1 }, k]),
-        [{ countWeaned: '11' }, 'countWeaned'], [{ weaningDate: '' }, 'weaningDate']])
+    await eachInvalid(atAnimal('weanings'), animalBodies.weanings, [
+      ...['countWeaned', 'weaningAge', 'fosterIn', 'fosterOut', 'weaningWeight'].map((k): [Body, string] => [
+        { [k]: -1 },
+        k,
+      ]),
+      [{ countWeaned: '11' }, 'countWeaned'],
+      [{ weaningDate: '' }, 'weaningDate'],
+    ])
   })
 
   it('movements: fromStage and toStage are gilt-pool, bred, gestation, farrowing, lactation, weaned or cull', async () => {
     const stages = ['gilt-pool', 'bred', 'gestation', 'farrowing', 'lactation', 'weaned', 'cull']
     for (const [i, stage] of stages.entries()) {
-      const stored = await f.create(atAnimal('movements'), { ...animalBodies.movements, fromStage: stage, toStage: stages[(i + 1) % stages.length] })
+      const stored = await f.create(atAnimal('movements'), {
+        ...animalBodies.movements,
+        fromStage: stage,
+        toStage: stages[(i + 1) % stages.length],
+      })
       assert.deepEqual([stored.fromStage, stored.toStage], [stage, stages[(i + 1) % stages.length]])
     }
-    const full = { ...animalBodies.movements, fromLocation: 'Gestation barn, pen 4', toLocation: 'Farrowing room 2', Archived: true }
+    const full = {
+      ...animalBodies.movements,
+      fromLocation: 'Gestation barn, pen 4',
+      toLocation: 'Farrowing room 2',
+      Archived: true,
+    }
     const stored = await f.create(atAnimal('movements'), full)
     for (const [k, v] of Object.entries(full)) assert.deepEqual(stored[k], v, k)
     await eachInvalid(atAnimal('movements'), animalBodies.movements, [
-      [{ fromStage: 'nursery' }, 'fromStage'], [{ toStage: 'Farrowing' }, 'toStage'], [{ fromLocation: '' }, 'fromLocation'], [{ movementDate: '' }, 'movementDate'],
+      [{ fromStage: 'nursery' }, 'fromStage'],
+      [{ toStage: 'Farrowing' }, 'toStage'],
+      [{ fromLocation: '' }, 'fromLocation'],
+      [{ movementDate: '' }, 'movementDate'],
     ])
   })
 
   it('refuses unknown and read-only fields at animal level', async () => {
     for (const segment of ANIMAL_LEVEL) {
-      await eachInvalid(atAnimal(segment), animalBodies[segment], [[{ Color: 'red' }, 'Color'], [{ ID: '1772323200000' }, 'ID'], [{ t: 1 }, 't']])
+      await eachInvalid(atAnimal(segment), animalBodies[segment], [
+        [{ Color: 'red' }, 'Color'],
+        [{ ID: '1772323200000' }, 'ID'],
+        [{ t: 1 }, 't'],
+      ])
     }
   })
 
   it('reports every problem of an animal-level body at once, the MAC among them', async () => {
-    assertInvalid(await f.call('POST', atAnimal('weanings'), { MAC: otherMac, countWeaned: -1, weaningDate: '', Color: 'red' }), ['MAC', 'countWeaned', 'weaningDate', 'Color'])
-    assertInvalid(await f.call('POST', atAnimal('movements'), { MAC: strangerMac, fromStage: 'nursery' }), ['MAC', 'fromStage', 'movementDate', 'toStage'])
+    assertInvalid(
+      await f.call('POST', atAnimal('weanings'), { MAC: otherMac, countWeaned: -1, weaningDate: '', Color: 'red' }),
+      ['MAC', 'countWeaned', 'weaningDate', 'Color'],
+    )
+    assertInvalid(await f.call('POST', atAnimal('movements'), { MAC: strangerMac, fromStage: 'nursery' }), [
+      'MAC',
+      'fromStage',
+      'movementDate',
+      'toStage',
+    ])
   })
 
   it('does not create the record of a refused body', async () => {

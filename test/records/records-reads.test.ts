@@ -5,7 +5,16 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { assertError, assertInvalid } from '../support/assertions.ts'
-import { ANIMAL_LEVEL, USER_LEVEL, animalBodies, idsOf, recordsFarm, userBodies, type Body, type RecordsFarm } from './records-farm.ts'
+import {
+  ANIMAL_LEVEL,
+  USER_LEVEL,
+  animalBodies,
+  idsOf,
+  recordsFarm,
+  userBodies,
+  type Body,
+  type RecordsFarm,
+} from './records-farm.ts'
 
 let ctx: TestContext
 let f: RecordsFarm
@@ -31,12 +40,18 @@ describe('user-level lists: GET /users/<user_id>/{treatments,births,insemination
     b = (await f.animal()).MAC
     const body = (mac: string, changes: Body) => ({ ...userBodies.treatments(mac, f.user.uid), ...changes })
     t1 = await f.create('/treatments', body(a, { Medicine: 'Amoxicillin', Diagnose: 'Cough', TreatmentAmount: 3 }))
-    t2 = await f.create('/treatments', body(b, { Medicine: 'Penicillin', Diagnose: 'Lameness', TreatmentAmount: 5, Archived: true }))
-    t3 = await f.create('/treatments', body(a, { Medicine: 'Oxytocin', Diagnose: 'cough', TreatmentAmount: 1, TreatmentCount: 0, Archived: true }))
+    t2 = await f.create(
+      '/treatments',
+      body(b, { Medicine: 'Penicillin', Diagnose: 'Lameness', TreatmentAmount: 5, Archived: true }),
+    )
+    t3 = await f.create(
+      '/treatments',
+      body(a, { Medicine: 'Oxytocin', Diagnose: 'cough', TreatmentAmount: 1, TreatmentCount: 0, Archived: true }),
+    )
     await g.create('/treatments', userBodies.treatments((await g.animal()).MAC, g.user.uid))
   })
 
-  it('lists the user\'s records newest first (t desc) with the exact pagination object', async () => {
+  it("lists the user's records newest first (t desc) with the exact pagination object", async () => {
     const res = await f.get('/treatments')
     assert.deepEqual(idsOf(res), [t3.ID, t2.ID, t1.ID])
     assert.deepEqual(res.pagination, { page: 1, limit: 10, total: 3, totalPages: 1 })
@@ -70,10 +85,17 @@ describe('user-level lists: GET /users/<user_id>/{treatments,births,insemination
 
   it('refuses an unknown sortBy or filter field and out-of-range list parameters with 400', async () => {
     for (const [query, field] of [
-      ['sortBy=Nope', 'query:sortBy'], ['sortBy=PhoneHistory', 'query:sortBy'], ['sortOrder=up', 'query:sortOrder'], ['filter[Nope]=1', 'query:filter[Nope]'],
-      ['filter[TreatmentAmount]=lots', 'query:filter[TreatmentAmount]'], ['filter[Archived]=maybe', 'query:filter[Archived]'],
-      ['limit=0', 'query:limit'], ['limit=101', 'query:limit'], ['page=0', 'query:page'],
-    ] as const) assertInvalid(await f.call('GET', `/treatments?${query}`), [field])
+      ['sortBy=Nope', 'query:sortBy'],
+      ['sortBy=PhoneHistory', 'query:sortBy'],
+      ['sortOrder=up', 'query:sortOrder'],
+      ['filter[Nope]=1', 'query:filter[Nope]'],
+      ['filter[TreatmentAmount]=lots', 'query:filter[TreatmentAmount]'],
+      ['filter[Archived]=maybe', 'query:filter[Archived]'],
+      ['limit=0', 'query:limit'],
+      ['limit=101', 'query:limit'],
+      ['page=0', 'query:page'],
+    ] as const)
+      assertInvalid(await f.call('GET', `/treatments?${query}`), [field])
   })
 
   it('births and inseminations: list, sort and filter the same way', async () => {
@@ -102,7 +124,10 @@ describe('user-level lists: GET /users/<user_id>/{treatments,births,insemination
     for (const segment of USER_LEVEL) {
       for (const query of ['archived=true', 'archived=false']) {
         const res = await f.call('GET', `/${segment}?${query}`)
-        assert.ok(res.statusCode === 200 || res.statusCode === 400, `GET /${segment}?${query}: ${res.statusCode} ${res.body}`)
+        assert.ok(
+          res.statusCode === 200 || res.statusCode === 400,
+          `GET /${segment}?${query}: ${res.statusCode} ${res.body}`,
+        )
       }
     }
   })
@@ -112,7 +137,7 @@ describe('user-level lists: GET /users/<user_id>/{treatments,births,insemination
       assert.deepEqual((await f.get(`/treatments/${String(t2.ID)}`)).data, t2)
     })
 
-    it('answers 404 for an unknown, non-numeric or another user\'s ID', async () => {
+    it("answers 404 for an unknown, non-numeric or another user's ID", async () => {
       const stranger = await g.create('/births', userBodies.births((await g.animal()).MAC, g.user.uid))
       for (const segment of USER_LEVEL) {
         for (const id of ['1600000000000', 'abc', '99999999999999999999', '-1', '1e12', stranger.ID]) {
@@ -158,15 +183,26 @@ describe('user-level lists: GET /users/<user_id>/{treatments,births,insemination
       const e = (await f.animal()).MAC
       const b1 = await f.create('/births', { ...userBodies.births(d, f.user.uid), Archived: true })
       const b2 = await f.create('/births', userBodies.births(e, f.user.uid))
-      const births = async (query: string) => idsOf(await f.get(`/births/search?${query}`)).filter((id) => id === b1.ID || id === b2.ID)
+      const births = async (query: string) =>
+        idsOf(await f.get(`/births/search?${query}`)).filter((id) => id === b1.ID || id === b2.ID)
       assert.deepEqual(await births('archived=true'), [b1.ID])
       assert.deepEqual(await births('archived=false'), [b2.ID])
       assert.deepEqual(await births(`mac=${d.toLowerCase()}`), [b1.ID])
       assert.deepEqual(idsOf(await f.get(`/births/search?mac=${e}&archived=true`)), [])
 
-      const i1 = await f.create('/inseminations', { ...userBodies.inseminations(d, f.user.uid), Boar: 'Duroc DK-4471', GeneticLine: 'Landrace' })
-      const i2 = await f.create('/inseminations', { ...userBodies.inseminations(e, f.user.uid), Boar: 'Pietrain', GeneticLine: 'Landrace', Archived: true })
-      const inseminations = async (query: string) => idsOf(await f.get(`/inseminations/search?${query}`)).filter((id) => id === i1.ID || id === i2.ID)
+      const i1 = await f.create('/inseminations', {
+        ...userBodies.inseminations(d, f.user.uid),
+        Boar: 'Duroc DK-4471',
+        GeneticLine: 'Landrace',
+      })
+      const i2 = await f.create('/inseminations', {
+        ...userBodies.inseminations(e, f.user.uid),
+        Boar: 'Pietrain',
+        GeneticLine: 'Landrace',
+        Archived: true,
+      })
+      const inseminations = async (query: string) =>
+        idsOf(await f.get(`/inseminations/search?${query}`)).filter((id) => id === i1.ID || id === i2.ID)
       assert.deepEqual(await inseminations('boar=duroc dk-4471'), [i1.ID])
       assert.deepEqual(await inseminations('boar=Duroc'), [], 'no partial match')
       assert.deepEqual(await inseminations('geneticLine=LANDRACE'), [i2.ID, i1.ID])
@@ -208,7 +244,7 @@ describe('per-animal reads: GET /users/<user_id>/animals/<animal_mac>/<segment>'
     await f.create(`/animals/${other}/births`, { ...animalBodies.births, StartDate: '2026-03-10' })
   })
 
-  it('lists only the animal\'s records, newest first, with the common list parameters', async () => {
+  it("lists only the animal's records, newest first, with the common list parameters", async () => {
     const list = await f.get(`/animals/${sow.toLowerCase()}/births`)
     assert.deepEqual(idsOf(list), [b3.ID, b2.ID, b1.ID])
     assert.deepEqual(list.pagination, { page: 1, limit: 10, total: 3, totalPages: 1 })
@@ -220,10 +256,11 @@ describe('per-animal reads: GET /users/<user_id>/animals/<animal_mac>/<segment>'
     assertInvalid(await f.call('GET', `/animals/${sow}/births?filter[Nope]=1`), ['query:filter[Nope]'])
   })
 
-  it('gets one record of the animal; another animal\'s record is a 404 under this animal\'s path', async () => {
+  it("gets one record of the animal; another animal's record is a 404 under this animal's path", async () => {
     assert.deepEqual((await f.get(`/animals/${sow}/births/${String(b2.ID)}`)).data, b2)
     assertError(await f.call('GET', `/animals/${other}/births/${String(b2.ID)}`), 404, 'Birth not found')
-    for (const id of ['abc', '1600000000000', '99999999999999999999']) assertError(await f.call('GET', `/animals/${sow}/births/${id}`), 404, 'Birth not found')
+    for (const id of ['abc', '1600000000000', '99999999999999999999'])
+      assertError(await f.call('GET', `/animals/${sow}/births/${id}`), 404, 'Birth not found')
   })
 
   // Suspected bug: the path schemas cap ids and MACs at 64 characters (record-routes.ts RecordId,
@@ -235,11 +272,12 @@ describe('per-animal reads: GET /users/<user_id>/animals/<animal_mac>/<segment>'
     assertError(await f.call('GET', `/animals/${'A'.repeat(65)}/births`), 404, 'Animal not found')
   })
 
-  it('answers 404 for an animal that is not the user\'s, whatever its form', async () => {
+  it("answers 404 for an animal that is not the user's, whatever its form", async () => {
     const stranger = (await g.animal()).MAC
     for (const segment of ANIMAL_LEVEL) {
       for (const animal of [stranger, 'AA:BB:CC:FF:FF:FF', 'not-a-mac']) {
-        for (const path of ['', '/recent', `/${String(b1.ID)}`]) assertError(await f.call('GET', `/animals/${animal}/${segment}${path}`), 404, 'Animal not found')
+        for (const path of ['', '/recent', `/${String(b1.ID)}`])
+          assertError(await f.call('GET', `/animals/${animal}/${segment}${path}`), 404, 'Animal not found')
       }
     }
   })
@@ -248,7 +286,15 @@ describe('per-animal reads: GET /users/<user_id>/animals/<animal_mac>/<segment>'
     it('gives the newest records first: 10 by default, limit 1-100', async () => {
       const animal = (await f.animal()).MAC
       const created: string[] = []
-      for (let i = 0; i < 12; i++) created.push((await f.create(`/animals/${animal}/general-events`, { ...animalBodies['general-events'], Description: `Event ${i}` })).ID)
+      for (let i = 0; i < 12; i++)
+        created.push(
+          (
+            await f.create(`/animals/${animal}/general-events`, {
+              ...animalBodies['general-events'],
+              Description: `Event ${i}`,
+            })
+          ).ID,
+        )
       const newestFirst = [...created].reverse()
       const recent = await f.get(`/animals/${animal}/general-events/recent`)
       assert.deepEqual(idsOf(recent), newestFirst.slice(0, 10))
@@ -261,7 +307,7 @@ describe('per-animal reads: GET /users/<user_id>/animals/<animal_mac>/<segment>'
       }
     })
 
-    it('exists for every per-animal collection and shows only the animal\'s records', async () => {
+    it("exists for every per-animal collection and shows only the animal's records", async () => {
       const animal = (await f.animal()).MAC
       for (const segment of ANIMAL_LEVEL) {
         const first = await f.create(`/animals/${animal}/${segment}`, animalBodies[segment])
@@ -290,7 +336,9 @@ describe('per-animal reads: GET /users/<user_id>/animals/<animal_mac>/<segment>'
       assert.deepEqual(await range('startDate=2026-03-15T00:00:00Z&endDate=2026-04-02T23:59:59.999Z'), [b2.ID, b3.ID])
       assert.deepEqual(await range('startDate=2026-03-15T18:30:00&endDate=2026-04-02T08:00'), [b2.ID, b3.ID])
       // 01:00 at +02:00 is 23:00 UTC the day before.
-      assert.deepEqual(await range(`startDate=${encodeURIComponent('2026-03-16T01:00:00+02:00')}&endDate=2026-04-01`), [b2.ID])
+      assert.deepEqual(await range(`startDate=${encodeURIComponent('2026-03-16T01:00:00+02:00')}&endDate=2026-04-01`), [
+        b2.ID,
+      ])
     })
 
     it('refuses a missing, malformed or impossible date and a startDate after endDate with 400', async () => {
@@ -304,17 +352,36 @@ describe('per-animal reads: GET /users/<user_id>/animals/<animal_mac>/<segment>'
         ['startDate=01/03/2026&endDate=2026-03-31', ['query:startDate']],
         ['startDate=2026-03-01T25:00:00Z&endDate=2026-03-31', ['query:startDate']],
         ['startDate=2026-03-16&endDate=2026-03-15', ['query:startDate']],
-      ] as const) assertInvalid(await f.call('GET', `/animals/${sow}/births/range?${query}`), [...fields])
+      ] as const)
+        assertInvalid(await f.call('GET', `/animals/${sow}/births/range?${query}`), [...fields])
     })
 
     it('inseminations: the same on their StartDate', async () => {
       const animal = (await f.animal()).MAC
-      const i1 = await f.create(`/animals/${animal}/inseminations`, { ...animalBodies.inseminations, StartDate: '2026-05-01' })
-      const i2 = await f.create('/inseminations', { ...userBodies.inseminations(animal, f.user.uid), StartDate: '2026-05-22' })
-      assert.deepEqual(idsOf(await f.get(`/animals/${animal}/inseminations/range?startDate=2026-05-01&endDate=2026-05-22`)), [i1.ID, i2.ID])
-      assert.deepEqual(idsOf(await f.get(`/animals/${animal}/inseminations/range?startDate=2026-05-02&endDate=2026-06-01`)), [i2.ID])
-      assertInvalid(await f.call('GET', `/animals/${animal}/inseminations/range?startDate=2026-05-22&endDate=2026-05-01`), ['query:startDate'])
-      assertInvalid(await f.call('GET', `/animals/${animal}/inseminations/range?startDate=2026-02-29&endDate=2026-05-01`), ['query:startDate'])
+      const i1 = await f.create(`/animals/${animal}/inseminations`, {
+        ...animalBodies.inseminations,
+        StartDate: '2026-05-01',
+      })
+      const i2 = await f.create('/inseminations', {
+        ...userBodies.inseminations(animal, f.user.uid),
+        StartDate: '2026-05-22',
+      })
+      assert.deepEqual(
+        idsOf(await f.get(`/animals/${animal}/inseminations/range?startDate=2026-05-01&endDate=2026-05-22`)),
+        [i1.ID, i2.ID],
+      )
+      assert.deepEqual(
+        idsOf(await f.get(`/animals/${animal}/inseminations/range?startDate=2026-05-02&endDate=2026-06-01`)),
+        [i2.ID],
+      )
+      assertInvalid(
+        await f.call('GET', `/animals/${animal}/inseminations/range?startDate=2026-05-22&endDate=2026-05-01`),
+        ['query:startDate'],
+      )
+      assertInvalid(
+        await f.call('GET', `/animals/${animal}/inseminations/range?startDate=2026-02-29&endDate=2026-05-01`),
+        ['query:startDate'],
+      )
     })
   })
 })
@@ -339,8 +406,11 @@ describe('GET /users/<user_id>/births/statistics', () => {
   let a: string, b: string
   const stats = async (query = '', farm = s) => (await farm.get(`/births/statistics${query}`)).data
   const figures = (births: number, living: number, dead: number) => ({
-    totalBirths: births, totalLiving: living, totalDead: dead,
-    averageLitterSize: births > 0 ? (living + dead) / births : 0, survivalRate: living + dead > 0 ? (living / (living + dead)) * 100 : 0,
+    totalBirths: births,
+    totalLiving: living,
+    totalDead: dead,
+    averageLitterSize: births > 0 ? (living + dead) / births : 0,
+    survivalRate: living + dead > 0 ? (living / (living + dead)) * 100 : 0,
   })
 
   before(async () => {
@@ -350,15 +420,32 @@ describe('GET /users/<user_id>/births/statistics', () => {
     await s.create('/births', { ...userBodies.births(a, s.user.uid), Living: 12, Dead: 1, StartDate: '2026-03-01' })
     await s.create(`/animals/${a}/births`, { Living: 10, Dead: 2, StartDate: '2026-03-15', Archived: true })
     await s.create(`/animals/${b}/births`, { Living: 14, Dead: 0, StartDate: '2026-04-02' })
-    await g.create('/births', { ...userBodies.births((await g.animal()).MAC, g.user.uid), Living: 7, Dead: 7, StartDate: '2026-03-01' })
+    await g.create('/births', {
+      ...userBodies.births((await g.animal()).MAC, g.user.uid),
+      Living: 7,
+      Dead: 7,
+      StartDate: '2026-03-01',
+    })
   })
 
   it('totals every birth of the user, archived ones too', async () => {
-    assert.deepEqual(await stats(), { totalBirths: 3, totalLiving: 36, totalDead: 3, averageLitterSize: 13, survivalRate: (36 / 39) * 100 })
+    assert.deepEqual(await stats(), {
+      totalBirths: 3,
+      totalLiving: 36,
+      totalDead: 3,
+      averageLitterSize: 13,
+      survivalRate: (36 / 39) * 100,
+    })
   })
 
   it('narrows to one animal by mac, in either case', async () => {
-    assert.deepEqual(await stats(`?mac=${a.toLowerCase()}`), { totalBirths: 2, totalLiving: 22, totalDead: 3, averageLitterSize: 12.5, survivalRate: 88 })
+    assert.deepEqual(await stats(`?mac=${a.toLowerCase()}`), {
+      totalBirths: 2,
+      totalLiving: 22,
+      totalDead: 3,
+      averageLitterSize: 12.5,
+      survivalRate: 88,
+    })
     assert.deepEqual(await stats(`?mac=${b}`), figures(1, 14, 0))
     assert.deepEqual(await stats('?mac=AA:BB:CC:FF:FF:FF'), figures(0, 0, 0))
   })
@@ -369,20 +456,40 @@ describe('GET /users/<user_id>/births/statistics', () => {
     assert.deepEqual(await stats('?endDate=2026-03-15'), figures(2, 22, 3))
     assert.deepEqual(await stats('?endDate=2026-03-15T12:00:00Z'), figures(2, 22, 3))
     assert.deepEqual(await stats('?startDate=2026-03-01&endDate=2026-03-01'), figures(1, 12, 1))
-    assert.deepEqual(await stats(`?mac=${a}&startDate=2026-03-10`), { totalBirths: 1, totalLiving: 10, totalDead: 2, averageLitterSize: 12, survivalRate: (10 / 12) * 100 })
+    assert.deepEqual(await stats(`?mac=${a}&startDate=2026-03-10`), {
+      totalBirths: 1,
+      totalLiving: 10,
+      totalDead: 2,
+      averageLitterSize: 12,
+      survivalRate: (10 / 12) * 100,
+    })
   })
 
   it('is all zeros without births, and 0 for the derived figures when there are no piglets', async () => {
     const empty = await recordsFarm(ctx)
-    assert.deepEqual(await stats('', empty), { totalBirths: 0, totalLiving: 0, totalDead: 0, averageLitterSize: 0, survivalRate: 0 })
+    assert.deepEqual(await stats('', empty), {
+      totalBirths: 0,
+      totalLiving: 0,
+      totalDead: 0,
+      averageLitterSize: 0,
+      survivalRate: 0,
+    })
     await empty.create(`/animals/${(await empty.animal()).MAC}/births`, { Living: 0, Dead: 0, StartDate: '2026-03-01' })
-    assert.deepEqual(await stats('', empty), { totalBirths: 1, totalLiving: 0, totalDead: 0, averageLitterSize: 0, survivalRate: 0 })
+    assert.deepEqual(await stats('', empty), {
+      totalBirths: 1,
+      totalLiving: 0,
+      totalDead: 0,
+      averageLitterSize: 0,
+      survivalRate: 0,
+    })
   })
 
   it('refuses a malformed mac, an impossible date and a startDate after endDate with 400', async () => {
     assertInvalid(await s.call('GET', '/births/statistics?mac=AA:BB'), ['query:mac'])
     assertInvalid(await s.call('GET', '/births/statistics?startDate=2026-02-30'), ['query:startDate'])
     assertInvalid(await s.call('GET', '/births/statistics?endDate=03/15/2026'), ['query:endDate'])
-    assertInvalid(await s.call('GET', '/births/statistics?startDate=2026-04-02&endDate=2026-03-01'), ['query:startDate'])
+    assertInvalid(await s.call('GET', '/births/statistics?startDate=2026-04-02&endDate=2026-03-01'), [
+      'query:startDate',
+    ])
   })
 })

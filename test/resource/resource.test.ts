@@ -38,7 +38,9 @@ describe('a resource declared once', () => {
   })
 
   it('derives variants of the create body', () => {
-    const relaxed = ajv.compile(pens.createBody({ optional: ['Name'], require: ['Capacity'], omit: ['Code'], defaults: { Heated: true } }))
+    const relaxed = ajv.compile(
+      pens.createBody({ optional: ['Name'], require: ['Capacity'], omit: ['Code'], defaults: { Heated: true } }),
+    )
     const body: Record<string, unknown> = { Capacity: 20 }
     assert.equal(relaxed(body), true)
     assert.equal(body.Heated, true)
@@ -57,17 +59,46 @@ describe('a resource declared once', () => {
   })
 
   it('derives the sortable and filterable fields, and the column map', () => {
-    assert.deepEqual(pens.sortFields, { ID: 'integer', Name: 'string', Capacity: 'integer', Heated: 'boolean', Notes: 'string', Code: 'string', t: 'integer' })
+    assert.deepEqual(pens.sortFields, {
+      ID: 'integer',
+      Name: 'string',
+      Capacity: 'integer',
+      Heated: 'boolean',
+      Notes: 'string',
+      Code: 'string',
+      t: 'integer',
+    })
     assert.deepEqual(pens.filterFields, pens.sortFields)
     assert.deepEqual(pens.columns({ own: 'p' }).Name, { column: 'p.name', caseInsensitive: true })
     assert.equal(pens.columns().t!.column, 't')
   })
 
   it('maps rows to the API and bodies to columns', () => {
-    const row = { id: 1767225600000, name: 'Pen 1', capacity: null, heated: true, notes: null, layout: { rows: 2 }, code: 'A1', t: 5 }
-    assert.deepEqual(pens.toApi(row), { ID: '1767225600000', Name: 'Pen 1', Heated: true, Notes: null, Layout: { rows: 2 }, Code: 'A1', t: 5 })
-    assert.deepEqual(pens.toColumns({ Name: 'Pen 2', Capacity: null, Layout: { rows: 3 }, Code: 'b2', Unknown: 1 }),
-      { name: 'Pen 2', capacity: null, layout: '{"rows":3}', code: 'B2' })
+    const row = {
+      id: 1767225600000,
+      name: 'Pen 1',
+      capacity: null,
+      heated: true,
+      notes: null,
+      layout: { rows: 2 },
+      code: 'A1',
+      t: 5,
+    }
+    assert.deepEqual(pens.toApi(row), {
+      ID: '1767225600000',
+      Name: 'Pen 1',
+      Heated: true,
+      Notes: null,
+      Layout: { rows: 2 },
+      Code: 'A1',
+      t: 5,
+    })
+    assert.deepEqual(pens.toColumns({ Name: 'Pen 2', Capacity: null, Layout: { rows: 3 }, Code: 'b2', Unknown: 1 }), {
+      name: 'Pen 2',
+      capacity: null,
+      layout: '{"rows":3}',
+      code: 'B2',
+    })
     assert.deepEqual(pens.filterValues({ Code: 'b2', Capacity: 3 }), { Code: 'B2', Capacity: 3 })
   })
 

@@ -59,11 +59,13 @@ export const usingRealServers = Boolean(process.env.DATABASE_URL)
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestContext> {
   const scratch = await createScratchDatabase()
-  const config = loadConfig(testEnv({
-    ...(scratch ? { DATABASE_URL: scratch.url } : {}),
-    REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:`,
-    ...options.env,
-  }))
+  const config = loadConfig(
+    testEnv({
+      ...(scratch ? { DATABASE_URL: scratch.url } : {}),
+      REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:`,
+      ...options.env,
+    }),
+  )
   const database = await openTestDatabase(config)
   await migrateToLatest(database.db)
   let redis: Redis | undefined
@@ -73,7 +75,14 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
   }
   let app: App
   try {
-    app = await buildApp({ config, database, redis, clock: options.clock, logger: options.logger ?? false, extend: options.extend })
+    app = await buildApp({
+      config,
+      database,
+      redis,
+      clock: options.clock,
+      logger: options.logger ?? false,
+      extend: options.extend,
+    })
   } catch (err) {
     redis?.disconnect()
     await database.close()
@@ -97,7 +106,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
 /** The embedded store from the run's migrated snapshot (test/run.ts), or as the config says. */
 async function openTestDatabase(config: Config): Promise<Database> {
   const snapshot = process.env.TEST_PGLITE_SNAPSHOT
-  if (!config.databaseUrl && config.dataDir === IN_MEMORY && snapshot) return openEmbeddedSnapshot(new Blob([readFileSync(snapshot)]))
+  if (!config.databaseUrl && config.dataDir === IN_MEMORY && snapshot)
+    return openEmbeddedSnapshot(new Blob([readFileSync(snapshot)]))
   return openDatabase(config)
 }
 
@@ -115,7 +125,9 @@ export async function createScratchDatabase(): Promise<{ url: string; drop: () =
   url.pathname = `/${name}`
   return {
     url: url.toString(),
-    drop: async () => { await adminQuery(base, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) },
+    drop: async () => {
+      await adminQuery(base, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+    },
   }
 }
 

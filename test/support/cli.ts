@@ -12,18 +12,37 @@ import { createScratchDatabase, testEnv } from './app.ts'
 
 const BIN = join(import.meta.dirname, '../../bin/livestock-api.js')
 
-export interface CliResult { code: number | null; stdout: string; stderr: string; json: () => any }
+export interface CliResult {
+  code: number | null
+  stdout: string
+  stderr: string
+  json: () => any
+}
 
 /** Runs the CLI in this process on an open database (a TestContext has both). */
-export async function cliInProcess(target: { config: Config; database: Database }, args: string[], input = ''): Promise<CliResult> {
+export async function cliInProcess(
+  target: { config: Config; database: Database },
+  args: string[],
+  input = '',
+): Promise<CliResult> {
   let stdout = ''
   let stderr = ''
   const code = await runCli(args, {
     config: target.config,
     database: target.database,
     io: {
-      stdout: { write: (chunk: string) => { stdout += chunk; return true } },
-      stderr: { write: (chunk: string) => { stderr += chunk; return true } },
+      stdout: {
+        write: (chunk: string) => {
+          stdout += chunk
+          return true
+        },
+      },
+      stderr: {
+        write: (chunk: string) => {
+          stderr += chunk
+          return true
+        },
+      },
       stdin: Readable.from([Buffer.from(input)]),
     },
   })
@@ -46,8 +65,18 @@ export async function cliStore(name: string): Promise<CliStore> {
   return {
     env,
     run: (args, input) => {
-      const result = spawnSync(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', input, timeout: 120_000 })
-      return { code: result.status, stdout: result.stdout, stderr: result.stderr, json: () => JSON.parse(result.stdout) }
+      const result = spawnSync(process.execPath, [BIN, ...args], {
+        env: { PATH: process.env.PATH ?? '', ...env },
+        encoding: 'utf8',
+        input,
+        timeout: 120_000,
+      })
+      return {
+        code: result.status,
+        stdout: result.stdout,
+        stderr: result.stderr,
+        json: () => JSON.parse(result.stdout),
+      }
     },
     cleanup: async () => {
       await scratch?.drop()

@@ -2,8 +2,12 @@
 // was awaited and the last value seen.
 import assert from 'node:assert/strict'
 
-export async function eventually<T>(probe: () => T | Promise<T>, done: (value: T) => boolean, what: string,
-  { timeoutMs = 10_000, intervalMs = 50 } = {}): Promise<T> {
+export async function eventually<T>(
+  probe: () => T | Promise<T>,
+  done: (value: T) => boolean,
+  what: string,
+  { timeoutMs = 10_000, intervalMs = 50 } = {},
+): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await probe()

@@ -13,12 +13,20 @@ export function uniqueId(prefix: string): string {
   return `${prefix}-${randomBytes(5).toString('hex')}`
 }
 
-export async function createUser(ctx: TestContext, options: { bdUser?: boolean; admin?: boolean; inactive?: boolean; password?: string | null } = {}) {
+export async function createUser(
+  ctx: TestContext,
+  options: { bdUser?: boolean; admin?: boolean; inactive?: boolean; password?: string | null } = {},
+) {
   const uid = uniqueId('user')
   const password = options.password === undefined ? PASSWORD : options.password
   const row = await insertUser(ctx.database.db, {
-    uid, email: `${uid}@farm.example`, name: `Farm ${uid}`, language: 'en',
-    bd_user: options.bdUser ?? false, admin: options.admin ?? false, inactive: options.inactive ?? false,
+    uid,
+    email: `${uid}@farm.example`,
+    name: `Farm ${uid}`,
+    language: 'en',
+    bd_user: options.bdUser ?? false,
+    admin: options.admin ?? false,
+    inactive: options.inactive ?? false,
     password_hash: password ? await hashPassword(password, ctx.config.passwordScryptLogN) : null,
   })
   return { uid, email: row.email, password }
@@ -28,14 +36,28 @@ export async function createUser(ctx: TestContext, options: { bdUser?: boolean; 
  * An integrator row. Without `clientSecret` it is one of the operator's --no-secret integrators (the bare
  * {integratorUID} flow), which keeps the many token tests short; the secret flow has tests of its own.
  */
-export async function createIntegrator(ctx: TestContext, options: {
-  tier?: Tier; active?: boolean; canWrite?: boolean; canDelete?: boolean; canRead?: boolean; clientSecret?: string; linkTo?: string[]
-} = {}) {
+export async function createIntegrator(
+  ctx: TestContext,
+  options: {
+    tier?: Tier
+    active?: boolean
+    canWrite?: boolean
+    canDelete?: boolean
+    canRead?: boolean
+    clientSecret?: string
+    linkTo?: string[]
+  } = {},
+) {
   const uid = uniqueId('int')
   await insertIntegrator(ctx.database.db, {
-    uid, email: `${uid}@vendor.example`, name: `Vendor ${uid}`, tier: options.tier ?? 'pro',
+    uid,
+    email: `${uid}@vendor.example`,
+    name: `Vendor ${uid}`,
+    tier: options.tier ?? 'pro',
     is_active: options.active ?? true,
-    can_read: options.canRead ?? true, can_write: options.canWrite ?? false, can_delete: options.canDelete ?? false,
+    can_read: options.canRead ?? true,
+    can_write: options.canWrite ?? false,
+    can_delete: options.canDelete ?? false,
     client_secret_hash: options.clientSecret ? hashClientSecret(options.clientSecret) : null,
   })
   for (const userUid of options.linkTo ?? []) await link(ctx.database.db, userUid, uid, 'operator')
@@ -60,6 +82,11 @@ export function bearer(token: string) {
 
 /** A settable clock for expiry tests: no sleeping. */
 export function manualClock(start = Date.now()) {
-  const clock = { now: start, advance: (seconds: number) => { clock.now += seconds * 1000 } }
+  const clock = {
+    now: start,
+    advance: (seconds: number) => {
+      clock.now += seconds * 1000
+    },
+  }
   return clock
 }

@@ -48,9 +48,19 @@ async function main() {
 
     const results = await lintWithSpectral(doc)
     if (jsonAt > 0 && process.argv[jsonAt + 1]) {
-      writeFileSync(process.argv[jsonAt + 1]!, JSON.stringify(results.map((r) => ({
-        code: r.code, severity: SEVERITY[r.severity], path: r.path.join('.'), message: r.message,
-      })), null, 1))
+      writeFileSync(
+        process.argv[jsonAt + 1]!,
+        JSON.stringify(
+          results.map((r) => ({
+            code: r.code,
+            severity: SEVERITY[r.severity],
+            path: r.path.join('.'),
+            message: r.message,
+          })),
+          null,
+          1,
+        ),
+      )
     }
     const counts = { oas: { error: 0, warning: 0 }, owasp: { error: 0, warning: 0 } }
     const warnings = new Map<string, { count: number; first: string }>()
@@ -67,8 +77,10 @@ async function main() {
       }
     }
     for (const [code, { count, first }] of warnings) console.log(`warning  ${code} ×${count}  (first: ${first})`)
-    console.log(`Spectral (.spectral.yaml): spectral:oas ${counts.oas.error} errors, ${counts.oas.warning} warnings; ` +
-      `OWASP ${counts.owasp.error} errors, ${counts.owasp.warning} warnings`)
+    console.log(
+      `Spectral (.spectral.yaml): spectral:oas ${counts.oas.error} errors, ${counts.oas.warning} warnings; ` +
+        `OWASP ${counts.owasp.error} errors, ${counts.owasp.warning} warnings`,
+    )
     if (counts.oas.error + counts.owasp.error > 0) process.exitCode = 1
   } catch (err) {
     const causes = err instanceof AggregateError ? err.errors.map((e: Error) => `\n  ${e.message}`).join('') : ''

@@ -8,14 +8,21 @@ import { createTestApp, type TestContext } from './app.ts'
 
 export const MQTT_URL = process.env.MQTT_URL ?? 'mqtt://127.0.0.1:1883'
 
-export interface BrokerIngestion { ctx: TestContext; ingestor: MqttIngest; publisher: MqttClient }
+export interface BrokerIngestion {
+  ctx: TestContext
+  ingestor: MqttIngest
+  publisher: MqttClient
+}
 
 /** Call inside a describe: its fields are set once the suite's `before` has run. */
 export function useBrokerIngestion(): BrokerIngestion {
   const broker = {} as BrokerIngestion
   before(async () => {
     broker.ctx = await createTestApp()
-    broker.ingestor = startMqttIngest(broker.ctx.app, { url: MQTT_URL, group: `test-${randomBytes(4).toString('hex')}` })
+    broker.ingestor = startMqttIngest(broker.ctx.app, {
+      url: MQTT_URL,
+      group: `test-${randomBytes(4).toString('hex')}`,
+    })
     await broker.ingestor.ready
     broker.publisher = await mqtt.connectAsync(MQTT_URL, { protocolVersion: 5 })
   })

@@ -11,7 +11,7 @@ const AUDIENCE = 'livestock-api-client'
 
 let idp: Server
 let jwksUrl: string
-type PrivateKey = Awaited<ReturnType<typeof generateKeyPair>>["privateKey"]
+type PrivateKey = Awaited<ReturnType<typeof generateKeyPair>>['privateKey']
 let privateKey: PrivateKey
 let ctx: TestContext
 let unconfigured: TestContext
@@ -20,7 +20,10 @@ before(async () => {
   const keys = await generateKeyPair('RS256')
   privateKey = keys.privateKey
   const jwk = { ...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }
-  idp = createServer((_req, res) => { res.setHeader('content-type', 'application/json'); res.end(JSON.stringify({ keys: [jwk] })) })
+  idp = createServer((_req, res) => {
+    res.setHeader('content-type', 'application/json')
+    res.end(JSON.stringify({ keys: [jwk] }))
+  })
   await new Promise<void>((resolve) => idp.listen(0, '127.0.0.1', resolve))
   const address = idp.address()
   assert.ok(address && typeof address === 'object')
@@ -34,7 +37,10 @@ after(async () => {
   idp.close()
 })
 
-function idToken(claims: Record<string, unknown>, options: { audience?: string; issuer?: string; expiresIn?: string; key?: PrivateKey } = {}) {
+function idToken(
+  claims: Record<string, unknown>,
+  options: { audience?: string; issuer?: string; expiresIn?: string; key?: PrivateKey } = {},
+) {
   return new SignJWT({ email_verified: true, ...claims })
     .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
     .setIssuer(options.issuer ?? ISSUER)

@@ -5,7 +5,9 @@ import { bearer, createIntegrator, createUser, integratorToken, userToken } from
 import { assertError } from '../support/assertions.ts'
 
 let ctx: TestContext
-before(async () => { ctx = await createTestApp() })
+before(async () => {
+  ctx = await createTestApp()
+})
 after(() => ctx.close())
 
 describe('POST /partners/link and DELETE /partners/link/<integrator_uid>', () => {
@@ -14,26 +16,49 @@ describe('POST /partners/link and DELETE /partners/link/<integrator_uid>', () =>
     const a = await createIntegrator(ctx)
     const b = await createIntegrator(ctx)
     const { accessToken } = await userToken(ctx, user.email)
-    const link = (integratorUID: string) => ctx.app.inject({ method: 'POST', url: '/api/v1/partners/link', payload: { integratorUID }, headers: bearer(accessToken) })
+    const link = (integratorUID: string) =>
+      ctx.app.inject({
+        method: 'POST',
+        url: '/api/v1/partners/link',
+        payload: { integratorUID },
+        headers: bearer(accessToken),
+      })
     const first = await link(a.uid)
     assert.equal(first.statusCode, 200)
     assert.deepEqual(first.json().data, { integrators: [a.uid] })
     assert.deepEqual((await link(b.uid)).json().data.integrators.sort(), [a.uid, b.uid].sort())
     assert.deepEqual((await link(a.uid)).json().data.integrators.sort(), [a.uid, b.uid].sort())
 
-    const unlink = await ctx.app.inject({ method: 'DELETE', url: `/api/v1/partners/link/${a.uid}`, headers: bearer(accessToken) })
+    const unlink = await ctx.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/partners/link/${a.uid}`,
+      headers: bearer(accessToken),
+    })
     assert.equal(unlink.statusCode, 200)
     assert.deepEqual(unlink.json().data, { integrators: [b.uid] })
-    const again = await ctx.app.inject({ method: 'DELETE', url: `/api/v1/partners/link/${a.uid}`, headers: bearer(accessToken) })
+    const again = await ctx.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/partners/link/${a.uid}`,
+      headers: bearer(accessToken),
+    })
     assertError(again, 404, 'Link not found')
   })
 
   it('refuses an integrator token: an integrator cannot link itself', async () => {
     const integrator = await createIntegrator(ctx)
     const { accessToken } = await integratorToken(ctx, integrator.uid)
-    const res = await ctx.app.inject({ method: 'POST', url: '/api/v1/partners/link', payload: { integratorUID: integrator.uid }, headers: bearer(accessToken) })
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/partners/link',
+      payload: { integratorUID: integrator.uid },
+      headers: bearer(accessToken),
+    })
     assertError(res, 403, 'This endpoint requires a user token')
-    const del = await ctx.app.inject({ method: 'DELETE', url: `/api/v1/partners/link/${integrator.uid}`, headers: bearer(accessToken) })
+    const del = await ctx.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/partners/link/${integrator.uid}`,
+      headers: bearer(accessToken),
+    })
     assertError(del, 403, 'This endpoint requires a user token')
   })
 
@@ -42,7 +67,12 @@ describe('POST /partners/link and DELETE /partners/link/<integrator_uid>', () =>
     const inactive = await createIntegrator(ctx, { active: false })
     const { accessToken } = await userToken(ctx, user.email)
     for (const integratorUID of ['int_unknown', inactive.uid]) {
-      const res = await ctx.app.inject({ method: 'POST', url: '/api/v1/partners/link', payload: { integratorUID }, headers: bearer(accessToken) })
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/v1/partners/link',
+        payload: { integratorUID },
+        headers: bearer(accessToken),
+      })
       assertError(res, 404, 'Integrator not found')
     }
   })
@@ -51,7 +81,12 @@ describe('POST /partners/link and DELETE /partners/link/<integrator_uid>', () =>
     const user = await createUser(ctx)
     const { accessToken } = await userToken(ctx, user.email)
     for (const payload of [{}, { integratorUID: '' }, { integratorUID: 5 }, { integratorUID: 'x', extra: 1 }]) {
-      const res = await ctx.app.inject({ method: 'POST', url: '/api/v1/partners/link', payload, headers: bearer(accessToken) })
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/v1/partners/link',
+        payload,
+        headers: bearer(accessToken),
+      })
       assertError(res, 400, 'Validation failed')
     }
     const none = await ctx.app.inject({ method: 'POST', url: '/api/v1/partners/link', payload: { integratorUID: 'x' } })

@@ -11,12 +11,15 @@ import { assertError } from '../support/assertions.ts'
 const clock = manualClock()
 let ctx: TestContext
 
-before(async () => { ctx = await createTestApp({ clock: () => clock.now }) })
+before(async () => {
+  ctx = await createTestApp({ clock: () => clock.now })
+})
 after(() => ctx.close())
 
 const post = (url: string, payload: unknown, headers: Record<string, string> = {}) =>
   ctx.app.inject({ method: 'POST', url: `/api/v1${url}`, payload: payload as object, headers })
-const get = (url: string, headers: Record<string, string> = {}) => ctx.app.inject({ method: 'GET', url: `/api/v1${url}`, headers })
+const get = (url: string, headers: Record<string, string> = {}) =>
+  ctx.app.inject({ method: 'GET', url: `/api/v1${url}`, headers })
 
 describe('POST /tokens', () => {
   it('issues an access token for a valid, active integratorUID (lifecycle row 1)', async () => {
@@ -78,8 +81,15 @@ describe('POST /tokens', () => {
   it('requires the client secret of an integrator that has one', async () => {
     const { uid } = await createIntegrator(ctx, { clientSecret: 's3cret-value-for-tests' })
     assertError(await post('/tokens', { integratorUID: uid }), 401, 'Access denied: Invalid integratorUID')
-    assertError(await post('/tokens', { integratorUID: uid, clientSecret: 'wrong' }), 401, 'Access denied: Invalid integratorUID')
-    assert.equal((await post('/tokens', { integratorUID: uid, clientSecret: 's3cret-value-for-tests' })).statusCode, 200)
+    assertError(
+      await post('/tokens', { integratorUID: uid, clientSecret: 'wrong' }),
+      401,
+      'Access denied: Invalid integratorUID',
+    )
+    assert.equal(
+      (await post('/tokens', { integratorUID: uid, clientSecret: 's3cret-value-for-tests' })).statusCode,
+      200,
+    )
   })
 })
 
@@ -167,8 +177,11 @@ describe('refresh rotation and reuse detection', () => {
     const first = await integratorToken(ctx, uid, { refreshToken: true })
     const second = (await post('/tokens/refresh', { refreshToken: first.refreshToken })).json().data
     const third = (await post('/tokens/refresh', { refreshToken: second.refreshToken })).json().data
-    assertError(await post('/tokens/refresh', { refreshToken: first.refreshToken }), 401,
-      'Refresh token has already been used; every token of its session is now revoked')
+    assertError(
+      await post('/tokens/refresh', { refreshToken: first.refreshToken }),
+      401,
+      'Refresh token has already been used; every token of its session is now revoked',
+    )
     assertError(await post('/tokens/refresh', { refreshToken: third.refreshToken }), 401, 'Token has been revoked')
     assertError(await get('/tokens/validate', bearer(third.accessToken)), 401, 'Token has been revoked')
     assertError(await get('/tokens/validate', bearer(second.accessToken)), 401, 'Token has been revoked')
@@ -177,7 +190,10 @@ describe('refresh rotation and reuse detection', () => {
   it('of two parallel refreshes with one token, exactly one wins', async () => {
     const { uid } = await createIntegrator(ctx)
     const { refreshToken } = await integratorToken(ctx, uid, { refreshToken: true })
-    const results = await Promise.all([post('/tokens/refresh', { refreshToken }), post('/tokens/refresh', { refreshToken })])
+    const results = await Promise.all([
+      post('/tokens/refresh', { refreshToken }),
+      post('/tokens/refresh', { refreshToken }),
+    ])
     const statuses = results.map((r) => r.statusCode).sort()
     assert.deepEqual(statuses, [200, 401])
   })
@@ -210,7 +226,11 @@ describe('GET /tokens/validate and /tokens/info', () => {
     const validate = (await get('/tokens/validate', bearer(accessToken))).json()
     assert.equal(validate.data.valid, true)
     assert.equal(validate.data.integratorUID, uid)
-    assert.deepEqual(validate.data.integrator, { email: `${uid}@vendor.example`, name: `Vendor ${uid}`, isActive: true })
+    assert.deepEqual(validate.data.integrator, {
+      email: `${uid}@vendor.example`,
+      name: `Vendor ${uid}`,
+      isActive: true,
+    })
     assert.equal(validate.data.tokenType, 'access')
     assert.equal(validate.data.expiresAt, new Date((Math.floor(clock.now / 1000) + 900) * 1000).toISOString())
 
@@ -261,9 +281,21 @@ describe('POST /tokens/login and /tokens/logout', () => {
   it('gives a wrong password, an unknown e-mail and an account without password the same refusal', async () => {
     const user = await createUser(ctx)
     const noPassword = await createUser(ctx, { password: null })
-    assertError(await post('/tokens/login', { email: user.email, password: 'wrong password' }), 401, 'Invalid email or password')
-    assertError(await post('/tokens/login', { email: 'nobody@farm.example', password: 'whatever1' }), 401, 'Invalid email or password')
-    assertError(await post('/tokens/login', { email: noPassword.email, password: 'whatever1' }), 401, 'Invalid email or password')
+    assertError(
+      await post('/tokens/login', { email: user.email, password: 'wrong password' }),
+      401,
+      'Invalid email or password',
+    )
+    assertError(
+      await post('/tokens/login', { email: 'nobody@farm.example', password: 'whatever1' }),
+      401,
+      'Invalid email or password',
+    )
+    assertError(
+      await post('/tokens/login', { email: noPassword.email, password: 'whatever1' }),
+      401,
+      'Invalid email or password',
+    )
   })
 
   it('does not reveal through its timing whether an e-mail exists', async () => {
@@ -286,11 +318,15 @@ describe('POST /tokens/login and /tokens/logout', () => {
     assert.ok(ratio > 0.5 && ratio < 2, `unknown/known login time ratio ${ratio.toFixed(2)}`)
   })
 
-  it('refuses an inactive user, and an inactive user\'s tokens stop working', async () => {
+  it("refuses an inactive user, and an inactive user's tokens stop working", async () => {
     const user = await createUser(ctx)
     const { accessToken } = await userToken(ctx, user.email)
     await ctx.database.db.updateTable('users').set({ inactive: true }).where('uid', '=', user.uid).execute()
-    assertError(await post('/tokens/login', { email: user.email, password: user.password }), 403, 'User account is inactive')
+    assertError(
+      await post('/tokens/login', { email: user.email, password: user.password }),
+      403,
+      'User account is inactive',
+    )
     assertError(await get('/tokens/validate', bearer(accessToken)), 403, 'User account is inactive')
   })
 
@@ -324,7 +360,11 @@ describe('POST /tokens/login and /tokens/logout', () => {
   it('logout is for user tokens: an integrator token gets 403', async () => {
     const { uid } = await createIntegrator(ctx)
     const { accessToken } = await integratorToken(ctx, uid)
-    assertError(await post('/tokens/logout', undefined, bearer(accessToken)), 403, 'This endpoint requires a user token')
+    assertError(
+      await post('/tokens/logout', undefined, bearer(accessToken)),
+      403,
+      'This endpoint requires a user token',
+    )
   })
 })
 
@@ -334,7 +374,8 @@ describe('revocations are durable and pruned', () => {
     const { accessToken } = await integratorToken(ctx, uid, { expiresIn: 300 })
     await post('/tokens/revoke', undefined, bearer(accessToken))
     const { jti } = decodeJwt(accessToken)
-    const count = async () => (await ctx.database.db.selectFrom('revoked_tokens').select('jti').where('jti', '=', jti!).execute()).length
+    const count = async () =>
+      (await ctx.database.db.selectFrom('revoked_tokens').select('jti').where('jti', '=', jti!).execute()).length
     assert.equal(await count(), 1)
     await pruneExpiredTokens(ctx.database.db, clock.now)
     assert.equal(await count(), 1, 'kept while the token could still be presented')

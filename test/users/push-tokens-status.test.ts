@@ -8,12 +8,19 @@ import { assertError, assertInvalid } from '../support/assertions.ts'
 let ctx: TestContext
 const clock = manualClock(Date.UTC(2025, 0, 15, 12))
 
-before(async () => { ctx = await createTestApp({ clock: () => clock.now }) })
+before(async () => {
+  ctx = await createTestApp({ clock: () => clock.now })
+})
 after(() => ctx.close())
 
 type Method = 'GET' | 'POST' | 'PATCH'
 function call(method: Method, url: string, token?: string, payload?: unknown) {
-  return ctx.app.inject({ method, url: `/api/v1${url}`, headers: token ? bearer(token) : {}, ...(payload !== undefined ? { payload: payload as object } : {}) })
+  return ctx.app.inject({
+    method,
+    url: `/api/v1${url}`,
+    headers: token ? bearer(token) : {},
+    ...(payload !== undefined ? { payload: payload as object } : {}),
+  })
 }
 
 async function owner() {
@@ -30,23 +37,48 @@ describe('push tokens', () => {
     const res = await call('POST', `/users/${user.uid}/push-tokens`, user.token, entry)
     assert.equal(res.statusCode, 201, res.body)
     assert.equal(res.json().message, 'Push token added')
-    assert.deepEqual(res.json().data, { Token: 'fcm-token-1', CustomName: 'Barn phone', Name: 'Pixel 8', Email: 'worker@farm.example', Rank: 3, t: clock.now })
+    assert.deepEqual(res.json().data, {
+      Token: 'fcm-token-1',
+      CustomName: 'Barn phone',
+      Name: 'Pixel 8',
+      Email: 'worker@farm.example',
+      Rank: 3,
+      t: clock.now,
+    })
   })
 
   it('lists the tokens oldest first; registering a known token again updates its entry (200) instead of adding one', async () => {
     const user = await owner()
     await call('POST', `/users/${user.uid}/push-tokens`, user.token, { ...entry, token: 'a' })
     clock.advance(1)
-    await call('POST', `/users/${user.uid}/push-tokens`, user.token, { token: 'b', customName: '', name: 'Tablet', email: user.email })
+    await call('POST', `/users/${user.uid}/push-tokens`, user.token, {
+      token: 'b',
+      customName: '',
+      name: 'Tablet',
+      email: user.email,
+    })
     clock.advance(1)
-    const again = await call('POST', `/users/${user.uid}/push-tokens`, user.token, { ...entry, token: 'a', name: 'Pixel 9', rank: 1 })
+    const again = await call('POST', `/users/${user.uid}/push-tokens`, user.token, {
+      ...entry,
+      token: 'a',
+      name: 'Pixel 9',
+      rank: 1,
+    })
     assert.equal(again.statusCode, 200)
     assert.equal(again.json().message, 'Push token updated')
-    assert.deepEqual(again.json().data, { ...{ Token: 'a', CustomName: 'Barn phone', Email: 'worker@farm.example' }, Name: 'Pixel 9', Rank: 1, t: clock.now })
+    assert.deepEqual(again.json().data, {
+      ...{ Token: 'a', CustomName: 'Barn phone', Email: 'worker@farm.example' },
+      Name: 'Pixel 9',
+      Rank: 1,
+      t: clock.now,
+    })
 
     const list = await call('GET', `/users/${user.uid}/push-tokens`, user.token)
     assert.equal(list.statusCode, 200)
-    assert.deepEqual(list.json().data.map((t: { Token: string }) => t.Token), ['b', 'a'])
+    assert.deepEqual(
+      list.json().data.map((t: { Token: string }) => t.Token),
+      ['b', 'a'],
+    )
     assert.equal(list.json().data[0].Rank, undefined, 'Rank is absent when not given')
     const fcm = (await call('GET', `/users/${user.uid}`, user.token)).json().data.FCMTokens
     assert.deepEqual(fcm, list.json().data)
@@ -55,7 +87,16 @@ describe('push tokens', () => {
   it('refuses bad bodies: capitalised keys, a client-set t, rank out of 1-3, wrong types, missing fields', async () => {
     const user = await owner()
     const url = `/users/${user.uid}/push-tokens`
-    assertInvalid(await call('POST', url, user.token, { Token: 'x', CustomName: '', Name: 'n', Email: user.email }), ['token', 'customName', 'name', 'email', 'Token', 'CustomName', 'Name', 'Email'])
+    assertInvalid(await call('POST', url, user.token, { Token: 'x', CustomName: '', Name: 'n', Email: user.email }), [
+      'token',
+      'customName',
+      'name',
+      'email',
+      'Token',
+      'CustomName',
+      'Name',
+      'Email',
+    ])
     assertInvalid(await call('POST', url, user.token, { ...entry, t: 5 }), ['t'])
     assertInvalid(await call('POST', url, user.token, { ...entry, rank: 0 }), ['rank'])
     assertInvalid(await call('POST', url, user.token, { ...entry, rank: 4 }), ['rank'])
@@ -68,11 +109,29 @@ describe('push tokens', () => {
 
   it(`caps an account at ${MAX_PUSH_TOKENS} tokens with 409; a known token can still be refreshed`, async () => {
     const user = await owner()
-    await ctx.database.db.insertInto('user_push_tokens').values(Array.from({ length: MAX_PUSH_TOKENS }, (_, i) => ({
-      uid: user.uid, token: `t${i}`, custom_name: '', name: 'n', email: user.email, rank: null, t: i,
-    }))).execute()
-    assertError(await call('POST', `/users/${user.uid}/push-tokens`, user.token, entry), 409, `An account holds at most ${MAX_PUSH_TOKENS} push tokens: remove one first`)
-    assert.equal((await call('POST', `/users/${user.uid}/push-tokens`, user.token, { ...entry, token: 't7' })).statusCode, 200)
+    await ctx.database.db
+      .insertInto('user_push_tokens')
+      .values(
+        Array.from({ length: MAX_PUSH_TOKENS }, (_, i) => ({
+          uid: user.uid,
+          token: `t${i}`,
+          custom_name: '',
+          name: 'n',
+          email: user.email,
+          rank: null,
+          t: i,
+        })),
+      )
+      .execute()
+    assertError(
+      await call('POST', `/users/${user.uid}/push-tokens`, user.token, entry),
+      409,
+      `An account holds at most ${MAX_PUSH_TOKENS} push tokens: remove one first`,
+    )
+    assert.equal(
+      (await call('POST', `/users/${user.uid}/push-tokens`, user.token, { ...entry, token: 't7' })).statusCode,
+      200,
+    )
   })
 
   it('lets linked integrators read, and add only with write permission; others get 403', async () => {
@@ -81,11 +140,33 @@ describe('push tokens', () => {
     const writer = await createIntegrator(ctx, { canWrite: true, linkTo: [user.uid] })
     const readerToken = (await integratorToken(ctx, reader.uid)).accessToken
     assert.equal((await call('GET', `/users/${user.uid}/push-tokens`, readerToken)).statusCode, 200)
-    assertError(await call('POST', `/users/${user.uid}/push-tokens`, readerToken, entry), 403, 'Integrator does not have write permission')
-    assert.equal((await call('POST', `/users/${user.uid}/push-tokens`, (await integratorToken(ctx, writer.uid)).accessToken, entry)).statusCode, 201)
+    assertError(
+      await call('POST', `/users/${user.uid}/push-tokens`, readerToken, entry),
+      403,
+      'Integrator does not have write permission',
+    )
+    assert.equal(
+      (
+        await call(
+          'POST',
+          `/users/${user.uid}/push-tokens`,
+          (await integratorToken(ctx, writer.uid)).accessToken,
+          entry,
+        )
+      ).statusCode,
+      201,
+    )
     const other = await owner()
-    assertError(await call('GET', `/users/${user.uid}/push-tokens`, other.token), 403, "You do not have access to this user's data")
-    assertError(await call('POST', `/users/${user.uid}/push-tokens`, other.token, entry), 403, "You do not have access to this user's data")
+    assertError(
+      await call('GET', `/users/${user.uid}/push-tokens`, other.token),
+      403,
+      "You do not have access to this user's data",
+    )
+    assertError(
+      await call('POST', `/users/${user.uid}/push-tokens`, other.token, entry),
+      403,
+      "You do not have access to this user's data",
+    )
   })
 })
 
@@ -117,7 +198,9 @@ describe('PATCH /users/<user_id>/status', () => {
     const user = await owner()
     const second = await userToken(ctx, user.email)
     const writer = await createIntegrator(ctx, { canWrite: true, linkTo: [user.uid] })
-    const res = await call('PATCH', `/users/${user.uid}/status`, (await integratorToken(ctx, writer.uid)).accessToken, { inactive: true })
+    const res = await call('PATCH', `/users/${user.uid}/status`, (await integratorToken(ctx, writer.uid)).accessToken, {
+      inactive: true,
+    })
     assert.equal(res.statusCode, 200)
     assert.equal(res.json().data.Inactive, true)
 
@@ -127,10 +210,19 @@ describe('PATCH /users/<user_id>/status', () => {
     }
     const bare = (await ctx.app.tokens.sign({ kind: 'user', id: user.uid }, 'access', 600)).token
     assertError(await call('GET', `/users/${user.uid}`, bare), 403, 'User account is inactive')
-    const login = await ctx.app.inject({ method: 'POST', url: '/api/v1/tokens/login', payload: { email: user.email, password: user.password } })
+    const login = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/tokens/login',
+      payload: { email: user.email, password: user.password },
+    })
     assertError(login, 403, 'User account is inactive')
-    const live = await ctx.database.db.selectFrom('refresh_tokens').select('jti')
-      .where('subject_kind', '=', 'user').where('subject_id', '=', user.uid).where('revoked_at', 'is', null).execute()
+    const live = await ctx.database.db
+      .selectFrom('refresh_tokens')
+      .select('jti')
+      .where('subject_kind', '=', 'user')
+      .where('subject_id', '=', user.uid)
+      .where('revoked_at', 'is', null)
+      .execute()
     assert.deepEqual(live, [])
 
     // The operator reactivates: the old sessions stay dead.
@@ -146,14 +238,28 @@ describe('PATCH /users/<user_id>/status', () => {
     const user = await owner()
     assert.equal((await call('PATCH', `/users/${user.uid}/status`, user.token, { inactive: true })).statusCode, 200)
     assert.equal((await findUserByUid(ctx.database.db, user.uid))?.inactive, true)
-    assertError(await call('PATCH', `/users/${user.uid}/status`, user.token, { inactive: false }), 401, 'Token has been revoked')
+    assertError(
+      await call('PATCH', `/users/${user.uid}/status`, user.token, { inactive: false }),
+      401,
+      'Token has been revoked',
+    )
   })
 
   it('is refused to read-only integrators and other users', async () => {
     const user = await owner()
     const reader = await createIntegrator(ctx, { linkTo: [user.uid] })
-    assertError(await call('PATCH', `/users/${user.uid}/status`, (await integratorToken(ctx, reader.uid)).accessToken, { flagged: true }), 403, 'Integrator does not have write permission')
+    assertError(
+      await call('PATCH', `/users/${user.uid}/status`, (await integratorToken(ctx, reader.uid)).accessToken, {
+        flagged: true,
+      }),
+      403,
+      'Integrator does not have write permission',
+    )
     const other = await owner()
-    assertError(await call('PATCH', `/users/${user.uid}/status`, other.token, { flagged: true }), 403, "You do not have access to this user's data")
+    assertError(
+      await call('PATCH', `/users/${user.uid}/status`, other.token, { flagged: true }),
+      403,
+      "You do not have access to this user's data",
+    )
   })
 })

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
-import { PASSWORD, bearer, createIntegrator, createUser, integratorToken, uniqueId, userToken } from '../support/fixtures.ts'
+import {
+  PASSWORD,
+  bearer,
+  createIntegrator,
+  createUser,
+  integratorToken,
+  uniqueId,
+  userToken,
+} from '../support/fixtures.ts'
 import { findUserByUid } from '../../src/modules/users/users.repository.ts'
 import { assertError, assertInvalid } from '../support/assertions.ts'
 
@@ -17,7 +25,12 @@ after(() => ctx.close())
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 function call(method: Method, url: string, token?: string, payload?: unknown) {
-  return ctx.app.inject({ method, url: `/api/v1${url}`, headers: token ? bearer(token) : {}, ...(payload !== undefined ? { payload: payload as object } : {}) })
+  return ctx.app.inject({
+    method,
+    url: `/api/v1${url}`,
+    headers: token ? bearer(token) : {},
+    ...(payload !== undefined ? { payload: payload as object } : {}),
+  })
 }
 
 /** Asserts a 400 Validation failed naming exactly these fields in details. */
@@ -38,19 +51,42 @@ async function apiUser(extra: Record<string, unknown> = {}) {
 
 describe('POST /users', () => {
   it('creates a user (201, Location) with every given field, integration flags, and a usable write-only password', async () => {
-    const body = newUserBody({ Phone: '+4915112345678', Language: 'de-AT', BDUser: false, Flagged: true, betaUser: true, AcmeIntegration: true, Password: 'a strong password' })
+    const body = newUserBody({
+      Phone: '+4915112345678',
+      Language: 'de-AT',
+      BDUser: false,
+      Flagged: true,
+      betaUser: true,
+      AcmeIntegration: true,
+      Password: 'a strong password',
+    })
     const res = await call('POST', '/users', bdToken, body)
     assert.equal(res.statusCode, 201, res.body)
     assert.equal(res.headers.location, `/api/v1/users/${body.Uid}`)
     assert.equal(res.json().message, 'User created')
     assert.deepEqual(res.json().data, {
-      Uid: body.Uid, Email: body.Email, Name: body.Name, Phone: '+4915112345678', Language: 'de-AT',
-      Flagged: true, Inactive: false, BDUser: false, Admin: false, RequestDeletion: false, betaUser: true,
-      AcmeIntegration: true, FCMTokens: [], integrators: [],
+      Uid: body.Uid,
+      Email: body.Email,
+      Name: body.Name,
+      Phone: '+4915112345678',
+      Language: 'de-AT',
+      Flagged: true,
+      Inactive: false,
+      BDUser: false,
+      Admin: false,
+      RequestDeletion: false,
+      betaUser: true,
+      AcmeIntegration: true,
+      FCMTokens: [],
+      integrators: [],
     })
     assert.ok(!res.body.includes('a strong password'), 'the password is never returned')
     assert.ok(!res.body.includes('scrypt'), 'nor its hash')
-    const login = await ctx.app.inject({ method: 'POST', url: '/api/v1/tokens/login', payload: { email: body.Email, password: 'a strong password' } })
+    const login = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/tokens/login',
+      payload: { email: body.Email, password: 'a strong password' },
+    })
     assert.equal(login.statusCode, 200)
     assert.equal(login.json().data.uid, body.Uid)
   })
@@ -60,7 +96,11 @@ describe('POST /users', () => {
     assert.equal((await call('POST', '/users', bdToken, body)).statusCode, 201)
     const row = await findUserByUid(ctx.database.db, body.Uid)
     assert.equal(row?.password_hash, null)
-    const login = await ctx.app.inject({ method: 'POST', url: '/api/v1/tokens/login', payload: { email: body.Email, password: 'anything at all' } })
+    const login = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/tokens/login',
+      payload: { email: body.Email, password: 'anything at all' },
+    })
     assertError(login, 401, 'Invalid email or password')
   })
 
@@ -87,34 +127,65 @@ describe('POST /users', () => {
       [newUserBody({ Uid: 'search' }), ['Uid']],
     ]
     for (const [payload, fields] of cases) assertInvalid(await call('POST', '/users', bdToken, payload), fields)
-    const notJson = await ctx.app.inject({ method: 'POST', url: '/api/v1/users', headers: { ...bearer(bdToken), 'content-type': 'application/json' }, payload: '{"Uid":' })
+    const notJson = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/users',
+      headers: { ...bearer(bdToken), 'content-type': 'application/json' },
+      payload: '{"Uid":',
+    })
     assertError(notJson, 400, 'Body is not valid JSON')
   })
 
   it('answers 409 for a Uid or an e-mail (any case) already in use', async () => {
     const body = newUserBody()
     assert.equal((await call('POST', '/users', bdToken, body)).statusCode, 201)
-    assertError(await call('POST', '/users', bdToken, { ...newUserBody(), Uid: body.Uid }), 409, 'A user with this Uid already exists')
-    assertError(await call('POST', '/users', bdToken, { ...newUserBody(), Email: body.Email.toUpperCase() }), 409, 'A user with this Email already exists')
+    assertError(
+      await call('POST', '/users', bdToken, { ...newUserBody(), Uid: body.Uid }),
+      409,
+      'A user with this Uid already exists',
+    )
+    assertError(
+      await call('POST', '/users', bdToken, { ...newUserBody(), Email: body.Email.toUpperCase() }),
+      409,
+      'A user with this Email already exists',
+    )
   })
 
   it('creates exactly one user when the same Uid or e-mail arrives concurrently; the others get 409, never 500', async () => {
     const uid = uniqueId('race')
-    const sameUid = await Promise.all(Array.from({ length: 8 }, (_, i) => call('POST', '/users', bdToken, { Uid: uid, Email: `${uid}-${i}@farm.example`, Name: 'Race' })))
+    const sameUid = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        call('POST', '/users', bdToken, { Uid: uid, Email: `${uid}-${i}@farm.example`, Name: 'Race' }),
+      ),
+    )
     assert.deepEqual(sameUid.map((r) => r.statusCode).sort(), [201, 409, 409, 409, 409, 409, 409, 409])
-    for (const res of sameUid.filter((r) => r.statusCode === 409)) assert.equal(res.json().error, 'A user with this Uid already exists')
+    for (const res of sameUid.filter((r) => r.statusCode === 409))
+      assert.equal(res.json().error, 'A user with this Uid already exists')
 
     const email = `${uniqueId('race')}@farm.example`
-    const sameEmail = await Promise.all(Array.from({ length: 8 }, (_, i) => call('POST', '/users', bdToken, { Uid: `${uid}-${i}`, Email: i % 2 ? email : email.toUpperCase(), Name: 'Race' })))
+    const sameEmail = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        call('POST', '/users', bdToken, {
+          Uid: `${uid}-${i}`,
+          Email: i % 2 ? email : email.toUpperCase(),
+          Name: 'Race',
+        }),
+      ),
+    )
     assert.deepEqual(sameEmail.map((r) => r.statusCode).sort(), [201, 409, 409, 409, 409, 409, 409, 409])
-    for (const res of sameEmail.filter((r) => r.statusCode === 409)) assert.equal(res.json().error, 'A user with this Email already exists')
+    for (const res of sameEmail.filter((r) => r.statusCode === 409))
+      assert.equal(res.json().error, 'A user with this Email already exists')
   })
 
   it('is refused to users without BDUser, to admins without it and to integrators', async () => {
     const plain = await createUser(ctx)
     const admin = await createUser(ctx, { admin: true })
     const integrator = await createIntegrator(ctx, { canWrite: true })
-    for (const token of [(await userToken(ctx, plain.email)).accessToken, (await userToken(ctx, admin.email)).accessToken, (await integratorToken(ctx, integrator.uid)).accessToken]) {
+    for (const token of [
+      (await userToken(ctx, plain.email)).accessToken,
+      (await userToken(ctx, admin.email)).accessToken,
+      (await integratorToken(ctx, integrator.uid)).accessToken,
+    ]) {
       assertError(await call('POST', '/users', token, newUserBody()), 403, 'BDUser permission required')
     }
     assertError(await call('POST', '/users', undefined, newUserBody()), 401, 'Authorization header is required')
@@ -126,7 +197,13 @@ describe('GET /users/<user_id> and /profile', () => {
     const user = await apiUser({ Language: 'en', ZetaIntegration: false })
     const a = await createIntegrator(ctx, { linkTo: [user.uid] })
     const b = await createIntegrator(ctx, { linkTo: [user.uid] })
-    await call('POST', `/users/${user.uid}/push-tokens`, user.token, { token: 'fcm-1', customName: 'Barn phone', name: 'Pixel 8', email: user.email, rank: 2 })
+    await call('POST', `/users/${user.uid}/push-tokens`, user.token, {
+      token: 'fcm-1',
+      customName: 'Barn phone',
+      name: 'Pixel 8',
+      email: user.email,
+      rank: 2,
+    })
     const res = await call('GET', `/users/${user.uid}`, user.token)
     assert.equal(res.statusCode, 200)
     const data = res.json().data
@@ -155,11 +232,22 @@ describe('GET /users/<user_id> and /profile', () => {
     const other = await createUser(ctx)
     const admin = await createUser(ctx, { admin: true })
     const unlinked = await createIntegrator(ctx)
-    for (const token of [(await userToken(ctx, other.email)).accessToken, (await userToken(ctx, admin.email)).accessToken]) {
+    for (const token of [
+      (await userToken(ctx, other.email)).accessToken,
+      (await userToken(ctx, admin.email)).accessToken,
+    ]) {
       assertError(await call('GET', `/users/${user.uid}`, token), 403, "You do not have access to this user's data")
-      assertError(await call('GET', `/users/${user.uid}/profile`, token), 403, "You do not have access to this user's data")
+      assertError(
+        await call('GET', `/users/${user.uid}/profile`, token),
+        403,
+        "You do not have access to this user's data",
+      )
     }
-    assertError(await call('GET', `/users/${user.uid}`, (await integratorToken(ctx, unlinked.uid)).accessToken), 403, "Integrator does not have access to this user's data")
+    assertError(
+      await call('GET', `/users/${user.uid}`, (await integratorToken(ctx, unlinked.uid)).accessToken),
+      403,
+      "Integrator does not have access to this user's data",
+    )
   })
 
   it('never reads /users/search as a user id', async () => {
@@ -167,8 +255,16 @@ describe('GET /users/<user_id> and /profile', () => {
     assertError(await call('GET', '/users/search', user.token), 403, 'BDUser permission required')
     const res = await call('GET', '/users/search', bdToken)
     assert.equal(res.statusCode, 200)
-    const { total } = await ctx.database.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()
-    assert.deepEqual(res.json().pagination, { page: 1, limit: 10, total: Number(total), totalPages: Math.ceil(Number(total) / 10) })
+    const { total } = await ctx.database.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .executeTakeFirstOrThrow()
+    assert.deepEqual(res.json().pagination, {
+      page: 1,
+      limit: 10,
+      total: Number(total),
+      totalPages: Math.ceil(Number(total) / 10),
+    })
     assert.equal(res.json().data.length, Math.min(10, Number(total)))
   })
 
@@ -178,7 +274,10 @@ describe('GET /users/<user_id> and /profile', () => {
     assert.equal(res.statusCode, 200)
     assert.deepEqual(res.json().data, { Uid: user.uid, Name: `Farm ${user.uid}`, Language: 'fr' })
     const bare = await apiUser()
-    assert.deepEqual((await call('GET', `/users/${bare.uid}/profile`, bare.token)).json().data, { Uid: bare.uid, Name: `Farm ${bare.uid}` })
+    assert.deepEqual((await call('GET', `/users/${bare.uid}/profile`, bare.token)).json().data, {
+      Uid: bare.uid,
+      Name: `Farm ${bare.uid}`,
+    })
   })
 
   it('refuses a malformed user id before looking at it: no caller owns or is linked to it (403)', async () => {
@@ -192,7 +291,12 @@ describe('GET /users/<user_id> and /profile', () => {
 describe('PUT and PATCH /users/<user_id>', () => {
   it('PUT replaces the profile: fields left out are cleared, flags replaced, Uid may be repeated', async () => {
     const user = await apiUser({ Phone: '+4915112345678', Language: 'de', betaUser: true, AcmeIntegration: true })
-    const res = await call('PUT', `/users/${user.uid}`, user.token, { Uid: user.uid, Email: user.email, Name: 'New name', BetaIntegration: true })
+    const res = await call('PUT', `/users/${user.uid}`, user.token, {
+      Uid: user.uid,
+      Email: user.email,
+      Name: 'New name',
+      BetaIntegration: true,
+    })
     assert.equal(res.statusCode, 200, res.body)
     const data = res.json().data
     assert.equal(data.Name, 'New name')
@@ -206,13 +310,26 @@ describe('PUT and PATCH /users/<user_id>', () => {
 
   it('PUT refuses a different Uid and missing required fields', async () => {
     const user = await apiUser()
-    assertInvalid(await call('PUT', `/users/${user.uid}`, user.token, { Uid: 'someone-else', Email: user.email, Name: 'x' }), ['Uid'])
+    assertInvalid(
+      await call('PUT', `/users/${user.uid}`, user.token, { Uid: 'someone-else', Email: user.email, Name: 'x' }),
+      ['Uid'],
+    )
     assertInvalid(await call('PUT', `/users/${user.uid}`, user.token, { Name: 'x' }), ['Email'])
   })
 
   it('PATCH changes only the fields sent; null clears a field or removes a flag', async () => {
-    const user = await apiUser({ Phone: '+4915112345678', Language: 'de', AcmeIntegration: true, BetaIntegration: false })
-    const res = await call('PATCH', `/users/${user.uid}`, user.token, { Name: 'Renamed', Phone: null, AcmeIntegration: null, GammaIntegration: true })
+    const user = await apiUser({
+      Phone: '+4915112345678',
+      Language: 'de',
+      AcmeIntegration: true,
+      BetaIntegration: false,
+    })
+    const res = await call('PATCH', `/users/${user.uid}`, user.token, {
+      Name: 'Renamed',
+      Phone: null,
+      AcmeIntegration: null,
+      GammaIntegration: true,
+    })
     assert.equal(res.statusCode, 200, res.body)
     const data = res.json().data
     assert.equal(data.Name, 'Renamed')
@@ -225,7 +342,8 @@ describe('PUT and PATCH /users/<user_id>', () => {
   })
 
   it('caps an account at 50 <Vendor>Integration flags, counting what PATCH adds and removes', async () => {
-    const flags = (from: number, n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`V${from + i}Integration`, true]))
+    const flags = (from: number, n: number) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`V${from + i}Integration`, true]))
     assertInvalid(await call('POST', '/users', bdToken, newUserBody(flags(0, 51))), ['(root)'])
     const user = await apiUser(flags(0, 40))
     assertInvalid(await call('PATCH', `/users/${user.uid}`, user.token, flags(40, 11)), ['(root)'])
@@ -248,13 +366,24 @@ describe('PUT and PATCH /users/<user_id>', () => {
   it('a user cannot raise their own BDUser or Admin flags, nor set integrators, push tokens, status or the password hash', async () => {
     const user = await apiUser()
     const forbiddenFields: Record<string, unknown>[] = [
-      { BDUser: true }, { Admin: true }, { integrators: ['int_x'] }, { FCMTokens: [] }, { password_hash: 'scrypt$1$2$3$4$5' },
-      { Password: 'a new password 1' }, { Flagged: true }, { Inactive: true }, { RequestDeletion: true }, { Uid: 'other' },
+      { BDUser: true },
+      { Admin: true },
+      { integrators: ['int_x'] },
+      { FCMTokens: [] },
+      { password_hash: 'scrypt$1$2$3$4$5' },
+      { Password: 'a new password 1' },
+      { Flagged: true },
+      { Inactive: true },
+      { RequestDeletion: true },
+      { Uid: 'other' },
     ]
     for (const extra of forbiddenFields) {
       const field = Object.keys(extra)[0]!
       assertInvalid(await call('PATCH', `/users/${user.uid}`, user.token, { Name: 'x', ...extra }), [field])
-      if (field !== 'Uid') assertInvalid(await call('PUT', `/users/${user.uid}`, user.token, { Email: user.email, Name: 'x', ...extra }), [field])
+      if (field !== 'Uid')
+        assertInvalid(await call('PUT', `/users/${user.uid}`, user.token, { Email: user.email, Name: 'x', ...extra }), [
+          field,
+        ])
     }
     const row = await findUserByUid(ctx.database.db, user.uid)
     assert.equal(row?.bd_user, false)
@@ -267,8 +396,16 @@ describe('PUT and PATCH /users/<user_id>', () => {
   it('lets the owner change the e-mail (then the login), answers 409 for one in use', async () => {
     const user = await apiUser()
     const taken = await apiUser()
-    assertError(await call('PATCH', `/users/${user.uid}`, user.token, { Email: taken.email.toUpperCase() }), 409, 'A user with this Email already exists')
-    assertError(await call('PUT', `/users/${user.uid}`, user.token, { Email: taken.email, Name: 'x' }), 409, 'A user with this Email already exists')
+    assertError(
+      await call('PATCH', `/users/${user.uid}`, user.token, { Email: taken.email.toUpperCase() }),
+      409,
+      'A user with this Email already exists',
+    )
+    assertError(
+      await call('PUT', `/users/${user.uid}`, user.token, { Email: taken.email, Name: 'x' }),
+      409,
+      'A user with this Email already exists',
+    )
     const newEmail = `${uniqueId('moved')}@farm.example`
     assert.equal((await call('PATCH', `/users/${user.uid}`, user.token, { Email: newEmail })).statusCode, 200)
     assert.equal((await userToken(ctx, newEmail)).uid, user.uid)
@@ -279,21 +416,51 @@ describe('PUT and PATCH /users/<user_id>', () => {
     const writer = await createIntegrator(ctx, { canWrite: true, linkTo: [user.uid] })
     const reader = await createIntegrator(ctx, { linkTo: [user.uid] })
     const writerToken = (await integratorToken(ctx, writer.uid)).accessToken
-    const res = await call('PATCH', `/users/${user.uid}`, writerToken, { Name: 'Set by vendor', VendorIntegration: true })
+    const res = await call('PATCH', `/users/${user.uid}`, writerToken, {
+      Name: 'Set by vendor',
+      VendorIntegration: true,
+    })
     assert.equal(res.statusCode, 200)
     assert.deepEqual(res.json().data.integrators, [writer.uid])
-    assertError(await call('PATCH', `/users/${user.uid}`, writerToken, { Email: 'elsewhere@vendor.example' }), 403, 'Only the account owner can change the e-mail address')
-    assertError(await call('PUT', `/users/${user.uid}`, writerToken, { Email: 'elsewhere@vendor.example', Name: 'x' }), 403, 'Only the account owner can change the e-mail address')
-    assert.equal((await call('PUT', `/users/${user.uid}`, writerToken, { Email: user.email, Name: 'Same e-mail' })).statusCode, 200)
+    assertError(
+      await call('PATCH', `/users/${user.uid}`, writerToken, { Email: 'elsewhere@vendor.example' }),
+      403,
+      'Only the account owner can change the e-mail address',
+    )
+    assertError(
+      await call('PUT', `/users/${user.uid}`, writerToken, { Email: 'elsewhere@vendor.example', Name: 'x' }),
+      403,
+      'Only the account owner can change the e-mail address',
+    )
+    assert.equal(
+      (await call('PUT', `/users/${user.uid}`, writerToken, { Email: user.email, Name: 'Same e-mail' })).statusCode,
+      200,
+    )
     const readerToken = (await integratorToken(ctx, reader.uid)).accessToken
-    assertError(await call('PATCH', `/users/${user.uid}`, readerToken, { Name: 'x' }), 403, 'Integrator does not have write permission')
-    assertError(await call('PUT', `/users/${user.uid}`, readerToken, { Email: user.email, Name: 'x' }), 403, 'Integrator does not have write permission')
+    assertError(
+      await call('PATCH', `/users/${user.uid}`, readerToken, { Name: 'x' }),
+      403,
+      'Integrator does not have write permission',
+    )
+    assertError(
+      await call('PUT', `/users/${user.uid}`, readerToken, { Email: user.email, Name: 'x' }),
+      403,
+      'Integrator does not have write permission',
+    )
   })
 
   it('refuses another user with 403', async () => {
     const user = await apiUser()
     const other = await apiUser()
-    assertError(await call('PATCH', `/users/${user.uid}`, other.token, { Name: 'x' }), 403, "You do not have access to this user's data")
-    assertError(await call('PUT', `/users/${user.uid}`, other.token, { Email: user.email, Name: 'x' }), 403, "You do not have access to this user's data")
+    assertError(
+      await call('PATCH', `/users/${user.uid}`, other.token, { Name: 'x' }),
+      403,
+      "You do not have access to this user's data",
+    )
+    assertError(
+      await call('PUT', `/users/${user.uid}`, other.token, { Email: user.email, Name: 'x' }),
+      403,
+      "You do not have access to this user's data",
+    )
   })
 })

@@ -15,7 +15,9 @@ try {
   })
   console.log(`${herd.pagination.total} animals on ${userId}; the warmest:`)
   for (const animal of herd.data) {
-    console.log(`  ${animal.MAC}  ${animal.CurrentTemperature?.toFixed(2) ?? '-'} °C  (reference ${animal.ReferenceTemperature?.toFixed(2) ?? '-'} °C)`)
+    console.log(
+      `  ${animal.MAC}  ${animal.CurrentTemperature?.toFixed(2) ?? '-'} °C  (reference ${animal.ReferenceTemperature?.toFixed(2) ?? '-'} °C)`,
+    )
   }
   const warmest = herd.data[0]
   if (warmest) {
@@ -23,7 +25,9 @@ try {
       params: { path: { userId, animalMac: warmest.MAC }, query: { timeRange: '7d' } },
     })
     const { averageTemperature, dataPointsCount } = week.data
-    console.log(`${warmest.MAC}, last 7 days: ${dataPointsCount} readings, mean ${averageTemperature?.toFixed(2) ?? '-'} °C`)
+    console.log(
+      `${warmest.MAC}, last 7 days: ${dataPointsCount} readings, mean ${averageTemperature?.toFixed(2) ?? '-'} °C`,
+    )
   }
 } catch (err) {
   if (!(err instanceof LivestockApiError)) throw err

@@ -19,7 +19,7 @@ const check = process.argv.includes('--check')
 const HEADER = COMMENT_HEADER.replace(
   ' * Do not make direct changes to the file.',
   ' * Do not make direct changes to the file: `npm run client:generate` rewrites it from the\n' +
-  ' * service\'s OpenAPI document, and `npm run client:check` (CI) fails when it is out of date.',
+    " * service's OpenAPI document, and `npm run client:check` (CI) fails when it is out of date.",
 )
 
 async function openApiDocument(): Promise<OpenAPI3> {
@@ -59,13 +59,22 @@ if (!check) {
     const scratch = mkdtempSync(join(tmpdir(), 'livestock-client-'))
     const fresh = join(scratch, 'schema.d.ts')
     writeFileSync(fresh, source)
-    console.error(committed === undefined
-      ? `${shown} is missing.`
-      : `${shown} is out of date: the OpenAPI document the service builds now gives different types.`)
+    console.error(
+      committed === undefined
+        ? `${shown} is missing.`
+        : `${shown} is out of date: the OpenAPI document the service builds now gives different types.`,
+    )
     if (committed !== undefined) {
-      const diff = spawnSync('diff', ['-u', '--label', `${shown} (in the tree)`, '--label', `${shown} (generated)`, target, fresh], { encoding: 'utf8' })
+      const diff = spawnSync(
+        'diff',
+        ['-u', '--label', `${shown} (in the tree)`, '--label', `${shown} (generated)`, target, fresh],
+        { encoding: 'utf8' },
+      )
       const lines = (diff.stdout ?? '').split('\n')
-      if (lines.length > 1) console.error(lines.slice(0, 60).join('\n') + (lines.length > 60 ? `\n... (${lines.length - 60} more diff lines)` : ''))
+      if (lines.length > 1)
+        console.error(
+          lines.slice(0, 60).join('\n') + (lines.length > 60 ? `\n... (${lines.length - 60} more diff lines)` : ''),
+        )
     }
     console.error('Run `npm run client:generate` and commit the result.')
     rmSync(scratch, { recursive: true, force: true })

@@ -21,7 +21,15 @@ export class LivestockApiError extends Error {
   /** The parsed body (the error envelope, or the text of a body that is not one). */
   readonly body: unknown
 
-  constructor(init: { status: number; error: string; details?: readonly ErrorDetail[]; requestId?: string; retryAfterSeconds?: number; request: string; body?: unknown }) {
+  constructor(init: {
+    status: number
+    error: string
+    details?: readonly ErrorDetail[]
+    requestId?: string
+    retryAfterSeconds?: number
+    request: string
+    body?: unknown
+  }) {
     super(`${init.request}: ${init.status} ${init.error}${init.requestId ? ` (request ${init.requestId})` : ''}`)
     this.status = init.status
     this.error = init.error
@@ -34,12 +42,16 @@ export class LivestockApiError extends Error {
 
   /** From a response and the body openapi-fetch parsed from it (JSON when it was JSON, else its text). */
   static fromResponse(response: Response, body: unknown, request: string): LivestockApiError {
-    const envelope = typeof body === 'object' && body !== null ? body as Record<string, unknown> : undefined
-    const text = typeof envelope?.error === 'string' ? envelope.error
-      : typeof envelope?.message === 'string' ? envelope.message
-        : typeof body === 'string' && body.trim() !== '' ? body.trim().slice(0, 200)
-          : response.statusText || `HTTP ${response.status}`
-    const details = Array.isArray(envelope?.details) ? envelope.details as ErrorDetail[] : undefined
+    const envelope = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : undefined
+    const text =
+      typeof envelope?.error === 'string'
+        ? envelope.error
+        : typeof envelope?.message === 'string'
+          ? envelope.message
+          : typeof body === 'string' && body.trim() !== ''
+            ? body.trim().slice(0, 200)
+            : response.statusText || `HTTP ${response.status}`
+    const details = Array.isArray(envelope?.details) ? (envelope.details as ErrorDetail[]) : undefined
     return new LivestockApiError({
       status: response.status,
       error: text,

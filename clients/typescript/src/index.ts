@@ -1,7 +1,12 @@
 // @livestock-api/client: the service's OpenAPI types (schema.d.ts, generated) behind a thin openapi-fetch
 // wrapper. Calls return the success envelope `{success, data, message?, pagination?, timestamp}` typed for
 // the operation, and throw a LivestockApiError for anything else; tokens and Retry-After are handled below.
-import createClient, { type Client, type ClientPathsWithMethod, type MaybeOptionalInit, type MethodResponse } from 'openapi-fetch'
+import createClient, {
+  type Client,
+  type ClientPathsWithMethod,
+  type MaybeOptionalInit,
+  type MethodResponse,
+} from 'openapi-fetch'
 import { LivestockApiError } from './errors.ts'
 import type { paths } from './schema.d.ts'
 import { TokenManager, type Auth } from './tokens.ts'
@@ -39,7 +44,10 @@ type InitArgs<Init> = RequiredKeys<Init> extends never ? [init?: Init] : [init: 
 export type EnvelopeMethod<M extends HttpMethod> = <
   Path extends ClientPathsWithMethod<RawClient, M>,
   Init extends MaybeOptionalInit<paths[Path], M>,
->(url: Path, ...init: InitArgs<Init>) => Promise<MethodResponse<RawClient, M, Path, Init>>
+>(
+  url: Path,
+  ...init: InitArgs<Init>
+) => Promise<MethodResponse<RawClient, M, Path, Init>>
 
 export interface LivestockClient {
   GET: EnvelopeMethod<'get'>
@@ -74,16 +82,24 @@ export function createLivestockClient(options: LivestockClientOptions): Livestoc
   const retry = options.retry ?? {}
   const headers = options.headers ?? {}
 
-  const tokenApi = createClient<paths>({ baseUrl, headers, fetch: createTransport({ fetch: send, retry, retryAnyMethod: true }) })
+  const tokenApi = createClient<paths>({
+    baseUrl,
+    headers,
+    fetch: createTransport({ fetch: send, retry, retryAnyMethod: true }),
+  })
   const tokens = options.auth
-    ? new TokenManager(tokenApi, options.auth, { refreshMarginSeconds: options.refreshMarginSeconds ?? 60, clock: options.clock ?? Date.now })
+    ? new TokenManager(tokenApi, options.auth, {
+        refreshMarginSeconds: options.refreshMarginSeconds ?? 60,
+        clock: options.clock ?? Date.now,
+      })
     : undefined
   const isPublic = (request: Request) => {
     const path = new URL(request.url).pathname.slice(basePath.length).replace(/\/+$/, '')
     return PUBLIC_OPERATIONS.has(`${request.method} ${path}`)
   }
   const raw = createClient<paths>({
-    baseUrl, headers,
+    baseUrl,
+    headers,
     fetch: createTransport({ fetch: send, retry, ...(tokens ? { bearer: { source: tokens, isPublic } } : {}) }),
   })
 
@@ -98,5 +114,13 @@ export function createLivestockClient(options: LivestockClientOptions): Livestoc
     return call as EnvelopeMethod<M>
   }
 
-  return { GET: method('get'), POST: method('post'), PUT: method('put'), PATCH: method('patch'), DELETE: method('delete'), raw, tokens }
+  return {
+    GET: method('get'),
+    POST: method('post'),
+    PUT: method('put'),
+    PATCH: method('patch'),
+    DELETE: method('delete'),
+    raw,
+    tokens,
+  }
 }

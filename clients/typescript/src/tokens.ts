@@ -15,7 +15,11 @@ import type { BearerSource } from './transport.ts'
 
 export type Auth =
   /** An integrator's client credentials. `clientSecret` may be left out only for an integrator created with --no-secret. */
-  | { integratorUID: string; clientSecret?: string; /** Access-token lifetime, 300-86400 s (service default 3600). */ expiresIn?: number }
+  | {
+      integratorUID: string
+      clientSecret?: string
+      /** Access-token lifetime, 300-86400 s (service default 3600). */ expiresIn?: number
+    }
   /** A user's login (the farm's own account). */
   | { email: string; password: string }
   /** A token obtained elsewhere: sent as is, never renewed. */
@@ -32,7 +36,9 @@ export interface TokenSet {
 }
 
 type TokenBody = {
-  data: { accessToken: string; refreshToken?: string; expiresAt: number } & ({ integratorUID: string } | { uid: string })
+  data: { accessToken: string; refreshToken?: string; expiresAt: number } & (
+    { integratorUID: string } | { uid: string }
+  )
   timestamp: string
 }
 
@@ -68,7 +74,8 @@ export class TokenManager implements BearerSource {
     if ('accessToken' in this.#auth) return this.#auth.accessToken
     const current = this.#current
     // Renew ahead of expiry: by the margin, but never more than half the token's lifetime early.
-    if (current && this.#clock() < current.expiresAt - Math.min(this.#marginMs, current.lifetimeMs / 2)) return current.accessToken
+    if (current && this.#clock() < current.expiresAt - Math.min(this.#marginMs, current.lifetimeMs / 2))
+      return current.accessToken
     return (await this.#renew()).accessToken
   }
 
@@ -83,12 +90,15 @@ export class TokenManager implements BearerSource {
    * instead of starting a second one.
    */
   async refresh(): Promise<Readonly<TokenSet>> {
-    if (!this.renewable) throw new Error('A fixed access token cannot be refreshed: give the client credentials instead')
+    if (!this.renewable)
+      throw new Error('A fixed access token cannot be refreshed: give the client credentials instead')
     return this.#renew()
   }
 
   #renew(): Promise<TokenSet> {
-    this.#renewing ??= this.#rotate().finally(() => { this.#renewing = undefined })
+    this.#renewing ??= this.#rotate().finally(() => {
+      this.#renewing = undefined
+    })
     return this.#renewing
   }
 
@@ -110,7 +120,9 @@ export class TokenManager implements BearerSource {
   async #signIn(): Promise<TokenBody> {
     const auth = this.#auth
     if ('email' in auth) {
-      const result = await this.#api.POST('/api/v1/tokens/login', { body: { email: auth.email, password: auth.password } })
+      const result = await this.#api.POST('/api/v1/tokens/login', {
+        body: { email: auth.email, password: auth.password },
+      })
       if (result.data) return result.data
       throw LivestockApiError.fromResponse(result.response, result.error, 'POST /api/v1/tokens/login')
     }

@@ -57,8 +57,14 @@ export function createTransport(options: {
   const maxTotalWait = options.retry.maxTotalWaitSeconds ?? RETRY_DEFAULTS.maxTotalWaitSeconds
 
   return async (request) => {
-    const resendable = options.retryAnyMethod === true || IDEMPOTENT_METHODS.has(request.method) || request.headers.has('idempotency-key')
-    const bearer = options.bearer && !request.headers.has('authorization') && !options.bearer.isPublic(request) ? options.bearer.source : undefined
+    const resendable =
+      options.retryAnyMethod === true ||
+      IDEMPOTENT_METHODS.has(request.method) ||
+      request.headers.has('idempotency-key')
+    const bearer =
+      options.bearer && !request.headers.has('authorization') && !options.bearer.isPublic(request)
+        ? options.bearer.source
+        : undefined
     let retries = 0
     let waited = 0
     let renewed = false
@@ -85,8 +91,13 @@ export function createTransport(options: {
           retries += 1
           waited += wait
           options.retry.onRetry?.({
-            method: request.method, url: request.url, status: response.status, attempt: retries, waitSeconds: wait,
-            fromHeader: header !== undefined, requestId: response.headers.get('x-request-id') ?? undefined,
+            method: request.method,
+            url: request.url,
+            status: response.status,
+            attempt: retries,
+            waitSeconds: wait,
+            fromHeader: header !== undefined,
+            requestId: response.headers.get('x-request-id') ?? undefined,
           })
           await discard(response)
           await sleep(wait * 1000, request.signal)

@@ -4,7 +4,8 @@
 import { sql, type Kysely } from 'kysely'
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.createTable('users')
+  await db.schema
+    .createTable('users')
     .addColumn('uid', 'text', (c) => c.primaryKey())
     .addColumn('email', 'text', (c) => c.notNull())
     .addColumn('name', 'text', (c) => c.notNull())
@@ -25,7 +26,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute()
   await sql`CREATE UNIQUE INDEX users_email_lower_key ON users (lower(email))`.execute(db)
 
-  await db.schema.createTable('integrators')
+  await db.schema
+    .createTable('integrators')
     .addColumn('uid', 'text', (c) => c.primaryKey())
     .addColumn('email', 'text', (c) => c.notNull())
     .addColumn('name', 'text', (c) => c.notNull())
@@ -39,18 +41,24 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute()
 
-  await db.schema.createTable('user_integrator_links')
+  await db.schema
+    .createTable('user_integrator_links')
     .addColumn('uid', 'text', (c) => c.notNull().references('users.uid').onDelete('cascade'))
     .addColumn('integrator_uid', 'text', (c) => c.notNull().references('integrators.uid').onDelete('cascade'))
     .addColumn('linked_by', 'text', (c) => c.notNull().check(sql`linked_by IN ('owner', 'operator')`))
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addPrimaryKeyConstraint('user_integrator_links_pkey', ['uid', 'integrator_uid'])
     .execute()
-  await db.schema.createIndex('user_integrator_links_integrator_idx').on('user_integrator_links').column('integrator_uid').execute()
+  await db.schema
+    .createIndex('user_integrator_links_integrator_idx')
+    .on('user_integrator_links')
+    .column('integrator_uid')
+    .execute()
 
   // One row per refresh token ever issued. Rotation marks a row used and adds the next one in the same
   // family; a used token presented again revokes the whole family (reuse detection).
-  await db.schema.createTable('refresh_tokens')
+  await db.schema
+    .createTable('refresh_tokens')
     .addColumn('jti', 'text', (c) => c.primaryKey())
     .addColumn('family_id', 'text', (c) => c.notNull())
     .addColumn('subject_kind', 'text', (c) => c.notNull().check(sql`subject_kind IN ('integrator', 'user')`))
@@ -69,7 +77,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('refresh_tokens_expires_idx').on('refresh_tokens').column('expires_at').execute()
 
   // Revoked access tokens until they would have expired anyway; pruned after that.
-  await db.schema.createTable('revoked_tokens')
+  await db.schema
+    .createTable('revoked_tokens')
     .addColumn('jti', 'text', (c) => c.primaryKey())
     .addColumn('expires_at', 'bigint', (c) => c.notNull())
     .addColumn('revoked_at', 'bigint', (c) => c.notNull())

@@ -3,7 +3,8 @@
 import { sql, type Kysely } from 'kysely'
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.createTable('user_push_tokens')
+  await db.schema
+    .createTable('user_push_tokens')
     .addColumn('uid', 'text', (c) => c.notNull().references('users.uid').onDelete('cascade'))
     .addColumn('token', 'text', (c) => c.notNull())
     .addColumn('custom_name', 'text', (c) => c.notNull())

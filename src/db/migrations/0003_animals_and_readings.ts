@@ -6,7 +6,8 @@
 import { sql, type Kysely } from 'kysely'
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.createTable('animals')
+  await db.schema
+    .createTable('animals')
     .addColumn('uid', 'text', (c) => c.notNull().references('users.uid').onDelete('cascade'))
     // Creation time in ms (the API's ID, as a decimal string), unique per user.
     .addColumn('id', 'bigint', (c) => c.notNull())
@@ -69,6 +70,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // planner would pick a parallel scan whose worker start-up costs more than it saves, and takes cores
   // from concurrent requests; parallel_workers = 0 keeps these scans serial.
   for (const table of ['animal_sensor_readings', 'animal_location_readings']) {
-    await sql`ALTER TABLE ${sql.table(table)} SET (autovacuum_vacuum_insert_scale_factor = 0.01, autovacuum_vacuum_insert_threshold = 100000, parallel_workers = 0)`.execute(db)
+    await sql`ALTER TABLE ${sql.table(table)} SET (autovacuum_vacuum_insert_scale_factor = 0.01, autovacuum_vacuum_insert_threshold = 100000, parallel_workers = 0)`.execute(
+      db,
+    )
   }
 }

@@ -5,7 +5,8 @@
 import { sql, type Kysely } from 'kysely'
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.createTable('idempotency_keys')
+  await db.schema
+    .createTable('idempotency_keys')
     .addColumn('id', 'bigserial', (c) => c.primaryKey())
     .addColumn('uid', 'text', (c) => c.references('users.uid').onDelete('cascade'))
     // integrator:<uid> or user:<uid>: keys are scoped to the caller
@@ -23,7 +24,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     // an in-flight claim older than this was abandoned (its process died) and may be taken over
     .addColumn('locked_until', 'bigint', (c) => c.notNull())
     .execute()
-  await sql`CREATE UNIQUE INDEX idempotency_keys_scope_key ON idempotency_keys (coalesce(uid, ''), caller, key)`.execute(db)
+  await sql`CREATE UNIQUE INDEX idempotency_keys_scope_key ON idempotency_keys (coalesce(uid, ''), caller, key)`.execute(
+    db,
+  )
   await db.schema.createIndex('idempotency_keys_created_idx').on('idempotency_keys').column('created_at').execute()
 }
 

@@ -5,7 +5,8 @@
 import { sql, type Kysely } from 'kysely'
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.createTable('access_log')
+  await db.schema
+    .createTable('access_log')
     .addColumn('id', 'bigserial', (c) => c.primaryKey())
     .addColumn('uid', 'text', (c) => c.references('users.uid').onDelete('cascade'))
     .addColumn('integrator_uid', 'text', (c) => c.notNull().references('integrators.uid').onDelete('cascade'))

@@ -8,7 +8,8 @@
 import { sql, type Kysely } from 'kysely'
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.createTable('litterguards')
+  await db.schema
+    .createTable('litterguards')
     .addColumn('uid', 'text', (c) => c.notNull().references('users.uid').onDelete('cascade'))
     .addColumn('mac', 'text', (c) => c.notNull().check(sql`mac ~ '^[0-9A-F]{2}(:[0-9A-F]{2}){5}$'`))
     .addColumn('name', 'text', (c) => c.notNull())
@@ -35,7 +36,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )`.execute(db)
   // As for the ear-tag readings (0003): frequent insert-driven vacuums keep index-only scans index-only,
   // and one device's range is too small a read for parallel workers to pay off.
-  await sql`ALTER TABLE litterguard_readings SET (autovacuum_vacuum_insert_scale_factor = 0.01, autovacuum_vacuum_insert_threshold = 100000, parallel_workers = 0)`.execute(db)
+  await sql`ALTER TABLE litterguard_readings SET (autovacuum_vacuum_insert_scale_factor = 0.01, autovacuum_vacuum_insert_threshold = 100000, parallel_workers = 0)`.execute(
+    db,
+  )
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

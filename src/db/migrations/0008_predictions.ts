@@ -6,11 +6,14 @@
 import { sql, type Kysely } from 'kysely'
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.createTable('predictions')
+  await db.schema
+    .createTable('predictions')
     .addColumn('uid', 'text', (c) => c.notNull().references('users.uid').onDelete('cascade'))
     .addColumn('id', 'bigserial', (c) => c.notNull())
     .addColumn('animal_id', 'bigint', (c) => c.notNull())
-    .addColumn('classification_type', 'text', (c) => c.notNull().check(sql`classification_type IN ('heat', 'birth', 'lameness')`))
+    .addColumn('classification_type', 'text', (c) =>
+      c.notNull().check(sql`classification_type IN ('heat', 'birth', 'lameness')`),
+    )
     // When predicted, ms since epoch (the API's `timestamp`).
     .addColumn('predicted_at', 'bigint', (c) => c.notNull())
     .addColumn('results', 'jsonb', (c) => c.notNull())
@@ -20,11 +23,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_by', 'text')
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addPrimaryKeyConstraint('predictions_pkey', ['uid', 'id'])
-    .addForeignKeyConstraint('predictions_animal_fkey', ['uid', 'animal_id'], 'animals', ['uid', 'id'], (fk) => fk.onDelete('cascade'))
+    .addForeignKeyConstraint('predictions_animal_fkey', ['uid', 'animal_id'], 'animals', ['uid', 'id'], (fk) =>
+      fk.onDelete('cascade'),
+    )
     .execute()
-  await sql`CREATE INDEX predictions_animal_time_idx ON predictions (uid, animal_id, predicted_at DESC, id DESC)`.execute(db)
+  await sql`CREATE INDEX predictions_animal_time_idx ON predictions (uid, animal_id, predicted_at DESC, id DESC)`.execute(
+    db,
+  )
   // The scorer predicts each hour once per animal and class: a second run for the same hour stores nothing.
-  await sql`CREATE UNIQUE INDEX predictions_scorer_hour_key ON predictions (uid, animal_id, classification_type, predicted_at) WHERE source = 'scorer'`.execute(db)
+  await sql`CREATE UNIQUE INDEX predictions_scorer_hour_key ON predictions (uid, animal_id, classification_type, predicted_at) WHERE source = 'scorer'`.execute(
+    db,
+  )
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -34,10 +34,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       PERFORM pg_notify('livestock_access', json_build_object('jti', NEW.jti)::text);
       RETURN NULL;
     END $$`.execute(db)
-  await sql`CREATE TRIGGER integrators_access_change AFTER UPDATE OR DELETE ON integrators FOR EACH ROW EXECUTE FUNCTION notify_integrator_change()`.execute(db)
-  await sql`CREATE TRIGGER users_access_change AFTER UPDATE OR DELETE ON users FOR EACH ROW EXECUTE FUNCTION notify_user_change()`.execute(db)
-  await sql`CREATE TRIGGER links_access_change AFTER INSERT OR DELETE ON user_integrator_links FOR EACH ROW EXECUTE FUNCTION notify_link_change()`.execute(db)
-  await sql`CREATE TRIGGER revoked_tokens_access_change AFTER INSERT ON revoked_tokens FOR EACH ROW EXECUTE FUNCTION notify_token_revoked()`.execute(db)
+  await sql`CREATE TRIGGER integrators_access_change AFTER UPDATE OR DELETE ON integrators FOR EACH ROW EXECUTE FUNCTION notify_integrator_change()`.execute(
+    db,
+  )
+  await sql`CREATE TRIGGER users_access_change AFTER UPDATE OR DELETE ON users FOR EACH ROW EXECUTE FUNCTION notify_user_change()`.execute(
+    db,
+  )
+  await sql`CREATE TRIGGER links_access_change AFTER INSERT OR DELETE ON user_integrator_links FOR EACH ROW EXECUTE FUNCTION notify_link_change()`.execute(
+    db,
+  )
+  await sql`CREATE TRIGGER revoked_tokens_access_change AFTER INSERT ON revoked_tokens FOR EACH ROW EXECUTE FUNCTION notify_token_revoked()`.execute(
+    db,
+  )
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

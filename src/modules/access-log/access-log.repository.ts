@@ -9,8 +9,16 @@ export type NewAccessLogRow = Insertable<AccessLogTable>
 
 /** The columns a log row fills, with the SQL type of their unnest() array. */
 const INSERTED_COLUMNS = {
-  uid: 'text', integrator_uid: 'text', at: 'timestamptz', method: 'text', endpoint: 'text', response_code: 'int2',
-  response_time_ms: 'float8', data_size: 'int4', user_agent: 'text', ip_address: 'text',
+  uid: 'text',
+  integrator_uid: 'text',
+  at: 'timestamptz',
+  method: 'text',
+  endpoint: 'text',
+  response_code: 'int2',
+  response_time_ms: 'float8',
+  data_size: 'int4',
+  user_agent: 'text',
+  ip_address: 'text',
 } as const satisfies Partial<Record<keyof NewAccessLogRow, string>>
 
 /**
@@ -25,12 +33,17 @@ const INSERTED_COLUMNS = {
 export async function insertAccessLogRows(db: Kysely<DB>, rows: NewAccessLogRow[]): Promise<void> {
   if (rows.length === 0) return
   const columns = Object.keys(INSERTED_COLUMNS) as (keyof typeof INSERTED_COLUMNS)[]
-  const insert = (onlyExisting: boolean) => sql`
+  const insert = (onlyExisting: boolean) =>
+    sql`
     INSERT INTO access_log (${sql.join(columns.map((c) => sql.ref(c)))})
     SELECT * FROM unnest(${sql.join(columns.map((c) => sql`${rows.map((row) => row[c] ?? null)}::${sql.raw(`${INSERTED_COLUMNS[c]}[]`)}`))})
       AS r (${sql.join(columns.map((c) => sql.ref(c)))})
-    ${onlyExisting ? sql`WHERE (r.uid IS NULL OR EXISTS (SELECT 1 FROM users u WHERE u.uid = r.uid))
-      AND EXISTS (SELECT 1 FROM integrators i WHERE i.uid = r.integrator_uid)` : sql``}`.execute(db)
+    ${
+      onlyExisting
+        ? sql`WHERE (r.uid IS NULL OR EXISTS (SELECT 1 FROM users u WHERE u.uid = r.uid))
+      AND EXISTS (SELECT 1 FROM integrators i WHERE i.uid = r.integrator_uid)`
+        : sql``
+    }`.execute(db)
   try {
     await insert(false)
   } catch (err) {
@@ -48,7 +61,10 @@ export const ACCESS_LOG_COLUMNS: Record<string, ColumnMapping> = {
   responseCode: { column: 'response_code' },
 }
 
-export interface TimeBounds { from?: Date | undefined; to?: Date | undefined }
+export interface TimeBounds {
+  from?: Date | undefined
+  to?: Date | undefined
+}
 
 const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z')
 const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z')
@@ -61,8 +77,13 @@ function storableInstant(date: Date): Date {
   return new Date(Math.min(Math.max(date.getTime(), FIRST_INSTANT), LAST_INSTANT))
 }
 
-export async function listAccountAccessLog(db: Kysely<DB>, uid: string, params: PageParams,
-  filters: Record<string, string | number | boolean>, bounds: TimeBounds): Promise<Page<AccessLogRow>> {
+export async function listAccountAccessLog(
+  db: Kysely<DB>,
+  uid: string,
+  params: PageParams,
+  filters: Record<string, string | number | boolean>,
+  bounds: TimeBounds,
+): Promise<Page<AccessLogRow>> {
   let query = db.selectFrom('access_log').selectAll().where('uid', '=', uid)
   if (bounds.from) query = query.where('at', '>=', storableInstant(bounds.from))
   if (bounds.to) query = query.where('at', '<', storableInstant(bounds.to))
@@ -79,18 +100,29 @@ export interface EndpointUsage {
 }
 
 /** One integrator's requests in [from, to), per endpoint, busiest first. */
-export async function integratorUsage(db: Kysely<DB>, integratorUid: string, from: Date, to: Date): Promise<EndpointUsage[]> {
-  const rows = await db.selectFrom('access_log')
+export async function integratorUsage(
+  db: Kysely<DB>,
+  integratorUid: string,
+  from: Date,
+  to: Date,
+): Promise<EndpointUsage[]> {
+  const rows = await db
+    .selectFrom('access_log')
     .select([
-      'method', 'endpoint',
+      'method',
+      'endpoint',
       sql<number>`count(*)`.as('requests'),
       sql<number>`count(*) filter (where response_code >= 400)`.as('errors'),
       sql<number>`avg(response_time_ms)`.as('average_response_time'),
       sql<number>`coalesce(sum(data_size), 0)`.as('data_size'),
     ])
-    .where('integrator_uid', '=', integratorUid).where('at', '>=', storableInstant(from)).where('at', '<', storableInstant(to))
+    .where('integrator_uid', '=', integratorUid)
+    .where('at', '>=', storableInstant(from))
+    .where('at', '<', storableInstant(to))
     .groupBy(['method', 'endpoint'])
-    .orderBy(sql`count(*)`, 'desc').orderBy('endpoint').orderBy('method')
+    .orderBy(sql`count(*)`, 'desc')
+    .orderBy('endpoint')
+    .orderBy('method')
     .execute()
   return rows.map((r) => ({
     method: r.method,
@@ -108,7 +140,8 @@ const PRUNE_BATCH = 10_000
 export async function pruneAccessLog(db: Kysely<DB>, olderThan: Date): Promise<number> {
   let deleted = 0
   for (;;) {
-    const result = await db.deleteFrom('access_log')
+    const result = await db
+      .deleteFrom('access_log')
       .where('id', 'in', (q) => q.selectFrom('access_log').select('id').where('at', '<', olderThan).limit(PRUNE_BATCH))
       .executeTakeFirst()
     const count = Number(result.numDeletedRows)

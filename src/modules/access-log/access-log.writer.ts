@@ -23,7 +23,11 @@ export interface AccessLogWriter {
  * The log row of a finished request, or undefined when it is not an integrator's: user tokens, public
  * routes and requests refused before the caller was known are not logged.
  */
-export function accessLogRowOf(req: FastifyRequest, reply: FastifyReply, clock: () => number): NewAccessLogRow | undefined {
+export function accessLogRowOf(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  clock: () => number,
+): NewAccessLogRow | undefined {
   const caller = req.caller
   if (caller?.kind !== 'integrator') return undefined
   const endpoint = req.routeOptions.url
@@ -46,7 +50,10 @@ export function accessLogRowOf(req: FastifyRequest, reply: FastifyReply, clock: 
 }
 
 /** `insert` writes one batch (access-log.repository.ts insertAccessLogRows in the service). */
-export function accessLogWriter(insert: (rows: NewAccessLogRow[]) => Promise<void>, options: { flushIntervalMs: number; log: FastifyBaseLogger }): AccessLogWriter {
+export function accessLogWriter(
+  insert: (rows: NewAccessLogRow[]) => Promise<void>,
+  options: { flushIntervalMs: number; log: FastifyBaseLogger },
+): AccessLogWriter {
   let buffer: NewAccessLogRow[] = []
   let dropped = 0
   let failing = false
@@ -65,7 +72,11 @@ export function accessLogWriter(insert: (rows: NewAccessLogRow[]) => Promise<voi
       const room = MAX_PENDING_ROWS - buffer.length
       dropped += Math.max(0, batch.length - room)
       buffer = [...batch.slice(0, Math.max(0, room)), ...buffer]
-      if (!failing) options.log.warn({ err, pending: buffer.length }, 'writing the access log failed; rows kept in memory and retried')
+      if (!failing)
+        options.log.warn(
+          { err, pending: buffer.length },
+          'writing the access log failed; rows kept in memory and retried',
+        )
       failing = true
     }
   }
@@ -88,7 +99,8 @@ export function accessLogWriter(insert: (rows: NewAccessLogRow[]) => Promise<voi
     async close() {
       clearInterval(timer)
       await flush()
-      if (buffer.length > 0 || dropped > 0) options.log.warn({ lost: buffer.length + dropped }, 'access log rows not written at shutdown')
+      if (buffer.length > 0 || dropped > 0)
+        options.log.warn({ lost: buffer.length + dropped }, 'access log rows not written at shutdown')
     },
   }
 }

@@ -29,16 +29,41 @@ export const toApiAnimal = (row: AnimalRow): ApiObject => animals.toApi(row)
 
 /** Every column of an animal's row, named for the prepared point reads (AnimalRow, their result, needs them all). */
 const ANIMAL_COLUMNS = [
-  'uid', 'id', 'mac', 'sex', 'active', 'battery', 'current_activity', 'current_temperature', 'reference_temperature',
-  'reference_temperature_updated_at', 'reference_temperature_window_days', 'eartag_start', 'father', 'mother', 'group_name',
-  'node', 'node_weight', 'signal_strength', 'watchdog_weight', 't', 'suspicious', 'health_score', 'diagnosed',
-  'last_sensor_t', 'last_location_t', 'created_at', 'updated_at',
+  'uid',
+  'id',
+  'mac',
+  'sex',
+  'active',
+  'battery',
+  'current_activity',
+  'current_temperature',
+  'reference_temperature',
+  'reference_temperature_updated_at',
+  'reference_temperature_window_days',
+  'eartag_start',
+  'father',
+  'mother',
+  'group_name',
+  'node',
+  'node_weight',
+  'signal_strength',
+  'watchdog_weight',
+  't',
+  'suspicious',
+  'health_score',
+  'diagnosed',
+  'last_sensor_t',
+  'last_location_t',
+  'created_at',
+  'updated_at',
 ] as const satisfies readonly (keyof AnimalsTable)[]
 
 const animalById = preparedQuery('animal_by_id', (db, uid: string, id: number) =>
-  db.selectFrom('animals').select(ANIMAL_COLUMNS).where('uid', '=', uid).where('id', '=', id))
+  db.selectFrom('animals').select(ANIMAL_COLUMNS).where('uid', '=', uid).where('id', '=', id),
+)
 const animalByMac = preparedQuery('animal_by_mac', (db, uid: string, mac: string) =>
-  db.selectFrom('animals').select(ANIMAL_COLUMNS).where('uid', '=', uid).where('mac', '=', mac))
+  db.selectFrom('animals').select(ANIMAL_COLUMNS).where('uid', '=', uid).where('mac', '=', mac),
+)
 
 /** An animal by its ID, or by its tag MAC (either case); undefined for anything else. */
 export async function findAnimal(db: Kysely<DB>, uid: string, idOrMac: string): Promise<AnimalRow | undefined> {
@@ -53,16 +78,35 @@ export async function findAnimalByMac(db: Kysely<DB>, uid: string, mac: string):
   return (await animalByMac(db, uid, normalizeMac(mac)))[0]
 }
 
-export async function listAnimals(db: Kysely<DB>, uid: string, params: PageParams, filters: Record<string, FilterValue>): Promise<Page<AnimalRow>> {
+export async function listAnimals(
+  db: Kysely<DB>,
+  uid: string,
+  params: PageParams,
+  filters: Record<string, FilterValue>,
+): Promise<Page<AnimalRow>> {
   return paginate(db.selectFrom('animals').selectAll().where('uid', '=', uid), {
-    columns: animals.columns(), params, filters: animals.filterValues(filters), tiebreak: 'id',
+    columns: animals.columns(),
+    params,
+    filters: animals.filterValues(filters),
+    tiebreak: 'id',
   })
 }
 
-export interface AnimalSearch { group?: string | undefined; sex?: string | undefined; active?: boolean | undefined; suspicious?: boolean | undefined; mac?: string | undefined }
+export interface AnimalSearch {
+  group?: string | undefined
+  sex?: string | undefined
+  active?: boolean | undefined
+  suspicious?: boolean | undefined
+  mac?: string | undefined
+}
 
 /** The matching animals, oldest first, at most `max`. */
-export async function searchAnimals(db: Kysely<DB>, uid: string, criteria: AnimalSearch, max: number): Promise<AnimalRow[]> {
+export async function searchAnimals(
+  db: Kysely<DB>,
+  uid: string,
+  criteria: AnimalSearch,
+  max: number,
+): Promise<AnimalRow[]> {
   let query = db.selectFrom('animals').selectAll().where('uid', '=', uid)
   if (criteria.group !== undefined) query = query.where('group_name', '=', criteria.group)
   if (criteria.sex !== undefined) query = query.where('sex', '=', criteria.sex as AnimalRow['sex'])
@@ -76,11 +120,14 @@ export async function searchAnimals(db: Kysely<DB>, uid: string, criteria: Anima
 export async function insertAnimal(db: Kysely<DB>, uid: string, body: ApiObject, ids: IdSource): Promise<AnimalRow> {
   const columns = animals.toColumns(body) as Insertable<AnimalsTable>
   try {
-    return await insertWithTimeId(ids, (id) => db.insertInto('animals')
-      .values({ ...columns, uid, id, t: id })
-      .onConflict((oc) => oc.columns(['uid', 'id']).doNothing())
-      .returningAll()
-      .executeTakeFirst())
+    return await insertWithTimeId(ids, (id) =>
+      db
+        .insertInto('animals')
+        .values({ ...columns, uid, id, t: id })
+        .onConflict((oc) => oc.columns(['uid', 'id']).doNothing())
+        .returningAll()
+        .executeTakeFirst(),
+    )
   } catch (err) {
     rethrowDuplicateMac(err, columns.mac)
   }
@@ -90,17 +137,39 @@ export async function insertAnimal(db: Kysely<DB>, uid: string, body: ApiObject,
  * Applies a partial update. A new MAC carries the tag's readings along (same transaction), so the
  * animal keeps its history; its farm records reference the animal itself and need no change.
  */
-export async function updateAnimal(db: Kysely<DB>, uid: string, id: number, body: ApiObject, now: Date): Promise<AnimalRow | undefined> {
+export async function updateAnimal(
+  db: Kysely<DB>,
+  uid: string,
+  id: number,
+  body: ApiObject,
+  now: Date,
+): Promise<AnimalRow | undefined> {
   const columns = animals.toColumns(body) as Updateable<AnimalsTable>
   try {
     return await db.transaction().execute(async (trx) => {
-      const current = await trx.selectFrom('animals').select('mac').where('uid', '=', uid).where('id', '=', id).forUpdate().executeTakeFirst()
+      const current = await trx
+        .selectFrom('animals')
+        .select('mac')
+        .where('uid', '=', uid)
+        .where('id', '=', id)
+        .forUpdate()
+        .executeTakeFirst()
       if (!current) return undefined
-      const row = await trx.updateTable('animals').set({ ...columns, updated_at: now })
-        .where('uid', '=', uid).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+      const row = await trx
+        .updateTable('animals')
+        .set({ ...columns, updated_at: now })
+        .where('uid', '=', uid)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow()
       if (row.mac !== current.mac) {
         for (const table of ['animal_sensor_readings', 'animal_location_readings'] as const) {
-          await trx.updateTable(table).set({ mac: row.mac }).where('uid', '=', uid).where('mac', '=', current.mac).execute()
+          await trx
+            .updateTable(table)
+            .set({ mac: row.mac })
+            .where('uid', '=', uid)
+            .where('mac', '=', current.mac)
+            .execute()
         }
       }
       return row
@@ -111,23 +180,40 @@ export async function updateAnimal(db: Kysely<DB>, uid: string, id: number, body
 }
 
 /** A table of farm records that hang off an animal, and the collection's name in the API. */
-export interface RecordTable { table: string; name: string }
+export interface RecordTable {
+  table: string
+  name: string
+}
 
-export type DeleteOutcome = { deleted: true } | { deleted: false; missing: true } | { deleted: false; records: Record<string, number> }
+export type DeleteOutcome =
+  { deleted: true } | { deleted: false; missing: true } | { deleted: false; records: Record<string, number> }
 
 /**
  * Deletes an animal and its tag's readings. Farm records (the tables in `recordTables`, each with an
  * animal_id) are never lost silently: unless `withRecords`, an animal that has any is kept and their
  * counts are returned. The foreign keys of those tables back this up against a record created meanwhile.
  */
-export async function deleteAnimal(db: Kysely<DB>, uid: string, id: number, recordTables: readonly RecordTable[], withRecords: boolean): Promise<DeleteOutcome> {
+export async function deleteAnimal(
+  db: Kysely<DB>,
+  uid: string,
+  id: number,
+  recordTables: readonly RecordTable[],
+  withRecords: boolean,
+): Promise<DeleteOutcome> {
   try {
     return await db.transaction().execute(async (trx): Promise<DeleteOutcome> => {
-      const animal = await trx.selectFrom('animals').select('mac').where('uid', '=', uid).where('id', '=', id).forUpdate().executeTakeFirst()
+      const animal = await trx
+        .selectFrom('animals')
+        .select('mac')
+        .where('uid', '=', uid)
+        .where('id', '=', id)
+        .forUpdate()
+        .executeTakeFirst()
       if (!animal) return { deleted: false, missing: true }
       if (recordTables.length > 0) {
         if (withRecords) {
-          for (const { table } of recordTables) await sql`DELETE FROM ${sql.table(table)} WHERE uid = ${uid} AND animal_id = ${id}`.execute(trx)
+          for (const { table } of recordTables)
+            await sql`DELETE FROM ${sql.table(table)} WHERE uid = ${uid} AND animal_id = ${id}`.execute(trx)
         } else {
           const counts = await recordCounts(trx, uid, id, recordTables)
           if (Object.keys(counts).length > 0) return { deleted: false, records: counts }
@@ -140,14 +226,23 @@ export async function deleteAnimal(db: Kysely<DB>, uid: string, id: number, reco
     })
   } catch (err) {
     // A record created for the animal between the count and the delete.
-    if (foreignKeyViolation(err) !== undefined) return { deleted: false, records: await recordCounts(db, uid, id, recordTables) }
+    if (foreignKeyViolation(err) !== undefined)
+      return { deleted: false, records: await recordCounts(db, uid, id, recordTables) }
     throw err
   }
 }
 
 /** How many records of each table belong to the animal; tables without any are left out. */
-async function recordCounts(db: Kysely<DB>, uid: string, animalId: number, tables: readonly RecordTable[]): Promise<Record<string, number>> {
-  const parts = tables.map(({ table, name }) => sql`SELECT ${name} AS collection, count(*)::int AS n FROM ${sql.table(table)} WHERE uid = ${uid} AND animal_id = ${animalId}`)
+async function recordCounts(
+  db: Kysely<DB>,
+  uid: string,
+  animalId: number,
+  tables: readonly RecordTable[],
+): Promise<Record<string, number>> {
+  const parts = tables.map(
+    ({ table, name }) =>
+      sql`SELECT ${name} AS collection, count(*)::int AS n FROM ${sql.table(table)} WHERE uid = ${uid} AND animal_id = ${animalId}`,
+  )
   const { rows } = await sql<{ collection: string; n: number }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db)
   return Object.fromEntries(rows.filter((r) => r.n > 0).map((r) => [r.collection, r.n]))
 }

@@ -7,14 +7,32 @@ import { parseFilters } from '../../http/list-params.ts'
 import { createIdSource } from '../../db/ids.ts'
 import { created } from '../../http/created.ts'
 import {
-  DuplicateMacError, deleteAnimal, findAnimal, insertAnimal, listAnimals, searchAnimals, toApiAnimal, updateAnimal, type RecordTable,
+  DuplicateMacError,
+  deleteAnimal,
+  findAnimal,
+  insertAnimal,
+  listAnimals,
+  searchAnimals,
+  toApiAnimal,
+  updateAnimal,
+  type RecordTable,
 } from './animals.repository.ts'
-import { AnimalCreate, AnimalListQuery, AnimalPatch, AnimalPath, AnimalSearchQuery, UserPath, animals } from './animals.resource.ts'
+import {
+  AnimalCreate,
+  AnimalListQuery,
+  AnimalPatch,
+  AnimalPath,
+  AnimalSearchQuery,
+  UserPath,
+  animals,
+} from './animals.resource.ts'
 
 /** Most animals a search answers: a herd larger than this narrows its criteria (a page of readings holds as many). */
 export const SEARCH_MAX = 10_000
 
-const conflictError = { 409: Type.Ref('ErrorEnvelope', { description: 'The MAC is already used by another of the user\'s animals' }) }
+const conflictError = {
+  409: Type.Ref('ErrorEnvelope', { description: "The MAC is already used by another of the user's animals" }),
+}
 
 function rethrowDuplicate(err: unknown): never {
   if (err instanceof DuplicateMacError) throw conflict(err.message)
@@ -37,108 +55,172 @@ export function animalsModule(recordTables: readonly RecordTable[]) {
         return row
       }
 
-      app.get('/users/:userId/animals', {
-        schema: {
-          operationId: 'listAnimals', summary: 'List the user\'s animals',
-          description: 'Common list parameters. `sortBy` takes any scalar Animal field (default `t`, the latest reading time); ' +
-            'animals without a value for it come last. `filter[Field]=value` keeps exact matches on any of those fields.',
-          params: UserPath,
-          querystring: AnimalListQuery(app.config.limits),
-          response: { 200: PageEnvelope(animals.ref, 'One page of animals') },
-        },
-        config: { access: 'own' },
-      }, async (req) => {
-        const filters = parseFilters(req.query, animals.filterFields)
-        const { page: pageNumber, limit, sortBy, sortOrder } = req.query
-        const { rows, total } = await listAnimals(db, req.params.userId, { page: pageNumber, limit, sortBy, sortOrder }, filters)
-        return page(rows.map(toApiAnimal), pageNumber, limit, total)
-      })
-
-      app.get('/users/:userId/animals/search', {
-        schema: {
-          operationId: 'searchAnimals', summary: 'Search the user\'s animals',
-          description: 'Every given criterion must match (group and mac exactly; mac in either case). All matches, oldest first, ' +
-            `up to ${SEARCH_MAX}: when more match, the answer holds the first ${SEARCH_MAX} and says so in \`message\`.`,
-          params: UserPath,
-          querystring: AnimalSearchQuery,
-          response: { 200: Envelope(Type.Array(animals.ref, { maxItems: SEARCH_MAX }), 'Matching animals', `The first ${SEARCH_MAX} matching animals; narrow the criteria for the rest`) },
-        },
-        config: { access: 'own' },
-      }, async (req) => {
-        const rows = await searchAnimals(db, req.params.userId, req.query, SEARCH_MAX + 1)
-        const found = rows.slice(0, SEARCH_MAX).map(toApiAnimal)
-        return ok(found, rows.length > SEARCH_MAX ? `The first ${SEARCH_MAX} matching animals; narrow the criteria for the rest` : undefined)
-      })
-
-      app.get('/users/:userId/animals/:animalId', {
-        schema: {
-          operationId: 'getAnimal', summary: 'Get one animal',
-          description: 'By its ID, or by its tag MAC (either case). Anything that names none of the user\'s animals is a 404.',
-          params: AnimalPath,
-          response: { 200: Envelope(animals.ref, 'The animal') },
-        },
-        config: { access: 'own' },
-      }, async (req) => ok(toApiAnimal(await requireAnimal(req.params.userId, req.params.animalId))))
-
-      app.post('/users/:userId/animals', {
-        schema: {
-          operationId: 'createAnimal', summary: 'Register an animal',
-          description: 'MAC and Sex are required. The MAC must be unique among the user\'s animals (409 otherwise). ' +
-            'The ID is the creation time in ms, unique even for concurrent creates. Answers 201 with a Location header.',
-          params: UserPath,
-          body: AnimalCreate,
-          response: { 201: Envelope(animals.ref, 'The stored animal', 'Animal created'), ...conflictError },
-        },
-        config: { access: 'own', idempotent: true },
-      }, async (req, reply) => {
-        const row = await insertAnimal(db, req.params.userId, req.body, ids).catch(rethrowDuplicate)
-        return created(reply, `/users/${req.params.userId}/animals/${row.id}`, ok(toApiAnimal(row), 'Animal created'))
-      })
-
-      app.patch('/users/:userId/animals/:animalId', {
-        schema: {
-          operationId: 'updateAnimal', summary: 'Change an animal',
-          description: 'By its ID or tag MAC. Integrators need the write permission. A new MAC must be unique among the user\'s ' +
-            'animals (409 otherwise) and takes the tag\'s readings along.',
-          params: AnimalPath,
-          body: AnimalPatch,
-          response: { 200: Envelope(animals.ref, 'The animal as stored now', 'Animal updated'), ...conflictError },
-        },
-        config: { access: 'own' },
-      }, async (req) => {
-        const current = await requireAnimal(req.params.userId, req.params.animalId)
-        const row = await updateAnimal(db, req.params.userId, current.id, req.body, new Date(app.clock())).catch(rethrowDuplicate)
-        if (!row) throw notFound('Animal')
-        return ok(toApiAnimal(row), 'Animal updated')
-      })
-
-      app.delete('/users/:userId/animals/:animalId', {
-        schema: {
-          operationId: 'deleteAnimal', summary: 'Delete an animal and its tag\'s readings',
-          description: 'Integrators need the delete permission. Farm records (births, treatments, ...) are never deleted ' +
-            'silently: an animal that has any answers 409 with their counts, and stays. `deleteRecords=true` deletes the ' +
-            'animal with all its records; to retire an animal and keep its history, set `Active` to false instead.',
-          params: AnimalPath,
-          querystring: Type.Object({
-            deleteRecords: Type.Boolean({ default: false, description: 'Also delete the animal\'s farm records' }),
-          }, { additionalProperties: false }),
-          response: {
-            200: MessageEnvelope('Deleted', 'Animal deleted'),
-            409: Type.Ref('ErrorEnvelope', { description: 'The animal has farm records and deleteRecords is not true' }),
+      app.get(
+        '/users/:userId/animals',
+        {
+          schema: {
+            operationId: 'listAnimals',
+            summary: "List the user's animals",
+            description:
+              'Common list parameters. `sortBy` takes any scalar Animal field (default `t`, the latest reading time); ' +
+              'animals without a value for it come last. `filter[Field]=value` keeps exact matches on any of those fields.',
+            params: UserPath,
+            querystring: AnimalListQuery(app.config.limits),
+            response: { 200: PageEnvelope(animals.ref, 'One page of animals') },
           },
+          config: { access: 'own' },
         },
-        config: { access: 'own' },
-      }, async (req) => {
-        const current = await requireAnimal(req.params.userId, req.params.animalId)
-        const outcome = await deleteAnimal(db, req.params.userId, current.id, recordTables, req.query.deleteRecords)
-        if ('missing' in outcome) throw notFound('Animal')
-        if ('records' in outcome) {
-          const counts = Object.entries(outcome.records).map(([name, n]) => `${name} ${n}`).join(', ')
-          throw new ApiError(409, `The animal has farm records (${counts}): they are kept. Send deleteRecords=true to delete ` +
-            'them with the animal, or set Active to false to retire it and keep its history')
-        }
-        return okMessage('Animal deleted')
-      })
+        async (req) => {
+          const filters = parseFilters(req.query, animals.filterFields)
+          const { page: pageNumber, limit, sortBy, sortOrder } = req.query
+          const { rows, total } = await listAnimals(
+            db,
+            req.params.userId,
+            { page: pageNumber, limit, sortBy, sortOrder },
+            filters,
+          )
+          return page(rows.map(toApiAnimal), pageNumber, limit, total)
+        },
+      )
+
+      app.get(
+        '/users/:userId/animals/search',
+        {
+          schema: {
+            operationId: 'searchAnimals',
+            summary: "Search the user's animals",
+            description:
+              'Every given criterion must match (group and mac exactly; mac in either case). All matches, oldest first, ' +
+              `up to ${SEARCH_MAX}: when more match, the answer holds the first ${SEARCH_MAX} and says so in \`message\`.`,
+            params: UserPath,
+            querystring: AnimalSearchQuery,
+            response: {
+              200: Envelope(
+                Type.Array(animals.ref, { maxItems: SEARCH_MAX }),
+                'Matching animals',
+                `The first ${SEARCH_MAX} matching animals; narrow the criteria for the rest`,
+              ),
+            },
+          },
+          config: { access: 'own' },
+        },
+        async (req) => {
+          const rows = await searchAnimals(db, req.params.userId, req.query, SEARCH_MAX + 1)
+          const found = rows.slice(0, SEARCH_MAX).map(toApiAnimal)
+          return ok(
+            found,
+            rows.length > SEARCH_MAX
+              ? `The first ${SEARCH_MAX} matching animals; narrow the criteria for the rest`
+              : undefined,
+          )
+        },
+      )
+
+      app.get(
+        '/users/:userId/animals/:animalId',
+        {
+          schema: {
+            operationId: 'getAnimal',
+            summary: 'Get one animal',
+            description:
+              "By its ID, or by its tag MAC (either case). Anything that names none of the user's animals is a 404.",
+            params: AnimalPath,
+            response: { 200: Envelope(animals.ref, 'The animal') },
+          },
+          config: { access: 'own' },
+        },
+        async (req) => ok(toApiAnimal(await requireAnimal(req.params.userId, req.params.animalId))),
+      )
+
+      app.post(
+        '/users/:userId/animals',
+        {
+          schema: {
+            operationId: 'createAnimal',
+            summary: 'Register an animal',
+            description:
+              "MAC and Sex are required. The MAC must be unique among the user's animals (409 otherwise). " +
+              'The ID is the creation time in ms, unique even for concurrent creates. Answers 201 with a Location header.',
+            params: UserPath,
+            body: AnimalCreate,
+            response: { 201: Envelope(animals.ref, 'The stored animal', 'Animal created'), ...conflictError },
+          },
+          config: { access: 'own', idempotent: true },
+        },
+        async (req, reply) => {
+          const row = await insertAnimal(db, req.params.userId, req.body, ids).catch(rethrowDuplicate)
+          return created(reply, `/users/${req.params.userId}/animals/${row.id}`, ok(toApiAnimal(row), 'Animal created'))
+        },
+      )
+
+      app.patch(
+        '/users/:userId/animals/:animalId',
+        {
+          schema: {
+            operationId: 'updateAnimal',
+            summary: 'Change an animal',
+            description:
+              "By its ID or tag MAC. Integrators need the write permission. A new MAC must be unique among the user's " +
+              "animals (409 otherwise) and takes the tag's readings along.",
+            params: AnimalPath,
+            body: AnimalPatch,
+            response: { 200: Envelope(animals.ref, 'The animal as stored now', 'Animal updated'), ...conflictError },
+          },
+          config: { access: 'own' },
+        },
+        async (req) => {
+          const current = await requireAnimal(req.params.userId, req.params.animalId)
+          const row = await updateAnimal(db, req.params.userId, current.id, req.body, new Date(app.clock())).catch(
+            rethrowDuplicate,
+          )
+          if (!row) throw notFound('Animal')
+          return ok(toApiAnimal(row), 'Animal updated')
+        },
+      )
+
+      app.delete(
+        '/users/:userId/animals/:animalId',
+        {
+          schema: {
+            operationId: 'deleteAnimal',
+            summary: "Delete an animal and its tag's readings",
+            description:
+              'Integrators need the delete permission. Farm records (births, treatments, ...) are never deleted ' +
+              'silently: an animal that has any answers 409 with their counts, and stays. `deleteRecords=true` deletes the ' +
+              'animal with all its records; to retire an animal and keep its history, set `Active` to false instead.',
+            params: AnimalPath,
+            querystring: Type.Object(
+              {
+                deleteRecords: Type.Boolean({ default: false, description: "Also delete the animal's farm records" }),
+              },
+              { additionalProperties: false },
+            ),
+            response: {
+              200: MessageEnvelope('Deleted', 'Animal deleted'),
+              409: Type.Ref('ErrorEnvelope', {
+                description: 'The animal has farm records and deleteRecords is not true',
+              }),
+            },
+          },
+          config: { access: 'own' },
+        },
+        async (req) => {
+          const current = await requireAnimal(req.params.userId, req.params.animalId)
+          const outcome = await deleteAnimal(db, req.params.userId, current.id, recordTables, req.query.deleteRecords)
+          if ('missing' in outcome) throw notFound('Animal')
+          if ('records' in outcome) {
+            const counts = Object.entries(outcome.records)
+              .map(([name, n]) => `${name} ${n}`)
+              .join(', ')
+            throw new ApiError(
+              409,
+              `The animal has farm records (${counts}): they are kept. Send deleteRecords=true to delete ` +
+                'them with the animal, or set Active to false to retire it and keep its history',
+            )
+          }
+          return okMessage('Animal deleted')
+        },
+      )
     },
   })
 }

@@ -29,11 +29,20 @@ export const toApiLitterguard = (row: LitterguardRow): ApiObject => litterguards
 const activeExpression = (activeSince: number) => sql<boolean>`coalesce(d.last_seen >= ${activeSince}, false)`
 
 function selectLitterguards(db: Kysely<DB>, uid: string, activeSince: number) {
-  return db.selectFrom('litterguards as d').selectAll('d').select(activeExpression(activeSince).as('active')).where('d.uid', '=', uid)
+  return db
+    .selectFrom('litterguards as d')
+    .selectAll('d')
+    .select(activeExpression(activeSince).as('active'))
+    .where('d.uid', '=', uid)
 }
 
 /** A device by its MAC (either case); undefined when the MAC is malformed or none of the account's. */
-export async function findLitterguard(db: Kysely<DB>, uid: string, mac: string, activeSince: number): Promise<LitterguardRow | undefined> {
+export async function findLitterguard(
+  db: Kysely<DB>,
+  uid: string,
+  mac: string,
+  activeSince: number,
+): Promise<LitterguardRow | undefined> {
   if (!isMac(mac)) return undefined
   return selectLitterguards(db, uid, activeSince).where('d.mac', '=', normalizeMac(mac)).executeTakeFirst()
 }
@@ -48,13 +57,20 @@ export interface LitterguardCriteria {
 }
 
 /** One page of the account's devices, Active judged against activeSince in SQL (filter and sort alike). */
-export async function listLitterguards(db: Kysely<DB>, uid: string, activeSince: number, params: PageParams,
-  filters: Record<string, FilterValue>, criteria: LitterguardCriteria): Promise<Page<LitterguardRow>> {
+export async function listLitterguards(
+  db: Kysely<DB>,
+  uid: string,
+  activeSince: number,
+  params: PageParams,
+  filters: Record<string, FilterValue>,
+  criteria: LitterguardCriteria,
+): Promise<Page<LitterguardRow>> {
   const active = activeExpression(activeSince)
   let query = selectLitterguards(db, uid, activeSince)
   if (criteria.active !== undefined) query = query.where(sql<boolean>`${active} = ${criteria.active}`)
   if (criteria.mac !== undefined) query = query.where('d.mac', '=', normalizeMac(criteria.mac))
-  if (criteria.name !== undefined) query = query.where(sql<boolean>`strpos(lower(d.name), ${criteria.name.toLowerCase()}) > 0`)
+  if (criteria.name !== undefined)
+    query = query.where(sql<boolean>`strpos(lower(d.name), ${criteria.name.toLowerCase()}) > 0`)
   return paginate(query, {
     columns: { ...litterguards.columns({ own: 'd' }), Active: { column: active } },
     params,
@@ -64,10 +80,19 @@ export async function listLitterguards(db: Kysely<DB>, uid: string, activeSince:
 }
 
 /** Registers a device (MAC upper-cased); a MAC the account already has is a DuplicateLitterguardError. */
-export async function insertLitterguard(db: Kysely<DB>, uid: string, body: ApiObject, now: number): Promise<LitterguardRow> {
+export async function insertLitterguard(
+  db: Kysely<DB>,
+  uid: string,
+  body: ApiObject,
+  now: number,
+): Promise<LitterguardRow> {
   const columns = litterguards.toColumns(body) as Insertable<LitterguardsTable>
   try {
-    const row = await db.insertInto('litterguards').values({ ...columns, uid, t: now }).returningAll().executeTakeFirstOrThrow()
+    const row = await db
+      .insertInto('litterguards')
+      .values({ ...columns, uid, t: now })
+      .returningAll()
+      .executeTakeFirstOrThrow()
     return { ...row, active: false }
   } catch (err) {
     if (uniqueViolation(err) === 'litterguards_pkey') throw new DuplicateLitterguardError(columns.mac)
@@ -75,9 +100,20 @@ export async function insertLitterguard(db: Kysely<DB>, uid: string, body: ApiOb
   }
 }
 
-export async function updateLitterguard(db: Kysely<DB>, uid: string, mac: string, body: ApiObject, now: Date, activeSince: number): Promise<LitterguardRow | undefined> {
-  const updated = await db.updateTable('litterguards').set({ ...litterguards.toColumns(body), updated_at: now })
-    .where('uid', '=', uid).where('mac', '=', mac).executeTakeFirst()
+export async function updateLitterguard(
+  db: Kysely<DB>,
+  uid: string,
+  mac: string,
+  body: ApiObject,
+  now: Date,
+  activeSince: number,
+): Promise<LitterguardRow | undefined> {
+  const updated = await db
+    .updateTable('litterguards')
+    .set({ ...litterguards.toColumns(body), updated_at: now })
+    .where('uid', '=', uid)
+    .where('mac', '=', mac)
+    .executeTakeFirst()
   if (Number(updated.numUpdatedRows) === 0) return undefined
   return findLitterguard(db, uid, mac, activeSince)
 }
@@ -86,7 +122,13 @@ export async function updateLitterguard(db: Kysely<DB>, uid: string, mac: string
 export async function deleteLitterguard(db: Kysely<DB>, uid: string, mac: string): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     // The row lock waits for an ingestion in flight (it holds KEY SHARE) and keeps new ones out.
-    const device = await trx.selectFrom('litterguards').select('mac').where('uid', '=', uid).where('mac', '=', mac).forUpdate().executeTakeFirst()
+    const device = await trx
+      .selectFrom('litterguards')
+      .select('mac')
+      .where('uid', '=', uid)
+      .where('mac', '=', mac)
+      .forUpdate()
+      .executeTakeFirst()
     if (!device) return false
     await trx.deleteFrom('litterguard_readings').where('uid', '=', uid).where('mac', '=', mac).execute()
     await trx.deleteFrom('litterguards').where('uid', '=', uid).where('mac', '=', mac).execute()
@@ -95,8 +137,18 @@ export async function deleteLitterguard(db: Kysely<DB>, uid: string, mac: string
 }
 
 /** Readings in [start, end] (Unix seconds, both inclusive, either open), newest first. */
-export async function readDeviceReadings(db: Kysely<DB>, uid: string, mac: string, range: { start?: number; end?: number }, limit: number): Promise<DeviceRow[]> {
-  let query = db.selectFrom('litterguard_readings').select(['t', 'c', 'x', 'y', 'z']).where('uid', '=', uid).where('mac', '=', mac)
+export async function readDeviceReadings(
+  db: Kysely<DB>,
+  uid: string,
+  mac: string,
+  range: { start?: number; end?: number },
+  limit: number,
+): Promise<DeviceRow[]> {
+  let query = db
+    .selectFrom('litterguard_readings')
+    .select(['t', 'c', 'x', 'y', 'z'])
+    .where('uid', '=', uid)
+    .where('mac', '=', mac)
   if (range.start !== undefined) query = query.where('t', '>=', range.start)
   if (range.end !== undefined) query = query.where('t', '<=', range.end)
   return query.orderBy('t', 'desc').limit(limit).execute()
@@ -122,12 +174,27 @@ export interface ActivityAggregates extends BucketStats {
  * numbered from it). One pass over the readings of baseline and window, each device's through its own key
  * range, sums them per 10-minute bucket; the figures come from the buckets.
  */
-export async function activityAggregates(db: Kysely<DB>, uid: string, window: Window, baselineStart: number, mac?: string): Promise<ActivityAggregates[]> {
+export async function activityAggregates(
+  db: Kysely<DB>,
+  uid: string,
+  window: Window,
+  baselineStart: number,
+  mac?: string,
+): Promise<ActivityAggregates[]> {
   const { rows } = await sql<{
-    mac: string; n: number; avg_c: number | null; min_c: number | null; max_c: number | null; avg_m: number | null
-    window_activity: number | null; baseline_activity: number | null
-    baseline_buckets: number | null; baseline_mean: number | null; baseline_sd: number | null
-    window_buckets: number[] | null; window_activities: number[] | null
+    mac: string
+    n: number
+    avg_c: number | null
+    min_c: number | null
+    max_c: number | null
+    avg_m: number | null
+    window_activity: number | null
+    baseline_activity: number | null
+    baseline_buckets: number | null
+    baseline_mean: number | null
+    baseline_sd: number | null
+    window_buckets: number[] | null
+    window_activities: number[] | null
   }>`
     WITH buckets AS (
       -- One row per device and 10-minute bucket (numbered from the window's start: the baseline's are negative).
@@ -170,14 +237,22 @@ export async function activityAggregates(db: Kysely<DB>, uid: string, window: Wi
     baselineBuckets: Number(r.baseline_buckets ?? 0),
     baselineMean: r.baseline_mean,
     baselineSd: r.baseline_sd,
-    windowBuckets: (r.window_buckets ?? []).map((bucket, i) => ({ bucket: Number(bucket), activity: Number(r.window_activities![i]) })),
+    windowBuckets: (r.window_buckets ?? []).map((bucket, i) => ({
+      bucket: Number(bucket),
+      activity: Number(r.window_activities![i]),
+    })),
   }))
 }
 
 /** The account's device counts, the active devices' mean CurrentTemperature, and the newest LastSeen. */
-export async function deviceTotals(db: Kysely<DB>, uid: string, activeSince: number): Promise<{ total: number; active: number; averageTemperature: number | null; lastSeen: number | null }> {
+export async function deviceTotals(
+  db: Kysely<DB>,
+  uid: string,
+  activeSince: number,
+): Promise<{ total: number; active: number; averageTemperature: number | null; lastSeen: number | null }> {
   const active = activeExpression(activeSince)
-  const row = await db.selectFrom('litterguards as d')
+  const row = await db
+    .selectFrom('litterguards as d')
     .select([
       sql<number>`count(*)`.as('total'),
       sql<number>`count(*) FILTER (WHERE ${active})`.as('active'),
@@ -186,5 +261,10 @@ export async function deviceTotals(db: Kysely<DB>, uid: string, activeSince: num
     ])
     .where('d.uid', '=', uid)
     .executeTakeFirstOrThrow()
-  return { total: Number(row.total), active: Number(row.active), averageTemperature: row.average_temperature, lastSeen: row.last_seen }
+  return {
+    total: Number(row.total),
+    active: Number(row.active),
+    averageTemperature: row.average_temperature,
+    lastSeen: row.last_seen,
+  }
 }

@@ -11,19 +11,49 @@ import type { App } from '../../types.ts'
 import { ingest } from '../readings/ingest.ts'
 import { DeviceIngestBody, DeviceReading, IngestResult, Rows } from '../readings/readings.schemas.ts'
 import {
-  DuplicateLitterguardError, activityAggregates, deleteLitterguard, deviceTotals, findLitterguard, insertLitterguard, listLitterguards,
-  readDeviceReadings, toApiLitterguard, updateLitterguard, type ActivityAggregates, type LitterguardRow,
+  DuplicateLitterguardError,
+  activityAggregates,
+  deleteLitterguard,
+  deviceTotals,
+  findLitterguard,
+  insertLitterguard,
+  listLitterguards,
+  readDeviceReadings,
+  toApiLitterguard,
+  updateLitterguard,
+  type ActivityAggregates,
+  type LitterguardRow,
 } from './litterguards.repository.ts'
 import {
-  LitterguardCreate, LitterguardListQuery, LitterguardPatch, LitterguardPath, LitterguardSearchQuery, UserPath, litterguards,
+  LitterguardCreate,
+  LitterguardListQuery,
+  LitterguardPatch,
+  LitterguardPath,
+  LitterguardSearchQuery,
+  UserPath,
+  litterguards,
 } from './litterguards.resource.ts'
-import { activeSince, activityLevel, baselineWindow, deviceWindow, readingsRange, unusualActivity, type Window } from './litterguards.rules.ts'
 import {
-  DeviceAnalytics, DeviceAnalyticsQuery, DeviceLatestQuery, DeviceReadingsQuery, DeviceSummary, type DeviceAnalyticsBody, type DeviceSummaryBody,
+  activeSince,
+  activityLevel,
+  baselineWindow,
+  deviceWindow,
+  readingsRange,
+  unusualActivity,
+  type Window,
+} from './litterguards.rules.ts'
+import {
+  DeviceAnalytics,
+  DeviceAnalyticsQuery,
+  DeviceLatestQuery,
+  DeviceReadingsQuery,
+  DeviceSummary,
+  type DeviceAnalyticsBody,
+  type DeviceSummaryBody,
 } from './litterguards.schemas.ts'
 
 const SENSOR_ACCESS = 'Integrator tokens on the Pro or Enterprise tier, linked to the account; user tokens never (403).'
-const UNITS = 'Readings\' t are Unix SECONDS (the ear tags\' are ms).'
+const UNITS = "Readings' t are Unix SECONDS (the ear tags' are ms)."
 
 /** The analytics of one device's aggregates over `window`. */
 function analyticsOf(a: ActivityAggregates | undefined, window: Window): DeviceAnalyticsBody {
@@ -52,7 +82,9 @@ async function litterguardRoutes(app: App) {
   const since = () => activeSince(app.clock(), windowMinutes)
   const base = '/users/:userId/litterguards'
   const item = `${base}/:macAddress`
-  const conflictResponse = { 409: Type.Ref('ErrorEnvelope', { description: 'The account already has a device with this MAC' }) }
+  const conflictResponse = {
+    409: Type.Ref('ErrorEnvelope', { description: 'The account already has a device with this MAC' }),
+  }
 
   async function requireDevice(userId: string, mac: string): Promise<LitterguardRow> {
     const row = await findLitterguard(db, userId, mac, since())
@@ -60,193 +92,279 @@ async function litterguardRoutes(app: App) {
     return row
   }
 
-  app.get(base, {
-    schema: {
-      operationId: 'listLitterguards', summary: 'List the user\'s litter-monitoring devices',
-      description: 'Common list parameters (`sortBy` any scalar field, default `t`, the registration time; `filter[Field]=value` exact ' +
-        'matches), and `active` (judged now, in SQL), `mac` (exact, either case) and `name` (part of the name, any case).',
-      params: UserPath,
-      querystring: LitterguardListQuery(limits),
-      response: { 200: PageEnvelope(litterguards.ref, 'One page of devices') },
+  app.get(
+    base,
+    {
+      schema: {
+        operationId: 'listLitterguards',
+        summary: "List the user's litter-monitoring devices",
+        description:
+          'Common list parameters (`sortBy` any scalar field, default `t`, the registration time; `filter[Field]=value` exact ' +
+          'matches), and `active` (judged now, in SQL), `mac` (exact, either case) and `name` (part of the name, any case).',
+        params: UserPath,
+        querystring: LitterguardListQuery(limits),
+        response: { 200: PageEnvelope(litterguards.ref, 'One page of devices') },
+      },
+      config: { access: 'own' },
     },
-    config: { access: 'own' },
-  }, async (req) => {
-    const filters = parseFilters(req.query, litterguards.filterFields)
-    const { page: pageNumber, limit, sortBy, sortOrder, active, mac, name } = req.query
-    const { rows, total } = await listLitterguards(db, req.params.userId, since(), { page: pageNumber, limit, sortBy, sortOrder }, filters, { active, mac, name })
-    return page(rows.map(toApiLitterguard), pageNumber, limit, total)
-  })
+    async (req) => {
+      const filters = parseFilters(req.query, litterguards.filterFields)
+      const { page: pageNumber, limit, sortBy, sortOrder, active, mac, name } = req.query
+      const { rows, total } = await listLitterguards(
+        db,
+        req.params.userId,
+        since(),
+        { page: pageNumber, limit, sortBy, sortOrder },
+        filters,
+        { active, mac, name },
+      )
+      return page(rows.map(toApiLitterguard), pageNumber, limit, total)
+    },
+  )
 
-  app.get(`${base}/search`, {
-    schema: {
-      operationId: 'searchLitterguards', summary: 'Search the user\'s litter-monitoring devices',
-      description: 'Every given criterion must match: `active` (judged now), `mac` (exact, either case), `name` (part of the name, any case). ' +
-        'Paginated, newest registration first.',
-      params: UserPath,
-      querystring: LitterguardSearchQuery(limits),
-      response: { 200: PageEnvelope(litterguards.ref, 'One page of matching devices') },
+  app.get(
+    `${base}/search`,
+    {
+      schema: {
+        operationId: 'searchLitterguards',
+        summary: "Search the user's litter-monitoring devices",
+        description:
+          'Every given criterion must match: `active` (judged now), `mac` (exact, either case), `name` (part of the name, any case). ' +
+          'Paginated, newest registration first.',
+        params: UserPath,
+        querystring: LitterguardSearchQuery(limits),
+        response: { 200: PageEnvelope(litterguards.ref, 'One page of matching devices') },
+      },
+      config: { access: 'own' },
     },
-    config: { access: 'own' },
-  }, async (req) => {
-    const { page: pageNumber, limit, active, mac, name } = req.query
-    const { rows, total } = await listLitterguards(db, req.params.userId, since(), { page: pageNumber, limit, sortBy: 't', sortOrder: 'desc' }, {}, { active, mac, name })
-    return page(rows.map(toApiLitterguard), pageNumber, limit, total)
-  })
+    async (req) => {
+      const { page: pageNumber, limit, active, mac, name } = req.query
+      const { rows, total } = await listLitterguards(
+        db,
+        req.params.userId,
+        since(),
+        { page: pageNumber, limit, sortBy: 't', sortOrder: 'desc' },
+        {},
+        { active, mac, name },
+      )
+      return page(rows.map(toApiLitterguard), pageNumber, limit, total)
+    },
+  )
 
-  app.get(`${base}/summary`, {
-    schema: {
-      operationId: 'litterguardSummary', summary: 'Summary of the user\'s litter-monitoring devices',
-      description: 'Counts by connectivity now, the active devices\' mean temperature, the devices with unusual activity in the last 24 hours ' +
-        'and when data last arrived (Unix seconds).',
-      params: UserPath,
-      response: { 200: Envelope(DeviceSummary, 'Device summary') },
+  app.get(
+    `${base}/summary`,
+    {
+      schema: {
+        operationId: 'litterguardSummary',
+        summary: "Summary of the user's litter-monitoring devices",
+        description:
+          "Counts by connectivity now, the active devices' mean temperature, the devices with unusual activity in the last 24 hours " +
+          'and when data last arrived (Unix seconds).',
+        params: UserPath,
+        response: { 200: Envelope(DeviceSummary, 'Device summary') },
+      },
+      config: { access: 'own' },
     },
-    config: { access: 'own' },
-  }, async (req) => {
-    const now = app.clock()
-    const window = deviceWindow('24h', now)
-    const [totals, activity] = await Promise.all([
-      deviceTotals(db, req.params.userId, activeSince(now, windowMinutes)),
-      activityAggregates(db, req.params.userId, window, baselineWindow(window).start),
-    ])
-    const summary: DeviceSummaryBody = {
-      totalDevices: totals.total,
-      activeDevices: totals.active,
-      inactiveDevices: totals.total - totals.active,
-      averageTemperature: totals.averageTemperature,
-      devicesWithUnusualActivity: activity.filter(unusualActivity).length,
-      lastDataReceived: totals.lastSeen,
-    }
-    return ok(summary)
-  })
+    async (req) => {
+      const now = app.clock()
+      const window = deviceWindow('24h', now)
+      const [totals, activity] = await Promise.all([
+        deviceTotals(db, req.params.userId, activeSince(now, windowMinutes)),
+        activityAggregates(db, req.params.userId, window, baselineWindow(window).start),
+      ])
+      const summary: DeviceSummaryBody = {
+        totalDevices: totals.total,
+        activeDevices: totals.active,
+        inactiveDevices: totals.total - totals.active,
+        averageTemperature: totals.averageTemperature,
+        devicesWithUnusualActivity: activity.filter(unusualActivity).length,
+        lastDataReceived: totals.lastSeen,
+      }
+      return ok(summary)
+    },
+  )
 
-  app.get(item, {
-    schema: {
-      operationId: 'getLitterguard', summary: 'Get one litter-monitoring device',
-      description: 'By its MAC, either case. Anything that names none of the user\'s devices is a 404.',
-      params: LitterguardPath,
-      response: { 200: Envelope(litterguards.ref, 'The device') },
+  app.get(
+    item,
+    {
+      schema: {
+        operationId: 'getLitterguard',
+        summary: 'Get one litter-monitoring device',
+        description: "By its MAC, either case. Anything that names none of the user's devices is a 404.",
+        params: LitterguardPath,
+        response: { 200: Envelope(litterguards.ref, 'The device') },
+      },
+      config: { access: 'own' },
     },
-    config: { access: 'own' },
-  }, async (req) => ok(toApiLitterguard(await requireDevice(req.params.userId, req.params.macAddress))))
+    async (req) => ok(toApiLitterguard(await requireDevice(req.params.userId, req.params.macAddress))),
+  )
 
-  app.post(base, {
-    schema: {
-      operationId: 'createLitterguard', summary: 'Register a litter-monitoring device',
-      description: 'MAC and Name are required; the MAC (either case, stored upper case) must be new to the account (409 otherwise). ' +
-        'Answers 201 with the device and a Location header.',
-      params: UserPath,
-      body: LitterguardCreate,
-      response: { 201: Envelope(litterguards.ref, 'The stored device', 'Litterguard created'), ...conflictResponse },
+  app.post(
+    base,
+    {
+      schema: {
+        operationId: 'createLitterguard',
+        summary: 'Register a litter-monitoring device',
+        description:
+          'MAC and Name are required; the MAC (either case, stored upper case) must be new to the account (409 otherwise). ' +
+          'Answers 201 with the device and a Location header.',
+        params: UserPath,
+        body: LitterguardCreate,
+        response: { 201: Envelope(litterguards.ref, 'The stored device', 'Litterguard created'), ...conflictResponse },
+      },
+      config: { access: 'own', idempotent: true },
     },
-    config: { access: 'own', idempotent: true },
-  }, async (req, reply) => {
-    let row: LitterguardRow
-    try {
-      row = await insertLitterguard(db, req.params.userId, req.body, app.clock())
-    } catch (err) {
-      if (err instanceof DuplicateLitterguardError) throw conflict(err.message)
-      throw err
-    }
-    return created(reply, `/users/${req.params.userId}/litterguards/${row.mac}`, ok(toApiLitterguard(row), 'Litterguard created'))
-  })
+    async (req, reply) => {
+      let row: LitterguardRow
+      try {
+        row = await insertLitterguard(db, req.params.userId, req.body, app.clock())
+      } catch (err) {
+        if (err instanceof DuplicateLitterguardError) throw conflict(err.message)
+        throw err
+      }
+      return created(
+        reply,
+        `/users/${req.params.userId}/litterguards/${row.mac}`,
+        ok(toApiLitterguard(row), 'Litterguard created'),
+      )
+    },
+  )
 
-  app.patch(item, {
-    schema: {
-      operationId: 'updateLitterguard', summary: 'Rename a litter-monitoring device',
-      description: 'By its MAC, either case. Integrators need the write permission. Only Name can change.',
-      params: LitterguardPath,
-      body: LitterguardPatch,
-      response: { 200: Envelope(litterguards.ref, 'The device as stored now', 'Litterguard updated') },
+  app.patch(
+    item,
+    {
+      schema: {
+        operationId: 'updateLitterguard',
+        summary: 'Rename a litter-monitoring device',
+        description: 'By its MAC, either case. Integrators need the write permission. Only Name can change.',
+        params: LitterguardPath,
+        body: LitterguardPatch,
+        response: { 200: Envelope(litterguards.ref, 'The device as stored now', 'Litterguard updated') },
+      },
+      config: { access: 'own' },
     },
-    config: { access: 'own' },
-  }, async (req) => {
-    const { mac } = await requireDevice(req.params.userId, req.params.macAddress)
-    const row = await updateLitterguard(db, req.params.userId, mac, req.body, new Date(app.clock()), since())
-    if (!row) throw notFound('Litterguard')
-    return ok(toApiLitterguard(row), 'Litterguard updated')
-  })
+    async (req) => {
+      const { mac } = await requireDevice(req.params.userId, req.params.macAddress)
+      const row = await updateLitterguard(db, req.params.userId, mac, req.body, new Date(app.clock()), since())
+      if (!row) throw notFound('Litterguard')
+      return ok(toApiLitterguard(row), 'Litterguard updated')
+    },
+  )
 
-  app.delete(item, {
-    schema: {
-      operationId: 'deleteLitterguard', summary: 'Delete a litter-monitoring device and its readings',
-      description: 'Integrators need the delete permission.',
-      params: LitterguardPath,
-      response: { 200: MessageEnvelope('Deleted', 'Litterguard deleted') },
+  app.delete(
+    item,
+    {
+      schema: {
+        operationId: 'deleteLitterguard',
+        summary: 'Delete a litter-monitoring device and its readings',
+        description: 'Integrators need the delete permission.',
+        params: LitterguardPath,
+        response: { 200: MessageEnvelope('Deleted', 'Litterguard deleted') },
+      },
+      config: { access: 'own' },
     },
-    config: { access: 'own' },
-  }, async (req) => {
-    const { mac } = await requireDevice(req.params.userId, req.params.macAddress)
-    if (!(await deleteLitterguard(db, req.params.userId, mac))) throw notFound('Litterguard')
-    return okMessage('Litterguard deleted')
-  })
+    async (req) => {
+      const { mac } = await requireDevice(req.params.userId, req.params.macAddress)
+      if (!(await deleteLitterguard(db, req.params.userId, mac))) throw notFound('Litterguard')
+      return okMessage('Litterguard deleted')
+    },
+  )
 
-  app.post(`${item}/sensordata`, {
-    schema: {
-      operationId: 'ingestLitterguardData', summary: 'Store readings of a litter-monitoring device',
-      description: `Body \`{ "readings": [{t, c, x, y, z}, ...] }\`, t in Unix SECONDS (a value in ms is refused), at most 15 minutes ahead. ` +
-        'Every row is validated; one bad row rejects the request (its index is in `details`) and nothing is stored. Idempotent on ' +
-        '(MAC, t): rows already stored are skipped and counted in `duplicates`. Updates the device\'s LastSeen and CurrentTemperature ' +
-        `from its newest reading. The same JSON can be published over MQTT (see the README). ${SENSOR_ACCESS} Writes need the integrator's write permission.`,
-      params: LitterguardPath,
-      body: DeviceIngestBody(limits),
-      response: { 200: Envelope(IngestResult, 'Counts of received and new rows', '1438 of 1440 readings stored') },
+  app.post(
+    `${item}/sensordata`,
+    {
+      schema: {
+        operationId: 'ingestLitterguardData',
+        summary: 'Store readings of a litter-monitoring device',
+        description:
+          `Body \`{ "readings": [{t, c, x, y, z}, ...] }\`, t in Unix SECONDS (a value in ms is refused), at most 15 minutes ahead. ` +
+          'Every row is validated; one bad row rejects the request (its index is in `details`) and nothing is stored. Idempotent on ' +
+          "(MAC, t): rows already stored are skipped and counted in `duplicates`. Updates the device's LastSeen and CurrentTemperature " +
+          `from its newest reading. The same JSON can be published over MQTT (see the README). ${SENSOR_ACCESS} Writes need the integrator's write permission.`,
+        params: LitterguardPath,
+        body: DeviceIngestBody(limits),
+        response: { 200: Envelope(IngestResult, 'Counts of received and new rows', '1438 of 1440 readings stored') },
+      },
+      config: { access: 'sensorData' },
     },
-    config: { access: 'sensorData' },
-  }, async (req) => {
-    const result = await ingest(db, req.params.userId, req.params.macAddress, { kind: 'devicedata', rows: req.body.readings }, app.clock())
-    if (result.outcome === 'unknownMac') throw notFound('Litterguard')
-    if (result.outcome === 'invalid') throw validationFailed(result.details)
-    const { counts } = result
-    app.countIngested('http', 'devicedata', counts.stored)
-    return ok(counts, `${counts.stored} of ${counts.received} readings stored`)
-  })
+    async (req) => {
+      const result = await ingest(
+        db,
+        req.params.userId,
+        req.params.macAddress,
+        { kind: 'devicedata', rows: req.body.readings },
+        app.clock(),
+      )
+      if (result.outcome === 'unknownMac') throw notFound('Litterguard')
+      if (result.outcome === 'invalid') throw validationFailed(result.details)
+      const { counts } = result
+      app.countIngested('http', 'devicedata', counts.stored)
+      return ok(counts, `${counts.stored} of ${counts.received} readings stored`)
+    },
+  )
 
-  app.get(`${item}/sensordata`, {
-    schema: {
-      operationId: 'listLitterguardData', summary: 'Readings of a litter-monitoring device',
-      description: `Newest first: within \`timeRange\` (ending now), or between \`startTime\` and \`endTime\` (both inclusive, both optional), ` +
-        `at most \`limit\`. ${UNITS} ${SENSOR_ACCESS}`,
-      params: LitterguardPath,
-      querystring: DeviceReadingsQuery(limits),
-      response: { 200: Envelope(Rows(DeviceReading, limits.deviceReadingsLimitMax), 'Readings') },
+  app.get(
+    `${item}/sensordata`,
+    {
+      schema: {
+        operationId: 'listLitterguardData',
+        summary: 'Readings of a litter-monitoring device',
+        description:
+          `Newest first: within \`timeRange\` (ending now), or between \`startTime\` and \`endTime\` (both inclusive, both optional), ` +
+          `at most \`limit\`. ${UNITS} ${SENSOR_ACCESS}`,
+        params: LitterguardPath,
+        querystring: DeviceReadingsQuery(limits),
+        response: { 200: Envelope(Rows(DeviceReading, limits.deviceReadingsLimitMax), 'Readings') },
+      },
+      config: { access: 'sensorData' },
     },
-    config: { access: 'sensorData' },
-  }, async (req) => {
-    const range = readingsRange(req.query, app.clock())
-    if ('problem' in range) throw validationFailed([range.problem])
-    const { mac } = await requireDevice(req.params.userId, req.params.macAddress)
-    return ok(await readDeviceReadings(db, req.params.userId, mac, range, req.query.limit))
-  })
+    async (req) => {
+      const range = readingsRange(req.query, app.clock())
+      if ('problem' in range) throw validationFailed([range.problem])
+      const { mac } = await requireDevice(req.params.userId, req.params.macAddress)
+      return ok(await readDeviceReadings(db, req.params.userId, mac, range, req.query.limit))
+    },
+  )
 
-  app.get(`${item}/sensordata/latest`, {
-    schema: {
-      operationId: 'latestLitterguardData', summary: 'Latest readings of a litter-monitoring device',
-      description: `The newest \`count\` readings, newest first. ${UNITS} ${SENSOR_ACCESS}`,
-      params: LitterguardPath,
-      querystring: DeviceLatestQuery(limits),
-      response: { 200: Envelope(Rows(DeviceReading, limits.latestCountMax), 'Readings') },
+  app.get(
+    `${item}/sensordata/latest`,
+    {
+      schema: {
+        operationId: 'latestLitterguardData',
+        summary: 'Latest readings of a litter-monitoring device',
+        description: `The newest \`count\` readings, newest first. ${UNITS} ${SENSOR_ACCESS}`,
+        params: LitterguardPath,
+        querystring: DeviceLatestQuery(limits),
+        response: { 200: Envelope(Rows(DeviceReading, limits.latestCountMax), 'Readings') },
+      },
+      config: { access: 'sensorData' },
     },
-    config: { access: 'sensorData' },
-  }, async (req) => {
-    const { mac } = await requireDevice(req.params.userId, req.params.macAddress)
-    return ok(await readDeviceReadings(db, req.params.userId, mac, {}, req.query.count))
-  })
+    async (req) => {
+      const { mac } = await requireDevice(req.params.userId, req.params.macAddress)
+      return ok(await readDeviceReadings(db, req.params.userId, mac, {}, req.query.count))
+    },
+  )
 
-  app.get(`${item}/analytics`, {
-    schema: {
-      operationId: 'litterguardAnalytics', summary: 'Analytics of a litter-monitoring device',
-      description: 'Averages, ranges, count and the activity verdicts of the readings in [now − timeRange, now], computed by the database. ' +
-        'Access as the registry (owner or linked integrator): the spec\'s tier rule names the /sensordata paths, and this path is not one.',
-      params: LitterguardPath,
-      querystring: DeviceAnalyticsQuery,
-      response: { 200: Envelope(DeviceAnalytics, 'Analytics') },
+  app.get(
+    `${item}/analytics`,
+    {
+      schema: {
+        operationId: 'litterguardAnalytics',
+        summary: 'Analytics of a litter-monitoring device',
+        description:
+          'Averages, ranges, count and the activity verdicts of the readings in [now − timeRange, now], computed by the database. ' +
+          "Access as the registry (owner or linked integrator): the spec's tier rule names the /sensordata paths, and this path is not one.",
+        params: LitterguardPath,
+        querystring: DeviceAnalyticsQuery,
+        response: { 200: Envelope(DeviceAnalytics, 'Analytics') },
+      },
+      config: { access: 'own' },
     },
-    config: { access: 'own' },
-  }, async (req) => {
-    const { mac } = await requireDevice(req.params.userId, req.params.macAddress)
-    const window = deviceWindow(req.query.timeRange, app.clock())
-    const [aggregates] = await activityAggregates(db, req.params.userId, window, baselineWindow(window).start, mac)
-    return ok(analyticsOf(aggregates, window))
-  })
+    async (req) => {
+      const { mac } = await requireDevice(req.params.userId, req.params.macAddress)
+      const window = deviceWindow(req.query.timeRange, app.clock())
+      const [aggregates] = await activityAggregates(db, req.params.userId, window, baselineWindow(window).start, mac)
+      return ok(analyticsOf(aggregates, window))
+    },
+  )
 }

@@ -7,9 +7,18 @@ const MINUTE = 60
 const HOUR = 60 * MINUTE
 const DAY = 24 * HOUR
 
-export const RANGE_SECONDS: Record<TimeRange, number> = { '1h': HOUR, '6h': 6 * HOUR, '24h': DAY, '7d': 7 * DAY, '30d': 30 * DAY }
+export const RANGE_SECONDS: Record<TimeRange, number> = {
+  '1h': HOUR,
+  '6h': 6 * HOUR,
+  '24h': DAY,
+  '7d': 7 * DAY,
+  '30d': 30 * DAY,
+}
 
-export interface Window { start: number; end: number }
+export interface Window {
+  start: number
+  end: number
+}
 
 /** The window of `range` ending now, in Unix seconds, both ends inclusive. */
 export function deviceWindow(range: TimeRange, nowMs: number): Window {
@@ -29,13 +38,20 @@ export function isActive(lastSeen: number | null, nowMs: number, windowMinutes: 
   return lastSeen !== null && lastSeen >= activeSince(nowMs, windowMinutes)
 }
 
-export interface ReadingsRangeQuery { timeRange?: TimeRange | undefined; startTime?: number | undefined; endTime?: number | undefined }
+export interface ReadingsRangeQuery {
+  timeRange?: TimeRange | undefined
+  startTime?: number | undefined
+  endTime?: number | undefined
+}
 
 /**
  * The span a sensordata read covers (Unix seconds, both ends inclusive, either end open): `timeRange`
  * ending now, or `startTime`/`endTime`; the two forms do not mix, and the start may not follow the end.
  */
-export function readingsRange(q: ReadingsRangeQuery, nowMs: number): { start?: number; end?: number } | { problem: { field: string; message: string } } {
+export function readingsRange(
+  q: ReadingsRangeQuery,
+  nowMs: number,
+): { start?: number; end?: number } | { problem: { field: string; message: string } } {
   if (q.timeRange !== undefined) {
     if (q.startTime !== undefined || q.endTime !== undefined) {
       return { problem: { field: 'query:timeRange', message: 'give either timeRange or startTime/endTime, not both' } }
@@ -45,7 +61,10 @@ export function readingsRange(q: ReadingsRangeQuery, nowMs: number): { start?: n
   if (q.startTime !== undefined && q.endTime !== undefined && q.startTime > q.endTime) {
     return { problem: { field: 'query:startTime', message: 'must not be after endTime' } }
   }
-  return { ...(q.startTime !== undefined ? { start: q.startTime } : {}), ...(q.endTime !== undefined ? { end: q.endTime } : {}) }
+  return {
+    ...(q.startTime !== undefined ? { start: q.startTime } : {}),
+    ...(q.endTime !== undefined ? { end: q.endTime } : {}),
+  }
 }
 
 // Activity. A device at rest measures gravity, about 1 g, whatever it is mounted on, so the mean

@@ -49,7 +49,10 @@ export interface DeviceSimulationWindow {
 }
 
 /** One device's readings over the window (t in Unix seconds), in batches of at most batchSize rows, oldest first. */
-export function* simulateLitterguardReadings(device: SimulatedLitterguard, window: DeviceSimulationWindow): Generator<DeviceRow[]> {
+export function* simulateLitterguardReadings(
+  device: SimulatedLitterguard,
+  window: DeviceSimulationWindow,
+): Generator<DeviceRow[]> {
   const random = prng(seedOf(window.uid, 'litterguard-readings', device.index))
   const base = 31.5 + random() * 1.0
   const tilt = [0.05 + gaussian(random) * 0.03, -0.04 + gaussian(random) * 0.03]

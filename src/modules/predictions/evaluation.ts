@@ -4,11 +4,25 @@
 // The rules were tuned on TUNING_SEED; the reported figures come from EVALUATION_SEED, a herd the rules
 // never saw.
 import {
-  planAnimal, planFarm, simulateReadings, simulatedHerd, type AnimalPlan, type SimulatedAnimal,
+  planAnimal,
+  planFarm,
+  simulateReadings,
+  simulatedHerd,
+  type AnimalPlan,
+  type SimulatedAnimal,
 } from '../readings/simulator.ts'
 import type { LocationRow, SensorRow } from '../readings/readings.schemas.ts'
 import {
-  HOUR_MS, NO_RECORDS, SCORER, alignHours, scoreHerd, summarizeHours, type AnimalHours, type AnimalRecords, type HourSummary, type ScorerSettings,
+  HOUR_MS,
+  NO_RECORDS,
+  SCORER,
+  alignHours,
+  scoreHerd,
+  summarizeHours,
+  type AnimalHours,
+  type AnimalRecords,
+  type HourSummary,
+  type ScorerSettings,
 } from './scorer.rules.ts'
 import { CLASSIFICATION_TYPES, type ClassificationType } from './predictions.rules.ts'
 
@@ -85,7 +99,12 @@ export interface EvaluationReport {
   seconds: number
 }
 
-export interface SimulatedAnimalData { animal: SimulatedAnimal; plan: AnimalPlan; hours: HourSummary[]; records: AnimalRecords }
+export interface SimulatedAnimalData {
+  animal: SimulatedAnimal
+  plan: AnimalPlan
+  hours: HourSummary[]
+  records: AnimalRecords
+}
 
 /** The herd's readings summarized per hour (one animal in memory at a time), with the plans that made them. */
 export function simulateHerdHours(options: Required<EvaluationOptions>): SimulatedAnimalData[] {
@@ -104,7 +123,8 @@ export function simulateHerdHours(options: Required<EvaluationOptions>): Simulat
     const first = Math.floor(start / HOUR_MS) * HOUR_MS
     const last = Math.floor(end / HOUR_MS) * HOUR_MS - HOUR_MS
     return {
-      animal, plan,
+      animal,
+      plan,
       hours: alignHours(summarizeHours(sensor, locations), first, last),
       records: { services: plan.services, weanings: plan.weanings, births: plan.farrowings.map((f) => f.onset) },
     }
@@ -117,7 +137,10 @@ export type Scores = Record<ClassificationType, number[]>[]
 export function evaluatePredictions(input: EvaluationOptions): EvaluationReport {
   const began = performance.now()
   const options: Required<EvaluationOptions> = {
-    historyDays: 28, intervalMs: 60_000, start: Date.UTC(2026, 0, 5), ...input,
+    historyDays: 28,
+    intervalMs: 60_000,
+    start: Date.UTC(2026, 0, 5),
+    ...input,
   }
   const herd = simulateHerdHours(options)
   const from = options.historyDays * 24
@@ -130,16 +153,27 @@ export function evaluatePredictions(input: EvaluationOptions): EvaluationReport 
     days: options.days,
     historyDays: options.historyDays,
     intervalSeconds: options.intervalMs / 1000,
-    window: { from: new Date(herd[0]!.hours[from]!.hour).toISOString(), to: new Date(herd[0]!.hours[to]!.hour + HOUR_MS).toISOString() },
+    window: {
+      from: new Date(herd[0]!.hours[from]!.hour).toISOString(),
+      to: new Date(herd[0]!.hours[to]!.hour + HOUR_MS).toISOString(),
+    },
     scorer,
     scorerWithoutRecords: measure(herd, scoresOf(herd, from, to, false), from, to),
-    plainThreshold: measure(herd, herd.map((a) => plainThresholds(a.hours, from, to)), from, to),
+    plainThreshold: measure(
+      herd,
+      herd.map((a) => plainThresholds(a.hours, from, to)),
+      from,
+      to,
+    ),
     targets: TARGETS,
     met: {
-      birth: (scorer.birth.sensitivity ?? 0) >= TARGETS.birth.sensitivity && (scorer.birth.leadHours.median ?? 0) >= TARGETS.birth.medianLeadHours &&
+      birth:
+        (scorer.birth.sensitivity ?? 0) >= TARGETS.birth.sensitivity &&
+        (scorer.birth.leadHours.median ?? 0) >= TARGETS.birth.medianLeadHours &&
         scorer.birth.falseAlarmsPerAnimalMonth <= TARGETS.birth.falseAlarmsPerAnimalMonth,
       heat: (scorer.heat.sensitivity ?? 0) >= TARGETS.heat.sensitivity,
-      lameness: (scorer.lameness.sensitivity ?? 0) >= TARGETS.lameness.sensitivity &&
+      lameness:
+        (scorer.lameness.sensitivity ?? 0) >= TARGETS.lameness.sensitivity &&
         scorer.lameness.falseAlarmsPerAnimalMonth <= TARGETS.lameness.falseAlarmsPerAnimalMonth,
     },
     seconds: 0,
@@ -149,13 +183,26 @@ export function evaluatePredictions(input: EvaluationOptions): EvaluationReport 
 }
 
 /** The scorer's hourly scores of the simulated herd (0 outside from-to), with the farm's records or without any. */
-export function scoresOf(herd: readonly SimulatedAnimalData[], from: number, to: number, withRecords: boolean, settings: ScorerSettings = SCORER): Scores {
+export function scoresOf(
+  herd: readonly SimulatedAnimalData[],
+  from: number,
+  to: number,
+  withRecords: boolean,
+  settings: ScorerSettings = SCORER,
+): Scores {
   const hourCount = herd[0]?.hours.length ?? 0
   const animals: AnimalHours<number>[] = herd.map((a) => ({
-    key: a.animal.index, group: a.animal.Group, hours: a.hours, records: withRecords ? a.records : NO_RECORDS,
+    key: a.animal.index,
+    group: a.animal.Group,
+    hours: a.hours,
+    records: withRecords ? a.records : NO_RECORDS,
   }))
   return scoreHerd(animals, from, to, settings).map((perHour) => {
-    const out = { birth: new Array<number>(hourCount).fill(0), heat: new Array<number>(hourCount).fill(0), lameness: new Array<number>(hourCount).fill(0) }
+    const out = {
+      birth: new Array<number>(hourCount).fill(0),
+      heat: new Array<number>(hourCount).fill(0),
+      lameness: new Array<number>(hourCount).fill(0),
+    }
     perHour.forEach((s, n) => {
       out.birth[from + n] = s.birth
       out.heat[from + n] = s.heat
@@ -177,34 +224,58 @@ export function alarmsOf(scores: readonly number[], from: number, to: number): [
   return alarms
 }
 
-interface Episode { animal: number; onset: number; detectFrom: number; detectTo: number; excuseFrom: number; excuseTo: number; counted: boolean }
+interface Episode {
+  animal: number
+  onset: number
+  detectFrom: number
+  detectTo: number
+  excuseFrom: number
+  excuseTo: number
+  counted: boolean
+}
 
 /** The ground truth of each class as episodes with their detection and excuse windows (ms). */
-function episodesOf(herd: readonly SimulatedAnimalData[], windowFrom: number, windowTo: number): Record<ClassificationType, Episode[]> {
+function episodesOf(
+  herd: readonly SimulatedAnimalData[],
+  windowFrom: number,
+  windowTo: number,
+): Record<ClassificationType, Episode[]> {
   const out: Record<ClassificationType, Episode[]> = { birth: [], heat: [], lameness: [] }
   const inWindow = (t: number) => t >= windowFrom && t < windowTo
   herd.forEach((a, animal) => {
     for (const f of a.plan.farrowings) {
       const w = DETECTION_WINDOWS.birth
       out.birth.push({
-        animal, onset: f.onset, detectFrom: f.onset - w.beforeOnsetHours * HOUR_MS, detectTo: f.onset,
-        excuseFrom: f.onset - w.beforeOnsetHours * HOUR_MS, excuseTo: f.onset + w.excusedAfterHours * HOUR_MS,
+        animal,
+        onset: f.onset,
+        detectFrom: f.onset - w.beforeOnsetHours * HOUR_MS,
+        detectTo: f.onset,
+        excuseFrom: f.onset - w.beforeOnsetHours * HOUR_MS,
+        excuseTo: f.onset + w.excusedAfterHours * HOUR_MS,
         counted: inWindow(f.onset) && f.onset - w.beforeOnsetHours * HOUR_MS >= windowFrom,
       })
     }
     for (const h of a.plan.heats) {
       const w = DETECTION_WINDOWS.heat
       out.heat.push({
-        animal, onset: h.onset, detectFrom: h.onset - w.beforeOnsetHours * HOUR_MS, detectTo: h.end,
-        excuseFrom: h.onset - w.beforeOnsetHours * HOUR_MS, excuseTo: h.end + w.excusedAfterHours * HOUR_MS,
+        animal,
+        onset: h.onset,
+        detectFrom: h.onset - w.beforeOnsetHours * HOUR_MS,
+        detectTo: h.end,
+        excuseFrom: h.onset - w.beforeOnsetHours * HOUR_MS,
+        excuseTo: h.end + w.excusedAfterHours * HOUR_MS,
         counted: inWindow(h.onset) && h.end <= windowTo,
       })
     }
     for (const l of a.plan.lameness) {
       const w = DETECTION_WINDOWS.lameness
       out.lameness.push({
-        animal, onset: l.onset, detectFrom: l.onset + w.fromDays * DAY_MS, detectTo: Math.min(windowTo, l.onset + w.toDays * DAY_MS),
-        excuseFrom: l.onset, excuseTo: Infinity,
+        animal,
+        onset: l.onset,
+        detectFrom: l.onset + w.fromDays * DAY_MS,
+        detectTo: Math.min(windowTo, l.onset + w.toDays * DAY_MS),
+        excuseFrom: l.onset,
+        excuseTo: Infinity,
         counted: inWindow(l.onset) && l.onset + w.minObservedDays * DAY_MS <= windowTo,
       })
     }
@@ -242,7 +313,11 @@ export function measure(herd: readonly SimulatedAnimalData[], scores: Scores, fr
       episodes: counted.length,
       detected,
       sensitivity: counted.length === 0 ? null : round2(detected / counted.length),
-      leadHours: { median: leads.length === 0 ? null : round1(medianOf(leads)), min: leads.length === 0 ? null : round1(leads[0]!), max: leads.length === 0 ? null : round1(leads.at(-1)!) },
+      leadHours: {
+        median: leads.length === 0 ? null : round1(medianOf(leads)),
+        min: leads.length === 0 ? null : round1(leads[0]!),
+        max: leads.length === 0 ? null : round1(leads.at(-1)!),
+      },
       falseAlarms,
       animalMonths: round1(animalMonths),
       falseAlarmsPerAnimalMonth: round2(falseAlarms / animalMonths),
@@ -256,9 +331,17 @@ export function measure(herd: readonly SimulatedAnimalData[], scores: Scores, fr
  * the week before, heat when the last 24 h are 1.3x the mean day of days 2-8 back, lameness when the last
  * 5 days are 25 % below days 14-20 back.
  */
-export function plainThresholds(hours: readonly HourSummary[], from: number, to: number): Record<ClassificationType, number[]> {
+export function plainThresholds(
+  hours: readonly HourSummary[],
+  from: number,
+  to: number,
+): Record<ClassificationType, number[]> {
   const n = hours.length
-  const out = { birth: new Array<number>(n).fill(0), heat: new Array<number>(n).fill(0), lameness: new Array<number>(n).fill(0) }
+  const out = {
+    birth: new Array<number>(n).fill(0),
+    heat: new Array<number>(n).fill(0),
+    lameness: new Array<number>(n).fill(0),
+  }
   const meanActivity = (a: number, b: number) => {
     let sum = 0
     let count = 0
@@ -284,6 +367,9 @@ export function plainThresholds(hours: readonly HourSummary[], from: number, to:
   return out
 }
 
-const medianOf = (sorted: readonly number[]) => (sorted.length % 2 === 1 ? sorted[sorted.length >> 1]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2)
+const medianOf = (sorted: readonly number[]) =>
+  sorted.length % 2 === 1
+    ? sorted[sorted.length >> 1]!
+    : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2
 const round1 = (x: number) => Math.round(x * 10) / 10
 const round2 = (x: number) => Math.round(x * 100) / 100

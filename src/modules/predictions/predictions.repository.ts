@@ -21,11 +21,16 @@ export interface PredictionCriteria {
 }
 
 function selectPredictions(db: Kysely<DB>, c: PredictionCriteria): PredictionQuery {
-  let query = db.selectFrom('predictions as p')
+  let query = db
+    .selectFrom('predictions as p')
     .innerJoin('animals as a', (join) => join.onRef('a.uid', '=', 'p.uid').onRef('a.id', '=', 'p.animal_id'))
     .select(['p.id', 'p.uid', 'p.predicted_at', 'p.classification_type', 'p.results'])
-    .select(sql<Record<string, unknown>>`jsonb_build_object('id', a.id::text, 'mac', a.mac, 'name', a.id::text, 'group', a.group_name,
-      'weight', a.watchdog_weight, 'userId', a.uid)`.as('animal'))
+    .select(
+      sql<
+        Record<string, unknown>
+      >`jsonb_build_object('id', a.id::text, 'mac', a.mac, 'name', a.id::text, 'group', a.group_name,
+      'weight', a.watchdog_weight, 'userId', a.uid)`.as('animal'),
+    )
     .where('p.uid', '=', c.uid)
     .where('p.animal_id', '=', c.animalId) as unknown as PredictionQuery
   if (c.classificationType !== undefined) query = query.where('p.classification_type', '=', c.classificationType)
@@ -37,7 +42,11 @@ function selectPredictions(db: Kysely<DB>, c: PredictionCriteria): PredictionQue
 }
 
 /** A page of predictions, newest first. */
-export async function listPredictions(db: Kysely<DB>, criteria: PredictionCriteria, page: { page: number; limit: number }): Promise<Page<Row>> {
+export async function listPredictions(
+  db: Kysely<DB>,
+  criteria: PredictionCriteria,
+  page: { page: number; limit: number },
+): Promise<Page<Row>> {
   return paginate(selectPredictions(db, criteria), {
     columns: { timestamp: { column: 'p.predicted_at' } },
     params: { ...page, sortBy: 'timestamp', sortOrder: 'desc' },
@@ -47,15 +56,26 @@ export async function listPredictions(db: Kysely<DB>, criteria: PredictionCriter
 
 /** The newest `limit` predictions, newest first. */
 export async function recentPredictions(db: Kysely<DB>, criteria: PredictionCriteria, limit: number): Promise<Row[]> {
-  return selectPredictions(db, criteria).orderBy('p.predicted_at', 'desc').orderBy('p.id', 'desc').limit(limit).execute()
+  return selectPredictions(db, criteria)
+    .orderBy('p.predicted_at', 'desc')
+    .orderBy('p.id', 'desc')
+    .limit(limit)
+    .execute()
 }
 
 /** Up to `max` predictions in the criteria's window, oldest first, and how many the window holds. */
-export async function predictionsInRange(db: Kysely<DB>, criteria: PredictionCriteria, max: number): Promise<{ rows: Row[]; total: number }> {
+export async function predictionsInRange(
+  db: Kysely<DB>,
+  criteria: PredictionCriteria,
+  max: number,
+): Promise<{ rows: Row[]; total: number }> {
   const query = selectPredictions(db, criteria)
   const [rows, count] = await Promise.all([
     query.orderBy('p.predicted_at', 'asc').orderBy('p.id', 'asc').limit(max).execute(),
-    query.clearSelect().select(sql<number>`count(*)`.as('total')).executeTakeFirstOrThrow(),
+    query
+      .clearSelect()
+      .select(sql<number>`count(*)`.as('total'))
+      .executeTakeFirstOrThrow(),
   ])
   return { rows, total: Number(count.total) }
 }
@@ -69,11 +89,26 @@ export interface NewPrediction {
 }
 
 /** Stores a prediction an owner or integrator posted, and returns it as the reads show it. */
-export async function insertExternalPrediction(db: Kysely<DB>, uid: string, p: NewPrediction, createdBy: string): Promise<Row> {
-  const { id } = await db.insertInto('predictions').values({
-    uid, animal_id: p.animalId, classification_type: p.classificationType, predicted_at: p.predictedAt,
-    results: JSON.stringify(p.results), peak_probability: p.peakProbability, source: 'external', created_by: createdBy,
-  }).returning('id').executeTakeFirstOrThrow()
+export async function insertExternalPrediction(
+  db: Kysely<DB>,
+  uid: string,
+  p: NewPrediction,
+  createdBy: string,
+): Promise<Row> {
+  const { id } = await db
+    .insertInto('predictions')
+    .values({
+      uid,
+      animal_id: p.animalId,
+      classification_type: p.classificationType,
+      predicted_at: p.predictedAt,
+      results: JSON.stringify(p.results),
+      peak_probability: p.peakProbability,
+      source: 'external',
+      created_by: createdBy,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   return (await selectPredictions(db, { uid, animalId: p.animalId }).where('p.id', '=', id).executeTakeFirst())!
 }
 
@@ -81,14 +116,32 @@ export async function insertExternalPrediction(db: Kysely<DB>, uid: string, p: N
  * Stores the scorer's predictions of one user; one per animal, class and hour, so a second run for the
  * same hour stores nothing. Returns how many were new.
  */
-export async function insertScoredPredictions(db: Kysely<DB>, uid: string, rows: readonly NewPrediction[]): Promise<number> {
+export async function insertScoredPredictions(
+  db: Kysely<DB>,
+  uid: string,
+  rows: readonly NewPrediction[],
+): Promise<number> {
   if (rows.length === 0) return 0
-  const result = await db.insertInto('predictions')
-    .values(rows.map((p) => ({
-      uid, animal_id: p.animalId, classification_type: p.classificationType, predicted_at: p.predictedAt,
-      results: JSON.stringify(p.results), peak_probability: p.peakProbability, source: 'scorer' as const, created_by: null,
-    })))
-    .onConflict((oc) => oc.columns(['uid', 'animal_id', 'classification_type', 'predicted_at']).where('source', '=', 'scorer').doNothing())
+  const result = await db
+    .insertInto('predictions')
+    .values(
+      rows.map((p) => ({
+        uid,
+        animal_id: p.animalId,
+        classification_type: p.classificationType,
+        predicted_at: p.predictedAt,
+        results: JSON.stringify(p.results),
+        peak_probability: p.peakProbability,
+        source: 'scorer' as const,
+        created_by: null,
+      })),
+    )
+    .onConflict((oc) =>
+      oc
+        .columns(['uid', 'animal_id', 'classification_type', 'predicted_at'])
+        .where('source', '=', 'scorer')
+        .doNothing(),
+    )
     .executeTakeFirst()
   return Number(result.numInsertedOrUpdatedRows ?? 0n)
 }

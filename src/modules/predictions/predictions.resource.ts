@@ -16,40 +16,84 @@ export const RESULTS_MAX = 500
 /** Most predictions `.../range` answers (oldest first); a longer range is cut there and says so. */
 export const RANGE_MAX = 1000
 
-const DateTime = (description: string) => Type.String({ pattern: ISO_DATE_TIME_PATTERN, maxLength: 40, description, examples: ['2026-11-02T06:00:00.000Z'] })
+const DateTime = (description: string) =>
+  Type.String({ pattern: ISO_DATE_TIME_PATTERN, maxLength: 40, description, examples: ['2026-11-02T06:00:00.000Z'] })
 
-const AnimalId = (description: string) => Type.String({ pattern: '^[0-9]{1,16}$', maxLength: 16, description, examples: [String(EXAMPLE.ms)] })
+const AnimalId = (description: string) =>
+  Type.String({ pattern: '^[0-9]{1,16}$', maxLength: 16, description, examples: [String(EXAMPLE.ms)] })
 
-export const PredictionAnimal = (extra: Record<string, unknown> = {}) => Type.Object({
-  id: AnimalId('The animal\'s ID'),
-  mac: Type.String({ pattern: MAC_PATTERN, maxLength: 17, description: 'The animal\'s current tag MAC', examples: [EXAMPLE.mac] }),
-  name: AnimalId('The animal\'s ID again: the Animal model has no name field, and its ID is how the API names it'),
-  group: Type.Union([Type.String({ maxLength: 200, examples: ['Farrowing 2'] }), Type.Null()], { description: 'The animal\'s current Group; null when it has none' }),
-  weight: Type.Union([Type.Number({ examples: [212.5] }), Type.Null()], { description: 'The animal\'s current WatchdogWeight (its weight as last weighed); null when it has none' }),
-  userId: Type.String({ pattern: UID_PATTERN, maxLength: 128, description: 'The owner\'s Uid', examples: [EXAMPLE.uid] }),
-}, { additionalProperties: false, ...extra })
+export const PredictionAnimal = (extra: Record<string, unknown> = {}) =>
+  Type.Object(
+    {
+      id: AnimalId("The animal's ID"),
+      mac: Type.String({
+        pattern: MAC_PATTERN,
+        maxLength: 17,
+        description: "The animal's current tag MAC",
+        examples: [EXAMPLE.mac],
+      }),
+      name: AnimalId("The animal's ID again: the Animal model has no name field, and its ID is how the API names it"),
+      group: Type.Union([Type.String({ maxLength: 200, examples: ['Farrowing 2'] }), Type.Null()], {
+        description: "The animal's current Group; null when it has none",
+      }),
+      weight: Type.Union([Type.Number({ examples: [212.5] }), Type.Null()], {
+        description: "The animal's current WatchdogWeight (its weight as last weighed); null when it has none",
+      }),
+      userId: Type.String({
+        pattern: UID_PATTERN,
+        maxLength: 128,
+        description: "The owner's Uid",
+        examples: [EXAMPLE.uid],
+      }),
+    },
+    { additionalProperties: false, ...extra },
+  )
 
-const Result = Type.Object({
-  timestamp: DateTime('The moment this probability is about, ISO 8601 (stored and shown in UTC)'),
-  probability: Type.Number({ minimum: 0, maximum: 1, description: '0.0-1.0', examples: [0.87] }),
-}, { additionalProperties: false })
+const Result = Type.Object(
+  {
+    timestamp: DateTime('The moment this probability is about, ISO 8601 (stored and shown in UTC)'),
+    probability: Type.Number({ minimum: 0, maximum: 1, description: '0.0-1.0', examples: [0.87] }),
+  },
+  { additionalProperties: false },
+)
 
 export const predictions = defineResource({
   name: 'AIPrediction',
   table: 'predictions',
-  description: 'A prediction about one animal: our own rule-based scorer stores one per animal, class and hour ' +
+  description:
+    'A prediction about one animal: our own rule-based scorer stores one per animal, class and hour ' +
     '(see the predictions tag), an external model posts its own. `animal` shows the animal as the registry has it now.',
   fields: {
     timestamp: field.string({
-      column: 'predicted_at', nullable: false, pattern: ISO_DATE_TIME_PATTERN, maxLength: 40,
+      column: 'predicted_at',
+      nullable: false,
+      pattern: ISO_DATE_TIME_PATTERN,
+      maxLength: 40,
       toApi: (ms) => new Date(Number(ms)).toISOString(),
-      description: 'When predicted, ISO 8601 in UTC. For the scorer: the end of the hour whose readings it scored. ' +
+      description:
+        'When predicted, ISO 8601 in UTC. For the scorer: the end of the hour whose readings it scored. ' +
         'On create: optional, default now; never in the future',
       example: '2026-11-02T06:00:00.000Z',
     }),
-    classificationType: field.enum(CLASSIFICATION_TYPES, { column: 'classification_type', required: true, description: 'heat, birth or lameness', example: 'birth' }),
-    userId: field.string({ column: 'uid', readOnly: true, pattern: UID_PATTERN, maxLength: 128, description: 'The owner\'s Uid', example: EXAMPLE.uid }),
-    animal: field.json(PredictionAnimal, { readOnly: true, nullable: false, description: 'The animal, from its current registry fields' }),
+    classificationType: field.enum(CLASSIFICATION_TYPES, {
+      column: 'classification_type',
+      required: true,
+      description: 'heat, birth or lameness',
+      example: 'birth',
+    }),
+    userId: field.string({
+      column: 'uid',
+      readOnly: true,
+      pattern: UID_PATTERN,
+      maxLength: 128,
+      description: "The owner's Uid",
+      example: EXAMPLE.uid,
+    }),
+    animal: field.json(PredictionAnimal, {
+      readOnly: true,
+      nullable: false,
+      description: 'The animal, from its current registry fields',
+    }),
     results: field.json((extra) => Type.Array(Result, { minItems: 1, maxItems: RESULTS_MAX, ...extra }), {
       required: true,
       description: `1-${RESULTS_MAX} probabilities, each about one moment. The scorer gives one: the probability for the hour it scored`,
@@ -58,22 +102,32 @@ export const predictions = defineResource({
 })
 
 export const PredictionCreate = predictions.createBody({
-  description: 'classificationType and results are required, timestamp is optional (default now). The user and the animal ' +
+  description:
+    'classificationType and results are required, timestamp is optional (default now). The user and the animal ' +
     'come from the path. Unknown fields are refused.',
 })
 
 export const ClassificationPath = Type.Object({
   ...AnimalMacPath.properties,
-  classificationType: StringEnum(CLASSIFICATION_TYPES, { description: 'heat, birth or lameness; anything else is a 400' }),
+  classificationType: StringEnum(CLASSIFICATION_TYPES, {
+    description: 'heat, birth or lameness; anything else is a 400',
+  }),
 })
 
-const IsoDate = (description: string) => Type.String({
-  pattern: ISO_8601_PATTERN, maxLength: 40, examples: ['2026-11-01'],
-  description: `${description}: ISO 8601, a date (the whole UTC day) or a date and time (UTC unless it has an offset)`,
-})
-const Probability = (description: string, example: number) => Type.Number({
-  minimum: 0, maximum: 1, description: `${description}, 0.0-1.0: compared with the prediction's highest result probability`, examples: [example],
-})
+const IsoDate = (description: string) =>
+  Type.String({
+    pattern: ISO_8601_PATTERN,
+    maxLength: 40,
+    examples: ['2026-11-01'],
+    description: `${description}: ISO 8601, a date (the whole UTC day) or a date and time (UTC unless it has an offset)`,
+  })
+const Probability = (description: string, example: number) =>
+  Type.Number({
+    minimum: 0,
+    maximum: 1,
+    description: `${description}, 0.0-1.0: compared with the prediction's highest result probability`,
+    examples: [example],
+  })
 const Classification = StringEnum(CLASSIFICATION_TYPES, { description: 'heat, birth or lameness' })
 
 function windowProperties() {
@@ -87,13 +141,29 @@ function windowProperties() {
 
 function pageProperties(limits: Limits) {
   return {
-    page: Integer({ minimum: 1, maximum: PAGE_MAX, default: 1, description: `Page number, 1-${PAGE_MAX}`, examples: [1] }),
-    limit: Integer({ minimum: 1, maximum: limits.pageLimitMax, default: limits.pageLimitDefault, description: `Page size, 1-${limits.pageLimitMax}`, examples: [Math.min(24, limits.pageLimitMax)] }),
+    page: Integer({
+      minimum: 1,
+      maximum: PAGE_MAX,
+      default: 1,
+      description: `Page number, 1-${PAGE_MAX}`,
+      examples: [1],
+    }),
+    limit: Integer({
+      minimum: 1,
+      maximum: limits.pageLimitMax,
+      default: limits.pageLimitDefault,
+      description: `Page size, 1-${limits.pageLimitMax}`,
+      examples: [Math.min(24, limits.pageLimitMax)],
+    }),
   }
 }
 
 export function PredictionListQuery(limits: Limits) {
-  return Type.Object({ ...pageProperties(limits), classificationType: Type.Optional(Classification), ...windowProperties() })
+  return Type.Object({
+    ...pageProperties(limits),
+    classificationType: Type.Optional(Classification),
+    ...windowProperties(),
+  })
 }
 
 export function ClassificationListQuery(limits: Limits) {
@@ -102,7 +172,13 @@ export function ClassificationListQuery(limits: Limits) {
 
 export function RecentQuery(limits: Limits) {
   return Type.Object({
-    limit: Integer({ minimum: 1, maximum: limits.recentLimitMax, default: limits.recentLimitDefault, description: `Predictions, 1-${limits.recentLimitMax}`, examples: [Math.min(5, limits.recentLimitMax)] }),
+    limit: Integer({
+      minimum: 1,
+      maximum: limits.recentLimitMax,
+      default: limits.recentLimitDefault,
+      description: `Predictions, 1-${limits.recentLimitMax}`,
+      examples: [Math.min(5, limits.recentLimitMax)],
+    }),
     classificationType: Type.Optional(Classification),
   })
 }

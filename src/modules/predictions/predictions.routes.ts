@@ -13,22 +13,43 @@ import type { App } from '../../types.ts'
 import { findAnimalByMac, type AnimalRow } from '../animals/animals.repository.ts'
 import { AnimalMacPath } from '../animals/animals.resource.ts'
 import {
-  ClassificationListQuery, ClassificationPath, PredictionCreate, PredictionListQuery, RANGE_MAX, RangeQuery, RecentQuery, predictions,
+  ClassificationListQuery,
+  ClassificationPath,
+  PredictionCreate,
+  PredictionListQuery,
+  RANGE_MAX,
+  RangeQuery,
+  RecentQuery,
+  predictions,
 } from './predictions.resource.ts'
-import { insertExternalPrediction, listPredictions, predictionsInRange, recentPredictions, type PredictionCriteria } from './predictions.repository.ts'
+import {
+  insertExternalPrediction,
+  listPredictions,
+  predictionsInRange,
+  recentPredictions,
+  type PredictionCriteria,
+} from './predictions.repository.ts'
 import { instantOf, normalizePosted, peakProbability, type PostedPrediction } from './predictions.rules.ts'
 import { SCORER_SUMMARY } from './scorer.rules.ts'
 
-interface WindowQuery { startDate?: string | undefined; endDate?: string | undefined; minProbability?: number | undefined; maxProbability?: number | undefined }
+interface WindowQuery {
+  startDate?: string | undefined
+  endDate?: string | undefined
+  minProbability?: number | undefined
+  maxProbability?: number | undefined
+}
 
 /** The window and probability bounds of a read, or a 400 naming each bad parameter. */
 function windowOf(q: WindowQuery): Pick<PredictionCriteria, 'from' | 'to' | 'minProbability' | 'maxProbability'> {
   const problems: FieldProblem[] = []
   const from = q.startDate === undefined ? undefined : instantOf(q.startDate, 'start')
   const to = q.endDate === undefined ? undefined : instantOf(q.endDate, 'end')
-  if (q.startDate !== undefined && from === undefined) problems.push({ field: 'query:startDate', message: 'is not a real date or time' })
-  if (q.endDate !== undefined && to === undefined) problems.push({ field: 'query:endDate', message: 'is not a real date or time' })
-  if (from !== undefined && to !== undefined && from > to) problems.push({ field: 'query:startDate', message: 'must not be after endDate' })
+  if (q.startDate !== undefined && from === undefined)
+    problems.push({ field: 'query:startDate', message: 'is not a real date or time' })
+  if (q.endDate !== undefined && to === undefined)
+    problems.push({ field: 'query:endDate', message: 'is not a real date or time' })
+  if (from !== undefined && to !== undefined && from > to)
+    problems.push({ field: 'query:startDate', message: 'must not be after endDate' })
   if (q.minProbability !== undefined && q.maxProbability !== undefined && q.minProbability > q.maxProbability) {
     problems.push({ field: 'query:minProbability', message: 'must not be above maxProbability' })
   }
@@ -59,92 +80,168 @@ async function predictionRoutes(app: App) {
     return animal
   }
 
-  app.get(base, {
-    schema: {
-      operationId: 'listPredictions', summary: 'The animal\'s predictions',
-      description: 'Newest first. `minProbability`/`maxProbability` compare with each prediction\'s highest result probability; ' +
-        '`startDate`/`endDate` with when it was predicted (both inclusive; a bare date is its whole UTC day).',
-      params: AnimalMacPath, querystring: PredictionListQuery(limits), response: { 200: List },
+  app.get(
+    base,
+    {
+      schema: {
+        operationId: 'listPredictions',
+        summary: "The animal's predictions",
+        description:
+          "Newest first. `minProbability`/`maxProbability` compare with each prediction's highest result probability; " +
+          '`startDate`/`endDate` with when it was predicted (both inclusive; a bare date is its whole UTC day).',
+        params: AnimalMacPath,
+        querystring: PredictionListQuery(limits),
+        response: { 200: List },
+      },
+      config: { access: 'own' },
     },
-    config: { access: 'own' },
-  }, async (req) => {
-    const window = windowOf(req.query)
-    const animal = await requireAnimal(req)
-    const { rows, total } = await listPredictions(db, { uid: animal.uid, animalId: animal.id, classificationType: req.query.classificationType, ...window }, req.query)
-    return page(rows.map(toApi), req.query.page, req.query.limit, total)
-  })
+    async (req) => {
+      const window = windowOf(req.query)
+      const animal = await requireAnimal(req)
+      const { rows, total } = await listPredictions(
+        db,
+        { uid: animal.uid, animalId: animal.id, classificationType: req.query.classificationType, ...window },
+        req.query,
+      )
+      return page(rows.map(toApi), req.query.page, req.query.limit, total)
+    },
+  )
 
-  app.get(`${base}/recent`, {
-    schema: {
-      operationId: 'recentPredictions', summary: 'The animal\'s newest predictions',
-      description: 'The newest `limit` predictions, newest first, optionally of one classificationType.',
-      params: AnimalMacPath, querystring: RecentQuery(limits),
-      response: { 200: Envelope(Type.Array(predictions.ref, { maxItems: limits.recentLimitMax })) },
+  app.get(
+    `${base}/recent`,
+    {
+      schema: {
+        operationId: 'recentPredictions',
+        summary: "The animal's newest predictions",
+        description: 'The newest `limit` predictions, newest first, optionally of one classificationType.',
+        params: AnimalMacPath,
+        querystring: RecentQuery(limits),
+        response: { 200: Envelope(Type.Array(predictions.ref, { maxItems: limits.recentLimitMax })) },
+      },
+      config: { access: 'own' },
     },
-    config: { access: 'own' },
-  }, async (req) => {
-    const animal = await requireAnimal(req)
-    const rows = await recentPredictions(db, { uid: animal.uid, animalId: animal.id, classificationType: req.query.classificationType }, req.query.limit)
-    return ok(rows.map(toApi))
-  })
+    async (req) => {
+      const animal = await requireAnimal(req)
+      const rows = await recentPredictions(
+        db,
+        { uid: animal.uid, animalId: animal.id, classificationType: req.query.classificationType },
+        req.query.limit,
+      )
+      return ok(rows.map(toApi))
+    },
+  )
 
-  app.get(`${base}/range`, {
-    schema: {
-      operationId: 'predictionsInRange', summary: 'The animal\'s predictions between two dates',
-      description: `Predictions made between startDate and endDate (both required, both inclusive; a bare date is its whole UTC day), ` +
-        `oldest first, optionally of one classificationType. At most ${RANGE_MAX}: a range holding more answers the first ` +
-        `${RANGE_MAX} and says so in \`message\`.`,
-      params: AnimalMacPath, querystring: RangeQuery,
-      response: { 200: Envelope(Type.Array(predictions.ref, { maxItems: RANGE_MAX }), 'Predictions in the range', `The first ${RANGE_MAX} of 1204 predictions in the range; narrow it for the rest`) },
+  app.get(
+    `${base}/range`,
+    {
+      schema: {
+        operationId: 'predictionsInRange',
+        summary: "The animal's predictions between two dates",
+        description:
+          `Predictions made between startDate and endDate (both required, both inclusive; a bare date is its whole UTC day), ` +
+          `oldest first, optionally of one classificationType. At most ${RANGE_MAX}: a range holding more answers the first ` +
+          `${RANGE_MAX} and says so in \`message\`.`,
+        params: AnimalMacPath,
+        querystring: RangeQuery,
+        response: {
+          200: Envelope(
+            Type.Array(predictions.ref, { maxItems: RANGE_MAX }),
+            'Predictions in the range',
+            `The first ${RANGE_MAX} of 1204 predictions in the range; narrow it for the rest`,
+          ),
+        },
+      },
+      config: { access: 'own' },
     },
-    config: { access: 'own' },
-  }, async (req) => {
-    const window = windowOf(req.query)
-    const animal = await requireAnimal(req)
-    const { rows, total } = await predictionsInRange(db, { uid: animal.uid, animalId: animal.id, classificationType: req.query.classificationType, ...window }, RANGE_MAX)
-    return ok(rows.map(toApi), total > rows.length ? `The first ${rows.length} of ${total} predictions in the range; narrow it for the rest` : undefined)
-  })
+    async (req) => {
+      const window = windowOf(req.query)
+      const animal = await requireAnimal(req)
+      const { rows, total } = await predictionsInRange(
+        db,
+        { uid: animal.uid, animalId: animal.id, classificationType: req.query.classificationType, ...window },
+        RANGE_MAX,
+      )
+      return ok(
+        rows.map(toApi),
+        total > rows.length
+          ? `The first ${rows.length} of ${total} predictions in the range; narrow it for the rest`
+          : undefined,
+      )
+    },
+  )
 
-  app.get(`${base}/:classificationType`, {
-    schema: {
-      operationId: 'listPredictionsOfType', summary: 'The animal\'s predictions of one class',
-      description: 'As the list, for heat, birth or lameness (anything else is a 400). `recent` and `range` are the routes above, never a class.',
-      params: ClassificationPath, querystring: ClassificationListQuery(limits), response: { 200: List },
+  app.get(
+    `${base}/:classificationType`,
+    {
+      schema: {
+        operationId: 'listPredictionsOfType',
+        summary: "The animal's predictions of one class",
+        description:
+          'As the list, for heat, birth or lameness (anything else is a 400). `recent` and `range` are the routes above, never a class.',
+        params: ClassificationPath,
+        querystring: ClassificationListQuery(limits),
+        response: { 200: List },
+      },
+      config: { access: 'own' },
     },
-    config: { access: 'own' },
-  }, async (req) => {
-    const window = windowOf(req.query)
-    const animal = await requireAnimal(req)
-    const criteria = { uid: animal.uid, animalId: animal.id, classificationType: req.params.classificationType, ...window }
-    const { rows, total } = await listPredictions(db, criteria, req.query)
-    return page(rows.map(toApi), req.query.page, req.query.limit, total)
-  })
+    async (req) => {
+      const window = windowOf(req.query)
+      const animal = await requireAnimal(req)
+      const criteria = {
+        uid: animal.uid,
+        animalId: animal.id,
+        classificationType: req.params.classificationType,
+        ...window,
+      }
+      const { rows, total } = await listPredictions(db, criteria, req.query)
+      return page(rows.map(toApi), req.query.page, req.query.limit, total)
+    },
+  )
 
-  app.post(base, {
-    schema: {
-      operationId: 'createPrediction', summary: 'Store a prediction of an external model',
-      description: 'For a model running outside this service: the owner, or a linked integrator with the write permission. ' +
-        'Probabilities 0.0-1.0, 1 or more results, timestamps ISO 8601 in the years 2000-2099 (stored in UTC); `timestamp` ' +
-        '(when predicted) defaults to now and may not lie in the future. Answers 201 with the stored AIPrediction and a ' +
-        'Location that lists it (its class, at its timestamp). Takes an Idempotency-Key.',
-      params: AnimalMacPath, body: PredictionCreate,
-      response: { 201: Envelope(predictions.ref, 'The stored prediction', 'Prediction stored') },
+  app.post(
+    base,
+    {
+      schema: {
+        operationId: 'createPrediction',
+        summary: 'Store a prediction of an external model',
+        description:
+          'For a model running outside this service: the owner, or a linked integrator with the write permission. ' +
+          'Probabilities 0.0-1.0, 1 or more results, timestamps ISO 8601 in the years 2000-2099 (stored in UTC); `timestamp` ' +
+          '(when predicted) defaults to now and may not lie in the future. Answers 201 with the stored AIPrediction and a ' +
+          'Location that lists it (its class, at its timestamp). Takes an Idempotency-Key.',
+        params: AnimalMacPath,
+        body: PredictionCreate,
+        response: { 201: Envelope(predictions.ref, 'The stored prediction', 'Prediction stored') },
+      },
+      attachValidation: true,
+      config: { access: 'own', idempotent: true },
     },
-    attachValidation: true,
-    config: { access: 'own', idempotent: true },
-  }, async (req, reply) => {
-    const animal = await requireAnimal(req)
-    if (req.validationError) throw req.validationError
-    const body = req.body as unknown as PostedPrediction
-    const { problems, value } = normalizePosted(body, app.clock())
-    if (!value) throw validationFailed(problems)
-    const row = await insertExternalPrediction(db, animal.uid, {
-      animalId: animal.id, classificationType: body.classificationType, predictedAt: value.predictedAt,
-      results: value.results, peakProbability: peakProbability(value.results),
-    }, callerKey(callerOf(req)))
-    const at = new Date(value.predictedAt).toISOString()
-    const location = `${API_PREFIX}/users/${encodeURIComponent(animal.uid)}/animals/${encodeURIComponent(animal.mac)}/predictions/${body.classificationType}` +
-      `?startDate=${encodeURIComponent(at)}&endDate=${encodeURIComponent(at)}`
-    return reply.code(201).header('location', location).send(ok(toApi(row), 'Prediction stored'))
-  })
+    async (req, reply) => {
+      const animal = await requireAnimal(req)
+      if (req.validationError) throw req.validationError
+      const body = req.body as unknown as PostedPrediction
+      const { problems, value } = normalizePosted(body, app.clock())
+      if (!value) throw validationFailed(problems)
+      const row = await insertExternalPrediction(
+        db,
+        animal.uid,
+        {
+          animalId: animal.id,
+          classificationType: body.classificationType,
+          predictedAt: value.predictedAt,
+          results: value.results,
+          peakProbability: peakProbability(value.results),
+        },
+        callerKey(callerOf(req)),
+      )
+      const at = new Date(value.predictedAt).toISOString()
+      const location =
+        `${API_PREFIX}/users/${encodeURIComponent(animal.uid)}/animals/${encodeURIComponent(animal.mac)}/predictions/${body.classificationType}` +
+        `?startDate=${encodeURIComponent(at)}&endDate=${encodeURIComponent(at)}`
+      return reply
+        .code(201)
+        .header('location', location)
+        .send(ok(toApi(row), 'Prediction stored'))
+    },
+  )
 }

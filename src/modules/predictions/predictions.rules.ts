@@ -43,13 +43,19 @@ export interface PostedPrediction {
   results: { timestamp: string; probability: number }[]
 }
 
-export interface ProblemOrValue<T> { problems: { field: string; message: string }[]; value?: T }
+export interface ProblemOrValue<T> {
+  problems: { field: string; message: string }[]
+  value?: T
+}
 
 /**
  * A posted prediction as stored: timestamps normalized to UTC (ms precision), `timestamp` defaulting to
  * now. Problems: a time that does not exist, one outside 2000-2099, a prediction stamped in the future.
  */
-export function normalizePosted(body: PostedPrediction, now: number): ProblemOrValue<{ predictedAt: number; results: { timestamp: string; probability: number }[] }> {
+export function normalizePosted(
+  body: PostedPrediction,
+  now: number,
+): ProblemOrValue<{ predictedAt: number; results: { timestamp: string; probability: number }[] }> {
   const problems: { field: string; message: string }[] = []
   const instant = (value: string, field: string) => {
     const ms = instantOf(value, 'start')

@@ -63,7 +63,8 @@ export const SCORER: ScorerSettings = {
 export const LOOKBACK_HOURS = (SCORER.lameness.baselineToDay + 8) * DAY_HOURS
 
 const { baseline, birth, heat, lameness } = SCORER
-export const SCORER_SUMMARY = 'Predictions come from an external model (POST) or from our own transparent, rule-based scorer, ' +
+export const SCORER_SUMMARY =
+  'Predictions come from an external model (POST) or from our own transparent, rule-based scorer, ' +
   'which runs hourly and stores one prediction per active animal, class and hour; its probability is 0.5 where a rule ' +
   'reaches its alarm threshold. It measures each animal against its own baseline (the same hours of day on days ' +
   `${baseline.fromDay}-${baseline.toDay} back) and against its group at the same hour. ` +
@@ -100,13 +101,29 @@ export function isMoving(x: number, y: number, z: number): boolean {
  * Hourly summaries of readings (what the job computes in SQL, here over rows in memory). Rows may come
  * in any order; node changes follow the detections in time order, the first one counting as no change.
  */
-export function summarizeHours(sensor: Iterable<{ t: number; c: number; x: number; y: number; z: number }>,
-  locations: Iterable<{ t: number; nodeuid: string }>): HourSummary[] {
-  const hours = new Map<number, { samples: number; activitySum: number; temperatureSum: number; temperatures: number; detections: number; nodeChanges: number }>()
+export function summarizeHours(
+  sensor: Iterable<{ t: number; c: number; x: number; y: number; z: number }>,
+  locations: Iterable<{ t: number; nodeuid: string }>,
+): HourSummary[] {
+  const hours = new Map<
+    number,
+    {
+      samples: number
+      activitySum: number
+      temperatureSum: number
+      temperatures: number
+      detections: number
+      nodeChanges: number
+    }
+  >()
   const bucket = (t: number) => {
     const hour = Math.floor(t / HOUR_MS) * HOUR_MS
     let b = hours.get(hour)
-    if (!b) hours.set(hour, b = { samples: 0, activitySum: 0, temperatureSum: 0, temperatures: 0, detections: 0, nodeChanges: 0 })
+    if (!b)
+      hours.set(
+        hour,
+        (b = { samples: 0, activitySum: 0, temperatureSum: 0, temperatures: 0, detections: 0, nodeChanges: 0 }),
+      )
     return b
   }
   for (const r of sensor) {
@@ -125,14 +142,16 @@ export function summarizeHours(sensor: Iterable<{ t: number; c: number; x: numbe
     if (previous !== undefined && d.nodeuid !== previous) b.nodeChanges++
     previous = d.nodeuid
   }
-  return [...hours].sort(([a], [b]) => a - b).map(([hour, b]) => ({
-    hour,
-    samples: b.samples,
-    activity: b.samples > 0 ? b.activitySum / b.samples : 0,
-    temperature: b.temperatures > 0 ? b.temperatureSum / b.temperatures : null,
-    detections: b.detections,
-    nodeChanges: b.nodeChanges,
-  }))
+  return [...hours]
+    .sort(([a], [b]) => a - b)
+    .map(([hour, b]) => ({
+      hour,
+      samples: b.samples,
+      activity: b.samples > 0 ? b.activitySum / b.samples : 0,
+      temperature: b.temperatures > 0 ? b.temperatureSum / b.temperatures : null,
+      detections: b.detections,
+      nodeChanges: b.nodeChanges,
+    }))
 }
 
 /** Summaries laid out hour by hour from `first` to `last` (hour starts), hours without readings empty. */
@@ -146,7 +165,11 @@ export function alignHours(summaries: readonly HourSummary[], first: number, las
 }
 
 /** What the farm recorded of an animal, ms since epoch: the rules only look at records dated before the hour they score. */
-export interface AnimalRecords { services: number[]; weanings: number[]; births: number[] }
+export interface AnimalRecords {
+  services: number[]
+  weanings: number[]
+  births: number[]
+}
 
 export const NO_RECORDS: AnimalRecords = { services: [], weanings: [], births: [] }
 
@@ -158,7 +181,11 @@ export interface AnimalHours<K = string | number> {
   records: AnimalRecords
 }
 
-export interface ClassScores { birth: number; heat: number; lameness: number }
+export interface ClassScores {
+  birth: number
+  heat: number
+  lameness: number
+}
 
 export function median(values: readonly number[]): number | undefined {
   if (values.length === 0) return undefined
@@ -170,7 +197,11 @@ export function median(values: readonly number[]): number | undefined {
 const hasData = (h: HourSummary | undefined): h is HourSummary => h !== undefined && h.samples >= MIN_SAMPLES_PER_HOUR
 
 /** The activity an animal usually has at hour i: the median of the same hour of day (±1 h) on the baseline days. */
-export function expectedActivity(hours: readonly HourSummary[], i: number, settings: ScorerSettings = SCORER): number | undefined {
+export function expectedActivity(
+  hours: readonly HourSummary[],
+  i: number,
+  settings: ScorerSettings = SCORER,
+): number | undefined {
   const values: number[] = []
   for (let day = settings.baseline.fromDay; day <= settings.baseline.toDay; day++) {
     for (let shift = -1; shift <= 1; shift++) {
@@ -182,10 +213,16 @@ export function expectedActivity(hours: readonly HourSummary[], i: number, setti
 }
 
 /** Activity of hour i relative to the animal's baseline (1 = as usual); undefined without data or baseline. */
-export function activityRatio(hours: readonly HourSummary[], i: number, settings: ScorerSettings = SCORER): number | undefined {
+export function activityRatio(
+  hours: readonly HourSummary[],
+  i: number,
+  settings: ScorerSettings = SCORER,
+): number | undefined {
   const h = hours[i]
   const expected = hasData(h) ? expectedActivity(hours, i, settings) : undefined
-  return expected === undefined ? undefined : (h!.activity + settings.activityFloor) / (expected + settings.activityFloor)
+  return expected === undefined
+    ? undefined
+    : (h!.activity + settings.activityFloor) / (expected + settings.activityFloor)
 }
 
 /**
@@ -207,21 +244,32 @@ export function birthCusum(ratios: readonly (number | undefined)[], settings: Sc
  * (at least 2), minus 1 (0.3 = 30 % above). A mean, not a median: a heat is a sustained rise that a typical
  * day must not hide.
  */
-export function heatExcess(recent: number, baselineDays: readonly number[], settings: ScorerSettings = SCORER): number | undefined {
+export function heatExcess(
+  recent: number,
+  baselineDays: readonly number[],
+  settings: ScorerSettings = SCORER,
+): number | undefined {
   if (baselineDays.length < 2) return undefined
   const usual = baselineDays.reduce((a, b) => a + b, 0) / baselineDays.length
   return (recent + settings.activityFloor / 4) / (usual + settings.activityFloor / 4) - 1
 }
 
 /** Day values of the recent days and of the baseline days, for lamenessDecline. */
-export interface DaySeries { recent: number[]; baseline: number[] }
+export interface DaySeries {
+  recent: number[]
+  baseline: number[]
+}
 
 /**
  * Lameness: how far the recent days fell below the baseline days, 0-1 (0.3 = 30 % less): the recent mean
  * against the baseline median. Activity, and movement between nodes where the tag is detected often enough:
  * both count (their geometric mean), so a decline of one alone must be deeper.
  */
-export function lamenessDecline(activity: DaySeries, movement?: DaySeries, settings: ScorerSettings = SCORER): number | undefined {
+export function lamenessDecline(
+  activity: DaySeries,
+  movement?: DaySeries,
+  settings: ScorerSettings = SCORER,
+): number | undefined {
   const level = (series: DaySeries, floor: number) => {
     if (series.recent.length < 3 || series.baseline.length < 4) return undefined
     const recent = series.recent.reduce((a, b) => a + b, 0) / series.recent.length
@@ -238,7 +286,11 @@ export function probabilityOf(score: number, threshold: number): number {
   return score <= 0 ? 0 : score / (score + threshold)
 }
 
-const latestBefore = (times: readonly number[], t: number) => times.reduce<number | undefined>((latest, x) => (x <= t && (latest === undefined || x > latest) ? x : latest), undefined)
+const latestBefore = (times: readonly number[], t: number) =>
+  times.reduce<number | undefined>(
+    (latest, x) => (x <= t && (latest === undefined || x > latest) ? x : latest),
+    undefined,
+  )
 
 /** What the records say about the animal at t, in days since each event (undefined: none recorded before t). */
 export function reproductiveState(records: AnimalRecords, t: number) {
@@ -247,8 +299,12 @@ export function reproductiveState(records: AnimalRecords, t: number) {
   const birth = latestBefore(records.births, t)
   const days = (x: number | undefined) => (x === undefined ? undefined : (t - x) / DAY_MS)
   // A service counts while nothing followed it: a later farrowing or weaning closes it.
-  const openService = service !== undefined && (birth === undefined || service > birth) && (weaning === undefined || service > weaning) ? days(service) : undefined
-  const lactatingDays = birth !== undefined && (weaning === undefined || weaning < birth) && days(birth)! < 35 ? days(birth) : undefined
+  const openService =
+    service !== undefined && (birth === undefined || service > birth) && (weaning === undefined || service > weaning)
+      ? days(service)
+      : undefined
+  const lactatingDays =
+    birth !== undefined && (weaning === undefined || weaning < birth) && days(birth)! < 35 ? days(birth) : undefined
   return { sinceService: openService, sinceWeaning: days(weaning), sinceBirth: days(birth), lactatingDays }
 }
 
@@ -263,8 +319,13 @@ export const CRATE_AFTER_SERVICE_DAYS = 105
  */
 export function phaseStart(records: AnimalRecords, t: number): number | undefined {
   const { sinceService } = reproductiveState(records, t)
-  const crate = sinceService !== undefined && sinceService >= CRATE_AFTER_SERVICE_DAYS ? t - (sinceService - CRATE_AFTER_SERVICE_DAYS) * DAY_MS : undefined
-  const starts = [latestBefore(records.weanings, t), latestBefore(records.births, t), crate].filter((x): x is number => x !== undefined)
+  const crate =
+    sinceService !== undefined && sinceService >= CRATE_AFTER_SERVICE_DAYS
+      ? t - (sinceService - CRATE_AFTER_SERVICE_DAYS) * DAY_MS
+      : undefined
+  const starts = [latestBefore(records.weanings, t), latestBefore(records.births, t), crate].filter(
+    (x): x is number => x !== undefined,
+  )
   return starts.length === 0 ? undefined : Math.max(...starts)
 }
 
@@ -292,7 +353,12 @@ export function heatThreshold(records: AnimalRecords, t: number, settings: Score
  * Hourly scores of every animal for the hours `from`-`to` (indices into the aligned hours; the hour scored is
  * the one ending at its index's end). The herd matters: each hour is also compared with the animal's group.
  */
-export function scoreHerd<K>(herd: readonly AnimalHours<K>[], from: number, to: number, settings: ScorerSettings = SCORER): ClassScores[][] {
+export function scoreHerd<K>(
+  herd: readonly AnimalHours<K>[],
+  from: number,
+  to: number,
+  settings: ScorerSettings = SCORER,
+): ClassScores[][] {
   const first = Math.max(0, from - settings.birth.hours)
   const dayFrom = Math.max(0, from - (settings.lameness.baselineToDay + 7) * DAY_HOURS)
   const floor = settings.activityFloor
@@ -327,15 +393,36 @@ export function scoreHerd<K>(herd: readonly AnimalHours<K>[], from: number, to: 
 
   // 2. Day blocks (the 24 h ending at an hour): share of moving samples and node changes per detection, the
   //    activity corrected by how its group's level that day compares with the group's week before.
-  const dayActivity = herd.map((a) => dayBlocks(a.hours, dayFrom, to, (h) => h.activity, (h) => (hasData(h) ? 1 : 0), DAY_MIN_HOURS))
-  const dayMovement = herd.map((a) => dayBlocks(a.hours, dayFrom, to, (h) => h.nodeChanges, (h) => h.detections, DAY_MIN_DETECTIONS, true))
+  const dayActivity = herd.map((a) =>
+    dayBlocks(
+      a.hours,
+      dayFrom,
+      to,
+      (h) => h.activity,
+      (h) => (hasData(h) ? 1 : 0),
+      DAY_MIN_HOURS,
+    ),
+  )
+  const dayMovement = herd.map((a) =>
+    dayBlocks(
+      a.hours,
+      dayFrom,
+      to,
+      (h) => h.nodeChanges,
+      (h) => h.detections,
+      DAY_MIN_DETECTIONS,
+      true,
+    ),
+  )
   const groupLevel = groupMedians(herd, dayFrom, to, (k, e) => dayActivity[k]![e], settings, undefined)
-  const dayFactor = groupLevel.map((levels) => levels.map((level, e) => {
-    const week: number[] = []
-    for (let d = 1; d <= 7; d++) if (levels[e - d * DAY_HOURS] !== undefined) week.push(levels[e - d * DAY_HOURS]!)
-    const usual = median(week)
-    return level === undefined || usual === undefined || usual <= 0 ? 1 : (level + floor) / (usual + floor)
-  }))
+  const dayFactor = groupLevel.map((levels) =>
+    levels.map((level, e) => {
+      const week: number[] = []
+      for (let d = 1; d <= 7; d++) if (levels[e - d * DAY_HOURS] !== undefined) week.push(levels[e - d * DAY_HOURS]!)
+      const usual = median(week)
+      return level === undefined || usual === undefined || usual <= 0 ? 1 : (level + floor) / (usual + floor)
+    }),
+  )
 
   return herd.map((animal, k) => {
     const scores: ClassScores[] = []
@@ -348,10 +435,16 @@ export function scoreHerd<K>(herd: readonly AnimalHours<K>[], from: number, to: 
       }
       const { sinceBirth } = reproductiveState(animal.records, t)
       const recentWarming: number[] = []
-      for (let j = Math.max(0, i - 5); j <= i; j++) if (warming[k]![j] !== undefined) recentWarming.push(warming[k]![j]! - groupWarming[k]![j]!)
-      const warm = recentWarming.length >= 3 && recentWarming.reduce((a, b) => a + b, 0) / recentWarming.length >= settings.birth.warmC
+      for (let j = Math.max(0, i - 5); j <= i; j++)
+        if (warming[k]![j] !== undefined) recentWarming.push(warming[k]![j]! - groupWarming[k]![j]!)
+      const warm =
+        recentWarming.length >= 3 &&
+        recentWarming.reduce((a, b) => a + b, 0) / recentWarming.length >= settings.birth.warmC
       const birthThresholdNow = birthThreshold(animal.records, t, settings) * (warm ? settings.birth.warmFactor : 1)
-      const birthP = sinceBirth !== undefined && sinceBirth < 14 ? 0 : probabilityOf(birthCusum(adjusted, settings), birthThresholdNow)
+      const birthP =
+        sinceBirth !== undefined && sinceBirth < 14
+          ? 0
+          : probabilityOf(birthCusum(adjusted, settings), birthThresholdNow)
 
       // Day blocks `fromDay`-`toDay` back that lie wholly in the animal's current phase (see phaseStart).
       const phase = phaseStart(animal.records, t) ?? -Infinity
@@ -360,20 +453,30 @@ export function scoreHerd<K>(herd: readonly AnimalHours<K>[], from: number, to: 
         for (let d = fromDay; d <= toDay; d++) {
           const e = i - d * DAY_HOURS
           const v = series[e]
-          if (v !== undefined && e - DAY_HOURS + 1 >= 0 && animal.hours[e - DAY_HOURS + 1]!.hour >= phase) out.push(correct ? v / dayFactor[k]![e]! : v)
+          if (v !== undefined && e - DAY_HOURS + 1 >= 0 && animal.hours[e - DAY_HOURS + 1]!.hour >= phase)
+            out.push(correct ? v / dayFactor[k]![e]! : v)
         }
         return out
       }
       // Shortly after a phase change the baseline days may be the last few before today.
-      const baselineDays = (series: (number | undefined)[], fromDay: number, toDay: number, closest: number, correct: boolean) => {
+      const baselineDays = (
+        series: (number | undefined)[],
+        fromDay: number,
+        toDay: number,
+        closest: number,
+        correct: boolean,
+      ) => {
         const chosen = days(series, fromDay, toDay, correct)
         return chosen.length >= 4 ? chosen : days(series, closest, toDay, correct)
       }
       const today = dayActivity[k]![i]
       const heatBaseline = baselineDays(dayActivity[k]!, settings.baseline.fromDay, settings.baseline.toDay, 1, false)
-      const excess = today === undefined || animal.hours[Math.max(0, i - DAY_HOURS + 1)]!.hour < phase ? undefined
-        : heatExcess(today / dayFactor[k]![i]!, heatBaseline, settings)
-      const heatP = excess === undefined ? 0 : probabilityOf(excess, heatThreshold(animal.records, t, settings)) * (1 - birthP)
+      const excess =
+        today === undefined || animal.hours[Math.max(0, i - DAY_HOURS + 1)]!.hour < phase
+          ? undefined
+          : heatExcess(today / dayFactor[k]![i]!, heatBaseline, settings)
+      const heatP =
+        excess === undefined ? 0 : probabilityOf(excess, heatThreshold(animal.records, t, settings)) * (1 - birthP)
 
       const { recentDays, baselineFromDay, baselineToDay } = settings.lameness
       const movement = {
@@ -381,7 +484,10 @@ export function scoreHerd<K>(herd: readonly AnimalHours<K>[], from: number, to: 
         baseline: baselineDays(dayMovement[k]!, baselineFromDay, baselineToDay, recentDays, false),
       }
       const decline = lamenessDecline(
-        { recent: days(dayActivity[k]!, 0, recentDays - 1, true), baseline: baselineDays(dayActivity[k]!, baselineFromDay, baselineToDay, recentDays, true) },
+        {
+          recent: days(dayActivity[k]!, 0, recentDays - 1, true),
+          baseline: baselineDays(dayActivity[k]!, baselineFromDay, baselineToDay, recentDays, true),
+        },
         movement.recent.length >= 3 && movement.baseline.length >= 4 ? movement : undefined,
         settings,
       )
@@ -398,8 +504,14 @@ const round3 = (p: number) => Math.round(p * 1000) / 1000
  * For each animal and index, the median of value(animal, index) over its group's animals that have one
  * (at least groupMinAnimals), else over the farm's, else `fallback`.
  */
-function groupMedians<K>(herd: readonly AnimalHours<K>[], from: number, to: number, value: (k: number, i: number) => number | undefined,
-  settings: ScorerSettings, fallback: number | undefined): (number | undefined)[][] {
+function groupMedians<K>(
+  herd: readonly AnimalHours<K>[],
+  from: number,
+  to: number,
+  value: (k: number, i: number) => number | undefined,
+  settings: ScorerSettings,
+  fallback: number | undefined,
+): (number | undefined)[][] {
   const groups = new Map<string, number[]>()
   herd.forEach((a, k) => groups.set(a.group ?? '', [...(groups.get(a.group ?? '') ?? []), k]))
   const out = herd.map(() => new Array<number | undefined>(to + 1))
@@ -425,8 +537,15 @@ function groupMedians<K>(herd: readonly AnimalHours<K>[], from: number, to: numb
  * For each hour e in [from, to], over the 24 h ending at e: the mean of value weighted by weight (a per-hour
  * count), or with `ratio` sum(value) / sum(weight); undefined when the weights sum to less than min.
  */
-function dayBlocks(hours: readonly HourSummary[], from: number, to: number, value: (h: HourSummary) => number, weight: (h: HourSummary) => number,
-  min: number, ratio = false): (number | undefined)[] {
+function dayBlocks(
+  hours: readonly HourSummary[],
+  from: number,
+  to: number,
+  value: (h: HourSummary) => number,
+  weight: (h: HourSummary) => number,
+  min: number,
+  ratio = false,
+): (number | undefined)[] {
   const out = new Array<number | undefined>(to + 1)
   let sum = 0
   let weights = 0

@@ -23,19 +23,28 @@ export type IngestOutcome =
   | { outcome: 'invalid'; details: FieldProblem[] }
 
 /** Stores a validated batch for the tag or device `mac` of user `uid`: all rows or none. */
-export async function ingest(db: Kysely<DB>, uid: string, mac: string, batch: IngestBatch, now: number): Promise<IngestOutcome> {
+export async function ingest(
+  db: Kysely<DB>,
+  uid: string,
+  mac: string,
+  batch: IngestBatch,
+  now: number,
+): Promise<IngestOutcome> {
   const future = firstFutureRow(batch.rows, now, SERIES[batch.kind].msPerT)
   if (future >= 0) {
-    return { outcome: 'invalid', details: [{ field: `readings[${future}].t`, message: `is more than ${FUTURE_SKEW_MS / 60_000} minutes in the future` }] }
+    return {
+      outcome: 'invalid',
+      details: [
+        { field: `readings[${future}].t`, message: `is more than ${FUTURE_SKEW_MS / 60_000} minutes in the future` },
+      ],
+    }
   }
   if (!isMac(mac)) return { outcome: 'unknownMac' }
   const counts = await storeReadings(db, uid, normalizeMac(mac), batch)
   return counts ? { outcome: 'stored', counts } : { outcome: 'unknownMac' }
 }
 
-export type PayloadCheck =
-  | { ok: true; batch: IngestBatch }
-  | { ok: false; details: FieldProblem[] }
+export type PayloadCheck = { ok: true; batch: IngestBatch } | { ok: false; details: FieldProblem[] }
 
 /** Validates a parsed payload exactly as the HTTP body is validated (strict types, row bounds, every row). */
 export function createPayloadValidator(limits: Limits): (kind: ReadingKind, payload: unknown) => PayloadCheck {

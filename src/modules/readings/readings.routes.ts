@@ -7,14 +7,30 @@ import { findAnimalByMac } from '../animals/animals.repository.ts'
 import { AnimalMacPath } from '../animals/animals.resource.ts'
 import { ingest, type IngestOutcome } from './ingest.ts'
 import { analyticsWindow } from './readings.rules.ts'
-import { latestSensorData, readLocations, readSensorData, sensorAnalytics, type TimeQuery } from './readings.repository.ts'
 import {
-  AnalyticsQuery, IngestResult, LatestQuery, LocationIngestBody, LocationReading, ReadingsQuery, Rows, SensorAnalytics, SensorIngestBody, SensorReading,
+  latestSensorData,
+  readLocations,
+  readSensorData,
+  sensorAnalytics,
+  type TimeQuery,
+} from './readings.repository.ts'
+import {
+  AnalyticsQuery,
+  IngestResult,
+  LatestQuery,
+  LocationIngestBody,
+  LocationReading,
+  ReadingsQuery,
+  Rows,
+  SensorAnalytics,
+  SensorIngestBody,
+  SensorReading,
 } from './readings.schemas.ts'
 
 const SENSOR_ACCESS = 'Integrator tokens on the Pro or Enterprise tier, linked to the account; user tokens never (403).'
 const INGEST_ACCESS = `${SENSOR_ACCESS} Writes need the integrator's write permission.`
-const INGEST_RULES = 'Body `{ "readings": [...] }`. Every row is validated; one bad row rejects the request (its index is in `details`) ' +
+const INGEST_RULES =
+  'Body `{ "readings": [...] }`. Every row is validated; one bad row rejects the request (its index is in `details`) ' +
   'and nothing is stored. Idempotent on (MAC, t): rows already stored are skipped and counted in `duplicates`. ' +
   'The same JSON can be published over MQTT (see the README).'
 
@@ -49,94 +65,142 @@ async function readingRoutes(app: App) {
     return animal.mac
   }
 
-  app.post('/users/:userId/animals/:animalMac/sensordata', {
-    schema: {
-      operationId: 'ingestSensorData', summary: 'Store sensor readings of a tag',
-      description: `${INGEST_RULES} Updates the animal's CurrentTemperature and t from its newest reading. ${INGEST_ACCESS}`,
-      params: AnimalMacPath,
-      body: SensorIngestBody(limits),
-      response: { 200: Envelope(IngestResult, 'Counts of received and new rows', '118 of 120 readings stored') },
+  app.post(
+    '/users/:userId/animals/:animalMac/sensordata',
+    {
+      schema: {
+        operationId: 'ingestSensorData',
+        summary: 'Store sensor readings of a tag',
+        description: `${INGEST_RULES} Updates the animal's CurrentTemperature and t from its newest reading. ${INGEST_ACCESS}`,
+        params: AnimalMacPath,
+        body: SensorIngestBody(limits),
+        response: { 200: Envelope(IngestResult, 'Counts of received and new rows', '118 of 120 readings stored') },
+      },
+      config: { access: 'sensorData' },
     },
-    config: { access: 'sensorData' },
-  }, async (req) => {
-    const counts = countsOf(await ingest(db, req.params.userId, req.params.animalMac, { kind: 'sensordata', rows: req.body.readings }, app.clock()))
-    app.countIngested('http', 'sensordata', counts.stored)
-    return ok(counts, `${counts.stored} of ${counts.received} readings stored`)
-  })
+    async (req) => {
+      const counts = countsOf(
+        await ingest(
+          db,
+          req.params.userId,
+          req.params.animalMac,
+          { kind: 'sensordata', rows: req.body.readings },
+          app.clock(),
+        ),
+      )
+      app.countIngested('http', 'sensordata', counts.stored)
+      return ok(counts, `${counts.stored} of ${counts.received} readings stored`)
+    },
+  )
 
-  app.post('/users/:userId/animals/:animalMac/locations', {
-    schema: {
-      operationId: 'ingestLocations', summary: 'Store location detections of a tag',
-      description: `${INGEST_RULES} Updates the animal's Node and SignalStrength from its newest detection. ${INGEST_ACCESS}`,
-      params: AnimalMacPath,
-      body: LocationIngestBody(limits),
-      response: { 200: Envelope(IngestResult, 'Counts of received and new rows', '118 of 120 detections stored') },
+  app.post(
+    '/users/:userId/animals/:animalMac/locations',
+    {
+      schema: {
+        operationId: 'ingestLocations',
+        summary: 'Store location detections of a tag',
+        description: `${INGEST_RULES} Updates the animal's Node and SignalStrength from its newest detection. ${INGEST_ACCESS}`,
+        params: AnimalMacPath,
+        body: LocationIngestBody(limits),
+        response: { 200: Envelope(IngestResult, 'Counts of received and new rows', '118 of 120 detections stored') },
+      },
+      config: { access: 'sensorData' },
     },
-    config: { access: 'sensorData' },
-  }, async (req) => {
-    const counts = countsOf(await ingest(db, req.params.userId, req.params.animalMac, { kind: 'locations', rows: req.body.readings }, app.clock()))
-    app.countIngested('http', 'locations', counts.stored)
-    return ok(counts, `${counts.stored} of ${counts.received} detections stored`)
-  })
+    async (req) => {
+      const counts = countsOf(
+        await ingest(
+          db,
+          req.params.userId,
+          req.params.animalMac,
+          { kind: 'locations', rows: req.body.readings },
+          app.clock(),
+        ),
+      )
+      app.countIngested('http', 'locations', counts.stored)
+      return ok(counts, `${counts.stored} of ${counts.received} detections stored`)
+    },
+  )
 
-  app.get('/users/:userId/animals/:animalMac/locations', {
-    schema: {
-      operationId: 'listLocations', summary: 'Location detections of a tag',
-      description: 'Between startTime and endTime (ms, both inclusive, both optional), newest first unless sortOrder=asc. ' +
-        'Access as the animal registry (owner or linked integrator): the tier rule of the spec names the /sensordata paths only.',
-      params: AnimalMacPath,
-      querystring: ReadingsQuery(limits),
-      response: { 200: Envelope(Rows(LocationReading, limits.readingsLimitMax), 'Detections') },
+  app.get(
+    '/users/:userId/animals/:animalMac/locations',
+    {
+      schema: {
+        operationId: 'listLocations',
+        summary: 'Location detections of a tag',
+        description:
+          'Between startTime and endTime (ms, both inclusive, both optional), newest first unless sortOrder=asc. ' +
+          'Access as the animal registry (owner or linked integrator): the tier rule of the spec names the /sensordata paths only.',
+        params: AnimalMacPath,
+        querystring: ReadingsQuery(limits),
+        response: { 200: Envelope(Rows(LocationReading, limits.readingsLimitMax), 'Detections') },
+      },
+      config: { access: 'own' },
     },
-    config: { access: 'own' },
-  }, async (req, reply) => {
-    checkTimeQuery(req.query)
-    const mac = await requireMac(req.params.userId, req.params.animalMac)
-    return sendJsonItems(reply, await readLocations(db, req.params.userId, mac, req.query))
-  })
+    async (req, reply) => {
+      checkTimeQuery(req.query)
+      const mac = await requireMac(req.params.userId, req.params.animalMac)
+      return sendJsonItems(reply, await readLocations(db, req.params.userId, mac, req.query))
+    },
+  )
 
-  app.get('/users/:userId/animals/:animalMac/sensordata', {
-    schema: {
-      operationId: 'listSensorData', summary: 'Sensor readings of a tag',
-      description: `Between startTime and endTime (ms, both inclusive, both optional), newest first unless sortOrder=asc. ${SENSOR_ACCESS}`,
-      params: AnimalMacPath,
-      querystring: ReadingsQuery(limits),
-      response: { 200: Envelope(Rows(SensorReading, limits.readingsLimitMax), 'Readings') },
+  app.get(
+    '/users/:userId/animals/:animalMac/sensordata',
+    {
+      schema: {
+        operationId: 'listSensorData',
+        summary: 'Sensor readings of a tag',
+        description: `Between startTime and endTime (ms, both inclusive, both optional), newest first unless sortOrder=asc. ${SENSOR_ACCESS}`,
+        params: AnimalMacPath,
+        querystring: ReadingsQuery(limits),
+        response: { 200: Envelope(Rows(SensorReading, limits.readingsLimitMax), 'Readings') },
+      },
+      config: { access: 'sensorData' },
     },
-    config: { access: 'sensorData' },
-  }, async (req, reply) => {
-    checkTimeQuery(req.query)
-    const mac = await requireMac(req.params.userId, req.params.animalMac)
-    return sendJsonItems(reply, await readSensorData(db, req.params.userId, mac, req.query))
-  })
+    async (req, reply) => {
+      checkTimeQuery(req.query)
+      const mac = await requireMac(req.params.userId, req.params.animalMac)
+      return sendJsonItems(reply, await readSensorData(db, req.params.userId, mac, req.query))
+    },
+  )
 
-  app.get('/users/:userId/animals/:animalMac/sensordata/latest', {
-    schema: {
-      operationId: 'latestSensorData', summary: 'Latest sensor readings of a tag',
-      description: `The newest \`count\` readings, newest first. ${SENSOR_ACCESS}`,
-      params: AnimalMacPath,
-      querystring: LatestQuery(limits),
-      response: { 200: Envelope(Rows(SensorReading, limits.latestCountMax), 'Readings') },
+  app.get(
+    '/users/:userId/animals/:animalMac/sensordata/latest',
+    {
+      schema: {
+        operationId: 'latestSensorData',
+        summary: 'Latest sensor readings of a tag',
+        description: `The newest \`count\` readings, newest first. ${SENSOR_ACCESS}`,
+        params: AnimalMacPath,
+        querystring: LatestQuery(limits),
+        response: { 200: Envelope(Rows(SensorReading, limits.latestCountMax), 'Readings') },
+      },
+      config: { access: 'sensorData' },
     },
-    config: { access: 'sensorData' },
-  }, async (req) => {
-    const mac = await requireMac(req.params.userId, req.params.animalMac)
-    return ok(await latestSensorData(db, req.params.userId, mac, req.query.count))
-  })
+    async (req) => {
+      const mac = await requireMac(req.params.userId, req.params.animalMac)
+      return ok(await latestSensorData(db, req.params.userId, mac, req.query.count))
+    },
+  )
 
-  app.get('/users/:userId/animals/:animalMac/sensordata/analytics', {
-    schema: {
-      operationId: 'sensorDataAnalytics', summary: 'Sensor analytics of a tag',
-      description: 'Averages, ranges and count of the readings in the window [now - timeRange, now], computed by the database over ' +
-        `every stored reading (glitches included). With no readings the averages and ranges are null. ${SENSOR_ACCESS}`,
-      params: AnimalMacPath,
-      querystring: AnalyticsQuery,
-      response: { 200: Envelope(SensorAnalytics, 'Analytics') },
+  app.get(
+    '/users/:userId/animals/:animalMac/sensordata/analytics',
+    {
+      schema: {
+        operationId: 'sensorDataAnalytics',
+        summary: 'Sensor analytics of a tag',
+        description:
+          'Averages, ranges and count of the readings in the window [now - timeRange, now], computed by the database over ' +
+          `every stored reading (glitches included). With no readings the averages and ranges are null. ${SENSOR_ACCESS}`,
+        params: AnimalMacPath,
+        querystring: AnalyticsQuery,
+        response: { 200: Envelope(SensorAnalytics, 'Analytics') },
+      },
+      config: { access: 'sensorData' },
     },
-    config: { access: 'sensorData' },
-  }, async (req) => {
-    const mac = await requireMac(req.params.userId, req.params.animalMac)
-    const { start, end } = analyticsWindow(req.query.timeRange, app.clock())
-    return ok(await sensorAnalytics(db, req.params.userId, mac, start, end))
-  })
+    async (req) => {
+      const mac = await requireMac(req.params.userId, req.params.animalMac)
+      const { start, end } = analyticsWindow(req.query.timeRange, app.clock())
+      return ok(await sensorAnalytics(db, req.params.userId, mac, start, end))
+    },
+  )
 }

@@ -20,7 +20,13 @@ export const TIME_RANGES = ['1h', '6h', '24h', '7d', '30d'] as const
 export type TimeRange = (typeof TIME_RANGES)[number]
 
 const HOUR = 3_600_000
-const RANGE_MS: Record<TimeRange, number> = { '1h': HOUR, '6h': 6 * HOUR, '24h': 24 * HOUR, '7d': 7 * 24 * HOUR, '30d': 30 * 24 * HOUR }
+const RANGE_MS: Record<TimeRange, number> = {
+  '1h': HOUR,
+  '6h': 6 * HOUR,
+  '24h': 24 * HOUR,
+  '7d': 7 * 24 * HOUR,
+  '30d': 30 * 24 * HOUR,
+}
 
 /** The analytics window ending now; both ends inclusive. */
 export function analyticsWindow(range: TimeRange, now: number): { start: number; end: number } {

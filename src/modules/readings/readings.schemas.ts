@@ -2,37 +2,67 @@ import Type, { type Static, type TSchema } from 'typebox'
 import type { Limits } from '../../config.ts'
 import { SortOrder, StringEnum } from '../../http/list-params.ts'
 import { Count, EXAMPLE, EpochMs, Integer } from '../../http/schema-types.ts'
-import { ACCELERATION_BOUNDS, RSSI_BOUNDS, TEMPERATURE_BOUNDS, TIME_RANGES, T_MAX, T_MAX_SECONDS, T_MIN, T_MIN_SECONDS } from './readings.rules.ts'
+import {
+  ACCELERATION_BOUNDS,
+  RSSI_BOUNDS,
+  TEMPERATURE_BOUNDS,
+  TIME_RANGES,
+  T_MAX,
+  T_MAX_SECONDS,
+  T_MIN,
+  T_MIN_SECONDS,
+} from './readings.rules.ts'
 
 const Time = Integer({ minimum: T_MIN, maximum: T_MAX, description: 'ms since epoch', examples: [EXAMPLE.ms] })
 /** A resting sow: the tag lies nearly flat, gravity mostly along z. */
-const Acceleration = (axis: string, example: number) => Type.Number({ ...ACCELERATION_BOUNDS, description: `acceleration along ${axis}, g`, examples: [example] })
+const Acceleration = (axis: string, example: number) =>
+  Type.Number({ ...ACCELERATION_BOUNDS, description: `acceleration along ${axis}, g`, examples: [example] })
 
-export const SensorReading = Type.Object({
-  t: Time,
-  c: Type.Number({ ...TEMPERATURE_BOUNDS, description: 'ear-pinna temperature, °C', examples: [38.6] }),
-  x: Acceleration('x', 0.02),
-  y: Acceleration('y', -0.11),
-  z: Acceleration('z', 0.99),
-}, { title: 'AnimalSensorReading', additionalProperties: false })
+export const SensorReading = Type.Object(
+  {
+    t: Time,
+    c: Type.Number({ ...TEMPERATURE_BOUNDS, description: 'ear-pinna temperature, °C', examples: [38.6] }),
+    x: Acceleration('x', 0.02),
+    y: Acceleration('y', -0.11),
+    z: Acceleration('z', 0.99),
+  },
+  { title: 'AnimalSensorReading', additionalProperties: false },
+)
 
-export const LocationReading = Type.Object({
-  t: Time,
-  rssi: Type.Number({ ...RSSI_BOUNDS, description: 'signal strength, dBm', examples: [-67] }),
-  nodeuid: Type.String({ minLength: 1, maxLength: 100, description: 'node that detected the tag', examples: ['node-farrowing-2'] }),
-}, { title: 'AnimalLocationReading', additionalProperties: false, description: 'A proximity detection by a node (not a GPS position)' })
+export const LocationReading = Type.Object(
+  {
+    t: Time,
+    rssi: Type.Number({ ...RSSI_BOUNDS, description: 'signal strength, dBm', examples: [-67] }),
+    nodeuid: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'node that detected the tag',
+      examples: ['node-farrowing-2'],
+    }),
+  },
+  {
+    title: 'AnimalLocationReading',
+    additionalProperties: false,
+    description: 'A proximity detection by a node (not a GPS position)',
+  },
+)
 
 /** A litter-monitoring device's reading: the ear-tag reading's fields, but t in Unix SECONDS. */
-export const DeviceReading = Type.Object({
-  t: Integer({
-    minimum: T_MIN_SECONDS, maximum: T_MAX_SECONDS, examples: [EXAMPLE.seconds],
-    description: `Unix SECONDS (${T_MIN_SECONDS}-${T_MAX_SECONDS}, years 2000-2100): a value in ms is refused, not read as a date in the year 50,000`,
-  }),
-  c: Type.Number({ ...TEMPERATURE_BOUNDS, description: 'temperature, °C', examples: [31.4] }),
-  x: Acceleration('x', 0.05),
-  y: Acceleration('y', 0.01),
-  z: Acceleration('z', 1.02),
-}, { title: 'DeviceSensorReading', additionalProperties: false })
+export const DeviceReading = Type.Object(
+  {
+    t: Integer({
+      minimum: T_MIN_SECONDS,
+      maximum: T_MAX_SECONDS,
+      examples: [EXAMPLE.seconds],
+      description: `Unix SECONDS (${T_MIN_SECONDS}-${T_MAX_SECONDS}, years 2000-2100): a value in ms is refused, not read as a date in the year 50,000`,
+    }),
+    c: Type.Number({ ...TEMPERATURE_BOUNDS, description: 'temperature, °C', examples: [31.4] }),
+    x: Acceleration('x', 0.05),
+    y: Acceleration('y', 0.01),
+    z: Acceleration('z', 1.02),
+  },
+  { title: 'DeviceSensorReading', additionalProperties: false },
+)
 
 export type SensorRow = Static<typeof SensorReading>
 export type LocationRow = Static<typeof LocationReading>
@@ -40,9 +70,16 @@ export type DeviceRow = Static<typeof DeviceReading>
 
 /** An ingestion body of rows of `row`; the same JSON arrives as an MQTT payload. */
 function IngestBody<Row extends TSchema>(row: Row, limits: Limits) {
-  return Type.Object({
-    readings: Type.Array(row, { minItems: 1, maxItems: limits.ingestMaxRows, description: `1-${limits.ingestMaxRows} rows` }),
-  }, { additionalProperties: false })
+  return Type.Object(
+    {
+      readings: Type.Array(row, {
+        minItems: 1,
+        maxItems: limits.ingestMaxRows,
+        description: `1-${limits.ingestMaxRows} rows`,
+      }),
+    },
+    { additionalProperties: false },
+  )
 }
 
 export const SensorIngestBody = (limits: Limits) => IngestBody(SensorReading, limits)
@@ -62,14 +99,26 @@ export function ReadingsQuery(limits: Limits) {
   return Type.Object({
     startTime: Type.Optional(EpochMs('ms since epoch, inclusive', EXAMPLE.ms - 86_400_000)),
     endTime: Type.Optional(EpochMs('ms since epoch, inclusive')),
-    limit: Integer({ minimum: 1, maximum: limits.readingsLimitMax, default: limits.readingsLimitDefault, description: `Rows, 1-${limits.readingsLimitMax}`, examples: [Math.min(1000, limits.readingsLimitMax)] }),
+    limit: Integer({
+      minimum: 1,
+      maximum: limits.readingsLimitMax,
+      default: limits.readingsLimitDefault,
+      description: `Rows, 1-${limits.readingsLimitMax}`,
+      examples: [Math.min(1000, limits.readingsLimitMax)],
+    }),
     sortOrder: SortOrder,
   })
 }
 
 export function LatestQuery(limits: Limits) {
   return Type.Object({
-    count: Integer({ minimum: 1, maximum: limits.latestCountMax, default: limits.latestCountDefault, description: `Samples, 1-${limits.latestCountMax}`, examples: [Math.min(5, limits.latestCountMax)] }),
+    count: Integer({
+      minimum: 1,
+      maximum: limits.latestCountMax,
+      default: limits.latestCountDefault,
+      description: `Samples, 1-${limits.latestCountMax}`,
+      examples: [Math.min(5, limits.latestCountMax)],
+    }),
   })
 }
 
@@ -78,18 +127,29 @@ export const AnalyticsQuery = Type.Object({
 })
 
 const OrNull = (example: number) => Type.Union([Type.Number({ examples: [example] }), Type.Null()])
-const Range = (description: string, min: number, max: number) => Type.Object({ min: OrNull(min), max: OrNull(max) }, { description })
+const Range = (description: string, min: number, max: number) =>
+  Type.Object({ min: OrNull(min), max: OrNull(max) }, { description })
 
-export const SensorAnalytics = Type.Object({
-  averageTemperature: Type.Union([Type.Number({ examples: [38.4] }), Type.Null()], { description: '°C; null when there are no readings in the window' }),
-  averageAccelerationMagnitude: Type.Union([Type.Number({ examples: [1.03] }), Type.Null()], { description: 'mean of sqrt(x²+y²+z²), g; null when there are no readings' }),
-  temperatureRange: Range('°C', 37.1, 39.2),
-  accelerationMagnitudeRange: Range('g', 0.94, 2.61),
-  dataPointsCount: Count('Readings in the window', 10_080),
-  timeRange: Type.Object({
-    start: EpochMs('ms since epoch: now − timeRange', EXAMPLE.ms - 7 * 86_400_000),
-    end: EpochMs('ms since epoch: now'),
-  }),
-}, { title: 'AnimalSensorAnalytics', description: 'Computed over every stored reading in the window, both ends inclusive' })
+export const SensorAnalytics = Type.Object(
+  {
+    averageTemperature: Type.Union([Type.Number({ examples: [38.4] }), Type.Null()], {
+      description: '°C; null when there are no readings in the window',
+    }),
+    averageAccelerationMagnitude: Type.Union([Type.Number({ examples: [1.03] }), Type.Null()], {
+      description: 'mean of sqrt(x²+y²+z²), g; null when there are no readings',
+    }),
+    temperatureRange: Range('°C', 37.1, 39.2),
+    accelerationMagnitudeRange: Range('g', 0.94, 2.61),
+    dataPointsCount: Count('Readings in the window', 10_080),
+    timeRange: Type.Object({
+      start: EpochMs('ms since epoch: now − timeRange', EXAMPLE.ms - 7 * 86_400_000),
+      end: EpochMs('ms since epoch: now'),
+    }),
+  },
+  {
+    title: 'AnimalSensorAnalytics',
+    description: 'Computed over every stored reading in the window, both ends inclusive',
+  },
+)
 
 export type SensorAnalyticsBody = Static<typeof SensorAnalytics>

@@ -15,109 +15,177 @@ import { findUserByUid } from '../users/users.repository.ts'
 import { ingest } from './ingest.ts'
 import { planAnimal, simulateReadings, simulatedHerd } from './simulator.ts'
 
-export const simulateCommands: Command[] = [{
-  name: 'simulate',
-  summary: 'Create a simulated herd for a user, with days of realistic sensor and location readings',
-  usage: 'livestock-api simulate --user U [--animals N] [--days D] [--interval S]',
-  options: {
-    user: { type: 'string', value: 'U', description: 'the account (it must exist: livestock-api user create ...)' },
-    animals: { type: 'string', value: 'N', description: 'animals in the herd (default 20); re-running with the same user reuses them' },
-    days: { type: 'string', value: 'D', description: 'days of readings up to now (default 8: the reference temperature needs 7)' },
-    interval: { type: 'string', value: 'S', description: 'seconds between a tag\'s samples (default 60); locations every 5 minutes' },
-  },
-  help: [
-    'A new animal comes with the farm records of its simulated life up to now: inseminations, farrowings and',
-    'weanings (the prediction scorer reads them).',
-    'Two litter-monitoring devices come with the herd, with readings over the same days (pen 1 turns restless',
-    'in its last 3 hours; pen 2\'s gateway dropped out 40 minutes ago).',
-    'Readings go through the service\'s ingestion code (idempotent: a re-run stores only what is new), then',
-    'the reference temperatures of the user\'s animals are computed. Prints a JSON summary.',
-    'The embedded store admits one process: run it while the service is stopped, or use DATABASE_URL.',
-  ].join('\n'),
-  run: async (values, _positionals, ctx) => {
-    const uid = requireString(values, 'user')
-    const animals = intOption(values, 'animals', 20, 1, 10_000)
-    const days = intOption(values, 'days', 8, 1, 366)
-    const intervalSeconds = intOption(values, 'interval', 60, 1, 86_400)
+export const simulateCommands: Command[] = [
+  {
+    name: 'simulate',
+    summary: 'Create a simulated herd for a user, with days of realistic sensor and location readings',
+    usage: 'livestock-api simulate --user U [--animals N] [--days D] [--interval S]',
+    options: {
+      user: { type: 'string', value: 'U', description: 'the account (it must exist: livestock-api user create ...)' },
+      animals: {
+        type: 'string',
+        value: 'N',
+        description: 'animals in the herd (default 20); re-running with the same user reuses them',
+      },
+      days: {
+        type: 'string',
+        value: 'D',
+        description: 'days of readings up to now (default 8: the reference temperature needs 7)',
+      },
+      interval: {
+        type: 'string',
+        value: 'S',
+        description: "seconds between a tag's samples (default 60); locations every 5 minutes",
+      },
+    },
+    help: [
+      'A new animal comes with the farm records of its simulated life up to now: inseminations, farrowings and',
+      'weanings (the prediction scorer reads them).',
+      'Two litter-monitoring devices come with the herd, with readings over the same days (pen 1 turns restless',
+      "in its last 3 hours; pen 2's gateway dropped out 40 minutes ago).",
+      "Readings go through the service's ingestion code (idempotent: a re-run stores only what is new), then",
+      "the reference temperatures of the user's animals are computed. Prints a JSON summary.",
+      'The embedded store admits one process: run it while the service is stopped, or use DATABASE_URL.',
+    ].join('\n'),
+    run: async (values, _positionals, ctx) => {
+      const uid = requireString(values, 'user')
+      const animals = intOption(values, 'animals', 20, 1, 10_000)
+      const days = intOption(values, 'days', 8, 1, 366)
+      const intervalSeconds = intOption(values, 'interval', 60, 1, 86_400)
 
-    await ctx.withDatabase(async ({ db }) => {
-      if (!(await findUserByUid(db, uid))) throw new Error(`User ${uid} not found; create it first with livestock-api user create`)
-      const { limits } = ctx.config()
-      const end = Date.now()
-      const ids = createIdSource(Date.now)
-      const totals = {
-        sensordata: { received: 0, stored: 0, duplicates: 0 },
-        locations: { received: 0, stored: 0, duplicates: 0 },
-      }
-      let created = 0
-      const records = { inseminations: 0, births: 0, weanings: 0 }
-      const herd = simulatedHerd(uid, animals)
-      for (const animal of herd) {
-        const window = { uid, start: end - days * 86_400_000, end, intervalMs: intervalSeconds * 1000, batchSize: limits.ingestMaxRows }
-        if (!(await findAnimalByMac(db, uid, animal.MAC))) {
-          const { index: _i, homeNode: _h, neighbourNode: _n, ...body } = animal
-          const { id } = await insertAnimal(db, uid, { ...body, Active: true, Suspicious: false }, ids)
-          created++
-          // The records of its simulated life so far, as the farm would have kept them (only with a new animal: a
-          // re-run plans other episodes, whose records would contradict these).
-          const plan = planAnimal(animal, { seed: uid, start: window.start, end })
-          const day = (t: number) => new Date(t).toISOString().slice(0, 10)
-          const time = (t: number) => new Date(t).toISOString().slice(11, 16)
-          for (const t of plan.services.filter((t) => t <= end)) {
-            await insertRecord(db, inseminations.resource, uid, id, inseminations.resource.toColumns({ Boar: 'Duroc DK-4471', StartDate: day(t), StartTime: time(t), Occupied: true, Archived: false, serviceType: 'AI' }), ids)
-            records.inseminations++
+      await ctx.withDatabase(async ({ db }) => {
+        if (!(await findUserByUid(db, uid)))
+          throw new Error(`User ${uid} not found; create it first with livestock-api user create`)
+        const { limits } = ctx.config()
+        const end = Date.now()
+        const ids = createIdSource(Date.now)
+        const totals = {
+          sensordata: { received: 0, stored: 0, duplicates: 0 },
+          locations: { received: 0, stored: 0, duplicates: 0 },
+        }
+        let created = 0
+        const records = { inseminations: 0, births: 0, weanings: 0 }
+        const herd = simulatedHerd(uid, animals)
+        for (const animal of herd) {
+          const window = {
+            uid,
+            start: end - days * 86_400_000,
+            end,
+            intervalMs: intervalSeconds * 1000,
+            batchSize: limits.ingestMaxRows,
           }
-          for (const f of plan.farrowings.filter((f) => f.onset <= end)) {
-            await insertRecord(db, births.resource, uid, id, births.resource.toColumns({ Living: 12, Dead: 1, StartDate: day(f.onset), StartTime: time(f.onset), Archived: false }), ids)
-            records.births++
+          if (!(await findAnimalByMac(db, uid, animal.MAC))) {
+            const { index: _i, homeNode: _h, neighbourNode: _n, ...body } = animal
+            const { id } = await insertAnimal(db, uid, { ...body, Active: true, Suspicious: false }, ids)
+            created++
+            // The records of its simulated life so far, as the farm would have kept them (only with a new animal: a
+            // re-run plans other episodes, whose records would contradict these).
+            const plan = planAnimal(animal, { seed: uid, start: window.start, end })
+            const day = (t: number) => new Date(t).toISOString().slice(0, 10)
+            const time = (t: number) => new Date(t).toISOString().slice(11, 16)
+            for (const t of plan.services.filter((t) => t <= end)) {
+              await insertRecord(
+                db,
+                inseminations.resource,
+                uid,
+                id,
+                inseminations.resource.toColumns({
+                  Boar: 'Duroc DK-4471',
+                  StartDate: day(t),
+                  StartTime: time(t),
+                  Occupied: true,
+                  Archived: false,
+                  serviceType: 'AI',
+                }),
+                ids,
+              )
+              records.inseminations++
+            }
+            for (const f of plan.farrowings.filter((f) => f.onset <= end)) {
+              await insertRecord(
+                db,
+                births.resource,
+                uid,
+                id,
+                births.resource.toColumns({
+                  Living: 12,
+                  Dead: 1,
+                  StartDate: day(f.onset),
+                  StartTime: time(f.onset),
+                  Archived: false,
+                }),
+                ids,
+              )
+              records.births++
+            }
+            for (const t of plan.weanings.filter((t) => t <= end)) {
+              await insertRecord(
+                db,
+                weanings.resource,
+                uid,
+                id,
+                weanings.resource.toColumns({ weaningDate: day(t), countWeaned: 11, Archived: false }),
+                ids,
+              )
+              records.weanings++
+            }
           }
-          for (const t of plan.weanings.filter((t) => t <= end)) {
-            await insertRecord(db, weanings.resource, uid, id, weanings.resource.toColumns({ weaningDate: day(t), countWeaned: 11, Archived: false }), ids)
-            records.weanings++
+          for (const batch of simulateReadings(animal, window)) {
+            const result = await ingest(db, uid, animal.MAC, batch, Date.now())
+            if (result.outcome !== 'stored')
+              throw new Error(`Simulated readings were refused: ${JSON.stringify(result)}`)
+            const { counts } = result
+            const total = totals[batch.kind]
+            total.received += counts.received
+            total.stored += counts.stored
+            total.duplicates += counts.duplicates
+          }
+          ctx.progress(`simulated ${animal.index + 1}/${herd.length} animals`)
+        }
+        const devices = simulatedLitterguards(uid)
+        const deviceReadings = { received: 0, stored: 0, duplicates: 0 }
+        let devicesCreated = 0
+        for (const device of devices) {
+          if (!(await findLitterguard(db, uid, device.MAC, 0))) {
+            await insertLitterguard(db, uid, { MAC: device.MAC, Name: device.Name }, Date.now())
+            devicesCreated++
+          }
+          const window = {
+            uid,
+            start: Math.floor(end / 1000) - days * 86_400,
+            end: Math.floor(end / 1000),
+            intervalSeconds,
+            batchSize: limits.ingestMaxRows,
+          }
+          for (const rows of simulateLitterguardReadings(device, window)) {
+            const result = await ingest(db, uid, device.MAC, { kind: 'devicedata', rows }, Date.now())
+            if (result.outcome !== 'stored')
+              throw new Error(`Simulated device readings were refused: ${JSON.stringify(result)}`)
+            deviceReadings.received += result.counts.received
+            deviceReadings.stored += result.counts.stored
+            deviceReadings.duplicates += result.counts.duplicates
           }
         }
-        for (const batch of simulateReadings(animal, window)) {
-          const result = await ingest(db, uid, animal.MAC, batch, Date.now())
-          if (result.outcome !== 'stored') throw new Error(`Simulated readings were refused: ${JSON.stringify(result)}`)
-          const { counts } = result
-          const total = totals[batch.kind]
-          total.received += counts.received
-          total.stored += counts.stored
-          total.duplicates += counts.duplicates
-        }
-        ctx.progress(`simulated ${animal.index + 1}/${herd.length} animals`)
-      }
-      const devices = simulatedLitterguards(uid)
-      const deviceReadings = { received: 0, stored: 0, duplicates: 0 }
-      let devicesCreated = 0
-      for (const device of devices) {
-        if (!(await findLitterguard(db, uid, device.MAC, 0))) {
-          await insertLitterguard(db, uid, { MAC: device.MAC, Name: device.Name }, Date.now())
-          devicesCreated++
-        }
-        const window = { uid, start: Math.floor(end / 1000) - days * 86_400, end: Math.floor(end / 1000), intervalSeconds, batchSize: limits.ingestMaxRows }
-        for (const rows of simulateLitterguardReadings(device, window)) {
-          const result = await ingest(db, uid, device.MAC, { kind: 'devicedata', rows }, Date.now())
-          if (result.outcome !== 'stored') throw new Error(`Simulated device readings were refused: ${JSON.stringify(result)}`)
-          deviceReadings.received += result.counts.received
-          deviceReadings.stored += result.counts.stored
-          deviceReadings.duplicates += result.counts.duplicates
-        }
-      }
-      ctx.progress('\n')
-      const reference = await refreshReferenceTemperatures(db, { now: Date.now(), uid })
-      ctx.out({
-        user: uid,
-        animals: herd.length,
-        created,
-        macs: herd.map((a) => a.MAC),
-        from: new Date(end - days * 86_400_000).toISOString(),
-        to: new Date(end).toISOString(),
-        ...totals,
-        records,
-        litterguards: { devices: devices.length, created: devicesCreated, macs: devices.map((d) => d.MAC), readings: deviceReadings },
-        referenceTemperature: { animals: reference.animals, withReference: reference.withReference },
+        ctx.progress('\n')
+        const reference = await refreshReferenceTemperatures(db, { now: Date.now(), uid })
+        ctx.out({
+          user: uid,
+          animals: herd.length,
+          created,
+          macs: herd.map((a) => a.MAC),
+          from: new Date(end - days * 86_400_000).toISOString(),
+          to: new Date(end).toISOString(),
+          ...totals,
+          records,
+          litterguards: {
+            devices: devices.length,
+            created: devicesCreated,
+            macs: devices.map((d) => d.MAC),
+            readings: deviceReadings,
+          },
+          referenceTemperature: { animals: reference.animals, withReference: reference.withReference },
+        })
       })
-    })
+    },
   },
-}]
+]

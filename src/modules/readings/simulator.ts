@@ -81,12 +81,29 @@ export function simulatedHerd(uid: string, count: number): SimulatedAnimal[] {
  * A farrowing: its onset (the first piglet) and the sow's nest building before it, which keeps her active for
  * up to nestPeakShare of her time at its peak whatever the hour (an internal drive, not the day's rhythm).
  */
-export interface FarrowingEpisode { onset: number; nestPeakLeadMs: number; nestDurationMs: number; nestPeakShare: number }
+export interface FarrowingEpisode {
+  onset: number
+  nestPeakLeadMs: number
+  nestDurationMs: number
+  nestPeakShare: number
+}
 /** A heat (oestrus): when the activity rise starts and ends, and how strong it is (activity multiplier). */
-export interface HeatEpisode { onset: number; end: number; amplitude: number }
+export interface HeatEpisode {
+  onset: number
+  end: number
+  amplitude: number
+}
 /** A lameness: from its onset, activity and movement decline over declineMs to the given fractions. */
-export interface LamenessEpisode { onset: number; declineMs: number; activityFactor: number; movementFactor: number }
-export interface Interval { from: number; to: number }
+export interface LamenessEpisode {
+  onset: number
+  declineMs: number
+  activityFactor: number
+  movementFactor: number
+}
+export interface Interval {
+  from: number
+  to: number
+}
 
 /** What happens to one animal: the ground truth an evaluation scores against, and the farm's records of it. */
 export interface AnimalPlan {
@@ -121,7 +138,11 @@ const FEEDING_MS = 40 * MINUTE
 const HOT_FROM_HOUR = 10
 const HOT_TO_HOUR = 20
 
-export interface PlanWindow { seed: string; start: number; end: number }
+export interface PlanWindow {
+  seed: string
+  start: number
+  end: number
+}
 
 /** The farm-wide confounders over the window: one day in ten fed 1-3 h late, one day in twenty hot. */
 export function planFarm(window: PlanWindow): FarmPlan {
@@ -143,15 +164,24 @@ export function planAnimal(animal: SimulatedAnimal, window: PlanWindow): AnimalP
   const dailyFactors = new Map<number, number>()
   const dailyWarmths = new Map<number, number>()
   const plan: AnimalPlan = {
-    farrowings: [], heats: [], lameness: [], services: [], weanings: [], crated: [], dropouts: [], disturbances: [],
+    farrowings: [],
+    heats: [],
+    lameness: [],
+    services: [],
+    weanings: [],
+    crated: [],
+    dropouts: [],
+    disturbances: [],
     dailyFactor: (day) => {
       let factor = dailyFactors.get(day)
-      if (factor === undefined) dailyFactors.set(day, factor = Math.exp(0.1 * gaussian(prng(seedOf(window.seed, 'day', animal.index, day)))))
+      if (factor === undefined)
+        dailyFactors.set(day, (factor = Math.exp(0.1 * gaussian(prng(seedOf(window.seed, 'day', animal.index, day))))))
       return factor
     },
     dailyWarmth: (day) => {
       let warmth = dailyWarmths.get(day)
-      if (warmth === undefined) dailyWarmths.set(day, warmth = 0.15 * gaussian(prng(seedOf(window.seed, 'warmth', animal.index, day))))
+      if (warmth === undefined)
+        dailyWarmths.set(day, (warmth = 0.15 * gaussian(prng(seedOf(window.seed, 'warmth', animal.index, day)))))
       return warmth
     },
   }
@@ -174,7 +204,12 @@ export function planAnimal(animal: SimulatedAnimal, window: PlanWindow): AnimalP
       for (;;) {
         const length = uniform(random, 24, 48) * HOUR
         const strength = random()
-        const amplitude = strength < 0.1 ? uniform(random, 1.05, 1.15) : strength < 0.85 ? uniform(random, 1.2, 1.6) : uniform(random, 1.6, 2)
+        const amplitude =
+          strength < 0.1
+            ? uniform(random, 1.05, 1.15)
+            : strength < 0.85
+              ? uniform(random, 1.2, 1.6)
+              : uniform(random, 1.6, 2)
         plan.heats.push({ onset: heat, end: heat + length, amplitude })
         const service = heat + uniform(random, 12, 24) * HOUR
         plan.services.push(service)
@@ -312,8 +347,11 @@ const BOUT_END_PER_MINUTE = 1 / 3
 export const FARROWING_NODE = 'node-farrowing'
 
 /** One animal's readings over the window, in batches of at most batchSize rows, oldest first. */
-export function* simulateReadings(animal: SimulatedAnimal, window: SimulationWindow,
-  plans?: { animal: AnimalPlan; farm: FarmPlan }): Generator<SimulatedBatch> {
+export function* simulateReadings(
+  animal: SimulatedAnimal,
+  window: SimulationWindow,
+  plans?: { animal: AnimalPlan; farm: FarmPlan },
+): Generator<SimulatedBatch> {
   const seed = window.seed ?? window.uid
   const planWindow = { seed, start: window.start, end: window.end }
   const plan = plans?.animal ?? planAnimal(animal, planWindow)
@@ -341,10 +379,13 @@ export function* simulateReadings(animal: SimulatedAnimal, window: SimulationWin
     // Bouts of activity last 3 minutes on average and start at the rate that makes the animal active for the
     // share of its time its state asks for: 12 % by day, 4 % by night, scaled by its state (at most 80 %).
     const share = Math.min(0.8, Math.max(state.restless, (daytime ? 0.12 : 0.04) * state.activity))
-    active = active ? random() >= perStep(BOUT_END_PER_MINUTE) : random() < perStep((BOUT_END_PER_MINUTE * share) / (1 - share))
+    active = active
+      ? random() >= perStep(BOUT_END_PER_MINUTE)
+      : random() < perStep((BOUT_END_PER_MINUTE * share) / (1 - share))
     if (within(t, plan.dropouts)) continue
 
-    let c = base + amplitude * Math.cos(((hour - peakHour) / 24) * 2 * Math.PI) + gaussian(random) * 0.15 + state.warming
+    let c =
+      base + amplitude * Math.cos(((hour - peakHour) / 24) * 2 * Math.PI) + gaussian(random) * 0.15 + state.warming
     if (active) c += 0.1
     c = Math.min(39.5, Math.max(35, c))
     const glitch = random()
@@ -352,7 +393,7 @@ export function* simulateReadings(animal: SimulatedAnimal, window: SimulationWin
 
     const [x, y, z] = active
       ? [gaussian(random) * 0.25, gaussian(random) * 0.25, 1 + gaussian(random) * 0.25]
-      : restVector.map((v) => v + gaussian(random) * 0.01) as [number, number, number]
+      : (restVector.map((v) => v + gaussian(random) * 0.01) as [number, number, number])
     sensor.push({ t, c: round(c, 2), x: round(x, 3), y: round(y, 3), z: round(z, 3) })
     if (sensor.length >= window.batchSize) {
       yield { kind: 'sensordata', rows: sensor }

@@ -15,31 +15,50 @@ export function animalMac(options: { required?: boolean } = {}) {
     column: 'mac',
     required: options.required ?? true,
     toColumn: (value) => normalizeMac(String(value)),
-    description: 'Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user\'s animals',
+    description: "Tag MAC of the animal, AA:BB:CC:DD:EE:FF (either case); must be one of the user's animals",
     example: EXAMPLE.mac,
   })
 }
 
-export const archived = (options: { required?: boolean } = {}) => field.boolean({
-  required: options.required ?? false,
-  ...(options.required ? {} : { default: false }),
-  description: 'Filed away: listed under .../archived instead of .../active',
-  example: false,
-})
+export const archived = (options: { required?: boolean } = {}) =>
+  field.boolean({
+    required: options.required ?? false,
+    ...(options.required ? {} : { default: false }),
+    description: 'Filed away: listed under .../archived instead of .../active',
+    example: false,
+  })
 
 /** The owner's Uid: sent in some create bodies, where it must equal the path's user id. */
-export const ownerUid = (options: { required: boolean }) => field.string({
-  column: 'uid', createOnly: true, required: options.required, pattern: UID_PATTERN, maxLength: 128,
-  description: 'The owner\'s user id; when sent it must equal the path\'s', example: EXAMPLE.uid,
-})
+export const ownerUid = (options: { required: boolean }) =>
+  field.string({
+    column: 'uid',
+    createOnly: true,
+    required: options.required,
+    pattern: UID_PATTERN,
+    maxLength: 128,
+    description: "The owner's user id; when sent it must equal the path's",
+    example: EXAMPLE.uid,
+  })
 
 /** A calendar date, YYYY-MM-DD. */
 export const date = (description: string, options: StringOptions = {}) =>
-  field.string({ format: 'date', maxLength: 10, description: `${description}, YYYY-MM-DD`, example: '2026-11-02', ...options })
+  field.string({
+    format: 'date',
+    maxLength: 10,
+    description: `${description}, YYYY-MM-DD`,
+    example: '2026-11-02',
+    ...options,
+  })
 
 /** A time of day, HH:mm or HH:mm:ss. */
 export const time = (description: string, options: StringOptions = {}) =>
-  field.string({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$', maxLength: 8, description: `${description}, HH:mm or HH:mm:ss`, example: '06:40', ...options })
+  field.string({
+    pattern: '^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$',
+    maxLength: 8,
+    description: `${description}, HH:mm or HH:mm:ss`,
+    example: '06:40',
+    ...options,
+  })
 
 /** A non-negative number (a count, an amount, a duration). */
 export const count = (description: string, options: FieldOptions = {}) =>

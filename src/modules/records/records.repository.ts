@@ -17,10 +17,14 @@ type AnyDb = Kysely<any>
 type RecordQuery = SelectQueryBuilder<any, any, Row>
 
 /** Narrows a query to one animal's records, or leaves it at the whole account. */
-export interface RecordScope { uid: string; animalId?: number | undefined }
+export interface RecordScope {
+  uid: string
+  animalId?: number | undefined
+}
 
 function selectRecords(db: Kysely<DB>, resource: Resource, scope: RecordScope): RecordQuery {
-  let query = (db as AnyDb).selectFrom(`${resource.table} as r`)
+  let query = (db as AnyDb)
+    .selectFrom(`${resource.table} as r`)
     .innerJoin('animals as a', (join) => join.onRef('a.uid', '=', 'r.uid').onRef('a.id', '=', 'r.animal_id'))
     .selectAll('r')
     .select('a.mac as mac')
@@ -36,26 +40,48 @@ export interface RecordCriteria {
 }
 
 /** One page of records; `filters` are the list's filter[Field] pairs, `criteria` the endpoint's own. */
-export async function listRecords(db: Kysely<DB>, resource: Resource, scope: RecordScope, params: PageParams,
-  filters: Record<string, FilterValue>, criteria: RecordCriteria = {}): Promise<Page<Row>> {
+export async function listRecords(
+  db: Kysely<DB>,
+  resource: Resource,
+  scope: RecordScope,
+  params: PageParams,
+  filters: Record<string, FilterValue>,
+  criteria: RecordCriteria = {},
+): Promise<Page<Row>> {
   let query = selectRecords(db, resource, scope)
   if (criteria.archived !== undefined) query = query.where('r.archived', '=', criteria.archived)
   for (const [name, value] of Object.entries(resource.filterValues(criteria.matches ?? {}))) {
     const f = resource.fields[name]!
     const column = sql.ref(`${f.joined ? 'a' : 'r'}.${f.column}`)
-    query = typeof value === 'string' && !f.joined
-      ? query.where(sql<boolean>`lower(${column}) = ${value.toLowerCase()}`)
-      : query.where(sql<boolean>`${column} = ${value}`)
+    query =
+      typeof value === 'string' && !f.joined
+        ? query.where(sql<boolean>`lower(${column}) = ${value.toLowerCase()}`)
+        : query.where(sql<boolean>`${column} = ${value}`)
   }
-  return paginate(query, { columns: resource.columns({ own: 'r', joined: 'a' }), params, filters: resource.filterValues(filters), tiebreak: 'r.id' })
+  return paginate(query, {
+    columns: resource.columns({ own: 'r', joined: 'a' }),
+    params,
+    filters: resource.filterValues(filters),
+    tiebreak: 'r.id',
+  })
 }
 
-export async function findRecord(db: Kysely<DB>, resource: Resource, scope: RecordScope, id: number): Promise<Row | undefined> {
+export async function findRecord(
+  db: Kysely<DB>,
+  resource: Resource,
+  scope: RecordScope,
+  id: number,
+): Promise<Row | undefined> {
   return selectRecords(db, resource, scope).where('r.id', '=', id).executeTakeFirst()
 }
 
 /** The newest records first (by t, the time they were recorded). */
-export async function recentRecords(db: Kysely<DB>, resource: Resource, scope: RecordScope, limit: number): Promise<Row[]> {
+export async function recentRecords(
+  db: Kysely<DB>,
+  resource: Resource,
+  scope: RecordScope,
+  limit: number,
+): Promise<Row[]> {
   return selectRecords(db, resource, scope).orderBy('r.t', 'desc').orderBy('r.id', 'desc').limit(limit).execute()
 }
 
@@ -63,20 +89,40 @@ export async function recentRecords(db: Kysely<DB>, resource: Resource, scope: R
 export const RANGE_MAX = 1000
 
 /** Records whose date column lies in [from, to] (YYYY-MM-DD, both inclusive), oldest first. */
-export async function recordsInRange(db: Kysely<DB>, resource: Resource, scope: RecordScope, dateColumn: string, from: string, to: string): Promise<Row[]> {
+export async function recordsInRange(
+  db: Kysely<DB>,
+  resource: Resource,
+  scope: RecordScope,
+  dateColumn: string,
+  from: string,
+  to: string,
+): Promise<Row[]> {
   const column = `r.${dateColumn}`
-  return selectRecords(db, resource, scope).where(column, '>=', from).where(column, '<=', to)
-    .orderBy(column, 'asc').orderBy('r.id', 'asc').limit(RANGE_MAX).execute()
+  return selectRecords(db, resource, scope)
+    .where(column, '>=', from)
+    .where(column, '<=', to)
+    .orderBy(column, 'asc')
+    .orderBy('r.id', 'asc')
+    .limit(RANGE_MAX)
+    .execute()
 }
 
 /** Thrown when the record's animal was deleted while the record was being written. */
 export class AnimalGoneError extends Error {}
 
 /** Stores a record of the animal under the next free time id, and returns it as read back. */
-export async function insertRecord(db: Kysely<DB>, resource: Resource, uid: string, animalId: number, columns: Row, ids: IdSource): Promise<Row> {
+export async function insertRecord(
+  db: Kysely<DB>,
+  resource: Resource,
+  uid: string,
+  animalId: number,
+  columns: Row,
+  ids: IdSource,
+): Promise<Row> {
   try {
     const id = await insertWithTimeId(ids, async (candidate) => {
-      const inserted: { id: number } | undefined = await (db as AnyDb).insertInto(resource.table)
+      const inserted: { id: number } | undefined = await (db as AnyDb)
+        .insertInto(resource.table)
         .values({ ...columns, uid, id: candidate, t: candidate, animal_id: animalId })
         .onConflict((oc) => oc.columns(['uid', 'id']).doNothing())
         .returning('id')
@@ -95,15 +141,27 @@ export async function insertRecord(db: Kysely<DB>, resource: Resource, uid: stri
  * changes); problems it returns leave the record unchanged and are returned instead. undefined when
  * there is no such record.
  */
-export async function updateRecord<P>(db: Kysely<DB>, resource: Resource, scope: RecordScope, id: number, columns: Row, now: Date,
-  check: (current: Row) => P[]): Promise<{ row: Row } | { problems: P[] } | undefined> {
+export async function updateRecord<P>(
+  db: Kysely<DB>,
+  resource: Resource,
+  scope: RecordScope,
+  id: number,
+  columns: Row,
+  now: Date,
+  check: (current: Row) => P[],
+): Promise<{ row: Row } | { problems: P[] } | undefined> {
   try {
     return await db.transaction().execute(async (trx) => {
       const current = await selectRecords(trx, resource, scope).where('r.id', '=', id).forUpdate('r').executeTakeFirst()
       if (!current) return undefined
       const problems = check(current)
       if (problems.length > 0) return { problems }
-      await (trx as AnyDb).updateTable(resource.table).set({ ...columns, updated_at: now }).where('uid', '=', scope.uid).where('id', '=', id).execute()
+      await (trx as AnyDb)
+        .updateTable(resource.table)
+        .set({ ...columns, updated_at: now })
+        .where('uid', '=', scope.uid)
+        .where('id', '=', id)
+        .execute()
       return { row: (await findRecord(trx, resource, { uid: scope.uid }, id))! }
     })
   } catch (err) {
@@ -112,7 +170,12 @@ export async function updateRecord<P>(db: Kysely<DB>, resource: Resource, scope:
   }
 }
 
-export async function deleteRecord(db: Kysely<DB>, resource: Resource, scope: RecordScope, id: number): Promise<boolean> {
+export async function deleteRecord(
+  db: Kysely<DB>,
+  resource: Resource,
+  scope: RecordScope,
+  id: number,
+): Promise<boolean> {
   let query = (db as AnyDb).deleteFrom(resource.table).where('uid', '=', scope.uid).where('id', '=', id)
   if (scope.animalId !== undefined) query = query.where('animal_id', '=', scope.animalId)
   const result = await query.executeTakeFirst()

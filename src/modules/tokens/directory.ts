@@ -17,15 +17,25 @@ const EndpointInfo = Type.Object({
 })
 
 export function TokenDirectoryResponse(limits: Limits) {
-  return Type.Object({
-    success: Type.Literal(true),
-    message: Message('What this is', 'Token endpoints of the Livestock API'),
-    endpoints: Type.Record(Type.String({ maxLength: 60 }), EndpointInfo, {
-      maxProperties: 20, description: '"METHOD path" → what the endpoint does, its body fields and its headers', examples: [tokenDirectory(limits)],
-    }),
-    documentation: Type.String({ format: 'uri-reference', maxLength: 100, description: 'The interactive reference', examples: ['/api/v1/docs'] }),
-    timestamp: Timestamp,
-  }, { description: 'Token endpoints of this service' })
+  return Type.Object(
+    {
+      success: Type.Literal(true),
+      message: Message('What this is', 'Token endpoints of the Livestock API'),
+      endpoints: Type.Record(Type.String({ maxLength: 60 }), EndpointInfo, {
+        maxProperties: 20,
+        description: '"METHOD path" → what the endpoint does, its body fields and its headers',
+        examples: [tokenDirectory(limits)],
+      }),
+      documentation: Type.String({
+        format: 'uri-reference',
+        maxLength: 100,
+        description: 'The interactive reference',
+        examples: ['/api/v1/docs'],
+      }),
+      timestamp: Timestamp,
+    },
+    { description: 'Token endpoints of this service' },
+  )
 }
 
 const BEARER = { Authorization: 'Bearer <accessToken>' }
@@ -42,17 +52,27 @@ export function tokenDirectory(limits: Limits) {
       },
     },
     'POST /api/v1/tokens/refresh': {
-      description: 'Exchange a refresh token for a new access token and a new refresh token. Each refresh token works once.',
+      description:
+        'Exchange a refresh token for a new access token and a new refresh token. Each refresh token works once.',
       body: { refreshToken: 'string, required' },
     },
     'GET /api/v1/tokens/validate': { description: 'Check the presented access token.', headers: BEARER },
-    'POST /api/v1/tokens/revoke': { description: 'Revoke the presented access token and the refresh token issued with it.', headers: BEARER },
-    'GET /api/v1/tokens/info': { description: 'Details of the presented token and the token lifetimes.', headers: BEARER },
+    'POST /api/v1/tokens/revoke': {
+      description: 'Revoke the presented access token and the refresh token issued with it.',
+      headers: BEARER,
+    },
+    'GET /api/v1/tokens/info': {
+      description: 'Details of the presented token and the token lifetimes.',
+      headers: BEARER,
+    },
     'POST /api/v1/tokens/login': {
       description: 'Issue a user token for an account.',
       body: { email: 'string, required', password: 'string, required' },
     },
-    'POST /api/v1/tokens/logout': { description: 'Revoke the presented user token and its refresh family.', headers: BEARER },
+    'POST /api/v1/tokens/logout': {
+      description: 'Revoke the presented user token and its refresh family.',
+      headers: BEARER,
+    },
     'POST /api/v1/tokens/verify-id-token': {
       description: 'Verify an identity-provider ID token and return the matching user.',
       body: { idToken: 'string, required' },
@@ -62,18 +82,23 @@ export function tokenDirectory(limits: Limits) {
 
 export async function tokenDirectoryRoutes(app: App) {
   const endpoints = tokenDirectory(app.config.limits)
-  app.get('/tokens', {
-    schema: {
-      operationId: 'getTokenDirectory', summary: 'Token-endpoint directory',
-      description: 'Public. Lists the token endpoints with their bodies and headers.',
-      response: { 200: TokenDirectoryResponse(app.config.limits) },
+  app.get(
+    '/tokens',
+    {
+      schema: {
+        operationId: 'getTokenDirectory',
+        summary: 'Token-endpoint directory',
+        description: 'Public. Lists the token endpoints with their bodies and headers.',
+        response: { 200: TokenDirectoryResponse(app.config.limits) },
+      },
+      config: { access: 'public' },
     },
-    config: { access: 'public' },
-  }, async () => ({
-    success: true as const,
-    message: 'Token endpoints of the Livestock API',
-    endpoints,
-    documentation: '/api/v1/docs',
-    timestamp: isoTimestamp(),
-  }))
+    async () => ({
+      success: true as const,
+      message: 'Token endpoints of the Livestock API',
+      endpoints,
+      documentation: '/api/v1/docs',
+      timestamp: isoTimestamp(),
+    }),
+  )
 }

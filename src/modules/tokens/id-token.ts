@@ -23,19 +23,26 @@ export class IdTokenVerifier {
   async verify(idToken: string): Promise<{ sub: string; email: string }> {
     let payload
     try {
-      ({ payload } = await jwtVerify(idToken, this.jwks, {
-        algorithms: ALGORITHMS, issuer: this.issuer, audience: this.audience, currentDate: new Date(this.clock()),
+      ;({ payload } = await jwtVerify(idToken, this.jwks, {
+        algorithms: ALGORITHMS,
+        issuer: this.issuer,
+        audience: this.audience,
+        currentDate: new Date(this.clock()),
         requiredClaims: ['sub', 'exp', 'iat'],
       }))
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) throw unauthorized(AUTH_ERRORS.expired)
-      if (err instanceof joseErrors.JWKSTimeout || (err instanceof Error && /fetch failed|ECONNREFUSED/.test(err.message))) {
+      if (
+        err instanceof joseErrors.JWKSTimeout ||
+        (err instanceof Error && /fetch failed|ECONNREFUSED/.test(err.message))
+      ) {
         throw new ApiError(503, 'Identity provider keys cannot be fetched', { headers: { 'retry-after': '30' } })
       }
       throw unauthorized(AUTH_ERRORS.invalidToken)
     }
     // An e-mail the provider has not verified proves nothing about the account.
-    if (typeof payload.email !== 'string' || payload.email_verified === false) throw unauthorized(AUTH_ERRORS.invalidToken)
+    if (typeof payload.email !== 'string' || payload.email_verified === false)
+      throw unauthorized(AUTH_ERRORS.invalidToken)
     return { sub: String(payload.sub), email: payload.email }
   }
 }

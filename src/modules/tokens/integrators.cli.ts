@@ -1,16 +1,33 @@
 // Operator commands for integrators and account links.
 import type { Kysely } from 'kysely'
-import { UsageError, booleanOption, optionalString, requireString, type CliContext, type CliValues, type Command } from '../../cli/command.ts'
+import {
+  UsageError,
+  booleanOption,
+  optionalString,
+  requireString,
+  type CliContext,
+  type CliValues,
+  type Command,
+} from '../../cli/command.ts'
 import type { DB } from '../../db/schema.ts'
 import { isEmail, isUid } from '../users/users.rules.ts'
 import { findUserByUid, linkedIntegratorUids } from '../users/users.repository.ts'
 import { generateClientSecret, generateIntegratorUid, hashClientSecret } from './client-secrets.ts'
-import { findIntegrator, insertIntegrator, link, listIntegrators, unlink, updateIntegrator, type IntegratorRow } from './integrators.repository.ts'
+import {
+  findIntegrator,
+  insertIntegrator,
+  link,
+  listIntegrators,
+  unlink,
+  updateIntegrator,
+  type IntegratorRow,
+} from './integrators.repository.ts'
 import { TIER_NAMES, parseTier, type Tier } from '../../auth/tiers.ts'
 import { revokeSubjectFamilies } from './token-store.ts'
 
 /** What an integrator without a client secret exposes (integrator list and create --no-secret say it). */
-export const BARE_UID_WARNING = 'No client secret: the integratorUID alone obtains tokens, and every user linked to this ' +
+export const BARE_UID_WARNING =
+  'No client secret: the integratorUID alone obtains tokens, and every user linked to this ' +
   'integrator sees that UID in its account. Rotate a secret in with: integrator update --uid <uid> --rotate-secret'
 
 function toOutput(row: IntegratorRow, clientSecret?: string) {
@@ -46,16 +63,34 @@ const integratorCommand: Command = {
   summary: 'Create, update and list integrators (create | update | list)',
   usage: 'livestock-api integrator <create|update|list> [options]',
   options: {
-    uid: { type: 'string', value: 'U', description: 'the integrator\'s UID (create: default 128 random bits)' },
-    name: { type: 'string', value: 'N', description: 'the integrator\'s name, e.g. its product' },
+    uid: { type: 'string', value: 'U', description: "the integrator's UID (create: default 128 random bits)" },
+    name: { type: 'string', value: 'N', description: "the integrator's name, e.g. its product" },
     email: { type: 'string', value: 'E', description: 'its contact address' },
     tier: { type: 'string', value: 'T', description: `its tier: ${TIER_NAMES}` },
     'can-read': { type: 'string', value: 'true|false', description: 'may read linked accounts (default true)' },
-    'can-write': { type: 'string', value: 'true|false', description: 'may create and change records of linked accounts (default false)' },
-    'can-delete': { type: 'string', value: 'true|false', description: 'may delete records of linked accounts (default false)' },
-    active: { type: 'string', value: 'true|false', description: 'false cuts its access at once and revokes its refresh tokens' },
-    'no-secret': { type: 'boolean', description: 'create it without a client secret (the spec\'s bare flow; see create below)' },
-    'rotate-secret': { type: 'boolean', description: 'issue a new client secret (printed once); the old one stops working' },
+    'can-write': {
+      type: 'string',
+      value: 'true|false',
+      description: 'may create and change records of linked accounts (default false)',
+    },
+    'can-delete': {
+      type: 'string',
+      value: 'true|false',
+      description: 'may delete records of linked accounts (default false)',
+    },
+    active: {
+      type: 'string',
+      value: 'true|false',
+      description: 'false cuts its access at once and revokes its refresh tokens',
+    },
+    'no-secret': {
+      type: 'boolean',
+      description: "create it without a client secret (the spec's bare flow; see create below)",
+    },
+    'rotate-secret': {
+      type: 'boolean',
+      description: 'issue a new client secret (printed once); the old one stops working',
+    },
     'clear-secret': { type: 'boolean', description: 'remove its client secret (the bare flow)' },
   },
   help: [
@@ -64,11 +99,11 @@ const integratorCommand: Command = {
     '    requires {integratorUID, clientSecret}. Without --uid a UID of 128 random bits is generated.',
     '    --no-secret creates an integrator for the bare {integratorUID} flow of the spec. Its UID is then a bearer',
     '    credential, yet every user who links the integrator sees it in GET /users/<uid> (the spec shows it):',
-    '    any such user can obtain the integrator\'s tokens and read every other account linked to it. Use it only',
+    "    any such user can obtain the integrator's tokens and read every other account linked to it. Use it only",
     '    for an integrator that is linked to a single account, or none.',
     'update --uid U [--tier T] [--active true|false] [--name N] [--email E] [--can-read|--can-write|--can-delete true|false]',
     '       [--rotate-secret | --clear-secret]',
-    '    Deactivating takes effect on the integrator\'s next request; its refresh tokens are revoked.',
+    "    Deactivating takes effect on the integrator's next request; its refresh tokens are revoked.",
     'list                   every integrator; those without a client secret carry a "warning"',
     `Tiers: ${TIER_NAMES} (either name). Permissions default to canRead true, canWrite false, canDelete false.`,
   ].join('\n'),
@@ -89,7 +124,10 @@ const integratorCommand: Command = {
       await ctx.withDatabase(async ({ db }) => {
         if (await findIntegrator(db, uid)) throw new Error(`An integrator with uid ${uid} already exists`)
         const row = await insertIntegrator(db, {
-          uid, name, email, tier,
+          uid,
+          name,
+          email,
+          tier,
           can_read: booleanOption(values, 'can-read') ?? true,
           can_write: booleanOption(values, 'can-write') ?? false,
           can_delete: booleanOption(values, 'can-delete') ?? false,
@@ -101,9 +139,11 @@ const integratorCommand: Command = {
     }
     if (action === 'update') {
       const uid = requireString(values, 'uid')
-      if (values['rotate-secret'] && values['clear-secret']) throw new UsageError('--rotate-secret and --clear-secret exclude each other')
+      if (values['rotate-secret'] && values['clear-secret'])
+        throw new UsageError('--rotate-secret and --clear-secret exclude each other')
       const email = optionalString(values, 'email')
-      if (email !== undefined && !isEmail(email)) throw new UsageError(`--email is not a valid e-mail address: ${email}`)
+      if (email !== undefined && !isEmail(email))
+        throw new UsageError(`--email is not a valid e-mail address: ${email}`)
       const secret = values['rotate-secret'] ? generateClientSecret() : undefined
       const active = booleanOption(values, 'active')
       const changes = {
@@ -113,7 +153,9 @@ const integratorCommand: Command = {
         ...(active !== undefined ? { is_active: active } : {}),
         ...(booleanOption(values, 'can-read') !== undefined ? { can_read: booleanOption(values, 'can-read') } : {}),
         ...(booleanOption(values, 'can-write') !== undefined ? { can_write: booleanOption(values, 'can-write') } : {}),
-        ...(booleanOption(values, 'can-delete') !== undefined ? { can_delete: booleanOption(values, 'can-delete') } : {}),
+        ...(booleanOption(values, 'can-delete') !== undefined
+          ? { can_delete: booleanOption(values, 'can-delete') }
+          : {}),
         ...(secret ? { client_secret_hash: hashClientSecret(secret) } : {}),
         ...(values['clear-secret'] ? { client_secret_hash: null } : {}),
       }
@@ -137,14 +179,15 @@ async function linkAction(values: CliValues, ctx: CliContext, linking: boolean) 
     if (!(await findUserByUid(db, userUid))) throw new Error(`No user with uid ${userUid}`)
     await requireIntegrator(db, integratorUid)
     if (linking) await link(db, userUid, integratorUid, 'operator')
-    else if (!(await unlink(db, userUid, integratorUid))) throw new Error(`Integrator ${integratorUid} is not linked to user ${userUid}`)
+    else if (!(await unlink(db, userUid, integratorUid)))
+      throw new Error(`Integrator ${integratorUid} is not linked to user ${userUid}`)
     ctx.out({ user: userUid, integrators: await linkedIntegratorUids(db, userUid) })
   })
 }
 
 const linkOptions: Command['options'] = {
-  user: { type: 'string', value: 'U', description: 'the user\'s Uid' },
-  integrator: { type: 'string', value: 'I', description: 'the integrator\'s UID' },
+  user: { type: 'string', value: 'U', description: "the user's Uid" },
+  integrator: { type: 'string', value: 'I', description: "the integrator's UID" },
 }
 
 export const integratorCommands: Command[] = [

@@ -11,19 +11,40 @@ export async function findIntegrator(db: Kysely<DB>, uid: string): Promise<Integ
 }
 
 /** The integrator a token names and whether that token is revoked, in one round trip (auth/caller.ts). */
-export async function findIntegratorAsCaller(db: Kysely<DB>, uid: string, jti: string): Promise<PrincipalState<IntegratorRow> | undefined> {
-  const row = await db.selectFrom('integrators').selectAll().select(revokedColumn(jti)).where('uid', '=', uid).executeTakeFirst()
+export async function findIntegratorAsCaller(
+  db: Kysely<DB>,
+  uid: string,
+  jti: string,
+): Promise<PrincipalState<IntegratorRow> | undefined> {
+  const row = await db
+    .selectFrom('integrators')
+    .selectAll()
+    .select(revokedColumn(jti))
+    .where('uid', '=', uid)
+    .executeTakeFirst()
   if (!row) return undefined
   const { revoked, ...principal } = row
   return { principal, revoked }
 }
 
-export async function insertIntegrator(db: Kysely<DB>, integrator: Insertable<IntegratorsTable>): Promise<IntegratorRow> {
+export async function insertIntegrator(
+  db: Kysely<DB>,
+  integrator: Insertable<IntegratorsTable>,
+): Promise<IntegratorRow> {
   return db.insertInto('integrators').values(integrator).returningAll().executeTakeFirstOrThrow()
 }
 
-export async function updateIntegrator(db: Kysely<DB>, uid: string, changes: Updateable<IntegratorsTable>): Promise<IntegratorRow | undefined> {
-  return db.updateTable('integrators').set({ ...changes, updated_at: new Date() }).where('uid', '=', uid).returningAll().executeTakeFirst()
+export async function updateIntegrator(
+  db: Kysely<DB>,
+  uid: string,
+  changes: Updateable<IntegratorsTable>,
+): Promise<IntegratorRow | undefined> {
+  return db
+    .updateTable('integrators')
+    .set({ ...changes, updated_at: new Date() })
+    .where('uid', '=', uid)
+    .returningAll()
+    .executeTakeFirst()
 }
 
 export async function listIntegrators(db: Kysely<DB>): Promise<IntegratorRow[]> {
@@ -33,14 +54,24 @@ export async function listIntegrators(db: Kysely<DB>): Promise<IntegratorRow[]> 
 export async function isLinked(db: Kysely<DB>, uid: string, integratorUid: string): Promise<boolean> {
   // The access check asks before the path is validated; PostgreSQL text cannot hold U+0000, so no account has it.
   if (uid.includes('\u0000')) return false
-  const row = await db.selectFrom('user_integrator_links').select('uid')
-    .where('uid', '=', uid).where('integrator_uid', '=', integratorUid).executeTakeFirst()
+  const row = await db
+    .selectFrom('user_integrator_links')
+    .select('uid')
+    .where('uid', '=', uid)
+    .where('integrator_uid', '=', integratorUid)
+    .executeTakeFirst()
   return row !== undefined
 }
 
 /** Links an integrator to an account; linking twice is a no-op. */
-export async function link(db: Kysely<DB>, uid: string, integratorUid: string, linkedBy: 'owner' | 'operator'): Promise<void> {
-  await db.insertInto('user_integrator_links')
+export async function link(
+  db: Kysely<DB>,
+  uid: string,
+  integratorUid: string,
+  linkedBy: 'owner' | 'operator',
+): Promise<void> {
+  await db
+    .insertInto('user_integrator_links')
     .values({ uid, integrator_uid: integratorUid, linked_by: linkedBy })
     .onConflict((oc) => oc.columns(['uid', 'integrator_uid']).doNothing())
     .execute()
@@ -48,7 +79,10 @@ export async function link(db: Kysely<DB>, uid: string, integratorUid: string, l
 
 /** Removes a link; false when there was none. */
 export async function unlink(db: Kysely<DB>, uid: string, integratorUid: string): Promise<boolean> {
-  const result = await db.deleteFrom('user_integrator_links')
-    .where('uid', '=', uid).where('integrator_uid', '=', integratorUid).executeTakeFirst()
+  const result = await db
+    .deleteFrom('user_integrator_links')
+    .where('uid', '=', uid)
+    .where('integrator_uid', '=', integratorUid)
+    .executeTakeFirst()
   return result.numDeletedRows > 0n
 }

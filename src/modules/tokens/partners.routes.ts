@@ -8,7 +8,6 @@ import { linkedIntegratorUids } from '../users/users.repository.ts'
 import { findIntegrator, link, unlink } from './integrators.repository.ts'
 import { LinkRequest, LinkResponse, UnlinkParams } from './tokens.schemas.ts'
 
-
 export const partnersModule = defineModule({
   tag: 'partners',
   description: 'Links between accounts and integrators',
@@ -18,35 +17,47 @@ export const partnersModule = defineModule({
 async function partnerRoutes(app: App) {
   const db = app.database.db
 
-  app.post('/partners/link', {
-    schema: {
-      operationId: 'linkIntegrator', summary: 'Link an integrator to your account',
-      description: 'User token of the account owner (an integrator token gets 403: an integrator cannot link itself). ' +
-        'Body `{integratorUID}`. Linking an already linked integrator changes nothing. An unknown or inactive integrator gets 404. ' +
-        'Returns the account\'s `integrators` array.',
-      body: LinkRequest,
-      response: { 200: Envelope(LinkResponse, 'The integrators linked now', 'Integrator linked to the account') },
+  app.post(
+    '/partners/link',
+    {
+      schema: {
+        operationId: 'linkIntegrator',
+        summary: 'Link an integrator to your account',
+        description:
+          'User token of the account owner (an integrator token gets 403: an integrator cannot link itself). ' +
+          'Body `{integratorUID}`. Linking an already linked integrator changes nothing. An unknown or inactive integrator gets 404. ' +
+          "Returns the account's `integrators` array.",
+        body: LinkRequest,
+        response: { 200: Envelope(LinkResponse, 'The integrators linked now', 'Integrator linked to the account') },
+      },
+      config: { changesAccess: true, access: 'userToken' },
     },
-    config: { changesAccess: true, access: 'userToken' },
-  }, async (req) => {
-    const { user } = userCallerOf(req)
-    const integrator = await findIntegrator(db, req.body.integratorUID)
-    if (!integrator || !integrator.is_active) throw notFound('Integrator')
-    await link(db, user.uid, integrator.uid, 'owner')
-    return ok({ integrators: await linkedIntegratorUids(db, user.uid) }, 'Integrator linked to the account')
-  })
+    async (req) => {
+      const { user } = userCallerOf(req)
+      const integrator = await findIntegrator(db, req.body.integratorUID)
+      if (!integrator || !integrator.is_active) throw notFound('Integrator')
+      await link(db, user.uid, integrator.uid, 'owner')
+      return ok({ integrators: await linkedIntegratorUids(db, user.uid) }, 'Integrator linked to the account')
+    },
+  )
 
-  app.delete('/partners/link/:integratorUid', {
-    schema: {
-      operationId: 'unlinkIntegrator', summary: 'Unlink an integrator from your account',
-      description: 'User token of the account owner. The integrator loses access to the account at once. 404 when it was not linked.',
-      params: UnlinkParams,
-      response: { 200: Envelope(LinkResponse, 'The integrators linked now', 'Integrator unlinked from the account') },
+  app.delete(
+    '/partners/link/:integratorUid',
+    {
+      schema: {
+        operationId: 'unlinkIntegrator',
+        summary: 'Unlink an integrator from your account',
+        description:
+          'User token of the account owner. The integrator loses access to the account at once. 404 when it was not linked.',
+        params: UnlinkParams,
+        response: { 200: Envelope(LinkResponse, 'The integrators linked now', 'Integrator unlinked from the account') },
+      },
+      config: { changesAccess: true, access: 'userToken' },
     },
-    config: { changesAccess: true, access: 'userToken' },
-  }, async (req) => {
-    const { user } = userCallerOf(req)
-    if (!(await unlink(db, user.uid, req.params.integratorUid))) throw notFound('Link')
-    return ok({ integrators: await linkedIntegratorUids(db, user.uid) }, 'Integrator unlinked from the account')
-  })
+    async (req) => {
+      const { user } = userCallerOf(req)
+      if (!(await unlink(db, user.uid, req.params.integratorUid))) throw notFound('Link')
+      return ok({ integrators: await linkedIntegratorUids(db, user.uid) }, 'Integrator unlinked from the account')
+    },
+  )
 }

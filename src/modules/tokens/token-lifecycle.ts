@@ -9,8 +9,13 @@ import { forbidden, unauthorized } from '../../http/errors.ts'
 import { AUTH_ERRORS } from '../../auth/errors.ts'
 import { TokenError, type Subject, type TokenSigner, type VerifiedToken } from '../../auth/jwt.ts'
 import {
-  consumeRefreshToken, findRefreshByAccessJti, findRefreshToken, hashToken, insertRefreshToken,
-  revokeAccessToken, revokeFamily,
+  consumeRefreshToken,
+  findRefreshByAccessJti,
+  findRefreshToken,
+  hashToken,
+  insertRefreshToken,
+  revokeAccessToken,
+  revokeFamily,
 } from './token-store.ts'
 
 export interface LifecycleDeps {
@@ -31,7 +36,13 @@ export interface IssuedTokens {
 export const REUSED_REFRESH_TOKEN = 'Refresh token has already been used; every token of its session is now revoked'
 
 /** Issues an access token, and a refresh token in a new (or the given) family when asked. */
-export async function issueTokens(deps: LifecycleDeps, subject: Subject, accessTtlSeconds: number, withRefresh: boolean, familyId?: string): Promise<IssuedTokens> {
+export async function issueTokens(
+  deps: LifecycleDeps,
+  subject: Subject,
+  accessTtlSeconds: number,
+  withRefresh: boolean,
+  familyId?: string,
+): Promise<IssuedTokens> {
   const access = await deps.signer.sign(subject, 'access', accessTtlSeconds)
   const issued: IssuedTokens = { accessToken: access.token, expiresAt: access.exp * 1000, subject }
   if (!withRefresh) return issued
@@ -57,7 +68,11 @@ export async function issueTokens(deps: LifecycleDeps, subject: Subject, accessT
  * Exchanges a refresh token for a new access token and a new refresh token of the same family.
  * `subjectIsActive` re-checks the integrator or user, so a deactivated one cannot refresh.
  */
-export async function refreshTokens(deps: LifecycleDeps, refreshToken: string, subjectIsActive: (s: Subject) => Promise<boolean>): Promise<IssuedTokens> {
+export async function refreshTokens(
+  deps: LifecycleDeps,
+  refreshToken: string,
+  subjectIsActive: (s: Subject) => Promise<boolean>,
+): Promise<IssuedTokens> {
   let verified: VerifiedToken
   try {
     verified = await deps.signer.verify(refreshToken, 'refresh')
@@ -81,7 +96,9 @@ export async function refreshTokens(deps: LifecycleDeps, refreshToken: string, s
   }
   if (!(await subjectIsActive(verified.subject))) {
     await revokeFamily(deps.db, row.family_id, now, 'subject inactive')
-    throw verified.subject.kind === 'integrator' ? unauthorized(AUTH_ERRORS.invalidIntegrator) : forbidden(AUTH_ERRORS.inactiveUser)
+    throw verified.subject.kind === 'integrator'
+      ? unauthorized(AUTH_ERRORS.invalidIntegrator)
+      : forbidden(AUTH_ERRORS.inactiveUser)
   }
   return issueTokens(deps, verified.subject, row.access_ttl_seconds, true, row.family_id)
 }
@@ -91,8 +108,12 @@ export async function revokeToken(deps: LifecycleDeps, token: VerifiedToken): Pr
   const now = deps.clock()
   await deps.db.transaction().execute(async (trx) => {
     await revokeAccessToken(trx, token.jti, token.exp * 1000, now, 'revoked by bearer')
-    await trx.updateTable('refresh_tokens').set({ revoked_at: now })
-      .where('access_jti', '=', token.jti).where('revoked_at', 'is', null).execute()
+    await trx
+      .updateTable('refresh_tokens')
+      .set({ revoked_at: now })
+      .where('access_jti', '=', token.jti)
+      .where('revoked_at', 'is', null)
+      .execute()
   })
 }
 

@@ -13,9 +13,23 @@ import { secretMatches } from './client-secrets.ts'
 import { tokenDirectoryRoutes } from './directory.ts'
 import { IdTokenVerifier } from './id-token.ts'
 import type { Subject } from '../../auth/jwt.ts'
-import { issueTokens, logout, refreshTokens, revokeToken, type IssuedTokens, type LifecycleDeps } from './token-lifecycle.ts'
 import {
-  IdTokenRequest, InfoResponse, LoginRequest, RefreshRequest, TokenRequest, TokenResponse, UserTokenResponse, ValidateResponse,
+  issueTokens,
+  logout,
+  refreshTokens,
+  revokeToken,
+  type IssuedTokens,
+  type LifecycleDeps,
+} from './token-lifecycle.ts'
+import {
+  IdTokenRequest,
+  InfoResponse,
+  LoginRequest,
+  RefreshRequest,
+  TokenRequest,
+  TokenResponse,
+  UserTokenResponse,
+  ValidateResponse,
 } from './tokens.schemas.ts'
 import Type, { type Static } from 'typebox'
 
@@ -30,7 +44,9 @@ function toTokenResponse(issued: IssuedTokens) {
     expiresAt: issued.expiresAt,
     tokenType: 'Bearer' as const,
   }
-  return issued.subject.kind === 'integrator' ? { ...base, integratorUID: issued.subject.id } : { ...base, uid: issued.subject.id }
+  return issued.subject.kind === 'integrator'
+    ? { ...base, integratorUID: issued.subject.id }
+    : { ...base, uid: issued.subject.id }
 }
 
 export const tokensModule = defineModule({
@@ -44,163 +60,246 @@ export const tokensModule = defineModule({
 
 async function tokenRoutes(app: App) {
   const { limits } = app.config
-  const deps: LifecycleDeps = { db: app.database.db, signer: app.tokens, clock: app.clock, refreshTtlSeconds: limits.refreshTokenTtlSeconds }
+  const deps: LifecycleDeps = {
+    db: app.database.db,
+    signer: app.tokens,
+    clock: app.clock,
+    refreshTtlSeconds: limits.refreshTokenTtlSeconds,
+  }
   const idTokens = app.config.oidc ? new IdTokenVerifier(app.config.oidc, app.clock) : undefined
 
-  app.post('/tokens', {
-    schema: {
-      operationId: 'createToken', summary: 'Issue an integrator token',
-      description: 'Public. Body `{integratorUID, clientSecret}`: integrators get a client secret when the operator creates them, ' +
-        'and it is required. Only an integrator the operator created with `--no-secret` (the spec\'s bare flow) may leave it out. ' +
-        'An unknown, inactive or wrongly-authenticated integratorUID gets `Access denied: Invalid integratorUID` (401), whichever ' +
-        'it is. After AUTH_FAILURES_MAX (10) failures per 15 minutes from one address for one integratorUID, that pair gets 429.',
-      body: TokenRequest(limits),
-      response: { 200: Envelope(TokenResponse, 'The tokens', 'Token generated successfully'), 401: authErrors[401] },
+  app.post(
+    '/tokens',
+    {
+      schema: {
+        operationId: 'createToken',
+        summary: 'Issue an integrator token',
+        description:
+          'Public. Body `{integratorUID, clientSecret}`: integrators get a client secret when the operator creates them, ' +
+          "and it is required. Only an integrator the operator created with `--no-secret` (the spec's bare flow) may leave it out. " +
+          'An unknown, inactive or wrongly-authenticated integratorUID gets `Access denied: Invalid integratorUID` (401), whichever ' +
+          'it is. After AUTH_FAILURES_MAX (10) failures per 15 minutes from one address for one integratorUID, that pair gets 429.',
+        body: TokenRequest(limits),
+        response: { 200: Envelope(TokenResponse, 'The tokens', 'Token generated successfully'), 401: authErrors[401] },
+      },
+      config: { access: 'public', limit: 'tokens' },
     },
-    config: { access: 'public', limit: 'tokens' },
-  }, async (req) => {
-    const { integratorUID, clientSecret, expiresIn, refreshToken } = req.body
-    await app.authFailures.assertAllowed(req, integratorUID)
-    const integrator = await findIntegrator(app.database.db, integratorUID)
-    const failure = !integrator ? 'unknown integratorUID' : !integrator.is_active ? 'inactive integrator'
-      : integrator.client_secret_hash && !secretMatches(clientSecret, integrator.client_secret_hash)
-        ? (clientSecret === undefined ? 'client secret missing' : 'wrong client secret') : undefined
-    if (!integrator || failure) {
-      await app.authFailures.recordFailure(req, integratorUID)
-      // The UID is a credential for integrators without a secret: log a digest, never the UID.
-      req.log.warn({ reason: failure, integrator: uidDigest(integratorUID), ip: req.ip }, 'integrator authentication failed')
-      throw unauthorized(AUTH_ERRORS.invalidIntegrator)
-    }
-    const issued = await issueTokens(deps, { kind: 'integrator', id: integrator.uid }, expiresIn, refreshToken)
-    return ok(toTokenResponse(issued) as Static<typeof TokenResponse>, 'Token generated successfully')
-  })
+    async (req) => {
+      const { integratorUID, clientSecret, expiresIn, refreshToken } = req.body
+      await app.authFailures.assertAllowed(req, integratorUID)
+      const integrator = await findIntegrator(app.database.db, integratorUID)
+      const failure = !integrator
+        ? 'unknown integratorUID'
+        : !integrator.is_active
+          ? 'inactive integrator'
+          : integrator.client_secret_hash && !secretMatches(clientSecret, integrator.client_secret_hash)
+            ? clientSecret === undefined
+              ? 'client secret missing'
+              : 'wrong client secret'
+            : undefined
+      if (!integrator || failure) {
+        await app.authFailures.recordFailure(req, integratorUID)
+        // The UID is a credential for integrators without a secret: log a digest, never the UID.
+        req.log.warn(
+          { reason: failure, integrator: uidDigest(integratorUID), ip: req.ip },
+          'integrator authentication failed',
+        )
+        throw unauthorized(AUTH_ERRORS.invalidIntegrator)
+      }
+      const issued = await issueTokens(deps, { kind: 'integrator', id: integrator.uid }, expiresIn, refreshToken)
+      return ok(toTokenResponse(issued) as Static<typeof TokenResponse>, 'Token generated successfully')
+    },
+  )
 
-  app.post('/tokens/refresh', {
-    schema: {
-      operationId: 'refreshToken', summary: 'Rotate a refresh token',
-      description: 'Public. Returns a new access token and a new refresh token. Each refresh token works once: presenting a used one ' +
-        'revokes every token of its session (reuse detection), so clients must not refresh concurrently with one token.',
-      body: RefreshRequest,
-      response: { 200: Envelope(TokenOrUserToken, 'The new tokens', 'Token refreshed successfully'), ...authErrors },
+  app.post(
+    '/tokens/refresh',
+    {
+      schema: {
+        operationId: 'refreshToken',
+        summary: 'Rotate a refresh token',
+        description:
+          'Public. Returns a new access token and a new refresh token. Each refresh token works once: presenting a used one ' +
+          'revokes every token of its session (reuse detection), so clients must not refresh concurrently with one token.',
+        body: RefreshRequest,
+        response: { 200: Envelope(TokenOrUserToken, 'The new tokens', 'Token refreshed successfully'), ...authErrors },
+      },
+      config: { changesAccess: true, access: 'public', limit: 'refresh' },
     },
-    config: { changesAccess: true, access: 'public', limit: 'refresh' },
-  }, async (req) => {
-    const issued = await refreshTokens(deps, req.body.refreshToken, (s) => subjectIsActive(app, s))
-    return ok(toTokenResponse(issued), 'Token refreshed successfully')
-  })
+    async (req) => {
+      const issued = await refreshTokens(deps, req.body.refreshToken, (s) => subjectIsActive(app, s))
+      return ok(toTokenResponse(issued), 'Token refreshed successfully')
+    },
+  )
 
-  app.get('/tokens/validate', {
-    schema: {
-      operationId: 'validateToken', summary: 'Validate the presented token',
-      description: 'Any access token. Answers 200 with who the token is for and when it expires while it is valid; 401 otherwise.',
-      response: { 200: Envelope(ValidateResponse) },
+  app.get(
+    '/tokens/validate',
+    {
+      schema: {
+        operationId: 'validateToken',
+        summary: 'Validate the presented token',
+        description:
+          'Any access token. Answers 200 with who the token is for and when it expires while it is valid; 401 otherwise.',
+        response: { 200: Envelope(ValidateResponse) },
+      },
+      config: { access: 'bearer' },
     },
-    config: { access: 'bearer' },
-  }, async (req) => {
-    const caller = callerOf(req)
-    const expiresAt = new Date(caller.token.exp * 1000).toISOString()
-    if (caller.kind === 'integrator') {
-      const { uid, email, name, is_active } = caller.integrator
-      return ok({ valid: true as const, integratorUID: uid, integrator: { email, name, isActive: is_active }, tokenType: 'access' as const, expiresAt })
-    }
-    const { uid, email, name } = caller.user
-    return ok({ valid: true as const, uid, user: { uid, email, name }, tokenType: 'access' as const, expiresAt })
-  })
+    async (req) => {
+      const caller = callerOf(req)
+      const expiresAt = new Date(caller.token.exp * 1000).toISOString()
+      if (caller.kind === 'integrator') {
+        const { uid, email, name, is_active } = caller.integrator
+        return ok({
+          valid: true as const,
+          integratorUID: uid,
+          integrator: { email, name, isActive: is_active },
+          tokenType: 'access' as const,
+          expiresAt,
+        })
+      }
+      const { uid, email, name } = caller.user
+      return ok({ valid: true as const, uid, user: { uid, email, name }, tokenType: 'access' as const, expiresAt })
+    },
+  )
 
-  app.post('/tokens/revoke', {
-    schema: {
-      operationId: 'revokeToken', summary: 'Revoke the presented token',
-      description: 'Revokes the presented access token at once for every process, and the refresh token issued with it.',
-      response: { 200: MessageEnvelope('Revoked', 'Token revoked successfully') },
+  app.post(
+    '/tokens/revoke',
+    {
+      schema: {
+        operationId: 'revokeToken',
+        summary: 'Revoke the presented token',
+        description:
+          'Revokes the presented access token at once for every process, and the refresh token issued with it.',
+        response: { 200: MessageEnvelope('Revoked', 'Token revoked successfully') },
+      },
+      config: { changesAccess: true, access: 'bearer' },
     },
-    config: { changesAccess: true, access: 'bearer' },
-  }, async (req) => {
-    await revokeToken(deps, callerOf(req).token)
-    return okMessage('Token revoked successfully')
-  })
+    async (req) => {
+      await revokeToken(deps, callerOf(req).token)
+      return okMessage('Token revoked successfully')
+    },
+  )
 
-  app.get('/tokens/info', {
-    schema: {
-      operationId: 'getTokenInfo', summary: 'Details of the presented token',
-      description: 'Any access token. Who it is for (with an integrator\'s tier and permissions), when it was issued and expires, and the token lifetimes.',
-      response: { 200: Envelope(InfoResponse) },
+  app.get(
+    '/tokens/info',
+    {
+      schema: {
+        operationId: 'getTokenInfo',
+        summary: 'Details of the presented token',
+        description:
+          "Any access token. Who it is for (with an integrator's tier and permissions), when it was issued and expires, and the token lifetimes.",
+        response: { 200: Envelope(InfoResponse) },
+      },
+      config: { access: 'bearer' },
     },
-    config: { access: 'bearer' },
-  }, async (req) => {
-    const caller = callerOf(req)
-    const token = {
-      type: 'access' as const,
-      issuedAt: new Date(caller.token.iat * 1000).toISOString(),
-      expiresAt: new Date(caller.token.exp * 1000).toISOString(),
-      jti: caller.token.jti,
-    }
-    const config = { accessTokenExpiry: limits.tokenExpiresInDefault, refreshTokenExpiry: limits.refreshTokenTtlSeconds }
-    if (caller.kind === 'integrator') {
-      const i = caller.integrator
-      return ok({
-        integratorUID: i.uid,
-        integrator: {
-          email: i.email, name: i.name, isActive: i.is_active, createdAt: i.created_at.toISOString(), tier: i.tier,
-          permissions: { canRead: i.can_read, canWrite: i.can_write, canDelete: i.can_delete },
+    async (req) => {
+      const caller = callerOf(req)
+      const token = {
+        type: 'access' as const,
+        issuedAt: new Date(caller.token.iat * 1000).toISOString(),
+        expiresAt: new Date(caller.token.exp * 1000).toISOString(),
+        jti: caller.token.jti,
+      }
+      const config = {
+        accessTokenExpiry: limits.tokenExpiresInDefault,
+        refreshTokenExpiry: limits.refreshTokenTtlSeconds,
+      }
+      if (caller.kind === 'integrator') {
+        const i = caller.integrator
+        return ok({
+          integratorUID: i.uid,
+          integrator: {
+            email: i.email,
+            name: i.name,
+            isActive: i.is_active,
+            createdAt: i.created_at.toISOString(),
+            tier: i.tier,
+            permissions: { canRead: i.can_read, canWrite: i.can_write, canDelete: i.can_delete },
+          },
+          token,
+          config,
+        })
+      }
+      const { uid, email, name } = caller.user
+      return ok({ uid, user: { uid, email, name }, token, config })
+    },
+  )
+
+  app.post(
+    '/tokens/login',
+    {
+      schema: {
+        operationId: 'login',
+        summary: 'Issue a user token',
+        description:
+          'Public. Body `{email, password}`. Returns an access token (default lifetime) and a refresh token. ' +
+          'A wrong e-mail and a wrong password get the same answer in the same time.',
+        body: LoginRequest,
+        response: { 200: Envelope(UserTokenResponse, 'The tokens', 'Logged in successfully'), ...authErrors },
+      },
+      config: { access: 'public', limit: 'login' },
+    },
+    async (req) => {
+      const { email, password } = req.body
+      const user = await findUserByEmail(app.database.db, email)
+      const valid = user?.password_hash
+        ? await verifyPassword(password, user.password_hash)
+        : await burnPasswordCheck(password, app.config.passwordScryptLogN)
+      if (!user || !valid) throw unauthorized('Invalid email or password')
+      if (user.inactive) throw forbidden(AUTH_ERRORS.inactiveUser)
+      const issued = await issueTokens(deps, { kind: 'user', id: user.uid }, limits.tokenExpiresInDefault, true)
+      return ok(toTokenResponse(issued) as Static<typeof UserTokenResponse>, 'Logged in successfully')
+    },
+  )
+
+  app.post(
+    '/tokens/logout',
+    {
+      schema: {
+        operationId: 'logout',
+        summary: 'Log a user out',
+        description: 'User token. Revokes the presented token and every token of its refresh family.',
+        response: { 200: MessageEnvelope('Logged out', 'Logged out successfully') },
+      },
+      config: { changesAccess: true, access: 'userToken' },
+    },
+    async (req) => {
+      await logout(deps, userCallerOf(req).token)
+      return okMessage('Logged out successfully')
+    },
+  )
+
+  app.post(
+    '/tokens/verify-id-token',
+    {
+      schema: {
+        operationId: 'verifyIdToken',
+        summary: 'Verify an identity-provider ID token',
+        description:
+          'Public. Verifies an OpenID Connect ID token against the configured issuer (OIDC_ISSUER, OIDC_JWKS_URL, ' +
+          "OIDC_AUDIENCE): signature by the issuer's JWKS, issuer, audience, expiry. Returns the user whose e-mail matches the " +
+          "token's verified `email` claim. 501 when no issuer is configured.",
+        body: IdTokenRequest,
+        response: {
+          200: Envelope(
+            Type.Object({ user: Type.Ref('User') }),
+            "The user with the token's verified e-mail",
+            'ID token verified',
+          ),
+          ...authErrors,
+          501: Type.Ref('ErrorEnvelope', { description: 'No identity provider is configured' }),
         },
-        token, config,
-      })
-    }
-    const { uid, email, name } = caller.user
-    return ok({ uid, user: { uid, email, name }, token, config })
-  })
-
-  app.post('/tokens/login', {
-    schema: {
-      operationId: 'login', summary: 'Issue a user token',
-      description: 'Public. Body `{email, password}`. Returns an access token (default lifetime) and a refresh token. ' +
-        'A wrong e-mail and a wrong password get the same answer in the same time.',
-      body: LoginRequest,
-      response: { 200: Envelope(UserTokenResponse, 'The tokens', 'Logged in successfully'), ...authErrors },
+      },
+      config: { access: 'public' },
     },
-    config: { access: 'public', limit: 'login' },
-  }, async (req) => {
-    const { email, password } = req.body
-    const user = await findUserByEmail(app.database.db, email)
-    const valid = user?.password_hash
-      ? await verifyPassword(password, user.password_hash)
-      : await burnPasswordCheck(password, app.config.passwordScryptLogN)
-    if (!user || !valid) throw unauthorized('Invalid email or password')
-    if (user.inactive) throw forbidden(AUTH_ERRORS.inactiveUser)
-    const issued = await issueTokens(deps, { kind: 'user', id: user.uid }, limits.tokenExpiresInDefault, true)
-    return ok(toTokenResponse(issued) as Static<typeof UserTokenResponse>, 'Logged in successfully')
-  })
-
-  app.post('/tokens/logout', {
-    schema: {
-      operationId: 'logout', summary: 'Log a user out',
-      description: 'User token. Revokes the presented token and every token of its refresh family.',
-      response: { 200: MessageEnvelope('Logged out', 'Logged out successfully') },
+    async (req) => {
+      if (!idTokens) throw new ApiError(501, 'ID token verification is not configured on this service')
+      const claims = await idTokens.verify(req.body.idToken)
+      const user = await findUserByEmail(app.database.db, claims.email)
+      if (!user) throw notFound('User')
+      if (user.inactive) throw forbidden(AUTH_ERRORS.inactiveUser)
+      return ok({ user: toApiUser(user, await linkedIntegratorUids(app.database.db, user.uid)) }, 'ID token verified')
     },
-    config: { changesAccess: true, access: 'userToken' },
-  }, async (req) => {
-    await logout(deps, userCallerOf(req).token)
-    return okMessage('Logged out successfully')
-  })
-
-  app.post('/tokens/verify-id-token', {
-    schema: {
-      operationId: 'verifyIdToken', summary: 'Verify an identity-provider ID token',
-      description: 'Public. Verifies an OpenID Connect ID token against the configured issuer (OIDC_ISSUER, OIDC_JWKS_URL, ' +
-        'OIDC_AUDIENCE): signature by the issuer\'s JWKS, issuer, audience, expiry. Returns the user whose e-mail matches the ' +
-        'token\'s verified `email` claim. 501 when no issuer is configured.',
-      body: IdTokenRequest,
-      response: { 200: Envelope(Type.Object({ user: Type.Ref('User') }), 'The user with the token\'s verified e-mail', 'ID token verified'), ...authErrors, 501: Type.Ref('ErrorEnvelope', { description: 'No identity provider is configured' }) },
-    },
-    config: { access: 'public' },
-  }, async (req) => {
-    if (!idTokens) throw new ApiError(501, 'ID token verification is not configured on this service')
-    const claims = await idTokens.verify(req.body.idToken)
-    const user = await findUserByEmail(app.database.db, claims.email)
-    if (!user) throw notFound('User')
-    if (user.inactive) throw forbidden(AUTH_ERRORS.inactiveUser)
-    return ok({ user: toApiUser(user, await linkedIntegratorUids(app.database.db, user.uid)) }, 'ID token verified')
-  })
+  )
 }
 
 async function subjectIsActive(app: App, subject: Subject): Promise<boolean> {
@@ -208,4 +307,3 @@ async function subjectIsActive(app: App, subject: Subject): Promise<boolean> {
   const user = await findUserByUid(app.database.db, subject.id)
   return user !== undefined && !user.inactive
 }
-

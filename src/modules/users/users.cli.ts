@@ -1,8 +1,22 @@
 // Operator commands for user accounts.
-import { UsageError, booleanOption, optionalString, requireString, type CliContext, type CliValues, type Command } from '../../cli/command.ts'
+import {
+  UsageError,
+  booleanOption,
+  optionalString,
+  requireString,
+  type CliContext,
+  type CliValues,
+  type Command,
+} from '../../cli/command.ts'
 import { revokeSubjectFamilies } from '../tokens/token-store.ts'
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword } from './passwords.ts'
-import { findUserByEmail, findUserByUid, insertUser, linkedIntegratorUids, setPasswordHash } from './users.repository.ts'
+import {
+  findUserByEmail,
+  findUserByUid,
+  insertUser,
+  linkedIntegratorUids,
+  setPasswordHash,
+} from './users.repository.ts'
 import { isEmail, isUid } from './users.rules.ts'
 import { toApiUser } from './users.resource.ts'
 
@@ -23,84 +37,105 @@ async function readPassword(values: CliValues, ctx: CliContext, required: boolea
   return password
 }
 
-
-export const userCommands: Command[] = [{
-  name: 'user',
-  summary: 'Create users, set their password and permission flags (create | set-password | update)',
-  usage: 'livestock-api user <create|set-password|update> [options]',
-  options: {
-    uid: { type: 'string', value: 'U', description: 'the account\'s Uid: letters, digits and _ . : @ - (1-128 characters)' },
-    email: { type: 'string', value: 'E', description: 'the e-mail address the user logs in with' },
-    name: { type: 'string', value: 'N', description: 'the name shown for the account' },
-    password: { type: 'string', value: 'P', description: 'the password (visible in the process list: prefer --password-stdin)' },
-    'password-stdin': { type: 'boolean', description: 'read the password from standard input' },
-    bduser: { type: 'string', value: 'true|false', description: 'the BDUser flag' },
-    admin: { type: 'string', value: 'true|false', description: 'the Admin flag' },
-    inactive: { type: 'string', value: 'true|false', description: 'true locks the user out at once and revokes every token; false lets them in again' },
-    language: { type: 'string', value: 'L', description: 'preferred language, e.g. da or en' },
-    phone: { type: 'string', value: 'P', description: 'phone number' },
-  },
-  help: [
-    'create --uid U --email E --name N [--password P | --password-stdin] [--bduser true] [--admin true] [--language L] [--phone P]',
-    'set-password --uid U (--password P | --password-stdin)     revokes the user\'s refresh tokens',
-    'update --uid U [--bduser true|false] [--admin true|false] [--inactive true|false]',
-    `Passwords: ${PASSWORD_MIN_LENGTH}-${PASSWORD_MAX_LENGTH} characters, hashed with scrypt. Prefer --password-stdin: a --password shows in the process list.`,
-    'Admin and BDUser can be set only here, never through the API by the user.',
-  ].join('\n'),
-  run: async (values, positionals, ctx) => {
-    const [action] = positionals
-    const config = ctx.config()
-    if (action === 'create') {
-      const uid = requireString(values, 'uid')
-      if (!isUid(uid)) throw new UsageError('--uid may hold letters, digits and _ . : @ - (1-128 characters)')
-      const email = requireString(values, 'email')
-      if (!isEmail(email)) throw new UsageError(`--email is not a valid e-mail address: ${email}`)
-      const name = requireString(values, 'name')
-      const password = await readPassword(values, ctx, false)
-      const passwordHash = password ? await hashPassword(password, config.passwordScryptLogN) : null
-      await ctx.withDatabase(async ({ db }) => {
-        if (await findUserByUid(db, uid)) throw new Error(`A user with uid ${uid} already exists`)
-        if (await findUserByEmail(db, email)) throw new Error(`A user with e-mail ${email} already exists`)
-        const row = await insertUser(db, {
-          uid, email, name,
-          language: optionalString(values, 'language') ?? null,
-          phone: optionalString(values, 'phone') ?? null,
-          bd_user: booleanOption(values, 'bduser') ?? false,
-          admin: booleanOption(values, 'admin') ?? false,
-          password_hash: passwordHash,
-          password_changed_at: passwordHash ? new Date() : null,
+export const userCommands: Command[] = [
+  {
+    name: 'user',
+    summary: 'Create users, set their password and permission flags (create | set-password | update)',
+    usage: 'livestock-api user <create|set-password|update> [options]',
+    options: {
+      uid: {
+        type: 'string',
+        value: 'U',
+        description: "the account's Uid: letters, digits and _ . : @ - (1-128 characters)",
+      },
+      email: { type: 'string', value: 'E', description: 'the e-mail address the user logs in with' },
+      name: { type: 'string', value: 'N', description: 'the name shown for the account' },
+      password: {
+        type: 'string',
+        value: 'P',
+        description: 'the password (visible in the process list: prefer --password-stdin)',
+      },
+      'password-stdin': { type: 'boolean', description: 'read the password from standard input' },
+      bduser: { type: 'string', value: 'true|false', description: 'the BDUser flag' },
+      admin: { type: 'string', value: 'true|false', description: 'the Admin flag' },
+      inactive: {
+        type: 'string',
+        value: 'true|false',
+        description: 'true locks the user out at once and revokes every token; false lets them in again',
+      },
+      language: { type: 'string', value: 'L', description: 'preferred language, e.g. da or en' },
+      phone: { type: 'string', value: 'P', description: 'phone number' },
+    },
+    help: [
+      'create --uid U --email E --name N [--password P | --password-stdin] [--bduser true] [--admin true] [--language L] [--phone P]',
+      "set-password --uid U (--password P | --password-stdin)     revokes the user's refresh tokens",
+      'update --uid U [--bduser true|false] [--admin true|false] [--inactive true|false]',
+      `Passwords: ${PASSWORD_MIN_LENGTH}-${PASSWORD_MAX_LENGTH} characters, hashed with scrypt. Prefer --password-stdin: a --password shows in the process list.`,
+      'Admin and BDUser can be set only here, never through the API by the user.',
+    ].join('\n'),
+    run: async (values, positionals, ctx) => {
+      const [action] = positionals
+      const config = ctx.config()
+      if (action === 'create') {
+        const uid = requireString(values, 'uid')
+        if (!isUid(uid)) throw new UsageError('--uid may hold letters, digits and _ . : @ - (1-128 characters)')
+        const email = requireString(values, 'email')
+        if (!isEmail(email)) throw new UsageError(`--email is not a valid e-mail address: ${email}`)
+        const name = requireString(values, 'name')
+        const password = await readPassword(values, ctx, false)
+        const passwordHash = password ? await hashPassword(password, config.passwordScryptLogN) : null
+        await ctx.withDatabase(async ({ db }) => {
+          if (await findUserByUid(db, uid)) throw new Error(`A user with uid ${uid} already exists`)
+          if (await findUserByEmail(db, email)) throw new Error(`A user with e-mail ${email} already exists`)
+          const row = await insertUser(db, {
+            uid,
+            email,
+            name,
+            language: optionalString(values, 'language') ?? null,
+            phone: optionalString(values, 'phone') ?? null,
+            bd_user: booleanOption(values, 'bduser') ?? false,
+            admin: booleanOption(values, 'admin') ?? false,
+            password_hash: passwordHash,
+            password_changed_at: passwordHash ? new Date() : null,
+          })
+          ctx.out({ ...toApiUser(row, []), hasPassword: passwordHash !== null })
         })
-        ctx.out({ ...toApiUser(row, []), hasPassword: passwordHash !== null })
-      })
-      return
-    }
-    if (action === 'set-password') {
-      const uid = requireString(values, 'uid')
-      const password = (await readPassword(values, ctx, true))!
-      const passwordHash = await hashPassword(password, config.passwordScryptLogN)
-      await ctx.withDatabase(async ({ db }) => {
-        if (!(await setPasswordHash(db, uid, passwordHash, new Date()))) throw new Error(`No user with uid ${uid}`)
-        await revokeSubjectFamilies(db, 'user', uid, Date.now(), 'password set by operator')
-        ctx.out({ uid, passwordChanged: true })
-      })
-      return
-    }
-    if (action === 'update') {
-      const uid = requireString(values, 'uid')
-      const changes = {
-        ...(booleanOption(values, 'bduser') !== undefined ? { bd_user: booleanOption(values, 'bduser') } : {}),
-        ...(booleanOption(values, 'admin') !== undefined ? { admin: booleanOption(values, 'admin') } : {}),
-        ...(booleanOption(values, 'inactive') !== undefined ? { inactive: booleanOption(values, 'inactive') } : {}),
+        return
       }
-      if (Object.keys(changes).length === 0) throw new UsageError('Nothing to update: name --bduser, --admin or --inactive')
-      await ctx.withDatabase(async ({ db }) => {
-        const row = await db.updateTable('users').set({ ...changes, updated_at: new Date() }).where('uid', '=', uid).returningAll().executeTakeFirst()
-        if (!row) throw new Error(`No user with uid ${uid}`)
-        if (changes.inactive === true) await revokeSubjectFamilies(db, 'user', uid, Date.now(), 'user deactivated')
-        ctx.out(toApiUser(row, await linkedIntegratorUids(db, uid)))
-      })
-      return
-    }
-    throw new UsageError(`Unknown action "${action ?? ''}": use create, set-password or update`)
+      if (action === 'set-password') {
+        const uid = requireString(values, 'uid')
+        const password = (await readPassword(values, ctx, true))!
+        const passwordHash = await hashPassword(password, config.passwordScryptLogN)
+        await ctx.withDatabase(async ({ db }) => {
+          if (!(await setPasswordHash(db, uid, passwordHash, new Date()))) throw new Error(`No user with uid ${uid}`)
+          await revokeSubjectFamilies(db, 'user', uid, Date.now(), 'password set by operator')
+          ctx.out({ uid, passwordChanged: true })
+        })
+        return
+      }
+      if (action === 'update') {
+        const uid = requireString(values, 'uid')
+        const changes = {
+          ...(booleanOption(values, 'bduser') !== undefined ? { bd_user: booleanOption(values, 'bduser') } : {}),
+          ...(booleanOption(values, 'admin') !== undefined ? { admin: booleanOption(values, 'admin') } : {}),
+          ...(booleanOption(values, 'inactive') !== undefined ? { inactive: booleanOption(values, 'inactive') } : {}),
+        }
+        if (Object.keys(changes).length === 0)
+          throw new UsageError('Nothing to update: name --bduser, --admin or --inactive')
+        await ctx.withDatabase(async ({ db }) => {
+          const row = await db
+            .updateTable('users')
+            .set({ ...changes, updated_at: new Date() })
+            .where('uid', '=', uid)
+            .returningAll()
+            .executeTakeFirst()
+          if (!row) throw new Error(`No user with uid ${uid}`)
+          if (changes.inactive === true) await revokeSubjectFamilies(db, 'user', uid, Date.now(), 'user deactivated')
+          ctx.out(toApiUser(row, await linkedIntegratorUids(db, uid)))
+        })
+        return
+      }
+      throw new UsageError(`Unknown action "${action ?? ''}": use create, set-password or update`)
+    },
   },
-}]
+]

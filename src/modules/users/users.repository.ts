@@ -17,15 +17,28 @@ export async function findUserByUid(db: Kysely<DB>, uid: string): Promise<UserRo
 }
 
 /** The user a token names and whether that token is revoked, in one round trip (auth/caller.ts). */
-export async function findUserAsCaller(db: Kysely<DB>, uid: string, jti: string): Promise<PrincipalState<UserRow> | undefined> {
-  const row = await db.selectFrom('users').selectAll().select(revokedColumn(jti)).where('uid', '=', uid).executeTakeFirst()
+export async function findUserAsCaller(
+  db: Kysely<DB>,
+  uid: string,
+  jti: string,
+): Promise<PrincipalState<UserRow> | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .selectAll()
+    .select(revokedColumn(jti))
+    .where('uid', '=', uid)
+    .executeTakeFirst()
   if (!row) return undefined
   const { revoked, ...principal } = row
   return { principal, revoked }
 }
 
 export async function findUserByEmail(db: Kysely<DB>, email: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where(sql<string>`lower(email)`, '=', email.toLowerCase()).executeTakeFirst()
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+    .executeTakeFirst()
 }
 
 export async function insertUser(db: Kysely<DB>, user: NewUser): Promise<UserRow> {
@@ -33,7 +46,8 @@ export async function insertUser(db: Kysely<DB>, user: NewUser): Promise<UserRow
 }
 
 export async function setPasswordHash(db: Kysely<DB>, uid: string, passwordHash: string, at: Date): Promise<boolean> {
-  const result = await db.updateTable('users')
+  const result = await db
+    .updateTable('users')
     .set({ password_hash: passwordHash, password_changed_at: at, updated_at: at })
     .where('uid', '=', uid)
     .executeTakeFirst()
@@ -42,8 +56,13 @@ export async function setPasswordHash(db: Kysely<DB>, uid: string, passwordHash:
 
 /** integratorUIDs linked to the account, oldest link first. */
 export async function linkedIntegratorUids(db: Kysely<DB>, uid: string): Promise<string[]> {
-  const rows = await db.selectFrom('user_integrator_links').select('integrator_uid')
-    .where('uid', '=', uid).orderBy('created_at').orderBy('integrator_uid').execute()
+  const rows = await db
+    .selectFrom('user_integrator_links')
+    .select('integrator_uid')
+    .where('uid', '=', uid)
+    .orderBy('created_at')
+    .orderBy('integrator_uid')
+    .execute()
   return rows.map((r) => r.integrator_uid)
 }
 
@@ -72,9 +91,18 @@ export async function insertUniqueUser(db: Kysely<DB>, user: NewUser): Promise<U
 }
 
 /** Updates a user; undefined when there is no such user, `duplicate` when the new e-mail is taken. */
-export async function updateUniqueUser(db: Kysely<DB>, uid: string, changes: UpdateObject<DB, 'users'>): Promise<UniqueResult | undefined> {
+export async function updateUniqueUser(
+  db: Kysely<DB>,
+  uid: string,
+  changes: UpdateObject<DB, 'users'>,
+): Promise<UniqueResult | undefined> {
   try {
-    const row = await db.updateTable('users').set({ ...changes, updated_at: new Date() }).where('uid', '=', uid).returningAll().executeTakeFirst()
+    const row = await db
+      .updateTable('users')
+      .set({ ...changes, updated_at: new Date() })
+      .where('uid', '=', uid)
+      .returningAll()
+      .executeTakeFirst()
     return row ? { row } : undefined
   } catch (err) {
     const duplicate = duplicateField(err)
@@ -103,8 +131,17 @@ export interface UserSearch {
 }
 
 /** One page of every user, with filter[Field] equality filters (GET /users). */
-export async function listUsers(db: Kysely<DB>, params: PageParams, filters: Record<string, FilterValue>): Promise<Page<UserRow>> {
-  return paginate(db.selectFrom('users').selectAll(), { columns: userListColumns, params, filters: users.filterValues(filters), tiebreak: 'uid' })
+export async function listUsers(
+  db: Kysely<DB>,
+  params: PageParams,
+  filters: Record<string, FilterValue>,
+): Promise<Page<UserRow>> {
+  return paginate(db.selectFrom('users').selectAll(), {
+    columns: userListColumns,
+    params,
+    filters: users.filterValues(filters),
+    tiebreak: 'uid',
+  })
 }
 
 /** One page of the users matching the search. */
@@ -134,12 +171,26 @@ export async function deleteUserAndData(db: Kysely<DB>, uid: string, now: number
   })
 }
 
-export interface StatusChanges { flagged?: boolean; inactive?: boolean; request_deletion?: boolean }
+export interface StatusChanges {
+  flagged?: boolean
+  inactive?: boolean
+  request_deletion?: boolean
+}
 
 /** Sets status flags; deactivating also revokes every session of the user in the same transaction. */
-export async function updateUserStatus(db: Kysely<DB>, uid: string, changes: StatusChanges, now: number): Promise<UserRow | undefined> {
+export async function updateUserStatus(
+  db: Kysely<DB>,
+  uid: string,
+  changes: StatusChanges,
+  now: number,
+): Promise<UserRow | undefined> {
   return db.transaction().execute(async (trx) => {
-    const row = await trx.updateTable('users').set({ ...changes, updated_at: new Date(now) }).where('uid', '=', uid).returningAll().executeTakeFirst()
+    const row = await trx
+      .updateTable('users')
+      .set({ ...changes, updated_at: new Date(now) })
+      .where('uid', '=', uid)
+      .returningAll()
+      .executeTakeFirst()
     if (row && changes.inactive === true) await revokeSubjectFamilies(trx, 'user', uid, now, 'user deactivated')
     return row
   })
@@ -149,7 +200,13 @@ export async function updateUserStatus(db: Kysely<DB>, uid: string, changes: Sta
  * Stores a new password hash and revokes every other session of the user: all refresh families but
  * the one the presented access token belongs to (when it has one).
  */
-export async function changePassword(db: Kysely<DB>, uid: string, passwordHash: string, now: number, currentAccessJti: string): Promise<boolean> {
+export async function changePassword(
+  db: Kysely<DB>,
+  uid: string,
+  passwordHash: string,
+  now: number,
+  currentAccessJti: string,
+): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     if (!(await setPasswordHash(trx, uid, passwordHash, new Date(now)))) return false
     const current = await findRefreshByAccessJti(trx, currentAccessJti)
@@ -174,18 +231,34 @@ export type AddPushTokenResult = { row: PushTokenRow; created: boolean } | { ful
  */
 export async function addPushToken(db: Kysely<DB>, entry: PushTokenRow): Promise<AddPushTokenResult> {
   return db.transaction().execute(async (trx) => {
-    const user = await trx.selectFrom('users').select('uid').where('uid', '=', entry.uid).forNoKeyUpdate().executeTakeFirst()
+    const user = await trx
+      .selectFrom('users')
+      .select('uid')
+      .where('uid', '=', entry.uid)
+      .forNoKeyUpdate()
+      .executeTakeFirst()
     if (!user) return { missingUser: true as const }
-    const existing = await trx.selectFrom('user_push_tokens').select('token').where('uid', '=', entry.uid).where('token', '=', entry.token).executeTakeFirst()
+    const existing = await trx
+      .selectFrom('user_push_tokens')
+      .select('token')
+      .where('uid', '=', entry.uid)
+      .where('token', '=', entry.token)
+      .executeTakeFirst()
     if (!existing) {
-      const { count } = await trx.selectFrom('user_push_tokens').select((eb) => eb.fn.countAll<number>().as('count'))
-        .where('uid', '=', entry.uid).executeTakeFirstOrThrow()
+      const { count } = await trx
+        .selectFrom('user_push_tokens')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('uid', '=', entry.uid)
+        .executeTakeFirstOrThrow()
       if (Number(count) >= MAX_PUSH_TOKENS) return { full: true as const }
     }
     const { uid: _uid, token: _token, ...changes } = entry
-    const row = await trx.insertInto('user_push_tokens').values(entry)
+    const row = await trx
+      .insertInto('user_push_tokens')
+      .values(entry)
       .onConflict((oc) => oc.columns(['uid', 'token']).doUpdateSet(changes))
-      .returningAll().executeTakeFirstOrThrow()
+      .returningAll()
+      .executeTakeFirstOrThrow()
     return { row, created: !existing }
   })
 }

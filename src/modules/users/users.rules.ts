@@ -1,7 +1,8 @@
 // Pure rules about users, shared by the API and the CLI.
 
 // The same shape ajv-formats calls "email" (RFC 5321 local part and domain, no quoted strings).
-const EMAIL = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i
+const EMAIL =
+  /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i
 
 export function isEmail(value: string): boolean {
   return value.length <= 320 && EMAIL.test(value)
@@ -40,7 +41,10 @@ export function integrationFlagsOf(body: Record<string, unknown>): Record<string
 }
 
 /** Splits a partial update of the flags into the ones to set and the ones to remove. */
-export function splitFlagChanges(flags: Record<string, boolean | null>): { set: Record<string, boolean>; remove: string[] } {
+export function splitFlagChanges(flags: Record<string, boolean | null>): {
+  set: Record<string, boolean>
+  remove: string[]
+} {
   const set: Record<string, boolean> = {}
   const remove: string[] = []
   for (const [key, value] of Object.entries(flags)) {

@@ -32,11 +32,25 @@ export async function seedFarm(store: StoreEnv): Promise<Farm> {
     const uid = `farm-${suffix}`
     const integratorUid = `int-${suffix}`
     await insertUser(database.db, {
-      uid, email: `${uid}@farm.example`, name: `Farm ${suffix}`, language: 'en', bd_user: false, admin: false, inactive: false, password_hash: null,
+      uid,
+      email: `${uid}@farm.example`,
+      name: `Farm ${suffix}`,
+      language: 'en',
+      bd_user: false,
+      admin: false,
+      inactive: false,
+      password_hash: null,
     })
     await insertIntegrator(database.db, {
-      uid: integratorUid, email: `${integratorUid}@vendor.example`, name: `Vendor ${suffix}`, tier: 'pro', is_active: true,
-      can_read: true, can_write: true, can_delete: false, client_secret_hash: null,
+      uid: integratorUid,
+      email: `${integratorUid}@vendor.example`,
+      name: `Vendor ${suffix}`,
+      tier: 'pro',
+      is_active: true,
+      can_read: true,
+      can_write: true,
+      can_delete: false,
+      client_secret_hash: null,
     })
     await link(database.db, uid, integratorUid, 'operator')
     return { uid, integratorUid }
@@ -53,9 +67,17 @@ export async function farmHeaders(agent: Agent, service: ServiceProcess, farm: F
 }
 
 /** A new animal of the farm through the API; returns its MAC. */
-export async function createAnimal(agent: Agent, service: ServiceProcess, farm: Farm, headers: Record<string, string>): Promise<string> {
+export async function createAnimal(
+  agent: Agent,
+  service: ServiceProcess,
+  farm: Farm,
+  headers: Record<string, string>,
+): Promise<string> {
   const mac = Array.from(randomBytes(6), (b) => b.toString(16).padStart(2, '0').toUpperCase()).join(':')
-  const res = await call(agent, service.port, 'POST', `/api/v1/users/${farm.uid}/animals`, { headers, body: { MAC: mac, Sex: 'female' } })
+  const res = await call(agent, service.port, 'POST', `/api/v1/users/${farm.uid}/animals`, {
+    headers,
+    body: { MAC: mac, Sex: 'female' },
+  })
   if (res.status !== 201) throw new Error(`POST animals: ${res.status} ${JSON.stringify(res.body)}`)
   return mac
 }
@@ -64,7 +86,9 @@ export async function createAnimal(agent: Agent, service: ServiceProcess, farm: 
 export async function storedReadingTimes(store: StoreEnv, farm: Farm, mac: string): Promise<number[]> {
   const database = await openDatabase(storeConfig(store))
   try {
-    const { rows } = await sql<{ t: number }>`select t from animal_sensor_readings where uid = ${farm.uid} and mac = ${mac} order by t`.execute(database.db)
+    const { rows } = await sql<{
+      t: number
+    }>`select t from animal_sensor_readings where uid = ${farm.uid} and mac = ${mac} order by t`.execute(database.db)
     return rows.map((r) => Number(r.t))
   } finally {
     await database.close()

@@ -37,7 +37,11 @@ export function forgetProcess(pid: number | undefined): void {
 export function sweepRun(dir: string): string[] {
   const stopped: string[] = []
   let pids: string[] = []
-  try { pids = readdirSync(join(dir, PIDS)) } catch { /* none recorded */ }
+  try {
+    pids = readdirSync(join(dir, PIDS))
+  } catch {
+    /* none recorded */
+  }
   for (const name of pids) {
     const pid = Number(name)
     const what = readFileSync(join(dir, PIDS, name), 'utf8')
@@ -45,15 +49,29 @@ export function sweepRun(dir: string): string[] {
       process.kill(pid, 'SIGCONT')
       process.kill(pid, 'SIGKILL')
       stopped.push(`${what} (pid ${pid})`)
-    } catch { /* already gone */ }
+    } catch {
+      /* already gone */
+    }
   }
   for (const entry of readdirSync(dir)) {
     const pidFile = join(dir, entry, 'data', 'postmaster.pid')
     let postmaster: number
-    try { postmaster = Number(readFileSync(pidFile, 'utf8').split('\n')[0]) } catch { continue }
-    const children = spawnSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number)
+    try {
+      postmaster = Number(readFileSync(pidFile, 'utf8').split('\n')[0])
+    } catch {
+      continue
+    }
+    const children = spawnSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .filter(Boolean)
+      .map(Number)
     for (const pid of [postmaster, ...children]) {
-      try { process.kill(pid, 'SIGCONT'); process.kill(pid, 'SIGQUIT') } catch { /* gone */ }
+      try {
+        process.kill(pid, 'SIGCONT')
+        process.kill(pid, 'SIGQUIT')
+      } catch {
+        /* gone */
+      }
     }
     stopped.push(`PostgreSQL in ${entry} (pid ${postmaster})`)
   }

@@ -22,7 +22,11 @@ export async function freePort(): Promise<number> {
 /** The newest installed PostgreSQL's bin folder (Debian layout: /usr/lib/postgresql/<major>/bin). */
 function postgresBin(): string {
   const root = '/usr/lib/postgresql'
-  const majors = existsSync(root) ? readdirSync(root).filter((d) => /^\d+$/.test(d)).sort((a, b) => Number(b) - Number(a)) : []
+  const majors = existsSync(root)
+    ? readdirSync(root)
+        .filter((d) => /^\d+$/.test(d))
+        .sort((a, b) => Number(b) - Number(a))
+    : []
   const found = majors.map((m) => join(root, m, 'bin')).find((dir) => existsSync(join(dir, 'initdb')))
   if (!found) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql/*/bin')
   return found
@@ -31,16 +35,23 @@ function postgresBin(): string {
 /** PostgreSQL refuses to run as root: as root, its tools run as the postgres user. */
 function asPostgres(command: string, args: string[]) {
   const asRoot = process.getuid?.() === 0
-  const result = spawnSync(asRoot ? 'runuser' : command, asRoot ? ['-u', 'postgres', '--', command, ...args] : args, { encoding: 'utf8', timeout: 60_000 })
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status}): ${result.stderr}${result.stdout}`)
+  const result = spawnSync(asRoot ? 'runuser' : command, asRoot ? ['-u', 'postgres', '--', command, ...args] : args, {
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
+  if (result.status !== 0)
+    throw new Error(`${command} ${args.join(' ')} failed (${result.status}): ${result.stderr}${result.stdout}`)
   return result.stdout
 }
 
 function postgresUid(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined
-  const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'))
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('postgres:'))
   const [, , uid, gid] = line?.split(':') ?? []
-  if (uid === undefined || gid === undefined) throw new Error('running as root but there is no postgres user to run PostgreSQL as')
+  if (uid === undefined || gid === undefined)
+    throw new Error('running as root but there is no postgres user to run PostgreSQL as')
   return { uid: Number(uid), gid: Number(gid) }
 }
 
@@ -71,10 +82,21 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   let frozen: number[] = []
   const processes = (): number[] => {
     const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0])
-    const children = spawnSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number)
+    const children = spawnSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .filter(Boolean)
+      .map(Number)
     return [postmaster, ...children]
   }
-  const signal = (pids: number[], sig: NodeJS.Signals) => { for (const pid of pids) { try { process.kill(pid, sig) } catch { /* gone */ } } }
+  const signal = (pids: number[], sig: NodeJS.Signals) => {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, sig)
+      } catch {
+        /* gone */
+      }
+    }
+  }
   const handle: PrivatePostgres = {
     port,
     url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,
@@ -87,8 +109,12 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
         await client.end()
       }
     },
-    start: () => { pgCtl('-l', join(dir, 'log'), '-w', '-t', '30', '-o', options, 'start') },
-    stopImmediate: () => { pgCtl('-m', 'immediate', '-w', 'stop') },
+    start: () => {
+      pgCtl('-l', join(dir, 'log'), '-w', '-t', '30', '-o', options, 'start')
+    },
+    stopImmediate: () => {
+      pgCtl('-m', 'immediate', '-w', 'stop')
+    },
     freeze: () => {
       frozen = processes()
       signal(frozen, 'SIGSTOP')
@@ -99,7 +125,11 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     },
     cleanup: () => {
       handle.thaw()
-      try { handle.stopImmediate() } catch { /* not running */ }
+      try {
+        handle.stopImmediate()
+      } catch {
+        /* not running */
+      }
       rmSync(dir, { recursive: true, force: true })
     },
   }
@@ -127,7 +157,11 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     port,
     url: `redis://127.0.0.1:${port}`,
     start: async () => {
-      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
+      child = spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        { stdio: 'ignore' },
+      )
       recordProcess(child.pid, `redis-server on port ${port}`)
       const deadline = Date.now() + 10_000
       while (spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).stdout.trim() !== 'PONG') {
@@ -143,8 +177,14 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       await exited
       forgetProcess(dying.pid)
     },
-    freeze: () => { child?.kill('SIGSTOP'); frozen = true },
-    thaw: () => { if (frozen) child?.kill('SIGCONT'); frozen = false },
+    freeze: () => {
+      child?.kill('SIGSTOP')
+      frozen = true
+    },
+    thaw: () => {
+      if (frozen) child?.kill('SIGCONT')
+      frozen = false
+    },
     flushAll: async () => {
       const result = spawnSync('redis-cli', ['-p', String(port), 'flushall'], { encoding: 'utf8', timeout: 5000 })
       if (result.stdout.trim() !== 'OK') throw new Error(`FLUSHALL failed: ${result.stdout}${result.stderr}`)

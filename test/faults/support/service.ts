@@ -40,16 +40,28 @@ export async function startService(env: Record<string, string>): Promise<Service
   const child = spawn(process.execPath, [SERVER], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   recordProcess(child.pid, 'the API service')
   let output = ''
-  child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
-  child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString() })
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => {
-    forgetProcess(child.pid)
-    resolve(code ?? signal ?? 'unknown')
-  }))
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+  })
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+  })
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => {
+      forgetProcess(child.pid)
+      resolve(code ?? signal ?? 'unknown')
+    }),
+  )
   const port = await Promise.race([
-    eventually(() => /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1], (p) => p !== undefined,
-      'the service to listen', { timeoutMs: 60_000, intervalMs: 20 }),
-    exited.then((code) => { throw new Error(`the service exited (${code}) before listening:\n${output}`) }),
+    eventually(
+      () => /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1],
+      (p) => p !== undefined,
+      'the service to listen',
+      { timeoutMs: 60_000, intervalMs: 20 },
+    ),
+    exited.then((code) => {
+      throw new Error(`the service exited (${code}) before listening:\n${output}`)
+    }),
   ])
   return { child, port: Number(port), output: () => output, exited }
 }
@@ -72,29 +84,47 @@ export function keepAliveAgent(maxSockets = 8): Agent {
 }
 
 /** One request; rejects when the connection fails (refused, reset, closed before the answer). */
-export function call(agent: Agent, port: number, method: string, path: string,
-  options: { headers?: Record<string, string>; body?: unknown; timeoutMs?: number; onSent?: () => void } = {}): Promise<HttpResult> {
+export function call(
+  agent: Agent,
+  port: number,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: unknown; timeoutMs?: number; onSent?: () => void } = {},
+): Promise<HttpResult> {
   const started = performance.now()
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body)
   return new Promise((resolve, reject) => {
-    const req = request({
-      agent, host: '127.0.0.1', port, method, path,
-      headers: { ...(payload ? { 'content-type': 'application/json' } : {}), ...options.headers },
-      timeout: options.timeoutMs ?? 30_000,
-    }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (chunk: Buffer) => chunks.push(chunk))
-      res.on('error', reject)
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8')
-        let body: unknown = text
-        try { body = JSON.parse(text) } catch { /* not JSON: kept as text */ }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, ms: performance.now() - started })
-      })
-    })
+    const req = request(
+      {
+        agent,
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        headers: { ...(payload ? { 'content-type': 'application/json' } : {}), ...options.headers },
+        timeout: options.timeoutMs ?? 30_000,
+      },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        res.on('error', reject)
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8')
+          let body: unknown = text
+          try {
+            body = JSON.parse(text)
+          } catch {
+            /* not JSON: kept as text */
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, ms: performance.now() - started })
+        })
+      },
+    )
     // 'finish': the whole request has been handed to the operating system, so the server can read it.
     if (options.onSent) req.once('finish', options.onSent)
-    req.on('timeout', () => req.destroy(new Error(`no answer to ${method} ${path} within ${options.timeoutMs ?? 30_000} ms`)))
+    req.on('timeout', () =>
+      req.destroy(new Error(`no answer to ${method} ${path} within ${options.timeoutMs ?? 30_000} ms`)),
+    )
     req.on('error', reject)
     req.end(payload)
   })

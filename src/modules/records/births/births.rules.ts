@@ -1,7 +1,11 @@
 // BirthStatistics (decisions.md): averageLitterSize = (totalLiving + totalDead) / totalBirths;
 // survivalRate = totalLiving / (totalLiving + totalDead) × 100; both 0 when there is nothing to count.
 
-export interface BirthTotals { births: number; living: number; dead: number }
+export interface BirthTotals {
+  births: number
+  living: number
+  dead: number
+}
 
 export interface BirthStatistics {
   totalBirths: number

@@ -14,47 +14,64 @@ import { birthStatistics } from './births.rules.ts'
 const Figure = (description: string, example: number) => Type.Number({ minimum: 0, description, examples: [example] })
 
 /** The examples: 24 litters, 312 born alive and 22 dead. */
-export const BirthStatisticsSchema = Type.Object({
-  totalBirths: Figure('Births counted', 24),
-  totalLiving: Figure('Piglets born alive, summed', 312),
-  totalDead: Figure('Piglets born dead, summed', 22),
-  averageLitterSize: Figure('(totalLiving + totalDead) / totalBirths; 0 without births', 13.92),
-  survivalRate: Figure('totalLiving / (totalLiving + totalDead) × 100, a percentage; 0 without piglets', 93.41),
-}, { title: 'BirthStatistics', additionalProperties: false })
+export const BirthStatisticsSchema = Type.Object(
+  {
+    totalBirths: Figure('Births counted', 24),
+    totalLiving: Figure('Piglets born alive, summed', 312),
+    totalDead: Figure('Piglets born dead, summed', 22),
+    averageLitterSize: Figure('(totalLiving + totalDead) / totalBirths; 0 without births', 13.92),
+    survivalRate: Figure('totalLiving / (totalLiving + totalDead) × 100, a percentage; 0 without piglets', 93.41),
+  },
+  { title: 'BirthStatistics', additionalProperties: false },
+)
 
-const IsoDate = (description: string, example: string) => Type.Optional(Type.String({ pattern: ISO_8601_PATTERN, maxLength: 40, description, examples: [example] }))
+const IsoDate = (description: string, example: string) =>
+  Type.Optional(Type.String({ pattern: ISO_8601_PATTERN, maxLength: 40, description, examples: [example] }))
 
 export async function birthStatisticsRoute(app: App) {
-  app.get('/users/:userId/births/statistics', {
-    schema: {
-      operationId: 'getBirthStatistics', summary: 'Birth statistics of the user',
-      description: 'Over every birth of the user (archived ones too), or of the animal `mac`, with StartDate between startDate and ' +
-        'endDate (ISO 8601, both inclusive, compared by UTC calendar day; either may be left out).',
-      params: UserPath,
-      querystring: Type.Object({
-        mac: Type.Optional(Type.String({ pattern: MAC_PATTERN, maxLength: 17, description: 'Only this animal\'s births (MAC in either case)', examples: [EXAMPLE.mac] })),
-        startDate: IsoDate('First day', '2026-01-01'),
-        endDate: IsoDate('Last day', '2026-12-31'),
-      }),
-      response: { 200: Envelope(BirthStatisticsSchema) },
+  app.get(
+    '/users/:userId/births/statistics',
+    {
+      schema: {
+        operationId: 'getBirthStatistics',
+        summary: 'Birth statistics of the user',
+        description:
+          'Over every birth of the user (archived ones too), or of the animal `mac`, with StartDate between startDate and ' +
+          'endDate (ISO 8601, both inclusive, compared by UTC calendar day; either may be left out).',
+        params: UserPath,
+        querystring: Type.Object({
+          mac: Type.Optional(
+            Type.String({
+              pattern: MAC_PATTERN,
+              maxLength: 17,
+              description: "Only this animal's births (MAC in either case)",
+              examples: [EXAMPLE.mac],
+            }),
+          ),
+          startDate: IsoDate('First day', '2026-01-01'),
+          endDate: IsoDate('Last day', '2026-12-31'),
+        }),
+        response: { 200: Envelope(BirthStatisticsSchema) },
+      },
+      config: { access: 'own' },
     },
-    config: { access: 'own' },
-  }, async (req) => {
-    const { mac, startDate, endDate } = req.query
-    const from = startDate === undefined ? undefined : calendarDay(startDate)
-    const to = endDate === undefined ? undefined : calendarDay(endDate)
-    const problems: FieldProblem[] = []
-    if (startDate !== undefined && !from) problems.push({ field: 'query:startDate', message: 'is not a real date' })
-    if (endDate !== undefined && !to) problems.push({ field: 'query:endDate', message: 'is not a real date' })
-    if (from && to && from > to) problems.push({ field: 'query:startDate', message: 'must not be after endDate' })
-    if (problems.length > 0) throw validationFailed(problems)
-    const { rows } = await sql<{ births: number; living: number; dead: number }>`
+    async (req) => {
+      const { mac, startDate, endDate } = req.query
+      const from = startDate === undefined ? undefined : calendarDay(startDate)
+      const to = endDate === undefined ? undefined : calendarDay(endDate)
+      const problems: FieldProblem[] = []
+      if (startDate !== undefined && !from) problems.push({ field: 'query:startDate', message: 'is not a real date' })
+      if (endDate !== undefined && !to) problems.push({ field: 'query:endDate', message: 'is not a real date' })
+      if (from && to && from > to) problems.push({ field: 'query:startDate', message: 'must not be after endDate' })
+      if (problems.length > 0) throw validationFailed(problems)
+      const { rows } = await sql<{ births: number; living: number; dead: number }>`
       SELECT count(*)::int AS births, coalesce(sum(b.living), 0)::float8 AS living, coalesce(sum(b.dead), 0)::float8 AS dead
       FROM births b JOIN animals a ON a.uid = b.uid AND a.id = b.animal_id
       WHERE b.uid = ${req.params.userId}
         ${mac === undefined ? sql`` : sql`AND a.mac = ${normalizeMac(mac)}`}
         ${from === undefined ? sql`` : sql`AND b.start_date >= ${from}`}
         ${to === undefined ? sql`` : sql`AND b.start_date <= ${to}`}`.execute(app.database.db)
-    return ok(birthStatistics(rows[0]!))
-  })
+      return ok(birthStatistics(rows[0]!))
+    },
+  )
 }

@@ -10,11 +10,11 @@ export const births = defineRecordCollection({
   segment: 'births',
   idParam: 'birthId',
   names: { singular: 'Birth', plural: 'Births', label: 'Birth' },
-  description: 'Births (farrowings) and the user\'s birth statistics',
+  description: "Births (farrowings) and the user's birth statistics",
   resource: defineResource({
     name: 'Birth',
     table: 'births',
-    description: 'A farrowing of one of the user\'s sows.',
+    description: "A farrowing of one of the user's sows.",
     fields: {
       ID: field.id(),
       MAC: animalMac(),
@@ -27,7 +27,7 @@ export const births = defineRecordCollection({
       Archived: archived(),
       Mummified: count('Mummified piglets', { example: 0 }),
       Weaned: count('Piglets weaned from the litter', { example: 11 }),
-      Parity: count('The sow\'s parity (litter number)', { example: 3 }),
+      Parity: count("The sow's parity (litter number)", { example: 3 }),
       Assisted: field.boolean({ description: 'Farrowing assistance was needed', example: false }),
       FarrowingDuration: count('Duration of the farrowing, minutes', { example: 240 }),
       Complications: text('Complications; null when there were none', 'Retained piglet', { nullable: 'null' }),

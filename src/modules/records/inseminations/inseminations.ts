@@ -8,27 +8,38 @@ import { animalMac, archived, count, date, ownerUid, text, time } from '../recor
 
 export const SERVICE_TYPES = ['AI', 'natural'] as const
 
-const ScanningResult = (extra: Record<string, unknown>) => Type.Object({
-  Confirmed: Type.Boolean({ description: 'Pregnancy confirmed by the scan' }),
-  ScanningDate: Type.String({ format: 'date', maxLength: 10, description: 'YYYY-MM-DD', examples: ['2026-08-08'] }),
-  Notes: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, examples: ['Clear image, 8+ embryos on the left horn'] })),
-}, { additionalProperties: false, ...extra })
+const ScanningResult = (extra: Record<string, unknown>) =>
+  Type.Object(
+    {
+      Confirmed: Type.Boolean({ description: 'Pregnancy confirmed by the scan' }),
+      ScanningDate: Type.String({ format: 'date', maxLength: 10, description: 'YYYY-MM-DD', examples: ['2026-08-08'] }),
+      Notes: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 2000, examples: ['Clear image, 8+ embryos on the left horn'] }),
+      ),
+    },
+    { additionalProperties: false, ...extra },
+  )
 
 export const inseminations = defineRecordCollection({
   segment: 'inseminations',
   idParam: 'inseminationId',
   names: { singular: 'Insemination', plural: 'Inseminations', label: 'Insemination' },
-  description: 'Inseminations (services) of the user\'s sows',
+  description: "Inseminations (services) of the user's sows",
   resource: defineResource({
     name: 'Insemination',
     table: 'inseminations',
-    description: 'A service of one of the user\'s sows. Created at user level it carries the spec\'s required fields; created per ' +
+    description:
+      "A service of one of the user's sows. Created at user level it carries the spec's required fields; created per " +
       'animal, only Boar and StartDate are required and the breeding fields are optional.',
     fields: {
       ID: field.id(),
       MAC: animalMac(),
       Uid: ownerUid({ required: false }),
-      Boar: text('Boar or semen used', 'Landrace DK-4471 "Viking"', { required: true, maxLength: 200, caseInsensitive: true }),
+      Boar: text('Boar or semen used', 'Landrace DK-4471 "Viking"', {
+        required: true,
+        maxLength: 200,
+        caseInsensitive: true,
+      }),
       GeneticLine: text('Genetic line', 'Landrace', { maxLength: 200, caseInsensitive: true }),
       Tubes: count('Semen tubes (doses) used', { example: 2 }),
       StartDate: date('Day of the service', { required: true, example: '2026-07-11' }),
@@ -46,7 +57,7 @@ export const inseminations = defineRecordCollection({
       PregnancyCheckDate: date('Pregnancy check planned', { example: '2026-08-08' }),
       ReturnToEstrusDate: date('Return to estrus seen', { example: '2026-08-01' }),
       ServiceNumber: count('Services of this sow in all', { example: 7 }),
-      Parity: count('The sow\'s parity', { example: 3 }),
+      Parity: count("The sow's parity", { example: 3 }),
       ScanningResult: field.json(ScanningResult, { description: 'The pregnancy scan' }),
       t: field.createdAt(),
     },

@@ -14,7 +14,7 @@ export const movements = defineRecordCollection({
   resource: defineResource({
     name: 'AnimalMovement',
     table: 'movements',
-    description: 'One of the user\'s animals moved from one stage (and location) to another.',
+    description: "One of the user's animals moved from one stage (and location) to another.",
     fields: {
       ID: field.id(),
       MAC: animalMac(),

@@ -14,12 +14,16 @@ export const returnToEstrus = defineRecordCollection({
   resource: defineResource({
     name: 'ReturnToEstrus',
     table: 'return_to_estrus',
-    description: 'One of the user\'s sows seen in heat again after a service.',
+    description: "One of the user's sows seen in heat again after a service.",
     fields: {
       ID: field.id(),
       MAC: animalMac(),
       returnDate: date('Day the heat was seen', { required: true, example: '2026-08-01' }),
-      returnType: field.enum(RETURN_TYPES, { required: true, description: 'regular (18-24 days after service) or irregular', example: 'regular' }),
+      returnType: field.enum(RETURN_TYPES, {
+        required: true,
+        description: 'regular (18-24 days after service) or irregular',
+        example: 'regular',
+      }),
       daysSinceService: count('Days since the service', { required: true, example: 21 }),
       PreviousServiceTimestamp: timestamp('The service before, ms since epoch', { example: 1783754100000 }),
       reasonCode: text('Reason code', 'R2', { maxLength: 200 }),

@@ -14,7 +14,7 @@ export const treatments = defineRecordCollection({
   resource: defineResource({
     name: 'Treatment',
     table: 'treatments',
-    description: 'A treatment of one of the user\'s animals. TreatmentCount never exceeds TreatmentAmount.',
+    description: "A treatment of one of the user's animals. TreatmentCount never exceeds TreatmentAmount.",
     fields: {
       ID: field.id(),
       Mac: animalMac(),
@@ -29,19 +29,30 @@ export const treatments = defineRecordCollection({
       StartDateSeconds: timestamp('StartDate as Unix seconds', { required: true, example: 1793577600 }),
       Archived: archived({ required: true }),
       PhoneHistory: field.json((extra) => Type.Array(Type.Ref('UserPhone'), { maxItems: 100, ...extra }), {
-        required: true, description: 'The devices (UserPhone entries) that recorded or were notified of the treatment; may be empty',
+        required: true,
+        description: 'The devices (UserPhone entries) that recorded or were notified of the treatment; may be empty',
       }),
       Dosis: count('Dosage', { example: 10 }),
-      Group: field.string({ column: 'group_name', maxLength: 200, description: 'Group (pen, batch)', example: 'Farrowing 2' }),
+      Group: field.string({
+        column: 'group_name',
+        maxLength: 200,
+        description: 'Group (pen, batch)',
+        example: 'Farrowing 2',
+      }),
       Validated: field.boolean({ description: 'Checked by a veterinarian', example: true }),
       t: field.createdAt(),
     },
   }),
   userLevel: { search: { archived: 'Archived', mac: 'Mac', medicine: 'Medicine', diagnose: 'Diagnose' } },
-  rules: [{
-    fields: ['TreatmentCount', 'TreatmentAmount'],
-    check: (record) => typeof record.TreatmentCount === 'number' && typeof record.TreatmentAmount === 'number' && record.TreatmentCount > record.TreatmentAmount
-      ? [{ field: 'TreatmentCount', message: `must not exceed TreatmentAmount (${record.TreatmentAmount})` }]
-      : [],
-  }],
+  rules: [
+    {
+      fields: ['TreatmentCount', 'TreatmentAmount'],
+      check: (record) =>
+        typeof record.TreatmentCount === 'number' &&
+        typeof record.TreatmentAmount === 'number' &&
+        record.TreatmentCount > record.TreatmentAmount
+          ? [{ field: 'TreatmentCount', message: `must not exceed TreatmentAmount (${record.TreatmentAmount})` }]
+          : [],
+    },
+  ],
 })

@@ -8,11 +8,11 @@ export const weanings = defineRecordCollection({
   segment: 'weanings',
   idParam: 'weaningId',
   names: { singular: 'Weaning', plural: 'Weanings', label: 'Weaning' },
-  description: 'Weanings of a sow\'s litter',
+  description: "Weanings of a sow's litter",
   resource: defineResource({
     name: 'Weaning',
     table: 'weanings',
-    description: 'The weaning of one of the user\'s sows\' litter.',
+    description: "The weaning of one of the user's sows' litter.",
     fields: {
       ID: field.id(),
       MAC: animalMac(),
