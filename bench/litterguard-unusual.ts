@@ -10,10 +10,7 @@ import {
   dynamicAcceleration,
   unusualActivity,
 } from '../src/modules/litterguards/litterguards.rules.ts'
-import {
-  simulateLitterguardReadings,
-  simulatedLitterguards,
-} from '../src/modules/litterguards/litterguards.simulator.ts'
+import { simulateLitterguardReadings, simulatedLitterguards } from '../src/simulation/litterguard-simulator.ts'
 
 const FARMS = 40
 const DAY = 86_400

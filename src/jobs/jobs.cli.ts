@@ -3,7 +3,7 @@ import { UsageError, intOption, optionalString, type Command } from '../cli/comm
 import { pruneExpiredTokens } from '../modules/tokens/token-store.ts'
 import { refreshReferenceTemperatures } from './reference-temperature.ts'
 import { findUserByUid } from '../modules/users/users.repository.ts'
-import { EVALUATION_SEED, evaluatePredictions } from '../modules/predictions/evaluation.ts'
+import { EVALUATION_SEED, evaluatePredictions } from '../simulation/evaluation.ts'
 import { PREDICTIONS_LOCK, scorePredictions } from './predictions.ts'
 import { withSingleRunner } from './job-lock.ts'
 

@@ -1,7 +1,7 @@
 // Our own prediction model: transparent rules over hourly summaries of each animal's readings, each
 // animal measured against its own baseline and, hour by hour, against its group (so that what the whole
 // pen does at once, a late feeding or a hot afternoon, is no alarm). Pure functions: the hourly job
-// (src/jobs/predictions.ts) feeds them summaries computed in SQL, the evaluation (evaluation.ts) feeds
+// (src/jobs/predictions.ts) feeds them summaries computed in SQL, the evaluation (src/simulation/evaluation.ts) feeds
 // them summaries of simulated readings computed here; the README explains every threshold.
 //
 // - birth: nest building. Activity rises for 14-17 h and peaks about 9 h before farrowing onset; a CUSUM

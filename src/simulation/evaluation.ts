@@ -10,8 +10,8 @@ import {
   simulatedHerd,
   type AnimalPlan,
   type SimulatedAnimal,
-} from '../readings/simulator.ts'
-import type { LocationRow, SensorRow } from '../readings/readings.schemas.ts'
+} from './herd-simulator.ts'
+import type { LocationRow, SensorRow } from '../modules/readings/readings.schemas.ts'
 import {
   HOUR_MS,
   NO_RECORDS,
@@ -23,8 +23,8 @@ import {
   type AnimalRecords,
   type HourSummary,
   type ScorerSettings,
-} from './scorer.rules.ts'
-import { CLASSIFICATION_TYPES, type ClassificationType } from './predictions.rules.ts'
+} from '../modules/predictions/scorer.rules.ts'
+import { CLASSIFICATION_TYPES, type ClassificationType } from '../modules/predictions/predictions.rules.ts'
 
 const DAY_MS = 24 * HOUR_MS
 

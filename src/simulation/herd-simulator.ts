@@ -12,7 +12,7 @@
 // hours (a fight, a move), tags that drop out for hours, day-to-day variation, weak nesters and silent heats.
 // Deterministic per (seed, animal index): a re-run produces the same herd and readings.
 import { createHash } from 'node:crypto'
-import type { LocationRow, SensorRow } from './readings.schemas.ts'
+import type { LocationRow, SensorRow } from '../modules/readings/readings.schemas.ts'
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE

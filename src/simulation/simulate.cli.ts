@@ -1,19 +1,19 @@
 // `livestock-api simulate`: fills a user's account with a simulated herd and its readings, and two
 // litter-monitoring devices with theirs, stored through the same ingestion code as the HTTP and MQTT
 // paths, then computes the reference temperatures.
-import { intOption, requireString, type Command } from '../../cli/command.ts'
-import { refreshReferenceTemperatures } from '../../jobs/reference-temperature.ts'
-import { createIdSource } from '../../db/ids.ts'
-import { findAnimalByMac, insertAnimal } from '../animals/animals.repository.ts'
-import { births } from '../records/births/births.ts'
-import { inseminations } from '../records/inseminations/inseminations.ts'
-import { weanings } from '../records/weanings/weanings.ts'
-import { insertRecord } from '../records/records.repository.ts'
-import { findLitterguard, insertLitterguard } from '../litterguards/litterguards.repository.ts'
-import { simulateLitterguardReadings, simulatedLitterguards } from '../litterguards/litterguards.simulator.ts'
-import { findUserByUid } from '../users/users.repository.ts'
-import { ingest } from './ingest.ts'
-import { planAnimal, simulateReadings, simulatedHerd } from './simulator.ts'
+import { intOption, requireString, type Command } from '../cli/command.ts'
+import { refreshReferenceTemperatures } from '../jobs/reference-temperature.ts'
+import { createIdSource } from '../db/ids.ts'
+import { findAnimalByMac, insertAnimal } from '../modules/animals/animals.repository.ts'
+import { births } from '../modules/records/births/births.ts'
+import { inseminations } from '../modules/records/inseminations/inseminations.ts'
+import { weanings } from '../modules/records/weanings/weanings.ts'
+import { insertRecord } from '../modules/records/records.repository.ts'
+import { findLitterguard, insertLitterguard } from '../modules/litterguards/litterguards.repository.ts'
+import { simulateLitterguardReadings, simulatedLitterguards } from './litterguard-simulator.ts'
+import { findUserByUid } from '../modules/users/users.repository.ts'
+import { ingest } from '../modules/readings/ingest.ts'
+import { planAnimal, simulateReadings, simulatedHerd } from './herd-simulator.ts'
 
 export const simulateCommands: Command[] = [
   {

@@ -8,12 +8,9 @@ import { bearer, createIntegrator, integratorToken } from '../support/fixtures.t
 import { loadConfig } from '../../src/config.ts'
 import { isMac } from '../../src/modules/animals/animals.rules.ts'
 import { dynamicAcceleration } from '../../src/modules/litterguards/litterguards.rules.ts'
-import {
-  simulateLitterguardReadings,
-  simulatedLitterguards,
-} from '../../src/modules/litterguards/litterguards.simulator.ts'
+import { simulateLitterguardReadings, simulatedLitterguards } from '../../src/simulation/litterguard-simulator.ts'
 import { createPayloadValidator } from '../../src/modules/readings/ingest.ts'
-import { simulatedHerd } from '../../src/modules/readings/simulator.ts'
+import { simulatedHerd } from '../../src/simulation/herd-simulator.ts'
 
 const DAY = 86_400
 

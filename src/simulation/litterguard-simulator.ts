@@ -7,8 +7,8 @@
 // - pen 2's gateway dropped out 40 minutes before the end, so the device shows as inactive.
 // Deterministic per (user, device index): a re-run produces the same devices and overlapping readings.
 import { createHash } from 'node:crypto'
-import { gaussian, prng } from '../readings/simulator.ts'
-import type { DeviceRow } from '../readings/readings.schemas.ts'
+import { gaussian, prng } from './herd-simulator.ts'
+import type { DeviceRow } from '../modules/readings/readings.schemas.ts'
 
 export interface SimulatedLitterguard {
   index: number

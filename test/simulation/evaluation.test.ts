@@ -11,8 +11,8 @@ import {
   simulatedHerd,
   type AnimalPlan,
   type FarmPlan,
-} from '../../src/modules/readings/simulator.ts'
-import { ALARM_MERGE_HOURS, alarmsOf, evaluatePredictions } from '../../src/modules/predictions/evaluation.ts'
+} from '../../src/simulation/herd-simulator.ts'
+import { ALARM_MERGE_HOURS, alarmsOf, evaluatePredictions } from '../../src/simulation/evaluation.ts'
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
