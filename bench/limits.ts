@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto'
 import { alternatingMedians, loadGet, startBenchApp } from './support.ts'
 import type { Scenario } from './scenarios.ts'
-import { insertIntegrator } from '../src/modules/tokens/integrators.repository.ts'
+import { insertIntegrator } from '../src/modules/integrators/integrators.repository.ts'
 
 const TOTAL = Number(process.env.BENCH_LIMIT_REQUESTS ?? 6000)
 const CONCURRENCY = 32

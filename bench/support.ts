@@ -8,7 +8,7 @@ import type { App } from '../src/types.ts'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { insertUser } from '../src/modules/users/users.repository.ts'
-import { insertIntegrator, link } from '../src/modules/tokens/integrators.repository.ts'
+import { insertIntegrator, link } from '../src/modules/integrators/integrators.repository.ts'
 import { insertAnimal } from '../src/modules/animals/animals.repository.ts'
 import { createIdSource } from '../src/db/ids.ts'
 

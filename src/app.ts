@@ -34,8 +34,8 @@ import { shutdownPlugin } from './plugins/shutdown.ts'
 import { makeValidatorCompiler, refuseUnknownQueryParameters } from './plugins/validation.ts'
 import { healthModule } from './modules/health/health.routes.ts'
 import { tokensModule } from './modules/tokens/tokens.routes.ts'
-import { partnersModule } from './modules/tokens/partners.routes.ts'
-import { findIntegratorAsCaller, isLinked } from './modules/tokens/integrators.repository.ts'
+import { integratorsModule } from './modules/integrators/integrators.routes.ts'
+import { findIntegratorAsCaller, isLinked } from './modules/integrators/integrators.repository.ts'
 import { usersModule } from './modules/users/users.routes.ts'
 import { findUserAsCaller } from './modules/users/users.repository.ts'
 import { animalsModule } from './modules/animals/animals.routes.ts'
@@ -112,7 +112,7 @@ function featureModules(database: Database, redis: Redis | undefined): ApiModule
   return [
     healthModule(database, redis),
     tokensModule,
-    partnersModule,
+    integratorsModule,
     usersModule,
     animalsModule(recordCollections.map(({ resource, segment }) => ({ table: resource.table, name: segment }))),
     readingsModule,

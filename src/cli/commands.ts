@@ -3,7 +3,7 @@ import { createDatabaseIfMissing, IN_MEMORY } from '../db/database.ts'
 import { migrateToLatest, migrationStatus } from '../db/migrate.ts'
 import { jobCommands } from '../jobs/jobs.cli.ts'
 import { simulateCommands } from '../simulation/simulate.cli.ts'
-import { integratorCommands } from '../modules/tokens/integrators.cli.ts'
+import { integratorCommands } from '../modules/integrators/integrators.cli.ts'
 import { userCommands } from '../modules/users/users.cli.ts'
 import { intOption, type Command } from './command.ts'
 

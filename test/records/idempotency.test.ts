@@ -9,7 +9,7 @@ import { createTestApp, type TestContext } from '../support/app.ts'
 import { assertError, assertInvalid } from '../support/assertions.ts'
 import { bearer, createIntegrator, integratorToken, manualClock, userToken } from '../support/fixtures.ts'
 import { canonicalJson } from '../../src/plugins/idempotency.ts'
-import { link } from '../../src/modules/tokens/integrators.repository.ts'
+import { link } from '../../src/modules/integrators/integrators.repository.ts'
 import {
   animalBodies,
   nextMac,

@@ -5,7 +5,7 @@ import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, integratorToken, manualClock, userToken } from '../support/fixtures.ts'
 import { decodeJwt, decodeProtectedHeader } from 'jose'
 import { pruneExpiredTokens } from '../../src/modules/tokens/token-store.ts'
-import { updateIntegrator } from '../../src/modules/tokens/integrators.repository.ts'
+import { updateIntegrator } from '../../src/modules/integrators/integrators.repository.ts'
 import { assertError } from '../support/assertions.ts'
 
 const clock = manualClock()

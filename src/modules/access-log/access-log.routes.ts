@@ -8,6 +8,7 @@ import { validationFailed } from '../../http/errors.ts'
 import { listQueryOptions, listQueryProperties, parseFilters, type ListFields } from '../../http/list-params.ts'
 import { Count, DateTime, EXAMPLE, Integer } from '../../http/schema-types.ts'
 import { tierLabel, utcDayWindow } from '../../plugins/limits.rules.ts'
+import { IntegratorUid } from '../integrators/integrators.schemas.ts'
 import { integratorUsage, listAccountAccessLog, type AccessLogRow } from './access-log.repository.ts'
 
 const DAY_MS = 86_400_000
@@ -23,8 +24,6 @@ const Method = Type.Unsafe<string>({
   description: 'HTTP method',
   examples: ['GET'],
 })
-const IntegratorUid = (description: string) =>
-  Type.String({ minLength: 1, maxLength: 200, description, examples: [EXAMPLE.integratorUid] })
 const ResponseCode = Integer({
   minimum: 100,
   maximum: 599,

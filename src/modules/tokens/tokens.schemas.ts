@@ -4,6 +4,7 @@ import { TIERS } from '../../auth/tiers.ts'
 import { StringEnum } from '../../http/list-params.ts'
 import { Count, DateTime, EXAMPLE, EpochMs, Integer } from '../../http/schema-types.ts'
 import { UID_PATTERN } from '../users/users.rules.ts'
+import { IntegratorUid } from '../integrators/integrators.schemas.ts'
 
 /** A JWT as this service signs it: three base64url segments. */
 const Jwt = (description: string, example: string = EXAMPLE.jwt) =>
@@ -15,8 +16,6 @@ const Jwt = (description: string, example: string = EXAMPLE.jwt) =>
   })
 const REFRESH_EXAMPLE =
   'eyJhbGciOiJIUzI1NiIsInR5cCI6InJ0K2p3dCJ9.eyJzdWIiOiJoaWxsc2lkZS1mYXJtIn0.RmVlZCB0aGUgc293cyBhdCBzaXg'
-const IntegratorUid = (description: string) =>
-  Type.String({ minLength: 1, maxLength: 200, description, examples: [EXAMPLE.integratorUid] })
 const AccountUid = (description: string) =>
   Type.String({ pattern: UID_PATTERN, maxLength: 128, description, examples: [EXAMPLE.uid] })
 const Email = Type.String({ format: 'email', maxLength: 320, examples: [EXAMPLE.email] })
@@ -157,19 +156,3 @@ export const InfoResponse = Type.Object({
     refreshTokenExpiry: Count('Refresh-token lifetime, seconds', 604_800),
   }),
 })
-
-export const LinkRequest = Type.Object(
-  {
-    integratorUID: IntegratorUid('The integrator to authorise'),
-  },
-  { additionalProperties: false },
-)
-
-export const LinkResponse = Type.Object({
-  integrators: Type.Array(IntegratorUid('An integrator linked to the account'), {
-    maxItems: 1000,
-    description: 'integratorUIDs linked to the account',
-  }),
-})
-
-export const UnlinkParams = Type.Object({ integratorUid: IntegratorUid('The integrator to unlink') })

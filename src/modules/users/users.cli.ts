@@ -10,13 +10,8 @@ import {
 } from '../../cli/command.ts'
 import { revokeSubjectFamilies } from '../tokens/token-store.ts'
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword } from './passwords.ts'
-import {
-  findUserByEmail,
-  findUserByUid,
-  insertUser,
-  linkedIntegratorUids,
-  setPasswordHash,
-} from './users.repository.ts'
+import { findUserByEmail, findUserByUid, insertUser, setPasswordHash } from './users.repository.ts'
+import { linkedIntegratorUids } from '../integrators/integrators.repository.ts'
 import { isEmail, isUid } from './users.rules.ts'
 import { toApiUser } from './users.resource.ts'
 

@@ -54,18 +54,6 @@ export async function setPasswordHash(db: Kysely<DB>, uid: string, passwordHash:
   return result.numUpdatedRows > 0n
 }
 
-/** integratorUIDs linked to the account, oldest link first. */
-export async function linkedIntegratorUids(db: Kysely<DB>, uid: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('user_integrator_links')
-    .select('integrator_uid')
-    .where('uid', '=', uid)
-    .orderBy('created_at')
-    .orderBy('integrator_uid')
-    .execute()
-  return rows.map((r) => r.integrator_uid)
-}
-
 export type PushTokenRow = Selectable<UserPushTokensTable>
 
 /** The unique constraint a duplicate hit, as the API field it guards. */

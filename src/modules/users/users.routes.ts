@@ -15,7 +15,6 @@ import {
   deleteUserAndData,
   findUserByUid,
   insertUniqueUser,
-  linkedIntegratorUids,
   listPushTokens,
   listUsers,
   mergedIntegrationFlags,
@@ -25,6 +24,7 @@ import {
   type NewUser,
   type UserRow,
 } from './users.repository.ts'
+import { linkedIntegratorUids } from '../integrators/integrators.repository.ts'
 import {
   MAX_INTEGRATION_FLAGS,
   RESERVED_UIDS,

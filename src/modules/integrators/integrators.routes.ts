@@ -4,17 +4,16 @@ import { userCallerOf } from '../../auth/caller.ts'
 import { defineModule } from '../../http/api-module.ts'
 import { Envelope, ok } from '../../http/envelope.ts'
 import { notFound } from '../../http/errors.ts'
-import { linkedIntegratorUids } from '../users/users.repository.ts'
-import { findIntegrator, link, unlink } from './integrators.repository.ts'
-import { LinkRequest, LinkResponse, UnlinkParams } from './tokens.schemas.ts'
+import { findIntegrator, link, linkedIntegratorUids, unlink } from './integrators.repository.ts'
+import { LinkRequest, LinkResponse, UnlinkParams } from './integrators.schemas.ts'
 
-export const partnersModule = defineModule({
+export const integratorsModule = defineModule({
   tag: 'partners',
   description: 'Links between accounts and integrators',
-  routes: partnerRoutes,
+  routes: integratorRoutes,
 })
 
-async function partnerRoutes(app: App) {
+async function integratorRoutes(app: App) {
   const db = app.database.db
 
   app.post(

@@ -11,19 +11,20 @@ import {
 } from '../../cli/command.ts'
 import type { DB } from '../../db/schema.ts'
 import { isEmail, isUid } from '../users/users.rules.ts'
-import { findUserByUid, linkedIntegratorUids } from '../users/users.repository.ts'
+import { findUserByUid } from '../users/users.repository.ts'
 import { generateClientSecret, generateIntegratorUid, hashClientSecret } from './client-secrets.ts'
 import {
   findIntegrator,
   insertIntegrator,
   link,
+  linkedIntegratorUids,
   listIntegrators,
   unlink,
   updateIntegrator,
   type IntegratorRow,
 } from './integrators.repository.ts'
 import { TIER_NAMES, parseTier, type Tier } from '../../auth/tiers.ts'
-import { revokeSubjectFamilies } from './token-store.ts'
+import { revokeSubjectFamilies } from '../tokens/token-store.ts'
 
 /** What an integrator without a client secret exposes (integrator list and create --no-secret say it). */
 export const BARE_UID_WARNING =

@@ -1,7 +1,7 @@
 // Integrators (UserIntegrator) and their links to user accounts.
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely'
 import type { PrincipalState } from '../../auth/caller.ts'
-import { revokedColumn } from './token-store.ts'
+import { revokedColumn } from '../tokens/token-store.ts'
 import type { DB, IntegratorsTable } from '../../db/schema.ts'
 
 export type IntegratorRow = Selectable<IntegratorsTable>
@@ -85,4 +85,16 @@ export async function unlink(db: Kysely<DB>, uid: string, integratorUid: string)
     .where('integrator_uid', '=', integratorUid)
     .executeTakeFirst()
   return result.numDeletedRows > 0n
+}
+
+/** integratorUIDs linked to the account, oldest link first. */
+export async function linkedIntegratorUids(db: Kysely<DB>, uid: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('user_integrator_links')
+    .select('integrator_uid')
+    .where('uid', '=', uid)
+    .orderBy('created_at')
+    .orderBy('integrator_uid')
+    .execute()
+  return rows.map((r) => r.integrator_uid)
 }
