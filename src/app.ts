@@ -70,6 +70,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     config: Config
     database: Database
+    /** Redis when REDIS_URL is set (shared limits, readiness). */
+    redis: Redis | undefined
     clock: Clock
     /** Every route registered, for the OpenAPI and access-matrix tests. */
     routeCatalog: RouteEntry[]
@@ -108,9 +110,9 @@ export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
 }
 
 /** The feature modules, in the order the OpenAPI document lists their tags. */
-function featureModules(database: Database, redis: Redis | undefined): ApiModule[] {
+function featureModules(): ApiModule[] {
   return [
-    healthModule(database, redis),
+    healthModule,
     tokensModule,
     integratorsModule,
     usersModule,
@@ -168,10 +170,11 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     everyMs: Math.min(1000, config.requestTimeoutMs),
   })
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  const modules = featureModules(database, deps.redis)
+  const modules = featureModules()
 
   app.decorate('config', config)
   app.decorate('database', database)
+  app.decorate('redis', deps.redis)
   app.decorate('clock', deps.clock ?? Date.now)
   app.decorate('schemaCompilations', compilations)
   const routeCatalog: RouteEntry[] = []

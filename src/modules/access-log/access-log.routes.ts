@@ -1,5 +1,6 @@
 // The access log (the spec's UsageRecord): a farm sees which integrator read or changed its data and
 // when; an integrator sees its own use of the API against its daily quotas.
+import type { App } from '../../types.ts'
 import Type from 'typebox'
 import { callerOf, userCallerOf } from '../../auth/caller.ts'
 import { defineModule } from '../../http/api-module.ts'
@@ -155,110 +156,112 @@ export const accessLogModule = defineModule({
   tag: 'access log',
   description: "Who read or changed a farm's data and when; an integrator's own use against its quotas",
   schemas: [UsageRecord],
-  routes: async (app) => {
-    const db = app.database.db
-    const { limits, accessLog } = app.config
-
-    app.get(
-      '/users/:userId/access-log',
-      {
-        schema: {
-          operationId: 'listAccessLog',
-          summary: 'Integrator requests to this account',
-          description:
-            "The account owner's user token only (integrators never see each other's requests). One record per request an " +
-            "integrator token made on this account's paths, newest first by default, kept for ACCESS_LOG_RETENTION_DAYS " +
-            `(${accessLog.retentionDays} days here). Records appear within about ${accessLog.flushIntervalMs} ms of the response. ` +
-            '`from`/`to` bound the time (from inclusive, to exclusive); `filter[Field]` on integratorUID, method, endpoint, responseCode.',
-          params: Type.Object({
-            userId: Type.String({
-              minLength: 1,
-              maxLength: 200,
-              description: "The account's Uid",
-              examples: [EXAMPLE.uid],
-            }),
-          }),
-          querystring: Type.Object(
-            {
-              ...listQueryProperties(limits, ACCESS_LOG_FIELDS, 'timestamp', ACCESS_LOG_FIELDS, ACCESS_LOG_FILTERS),
-              from: Type.Optional(IsoInstant('Earliest time', '2026-11-01T00:00:00Z')),
-              to: Type.Optional(IsoInstant('Time after the last record', '2026-11-02T00:00:00Z')),
-            },
-            listQueryOptions,
-          ),
-          response: { 200: PageEnvelope(Type.Ref('UsageRecord')) },
-        },
-        config: { access: 'self' },
-      },
-      async (req) => {
-        const { page: pageNumber, limit, sortBy, sortOrder, from, to } = req.query
-        const bounds = {
-          from: from === undefined ? undefined : new Date(from),
-          to: to === undefined ? undefined : new Date(to),
-        }
-        if (bounds.from && bounds.to && bounds.from > bounds.to)
-          throw validationFailed([{ field: 'query:from', message: 'must not be after to' }])
-        const filters = parseFilters(req.query, ACCESS_LOG_FIELDS)
-        const { rows, total } = await listAccountAccessLog(
-          db,
-          userCallerOf(req).user.uid,
-          { page: pageNumber, limit, sortBy, sortOrder },
-          filters,
-          bounds,
-        )
-        return page(rows.map(toUsageRecord), pageNumber, limit, total)
-      },
-    )
-
-    app.get(
-      '/tokens/usage',
-      {
-        schema: {
-          operationId: 'getTokenUsage',
-          summary: "Your integrator's use of the API on one day",
-          description:
-            'Integrator token only. Requests per endpoint on a UTC day (default today), from the access log. For today each ' +
-            'endpoint also carries its daily quota: the live counter that the 429 enforces (quotas count per endpoint and reset at 00:00 UTC).',
-          querystring: Type.Object({
-            date: Type.Optional(
-              Type.String({
-                format: 'date',
-                maxLength: 10,
-                description: 'UTC day, YYYY-MM-DD; default today',
-                examples: ['2026-11-01'],
-              }),
-            ),
-          }),
-          response: { 200: Envelope(Usage) },
-        },
-        config: { access: 'integratorToken' },
-      },
-      async (req) => {
-        const caller = callerOf(req)
-        if (caller.kind !== 'integrator') throw new Error('integratorToken rule let a user token through')
-        // The quota's own UTC-day window: "today" here is the day the daily quotas count.
-        const { day: today, resetAtSeconds } = utcDayWindow(app.clock())
-        const date = req.query.date ?? today
-        const isToday = date === today
-        const start = new Date(`${date}T00:00:00Z`)
-        const endpoints = await integratorUsage(db, caller.integrator.uid, start, new Date(start.getTime() + DAY_MS))
-        const withQuota = isToday
-          ? await Promise.all(
-              endpoints.map(async (usage) => {
-                const { limit, used } = await app.quotas.quotaUsage(caller, `${usage.method} ${usage.endpoint}`)
-                return limit === 0 ? usage : { ...usage, quota: { limit, used, remaining: limit - used } }
-              }),
-            )
-          : endpoints
-        return ok({
-          integratorUID: caller.integrator.uid,
-          tier: tierLabel(caller.integrator.tier),
-          date,
-          ...(isToday ? { quotaResetsAt: new Date(resetAtSeconds * 1000).toISOString() } : {}),
-          totalRequests: endpoints.reduce((sum, e) => sum + e.requests, 0),
-          endpoints: withQuota,
-        })
-      },
-    )
-  },
+  routes: accessLogRoutes,
 })
+
+async function accessLogRoutes(app: App) {
+  const db = app.database.db
+  const { limits, accessLog } = app.config
+
+  app.get(
+    '/users/:userId/access-log',
+    {
+      schema: {
+        operationId: 'listAccessLog',
+        summary: 'Integrator requests to this account',
+        description:
+          "The account owner's user token only (integrators never see each other's requests). One record per request an " +
+          "integrator token made on this account's paths, newest first by default, kept for ACCESS_LOG_RETENTION_DAYS " +
+          `(${accessLog.retentionDays} days here). Records appear within about ${accessLog.flushIntervalMs} ms of the response. ` +
+          '`from`/`to` bound the time (from inclusive, to exclusive); `filter[Field]` on integratorUID, method, endpoint, responseCode.',
+        params: Type.Object({
+          userId: Type.String({
+            minLength: 1,
+            maxLength: 200,
+            description: "The account's Uid",
+            examples: [EXAMPLE.uid],
+          }),
+        }),
+        querystring: Type.Object(
+          {
+            ...listQueryProperties(limits, ACCESS_LOG_FIELDS, 'timestamp', ACCESS_LOG_FIELDS, ACCESS_LOG_FILTERS),
+            from: Type.Optional(IsoInstant('Earliest time', '2026-11-01T00:00:00Z')),
+            to: Type.Optional(IsoInstant('Time after the last record', '2026-11-02T00:00:00Z')),
+          },
+          listQueryOptions,
+        ),
+        response: { 200: PageEnvelope(Type.Ref('UsageRecord')) },
+      },
+      config: { access: 'self' },
+    },
+    async (req) => {
+      const { page: pageNumber, limit, sortBy, sortOrder, from, to } = req.query
+      const bounds = {
+        from: from === undefined ? undefined : new Date(from),
+        to: to === undefined ? undefined : new Date(to),
+      }
+      if (bounds.from && bounds.to && bounds.from > bounds.to)
+        throw validationFailed([{ field: 'query:from', message: 'must not be after to' }])
+      const filters = parseFilters(req.query, ACCESS_LOG_FIELDS)
+      const { rows, total } = await listAccountAccessLog(
+        db,
+        userCallerOf(req).user.uid,
+        { page: pageNumber, limit, sortBy, sortOrder },
+        filters,
+        bounds,
+      )
+      return page(rows.map(toUsageRecord), pageNumber, limit, total)
+    },
+  )
+
+  app.get(
+    '/tokens/usage',
+    {
+      schema: {
+        operationId: 'getTokenUsage',
+        summary: "Your integrator's use of the API on one day",
+        description:
+          'Integrator token only. Requests per endpoint on a UTC day (default today), from the access log. For today each ' +
+          'endpoint also carries its daily quota: the live counter that the 429 enforces (quotas count per endpoint and reset at 00:00 UTC).',
+        querystring: Type.Object({
+          date: Type.Optional(
+            Type.String({
+              format: 'date',
+              maxLength: 10,
+              description: 'UTC day, YYYY-MM-DD; default today',
+              examples: ['2026-11-01'],
+            }),
+          ),
+        }),
+        response: { 200: Envelope(Usage) },
+      },
+      config: { access: 'integratorToken' },
+    },
+    async (req) => {
+      const caller = callerOf(req)
+      if (caller.kind !== 'integrator') throw new Error('integratorToken rule let a user token through')
+      // The quota's own UTC-day window: "today" here is the day the daily quotas count.
+      const { day: today, resetAtSeconds } = utcDayWindow(app.clock())
+      const date = req.query.date ?? today
+      const isToday = date === today
+      const start = new Date(`${date}T00:00:00Z`)
+      const endpoints = await integratorUsage(db, caller.integrator.uid, start, new Date(start.getTime() + DAY_MS))
+      const withQuota = isToday
+        ? await Promise.all(
+            endpoints.map(async (usage) => {
+              const { limit, used } = await app.quotas.quotaUsage(caller, `${usage.method} ${usage.endpoint}`)
+              return limit === 0 ? usage : { ...usage, quota: { limit, used, remaining: limit - used } }
+            }),
+          )
+        : endpoints
+      return ok({
+        integratorUID: caller.integrator.uid,
+        tier: tierLabel(caller.integrator.tier),
+        date,
+        ...(isToday ? { quotaResetsAt: new Date(resetAtSeconds * 1000).toISOString() } : {}),
+        totalRequests: endpoints.reduce((sum, e) => sum + e.requests, 0),
+        endpoints: withQuota,
+      })
+    },
+  )
+}

@@ -53,13 +53,11 @@ function toTokenResponse(issued: IssuedTokens) {
 export const tokensModule = defineModule({
   tag: 'tokens',
   description: 'Integrator and user tokens',
-  routes: async (app) => {
-    await tokenDirectoryRoutes(app)
-    await tokenRoutes(app)
-  },
+  routes: tokenRoutes,
 })
 
 async function tokenRoutes(app: App) {
+  await tokenDirectoryRoutes(app)
   const { limits } = app.config
   const deps: LifecycleDeps = {
     db: app.database.db,

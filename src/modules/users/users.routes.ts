@@ -1,4 +1,5 @@
 // User accounts: the spec's user operations at the paths of decisions.md, plus the password change.
+import type { App } from '../../types.ts'
 import type { FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import { callerOf, userCallerOf } from '../../auth/caller.ts'
@@ -69,397 +70,397 @@ export const usersModule = defineModule({
   tag: 'users',
   description: 'User (farm) accounts, their push tokens, status and password',
   schemas: [UserPhone, users.item],
-  routes: async (app) => {
-    const db = app.database.db
-    const { limits } = app.config
-
-    async function requireUser(uid: string): Promise<UserRow> {
-      const row = await findUserByUid(db, uid)
-      if (!row) throw notFound('User')
-      return row
-    }
-
-    /** The single-user view: integrators as this caller may see them, and the push tokens. */
-    async function userView(req: FastifyRequest, row: UserRow) {
-      const caller = callerOf(req)
-      const integrators =
-        caller.kind === 'integrator' ? [caller.integrator.uid] : await linkedIntegratorUids(db, row.uid)
-      const tokens = await listPushTokens(db, row.uid)
-      return { ...toApiUser(row, integrators), FCMTokens: tokens.map(toApiPushToken) }
-    }
-
-    /** The e-mail is the login: a linked integrator may write the profile but not move the login elsewhere. */
-    function checkEmailChange(req: FastifyRequest, current: UserRow, email: unknown) {
-      if (email !== undefined && email !== current.email && callerOf(req).kind === 'integrator') {
-        throw forbidden('Only the account owner can change the e-mail address')
-      }
-    }
-
-    app.get(
-      '/users',
-      {
-        schema: {
-          operationId: 'listUsers',
-          summary: 'List all users',
-          description:
-            'Admin user token only. Common list parameters: `sortBy` one of t (creation time), Uid, Email, Name, ' +
-            'Language; `filter[Field]=value` on Uid, Email and Language (both case-insensitive), Name, Flagged, Inactive, BDUser, Admin, ' +
-            'RequestDeletion, betaUser. List items carry the account fields only: read one user for its FCMTokens and integrators.',
-          querystring: UserListQuery(limits),
-          response: { 200: PageEnvelope(UserRef) },
-        },
-        config: { access: 'admin' },
-      },
-      async (req) => {
-        const { page: pageNumber, limit, sortBy, sortOrder } = req.query
-        const { rows, total } = await listUsers(
-          db,
-          { page: pageNumber, limit, sortBy, sortOrder },
-          parseFilters(req.query, users.filterFields),
-        )
-        return page(
-          rows.map((r) => toApiUser(r)),
-          pageNumber,
-          limit,
-          total,
-        )
-      },
-    )
-
-    app.get(
-      '/users/search',
-      {
-        schema: {
-          operationId: 'searchUsers',
-          summary: 'Search users',
-          description:
-            'BDUser user token only. All criteria optional and combined with AND: `email` exact and case-insensitive, ' +
-            '`name` a case-insensitive substring (% and _ match themselves), `flagged`, `inactive` (true/false), `language` ' +
-            'case-insensitive. Paginated like every list (page, limit, sortBy, sortOrder). Items carry the account fields only.',
-          querystring: UserSearchQuery(limits),
-          response: { 200: PageEnvelope(UserRef) },
-        },
-        config: { access: 'bdUser' },
-      },
-      async (req) => {
-        const { page: pageNumber, limit, sortBy, sortOrder, email, name, flagged, inactive, language } = req.query
-        const { rows, total } = await searchUsers(
-          db,
-          { email, name, flagged, inactive, language },
-          { page: pageNumber, limit, sortBy, sortOrder },
-        )
-        return page(
-          rows.map((r) => toApiUser(r)),
-          pageNumber,
-          limit,
-          total,
-        )
-      },
-    )
-
-    app.post(
-      '/users',
-      {
-        schema: {
-          operationId: 'createUser',
-          summary: 'Create a user',
-          description:
-            'BDUser user token only. Uid, Email and Name are required; Email must be a valid address, Phone E.164, ' +
-            'Language a BCP 47 tag. `Password` is optional and write-only (without it the account cannot log in until the ' +
-            'operator sets one). Admin cannot be set; unknown fields are refused with 400. A Uid or Email (case-insensitive) ' +
-            'already in use gives 409. Answers 201 with the user and a Location header.',
-          body: CreateUserBody,
-          response: {
-            201: Envelope(UserRef, 'The created user', 'User created'),
-            409: Type.Ref('ErrorEnvelope', { description: 'Uid or Email already in use' }),
-          },
-        },
-        config: { access: 'bdUser', idempotent: true },
-      },
-      async (req, reply) => {
-        const body = req.body
-        const uid = String(body.Uid)
-        if (RESERVED_UIDS.has(uid))
-          throw validationFailed([{ field: 'Uid', message: `"${uid}" is reserved: it is a path segment under /users` }])
-        const flags = splitFlagChanges(integrationFlagsOf(body)).set
-        checkFlagCount(Object.keys(flags).length)
-        const passwordHash =
-          typeof body.Password === 'string' ? await hashPassword(body.Password, app.config.passwordScryptLogN) : null
-        const result = await insertUniqueUser(db, {
-          ...(users.toColumns(body) as Pick<NewUser, 'uid' | 'email' | 'name'>),
-          integration_flags: JSON.stringify(flags),
-          password_hash: passwordHash,
-          password_changed_at: passwordHash ? new Date(app.clock()) : null,
-        })
-        if (result.duplicate) throw conflict(duplicateMessage(result.duplicate))
-        return created(
-          reply,
-          `/users/${result.row.uid}`,
-          ok({ ...toApiUser(result.row, []), FCMTokens: [] }, 'User created'),
-        )
-      },
-    )
-
-    app.get(
-      '/users/:userId',
-      {
-        schema: {
-          operationId: 'getUser',
-          summary: 'Get one user',
-          description: `${OWN}. Returns every User field with FCMTokens and integrators; an integrator sees only itself in integrators.`,
-          params: UserIdParams,
-          response: { 200: Envelope(UserRef) },
-        },
-        config: { access: 'own' },
-      },
-      async (req) => ok(await userView(req, await requireUser(req.params.userId))),
-    )
-
-    app.put(
-      '/users/:userId',
-      {
-        schema: {
-          operationId: 'replaceUser',
-          summary: "Replace a user's profile",
-          description:
-            `${OWN} (integrators need write permission). Replaces the editable fields: Email, Name, Phone, Language, ` +
-            'betaUser and `<Vendor>Integration` flags; optional ones left out are cleared. Uid may be sent but must equal the ' +
-            'path. BDUser, Admin, integrators, FCMTokens, the password and the status flags cannot be set here (400: not an ' +
-            'allowed field); status flags change through PATCH .../status. Only the owner can change Email (an integrator gets ' +
-            '403); an Email already in use gives 409.',
-          params: UserIdParams,
-          body: ReplaceUserBody,
-          response: {
-            200: Envelope(UserRef, 'The user as stored now', 'User updated'),
-            409: Type.Ref('ErrorEnvelope', { description: 'Email already in use' }),
-          },
-        },
-        config: { changesAccess: true, access: 'own' },
-      },
-      async (req) => {
-        const { userId } = req.params
-        const body = req.body
-        if (body.Uid !== undefined && body.Uid !== userId) {
-          throw validationFailed([
-            { field: 'Uid', message: 'must equal the user id of the path: a Uid cannot be changed' },
-          ])
-        }
-        checkEmailChange(req, await requireUser(userId), body.Email)
-        const flags = splitFlagChanges(integrationFlagsOf(body)).set
-        checkFlagCount(Object.keys(flags).length)
-        const { uid: _uid, ...columns } = users.toColumns(body)
-        // A replace: the optional fields left out are cleared.
-        const result = await updateUniqueUser(db, userId, {
-          phone: null,
-          language: null,
-          beta_user: null,
-          ...columns,
-          integration_flags: JSON.stringify(flags),
-        })
-        if (!result) throw notFound('User')
-        if (result.duplicate) throw conflict(duplicateMessage(result.duplicate))
-        return ok(await userView(req, result.row), 'User updated')
-      },
-    )
-
-    app.patch(
-      '/users/:userId',
-      {
-        schema: {
-          operationId: 'updateUser',
-          summary: "Change some of a user's profile fields",
-          description:
-            `${OWN} (integrators need write permission). Changes only the fields sent: Email, Name, Phone, Language, ` +
-            'betaUser, `<Vendor>Integration` flags; null clears Phone, Language or betaUser and removes a flag. At least one ' +
-            'field. The same read-only fields as PUT are refused with 400; only the owner can change Email; an Email in use gives 409.',
-          params: UserIdParams,
-          body: PatchUserBody,
-          response: {
-            200: Envelope(UserRef, 'The user as stored now', 'User updated'),
-            409: Type.Ref('ErrorEnvelope', { description: 'Email already in use' }),
-          },
-        },
-        config: { changesAccess: true, access: 'own' },
-      },
-      async (req) => {
-        const { userId } = req.params
-        const body = req.body
-        const current = await requireUser(userId)
-        checkEmailChange(req, current, body.Email)
-        const flagChanges = integrationFlagsOf(body)
-        checkFlagCount(flagCountAfter(current.integration_flags, flagChanges))
-        const flags = splitFlagChanges(flagChanges)
-        const hasFlags = Object.keys(flags.set).length > 0 || flags.remove.length > 0
-        const result = await updateUniqueUser(db, userId, {
-          ...users.toColumns(body),
-          ...(hasFlags ? { integration_flags: mergedIntegrationFlags(flags.set, flags.remove) } : {}),
-        })
-        if (!result) throw notFound('User')
-        if (result.duplicate) throw conflict(duplicateMessage(result.duplicate))
-        return ok(await userView(req, result.row), 'User updated')
-      },
-    )
-
-    app.delete(
-      '/users/:userId',
-      {
-        schema: {
-          operationId: 'deleteUser',
-          summary: 'Delete a user and all their data',
-          description:
-            `${OWN} (integrators need delete permission). Deletes the account and, in one transaction, all its data: ` +
-            'animals, readings, records, devices, predictions, push tokens, integrator links and sessions. The data is deleted, ' +
-            'not anonymised, and cannot be restored. Every token of the account stops working at once. To only ask for ' +
-            'deletion, set requestDeletion through PATCH .../status.',
-          params: UserIdParams,
-          response: { 200: MessageEnvelope('Deleted', 'User and all their data deleted') },
-        },
-        config: { changesAccess: true, access: 'own' },
-      },
-      async (req) => {
-        if (!(await deleteUserAndData(db, req.params.userId, app.clock()))) throw notFound('User')
-        return okMessage('User and all their data deleted')
-      },
-    )
-
-    app.get(
-      '/users/:userId/profile',
-      {
-        schema: {
-          operationId: 'getUserProfile',
-          summary: "A user's public profile",
-          description: `${OWN}. Only Uid, Name and Language (absent when not set).`,
-          params: UserIdParams,
-          response: { 200: Envelope(UserProfile) },
-        },
-        config: { access: 'own' },
-      },
-      async (req) => ok(toProfile(await requireUser(req.params.userId))),
-    )
-
-    app.get(
-      '/users/:userId/push-tokens',
-      {
-        schema: {
-          operationId: 'listPushTokens',
-          summary: "List a user's push tokens",
-          description: `${OWN}. Every push token of the account (at most ${MAX_PUSH_TOKENS}), oldest first, as UserPhone entries.`,
-          params: UserIdParams,
-          response: { 200: Envelope(Type.Array(PushTokenRef, { maxItems: MAX_PUSH_TOKENS })) },
-        },
-        config: { access: 'own' },
-      },
-      async (req) => {
-        await requireUser(req.params.userId)
-        return ok((await listPushTokens(db, req.params.userId)).map(toApiPushToken))
-      },
-    )
-
-    app.post(
-      '/users/:userId/push-tokens',
-      {
-        schema: {
-          operationId: 'addPushToken',
-          summary: 'Add a push token',
-          description:
-            `${OWN} (integrators need write permission). Body keys are lower-case (token, customName, name, email, ` +
-            'rank 1-3 optional); the entry is stored and returned with the UserPhone keys, `t` set by the service (ms since epoch). ' +
-            'Registering a token the account already has updates that entry and answers 200; a new token answers 201. An ' +
-            `account holds at most ${MAX_PUSH_TOKENS} tokens (409 beyond).`,
-          params: UserIdParams,
-          body: PushTokenBody,
-          response: {
-            201: Envelope(PushTokenRef, 'Token added', 'Push token added'),
-            200: Envelope(PushTokenRef, 'Token already registered; entry updated', 'Push token updated'),
-            409: Type.Ref('ErrorEnvelope', { description: 'The account holds the most push tokens allowed' }),
-          },
-        },
-        config: { access: 'own', idempotent: true },
-      },
-      async (req, reply) => {
-        const { token, customName, name, email, rank } = req.body
-        const result = await addPushToken(db, {
-          uid: req.params.userId,
-          token,
-          custom_name: customName,
-          name,
-          email,
-          rank: rank ?? null,
-          t: app.clock(),
-        })
-        if ('missingUser' in result) throw notFound('User')
-        if ('full' in result)
-          throw conflict(`An account holds at most ${MAX_PUSH_TOKENS} push tokens: remove one first`)
-        void reply.code(result.created ? 201 : 200)
-        return ok(toApiPushToken(result.row), result.created ? 'Push token added' : 'Push token updated')
-      },
-    )
-
-    app.patch(
-      '/users/:userId/status',
-      {
-        schema: {
-          operationId: 'updateUserStatus',
-          summary: "Update a user's status",
-          description:
-            `${OWN} (integrators need write permission). Body: flagged, inactive, requestDeletion (booleans, at least ` +
-            'one). inactive true blocks the account at once: it cannot log in, its access tokens stop working and its refresh ' +
-            'tokens are revoked, for good. A user deactivating their own account is locked out: the operator CLI or a linked ' +
-            'integrator with write permission can set inactive false again. ' +
-            'requestDeletion only records the request; DELETE /users/{userId} deletes. Returns the user.',
-          params: UserIdParams,
-          body: UserStatusBody,
-          response: { 200: Envelope(UserRef, 'The user as stored now', 'User status updated') },
-        },
-        config: { changesAccess: true, access: 'own' },
-      },
-      async (req) => {
-        const { flagged, inactive, requestDeletion } = req.body
-        const row = await updateUserStatus(
-          db,
-          req.params.userId,
-          {
-            ...(flagged !== undefined ? { flagged } : {}),
-            ...(inactive !== undefined ? { inactive } : {}),
-            ...(requestDeletion !== undefined ? { request_deletion: requestDeletion } : {}),
-          },
-          app.clock(),
-        )
-        if (!row) throw notFound('User')
-        return ok(await userView(req, row), 'User status updated')
-      },
-    )
-
-    app.post(
-      '/users/:userId/password',
-      {
-        schema: {
-          operationId: 'changePassword',
-          summary: 'Change your password',
-          description:
-            "The account's own user token only (integrators and other users get 403). Body `{currentPassword, " +
-            'newPassword}`. A wrong currentPassword gives 403 `Current password is incorrect`; newPassword must differ from it. ' +
-            'Every other session of the account is signed out (its refresh tokens and their access tokens revoked); the ' +
-            'session of the presented token stays valid.',
-          params: UserIdParams,
-          body: ChangePasswordBody,
-          response: { 200: MessageEnvelope('Changed', 'Password changed; your other sessions were signed out') },
-        },
-        config: { changesAccess: true, access: 'self' },
-      },
-      async (req) => {
-        const { user, token } = userCallerOf(req)
-        const { currentPassword, newPassword } = req.body
-        if (newPassword === currentPassword)
-          throw validationFailed([{ field: 'newPassword', message: 'must differ from currentPassword' }])
-        const valid = user.password_hash
-          ? await verifyPassword(currentPassword, user.password_hash)
-          : await burnPasswordCheck(currentPassword, app.config.passwordScryptLogN)
-        if (!valid) throw forbidden('Current password is incorrect')
-        const passwordHash = await hashPassword(newPassword, app.config.passwordScryptLogN)
-        if (!(await changePassword(db, user.uid, passwordHash, app.clock(), token.jti))) throw notFound('User')
-        return okMessage('Password changed; your other sessions were signed out')
-      },
-    )
-  },
+  routes: userRoutes,
 })
+
+async function userRoutes(app: App) {
+  const db = app.database.db
+  const { limits } = app.config
+
+  async function requireUser(uid: string): Promise<UserRow> {
+    const row = await findUserByUid(db, uid)
+    if (!row) throw notFound('User')
+    return row
+  }
+
+  /** The single-user view: integrators as this caller may see them, and the push tokens. */
+  async function userView(req: FastifyRequest, row: UserRow) {
+    const caller = callerOf(req)
+    const integrators = caller.kind === 'integrator' ? [caller.integrator.uid] : await linkedIntegratorUids(db, row.uid)
+    const tokens = await listPushTokens(db, row.uid)
+    return { ...toApiUser(row, integrators), FCMTokens: tokens.map(toApiPushToken) }
+  }
+
+  /** The e-mail is the login: a linked integrator may write the profile but not move the login elsewhere. */
+  function checkEmailChange(req: FastifyRequest, current: UserRow, email: unknown) {
+    if (email !== undefined && email !== current.email && callerOf(req).kind === 'integrator') {
+      throw forbidden('Only the account owner can change the e-mail address')
+    }
+  }
+
+  app.get(
+    '/users',
+    {
+      schema: {
+        operationId: 'listUsers',
+        summary: 'List all users',
+        description:
+          'Admin user token only. Common list parameters: `sortBy` one of t (creation time), Uid, Email, Name, ' +
+          'Language; `filter[Field]=value` on Uid, Email and Language (both case-insensitive), Name, Flagged, Inactive, BDUser, Admin, ' +
+          'RequestDeletion, betaUser. List items carry the account fields only: read one user for its FCMTokens and integrators.',
+        querystring: UserListQuery(limits),
+        response: { 200: PageEnvelope(UserRef) },
+      },
+      config: { access: 'admin' },
+    },
+    async (req) => {
+      const { page: pageNumber, limit, sortBy, sortOrder } = req.query
+      const { rows, total } = await listUsers(
+        db,
+        { page: pageNumber, limit, sortBy, sortOrder },
+        parseFilters(req.query, users.filterFields),
+      )
+      return page(
+        rows.map((r) => toApiUser(r)),
+        pageNumber,
+        limit,
+        total,
+      )
+    },
+  )
+
+  app.get(
+    '/users/search',
+    {
+      schema: {
+        operationId: 'searchUsers',
+        summary: 'Search users',
+        description:
+          'BDUser user token only. All criteria optional and combined with AND: `email` exact and case-insensitive, ' +
+          '`name` a case-insensitive substring (% and _ match themselves), `flagged`, `inactive` (true/false), `language` ' +
+          'case-insensitive. Paginated like every list (page, limit, sortBy, sortOrder). Items carry the account fields only.',
+        querystring: UserSearchQuery(limits),
+        response: { 200: PageEnvelope(UserRef) },
+      },
+      config: { access: 'bdUser' },
+    },
+    async (req) => {
+      const { page: pageNumber, limit, sortBy, sortOrder, email, name, flagged, inactive, language } = req.query
+      const { rows, total } = await searchUsers(
+        db,
+        { email, name, flagged, inactive, language },
+        { page: pageNumber, limit, sortBy, sortOrder },
+      )
+      return page(
+        rows.map((r) => toApiUser(r)),
+        pageNumber,
+        limit,
+        total,
+      )
+    },
+  )
+
+  app.post(
+    '/users',
+    {
+      schema: {
+        operationId: 'createUser',
+        summary: 'Create a user',
+        description:
+          'BDUser user token only. Uid, Email and Name are required; Email must be a valid address, Phone E.164, ' +
+          'Language a BCP 47 tag. `Password` is optional and write-only (without it the account cannot log in until the ' +
+          'operator sets one). Admin cannot be set; unknown fields are refused with 400. A Uid or Email (case-insensitive) ' +
+          'already in use gives 409. Answers 201 with the user and a Location header.',
+        body: CreateUserBody,
+        response: {
+          201: Envelope(UserRef, 'The created user', 'User created'),
+          409: Type.Ref('ErrorEnvelope', { description: 'Uid or Email already in use' }),
+        },
+      },
+      config: { access: 'bdUser', idempotent: true },
+    },
+    async (req, reply) => {
+      const body = req.body
+      const uid = String(body.Uid)
+      if (RESERVED_UIDS.has(uid))
+        throw validationFailed([{ field: 'Uid', message: `"${uid}" is reserved: it is a path segment under /users` }])
+      const flags = splitFlagChanges(integrationFlagsOf(body)).set
+      checkFlagCount(Object.keys(flags).length)
+      const passwordHash =
+        typeof body.Password === 'string' ? await hashPassword(body.Password, app.config.passwordScryptLogN) : null
+      const result = await insertUniqueUser(db, {
+        ...(users.toColumns(body) as Pick<NewUser, 'uid' | 'email' | 'name'>),
+        integration_flags: JSON.stringify(flags),
+        password_hash: passwordHash,
+        password_changed_at: passwordHash ? new Date(app.clock()) : null,
+      })
+      if (result.duplicate) throw conflict(duplicateMessage(result.duplicate))
+      return created(
+        reply,
+        `/users/${result.row.uid}`,
+        ok({ ...toApiUser(result.row, []), FCMTokens: [] }, 'User created'),
+      )
+    },
+  )
+
+  app.get(
+    '/users/:userId',
+    {
+      schema: {
+        operationId: 'getUser',
+        summary: 'Get one user',
+        description: `${OWN}. Returns every User field with FCMTokens and integrators; an integrator sees only itself in integrators.`,
+        params: UserIdParams,
+        response: { 200: Envelope(UserRef) },
+      },
+      config: { access: 'own' },
+    },
+    async (req) => ok(await userView(req, await requireUser(req.params.userId))),
+  )
+
+  app.put(
+    '/users/:userId',
+    {
+      schema: {
+        operationId: 'replaceUser',
+        summary: "Replace a user's profile",
+        description:
+          `${OWN} (integrators need write permission). Replaces the editable fields: Email, Name, Phone, Language, ` +
+          'betaUser and `<Vendor>Integration` flags; optional ones left out are cleared. Uid may be sent but must equal the ' +
+          'path. BDUser, Admin, integrators, FCMTokens, the password and the status flags cannot be set here (400: not an ' +
+          'allowed field); status flags change through PATCH .../status. Only the owner can change Email (an integrator gets ' +
+          '403); an Email already in use gives 409.',
+        params: UserIdParams,
+        body: ReplaceUserBody,
+        response: {
+          200: Envelope(UserRef, 'The user as stored now', 'User updated'),
+          409: Type.Ref('ErrorEnvelope', { description: 'Email already in use' }),
+        },
+      },
+      config: { changesAccess: true, access: 'own' },
+    },
+    async (req) => {
+      const { userId } = req.params
+      const body = req.body
+      if (body.Uid !== undefined && body.Uid !== userId) {
+        throw validationFailed([
+          { field: 'Uid', message: 'must equal the user id of the path: a Uid cannot be changed' },
+        ])
+      }
+      checkEmailChange(req, await requireUser(userId), body.Email)
+      const flags = splitFlagChanges(integrationFlagsOf(body)).set
+      checkFlagCount(Object.keys(flags).length)
+      const { uid: _uid, ...columns } = users.toColumns(body)
+      // A replace: the optional fields left out are cleared.
+      const result = await updateUniqueUser(db, userId, {
+        phone: null,
+        language: null,
+        beta_user: null,
+        ...columns,
+        integration_flags: JSON.stringify(flags),
+      })
+      if (!result) throw notFound('User')
+      if (result.duplicate) throw conflict(duplicateMessage(result.duplicate))
+      return ok(await userView(req, result.row), 'User updated')
+    },
+  )
+
+  app.patch(
+    '/users/:userId',
+    {
+      schema: {
+        operationId: 'updateUser',
+        summary: "Change some of a user's profile fields",
+        description:
+          `${OWN} (integrators need write permission). Changes only the fields sent: Email, Name, Phone, Language, ` +
+          'betaUser, `<Vendor>Integration` flags; null clears Phone, Language or betaUser and removes a flag. At least one ' +
+          'field. The same read-only fields as PUT are refused with 400; only the owner can change Email; an Email in use gives 409.',
+        params: UserIdParams,
+        body: PatchUserBody,
+        response: {
+          200: Envelope(UserRef, 'The user as stored now', 'User updated'),
+          409: Type.Ref('ErrorEnvelope', { description: 'Email already in use' }),
+        },
+      },
+      config: { changesAccess: true, access: 'own' },
+    },
+    async (req) => {
+      const { userId } = req.params
+      const body = req.body
+      const current = await requireUser(userId)
+      checkEmailChange(req, current, body.Email)
+      const flagChanges = integrationFlagsOf(body)
+      checkFlagCount(flagCountAfter(current.integration_flags, flagChanges))
+      const flags = splitFlagChanges(flagChanges)
+      const hasFlags = Object.keys(flags.set).length > 0 || flags.remove.length > 0
+      const result = await updateUniqueUser(db, userId, {
+        ...users.toColumns(body),
+        ...(hasFlags ? { integration_flags: mergedIntegrationFlags(flags.set, flags.remove) } : {}),
+      })
+      if (!result) throw notFound('User')
+      if (result.duplicate) throw conflict(duplicateMessage(result.duplicate))
+      return ok(await userView(req, result.row), 'User updated')
+    },
+  )
+
+  app.delete(
+    '/users/:userId',
+    {
+      schema: {
+        operationId: 'deleteUser',
+        summary: 'Delete a user and all their data',
+        description:
+          `${OWN} (integrators need delete permission). Deletes the account and, in one transaction, all its data: ` +
+          'animals, readings, records, devices, predictions, push tokens, integrator links and sessions. The data is deleted, ' +
+          'not anonymised, and cannot be restored. Every token of the account stops working at once. To only ask for ' +
+          'deletion, set requestDeletion through PATCH .../status.',
+        params: UserIdParams,
+        response: { 200: MessageEnvelope('Deleted', 'User and all their data deleted') },
+      },
+      config: { changesAccess: true, access: 'own' },
+    },
+    async (req) => {
+      if (!(await deleteUserAndData(db, req.params.userId, app.clock()))) throw notFound('User')
+      return okMessage('User and all their data deleted')
+    },
+  )
+
+  app.get(
+    '/users/:userId/profile',
+    {
+      schema: {
+        operationId: 'getUserProfile',
+        summary: "A user's public profile",
+        description: `${OWN}. Only Uid, Name and Language (absent when not set).`,
+        params: UserIdParams,
+        response: { 200: Envelope(UserProfile) },
+      },
+      config: { access: 'own' },
+    },
+    async (req) => ok(toProfile(await requireUser(req.params.userId))),
+  )
+
+  app.get(
+    '/users/:userId/push-tokens',
+    {
+      schema: {
+        operationId: 'listPushTokens',
+        summary: "List a user's push tokens",
+        description: `${OWN}. Every push token of the account (at most ${MAX_PUSH_TOKENS}), oldest first, as UserPhone entries.`,
+        params: UserIdParams,
+        response: { 200: Envelope(Type.Array(PushTokenRef, { maxItems: MAX_PUSH_TOKENS })) },
+      },
+      config: { access: 'own' },
+    },
+    async (req) => {
+      await requireUser(req.params.userId)
+      return ok((await listPushTokens(db, req.params.userId)).map(toApiPushToken))
+    },
+  )
+
+  app.post(
+    '/users/:userId/push-tokens',
+    {
+      schema: {
+        operationId: 'addPushToken',
+        summary: 'Add a push token',
+        description:
+          `${OWN} (integrators need write permission). Body keys are lower-case (token, customName, name, email, ` +
+          'rank 1-3 optional); the entry is stored and returned with the UserPhone keys, `t` set by the service (ms since epoch). ' +
+          'Registering a token the account already has updates that entry and answers 200; a new token answers 201. An ' +
+          `account holds at most ${MAX_PUSH_TOKENS} tokens (409 beyond).`,
+        params: UserIdParams,
+        body: PushTokenBody,
+        response: {
+          201: Envelope(PushTokenRef, 'Token added', 'Push token added'),
+          200: Envelope(PushTokenRef, 'Token already registered; entry updated', 'Push token updated'),
+          409: Type.Ref('ErrorEnvelope', { description: 'The account holds the most push tokens allowed' }),
+        },
+      },
+      config: { access: 'own', idempotent: true },
+    },
+    async (req, reply) => {
+      const { token, customName, name, email, rank } = req.body
+      const result = await addPushToken(db, {
+        uid: req.params.userId,
+        token,
+        custom_name: customName,
+        name,
+        email,
+        rank: rank ?? null,
+        t: app.clock(),
+      })
+      if ('missingUser' in result) throw notFound('User')
+      if ('full' in result) throw conflict(`An account holds at most ${MAX_PUSH_TOKENS} push tokens: remove one first`)
+      void reply.code(result.created ? 201 : 200)
+      return ok(toApiPushToken(result.row), result.created ? 'Push token added' : 'Push token updated')
+    },
+  )
+
+  app.patch(
+    '/users/:userId/status',
+    {
+      schema: {
+        operationId: 'updateUserStatus',
+        summary: "Update a user's status",
+        description:
+          `${OWN} (integrators need write permission). Body: flagged, inactive, requestDeletion (booleans, at least ` +
+          'one). inactive true blocks the account at once: it cannot log in, its access tokens stop working and its refresh ' +
+          'tokens are revoked, for good. A user deactivating their own account is locked out: the operator CLI or a linked ' +
+          'integrator with write permission can set inactive false again. ' +
+          'requestDeletion only records the request; DELETE /users/{userId} deletes. Returns the user.',
+        params: UserIdParams,
+        body: UserStatusBody,
+        response: { 200: Envelope(UserRef, 'The user as stored now', 'User status updated') },
+      },
+      config: { changesAccess: true, access: 'own' },
+    },
+    async (req) => {
+      const { flagged, inactive, requestDeletion } = req.body
+      const row = await updateUserStatus(
+        db,
+        req.params.userId,
+        {
+          ...(flagged !== undefined ? { flagged } : {}),
+          ...(inactive !== undefined ? { inactive } : {}),
+          ...(requestDeletion !== undefined ? { request_deletion: requestDeletion } : {}),
+        },
+        app.clock(),
+      )
+      if (!row) throw notFound('User')
+      return ok(await userView(req, row), 'User status updated')
+    },
+  )
+
+  app.post(
+    '/users/:userId/password',
+    {
+      schema: {
+        operationId: 'changePassword',
+        summary: 'Change your password',
+        description:
+          "The account's own user token only (integrators and other users get 403). Body `{currentPassword, " +
+          'newPassword}`. A wrong currentPassword gives 403 `Current password is incorrect`; newPassword must differ from it. ' +
+          'Every other session of the account is signed out (its refresh tokens and their access tokens revoked); the ' +
+          'session of the presented token stays valid.',
+        params: UserIdParams,
+        body: ChangePasswordBody,
+        response: { 200: MessageEnvelope('Changed', 'Password changed; your other sessions were signed out') },
+      },
+      config: { changesAccess: true, access: 'self' },
+    },
+    async (req) => {
+      const { user, token } = userCallerOf(req)
+      const { currentPassword, newPassword } = req.body
+      if (newPassword === currentPassword)
+        throw validationFailed([{ field: 'newPassword', message: 'must differ from currentPassword' }])
+      const valid = user.password_hash
+        ? await verifyPassword(currentPassword, user.password_hash)
+        : await burnPasswordCheck(currentPassword, app.config.passwordScryptLogN)
+      if (!valid) throw forbidden('Current password is incorrect')
+      const passwordHash = await hashPassword(newPassword, app.config.passwordScryptLogN)
+      if (!(await changePassword(db, user.uid, passwordHash, app.clock(), token.jti))) throw notFound('User')
+      return okMessage('Password changed; your other sessions were signed out')
+    },
+  )
+}
