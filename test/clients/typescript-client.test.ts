@@ -367,11 +367,11 @@ describe('TypeScript client: Retry-After on 429', () => {
 })
 
 describe('TypeScript client example', () => {
-  it('is in the README as it is in clients/typescript/examples/read-herd.ts (which lint type-checks)', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+  it('is in docs/typescript-client.md as it is in clients/typescript/examples/read-herd.ts (which lint type-checks)', () => {
+    const readme = readFileSync(new URL('../../docs/typescript-client.md', import.meta.url), 'utf8')
     const marker = '`clients/typescript/examples/read-herd.ts`:\n\n```ts\n'
     const start = readme.indexOf(marker)
-    assert.ok(start >= 0, 'the README names the example before its code block')
+    assert.ok(start >= 0, 'docs/typescript-client.md names the example before its code block')
     const block = readme.slice(start + marker.length, readme.indexOf('```\n', start + marker.length))
     assert.equal(
       block,

@@ -1,4 +1,4 @@
-// `npm run test:faults`: the fault tests (README "Faults"). Each file starts the throwaway servers it
+// `npm run test:faults`: the fault tests (docs/testing.md, Faults). Each file starts the throwaway servers it
 // faults (a PostgreSQL cluster from initdb, a redis-server, the API as a process) on free ports and tears
 // them down in its `after` hooks; the machine's shared PostgreSQL, Redis and Mosquitto are never stopped
 // or signalled (the MQTT test publishes to the shared Mosquitto, which it does not fault). The files run

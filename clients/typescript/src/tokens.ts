@@ -2,7 +2,7 @@
 // refresh token) or a user's e-mail and password (POST /tokens/login), renewed before they expire by
 // rotating the refresh token (POST /tokens/refresh), and, when the session is over, obtained afresh.
 //
-// The service's rotation rules (README "Authentication and access"): every refresh returns a new access
+// The service's rotation rules (docs/authentication-and-limits.md, Tokens): every refresh returns a new access
 // token and a new refresh token, and each refresh token works once; presenting a used one revokes every token
 // of its session (reuse detection, RFC 9700 §4.14.2). So this manager never sends two refreshes at once
 // (one renewal in flight, which every caller waits for) and always keeps the newest refresh token. A refresh
