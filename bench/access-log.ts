@@ -1,4 +1,4 @@
-// Cost of the access log on the request path (README "Access log"): target under 5 %.
+// Cost of the access log on the request path (docs/authentication-and-limits.md, Access log): target under 5 %.
 import { toggleScenario } from './toggle.ts'
 
 export const accessLogScenario = toggleScenario({

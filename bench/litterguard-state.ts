@@ -2,8 +2,8 @@
 // device's LastSeen and CurrentTemperature are kept on its row by the ingestion transaction rather than
 // looked up in its readings on every read. Times the reads that need them (a filtered list page with its
 // count, the summary's totals) both ways, and what keeping them costs each ingestion (one-row batches, the
-// worst case). DEVICES (100) devices of PER_DEVICE (2880) readings each; medians in ms. README "Litter
-// monitoring devices" quotes a run.
+// worst case). DEVICES (100) devices of PER_DEVICE (2880) readings each; medians in ms. docs/litterguards.md
+// quotes a run.
 import { sql } from 'kysely'
 import { loadConfig } from '../src/config.ts'
 import { IN_MEMORY, openDatabase } from '../src/db/database.ts'

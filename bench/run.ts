@@ -1,5 +1,5 @@
-// `npm run bench`: issue 10's table (table.ts), every scenario against a baseline measured in the same run
-// on the same machine (absolute numbers vary between machines; ratios much less).
+// `npm run bench`: the performance table (table.ts, docs/performance.md), every scenario against a baseline
+// measured in the same run on the same machine (absolute numbers vary between machines; ratios much less).
 // `npm run bench -- smoke`: the same on tiny data for about a second each, no thresholds (CI).
 // `npm run bench -- stores`: the embedded store against PostgreSQL on the same reads (needs DATABASE_URL).
 // `npm run bench -- <name> ...`: the older single-feature scenarios of scenarios.ts (limits, access-log, ...).

@@ -1,5 +1,6 @@
-// `npm run bench`: issue 10's table. The service runs as in production (`node bin/serve.js`, its own
-// process, on PostgreSQL + Redis when DATABASE_URL / REDIS_URL are set, on the embedded store otherwise);
+// `npm run bench`: the performance table (docs/performance.md). The service runs as in production
+// (`node bin/serve.js`, its own process, on PostgreSQL + Redis when DATABASE_URL / REDIS_URL are set, on the
+// embedded store otherwise);
 // each scenario is paired with a baseline measured in the same run: the bare node:http + driver server of
 // bare-server.ts on the same data, the same database without the herd, or a target. Load comes from this
 // process (autocannon, over loopback, bounded in time), in alternating pairs whose order flips each

@@ -95,7 +95,7 @@ export interface Config {
   metricsToken: string | undefined
   /** How long a cached caller, revocation check or link may be served (0 = no cache); changes invalidate at once. */
   authCacheTtlMs: number
-  /** The access log of integrator requests (README "Access log"). */
+  /** The access log of integrator requests (docs/authentication-and-limits.md, Access log). */
   accessLog: AccessLogConfig
   /** A litter-monitoring device is Active while its newest reading is at most this many minutes old. */
   litterguardActiveWindowMinutes: number

@@ -75,7 +75,7 @@ export class TokenSigner {
     const jti = randomUUID()
     const iat = Math.floor(this.clock() / 1000)
     const exp = iat + ttlSeconds
-    // The spec's TokenPayload for integrators; decisions.md's payload for users.
+    // The spec's TokenPayload for integrators; docs/decisions.md's payload for users.
     const claims: JWTPayload =
       subject.kind === 'integrator' ? { integratorUID: subject.id, type } : { sub: subject.id, type, kind: 'user' }
     const token = await new SignJWT(claims)

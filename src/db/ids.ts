@@ -1,4 +1,4 @@
-// Record ids (decisions.md): the creation time in milliseconds, unique within a collection even
+// Record ids (docs/decisions.md): the creation time in milliseconds, unique within a collection even
 // under concurrent creates, across processes.
 
 /** Two creates in the same millisecond (or a clock that steps back) get the next free millisecond. */

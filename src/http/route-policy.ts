@@ -2,12 +2,12 @@
 // counts against, and whether it honours Idempotency-Key. One onRoute hook per concern reads it
 // (plugins/access.ts, plugins/limits.ts, plugins/idempotency.ts), so no plugin keys behaviour by URL.
 
-/** Every route lives under this prefix (decisions.md). */
+/** Every route lives under this prefix (docs/decisions.md). */
 export const API_PREFIX = '/api/v1'
 
 /**
  * The longest path segment the router reads (longer is a 414). Ids and MACs in paths accept any string
- * up to it, so that one naming nothing of the account's is a 404 whatever its form (decisions.md).
+ * up to it, so that one naming nothing of the account's is a 404 whatever its form (docs/decisions.md).
  */
 export const MAX_PATH_SEGMENT = 200
 

@@ -11,7 +11,7 @@
 // counted in /metrics and acknowledged at once, so it neither crashes the process nor holds up the
 // messages behind it.
 // Who may publish to which user's topics is the broker's business: give each gateway its own
-// credentials and an ACL on livestock/v1/<its user>/# (see the README).
+// credentials and an ACL on livestock/v1/<its user>/# (docs/operations.md, MQTT ingestion).
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import mqtt, { type MqttClient } from 'mqtt'

@@ -54,7 +54,7 @@ export interface LimitState {
   windowSeconds: number
 }
 
-/** decisions.md: the headers report the window closest to its limit (fewest requests left; on a tie, the later reset). */
+/** docs/decisions.md: the headers report the window closest to its limit (fewest requests left; on a tie, the later reset). */
 export function closestToLimit(states: LimitState[]): LimitState | undefined {
   let closest: LimitState | undefined
   for (const state of states) {

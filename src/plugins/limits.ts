@@ -428,7 +428,7 @@ function tooManyRequests(limit: string, message: string, msBeforeNext: number): 
 }
 
 /**
- * X-RateLimit-* report the window closest to its limit (decisions.md); the IETF RateLimit-Policy and
+ * X-RateLimit-* report the window closest to its limit (docs/decisions.md); the IETF RateLimit-Policy and
  * RateLimit fields list every limit that applied.
  * @see https://datatracker.ietf.org/doc/draft-ietf-httpapi-ratelimit-headers/
  */

@@ -183,7 +183,7 @@ export const field = {
 
   /**
    * A time kept as Unix seconds (a bigint column) and shown as the timestamp object `{seconds, nanoseconds}`
-   * (decisions.md: a litter device's LastSeen). Sorts by the seconds it holds; read-only.
+   * (docs/decisions.md: a litter device's LastSeen). Sorts by the seconds it holds; read-only.
    */
   timestampObject: (options: FieldOptions = {}) =>
     make(

@@ -264,7 +264,7 @@ describe('per-animal reads: GET /users/<user_id>/animals/<animal_mac>/<segment>'
   })
 
   // Suspected bug: the path schemas cap ids and MACs at 64 characters (record-routes.ts RecordId,
-  // animals.resource.ts AnimalMacPath), so a longer one is a 400 on GET, though decisions.md wants a 404
+  // animals.resource.ts AnimalMacPath), so a longer one is a 400 on GET, though docs/decisions.md wants a 404
   // whatever its form (PATCH, which parses the id itself, already answers 404).
   it('answers 404 for an overlong record ID or animal MAC in the path too', async () => {
     assertError(await f.call('GET', `/births/${'1'.repeat(65)}`), 404, 'Birth not found')

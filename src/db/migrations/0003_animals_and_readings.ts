@@ -2,7 +2,7 @@
 // Readings are keyed (uid, mac, t): one B-tree entry per reading, ordered per tag by time, so a
 // time-range read of one tag is one index range scan whatever the farm's size. The key INCLUDEs the
 // payload columns: reads become index-only scans that never visit the heap, where one tag's rows lie
-// scattered among every other tag's (they arrive interleaved in time). See README "Storage sizing".
+// scattered among every other tag's (they arrive interleaved in time). Sizes: docs/storage.md.
 import { sql, type Kysely } from 'kysely'
 
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -2,9 +2,9 @@
 // the account: keyed (uid, mac), the MAC never changes (a different MAC is a different device).
 // Readings are keyed (uid, mac, t) with t in Unix SECONDS: the key makes ingestion idempotent on
 // (MAC, t), and read backwards it serves the newest-first reads; like the ear-tag readings, the key
-// INCLUDEs the payload, so reads of one device are index-only scans (0003, README "Storage sizing").
-// LastSeen and CurrentTemperature are kept on the device row by the ingestion transaction (README
-// "Litter monitoring devices" has the measurement behind that); Active is derived from last_seen when read.
+// INCLUDEs the payload, so reads of one device are index-only scans (0003, docs/storage.md).
+// LastSeen and CurrentTemperature are kept on the device row by the ingestion transaction (docs/litterguards.md
+// has the measurement behind that); Active is derived from last_seen when read.
 import { sql, type Kysely } from 'kysely'
 
 export async function up(db: Kysely<unknown>): Promise<void> {

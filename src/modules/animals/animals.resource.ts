@@ -125,7 +125,7 @@ const Uid = Type.String({
   examples: [EXAMPLE.uid],
 })
 export const UserPath = Type.Object({ userId: Uid })
-/** Ids and MACs that name nothing of the account's answer 404 whatever their form (decisions.md), so they are not patterned here. */
+/** Ids and MACs that name nothing of the account's answer 404 whatever their form (docs/decisions.md), so they are not patterned here. */
 export const AnimalPath = Type.Object({
   userId: Uid,
   animalId: Type.String({

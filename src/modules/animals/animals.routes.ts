@@ -1,4 +1,4 @@
-// The animal registry: list, search, read, and the writes of decisions.md (POST, PATCH, DELETE).
+// The animal registry: list, search, read, and the writes of docs/decisions.md (POST, PATCH, DELETE).
 import Type from 'typebox'
 import { defineModule } from '../../http/api-module.ts'
 import { Envelope, MessageEnvelope, PageEnvelope, ok, okMessage, page } from '../../http/envelope.ts'

@@ -68,7 +68,7 @@ export const LitterguardPatch = litterguards.patchBody({
     'The fields to change: Name. The MAC names the device and cannot change (register a new device instead); unknown and read-only fields are refused.',
 })
 
-/** Any form up to the router's segment length: a MAC that names none of the account's devices is a 404 whatever its form (decisions.md). */
+/** Any form up to the router's segment length: a MAC that names none of the account's devices is a 404 whatever its form (docs/decisions.md). */
 export const LitterguardPath = Type.Object({
   userId: UserPath.properties.userId,
   macAddress: Type.String({

@@ -1,5 +1,5 @@
 // Litter-monitoring devices ("litterguards"): the registry (list, search, summary, get, and the writes of
-// decisions.md), their readings in Unix SECONDS (ingestion through the one ingestion path, reads,
+// docs/decisions.md), their readings in Unix SECONDS (ingestion through the one ingestion path, reads,
 // latest), and analytics. The registry and analytics are `own`; every /sensordata path is `sensorData`.
 import Type from 'typebox'
 import { defineModule } from '../../http/api-module.ts'

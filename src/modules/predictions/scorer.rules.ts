@@ -2,14 +2,12 @@
 // animal measured against its own baseline and, hour by hour, against its group (so that what the whole
 // pen does at once, a late feeding or a hot afternoon, is no alarm). Pure functions: the hourly job
 // (src/jobs/predictions.ts) feeds them summaries computed in SQL, the evaluation (src/simulation/evaluation.ts) feeds
-// them summaries of simulated readings computed here; the README explains every threshold.
+// them summaries of simulated readings computed here. docs/predictions.md gives every threshold's reason, the
+// literature behind each rule, and the rules' sensitivity and false alarms measured on simulated herds.
 //
-// - birth: nest building. Activity rises for 14-17 h and peaks about 9 h before farrowing onset; a CUSUM
-//   of activity against the sow's own baseline detected farrowing with 100 % sensitivity and 95-100 %
-//   specificity (Cornou 2012), ear-tag accelerometers alarmed a median 8 h 51 min before onset (Oczak 2020).
-// - heat: activity about 1.3x the animal's baseline for 24-48 h, expected 3-8 days after weaning and
-//   18-24 days after a service that did not hold.
-// - lameness: activity and movement between nodes declining over about 14 days.
+// - birth: nest building, a sustained rise of activity over the sow's own baseline in the hours before farrowing.
+// - heat: a rise of activity for a day or two, expected after weaning and after a service that did not hold.
+// - lameness: activity and movement between nodes declining over about two weeks.
 
 /** ms in an hour: summaries are per whole UTC hour. */
 export const HOUR_MS = 3_600_000
@@ -27,7 +25,7 @@ export const MOVING_THRESHOLD_G = 0.1
 export const DAY_MIN_HOURS = 12
 export const DAY_MIN_DETECTIONS = 50
 
-/** Every threshold of the rules; the README gives each one's reason. Tuned on the evaluation's tuning seed. */
+/** Every threshold of the rules; docs/predictions.md gives each one's reason. Tuned on the evaluation's tuning seed. */
 export interface ScorerSettings {
   /** Added to both sides of an activity ratio (a share of the hour), so that quiet nights do not divide by ~0. */
   activityFloor: number

@@ -103,7 +103,7 @@ export async function refreshTokens(
   return issueTokens(deps, verified.subject, row.access_ttl_seconds, true, row.family_id)
 }
 
-/** Revokes the presented access token and the refresh token issued with it (decisions.md). */
+/** Revokes the presented access token and the refresh token issued with it (docs/decisions.md). */
 export async function revokeToken(deps: LifecycleDeps, token: VerifiedToken): Promise<void> {
   const now = deps.clock()
   await deps.db.transaction().execute(async (trx) => {

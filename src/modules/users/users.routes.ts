@@ -1,4 +1,4 @@
-// User accounts: the spec's user operations at the paths of decisions.md, plus the password change.
+// User accounts: the spec's user operations at the paths of docs/decisions.md, plus the password change.
 import type { App } from '../../types.ts'
 import type { FastifyRequest } from 'fastify'
 import Type from 'typebox'

@@ -1,4 +1,4 @@
-// BirthStatistics (decisions.md): averageLitterSize = (totalLiving + totalDead) / totalBirths;
+// BirthStatistics (docs/decisions.md): averageLitterSize = (totalLiving + totalDead) / totalBirths;
 // survivalRate = totalLiving / (totalLiving + totalDead) × 100; both 0 when there is nothing to count.
 
 export interface BirthTotals {
