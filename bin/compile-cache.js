@@ -1,9 +1,6 @@
-// Node's compile cache for the service and the CLI. Node runs the TypeScript sources directly by stripping their
-// types with a WebAssembly build of swc, which it loads into every process that strips a file: ~20-25 MB of
-// resident memory until a full collection frees it (150 MB instead of 174 MB at rest on PostgreSQL; the peak under
-// load is the same). With the cache, a start after the first finds each module already stripped and compiled,
-// and never loads swc. The entries are keyed by Node version and by each file's content, so an
-// edited file is compiled afresh.
+// Node's compile cache for the service and the CLI: a start after the first finds each TypeScript module already
+// stripped and compiled, so it never loads the WebAssembly type stripper and its memory (docs/runtime.md, Compile
+// cache). The entries are keyed by Node version and by each file's content, so an edited file is compiled afresh.
 //
 // The folder is in the project (node_modules/.cache, where tools keep theirs), not in the shared temp folder:
 // whoever can write compiled code there could run it in the service. NODE_COMPILE_CACHE=<dir> chooses another

@@ -48,10 +48,10 @@ export class TokenSigner {
   private readonly clock: Clock
   /**
    * Access tokens already verified, by their exact text. Verifying HS256 through WebCrypto (a key import and
-   * an HMAC job per call) took about a fifth of the service's CPU on an authenticated read (`npm run bench`
-   * with BENCH_CPU_PROF=1). What a signature proves about a given token text cannot change, so each token is
-   * verified once; its expiry is checked again on every use. Revocation and the caller's state are not the
-   * token's business: the access check asks for them on every request (auth/caller.ts).
+   * an HMAC job per call) was a large share of an authenticated read's CPU (docs/performance.md). What a
+   * signature proves about a given token text cannot change, so each token is verified once; its expiry is
+   * checked again on every use. Revocation and the caller's state are not the token's business: the access
+   * check asks for them on every request (auth/caller.ts).
    */
   private readonly verified = new Map<string, VerifiedToken>()
 

@@ -71,7 +71,7 @@ export async function openDatabase(config: Config, log?: FastifyBaseLogger): Pro
 
 const PGLITE_PARSERS = { [INT8_OID]: parseNumber, [NUMERIC_OID]: parseNumber }
 
-/** PGlite and the start parameters, loaded on first use (a few MB and ~25 ms of start-up that PostgreSQL mode never needs). */
+/** PGlite and the start parameters, loaded on first use: memory and start-up time that PostgreSQL mode never needs. */
 async function loadPGlite() {
   const [{ PGlite }, { DURABLE_START_PARAMS, DurableNodeFS, EMBEDDED_START_PARAMS }] = await Promise.all([
     import('@electric-sql/pglite'),

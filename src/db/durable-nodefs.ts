@@ -10,10 +10,9 @@ import type { PGlite } from '@electric-sql/pglite'
 import { NodeFS } from '@electric-sql/pglite/nodefs'
 
 /**
- * PGlite's default start parameters (0.5.16), plus shared_buffers=16MB: PostgreSQL's default of 128MB is
- * carved out of the WebAssembly heap, which never shrinks. Measured: 16MB takes the idle process from 434 to
- * 312 MB RSS (WebAssembly memory 205 -> 145 MB) with the same speed on a 10,000-row read of a 2-million-row
- * table (113-118 ms a query either way): below it, pages come from the OS page cache through NODEFS.
+ * PGlite's default start parameters (0.5.16), plus a small shared_buffers: PostgreSQL's default is carved out
+ * of the WebAssembly heap, which never shrinks, and a smaller one reads as fast since pages below it come from
+ * the OS page cache through NODEFS (docs/runtime.md, Where the memory goes).
  */
 export const EMBEDDED_START_PARAMS = [
   '--single',

@@ -1,9 +1,8 @@
 // The hot point reads (an animal by MAC or ID, on every read of an animal and of its data), built by
-// Kysely once and, on PostgreSQL, parsed and planned once per connection as a named prepared statement.
-// Measured on a one-animal read: the server spends ~32 µs of CPU on the query instead of ~48 µs, and the
-// process skips Kysely's query building (~5 µs). Only fixed statements qualify: their SQL may not depend
-// on the arguments' values, and it names its columns (a prepared `SELECT *` fails with "cached plan must not
-// change result type" once a migration adds a column). PGlite runs them as ordinary queries.
+// Kysely once and, on PostgreSQL, parsed and planned once per connection as a named prepared statement, which
+// saves the server's CPU on every request (docs/performance.md). Only fixed statements qualify: their SQL may not
+// depend on the arguments' values, and it names its columns (a prepared `SELECT *` fails with "cached plan must
+// not change result type" once a migration adds a column). PGlite runs them as ordinary queries.
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely'
 import type { DB } from './schema.ts'
 

@@ -1,9 +1,8 @@
 // Result rows as objects, built by one generated constructor per list of columns. pg builds each row by
 // spreading a null-prototype template and then storing every column under a name known only at run time,
-// which V8 runs as a slow object clone and megamorphic keyed stores: on a 100-animal page (27 columns) that
-// was ~7 % of the service's CPU, and its garbage added to the collector's share. The pool (database.ts) asks
-// pg for rows as arrays and turns them into objects here: one object literal per row, so every row of a
-// statement shares one hidden class. The names come from the statement's row description; they are written
+// which V8 runs as a slow object clone and megamorphic keyed stores (its cost: docs/performance.md). The pool
+// (database.ts) asks pg for rows as arrays and turns them into objects here: one object literal per row, so
+// every row of a statement shares one hidden class. The names come from the statement's row description; they are written
 // as JSON string literals, so no name can break out of the generated code.
 
 type RowObject = Record<string, unknown>

@@ -31,8 +31,8 @@ const ONE_SHOT_MAX_LENGTH = 16_384
 
 /**
  * The digest of withoutResponseTime(body), the same for a body as a string and as its bytes. Small string
- * bodies (most answers) take node:crypto's one-shot hash(), which allocates no Hash object: createHash
- * cost about a sixth of /health's CPU, much of it in the garbage collector.
+ * bodies (most answers) take node:crypto's one-shot hash(), which allocates no Hash object: createHash's
+ * object and its garbage were a visible share of a small response's CPU (docs/performance.md).
  */
 export function weakEtagOf(body: Body): string {
   const at = responseTimeAt(body)

@@ -1,7 +1,7 @@
 // Request validators and response serializers compiled on first use instead of when the app is built.
-// With ~130 operations, compiling every validator (ajv) and every serializer (fast-json-stringify) was
-// about half of a start's CPU, and heap that a deployment mostly never uses: a process serves the
-// routes its clients call. A route's first request pays for its own schemas (a few ms).
+// Compiling every validator (ajv) and every serializer (fast-json-stringify) was much of a start's CPU, and
+// heap that a deployment mostly never uses (docs/runtime.md): a process serves the routes its clients call.
+// A route's first request pays for its own schemas.
 // `compileAll` compiles whatever is still pending, so a test can still prove that every schema compiles.
 
 export interface LazyCompilations {

@@ -1,11 +1,11 @@
 // A client that stops reading its response leaves the response's bytes queued in the service, for as long as
 // the connection stays open. Node's socket inactivity timeout (Fastify's connectionTimeout) would close it,
-// but Node re-arms that timer on every read and write of every request: ~2,000 instructions a request on
-// /health, a fortieth of its cost (callgrind). The other slow clients are bounded elsewhere: the request's
-// headers and body by Node's headersTimeout and requestTimeout, an idle keep-alive connection by its
-// keep-alive timeout. So a sweep looks at the open connections instead, and closes one whose queued bytes
-// have not moved for `stallMs`. They move when a write completes, the grain of Node's timer too: a response
-// written as one piece must reach the client within stallMs, a streamed one piece by piece.
+// but Node re-arms that timer on every read and write of every request, a cost every request pays
+// (docs/performance.md). The other slow clients are bounded elsewhere: the request's headers and body by
+// Node's headersTimeout and requestTimeout, an idle keep-alive connection by its keep-alive timeout. So a sweep
+// looks at the open connections instead, and closes one whose queued bytes have not moved for `stallMs`. They
+// move when a write completes, the grain of Node's timer too: a response written as one piece must reach the
+// client within stallMs, a streamed one piece by piece.
 import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
 

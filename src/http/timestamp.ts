@@ -1,6 +1,6 @@
-// Every envelope carries the moment it was made as an ISO 8601 string. Date#toISOString formats through
-// V8's printf-style date formatter: ~4,000 instructions, a twentieth of all /health costs (callgrind).
-// Under load many responses share a millisecond, so the string of the last one is kept and reused.
+// Every envelope carries the moment it was made as an ISO 8601 string, and Date#toISOString is a noticeable part
+// of a small response's cost (docs/performance.md). Under load many responses share a millisecond, so the string
+// of the last one is kept and reused.
 
 let lastMs = Number.NaN
 let lastIso = ''

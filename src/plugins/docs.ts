@@ -1,7 +1,7 @@
 // OpenAPI 3.1 generated from the route schemas, served at /api/v1/openapi.json, and the Scalar
 // reference at /api/v1/docs with its script served by this service (no CDN). Scalar's plugin module holds
-// its 4.3 MB browser bundle as one string literal: importing it costs ~39 MB of memory and ~170 ms of
-// start-up, so it is imported on the first request to the reference, not at start (see scalarRoutes).
+// its browser bundle as one string literal, costly to import (docs/runtime.md), so it is imported on the first
+// request to the reference, not at start (see scalarRoutes).
 import swagger from '@fastify/swagger'
 import type { FastifyApiReferenceOptions } from '@scalar/fastify-api-reference'
 import Type from 'typebox'

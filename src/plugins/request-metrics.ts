@@ -1,8 +1,8 @@
 // http_requests_total and http_request_duration_seconds, counted in plain numbers on the request path and
 // written as Prometheus series only when /metrics is read. prom-client's labelled inc() and observe() hash
-// their labels on every call: on /health they cost about an eighth of the throughput (62-70k req/s without
-// them against 55-60k with them, in alternating runs). The exposition is prom-client's: these objects are
-// metrics of its registry, with the values its own Counter and Histogram would give.
+// their labels on every call, a visible share of a small request's cost (docs/performance.md). The
+// exposition is prom-client's: these objects are metrics of its registry, with the values its own Counter and
+// Histogram would give.
 
 /** Seconds; every series also has the +Inf bucket. */
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]

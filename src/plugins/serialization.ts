@@ -1,7 +1,6 @@
 // Response serializers, compiled once per distinct schema instead of once per route and status: most
-// routes share their error responses (the envelope of ErrorEnvelope), and with ~110 routes compiling
-// them anew took about two thirds of buildApp (fast-json-stringify and its ref resolver, measured with
-// --cpu-prof: buildApp 720 ms before, 230 ms after). Same serializers, built once.
+// routes share their error responses (the envelope of ErrorEnvelope), and compiling them anew was most of
+// buildApp (docs/runtime.md). Same serializers, built once.
 import fastJson, { type Options } from 'fast-json-stringify'
 
 type Serializer = (data: unknown) => string

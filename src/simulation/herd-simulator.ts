@@ -1,16 +1,8 @@
-// A herd that looks real enough to explore the API with, and to measure the prediction scorer against:
-// per-animal diurnal pinna temperature (35-39 °C) with noise and rare out-of-range glitches, resting and
-// active acceleration, detections by a few gateway nodes, and ground-truth episodes that follow the
-// physiology the scorer's rules come from (see planAnimal):
-// - sows go through production cycles: farrowing, 21-28 days of lactation, weaning, heat 3.5-6.5 days
-//   later, service; 85 % conceive and farrow 113-117 days later, the others return to heat 18-24 days
-//   after service. Before farrowing the sow moves to a farrowing crate; 14-17 h of nest building with a
-//   peak about 9 h before onset; the ear skin warms. Heats raise activity about 1.3x (1.05-2x) for 24-48 h.
-// - lameness: activity and movement between nodes decline over 10-18 days to 45-90 % of what they were.
-// Confounders that a plain threshold trips over: feeding peaks at 07:00 and 15:00 UTC (some days late), the
-// weather and each ear's own day-to-day warmth, hot days (warmer ears, less activity), an animal's own restless
-// hours (a fight, a move), tags that drop out for hours, day-to-day variation, weak nesters and silent heats.
-// Deterministic per (seed, animal index): a re-run produces the same herd and readings.
+// A herd that looks real enough to explore the API with, and to measure the prediction scorer against: each
+// animal's readings follow ground-truth episodes (production cycles, heats, farrowings, lameness) planned by
+// planAnimal from the physiology the scorer's rules come from, with the confounders a plain threshold trips over.
+// docs/predictions.md describes the herd and its figures. Deterministic per (seed, animal index): a re-run
+// produces the same herd and readings.
 import { createHash } from 'node:crypto'
 import type { LocationRow, SensorRow } from '../modules/readings/readings.schemas.ts'
 

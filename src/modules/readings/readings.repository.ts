@@ -103,17 +103,15 @@ export async function storeReadings(
   })
 }
 
-/** Readings per piece of a page's JSON: ~30-75 kB of text, below V8's large-object size (128 kB). */
+/** Readings per piece of a page's JSON: each piece stays below V8's large-object size (128 kB). */
 const ITEMS_PER_PIECE = 500
 
 /**
  * A page of readings as the items of a JSON array (`{"t":...},{"t":...}`), written by the database: text
- * instead of up to 10,000 row objects to decode in this process and serialize again. On a 10,000-row page
- * that was most of the service's CPU and garbage (README, Performance). The text comes in pieces of
- * ITEMS_PER_PIECE items, to be joined with commas: one 600 kB string is allocated straight into V8's
- * old generation, and a page in flight on each connection made a full garbage collection every few pages.
- * The keys come in the selected column order, the schema's; numbers in PostgreSQL's shortest exact form
- * (1e-07 where JavaScript writes 1e-7).
+ * instead of up to 10,000 row objects to decode in this process and serialize again (docs/performance.md).
+ * The text comes in pieces of ITEMS_PER_PIECE items, to be joined with commas, because one string of a whole
+ * page goes straight to V8's old generation. The keys come in the selected column order, the schema's;
+ * numbers in PostgreSQL's shortest exact form (1e-07 where JavaScript writes 1e-7).
  */
 async function jsonItems(
   db: Kysely<DB>,
@@ -124,8 +122,8 @@ async function jsonItems(
   q: TimeQuery,
 ): Promise<string[]> {
   const order = sql.raw(q.sortOrder === 'asc' ? 'ASC' : 'DESC')
-  // One sorted array of the items' texts, cut into slices: ~8 % more of the database's time than one
-  // string_agg (11.5 vs 10.6 ms for 10,000 readings), where numbering rows and grouping them cost ~20 %.
+  // One sorted array of the items' texts, cut into slices: the cheapest way to pieces that was measured
+  // (docs/performance.md), cheaper than numbering the rows and grouping them.
   const { rows } = await sql<{ items: string }>`
     SELECT array_to_string(page.items[k * ${sql.lit(ITEMS_PER_PIECE)} + 1 : (k + 1) * ${sql.lit(ITEMS_PER_PIECE)}], ',') AS items
     FROM (SELECT array_agg(row_to_json(r)::text ORDER BY r.t ${order}) AS items
