@@ -47,6 +47,11 @@ export class LeasePool {
     return this.#leases.size
   }
 
+  /** Forgets every lease: after a reconnect, Redis may have lost the counters the leases were taken from. */
+  clear(): void {
+    this.#leases.clear()
+  }
+
   /** Whether this process can answer for the key without Redis: 'spend' a leased point, 'refuse', or 'ask' Redis. */
   peek(key: string, now: number): 'spend' | 'refuse' | 'ask' {
     const lease = this.#leases.get(key)

@@ -77,6 +77,8 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
   const breaker = redis ? new RedisBreaker(redis, { log: app.log }) : undefined
   const admitCommand = redis ? defineAdmitCommand(redis) : undefined
   const leases = new LeasePool()
+  // A Redis that comes back may have lost its counters: count there again from the next request.
+  redis?.on('ready', () => leases.clear())
   const makeLimiter = (keyPrefix: string, points: number, duration: number): Limiter => {
     const prefixed = `${config.redisKeyPrefix}${keyPrefix}`
     const memory = new RateLimiterMemory({ keyPrefix: prefixed, points, duration })
