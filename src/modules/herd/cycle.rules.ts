@@ -114,7 +114,7 @@ export function cycleState(
   registered?: Day,
   settings: CycleSettings = CYCLE,
 ): CycleState {
-  let state: CycleStateName = 'gilt'
+  let state = 'gilt' as CycleStateName // widened: enter() changes it inside the loop
   let since: Day | undefined = registered
   let service: Day | undefined
   let parity = 0
