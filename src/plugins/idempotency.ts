@@ -131,7 +131,9 @@ export function idempotencyPlugin(app: FastifyInstance, options: { lockMs: numbe
     const existing =
       route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler]
     route.preHandler = [...existing, claim]
+    // First, before compression's onSend: the stored answer is the JSON, and a replay is sent (and compressed as
+    // its own request asks) through the same path as any answer.
     const onSend = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend]
-    route.onSend = [...onSend, settle]
+    route.onSend = [settle, ...onSend]
   })
 }

@@ -4,6 +4,7 @@
 // nothing; a key older than 24 hours runs afresh. The clock is manual so that expiry needs no waiting.
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { assertError, assertInvalid } from '../support/assertions.ts'
@@ -286,4 +287,59 @@ describe('expiry', () => {
     assert.equal(await total('/treatments'), before + 1)
     assertReplayOf(await post('/treatments', body, key), afresh)
   })
+})
+
+describe('an answer large enough to be compressed', () => {
+  /** A treatment whose 201 answer is over COMPRESSION_MIN_BYTES (4,096 B): four texts of 1,500 characters. */
+  const longTreatment = () => ({
+    ...userBodies.treatments(mac, f.user.uid),
+    Medicine: `Amoxicillin ${'m'.repeat(1488)}`,
+    Diagnose: `Respiratory infection ${'d'.repeat(1478)}`,
+    CustomName: `Dr. Hansen ${'c'.repeat(1489)}`,
+    Comment: `First course ${'t'.repeat(1487)}`,
+  })
+  /** A prediction with 200 hourly results. */
+  const bigPrediction = () => ({
+    timestamp: '2026-03-01T06:00:00.000Z',
+    classificationType: 'heat',
+    results: Array.from({ length: 200 }, (_, i) => ({
+      timestamp: new Date(Date.UTC(2026, 2, 1, 6) + i * 3_600_000).toISOString(),
+      probability: (i % 100) / 100,
+    })),
+  })
+  const decoded = (res: Res & { rawPayload?: Buffer }) => {
+    const raw = (res as unknown as { rawPayload: Buffer }).rawPayload
+    const encoding = res.headers['content-encoding']
+    if (encoding === 'gzip') return gunzipSync(raw).toString()
+    if (encoding === 'br') return brotliDecompressSync(raw).toString()
+    return raw.toString()
+  }
+
+  for (const encoding of ['gzip', 'br', 'identity'] as const) {
+    it(`Accept-Encoding: ${encoding}: a retry answers the first 201 again (compressed as asked) and creates one record`, async () => {
+      for (const [path, body] of [
+        ['/treatments', longTreatment()],
+        [`/animals/${mac}/predictions`, bigPrediction()],
+      ] as const) {
+        const list = path === '/treatments' ? '/treatments' : `/animals/${mac}/predictions`
+        const before = await total(list)
+        const key = newKey()
+        const headers = { ...owner, 'accept-encoding': encoding }
+        const first = await post(path, body, key, headers)
+        assert.equal(first.statusCode, 201, path)
+        assert.equal(first.headers['content-encoding'], encoding === 'identity' ? undefined : encoding, path)
+        const firstBody = decoded(first)
+        assert.ok(firstBody.length > 4096, `${path}: ${firstBody.length} B`)
+        for (let retry = 0; retry < 2; retry++) {
+          const again = await post(path, body, key, headers)
+          assert.equal(again.statusCode, 201, path)
+          assert.equal(again.headers['idempotent-replayed'], 'true', path)
+          assert.equal(again.headers['content-encoding'], first.headers['content-encoding'], path)
+          assert.equal(decoded(again), firstBody, path)
+          assert.equal(again.headers.location, first.headers.location, path)
+        }
+        assert.equal(await total(list), before + 1, `${path}: records for one key`)
+      }
+    })
+  }
 })
