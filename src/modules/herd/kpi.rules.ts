@@ -1,0 +1,220 @@
+// The herd's reproductive KPIs over a period, from its females' records: pure arithmetic on UTC days, each
+// figure with the counts it comes from. Definitions and published benchmarks: docs/herd-performance.md.
+import { CYCLE, sortEvents, type CycleEvent, type CycleSettings, type Day } from './cycle.rules.ts'
+
+/** A mating (the first service of a heat) and what came of it. */
+export interface Mating {
+  day: Day
+  /** The farrowing it led to. */
+  farrowing?: Day
+  /** The next heat: a recorded return, or else the next mating. */
+  returned?: Day
+  /** It did not hold: a return, a negative check, another mating or a cull before any farrowing. */
+  failed: boolean
+  /** The weaning it followed (the latest weaning since the previous mating), for the wean-to-service interval. */
+  afterWeaning?: Day
+}
+
+/** A female's matings, oldest first, with the same reading of repeated services as cycleState. */
+export function matingsOf(events: readonly CycleEvent[], settings: CycleSettings = CYCLE): Mating[] {
+  const matings: Mating[] = []
+  let current: Mating | undefined
+  let weaning: Day | undefined
+  for (const e of sortEvents(events)) {
+    // live: not yet resolved by a farrowing; holding: and nothing said it failed.
+    const live = current !== undefined && current.farrowing === undefined ? current : undefined
+    const holding = live !== undefined && !live.failed
+    if (e.kind === 'service') {
+      if (holding && e.day - live.day <= settings.sameHeatDays) continue
+      if (live && live.returned === undefined) {
+        live.failed = true
+        live.returned = e.day
+      }
+      current = { day: e.day, failed: false, ...(weaning === undefined ? {} : { afterWeaning: weaning }) }
+      weaning = undefined
+      matings.push(current)
+    } else if (e.kind === 'weaning') weaning = e.day
+    else if (!live || live.returned !== undefined) continue
+    else if (e.kind === 'farrowing') {
+      live.farrowing = e.day
+      live.failed = false
+    } else if (e.kind === 'return') {
+      live.failed = true
+      live.returned = e.day
+    } else if (e.kind === 'check') {
+      if (e.result !== 'recheck') live.failed = e.result === 'open'
+    } else live.failed = true // culled before farrowing
+  }
+  return matings
+}
+
+export interface KpiSettings extends CycleSettings {
+  /** Farrowing rate: the matings counted are those this many days before the period (time to farrow). */
+  farrowingRateLagDays: number
+}
+
+export const KPI: KpiSettings = { ...CYCLE, farrowingRateLagDays: 120 }
+
+export interface Period {
+  /** First and last day, both inclusive. */
+  from: Day
+  to: Day
+}
+
+const within = (day: Day, p: Period) => day >= p.from && day <= p.to
+const round2 = (value: number) => Math.round(value * 100) / 100
+const ratio = (numerator: number, denominator: number, scale = 1) =>
+  denominator > 0 ? round2((numerator / denominator) * scale) : null
+
+/** Days of [from, to) that lie in the period. */
+function overlap(from: Day, to: Day, p: Period): number {
+  return Math.max(0, Math.min(to, p.to + 1) - Math.max(from, p.from))
+}
+
+/** One female's days in the period as a mated female, and how many of them were productive (gestating or lactating). */
+export function femaleDays(events: readonly CycleEvent[], p: Period, settings: CycleSettings = CYCLE) {
+  const sorted = sortEvents(events)
+  // A mated female from her first service (or her first farrowing or weaning when earlier ones were never recorded) to her cull.
+  const first = sorted.find((e) => e.kind === 'service' || e.kind === 'farrowing' || e.kind === 'weaning')
+  if (!first) return { mated: 0, productive: 0 }
+  const cull = sorted.find((e) => e.kind === 'cull')?.day ?? Infinity
+  const end = Math.min(cull, p.to + 1)
+  const start = Math.max(first.day, p.from)
+  if (end <= start) return { mated: 0, productive: 0 }
+  const range: Period = { from: start, to: end - 1 }
+  // Productive: a mating that held (or may still hold) until its farrowing, and each farrowing until its weaning
+  // (or the next mating when the weaning was not recorded).
+  const intervals: [Day, Day][] = []
+  const matings = matingsOf(sorted, settings)
+  for (const m of matings) {
+    if (m.farrowing !== undefined) intervals.push([m.day, m.farrowing])
+    else if (!m.failed) intervals.push([m.day, Infinity])
+  }
+  for (const f of sorted.filter((e) => e.kind === 'farrowing')) {
+    const weaning = sorted.find((e) => e.kind === 'weaning' && e.day >= f.day)?.day
+    const nextMating = matings.find((m) => m.day > f.day)?.day
+    intervals.push([f.day, Math.min(weaning ?? Infinity, nextMating ?? Infinity)])
+  }
+  // The intervals do not overlap (a farrowing ends its mating's interval and starts its own).
+  const productive = intervals.reduce((sum, [from, to]) => sum + overlap(from, to, range), 0)
+  return { mated: end - start, productive }
+}
+
+export interface KpiReport {
+  females: number
+  matedFemaleDays: number
+  farrowingRate: { value: number | null; matings: number; farrowed: number; servedFrom: Day; servedTo: Day }
+  littersPerMatedFemaleYear: { value: number | null; litters: number }
+  pigsWeanedPerMatedFemaleYear: { value: number | null; weaned: number }
+  nonProductiveDays: { value: number | null; days: number }
+  weanToServiceInterval: { value: number | null; services: number; days: number }
+  returnRate: {
+    value: number | null
+    regular: number | null
+    irregular: number | null
+    matings: number
+    returns: number
+    regularReturns: number
+    irregularReturns: number
+  }
+  bornAlivePerLitter: { value: number | null; bornAlive: number; litters: number }
+  stillbornPerLitter: { value: number | null; stillborn: number; litters: number }
+  preWeaningMortality: { value: number | null; died: number; nursed: number; litters: number }
+}
+
+/** The KPIs of a herd (each female's events) over the period. */
+export function herdKpis(
+  females: readonly (readonly CycleEvent[])[],
+  p: Period,
+  settings: KpiSettings = KPI,
+): KpiReport {
+  const cohort: Period = { from: p.from - settings.farrowingRateLagDays, to: p.to - settings.farrowingRateLagDays }
+  let matedFemaleDays = 0
+  let productiveDays = 0
+  let cohortMatings = 0
+  let cohortFarrowed = 0
+  let litters = 0
+  let bornAlive = 0
+  let stillborn = 0
+  let weaned = 0
+  let wsiServices = 0
+  let wsiDays = 0
+  let matings = 0
+  let regularReturns = 0
+  let irregularReturns = 0
+  let mortalityLitters = 0
+  let nursed = 0
+  let died = 0
+  for (const events of females) {
+    const sorted = sortEvents(events)
+    const days = femaleDays(sorted, p, settings)
+    matedFemaleDays += days.mated
+    productiveDays += days.productive
+    for (const m of matingsOf(sorted, settings)) {
+      if (within(m.day, cohort)) {
+        cohortMatings++
+        if (m.farrowing !== undefined) cohortFarrowed++
+      }
+      if (!within(m.day, p)) continue
+      matings++
+      if (m.returned !== undefined) {
+        const since = m.returned - m.day
+        if (since >= settings.returnFromDays && since <= settings.returnToDays) regularReturns++
+        else irregularReturns++
+      }
+      if (m.afterWeaning !== undefined) {
+        wsiServices++
+        wsiDays += m.day - m.afterWeaning
+      }
+    }
+    for (const [i, e] of sorted.entries()) {
+      if (e.kind === 'farrowing' && within(e.day, p)) {
+        litters++
+        bornAlive += e.bornAlive
+        stillborn += e.stillborn
+      }
+      if (e.kind === 'weaning' && within(e.day, p)) weaned += e.weaned
+      // A litter's pre-weaning mortality, counted in the period of its (first) weaning; split weanings add up.
+      if (e.kind !== 'farrowing') continue
+      const next = sorted.findIndex((later, j) => j > i && later.kind === 'farrowing')
+      const litterWeanings = sorted
+        .slice(i + 1, next === -1 ? undefined : next)
+        .filter((later) => later.kind === 'weaning')
+      if (litterWeanings.length === 0 || !within(litterWeanings[0]!.day, p)) continue
+      const alive = e.bornAlive + litterWeanings.reduce((sum, w) => sum + w.fosterIn - w.fosterOut, 0)
+      const weanedOfLitter = litterWeanings.reduce((sum, w) => sum + w.weaned, 0)
+      mortalityLitters++
+      nursed += alive
+      died += Math.max(0, alive - weanedOfLitter)
+    }
+  }
+  const returns = regularReturns + irregularReturns
+  const nonProductive = matedFemaleDays - productiveDays
+  return {
+    females: females.length,
+    matedFemaleDays,
+    farrowingRate: {
+      value: ratio(cohortFarrowed, cohortMatings, 100),
+      matings: cohortMatings,
+      farrowed: cohortFarrowed,
+      servedFrom: cohort.from,
+      servedTo: cohort.to,
+    },
+    littersPerMatedFemaleYear: { value: ratio(litters, matedFemaleDays, 365), litters },
+    pigsWeanedPerMatedFemaleYear: { value: ratio(weaned, matedFemaleDays, 365), weaned },
+    nonProductiveDays: { value: ratio(nonProductive, matedFemaleDays, 365), days: nonProductive },
+    weanToServiceInterval: { value: ratio(wsiDays, wsiServices), services: wsiServices, days: wsiDays },
+    returnRate: {
+      value: ratio(returns, matings, 100),
+      regular: ratio(regularReturns, matings, 100),
+      irregular: ratio(irregularReturns, matings, 100),
+      matings,
+      returns,
+      regularReturns,
+      irregularReturns,
+    },
+    bornAlivePerLitter: { value: ratio(bornAlive, litters), bornAlive, litters },
+    stillbornPerLitter: { value: ratio(stillborn, litters), stillborn, litters },
+    preWeaningMortality: { value: ratio(died, nursed, 100), died, nursed, litters: mortalityLitters },
+  }
+}
