@@ -45,6 +45,7 @@ import { recordCollections } from './modules/records/index.ts'
 import { recordModule } from './modules/records/record-routes.ts'
 import { accessLogModule } from './modules/access-log/access-log.routes.ts'
 import { predictionsModule } from './modules/predictions/predictions.routes.ts'
+import { herdModule } from './modules/herd/herd.routes.ts'
 import { accessLogRowOf, accessLogWriter } from './modules/access-log/access-log.writer.ts'
 import { insertAccessLogRows } from './modules/access-log/access-log.repository.ts'
 
@@ -120,6 +121,7 @@ function featureModules(): ApiModule[] {
     readingsModule,
     ...recordCollections.map(recordModule),
     predictionsModule,
+    herdModule,
     litterguardsModule,
     accessLogModule,
   ]

@@ -281,6 +281,10 @@ export const routes: RouteCase[] = [
     rule: 'own',
     body: () => ({ classificationType: 'birth', results: [{ timestamp: '2026-11-02T06:00:00Z', probability: 0.82 }] }),
   },
+  // The herd's reproduction from its records (docs/herd-performance.md): reads, 'own'.
+  { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/cycle', rule: 'own' },
+  { method: 'GET', url: '/api/v1/users/:userId/due-lists', rule: 'own' },
+  { method: 'GET', url: '/api/v1/users/:userId/kpis?from=2026-01-01&to=2026-03-31', rule: 'own' },
   // An animal that has records answers 409 (documented): they are never deleted silently.
   { method: 'DELETE', url: '/api/v1/users/:userId/animals/:animalId', rule: 'own' },
   // Last: deleting the owner cascades away its animals, readings and records, which the rows above read.

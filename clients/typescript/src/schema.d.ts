@@ -1573,6 +1573,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/users/{userId}/animals/{animalMac}/cycle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A female's reproductive cycle state
+         * @description Her state on `date` (today unless asked) from her records (inseminations, pregnancy checks, returns to estrus, births, weanings, movements to the cull stage, deaths), the day it began and the days in it. Services up to 4 days apart are one mating; records dated after `date` are not seen. A male has no cycle: state null.
+         */
+        get: operations["getAnimalCycle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{userId}/due-lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sows due for something: farrowing, a pregnancy check, a service, a return to watch
+         * @description Four lists on `date` (today unless asked), each sorted by due date then MAC, from the cycle state of every female (of `group`, when given). See each list for its rule.
+         */
+        get: operations["getDueLists"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{userId}/kpis": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The herd's reproductive KPIs over a period
+         * @description From the records of every female (of `group`, when given), over `from` to `to` (both inclusive; default the 365 days to today; at most 3660 days). Each KPI has its value (null when there is nothing to count), the counts it comes from, its definition and the published benchmark.
+         */
+        get: operations["getHerdKpis"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/users/{userId}/litterguards": {
         parameters: {
             query?: never;
@@ -34109,6 +34169,1078 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["AIPrediction"][];
                         pagination: components["schemas"]["Pagination"];
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time of the response
+                         * @example 2026-11-02T06:40:00.000Z
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Validation failed, malformed JSON or a refused key */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Permission, account link or tier missing */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IP rate limit or daily per-endpoint quota exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected fault; the body carries no internals */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Database or Redis unreachable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAnimalCycle: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The day to give the state for (default today), YYYY-MM-DD
+                 * @example 2026-11-02
+                 */
+                date?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
+                userId: string;
+                /**
+                 * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
+                 * @example A4:C1:38:5F:2B:91
+                 */
+                animalMac: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** SowCycle */
+                        data: {
+                            /**
+                             * @description Tag MAC
+                             * @example A4:C1:38:5F:2B:91
+                             */
+                            MAC: string;
+                            /** @description The female's state on `date`; null for a male (no cycle) */
+                            state: ("gilt" | "served" | "pregnant" | "open" | "due-to-farrow" | "lactating" | "weaned" | "culled") | null;
+                            /** @description null for a gilt registered with no date, and for males */
+                            since: string | null;
+                            /** @description null when since is */
+                            days: number | null;
+                            /** @description Set while served, pregnant, open or due to farrow */
+                            lastService: string | null;
+                            /** @description Set while served, pregnant or due to farrow */
+                            expectedFarrowing: string | null;
+                            /**
+                             * Format: int32
+                             * @description Farrowings recorded
+                             * @example 3
+                             */
+                            parity: number;
+                            /**
+                             * Format: date
+                             * @description The day the state is for (today unless asked)
+                             * @example 2026-11-02
+                             */
+                            date: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time of the response
+                         * @example 2026-11-02T06:40:00.000Z
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Validation failed, malformed JSON or a refused key */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Permission, account link or tier missing */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IP rate limit or daily per-endpoint quota exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected fault; the body carries no internals */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Database or Redis unreachable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getDueLists: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The day (default today), YYYY-MM-DD
+                 * @example 2026-11-02
+                 */
+                date?: string;
+                /**
+                 * @description weanedNotServed lists sows weaned at least this many days ago and not served since
+                 * @example 7
+                 */
+                weanedDays?: number;
+                /**
+                 * @description Only the females of this group (exact match)
+                 * @example Sows A
+                 */
+                group?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** DueLists */
+                        data: {
+                            /**
+                             * Format: date
+                             * @description The day the lists are for
+                             * @example 2026-11-02
+                             */
+                            date: string;
+                            /**
+                             * Format: int32
+                             * @description N of weanedNotServed
+                             * @example 7
+                             */
+                            weanedDays: number;
+                            /** @description Served or pregnant sows whose expected farrowing (service + 115 days) lies in the 7 days from date, or at most 14 days before it (overdue); dueDate = the expected farrowing */
+                            dueToFarrow: {
+                                /**
+                                 * @description Tag MAC
+                                 * @example A4:C1:38:5F:2B:91
+                                 */
+                                MAC: string;
+                                /** @description The animal's group */
+                                Group: string | null;
+                                /**
+                                 * @description gilt (never served nor farrowed), served (from the first service of a heat), pregnant (a positive check after it), open (a return or a negative check after it), due-to-farrow (served or pregnant, from 7 days before the expected farrowing), lactating (from a farrowing), weaned (from a weaning), culled (a movement to the cull stage or a death recorded as a general event)
+                                 * @example gilt
+                                 * @enum {string}
+                                 */
+                                state: "gilt" | "served" | "pregnant" | "open" | "due-to-farrow" | "lactating" | "weaned" | "culled";
+                                /** @description null for a gilt */
+                                daysInState: number | null;
+                                /**
+                                 * Format: date
+                                 * @description When she is (or was) due
+                                 * @example 2026-11-03
+                                 */
+                                dueDate: string;
+                                /**
+                                 * Format: int32
+                                 * @description date - dueDate: negative while ahead, positive when overdue
+                                 * @example -1
+                                 */
+                                daysFromDue: number;
+                            }[];
+                            /** @description Served sows not yet checked nor returned, 28-42 days after the service; dueDate = service + 28 days */
+                            pregnancyCheck: {
+                                /**
+                                 * @description Tag MAC
+                                 * @example A4:C1:38:5F:2B:91
+                                 */
+                                MAC: string;
+                                /** @description The animal's group */
+                                Group: string | null;
+                                /**
+                                 * @description gilt (never served nor farrowed), served (from the first service of a heat), pregnant (a positive check after it), open (a return or a negative check after it), due-to-farrow (served or pregnant, from 7 days before the expected farrowing), lactating (from a farrowing), weaned (from a weaning), culled (a movement to the cull stage or a death recorded as a general event)
+                                 * @example gilt
+                                 * @enum {string}
+                                 */
+                                state: "gilt" | "served" | "pregnant" | "open" | "due-to-farrow" | "lactating" | "weaned" | "culled";
+                                /** @description null for a gilt */
+                                daysInState: number | null;
+                                /**
+                                 * Format: date
+                                 * @description When she is (or was) due
+                                 * @example 2026-11-03
+                                 */
+                                dueDate: string;
+                                /**
+                                 * Format: int32
+                                 * @description date - dueDate: negative while ahead, positive when overdue
+                                 * @example -1
+                                 */
+                                daysFromDue: number;
+                            }[];
+                            /** @description Weaned sows not served for weanedDays days or more; dueDate = weaning + weanedDays */
+                            weanedNotServed: {
+                                /**
+                                 * @description Tag MAC
+                                 * @example A4:C1:38:5F:2B:91
+                                 */
+                                MAC: string;
+                                /** @description The animal's group */
+                                Group: string | null;
+                                /**
+                                 * @description gilt (never served nor farrowed), served (from the first service of a heat), pregnant (a positive check after it), open (a return or a negative check after it), due-to-farrow (served or pregnant, from 7 days before the expected farrowing), lactating (from a farrowing), weaned (from a weaning), culled (a movement to the cull stage or a death recorded as a general event)
+                                 * @example gilt
+                                 * @enum {string}
+                                 */
+                                state: "gilt" | "served" | "pregnant" | "open" | "due-to-farrow" | "lactating" | "weaned" | "culled";
+                                /** @description null for a gilt */
+                                daysInState: number | null;
+                                /**
+                                 * Format: date
+                                 * @description When she is (or was) due
+                                 * @example 2026-11-03
+                                 */
+                                dueDate: string;
+                                /**
+                                 * Format: int32
+                                 * @description date - dueDate: negative while ahead, positive when overdue
+                                 * @example -1
+                                 */
+                                daysFromDue: number;
+                            }[];
+                            /** @description Served or pregnant sows 18-24 days after the service, when a sow that did not conceive returns to heat; dueDate = service + 18 days */
+                            returnsToWatch: {
+                                /**
+                                 * @description Tag MAC
+                                 * @example A4:C1:38:5F:2B:91
+                                 */
+                                MAC: string;
+                                /** @description The animal's group */
+                                Group: string | null;
+                                /**
+                                 * @description gilt (never served nor farrowed), served (from the first service of a heat), pregnant (a positive check after it), open (a return or a negative check after it), due-to-farrow (served or pregnant, from 7 days before the expected farrowing), lactating (from a farrowing), weaned (from a weaning), culled (a movement to the cull stage or a death recorded as a general event)
+                                 * @example gilt
+                                 * @enum {string}
+                                 */
+                                state: "gilt" | "served" | "pregnant" | "open" | "due-to-farrow" | "lactating" | "weaned" | "culled";
+                                /** @description null for a gilt */
+                                daysInState: number | null;
+                                /**
+                                 * Format: date
+                                 * @description When she is (or was) due
+                                 * @example 2026-11-03
+                                 */
+                                dueDate: string;
+                                /**
+                                 * Format: int32
+                                 * @description date - dueDate: negative while ahead, positive when overdue
+                                 * @example -1
+                                 */
+                                daysFromDue: number;
+                            }[];
+                        };
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time of the response
+                         * @example 2026-11-02T06:40:00.000Z
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Validation failed, malformed JSON or a refused key */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Permission, account link or tier missing */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IP rate limit or daily per-endpoint quota exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected fault; the body carries no internals */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Database or Redis unreachable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getHerdKpis: {
+        parameters: {
+            query?: {
+                /**
+                 * @description First day (default: 364 days before `to`), YYYY-MM-DD
+                 * @example 2026-01-01
+                 */
+                from?: string;
+                /**
+                 * @description Last day, inclusive (default today), YYYY-MM-DD
+                 * @example 2026-12-31
+                 */
+                to?: string;
+                /**
+                 * @description Only the females of this group (exact match)
+                 * @example Sows A
+                 */
+                group?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** HerdKpis */
+                        data: {
+                            /**
+                             * Format: date
+                             * @description First day of the period
+                             * @example 2026-01-01
+                             */
+                            from: string;
+                            /**
+                             * Format: date
+                             * @description Last day of the period (inclusive)
+                             * @example 2026-12-31
+                             */
+                            to: string;
+                            /** @description The group asked for; null: the whole herd */
+                            group: string | null;
+                            /**
+                             * Format: int64
+                             * @description Females counted (of the group)
+                             * @example 412
+                             */
+                            females: number;
+                            /**
+                             * Format: int64
+                             * @description Days in the period that each female was a mated female (from her first service, or her first farrowing or weaning where no service was recorded, until a cull), summed
+                             * @example 140080
+                             */
+                            matedFemaleDays: number;
+                            /**
+                             * FarrowingRate
+                             * @description Of the matings (first services of a heat) dated 120 days before the period (from - 120 to to - 120 days: time to farrow), the share followed by a farrowing, in %. Published benchmark: 83-88 %.
+                             */
+                            farrowingRate: {
+                                /** @description null when there is nothing to count */
+                                value: number | null;
+                                /**
+                                 * Format: int64
+                                 * @description Matings in the cohort
+                                 * @example 412
+                                 */
+                                matings: number;
+                                /**
+                                 * Format: int64
+                                 * @description Of them, farrowed
+                                 * @example 351
+                                 */
+                                farrowed: number;
+                                /**
+                                 * Format: date
+                                 * @description First day of the cohort
+                                 * @example 2025-09-03
+                                 */
+                                servedFrom: string;
+                                /**
+                                 * Format: date
+                                 * @description Last day of the cohort
+                                 * @example 2026-09-02
+                                 */
+                                servedTo: string;
+                            };
+                            /**
+                             * LittersPerMatedFemaleYear
+                             * @description Farrowings in the period × 365 / matedFemaleDays. Published benchmark: 2.3-2.5.
+                             */
+                            littersPerMatedFemaleYear: {
+                                /** @description null when there is nothing to count */
+                                value: number | null;
+                                /**
+                                 * Format: int64
+                                 * @description Farrowings in the period
+                                 * @example 913
+                                 */
+                                litters: number;
+                            };
+                            /**
+                             * PigsWeanedPerMatedFemaleYear
+                             * @description Piglets weaned (countWeaned of the weanings in the period) × 365 / matedFemaleDays. Published benchmark: 26-30 (the best Danish herds above 33).
+                             */
+                            pigsWeanedPerMatedFemaleYear: {
+                                /** @description null when there is nothing to count */
+                                value: number | null;
+                                /**
+                                 * Format: int64
+                                 * @description Piglets weaned in the period
+                                 * @example 10900
+                                 */
+                                weaned: number;
+                            };
+                            /**
+                             * NonProductiveDays
+                             * @description Days of a mated female neither gestating (from a service that led to a farrowing, or one still pending) nor lactating (farrowing to weaning), per mated female per year: days × 365 / matedFemaleDays. Published benchmark: 31-36 days.
+                             */
+                            nonProductiveDays: {
+                                /** @description null when there is nothing to count */
+                                value: number | null;
+                                /**
+                                 * Format: int64
+                                 * @description Non-productive days in the period, summed
+                                 * @example 13087
+                                 */
+                                days: number;
+                            };
+                            /**
+                             * WeanToServiceInterval
+                             * @description Mean days from a weaning to the next mating, over the matings in the period that followed a weaning. Published benchmark: 5.6-7 days.
+                             */
+                            weanToServiceInterval: {
+                                /** @description null when there is nothing to count */
+                                value: number | null;
+                                /**
+                                 * Format: int64
+                                 * @description Matings after a weaning in the period
+                                 * @example 880
+                                 */
+                                services: number;
+                                /**
+                                 * Format: int64
+                                 * @description Their intervals, summed
+                                 * @example 5368
+                                 */
+                                days: number;
+                            };
+                            /**
+                             * ReturnRate
+                             * @description Of the matings in the period, the share followed by a return to heat (a return record, or else the next mating) before any farrowing, in %; regular: 18-24 days after the service, irregular: any other interval. Published benchmark: below 10-12 %, most of them regular.
+                             */
+                            returnRate: {
+                                /** @description null when there is nothing to count */
+                                value: number | null;
+                                /** @description Regular returns, % of the matings */
+                                regular: number | null;
+                                /** @description Irregular returns, % of the matings */
+                                irregular: number | null;
+                                /**
+                                 * Format: int64
+                                 * @description Matings in the period
+                                 * @example 1024
+                                 */
+                                matings: number;
+                                /**
+                                 * Format: int64
+                                 * @description Of them, returned
+                                 * @example 99
+                                 */
+                                returns: number;
+                                /**
+                                 * Format: int64
+                                 * @description Returned after 18-24 days
+                                 * @example 73
+                                 */
+                                regularReturns: number;
+                                /**
+                                 * Format: int64
+                                 * @description Returned after another interval
+                                 * @example 26
+                                 */
+                                irregularReturns: number;
+                            };
+                            /**
+                             * BornAlivePerLitter
+                             * @description Piglets born alive (Living) per farrowing in the period. Published benchmark: 13-15.
+                             */
+                            bornAlivePerLitter: {
+                                /** @description null when there is nothing to count */
+                                value: number | null;
+                                /**
+                                 * Format: int64
+                                 * @description Born alive, summed
+                                 * @example 12965
+                                 */
+                                bornAlive: number;
+                                /**
+                                 * Format: int64
+                                 * @description Farrowings in the period
+                                 * @example 913
+                                 */
+                                litters: number;
+                            };
+                            /**
+                             * StillbornPerLitter
+                             * @description Piglets born dead (Dead) per farrowing in the period. Published benchmark: about 1 (below 7 % of the total born).
+                             */
+                            stillbornPerLitter: {
+                                /** @description null when there is nothing to count */
+                                value: number | null;
+                                /**
+                                 * Format: int64
+                                 * @description Born dead, summed
+                                 * @example 1004
+                                 */
+                                stillborn: number;
+                                /**
+                                 * Format: int64
+                                 * @description Farrowings in the period
+                                 * @example 913
+                                 */
+                                litters: number;
+                            };
+                            /**
+                             * PreWeaningMortality
+                             * @description Of the litters weaned in the period (their first weaning in it), the share of the piglets nursed (born alive + fostered in - fostered away) not weaned, in %. Published benchmark: 10-15 %.
+                             */
+                            preWeaningMortality: {
+                                /** @description null when there is nothing to count */
+                                value: number | null;
+                                /**
+                                 * Format: int64
+                                 * @description Piglets nursed and not weaned
+                                 * @example 1590
+                                 */
+                                died: number;
+                                /**
+                                 * Format: int64
+                                 * @description Piglets nursed
+                                 * @example 12820
+                                 */
+                                nursed: number;
+                                /**
+                                 * Format: int64
+                                 * @description Litters weaned in the period
+                                 * @example 905
+                                 */
+                                litters: number;
+                            };
+                        };
                         /**
                          * Format: date-time
                          * @description ISO 8601 time of the response

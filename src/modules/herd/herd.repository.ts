@@ -1,0 +1,95 @@
+// The user's females and the records the cycle rules read, as events per animal: services (inseminations),
+// pregnancy checks, returns to estrus, farrowings (births), weanings, and culls (a move to the cull stage, or a
+// death recorded as a general event). Archived records count too: they happened.
+import { sql, type Kysely } from 'kysely'
+import type { DB } from '../../db/schema.ts'
+import { dayOf, dayOfInstant, type CycleEvent, type Day } from './cycle.rules.ts'
+
+export interface Female {
+  id: number
+  mac: string
+  group: string | null
+  /** The day she was registered (her animal record's creation). */
+  registered: Day
+  events: CycleEvent[]
+}
+
+export interface FemaleCriteria {
+  animalId?: number | undefined
+  group?: string | undefined
+}
+
+interface EventRow {
+  kind: CycleEvent['kind']
+  animal_id: number | string
+  day: string | null
+  at: number | string | null
+  result: string | null
+  a: number | null
+  b: number | null
+  c: number | null
+}
+
+/** The user's females (of one group, or one animal), oldest first, each with her events. */
+export async function femalesWithEvents(db: Kysely<DB>, uid: string, criteria: FemaleCriteria = {}): Promise<Female[]> {
+  let query = db
+    .selectFrom('animals')
+    .select(['id', 'mac', 'group_name', 't'])
+    .where('uid', '=', uid)
+    .where('sex', '=', 'female')
+  if (criteria.animalId !== undefined) query = query.where('id', '=', criteria.animalId)
+  if (criteria.group !== undefined) query = query.where('group_name', '=', criteria.group)
+  const animals = await query.orderBy('id').execute()
+  const byId = new Map<number, Female>()
+  for (const a of animals)
+    byId.set(Number(a.id), {
+      id: Number(a.id),
+      mac: a.mac,
+      group: a.group_name,
+      registered: dayOfInstant(Number(a.t)),
+      events: [],
+    })
+  if (byId.size === 0) return []
+  const one = criteria.animalId === undefined ? sql`` : sql`AND animal_id = ${criteria.animalId}`
+  const { rows } = await sql<EventRow>`
+    SELECT 'service' AS kind, animal_id, start_date AS day, NULL::bigint AS at, NULL::text AS result,
+      NULL::float8 AS a, NULL::float8 AS b, NULL::float8 AS c
+      FROM inseminations WHERE uid = ${uid} ${one}
+    UNION ALL SELECT 'check', animal_id, check_date, NULL, result, NULL, NULL, NULL
+      FROM pregnancy_checks WHERE uid = ${uid} ${one}
+    UNION ALL SELECT 'return', animal_id, return_date, NULL, NULL, NULL, NULL, NULL
+      FROM return_to_estrus WHERE uid = ${uid} ${one}
+    UNION ALL SELECT 'farrowing', animal_id, start_date, NULL, NULL, living, dead, NULL
+      FROM births WHERE uid = ${uid} ${one}
+    UNION ALL SELECT 'weaning', animal_id, weaning_date, NULL, NULL, count_weaned, foster_in, foster_out
+      FROM weanings WHERE uid = ${uid} ${one}
+    UNION ALL SELECT 'cull', animal_id, movement_date, NULL, NULL, NULL, NULL, NULL
+      FROM movements WHERE uid = ${uid} AND to_stage = 'cull' ${one}
+    UNION ALL SELECT 'cull', animal_id, NULL, t, NULL, NULL, NULL, NULL
+      FROM general_events WHERE uid = ${uid} AND diagnose = 'Death' ${one}`.execute(db)
+  for (const r of rows) {
+    const female = byId.get(Number(r.animal_id))
+    const day = r.day !== null ? dayOf(r.day) : r.at !== null ? dayOfInstant(Number(r.at)) : undefined
+    if (!female || day === undefined) continue
+    const event = eventOf(r, day)
+    if (event) female.events.push(event)
+  }
+  return [...byId.values()]
+}
+
+function eventOf(r: EventRow, day: Day): CycleEvent | undefined {
+  switch (r.kind) {
+    case 'service':
+    case 'return':
+    case 'cull':
+      return { kind: r.kind, day }
+    case 'check':
+      return r.result === 'pregnant' || r.result === 'open' || r.result === 'recheck'
+        ? { kind: 'check', day, result: r.result }
+        : undefined
+    case 'farrowing':
+      return { kind: 'farrowing', day, bornAlive: r.a ?? 0, stillborn: r.b ?? 0 }
+    case 'weaning':
+      return { kind: 'weaning', day, weaned: r.a ?? 0, fosterIn: r.b ?? 0, fosterOut: r.c ?? 0 }
+  }
+}

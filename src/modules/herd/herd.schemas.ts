@@ -1,0 +1,196 @@
+// Schemas of the herd routes: a female's cycle, the due lists and the KPIs, each KPI with its definition and the
+// published benchmark beside it (docs/herd-performance.md has the sources).
+import Type, { type Static, type TSchema } from 'typebox'
+import { StringEnum } from '../../http/list-params.ts'
+import { Count, EXAMPLE, Integer } from '../../http/schema-types.ts'
+import { MAC_PATTERN } from '../animals/animals.rules.ts'
+import { CYCLE, CYCLE_STATES } from './cycle.rules.ts'
+
+const Nullable = <T extends TSchema>(schema: T, description: string) =>
+  Type.Union([schema, Type.Null()], { description })
+const DateString = (description: string, example: string) =>
+  Type.String({ format: 'date', maxLength: 10, description, examples: [example] })
+const Days = (description: string, example: number) =>
+  Integer({ minimum: -1_000_000, maximum: 1_000_000, description, examples: [example] })
+const Figure = (example: number) => Type.Number({ examples: [example] })
+const Mac = Type.String({ pattern: MAC_PATTERN, maxLength: 17, description: 'Tag MAC', examples: [EXAMPLE.mac] })
+
+export const CycleStateName = StringEnum(CYCLE_STATES, {
+  description:
+    'gilt (never served nor farrowed), served (from the first service of a heat), pregnant (a positive check after ' +
+    'it), open (a return or a negative check after it), due-to-farrow (served or pregnant, from ' +
+    `${CYCLE.dueToFarrowBeforeDays} days before the expected farrowing), lactating (from a farrowing), weaned (from a ` +
+    'weaning), culled (a movement to the cull stage or a death recorded as a general event)',
+})
+
+export const Cycle = Type.Object(
+  {
+    MAC: Mac,
+    state: Nullable(CycleStateName, "The female's state on `date`; null for a male (no cycle)"),
+    since: Nullable(
+      DateString('The day the state began', '2026-10-29'),
+      'null for a gilt registered with no date, and for males',
+    ),
+    days: Nullable(Days('Days in the state: date - since', 4), 'null when since is'),
+    lastService: Nullable(
+      DateString('The mating the state follows: the first service of that heat', '2026-07-11'),
+      'Set while served, pregnant, open or due to farrow',
+    ),
+    expectedFarrowing: Nullable(
+      DateString(`lastService + ${CYCLE.gestationDays} days`, '2026-11-03'),
+      'Set while served, pregnant or due to farrow',
+    ),
+    parity: Count('Farrowings recorded', 3, 1_000),
+    date: DateString('The day the state is for (today unless asked)', EXAMPLE.date),
+  },
+  { additionalProperties: false, title: 'SowCycle' },
+)
+
+export const DueAnimal = Type.Object(
+  {
+    MAC: Mac,
+    Group: Nullable(Type.String({ maxLength: 200, examples: ['Farrowing 2'] }), "The animal's group"),
+    state: CycleStateName,
+    daysInState: Nullable(Days('Days in the state', 4), 'null for a gilt'),
+    dueDate: DateString('When she is (or was) due', '2026-11-03'),
+    daysFromDue: Days('date - dueDate: negative while ahead, positive when overdue', -1),
+  },
+  { additionalProperties: false, title: 'DueAnimal' },
+)
+
+export type DueAnimalBody = Static<typeof DueAnimal>
+
+const DueList = (description: string) => Type.Array(DueAnimal, { maxItems: 1_000_000, description })
+
+export const DueLists = Type.Object(
+  {
+    date: DateString('The day the lists are for', EXAMPLE.date),
+    weanedDays: Integer({ minimum: 1, maximum: 365, description: 'N of weanedNotServed', examples: [7] }),
+    dueToFarrow: DueList(
+      `Served or pregnant sows whose expected farrowing (service + ${CYCLE.gestationDays} days) lies in the 7 days from ` +
+        `date, or at most ${CYCLE.farrowingOverdueDays} days before it (overdue); dueDate = the expected farrowing`,
+    ),
+    pregnancyCheck: DueList(
+      `Served sows not yet checked nor returned, ${CYCLE.pregnancyCheckFromDays}-${CYCLE.pregnancyCheckToDays} days ` +
+        `after the service; dueDate = service + ${CYCLE.pregnancyCheckFromDays} days`,
+    ),
+    weanedNotServed: DueList('Weaned sows not served for weanedDays days or more; dueDate = weaning + weanedDays'),
+    returnsToWatch: DueList(
+      `Served or pregnant sows ${CYCLE.returnFromDays}-${CYCLE.returnToDays} days after the service, when a sow that did ` +
+        `not conceive returns to heat; dueDate = service + ${CYCLE.returnFromDays} days`,
+    ),
+  },
+  { additionalProperties: false, title: 'DueLists' },
+)
+
+const Kpi = <P extends Record<string, TSchema>>(
+  title: string,
+  definition: string,
+  benchmark: string,
+  value: number,
+  counts: P,
+) =>
+  Type.Object(
+    { value: Nullable(Figure(value), 'null when there is nothing to count'), ...counts },
+    { additionalProperties: false, title, description: `${definition} Published benchmark: ${benchmark}.` },
+  )
+const N = (description: string, example: number) => Count(description, example)
+
+export const Kpis = Type.Object(
+  {
+    from: DateString('First day of the period', '2026-01-01'),
+    to: DateString('Last day of the period (inclusive)', '2026-12-31'),
+    group: Nullable(Type.String({ maxLength: 200, examples: ['Sows A'] }), 'The group asked for; null: the whole herd'),
+    females: N('Females counted (of the group)', 412),
+    matedFemaleDays: N(
+      'Days in the period that each female was a mated female (from her first service, or her first farrowing or ' +
+        'weaning where no service was recorded, until a cull), summed',
+      140_080,
+    ),
+    farrowingRate: Kpi(
+      'FarrowingRate',
+      'Of the matings (first services of a heat) dated 120 days before the period (from - 120 to to - 120 days: ' +
+        'time to farrow), the share followed by a farrowing, in %.',
+      '83-88 %',
+      85.2,
+      {
+        matings: N('Matings in the cohort', 412),
+        farrowed: N('Of them, farrowed', 351),
+        servedFrom: DateString('First day of the cohort', '2025-09-03'),
+        servedTo: DateString('Last day of the cohort', '2026-09-02'),
+      },
+    ),
+    littersPerMatedFemaleYear: Kpi(
+      'LittersPerMatedFemaleYear',
+      'Farrowings in the period × 365 / matedFemaleDays.',
+      '2.3-2.5',
+      2.38,
+      { litters: N('Farrowings in the period', 913) },
+    ),
+    pigsWeanedPerMatedFemaleYear: Kpi(
+      'PigsWeanedPerMatedFemaleYear',
+      'Piglets weaned (countWeaned of the weanings in the period) × 365 / matedFemaleDays.',
+      '26-30 (the best Danish herds above 33)',
+      28.4,
+      { weaned: N('Piglets weaned in the period', 10_900) },
+    ),
+    nonProductiveDays: Kpi(
+      'NonProductiveDays',
+      'Days of a mated female neither gestating (from a service that led to a farrowing, or one still pending) nor ' +
+        'lactating (farrowing to weaning), per mated female per year: days × 365 / matedFemaleDays.',
+      '31-36 days',
+      34.1,
+      { days: N('Non-productive days in the period, summed', 13_087) },
+    ),
+    weanToServiceInterval: Kpi(
+      'WeanToServiceInterval',
+      'Mean days from a weaning to the next mating, over the matings in the period that followed a weaning.',
+      '5.6-7 days',
+      6.1,
+      { services: N('Matings after a weaning in the period', 880), days: N('Their intervals, summed', 5_368) },
+    ),
+    returnRate: Kpi(
+      'ReturnRate',
+      'Of the matings in the period, the share followed by a return to heat (a return record, or else the next ' +
+        `mating) before any farrowing, in %; regular: ${CYCLE.returnFromDays}-${CYCLE.returnToDays} days after the ` +
+        'service, irregular: any other interval.',
+      'below 10-12 %, most of them regular',
+      9.7,
+      {
+        regular: Nullable(Figure(7.1), 'Regular returns, % of the matings'),
+        irregular: Nullable(Figure(2.6), 'Irregular returns, % of the matings'),
+        matings: N('Matings in the period', 1_024),
+        returns: N('Of them, returned', 99),
+        regularReturns: N('Returned after 18-24 days', 73),
+        irregularReturns: N('Returned after another interval', 26),
+      },
+    ),
+    bornAlivePerLitter: Kpi(
+      'BornAlivePerLitter',
+      'Piglets born alive (Living) per farrowing in the period.',
+      '13-15',
+      14.2,
+      { bornAlive: N('Born alive, summed', 12_965), litters: N('Farrowings in the period', 913) },
+    ),
+    stillbornPerLitter: Kpi(
+      'StillbornPerLitter',
+      'Piglets born dead (Dead) per farrowing in the period.',
+      'about 1 (below 7 % of the total born)',
+      1.1,
+      { stillborn: N('Born dead, summed', 1_004), litters: N('Farrowings in the period', 913) },
+    ),
+    preWeaningMortality: Kpi(
+      'PreWeaningMortality',
+      'Of the litters weaned in the period (their first weaning in it), the share of the piglets nursed (born alive + ' +
+        'fostered in - fostered away) not weaned, in %.',
+      '10-15 %',
+      12.4,
+      {
+        died: N('Piglets nursed and not weaned', 1_590),
+        nursed: N('Piglets nursed', 12_820),
+        litters: N('Litters weaned in the period', 905),
+      },
+    ),
+  },
+  { additionalProperties: false, title: 'HerdKpis' },
+)
