@@ -1,7 +1,9 @@
 // Table types for Kysely. Tables holding a farm's data carry the owning user's Uid (column `uid`,
 // the tenant key), so a Citus-style sharded PostgreSQL can distribute them by it. integrators and
-// the token tables are global (reference tables in such a deployment).
+// the token tables are global (reference tables in such a deployment). The record collections' tables
+// are declared beside their collections (modules/records/) and composed in here.
 import type { ColumnType, Generated } from 'kysely'
+import type { RecordTables } from '../modules/records/index.ts'
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
 
@@ -207,7 +209,7 @@ export interface AccessLogTable {
   ip_address: string | null
 }
 
-export interface DB {
+export interface DB extends RecordTables {
   users: UsersTable
   integrators: IntegratorsTable
   user_integrator_links: UserIntegratorLinksTable

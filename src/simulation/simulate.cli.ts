@@ -86,7 +86,7 @@ export const simulateCommands: Command[] = [
             for (const t of plan.services.filter((t) => t <= end)) {
               await insertRecord(
                 db,
-                inseminations.resource,
+                inseminations,
                 uid,
                 id,
                 inseminations.resource.toColumns({
@@ -104,7 +104,7 @@ export const simulateCommands: Command[] = [
             for (const f of plan.farrowings.filter((f) => f.onset <= end)) {
               await insertRecord(
                 db,
-                births.resource,
+                births,
                 uid,
                 id,
                 births.resource.toColumns({
@@ -121,7 +121,7 @@ export const simulateCommands: Command[] = [
             for (const t of plan.weanings.filter((t) => t <= end)) {
               await insertRecord(
                 db,
-                weanings.resource,
+                weanings,
                 uid,
                 id,
                 weanings.resource.toColumns({ weaningDate: day(t), countWeaned: 11, Archived: false }),

@@ -18,6 +18,7 @@ import { findAnimalByMac, type AnimalRow } from '../animals/animals.repository.t
 import { AnimalMacPath, UserPath } from '../animals/animals.resource.ts'
 import { UID_PATTERN } from '../users/users.rules.ts'
 import type { RecordCollection } from './record-collection.ts'
+import type { RecordTableName } from './index.ts'
 import {
   AnimalGoneError,
   RANGE_MAX,
@@ -71,7 +72,7 @@ function bodyProblems(req: FastifyRequest): FieldProblem[] {
   return validationDetails(error.validation, 'body')
 }
 
-export function recordModule(collection: RecordCollection): ApiModule {
+export function recordModule(collection: RecordCollection<RecordTableName>): ApiModule {
   const { resource, segment, idParam, names, macField = 'MAC' } = collection
   return defineModule({
     tag: segment,
@@ -98,7 +99,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
 
       async function requireRecord(scope: RecordScope, idText: string): Promise<Row> {
         const id = recordIdOf(idText)
-        const row = id === undefined ? undefined : await findRecord(db, resource, scope, id)
+        const row = id === undefined ? undefined : await findRecord(db, collection, scope, id)
         if (!row) throw notFound(names.label)
         return row
       }
@@ -143,7 +144,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
         const { problems, animal } = await crossChecks(req, uid, pathAnimal)
         if (problems.length > 0 || !animal) throw validationFailed(problems)
         try {
-          return await insertRecord(db, resource, uid, animal.id, resource.toColumns(bodyOf(req)), ids)
+          return await insertRecord(db, collection, uid, animal.id, resource.toColumns(bodyOf(req)), ids)
         } catch (err) {
           if (err instanceof AnimalGoneError)
             throw validationFailed([{ field: macField, message: "is not one of the user's animals" }])
@@ -160,7 +161,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
         let result
         try {
           // The rules see the record as it would be stored: the current one with the change applied.
-          result = await updateRecord(db, resource, scope, id, columns, new Date(app.clock()), (current) =>
+          result = await updateRecord(db, collection, scope, id, columns, new Date(app.clock()), (current) =>
             checkRules({ ...toApi(current), ...bodyOf(req) }),
           )
         } catch (err) {
@@ -175,7 +176,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
 
       async function remove(scope: RecordScope, idText: string) {
         const id = recordIdOf(idText)
-        if (id === undefined || !(await deleteRecord(db, resource, scope, id))) throw notFound(names.label)
+        if (id === undefined || !(await deleteRecord(db, collection, scope, id))) throw notFound(names.label)
         return okMessage(`${names.label} deleted`)
       }
 
@@ -209,7 +210,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
           }
           const { rows, total } = await listRecords(
             db,
-            resource,
+            collection,
             { uid: uidOf(req) },
             query,
             parseFilters(query, resource.filterFields),
@@ -396,7 +397,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
             const { scope } = await scopeOf(req)
             const { rows, total } = await listRecords(
               db,
-              resource,
+              collection,
               scope,
               req.query,
               parseFilters(req.query, resource.filterFields),
@@ -427,7 +428,7 @@ export function recordModule(collection: RecordCollection): ApiModule {
             config: { access: 'own' },
           },
           async (req) =>
-            ok((await recentRecords(db, resource, (await scopeOf(req)).scope, req.query.limit)).map(toApi)),
+            ok((await recentRecords(db, collection, (await scopeOf(req)).scope, req.query.limit)).map(toApi)),
         )
 
         const rangeField = animalLevel.rangeField
@@ -456,7 +457,9 @@ export function recordModule(collection: RecordCollection): ApiModule {
               if (from && to && from > to)
                 problems.push({ field: 'query:startDate', message: 'must not be after endDate' })
               if (problems.length > 0) throw validationFailed(problems)
-              return ok((await recordsInRange(db, resource, (await scopeOf(req)).scope, column, from!, to!)).map(toApi))
+              return ok(
+                (await recordsInRange(db, collection, (await scopeOf(req)).scope, column, from!, to!)).map(toApi),
+              )
             },
           )
         }

@@ -1,20 +1,24 @@
-// Farm records as stored, for every collection: a table per collection (record-collection.ts names it),
-// each row joined to its animal so that the API shows the animal's current MAC. Rows become the
-// collection's API shape through its resource's mappers at the route edge.
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
+// Farm records as stored, for every collection: a table per collection (its noun names it), each row
+// joined to its animal so that the API shows the animal's current MAC. Rows become the collection's API
+// shape through its resource's mappers at the route edge. The queries name only the columns every
+// record table has (RecordTable); a collection's own columns come from its field table.
+import { sql, type Kysely } from 'kysely'
 import type { DB } from '../../db/schema.ts'
 import { foreignKeyViolation } from '../../db/errors.ts'
 import { insertWithTimeId, type IdSource } from '../../db/ids.ts'
 import { paginate, type Page, type PageParams } from '../../db/paginate.ts'
 import type { FilterValue } from '../../http/list-params.ts'
-import type { Resource, Row } from '../../resource/resource.ts'
+import type { Row } from '../../resource/resource.ts'
+import type { RecordCollection, RecordTable } from './record-collection.ts'
+import type { RecordTableName } from './index.ts'
 
-// Collection tables are named by their declaration, so queries here go through an untyped view of the
-// database; the resource's field table is what types a record.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyDb = Kysely<any>
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type RecordQuery = SelectQueryBuilder<any, any, Row>
+type Collection = RecordCollection<RecordTableName>
+
+/** The database as these queries see it: every record table with the columns they all have. */
+type RecordsDb = Kysely<Pick<DB, 'animals'> & { [T in RecordTableName]: RecordTable }>
+
+/** Narrows `DB` to that view: each record table of `DB` has RecordTable's columns and more. */
+const recordsView = (db: Kysely<DB>): RecordsDb => db
 
 /** Narrows a query to one animal's records, or leaves it at the whole account. */
 export interface RecordScope {
@@ -22,13 +26,13 @@ export interface RecordScope {
   animalId?: number | undefined
 }
 
-function selectRecords(db: Kysely<DB>, resource: Resource, scope: RecordScope): RecordQuery {
-  let query = (db as AnyDb)
-    .selectFrom(`${resource.table} as r`)
+function selectRecords(db: Kysely<DB>, collection: Collection, scope: RecordScope) {
+  let query = recordsView(db)
+    .selectFrom(`${collection.table} as r`)
     .innerJoin('animals as a', (join) => join.onRef('a.uid', '=', 'r.uid').onRef('a.id', '=', 'r.animal_id'))
     .selectAll('r')
     .select('a.mac as mac')
-    .where('r.uid', '=', scope.uid) as RecordQuery
+    .where('r.uid', '=', scope.uid)
   if (scope.animalId !== undefined) query = query.where('r.animal_id', '=', scope.animalId)
   return query
 }
@@ -42,16 +46,16 @@ export interface RecordCriteria {
 /** One page of records; `filters` are the list's filter[Field] pairs, `criteria` the endpoint's own. */
 export async function listRecords(
   db: Kysely<DB>,
-  resource: Resource,
+  collection: Collection,
   scope: RecordScope,
   params: PageParams,
   filters: Record<string, FilterValue>,
   criteria: RecordCriteria = {},
 ): Promise<Page<Row>> {
-  let query = selectRecords(db, resource, scope)
+  let query = selectRecords(db, collection, scope)
   if (criteria.archived !== undefined) query = query.where('r.archived', '=', criteria.archived)
-  for (const [name, value] of Object.entries(resource.filterValues(criteria.matches ?? {}))) {
-    const f = resource.fields[name]!
+  for (const [name, value] of Object.entries(collection.resource.filterValues(criteria.matches ?? {}))) {
+    const f = collection.resource.fields[name]!
     const column = sql.ref(`${f.joined ? 'a' : 'r'}.${f.column}`)
     query =
       typeof value === 'string' && !f.joined
@@ -59,30 +63,30 @@ export async function listRecords(
         : query.where(sql<boolean>`${column} = ${value}`)
   }
   return paginate(query, {
-    columns: resource.columns({ own: 'r', joined: 'a' }),
+    columns: collection.resource.columns({ own: 'r', joined: 'a' }),
     params,
-    filters: resource.filterValues(filters),
+    filters: collection.resource.filterValues(filters),
     tiebreak: 'r.id',
   })
 }
 
 export async function findRecord(
   db: Kysely<DB>,
-  resource: Resource,
+  collection: Collection,
   scope: RecordScope,
   id: number,
 ): Promise<Row | undefined> {
-  return selectRecords(db, resource, scope).where('r.id', '=', id).executeTakeFirst()
+  return selectRecords(db, collection, scope).where('r.id', '=', id).executeTakeFirst()
 }
 
 /** The newest records first (by t, the time they were recorded). */
 export async function recentRecords(
   db: Kysely<DB>,
-  resource: Resource,
+  collection: Collection,
   scope: RecordScope,
   limit: number,
 ): Promise<Row[]> {
-  return selectRecords(db, resource, scope).orderBy('r.t', 'desc').orderBy('r.id', 'desc').limit(limit).execute()
+  return selectRecords(db, collection, scope).orderBy('r.t', 'desc').orderBy('r.id', 'desc').limit(limit).execute()
 }
 
 /** Most records a range answers: more than any animal has of one kind in its lifetime. */
@@ -91,14 +95,14 @@ export const RANGE_MAX = 1000
 /** Records whose date column lies in [from, to] (YYYY-MM-DD, both inclusive), oldest first. */
 export async function recordsInRange(
   db: Kysely<DB>,
-  resource: Resource,
+  collection: Collection,
   scope: RecordScope,
   dateColumn: string,
   from: string,
   to: string,
 ): Promise<Row[]> {
-  const column = `r.${dateColumn}`
-  return selectRecords(db, resource, scope)
+  const column = sql.ref(`r.${dateColumn}`)
+  return selectRecords(db, collection, scope)
     .where(column, '>=', from)
     .where(column, '<=', to)
     .orderBy(column, 'asc')
@@ -113,7 +117,7 @@ export class AnimalGoneError extends Error {}
 /** Stores a record of the animal under the next free time id, and returns it as read back. */
 export async function insertRecord(
   db: Kysely<DB>,
-  resource: Resource,
+  collection: Collection,
   uid: string,
   animalId: number,
   columns: Row,
@@ -121,15 +125,15 @@ export async function insertRecord(
 ): Promise<Row> {
   try {
     const id = await insertWithTimeId(ids, async (candidate) => {
-      const inserted: { id: number } | undefined = await (db as AnyDb)
-        .insertInto(resource.table)
+      const inserted: { id: number } | undefined = await recordsView(db)
+        .insertInto(collection.table)
         .values({ ...columns, uid, id: candidate, t: candidate, animal_id: animalId })
         .onConflict((oc) => oc.columns(['uid', 'id']).doNothing())
         .returning('id')
         .executeTakeFirst()
       return inserted?.id
     })
-    return (await findRecord(db, resource, { uid }, id))!
+    return (await findRecord(db, collection, { uid }, id))!
   } catch (err) {
     if (foreignKeyViolation(err) !== undefined) throw new AnimalGoneError()
     throw err
@@ -143,7 +147,7 @@ export async function insertRecord(
  */
 export async function updateRecord<P>(
   db: Kysely<DB>,
-  resource: Resource,
+  collection: Collection,
   scope: RecordScope,
   id: number,
   columns: Row,
@@ -152,17 +156,20 @@ export async function updateRecord<P>(
 ): Promise<{ row: Row } | { problems: P[] } | undefined> {
   try {
     return await db.transaction().execute(async (trx) => {
-      const current = await selectRecords(trx, resource, scope).where('r.id', '=', id).forUpdate('r').executeTakeFirst()
+      const current = await selectRecords(trx, collection, scope)
+        .where('r.id', '=', id)
+        .forUpdate('r')
+        .executeTakeFirst()
       if (!current) return undefined
       const problems = check(current)
       if (problems.length > 0) return { problems }
-      await (trx as AnyDb)
-        .updateTable(resource.table)
+      await recordsView(trx)
+        .updateTable(collection.table)
         .set({ ...columns, updated_at: now })
         .where('uid', '=', scope.uid)
         .where('id', '=', id)
         .execute()
-      return { row: (await findRecord(trx, resource, { uid: scope.uid }, id))! }
+      return { row: (await findRecord(trx, collection, { uid: scope.uid }, id))! }
     })
   } catch (err) {
     if (foreignKeyViolation(err) !== undefined) throw new AnimalGoneError()
@@ -172,11 +179,11 @@ export async function updateRecord<P>(
 
 export async function deleteRecord(
   db: Kysely<DB>,
-  resource: Resource,
+  collection: Collection,
   scope: RecordScope,
   id: number,
 ): Promise<boolean> {
-  let query = (db as AnyDb).deleteFrom(resource.table).where('uid', '=', scope.uid).where('id', '=', id)
+  let query = recordsView(db).deleteFrom(collection.table).where('uid', '=', scope.uid).where('id', '=', id)
   if (scope.animalId !== undefined) query = query.where('animal_id', '=', scope.animalId)
   const result = await query.executeTakeFirst()
   return Number(result.numDeletedRows) > 0
