@@ -10,6 +10,7 @@ import { IN_MEMORY, openDatabase } from '../src/db/database.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
 import { createScratchDatabase, testEnv } from '../test/support/app.ts'
 import { SERIES } from '../src/modules/readings/readings.repository.ts'
+import { currentStateUntil } from '../src/modules/readings/readings.rules.ts'
 import { median } from './support.ts'
 
 const DEVICES = Number(process.env.DEVICES ?? 100)
@@ -35,7 +36,7 @@ try {
     const ts = Array.from({ length: PER_DEVICE }, (_, k) => end - k * 60)
     await sql`INSERT INTO litterguard_readings (uid, mac, t, c, x, y, z)
       SELECT ${uid}, ${mac}, t, 31.5, 0, 0, 1 FROM unnest(${ts}::bigint[]) AS t`.execute(db)
-    await SERIES.devicedata.latest(uid, mac).execute(db)
+    await SERIES.devicedata.latest(uid, mac, currentStateUntil(Date.now(), 1000)).execute(db)
   }
   await sql`VACUUM ANALYZE litterguard_readings`.execute(db)
   await sql`ANALYZE litterguards`.execute(db)
@@ -98,7 +99,7 @@ try {
       await sql`INSERT INTO litterguard_readings (uid, mac, t, c, x, y, z) VALUES (${uid}, ${mac}, ${t++}, 31, 0, 0, 1) ON CONFLICT DO NOTHING`.execute(
         trx,
       )
-      await SERIES.devicedata.latest(uid, mac).execute(trx)
+      await SERIES.devicedata.latest(uid, mac, currentStateUntil(Date.now(), 1000)).execute(trx)
     })
   const rounds: Record<string, number[]> = {
     'ingest 1 row, insert only': [],

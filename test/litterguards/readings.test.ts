@@ -89,6 +89,17 @@ describe('POST .../litterguards/<mac_address>/sensordata', () => {
     assert.equal(await storedReadings(ctx, f.user.uid, d.MAC), 2)
   })
 
+  it('stores a reading stamped minutes ahead but never lets it pin LastSeen and CurrentTemperature', async () => {
+    const f = await deviceFarm(ctx)
+    const d = await f.device()
+    await f.inject('POST', `/${d.MAC}/sensordata`, { readings: [{ t: NOW + 14 * 60, c: 45, x: 0, y: 0, z: 1 }] })
+    await f.inject('POST', `/${d.MAC}/sensordata`, { readings: [{ t: NOW - 5, c: 31.2, x: 0, y: 0, z: 1 }] })
+    const device = (await f.inject('GET', `/${d.MAC}`)).json().data
+    assert.deepEqual(device.LastSeen, { seconds: NOW - 5, nanoseconds: 0 })
+    assert.equal(device.CurrentTemperature, 31.2)
+    assert.equal(await storedReadings(ctx, f.user.uid, d.MAC), 2)
+  })
+
   it('takes exactly INGEST_MAX_ROWS rows (10,000) and refuses one more, storing nothing', async () => {
     const f = await deviceFarm(ctx)
     const d = await f.device()

@@ -106,6 +106,26 @@ describe('POST .../animals/<animal_mac>/sensordata', () => {
     assert.equal(animal.t, end)
   })
 
+  it('stores a reading stamped minutes ahead but never lets it pin CurrentTemperature', async () => {
+    const f = await readingsFarm(ctx)
+    const a = await f.animal()
+    const start = now()
+    // 14 minutes ahead: inside the 15 minutes a gateway's clock may drift, beyond the 2 that set the current state.
+    const ahead = await f.inject('POST', `/${a.MAC}/sensordata`, {
+      readings: [{ t: start + 14 * MINUTE, c: 41.9, x: 0, y: 0, z: 1 }],
+    })
+    assert.deepEqual(ahead.json().data, { received: 1, stored: 1, duplicates: 0 })
+    await f.inject('POST', `/${a.MAC}/sensordata`, { readings: [{ t: start, c: 38.3, x: 0, y: 0, z: 1 }] })
+    let animal = (await f.inject('GET', `/${a.ID}`)).json().data
+    assert.equal(animal.CurrentTemperature, 38.3)
+    assert.equal(animal.t, start)
+    // A minute ahead is clock skew the current state still follows.
+    await f.inject('POST', `/${a.MAC}/sensordata`, { readings: [{ t: start + MINUTE, c: 38.4, x: 0, y: 0, z: 1 }] })
+    animal = (await f.inject('GET', `/${a.ID}`)).json().data
+    assert.equal(animal.CurrentTemperature, 38.4)
+    assert.equal(await storedCount(f.user.uid, a.MAC), 3)
+  })
+
   it('takes exactly INGEST_MAX_ROWS rows (10,000) and refuses one more with 400', async () => {
     const f = await readingsFarm(ctx)
     const a = await f.animal()

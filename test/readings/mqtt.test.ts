@@ -15,6 +15,7 @@ import { migrateToLatest } from '../../src/db/migrate.ts'
 import { buildApp } from '../../src/app.ts'
 import { parseTopic, sensorTopic, startMqttIngest, topicFilters } from '../../src/ingest/mqtt.ts'
 import { readingsFarm } from './farm.ts'
+import { createPayloadValidator } from '../../src/modules/readings/ingest.ts'
 
 describe('MQTT topics', () => {
   it('parses the user, tag and kind of a topic, and refuses anything else', () => {
@@ -43,6 +44,25 @@ describe('MQTT topics', () => {
       '$share/g/livestock/v1/+/animals/+/locations',
       '$share/g/livestock/v1/+/litterguards/+/sensordata',
     ])
+  })
+})
+
+describe('MQTT payloads', () => {
+  it('refuses what HTTP bodies are refused for after their schema: a NUL character, a lone surrogate', () => {
+    const validate = createPayloadValidator(loadConfig(testEnv()).limits)
+    const t = Date.now()
+    assert.equal(validate('locations', { readings: [{ t, rssi: -70, nodeuid: 'gw-1' }] }).ok, true)
+    for (const [nodeuid, message] of [
+      ['gw\u00001', /NUL/],
+      ['gw-\ud800', /lone surrogate/],
+    ] as const) {
+      const checked = validate('locations', { readings: [{ t, rssi: -70, nodeuid }] })
+      assert.equal(checked.ok, false, JSON.stringify(nodeuid))
+      if (!checked.ok) {
+        assert.equal(checked.details[0]?.field, 'readings[0].nodeuid')
+        assert.match(checked.details[0]?.message ?? '', message)
+      }
+    }
   })
 })
 

@@ -9,8 +9,9 @@ import type { Limits } from '../../config.ts'
 import type { DB } from '../../db/schema.ts'
 import type { FieldProblem } from '../../http/errors.ts'
 import { validationDetails, type AjvIssue } from '../../http/validation-details.ts'
+import { unstorableValue } from '../../plugins/validation.ts'
 import { isMac, normalizeMac } from '../animals/animals.rules.ts'
-import { firstFutureRow, FUTURE_SKEW_MS } from './readings.rules.ts'
+import { currentStateUntil, firstFutureRow, FUTURE_SKEW_MS } from './readings.rules.ts'
 import { DeviceIngestBody, LocationIngestBody, SensorIngestBody } from './readings.schemas.ts'
 import { SERIES, storeReadings, type IngestBatch, type IngestCounts, type ReadingKind } from './readings.repository.ts'
 
@@ -30,7 +31,8 @@ export async function ingest(
   batch: IngestBatch,
   now: number,
 ): Promise<IngestOutcome> {
-  const future = firstFutureRow(batch.rows, now, SERIES[batch.kind].msPerT)
+  const { msPerT } = SERIES[batch.kind]
+  const future = firstFutureRow(batch.rows, now, msPerT)
   if (future >= 0) {
     return {
       outcome: 'invalid',
@@ -40,7 +42,7 @@ export async function ingest(
     }
   }
   if (!isMac(mac)) return { outcome: 'unknownMac' }
-  const counts = await storeReadings(db, uid, normalizeMac(mac), batch)
+  const counts = await storeReadings(db, uid, normalizeMac(mac), batch, currentStateUntil(now, msPerT))
   return counts ? { outcome: 'stored', counts } : { outcome: 'unknownMac' }
 }
 
@@ -57,7 +59,14 @@ export function createPayloadValidator(limits: Limits): (kind: ReadingKind, payl
   return (kind, payload) => {
     const validate = validators[kind]
     // The schema of `kind` has checked every row, so they are that kind's rows.
-    if (validate(payload)) return { ok: true, batch: { kind, rows: payload.readings } as IngestBatch }
-    return { ok: false, details: validationDetails((validate.errors ?? []) as AjvIssue[], 'body') }
+    if (!validate(payload))
+      return { ok: false, details: validationDetails((validate.errors ?? []) as AjvIssue[], 'body') }
+    // What HTTP bodies are refused for after their schema (a NUL, a lone surrogate), MQTT payloads are too.
+    const problem = unstorableValue(payload, '')
+    if (problem) {
+      const issue = { instancePath: problem.path, keyword: 'storable', message: problem.message, params: {} }
+      return { ok: false, details: validationDetails([issue], 'body') }
+    }
+    return { ok: true, batch: { kind, rows: payload.readings } as IngestBatch }
   }
 }

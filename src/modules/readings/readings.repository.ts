@@ -34,8 +34,11 @@ interface Series {
   msPerT: 1 | 1000
   /** Columns besides uid, mac and t, with the SQL type of their unnest() array. */
   columns: Record<string, 'float8' | 'text'>
-  /** Brings the owner's latest state up to the newest stored row; an older batch arriving late never moves it back. */
-  latest: (uid: string, mac: string) => RawBuilder<unknown>
+  /**
+   * Brings the owner's latest state up to the newest stored row stamped at most `until` (the series' unit of t);
+   * an older batch arriving late never moves it back.
+   */
+  latest: (uid: string, mac: string, until: number) => RawBuilder<unknown>
 }
 
 export const SERIES: Record<ReadingKind, Series> = {
@@ -44,9 +47,9 @@ export const SERIES: Record<ReadingKind, Series> = {
     owner: 'animals',
     msPerT: 1,
     columns: { c: 'float8', x: 'float8', y: 'float8', z: 'float8' },
-    latest: (uid, mac) => sql`
+    latest: (uid, mac, until) => sql`
       UPDATE animals a SET current_temperature = r.c, t = r.t, last_sensor_t = r.t, updated_at = now()
-      FROM (SELECT t, c FROM animal_sensor_readings WHERE uid = ${uid} AND mac = ${mac} ORDER BY t DESC LIMIT 1) r
+      FROM (SELECT t, c FROM animal_sensor_readings WHERE uid = ${uid} AND mac = ${mac} AND t <= ${until} ORDER BY t DESC LIMIT 1) r
       WHERE a.uid = ${uid} AND a.mac = ${mac} AND (a.last_sensor_t IS NULL OR a.last_sensor_t < r.t)`,
   },
   locations: {
@@ -54,9 +57,9 @@ export const SERIES: Record<ReadingKind, Series> = {
     owner: 'animals',
     msPerT: 1,
     columns: { rssi: 'float8', nodeuid: 'text' },
-    latest: (uid, mac) => sql`
+    latest: (uid, mac, until) => sql`
       UPDATE animals a SET node = r.nodeuid, signal_strength = r.rssi, last_location_t = r.t, updated_at = now()
-      FROM (SELECT t, rssi, nodeuid FROM animal_location_readings WHERE uid = ${uid} AND mac = ${mac} ORDER BY t DESC LIMIT 1) r
+      FROM (SELECT t, rssi, nodeuid FROM animal_location_readings WHERE uid = ${uid} AND mac = ${mac} AND t <= ${until} ORDER BY t DESC LIMIT 1) r
       WHERE a.uid = ${uid} AND a.mac = ${mac} AND (a.last_location_t IS NULL OR a.last_location_t < r.t)`,
   },
   devicedata: {
@@ -64,9 +67,9 @@ export const SERIES: Record<ReadingKind, Series> = {
     owner: 'litterguards',
     msPerT: 1000,
     columns: { c: 'float8', x: 'float8', y: 'float8', z: 'float8' },
-    latest: (uid, mac) => sql`
+    latest: (uid, mac, until) => sql`
       UPDATE litterguards d SET last_seen = r.t, current_temperature = r.c, updated_at = now()
-      FROM (SELECT t, c FROM litterguard_readings WHERE uid = ${uid} AND mac = ${mac} ORDER BY t DESC LIMIT 1) r
+      FROM (SELECT t, c FROM litterguard_readings WHERE uid = ${uid} AND mac = ${mac} AND t <= ${until} ORDER BY t DESC LIMIT 1) r
       WHERE d.uid = ${uid} AND d.mac = ${mac} AND (d.last_seen IS NULL OR d.last_seen < r.t)`,
   },
 }
@@ -75,13 +78,15 @@ export const SERIES: Record<ReadingKind, Series> = {
  * Stores a batch in one transaction: all rows or none. Rows whose (uid, mac, t) is already stored are
  * skipped (ON CONFLICT DO NOTHING), so a re-sent batch stores nothing twice. The rows travel as one array
  * per column through unnest(): one statement whatever the batch size, and no 65,535-parameter limit.
- * Returns undefined when the user has no animal (or device, for devicedata) with this MAC.
+ * Returns undefined when the user has no animal (or device, for devicedata) with this MAC. The owner's latest
+ * state moves only to rows stamped at most `currentUntil` (the series' unit of t).
  */
 export async function storeReadings(
   db: Kysely<DB>,
   uid: string,
   mac: string,
   batch: IngestBatch,
+  currentUntil: number,
 ): Promise<IngestCounts | undefined> {
   const series = SERIES[batch.kind]
   const rows = batch.rows as readonly Record<string, unknown>[]
@@ -98,7 +103,7 @@ export async function storeReadings(
       FROM unnest(${sql.join(columns.map((c) => sql`${rows.map((row) => row[c])}::${arrayType(c)}`))}) AS r (${sql.join(columns.map((c) => sql.ref(c)))})
       ON CONFLICT (uid, mac, t) DO NOTHING`.execute(trx)
     const stored = Number(result.numAffectedRows ?? 0n)
-    if (stored > 0) await series.latest(uid, mac).execute(trx)
+    if (stored > 0) await series.latest(uid, mac, currentUntil).execute(trx)
     return { received: rows.length, stored, duplicates: rows.length - stored }
   })
 }

@@ -16,6 +16,17 @@ export const RSSI_BOUNDS = { minimum: -150, maximum: 30 }
 /** How far ahead of the service's clock a reading may be stamped (gateway clocks drift). */
 export const FUTURE_SKEW_MS = 15 * 60_000
 
+/**
+ * How far ahead a reading may be stamped and still become the animal's (or device's) current state: a reading
+ * stamped further ahead is stored but would otherwise pin CurrentTemperature until the clock reaches it.
+ */
+export const CURRENT_SKEW_MS = 2 * 60_000
+
+/** The latest t (in the series' unit: `msPerUnit` 1 for ms, 1000 for Unix seconds) that may set the current state. */
+export function currentStateUntil(now: number, msPerUnit: 1 | 1000 = 1): number {
+  return Math.floor((now + CURRENT_SKEW_MS) / msPerUnit)
+}
+
 export const TIME_RANGES = ['1h', '6h', '24h', '7d', '30d'] as const
 export type TimeRange = (typeof TIME_RANGES)[number]
 
