@@ -20,6 +20,7 @@ import { documentResponseHeaders } from './http/response-headers.ts'
 import { API_PREFIX, MAX_PATH_SEGMENT, type AccessRule } from './http/route-policy.ts'
 import { accessPlugin } from './plugins/access.ts'
 import { registerDocsRoutes, registerOpenApi } from './plugins/docs.ts'
+import { registerFarmApp } from './farm-app/farm-app.routes.ts'
 import { clientErrorHandler, errorsPlugin, frameworkErrorHandler } from './plugins/errors.ts'
 import { compressionPlugin } from './plugins/compression.ts'
 import { corsPlugin } from './plugins/cors.ts'
@@ -284,6 +285,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   )
 
   await registerDocsRoutes(app)
+  await registerFarmApp(app)
   await app.ready()
   await changes?.start()
   return app

@@ -1,0 +1,125 @@
+// The farm app's pure rules: the spec's temperature bands, the herd search, record bodies, where the API's
+// validation details land, the event-stream parser and the language choice.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { ageOf, bandOf, byUrgency, deltaOf, matchesSearch } from '../../web/src/farm.rules.ts'
+import { parseEventBlock } from '../../web/src/event-stream.ts'
+import { languageOf } from '../../web/src/i18n.ts'
+import { RECORD_KINDS, bodyOf, fieldOfDetail, timelineTime } from '../../web/src/records.ts'
+
+const kind = (key: string) => RECORD_KINDS.find((k) => k.key === key)!
+
+describe('farm app rules', () => {
+  it('bands the delta as the spec does: below 0.3 green, 0.3 to 0.6 yellow, above 0.6 red', () => {
+    assert.equal(bandOf(38.29, 38), 'green')
+    assert.equal(bandOf(38.3, 38), 'yellow')
+    assert.equal(bandOf(38.6, 38), 'yellow')
+    assert.equal(bandOf(38.61, 38), 'red')
+    assert.equal(bandOf(37, 38), 'green')
+    assert.equal(bandOf(38, null), 'none')
+    assert.equal(bandOf(undefined, 38), 'none')
+    assert.equal(deltaOf(38.456, 38), 0.46)
+  })
+
+  it('finds an animal by MAC with or without colons, by ID and by group, ignoring case', () => {
+    const animal = { ID: 'Sow-17', MAC: 'A4:C1:38:5F:2B:91', Group: 'Farrowing room 2' }
+    for (const query of ['a4:c1', 'A4C1385F', '5f2b', 'sow-17', 'room 2', '', '  ']) {
+      assert.ok(matchesSearch(animal, query), query)
+    }
+    assert.equal(matchesSearch(animal, 'gestation'), false)
+  })
+
+  it('orders events by severity, then newest first', () => {
+    const events = [
+      { id: 'a', severity: 'info', t: 5 },
+      { id: 'b', severity: 'critical', t: 1 },
+      { id: 'c', severity: 'critical', t: 3 },
+      { id: 'd', severity: 'warning', t: 9 },
+    ]
+    assert.deepEqual(
+      events.sort(byUrgency).map((e) => e.id),
+      ['c', 'b', 'd', 'a'],
+    )
+  })
+
+  it('says how long ago in minutes, hours or days', () => {
+    const now = Date.UTC(2026, 10, 26, 12)
+    assert.equal(ageOf(now - 5 * 60_000, now), '5 min')
+    assert.equal(ageOf(now - 3 * 3_600_000, now), '3 h')
+    assert.equal(ageOf(now - 3 * 86_400_000, now), '3 d')
+    assert.equal(ageOf(undefined, now), '–')
+  })
+
+  it('sends numbers as numbers, leaves empty optional fields out and adds the fixed fields', () => {
+    const now = new Date(Date.UTC(2026, 10, 26, 7, 30))
+    const body = bodyOf(
+      kind('inseminations'),
+      { StartDate: '2026-11-26', StartTime: '07:30', Boar: 'Duroc 7', GeneticLine: '', Tubes: '2', serviceType: 'AI' },
+      'A4:C1:38:5F:2B:91',
+      now,
+    )
+    assert.deepEqual(body, {
+      Archived: false,
+      Occupied: true,
+      StartDate: '2026-11-26',
+      StartTime: '07:30',
+      Boar: 'Duroc 7',
+      Tubes: 2,
+      serviceType: 'AI',
+    })
+    const treatment = bodyOf(
+      kind('treatments'),
+      {
+        StartDate: '2026-11-20',
+        Medicine: 'Meloxicam',
+        Diagnose: 'Lame',
+        TreatmentAmount: '3',
+        TreatmentInterval: '24',
+        CustomName: 'Vet',
+        Comment: 'hind leg',
+      },
+      'A4:C1:38:5F:2B:91',
+      now,
+    )
+    assert.equal(treatment.Mac, 'A4:C1:38:5F:2B:91')
+    assert.equal(treatment.StartDateSeconds, Date.UTC(2026, 10, 20) / 1000)
+    assert.deepEqual(treatment.PhoneHistory, [])
+  })
+
+  it('places a validation detail at the form field it names, whatever prefix the API gives it', () => {
+    const names = ['Boar', 'Tubes', 'StartDate']
+    assert.equal(fieldOfDetail('Tubes', names), 'Tubes')
+    assert.equal(fieldOfDetail('body.Tubes', names), 'Tubes')
+    assert.equal(fieldOfDetail('/Boar', names), 'Boar')
+    assert.equal(fieldOfDetail('ScanningResult.Confirmed', names), undefined)
+    assert.equal(fieldOfDetail('query:limit', names), undefined)
+  })
+
+  it('puts a record on the timeline at its own date, else at its creation time', () => {
+    const created = Date.UTC(2026, 10, 1)
+    assert.equal(
+      timelineTime(kind('weanings'), { ID: '1', t: created, weaningDate: '2026-10-05' }),
+      new Date('2026-10-05T12:00:00').getTime(),
+    )
+    assert.equal(timelineTime(kind('generalEvents'), { ID: '2', t: created }), created)
+    assert.equal(timelineTime(kind('weanings'), { ID: '3', t: created, weaningDate: 'not a date' }), created)
+  })
+
+  it('reads an event-stream block: id, event name and data lines, comments skipped', () => {
+    assert.deepEqual(parseEventBlock(': keep-alive'), { event: 'message' })
+    assert.deepEqual(parseEventBlock('id: 42\nevent: event\ndata: {"a":1}'), {
+      id: '42',
+      event: 'event',
+      data: '{"a":1}',
+    })
+    assert.deepEqual(parseEventBlock('data: one\r\ndata:two'), { event: 'message', data: 'one\ntwo' })
+  })
+
+  it('speaks the language of a BCP 47 tag by its primary subtag, English otherwise', () => {
+    assert.equal(languageOf('de-AT'), 'de')
+    assert.equal(languageOf('ES'), 'es')
+    assert.equal(languageOf('pt_BR'), 'pt')
+    assert.equal(languageOf('da'), 'en')
+    assert.equal(languageOf(undefined), 'en')
+  })
+})

@@ -1,0 +1,263 @@
+// The app's only way to the service: the public API under /api/v1 with the signed-in user's own token.
+// The session (access and refresh token) lives in localStorage so the app opens signed in, offline too.
+// Refresh tokens rotate and a reused one revokes the whole session, so a renewal runs under a Web Lock:
+// two tabs never present the same refresh token.
+import type { components } from '../../clients/typescript/src/schema.d.ts'
+import { parseEventBlock } from './event-stream.ts'
+
+export type Animal = components['schemas']['Animal']
+export type User = components['schemas']['User']
+export type UserPhone = components['schemas']['UserPhone']
+export type Prediction = components['schemas']['AIPrediction']
+export type Litterguard = components['schemas']['Litterguard']
+export type UsageRecord = components['schemas']['UsageRecord']
+export type ErrorDetail = components['schemas']['ErrorDetail']
+
+export const API = '/api/v1'
+const SESSION_KEY = 'livestock.session'
+const RENEW_MARGIN_MS = 60_000
+
+export interface Session {
+  uid: string
+  accessToken: string
+  refreshToken: string | undefined
+  expiresAt: number
+}
+
+export interface Envelope<T> {
+  success: true
+  data: T
+  message?: string
+  pagination?: { page: number; limit: number; total: number; totalPages: number }
+  timestamp: string
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+  ) {
+    super(message)
+  }
+}
+
+type Listener = (session: Session | undefined) => void
+const listeners = new Set<Listener>()
+
+export function onSessionChange(listener: Listener): () => void {
+  listeners.add(listener)
+  return () => listeners.delete(listener)
+}
+
+export function currentSession(): Session | undefined {
+  try {
+    const stored = localStorage.getItem(SESSION_KEY)
+    return stored ? (JSON.parse(stored) as Session) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function saveSession(session: Session | undefined) {
+  if (session) localStorage.setItem(SESSION_KEY, JSON.stringify(session))
+  else localStorage.removeItem(SESSION_KEY)
+  for (const listener of listeners) listener(session)
+}
+
+interface TokenData {
+  accessToken: string
+  refreshToken?: string
+  expiresAt: number
+  uid?: string
+  integratorUID?: string
+}
+
+async function readEnvelope<T>(response: Response): Promise<Envelope<T>> {
+  const text = await response.text()
+  let body: unknown
+  try {
+    body = text ? JSON.parse(text) : undefined
+  } catch {
+    body = undefined
+  }
+  if (response.ok && body && typeof body === 'object' && (body as { success?: unknown }).success === true) {
+    return body as Envelope<T>
+  }
+  const failure = (body ?? {}) as { error?: string; details?: ErrorDetail[] }
+  throw new ApiError(response.status, failure.error ?? response.statusText ?? 'Request failed', failure.details ?? [])
+}
+
+function sessionOf(data: TokenData, uid: string): Session {
+  // expiresAt is on the service's clock; a renewal margin of a minute absorbs ordinary skew.
+  return { uid, accessToken: data.accessToken, refreshToken: data.refreshToken, expiresAt: data.expiresAt }
+}
+
+export async function signIn(email: string, password: string): Promise<Session> {
+  const response = await fetch(`${API}/tokens/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  })
+  const { data } = await readEnvelope<TokenData>(response)
+  const session = sessionOf(data, data.uid ?? '')
+  saveSession(session)
+  return session
+}
+
+export async function signOut(): Promise<void> {
+  const session = currentSession()
+  saveSession(undefined)
+  if ('caches' in self) await caches.delete('farm-app-data').catch(() => false)
+  if (!session) return
+  // Revokes the token and its refresh family on the service; the app is signed out whatever it answers.
+  await fetch(`${API}/tokens/logout`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${session.accessToken}` },
+  }).catch(() => undefined)
+}
+
+async function withRenewalLock<T>(work: () => Promise<T>): Promise<T> {
+  if ('locks' in navigator) return navigator.locks.request('livestock-session-renewal', work)
+  return work()
+}
+
+/** A valid access token, renewed first when it is about to expire. */
+async function accessToken(force = false): Promise<string> {
+  const session = currentSession()
+  if (!session) throw new ApiError(401, 'Not signed in')
+  if (!force && session.expiresAt - Date.now() > RENEW_MARGIN_MS) return session.accessToken
+  return withRenewalLock(async () => {
+    // Another tab may have renewed while this one waited for the lock.
+    const latest = currentSession()
+    if (!latest) throw new ApiError(401, 'Not signed in')
+    if (latest.accessToken !== session.accessToken && latest.expiresAt - Date.now() > RENEW_MARGIN_MS) {
+      return latest.accessToken
+    }
+    if (!latest.refreshToken) {
+      saveSession(undefined)
+      throw new ApiError(401, 'Token has expired')
+    }
+    const response = await fetch(`${API}/tokens/refresh`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ refreshToken: latest.refreshToken }),
+    })
+    if (response.status === 401) {
+      saveSession(undefined)
+      throw new ApiError(401, 'Token has expired')
+    }
+    const { data } = await readEnvelope<TokenData>(response)
+    const renewed = sessionOf(data, latest.uid)
+    saveSession(renewed)
+    return renewed.accessToken
+  })
+}
+
+export async function request<T>(method: string, path: string, body?: unknown): Promise<Envelope<T>> {
+  const send = async (token: string) =>
+    fetch(`${API}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(method === 'POST' ? { 'idempotency-key': crypto.randomUUID() } : {}),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
+  let response = await send(await accessToken())
+  if (response.status === 401) {
+    // Renewed elsewhere or revoked: one renewal, then the answer stands.
+    response = await send(await accessToken(true))
+    if (response.status === 401) saveSession(undefined)
+  }
+  return readEnvelope<T>(response)
+}
+
+export const get = <T>(path: string) => request<T>('GET', path)
+
+/** Every page of a list (limit 100 each), for the herd and the timeline. */
+export async function getAll<T>(path: string, maxPages = 20): Promise<T[]> {
+  const separator = path.includes('?') ? '&' : '?'
+  const items: T[] = []
+  for (let page = 1; page <= maxPages; page++) {
+    const answer = await get<T[]>(`${path}${separator}limit=100&page=${page}`)
+    items.push(...answer.data)
+    if (!answer.pagination || page >= answer.pagination.totalPages) break
+  }
+  return items
+}
+
+export function userPath(suffix = ''): string {
+  const session = currentSession()
+  if (!session) throw new ApiError(401, 'Not signed in')
+  return `/users/${encodeURIComponent(session.uid)}${suffix}`
+}
+
+export interface StreamHandlers {
+  onEvent: (data: unknown, id: string | undefined, type: string) => void
+  onState?: (connected: boolean) => void
+}
+
+/**
+ * Follows a Server-Sent Events stream with the bearer token (EventSource cannot send one), resuming with
+ * Last-Event-ID after a drop, until the returned function is called.
+ */
+export function followStream(path: string, handlers: StreamHandlers): () => void {
+  let stopped = false
+  let lastEventId: string | undefined
+  let controller: AbortController | undefined
+  const run = async () => {
+    let backoffMs = 1000
+    while (!stopped) {
+      controller = new AbortController()
+      try {
+        const response = await fetch(`${API}${path}`, {
+          headers: {
+            authorization: `Bearer ${await accessToken()}`,
+            accept: 'text/event-stream',
+            ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+          },
+          signal: controller.signal,
+        })
+        if (!response.ok || !response.body) throw new ApiError(response.status, 'stream refused')
+        handlers.onState?.(true)
+        backoffMs = 1000
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
+        let buffer = ''
+        for (;;) {
+          const { value, done } = await reader.read()
+          if (done) break
+          buffer += value
+          let end: number
+          while ((end = buffer.search(/\r?\n\r?\n/)) >= 0) {
+            const block = buffer.slice(0, end)
+            buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, '')
+            const message = parseEventBlock(block)
+            if (message.id !== undefined) lastEventId = message.id
+            if (message.data !== undefined) {
+              let data: unknown = message.data
+              try {
+                data = JSON.parse(message.data)
+              } catch {
+                // a text payload stays text
+              }
+              handlers.onEvent(data, message.id, message.event)
+            }
+          }
+        }
+      } catch (err) {
+        if (stopped) return
+        if (err instanceof ApiError && err.status === 401) return
+      }
+      handlers.onState?.(false)
+      await new Promise((resolve) => setTimeout(resolve, backoffMs))
+      backoffMs = Math.min(backoffMs * 2, 30_000)
+    }
+  }
+  void run()
+  return () => {
+    stopped = true
+    controller?.abort()
+  }
+}

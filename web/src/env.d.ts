@@ -1,0 +1,2 @@
+// esbuild bundles the style sheet imported by main.tsx.
+declare module '*.css'

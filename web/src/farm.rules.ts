@@ -1,0 +1,66 @@
+// Pure rules the screens share: the temperature band of the spec (delta = current − reference: below 0.3
+// green, 0.3 to 0.6 yellow, above 0.6 red), the order of events by urgency, and the herd's search.
+
+export type Band = 'green' | 'yellow' | 'red' | 'none'
+
+export function bandOf(current: number | null | undefined, reference: number | null | undefined): Band {
+  const delta = deltaOf(current, reference)
+  if (delta === undefined) return 'none'
+  if (delta > 0.6) return 'red'
+  if (delta >= 0.3) return 'yellow'
+  return 'green'
+}
+
+/** To the hundredth, as shown: 38.3 − 38.0 is 0.3 (yellow), not 0.29999999999999716. */
+export function deltaOf(current: number | null | undefined, reference: number | null | undefined): number | undefined {
+  if (typeof current !== 'number' || typeof reference !== 'number') return undefined
+  return Math.round((current - reference) * 100) / 100
+}
+
+const SEVERITY_RANK: Record<string, number> = { critical: 0, high: 1, warning: 2, info: 3 }
+
+/** Most urgent first, then newest first. */
+export function byUrgency<T extends { severity?: string; t?: number }>(a: T, b: T): number {
+  const rank = (SEVERITY_RANK[a.severity ?? ''] ?? 9) - (SEVERITY_RANK[b.severity ?? ''] ?? 9)
+  return rank !== 0 ? rank : (b.t ?? 0) - (a.t ?? 0)
+}
+
+export interface HerdRow {
+  ID: string
+  MAC: string
+  Group?: string | undefined
+}
+
+/** Case-insensitive match on MAC (with or without colons), ID or group. */
+export function matchesSearch(animal: HerdRow, query: string): boolean {
+  const q = query.trim().toLowerCase()
+  if (q === '') return true
+  const compact = q.replace(/[:\-\s]/g, '')
+  return (
+    animal.ID.toLowerCase().includes(q) ||
+    animal.MAC.toLowerCase().includes(q) ||
+    (compact.length > 0 && animal.MAC.toLowerCase().replace(/:/g, '').includes(compact)) ||
+    (animal.Group ?? '').toLowerCase().includes(q)
+  )
+}
+
+/** "5 min", "3 h", "2 d": how long ago `t` (ms) was at `now`. */
+export function ageOf(t: number | undefined, now: number): string {
+  if (typeof t !== 'number' || !Number.isFinite(t)) return '–'
+  const minutes = Math.max(0, Math.round((now - t) / 60_000))
+  if (minutes < 60) return `${minutes} min`
+  const hours = Math.round(minutes / 60)
+  if (hours < 48) return `${hours} h`
+  return `${Math.round(hours / 24)} d`
+}
+
+/** Today's date as the records want it (YYYY-MM-DD, local), and the time (HH:mm). */
+export function localDate(now: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0')
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`
+}
+
+export function localTime(now: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0')
+  return `${pad(now.getHours())}:${pad(now.getMinutes())}`
+}

@@ -1,0 +1,138 @@
+// The farm app: signs the user in, then shows one screen at a time, chosen by the address's #fragment so a
+// screen can be bookmarked, shared and reopened offline. Every datum comes from the public API (api.ts).
+import './app.css'
+import { render } from 'preact'
+import { useEffect, useState } from 'preact/hooks'
+import { currentSession, get, onSessionChange, signOut, userPath, type Session, type User } from './api.ts'
+import { language, setLanguage, t, type TextKey } from './i18n.ts'
+import { AnimalPage } from './pages/animal.tsx'
+import { AttentionPage } from './pages/attention.tsx'
+import { DevicesPage } from './pages/devices.tsx'
+import { HerdPage } from './pages/herd.tsx'
+import { PerformancePage } from './pages/performance.tsx'
+import { SettingsPage } from './pages/settings.tsx'
+import { SharingPage } from './pages/sharing.tsx'
+import { SignInPage } from './pages/sign-in.tsx'
+
+interface Route {
+  screen: 'attention' | 'herd' | 'animal' | 'performance' | 'devices' | 'sharing' | 'settings'
+  mac?: string
+}
+
+const NAVIGATION: { screen: Route['screen']; label: TextKey; icon: string }[] = [
+  { screen: 'attention', label: 'attention', icon: '!' },
+  { screen: 'herd', label: 'herd', icon: '▦' },
+  { screen: 'performance', label: 'performance', icon: '▲' },
+  { screen: 'devices', label: 'devices', icon: '◉' },
+  { screen: 'sharing', label: 'sharing', icon: '⇄' },
+  { screen: 'settings', label: 'settings', icon: '⚙' },
+]
+
+export function routeOf(hash: string): Route {
+  const [screen, ...rest] = hash.replace(/^#\/?/, '').split('/')
+  if (screen === 'animal' && rest[0]) return { screen: 'animal', mac: decodeURIComponent(rest[0]) }
+  const known = NAVIGATION.find((item) => item.screen === screen)
+  return { screen: known?.screen ?? 'attention' }
+}
+
+function useRoute(): Route {
+  const [route, setRoute] = useState(() => routeOf(location.hash))
+  useEffect(() => {
+    const follow = () => setRoute(routeOf(location.hash))
+    addEventListener('hashchange', follow)
+    return () => removeEventListener('hashchange', follow)
+  }, [])
+  return route
+}
+
+function useOnline(): boolean {
+  const [online, setOnline] = useState(navigator.onLine)
+  useEffect(() => {
+    const update = () => setOnline(navigator.onLine)
+    addEventListener('online', update)
+    addEventListener('offline', update)
+    return () => {
+      removeEventListener('online', update)
+      removeEventListener('offline', update)
+    }
+  }, [])
+  return online
+}
+
+function App() {
+  const [session, setSession] = useState<Session | undefined>(currentSession)
+  const [user, setUser] = useState<User | undefined>()
+  const [, setLanguageVersion] = useState(0)
+  const route = useRoute()
+  const online = useOnline()
+
+  useEffect(() => onSessionChange(setSession), [])
+  useEffect(() => {
+    if (!session) return
+    get<User>(userPath())
+      .then(({ data }) => {
+        setUser(data)
+        changeLanguage(data.Language ?? navigator.language)
+      })
+      .catch(() => undefined)
+  }, [session?.uid])
+
+  const changeLanguage = (tag: string) => {
+    setLanguage(tag)
+    document.documentElement.lang = language()
+    setLanguageVersion((n) => n + 1)
+  }
+
+  if (!session) return <SignInPage />
+  return (
+    <div class="shell">
+      <header class="top">
+        <a class="brand" href="#/attention">
+          <img src="./icon.svg" alt="" width="28" height="28" />
+          <span>{user?.Name ?? t('appName')}</span>
+        </a>
+        <button type="button" class="quiet" onClick={() => void signOut()}>
+          {t('signOut')}
+        </button>
+      </header>
+      {!online && (
+        <p class="banner" role="status">
+          {t('offline')}
+        </p>
+      )}
+      <nav class="tabs" aria-label={t('appName')}>
+        {NAVIGATION.map((item) => (
+          <a
+            key={item.screen}
+            href={`#/${item.screen}`}
+            aria-current={route.screen === item.screen ? 'page' : undefined}
+          >
+            <span class="tab-icon" aria-hidden="true">
+              {item.icon}
+            </span>
+            <span class="tab-label">{t(item.label)}</span>
+          </a>
+        ))}
+      </nav>
+      <main id="main">
+        {route.screen === 'attention' && <AttentionPage />}
+        {route.screen === 'herd' && <HerdPage />}
+        {route.screen === 'animal' && route.mac && <AnimalPage mac={route.mac} />}
+        {route.screen === 'performance' && <PerformancePage />}
+        {route.screen === 'devices' && <DevicesPage />}
+        {route.screen === 'sharing' && <SharingPage />}
+        {route.screen === 'settings' && <SettingsPage user={user} onLanguage={changeLanguage} />}
+      </main>
+    </div>
+  )
+}
+
+setLanguage(navigator.language)
+document.documentElement.lang = language()
+render(<App />, document.getElementById('root')!)
+
+if ('serviceWorker' in navigator) {
+  addEventListener('load', () => {
+    navigator.serviceWorker.register('./sw.js', { scope: './' }).catch(() => undefined)
+  })
+}

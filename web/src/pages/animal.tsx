@@ -1,0 +1,220 @@
+// One animal: its predictions over time per class, its events, its farm records as one timeline across the
+// collections, and quick entry forms for the records made in the barn.
+import type { FunctionComponent } from 'preact'
+import { useEffect, useMemo, useState } from 'preact/hooks'
+import type { ApiError } from '../api.ts'
+import { get, request, userPath, type Animal, type Prediction } from '../api.ts'
+import { bandOf, deltaOf } from '../farm.rules.ts'
+import { t } from '../i18n.ts'
+import { RecordForm } from '../record-form.tsx'
+import { RECORD_KINDS, collectionPath, timelineTime, type FarmRecord, type RecordKind } from '../records.ts'
+import { Failure, Loading, Section, formatDateTime, formatNumber, useApi } from '../ui.tsx'
+import { EventItem, type FarmEvent } from './attention.tsx'
+
+type ChartProps = { predictions: Prediction[] }
+
+/** The chart library loads with the first chart, not with the app. */
+function PredictionChart(props: ChartProps) {
+  const [Chart, setChart] = useState<FunctionComponent<ChartProps> | undefined>()
+  useEffect(() => {
+    void import('../charts.tsx').then((module) => setChart(() => module.PredictionChart))
+  }, [])
+  return Chart ? <Chart {...props} /> : <Loading when={true} />
+}
+
+interface TimelineEntry {
+  kind: RecordKind
+  record: FarmRecord
+  at: number
+}
+
+async function loadTimeline(mac: string): Promise<TimelineEntry[]> {
+  const lists = await Promise.all(
+    RECORD_KINDS.map(async (kind) => {
+      const path = kind.userLevel
+        ? userPath(`/${kind.segment}/search?mac=${encodeURIComponent(mac)}&limit=100`)
+        : userPath(`${collectionPath(kind, mac)}?limit=100`)
+      const { data } = await get<FarmRecord[]>(path)
+      return data.map((record) => ({ kind, record, at: timelineTime(kind, record) }))
+    }),
+  )
+  return lists.flat().sort((a, b) => b.at - a.at || b.record.t - a.record.t)
+}
+
+async function loadPredictions(mac: string): Promise<Prediction[]> {
+  const classes = ['birth', 'heat', 'lameness'] as const
+  const lists = await Promise.all(
+    classes.map((type) =>
+      get<Prediction[]>(
+        userPath(`/animals/${encodeURIComponent(mac)}/predictions?classificationType=${type}&limit=100`),
+      )
+        .then(({ data }) => data)
+        .catch(() => [] as Prediction[]),
+    ),
+  )
+  return lists.flat()
+}
+
+export function AnimalPage({ mac }: { mac: string }) {
+  const animals = useApi<Animal[]>(userPath(`/animals/search?mac=${encodeURIComponent(mac)}`))
+  const animal = animals.data?.[0]
+  const predictions = useApi<Prediction[]>(mac, loadPredictions)
+  const events = useApi<FarmEvent[]>(userPath(`/animals/${encodeURIComponent(mac)}/events?limit=20`))
+  const timeline = useApi<TimelineEntry[]>(mac, loadTimeline)
+  const [entering, setEntering] = useState<RecordKind | undefined>()
+  const [correcting, setCorrecting] = useState<TimelineEntry | undefined>()
+  const [notice, setNotice] = useState<string | undefined>()
+  const [archiveError, setArchiveError] = useState<ApiError | undefined>()
+  const quickKinds = useMemo(() => RECORD_KINDS.filter((kind) => kind.quickEntry), [])
+
+  const saved = () => {
+    setEntering(undefined)
+    setCorrecting(undefined)
+    setNotice(t('saved'))
+    timeline.reload()
+  }
+  const archive = async (entry: TimelineEntry) => {
+    setArchiveError(undefined)
+    try {
+      const path = `${collectionPath(entry.kind, mac)}/${encodeURIComponent(entry.record.ID)}`
+      await request('PATCH', userPath(path), { Archived: true })
+      timeline.reload()
+    } catch (err) {
+      setArchiveError(err as ApiError)
+    }
+  }
+  const band = animal ? bandOf(animal.CurrentTemperature, animal.ReferenceTemperature) : 'none'
+  const delta = animal ? deltaOf(animal.CurrentTemperature, animal.ReferenceTemperature) : undefined
+
+  return (
+    <>
+      <p>
+        <a href="#/herd">← {t('herd')}</a>
+      </p>
+      <Section title={animal ? `${animal.ID} · ${animal.MAC}` : mac}>
+        <Loading when={animals.loading && !animal} />
+        <Failure error={animals.error} retry={animals.reload} />
+        {animal && (
+          <dl class="facts">
+            <div>
+              <dt>{t('temperature')}</dt>
+              <dd>{formatNumber(animal.CurrentTemperature)} °C</dd>
+            </div>
+            <div>
+              <dt>{t('reference')}</dt>
+              <dd>{formatNumber(animal.ReferenceTemperature ?? undefined)} °C</dd>
+            </div>
+            <div>
+              <dt>{t('delta')}</dt>
+              <dd>
+                <span class={`band band-${band}`}>{delta === undefined ? '–' : delta.toFixed(2)}</span>{' '}
+                {t(`band_${band}`)}
+              </dd>
+            </div>
+            <div>
+              <dt>{t('activity')}</dt>
+              <dd>{formatNumber(animal.CurrentActivity, 2)}</dd>
+            </div>
+            <div>
+              <dt>{t('group')}</dt>
+              <dd>{animal.Group ?? '–'}</dd>
+            </div>
+            <div>
+              <dt>{t('lastReading')}</dt>
+              <dd>{formatDateTime(animal.t)}</dd>
+            </div>
+          </dl>
+        )}
+      </Section>
+
+      <Section title={t('predictions')}>
+        <Loading when={predictions.loading} />
+        {predictions.data && predictions.data.length > 0 && <PredictionChart predictions={predictions.data} />}
+      </Section>
+
+      <Section title={t('events')}>
+        <Failure error={events.error} />
+        {events.data && events.data.length === 0 && <p class="muted">{t('noEvents')}</p>}
+        <ul class="events">
+          {(events.data ?? []).map((event) => (
+            <EventItem key={event.id} event={event} onChange={() => events.reload()} />
+          ))}
+        </ul>
+      </Section>
+
+      <Section title={t('records')}>
+        <div class="quick-entry" role="group" aria-label={t('newRecord')}>
+          {quickKinds.map((kind) => (
+            <button
+              type="button"
+              key={kind.key}
+              aria-pressed={entering?.key === kind.key}
+              onClick={() => {
+                setNotice(undefined)
+                setCorrecting(undefined)
+                setEntering(kind)
+              }}
+            >
+              + {t(kind.label)}
+            </button>
+          ))}
+        </div>
+        {notice && (
+          <p class="notice" role="status">
+            {notice}
+          </p>
+        )}
+        {entering && (
+          <RecordForm
+            key={entering.key}
+            kind={entering}
+            mac={mac}
+            onSaved={saved}
+            onCancel={() => setEntering(undefined)}
+          />
+        )}
+        {correcting && (
+          <RecordForm
+            key={`${correcting.kind.key}-${correcting.record.ID}`}
+            kind={correcting.kind}
+            mac={mac}
+            record={correcting.record}
+            onSaved={saved}
+            onCancel={() => setCorrecting(undefined)}
+          />
+        )}
+        <Failure error={archiveError} />
+        <Loading when={timeline.loading && !timeline.data} />
+        <Failure error={timeline.error} retry={timeline.reload} />
+        {timeline.data && timeline.data.length === 0 && <p class="muted">{t('noRecords')}</p>}
+        <ol class="timeline" aria-label={t('records')}>
+          {(timeline.data ?? []).map((entry) => (
+            <li key={`${entry.kind.key}-${entry.record.ID}`} class={entry.record.Archived ? 'archived' : undefined}>
+              <div>
+                <span class="when">{formatDateTime(entry.at)}</span>
+                <strong>{t(entry.kind.label)}</strong> <span>{entry.kind.summary(entry.record)}</span>
+              </div>
+              {!entry.record.Archived && (
+                <span class="row-actions">
+                  <button
+                    type="button"
+                    class="link"
+                    onClick={() => {
+                      setEntering(undefined)
+                      setCorrecting(entry)
+                    }}
+                  >
+                    {t('correct')}
+                  </button>
+                  <button type="button" class="link" onClick={() => void archive(entry)}>
+                    {t('archive')}
+                  </button>
+                </span>
+              )}
+            </li>
+          ))}
+        </ol>
+      </Section>
+    </>
+  )
+}

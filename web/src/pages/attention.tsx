@@ -1,0 +1,129 @@
+// Open events, most urgent first, each with its animal and why; acknowledge or resolve; new events arrive
+// live from the event stream.
+import { useEffect, useMemo, useState } from 'preact/hooks'
+import type { ApiError } from '../api.ts'
+import { followStream, getAll, request, userPath } from '../api.ts'
+import { byUrgency } from '../farm.rules.ts'
+import { text } from '../records.ts'
+import { t, type TextKey } from '../i18n.ts'
+import { Failure, Loading, Section, formatDateTime, useApi } from '../ui.tsx'
+
+export interface FarmEvent {
+  id: string
+  EventType: string
+  MAC?: string
+  Group?: string
+  Scale?: string
+  Value?: number
+  t: number
+  severity?: string
+  status?: string
+  evidence?: Record<string, unknown>
+}
+
+export function humanize(name: string): string {
+  const words = name
+    .replace(/[_-]+/g, ' ')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+  return words.charAt(0).toUpperCase() + words.slice(1)
+}
+
+export function evidenceText(event: FarmEvent): string {
+  const parts: string[] = []
+  if (event.Value !== undefined) parts.push(`${event.Value}${event.Scale ? ` ${event.Scale}` : ''}`)
+  for (const [key, value] of Object.entries(event.evidence ?? {})) {
+    if (value === null || typeof value === 'object') continue
+    parts.push(`${humanize(key)}: ${typeof value === 'number' ? Math.round(value * 100) / 100 : text(value)}`)
+  }
+  return parts.join(' · ')
+}
+
+export function EventItem({ event, onChange }: { event: FarmEvent; onChange?: (event: FarmEvent) => void }) {
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<ApiError | undefined>()
+  const act = async (status: 'acknowledged' | 'resolved') => {
+    setBusy(true)
+    setError(undefined)
+    try {
+      const { data } = await request<FarmEvent>('PATCH', userPath(`/events/${encodeURIComponent(event.id)}`), {
+        status,
+      })
+      onChange?.(data)
+    } catch (err) {
+      setError(err as ApiError)
+    } finally {
+      setBusy(false)
+    }
+  }
+  const severity = event.severity ?? 'info'
+  return (
+    <li class={`event severity-${severity}`}>
+      <div class="event-main">
+        <span class="pill">{t(`severity_${severity}` as TextKey) ?? severity}</span>
+        <strong>{humanize(event.EventType)}</strong>
+        {event.MAC && (
+          <a href={`#/animal/${encodeURIComponent(event.MAC)}`} class="mac">
+            {event.MAC}
+          </a>
+        )}
+        {event.Group && <span class="muted">{event.Group}</span>}
+      </div>
+      <div class="event-why">
+        <span class="muted">{formatDateTime(event.t)}</span> {evidenceText(event)}
+      </div>
+      {onChange && event.status !== 'resolved' && (
+        <div class="event-actions">
+          {event.status !== 'acknowledged' ? (
+            <button type="button" disabled={busy} onClick={() => void act('acknowledged')}>
+              {t('acknowledge')}
+            </button>
+          ) : (
+            <span class="muted">{t('acknowledged')}</span>
+          )}
+          <button type="button" disabled={busy} onClick={() => void act('resolved')}>
+            {t('resolve')}
+          </button>
+        </div>
+      )}
+      <Failure error={error} />
+    </li>
+  )
+}
+
+export function AttentionPage() {
+  const loaded = useApi<FarmEvent[]>(userPath('/events?status=open,acknowledged'), (path) => getAll<FarmEvent>(path, 5))
+  const [events, setEvents] = useState<FarmEvent[]>([])
+  const [live, setLive] = useState(false)
+  useEffect(() => setEvents(loaded.data ?? []), [loaded.data])
+  useEffect(
+    () =>
+      followStream(userPath('/events/stream'), {
+        onState: setLive,
+        onEvent: (data) => {
+          const event = data as FarmEvent
+          if (!event || typeof event !== 'object' || typeof event.id !== 'string') return
+          setEvents((list) => [event, ...list.filter((item) => item.id !== event.id)])
+        },
+      }),
+    [],
+  )
+  const open = useMemo(() => events.filter((event) => event.status !== 'resolved').sort(byUrgency), [events])
+  const replace = (changed: FarmEvent) =>
+    setEvents((list) => list.map((item) => (item.id === changed.id ? changed : item)))
+  return (
+    <Section
+      title={t('attention')}
+      actions={<span class={live ? 'live on' : 'live'}>{live ? t('live') : t('reconnecting')}</span>}
+    >
+      <Loading when={loaded.loading && events.length === 0} />
+      <Failure error={loaded.error} retry={loaded.reload} />
+      {!loaded.loading && open.length === 0 && !loaded.error && <p class="muted">{t('nothingNeedsAttention')}</p>}
+      <ul class="events">
+        {open.map((event) => (
+          <EventItem key={event.id} event={event} onChange={replace} />
+        ))}
+      </ul>
+    </Section>
+  )
+}

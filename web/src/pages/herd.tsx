@@ -1,0 +1,125 @@
+// Every animal with its pinna temperature, baseline, band, activity, group and last reading; sorted,
+// filtered by group and searched by MAC, ID or group. A 1,000-animal herd is ten pages of the API.
+import { useMemo, useState } from 'preact/hooks'
+import { getAll, userPath, type Animal } from '../api.ts'
+import { ageOf, bandOf, deltaOf, matchesSearch } from '../farm.rules.ts'
+import { t, type TextKey } from '../i18n.ts'
+import { Failure, Loading, Section, formatNumber, useApi } from '../ui.tsx'
+
+type SortKey = 'ID' | 'CurrentTemperature' | 'delta' | 'CurrentActivity' | 'Group' | 't'
+
+const COLUMNS: { key: SortKey; label: TextKey }[] = [
+  { key: 'CurrentTemperature', label: 'temperature' },
+  { key: 'delta', label: 'delta' },
+  { key: 'CurrentActivity', label: 'activity' },
+  { key: 'Group', label: 'group' },
+  { key: 't', label: 'lastReading' },
+]
+
+function sortValue(animal: Animal, key: SortKey): number | string {
+  if (key === 'delta') return deltaOf(animal.CurrentTemperature, animal.ReferenceTemperature) ?? -Infinity
+  const value = animal[key]
+  return typeof value === 'number' || typeof value === 'string' ? value : ''
+}
+
+export function HerdPage() {
+  const loaded = useApi<Animal[]>(userPath('/animals'), (path) => getAll<Animal>(path))
+  const [query, setQuery] = useState('')
+  const [group, setGroup] = useState('')
+  const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({ key: 'delta', descending: true })
+  const animals = loaded.data ?? []
+  const groups = useMemo(() => [...new Set(animals.map((a) => a.Group).filter(Boolean))].sort() as string[], [animals])
+  const rows = useMemo(() => {
+    const chosen = animals.filter((a) => (group === '' || a.Group === group) && matchesSearch(a, query))
+    const direction = sort.descending ? -1 : 1
+    return chosen.sort((a, b) => {
+      const x = sortValue(a, sort.key)
+      const y = sortValue(b, sort.key)
+      return (x < y ? -1 : x > y ? 1 : 0) * direction
+    })
+  }, [animals, query, group, sort])
+  const now = Date.now()
+  const sortBy = (key: SortKey) =>
+    setSort((current) => ({
+      key,
+      descending: current.key === key ? !current.descending : key !== 'ID' && key !== 'Group',
+    }))
+
+  return (
+    <Section title={`${t('herd')} (${rows.length} ${t('animals')})`}>
+      <div class="toolbar">
+        <input
+          type="search"
+          aria-label={t('search')}
+          placeholder={t('search')}
+          value={query}
+          onInput={(event) => setQuery(event.currentTarget.value)}
+        />
+        <select aria-label={t('group')} value={group} onChange={(event) => setGroup(event.currentTarget.value)}>
+          <option value="">{t('allGroups')}</option>
+          {groups.map((name) => (
+            <option key={name} value={name}>
+              {name}
+            </option>
+          ))}
+        </select>
+      </div>
+      <Loading when={loaded.loading && animals.length === 0} />
+      <Failure error={loaded.error} retry={loaded.reload} />
+      <div class="table-wrap">
+        <table class="herd">
+          <thead>
+            <tr>
+              <th scope="col">
+                <button type="button" class="sort" onClick={() => sortBy('ID')}>
+                  ID / MAC
+                </button>
+              </th>
+              {COLUMNS.map((column) => (
+                <th
+                  scope="col"
+                  key={column.key}
+                  aria-sort={sort.key === column.key ? (sort.descending ? 'descending' : 'ascending') : undefined}
+                >
+                  <button type="button" class="sort" onClick={() => sortBy(column.key)}>
+                    {t(column.label)}
+                  </button>
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((animal) => {
+              const band = bandOf(animal.CurrentTemperature, animal.ReferenceTemperature)
+              const delta = deltaOf(animal.CurrentTemperature, animal.ReferenceTemperature)
+              return (
+                <tr key={animal.MAC}>
+                  <th scope="row">
+                    <a href={`#/animal/${encodeURIComponent(animal.MAC)}`}>{animal.ID}</a>
+                    <span class="mac">{animal.MAC}</span>
+                  </th>
+                  <td>
+                    {formatNumber(animal.CurrentTemperature)} °C
+                    <span class="muted small">
+                      {' '}
+                      {t('reference')} {formatNumber(animal.ReferenceTemperature ?? undefined)}
+                    </span>
+                  </td>
+                  <td>
+                    <span class={`band band-${band}`} title={t(`band_${band}`)}>
+                      {delta === undefined ? '–' : `${delta > 0 ? '+' : ''}${delta.toFixed(2)}`}
+                      <span class="visually-hidden"> {t(`band_${band}`)}</span>
+                    </span>
+                  </td>
+                  <td>{formatNumber(animal.CurrentActivity, 2)}</td>
+                  <td>{animal.Group ?? '–'}</td>
+                  <td>{ageOf(animal.t, now)}</td>
+                </tr>
+              )
+            })}
+          </tbody>
+        </table>
+      </div>
+    </Section>
+  )
+}

@@ -1,0 +1,73 @@
+// The app's service worker: the shell (page, script, style, icon) is precached, so the app opens in a barn
+// without coverage; API reads go to the network first and fall back to the last answer seen, marked with
+// X-Served-From-Cache so the app can say it is offline. Writes are never cached or replayed.
+interface ExtendableEvent extends Event {
+  waitUntil(promise: Promise<unknown>): void
+}
+interface FetchEvent extends ExtendableEvent {
+  request: Request
+  respondWith(response: Promise<Response> | Response): void
+}
+interface WorkerScope {
+  __PRECACHE: string[]
+  __VERSION: string
+  registration: { scope: string }
+  skipWaiting(): Promise<void>
+  clients: { claim(): Promise<void> }
+  addEventListener(type: 'install' | 'activate', listener: (event: ExtendableEvent) => void): void
+  addEventListener(type: 'fetch', listener: (event: FetchEvent) => void): void
+}
+
+const scope = self as unknown as WorkerScope
+const SHELL = `farm-app-shell-${scope.__VERSION}`
+const DATA = 'farm-app-data'
+
+scope.addEventListener('install', (event) => {
+  event.waitUntil(
+    caches
+      .open(SHELL)
+      .then((cache) => cache.addAll(scope.__PRECACHE))
+      .then(() => scope.skipWaiting()),
+  )
+})
+
+scope.addEventListener('activate', (event) => {
+  event.waitUntil(
+    caches
+      .keys()
+      .then((names) =>
+        Promise.all(names.filter((n) => n.startsWith('farm-app-shell-') && n !== SHELL).map((n) => caches.delete(n))),
+      )
+      .then(() => scope.clients.claim()),
+  )
+})
+
+async function networkFirst(request: Request): Promise<Response> {
+  const cache = await caches.open(DATA)
+  try {
+    const response = await fetch(request)
+    if (response.ok) await cache.put(request, response.clone())
+    return response
+  } catch (err) {
+    const cached = await cache.match(request, { ignoreVary: true })
+    if (!cached) throw err
+    const headers = new Headers(cached.headers)
+    headers.set('x-served-from-cache', '1')
+    return new Response(cached.body, { status: cached.status, headers })
+  }
+}
+
+scope.addEventListener('fetch', (event) => {
+  const request = event.request
+  if (request.method !== 'GET') return
+  const url = new URL(request.url)
+  if (url.origin !== location.origin) return
+  if (url.pathname.startsWith('/api/v1/')) {
+    if (url.pathname.endsWith('/stream') || request.headers.get('accept') === 'text/event-stream') return
+    event.respondWith(networkFirst(request))
+    return
+  }
+  if (url.pathname.startsWith('/app/')) {
+    event.respondWith(caches.match(request, { ignoreSearch: true }).then((cached) => cached ?? fetch(request)))
+  }
+})

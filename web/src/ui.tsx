@@ -1,0 +1,93 @@
+// Small pieces every screen uses: loading a path of the API, showing its failure, a section card.
+import type { ComponentChildren } from 'preact'
+import { useCallback, useEffect, useState } from 'preact/hooks'
+import { ApiError, get, type Envelope } from './api.ts'
+import { t } from './i18n.ts'
+
+export interface Loaded<T> {
+  data: T | undefined
+  error: ApiError | undefined
+  loading: boolean
+  reload: () => void
+}
+
+/** GETs `path` (relative to /api/v1) when it changes; undefined path waits. */
+export function useApi<T>(path: string | undefined, load?: (path: string) => Promise<T>): Loaded<T> {
+  const [state, setState] = useState<{ data?: T; error?: ApiError; loading: boolean }>({ loading: true })
+  const [round, setRound] = useState(0)
+  const reload = useCallback(() => setRound((n) => n + 1), [])
+  useEffect(() => {
+    if (path === undefined) return
+    let live = true
+    setState((previous) => ({ ...previous, loading: true }))
+    const loading = load ? load(path) : get<T>(path).then((answer: Envelope<T>) => answer.data)
+    loading.then(
+      (data) => live && setState({ data, loading: false }),
+      (err: unknown) =>
+        live &&
+        setState((previous) => ({
+          ...previous,
+          loading: false,
+          error: err instanceof ApiError ? err : new ApiError(0, String(err)),
+        })),
+    )
+    return () => {
+      live = false
+    }
+  }, [path, round])
+  return { data: state.data, error: state.error, loading: state.loading, reload }
+}
+
+export function Failure({ error, retry }: { error: ApiError | undefined; retry?: () => void }) {
+  if (!error) return null
+  const message = error.status === 429 ? t('tooManyRequests') : error.status === 404 ? t('notAvailable') : error.message
+  return (
+    <p class="failure" role="alert">
+      {message}{' '}
+      {retry && (
+        <button type="button" class="link" onClick={retry}>
+          {t('retry')}
+        </button>
+      )}
+    </p>
+  )
+}
+
+export function Section({
+  title,
+  children,
+  actions,
+}: {
+  title: string
+  children: ComponentChildren
+  actions?: ComponentChildren
+}) {
+  return (
+    <section class="card" aria-label={title}>
+      <header class="card-head">
+        <h2>{title}</h2>
+        {actions}
+      </header>
+      {children}
+    </section>
+  )
+}
+
+export function Loading({ when }: { when: boolean }) {
+  return when ? (
+    <p class="muted" role="status">
+      {t('loading')}
+    </p>
+  ) : null
+}
+
+export function formatDateTime(ms: number | string | undefined): string {
+  if (ms === undefined || ms === '') return '–'
+  const date = typeof ms === 'number' ? new Date(ms) : new Date(ms)
+  if (Number.isNaN(date.getTime())) return String(ms)
+  return date.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' })
+}
+
+export function formatNumber(value: number | null | undefined, digits = 1): string {
+  return typeof value === 'number' && Number.isFinite(value) ? value.toFixed(digits) : '–'
+}
