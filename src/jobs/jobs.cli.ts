@@ -3,7 +3,13 @@ import { UsageError, intOption, optionalString, type Command } from '../cli/comm
 import { pruneExpiredTokens } from '../modules/tokens/token-store.ts'
 import { refreshReferenceTemperatures } from './reference-temperature.ts'
 import { findUserByUid } from '../modules/users/users.repository.ts'
-import { EVALUATION_SEED, evaluatePredictions } from '../simulation/evaluation.ts'
+import {
+  EVALUATION_SEED,
+  HERD_FAMILIES,
+  TUNING_FAMILY,
+  evaluatePredictions,
+  type HerdFamily,
+} from '../simulation/evaluation.ts'
 import { PREDICTIONS_LOCK, scorePredictions } from './predictions.ts'
 import { withSingleRunner } from './job-lock.ts'
 
@@ -12,7 +18,7 @@ export const jobCommands: Command[] = [
     name: 'jobs',
     summary: 'Run a scheduled job now (prune-tokens, reference-temperature, predictions), or evaluate the scorer',
     usage:
-      'livestock-api jobs <prune-tokens | reference-temperature [--user U] | predictions [--user U] | evaluate-predictions [--seed S] [--animals N] [--days D]>',
+      'livestock-api jobs <prune-tokens | reference-temperature [--user U] | predictions [--user U] | evaluate-predictions [--family F] [--seed S] [--animals N] [--days D]>',
     options: {
       user: {
         type: 'string',
@@ -30,6 +36,11 @@ export const jobCommands: Command[] = [
         description: 'animals in the simulated herd (evaluate-predictions; default 200)',
       },
       days: { type: 'string', value: 'D', description: 'days evaluated (evaluate-predictions; default 60)' },
+      family: {
+        type: 'string',
+        value: 'F',
+        description: `one family of simulated herds (${HERD_FAMILIES.join(', ')}; evaluate-predictions; default both)`,
+      },
     },
     help: [
       'prune-tokens            delete revocations and refresh tokens past their expiry (the service also does this hourly)',
@@ -38,9 +49,10 @@ export const jobCommands: Command[] = [
       'predictions             score every active animal (or those of --user U) for the hours completed since the last',
       '                        run (at most 24) and store the predictions (the service also does this hourly); skipped',
       '                        when another process is scoring',
-      'evaluate-predictions    score a simulated herd (default 200 animals) over 60 days in memory and print sensitivity,',
-      `                        false alarms per animal-month and lead time per class (default --seed ${EVALUATION_SEED}; the`,
-      '                        rules were tuned on tuning-1). Needs no database; takes about a minute',
+      'evaluate-predictions    score simulated herds (default 200 animals) over 60 days in memory and print, per class,',
+      '                        sensitivity, lead, false alarms per animal-month, AUC and calibration with 95 % intervals,',
+      `                        for the family the rules were tuned on (${TUNING_FAMILY}) and the one they were not, side by`,
+      `                        side (default --seed ${EVALUATION_SEED}). Needs no database; takes a few minutes`,
     ].join('\n'),
     run: async (values, positionals, ctx) => {
       const [job] = positionals
@@ -79,7 +91,16 @@ export const jobCommands: Command[] = [
         const seed = optionalString(values, 'seed') ?? EVALUATION_SEED
         const animals = intOption(values, 'animals', 200, 20, 2000)
         const days = intOption(values, 'days', 60, 7, 365)
-        ctx.out({ job, ...evaluatePredictions({ seed, animals, days }) })
+        const family = optionalString(values, 'family')
+        if (family !== undefined && !HERD_FAMILIES.includes(family as HerdFamily))
+          throw new UsageError(`--family must be one of ${HERD_FAMILIES.join(', ')}`)
+        const families = family === undefined ? HERD_FAMILIES : [family as HerdFamily]
+        const reports = families.map((f) => evaluatePredictions({ family: f, seed, animals, days }))
+        ctx.out({
+          job,
+          tunedOn: reports.find((r) => r.tunedOn) ?? null,
+          heldOut: reports.find((r) => !r.tunedOn) ?? null,
+        })
         return
       }
       throw new UsageError(`Unknown job "${job ?? ''}"`)

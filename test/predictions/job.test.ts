@@ -166,6 +166,9 @@ describe('livestock-api jobs predictions', () => {
     assert.match(unknown.stderr, /User nobody-here not found/)
     assert.equal((await cli(['jobs', 'evaluate-predictions', '--animals', '5'])).code, 2)
     assert.equal((await cli(['jobs', 'evaluate-predictions', '--days', 'many'])).code, 2)
+    const family = await cli(['jobs', 'evaluate-predictions', '--family', 'imaginary'])
+    assert.equal(family.code, 2)
+    assert.match(family.stderr, /--family must be one of cycle, ethogram/)
   })
 })
 
@@ -240,19 +243,30 @@ describe('one runner at a time', () => {
 })
 
 describe('livestock-api jobs evaluate-predictions', () => {
-  it('scores a simulated herd in memory and reports every class against its targets', async () => {
-    const res = await cli(['jobs', 'evaluate-predictions', '--seed', 'tuning-1', '--animals', '20', '--days', '14'])
+  it('scores simulated herds in memory and reports every class of both families side by side, with intervals', async () => {
+    const res = await cli(['jobs', 'evaluate-predictions', '--seed', 'tuning-1', '--animals', '20', '--days', '7'])
     assert.equal(res.code, 0, res.stderr)
-    const report = res.json()
-    assert.equal(report.job, 'evaluate-predictions')
-    assert.equal(report.seed, 'tuning-1')
-    assert.equal(report.animals, 20)
-    for (const variant of ['scorer', 'scorerWithoutRecords', 'plainThreshold']) {
-      for (const type of ['birth', 'heat', 'lameness']) {
-        const r = report[variant][type]
-        assert.ok(r.episodes >= 0 && r.detected <= r.episodes && r.falseAlarmsPerAnimalMonth >= 0, `${variant} ${type}`)
+    const { job, tunedOn, heldOut } = res.json()
+    assert.equal(job, 'evaluate-predictions')
+    assert.deepEqual(
+      [tunedOn.family, tunedOn.tunedOn, heldOut.family, heldOut.tunedOn],
+      ['cycle', true, 'ethogram', false],
+    )
+    for (const report of [tunedOn, heldOut]) {
+      assert.equal(report.seed, 'tuning-1')
+      assert.equal(report.animals, 20)
+      for (const variant of ['scorer', 'scorerWithoutRecords', 'plainThreshold']) {
+        for (const type of ['birth', 'heat', 'lameness']) {
+          const r = report[variant][type]
+          assert.ok(
+            r.episodes >= 0 && r.detected <= r.episodes && r.falseAlarmsPerAnimalMonth >= 0,
+            `${variant} ${type}`,
+          )
+          assert.ok(
+            r.falseAlarmsCI[0] <= r.falseAlarmsPerAnimalMonth && r.falseAlarmsPerAnimalMonth <= r.falseAlarmsCI[1],
+          )
+        }
       }
     }
-    assert.deepEqual(Object.keys(report.met).sort(), ['birth', 'heat', 'lameness'])
   })
 })

@@ -164,6 +164,8 @@ describe('the evaluation', () => {
 
   it('measures the scorer and a plain threshold on the same herd; the plain threshold is far from perfect', () => {
     const report = evaluatePredictions({ seed: 'tuning-1', animals: 40, days: 21 })
+    assert.equal(report.family, 'cycle')
+    assert.equal(report.tunedOn, true)
     assert.equal(report.animals, 40)
     assert.ok(report.scorer.birth.episodes > 0 && report.scorer.heat.episodes > 0)
     const plain = report.plainThreshold

@@ -1,0 +1,95 @@
+// The evaluation's statistics: confidence intervals for proportions and rates, a bootstrap for medians, the area
+// under the ROC curve and a reliability table. Pure functions; the evaluation reports every figure with its interval.
+import { prng } from './herd-simulator.ts'
+
+const Z95 = 1.959964
+
+/** Wilson score interval (95 %) of k successes in n trials; null without trials. */
+export function wilson(k: number, n: number): [number, number] | null {
+  if (n === 0) return null
+  const p = k / n
+  const z2 = Z95 * Z95
+  const centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+  const half = (Z95 * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / (1 + z2 / n)
+  return [Math.max(0, centre - half), Math.min(1, centre + half)]
+}
+
+/** 95 % interval of a Poisson count k (Wilson-Hilferty's approximation of the exact interval), divided by exposure. */
+export function poissonRate(k: number, exposure: number): [number, number] | null {
+  if (exposure <= 0) return null
+  const lower = k === 0 ? 0 : k * (1 - 1 / (9 * k) - Z95 / (3 * Math.sqrt(k))) ** 3
+  const k1 = k + 1
+  const upper = k1 * (1 - 1 / (9 * k1) + Z95 / (3 * Math.sqrt(k1))) ** 3
+  return [lower / exposure, upper / exposure]
+}
+
+export function medianOf(values: readonly number[]): number | null {
+  if (values.length === 0) return null
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+/** Percentile bootstrap (95 %, 1,000 resamples, fixed seed) of the median. */
+export function bootstrapMedian(values: readonly number[]): [number, number] | null {
+  if (values.length < 2) return null
+  const random = prng(values.length * 7919)
+  const medians: number[] = []
+  for (let r = 0; r < 1000; r++) {
+    const sample = values.map(() => values[Math.floor(random() * values.length)]!)
+    medians.push(medianOf(sample)!)
+  }
+  medians.sort((a, b) => a - b)
+  return [medians[25]!, medians[974]!]
+}
+
+/** Area under the ROC curve: the chance that a random positive scores above a random negative (ties count half). */
+export function auc(positives: readonly number[], negatives: readonly number[]): number | null {
+  if (positives.length === 0 || negatives.length === 0) return null
+  const all = [...positives.map((s) => [s, 1] as const), ...negatives.map((s) => [s, 0] as const)].sort(
+    (a, b) => a[0] - b[0],
+  )
+  let rankSum = 0
+  for (let i = 0; i < all.length;) {
+    let j = i
+    while (j < all.length && all[j]![0] === all[i]![0]) j++
+    const rank = (i + 1 + j) / 2
+    for (let k = i; k < j; k++) if (all[k]![1] === 1) rankSum += rank
+    i = j
+  }
+  const p = positives.length
+  return (rankSum - (p * (p + 1)) / 2) / (p * negatives.length)
+}
+
+export interface ReliabilityBin {
+  /** Lower edge of the bin (width 0.1; the last includes 1). */
+  from: number
+  hours: number
+  meanPredicted: number
+  observed: number
+}
+
+/** Reliability per 0.1-wide probability bin, and the mean |predicted − observed| over bins with at least minCount hours. */
+export function reliability(
+  pairs: readonly (readonly [predicted: number, event: boolean])[],
+  minCount = 30,
+): { bins: ReliabilityBin[]; meanAbsoluteError: number | null } {
+  const sums = Array.from({ length: 10 }, () => ({ n: 0, p: 0, e: 0 }))
+  for (const [p, e] of pairs) {
+    const bin = sums[Math.min(9, Math.floor(p * 10))]!
+    bin.n++
+    bin.p += p
+    if (e) bin.e++
+  }
+  const bins = sums.flatMap((b, i) =>
+    b.n === 0 ? [] : [{ from: i / 10, hours: b.n, meanPredicted: b.p / b.n, observed: b.e / b.n }],
+  )
+  const counted = bins.filter((b) => b.hours >= minCount)
+  return {
+    bins,
+    meanAbsoluteError:
+      counted.length === 0
+        ? null
+        : counted.reduce((s, b) => s + Math.abs(b.meanPredicted - b.observed), 0) / counted.length,
+  }
+}
