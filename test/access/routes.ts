@@ -285,6 +285,7 @@ export const routes: RouteCase[] = [
   { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/cycle', rule: 'own' },
   { method: 'GET', url: '/api/v1/users/:userId/due-lists', rule: 'own' },
   { method: 'GET', url: '/api/v1/users/:userId/kpis?from=2026-01-01&to=2026-03-31', rule: 'own' },
+  { method: 'GET', url: '/api/v1/users/:userId/predictions/accuracy', rule: 'own' },
   // An animal that has records answers 409 (documented): they are never deleted silently.
   { method: 'DELETE', url: '/api/v1/users/:userId/animals/:animalId', rule: 'own' },
   // Last: deleting the owner cascades away its animals, readings and records, which the rows above read.

@@ -1489,6 +1489,26 @@ export interface paths {
         patch: operations["updateAnimalMovement"];
         trace?: never;
     };
+    "/api/v1/users/{userId}/predictions/accuracy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How the farm's own records bear out the alarms
+         * @description Per class, over `from` to `to` (ISO 8601; a bare date is its whole UTC day; default the 30 days to now; at most 366 days): alarms (predictions of probability 0.5 or more, any source; alarm predictions of one animal less than 12 h apart are one alarm, from its first) matched with the records: confirmed, late, false; events detected and missed; lead times; false alarms per animal-month. Archived records count.
+         */
+        get: operations["getPredictionAccuracy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/users/{userId}/animals/{animalMac}/predictions": {
         parameters: {
             query?: never;
@@ -32934,6 +32954,445 @@ export interface operations {
                      * @example {
                      *       "success": false,
                      *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IP rate limit or daily per-endpoint quota exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected fault; the body carries no internals */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Database or Redis unreachable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPredictionAccuracy: {
+        parameters: {
+            query?: {
+                /**
+                 * @description First day or instant (default: 30 days before `to`)
+                 * @example 2026-10-01
+                 */
+                from?: string;
+                /**
+                 * @description Last day or instant (default now)
+                 * @example 2026-10-31
+                 */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** PredictionAccuracy */
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description First instant of the period
+                             * @example 2026-11-02T06:40:00.000Z
+                             */
+                            from: string;
+                            /**
+                             * Format: date-time
+                             * @description Last instant of the period
+                             * @example 2026-11-02T06:40:00.000Z
+                             */
+                            to: string;
+                            /**
+                             * @description An alarm: a prediction whose highest probability reaches this
+                             * @example 0.5
+                             */
+                            alarmProbability: number;
+                            /** @description birth: alarms against a birth record (StartDate and StartTime; noon UTC without a time) */
+                            birth: {
+                                /**
+                                 * Format: int64
+                                 * @description Alarms that started in the period
+                                 * @example 14
+                                 */
+                                alarms: number;
+                                /**
+                                 * Format: int64
+                                 * @description Of them, followed by a birth record (StartDate and StartTime; noon UTC without a time) 0 to 2 days later
+                                 * @example 11
+                                 */
+                                confirmed: number;
+                                /**
+                                 * Format: int64
+                                 * @description Of them, up to 1 days after a birth record (StartDate and StartTime; noon UTC without a time) (neither detection nor false alarm)
+                                 * @example 1
+                                 */
+                                late: number;
+                                /**
+                                 * Format: int64
+                                 * @description Of them, neither confirmed nor late
+                                 * @example 2
+                                 */
+                                falseAlarms: number;
+                                /**
+                                 * Format: int64
+                                 * @description Events in the period: a birth record (StartDate and StartTime; noon UTC without a time) (records less than 7 days apart are one)
+                                 * @example 12
+                                 */
+                                events: number;
+                                /**
+                                 * Format: int64
+                                 * @description Of them, announced by an alarm (confirmed one)
+                                 * @example 11
+                                 */
+                                detected: number;
+                                /**
+                                 * Format: int64
+                                 * @description Of them, with no alarm before
+                                 * @example 1
+                                 */
+                                missed: number;
+                                /** @description detected / events; null without events */
+                                sensitivity: number | null;
+                                /** @description confirmed / alarms; null without alarms */
+                                precision: number | null;
+                                /** @description Each detected event's time minus its earliest confirmed alarm's, hours; null without detections */
+                                leadHours: {
+                                    /** @example 9.5 */
+                                    median: number;
+                                    /** @example 1 */
+                                    min: number;
+                                    /** @example 30 */
+                                    max: number;
+                                } | null;
+                                /**
+                                 * @description Animal-hours the class was predicted for in the period / 730.5
+                                 * @example 38.2
+                                 */
+                                animalMonths: number;
+                                /** @description falseAlarms / animalMonths; null when nothing was predicted */
+                                falseAlarmsPerAnimalMonth: number | null;
+                            };
+                            /** @description heat: alarms against an insemination (StartDate and StartTime; noon UTC without a time) */
+                            heat: {
+                                /**
+                                 * Format: int64
+                                 * @description Alarms that started in the period
+                                 * @example 14
+                                 */
+                                alarms: number;
+                                /**
+                                 * Format: int64
+                                 * @description Of them, followed by an insemination (StartDate and StartTime; noon UTC without a time) 0 to 36 h later
+                                 * @example 11
+                                 */
+                                confirmed: number;
+                                /**
+                                 * Format: int64
+                                 * @description Of them, up to 36 h after an insemination (StartDate and StartTime; noon UTC without a time) (neither detection nor false alarm)
+                                 * @example 1
+                                 */
+                                late: number;
+                                /**
+                                 * Format: int64
+                                 * @description Of them, neither confirmed nor late
+                                 * @example 2
+                                 */
+                                falseAlarms: number;
+                                /**
+                                 * Format: int64
+                                 * @description Events in the period: an insemination (StartDate and StartTime; noon UTC without a time) (records less than 4 days apart are one)
+                                 * @example 12
+                                 */
+                                events: number;
+                                /**
+                                 * Format: int64
+                                 * @description Of them, announced by an alarm (confirmed one)
+                                 * @example 11
+                                 */
+                                detected: number;
+                                /**
+                                 * Format: int64
+                                 * @description Of them, with no alarm before
+                                 * @example 1
+                                 */
+                                missed: number;
+                                /** @description detected / events; null without events */
+                                sensitivity: number | null;
+                                /** @description confirmed / alarms; null without alarms */
+                                precision: number | null;
+                                /** @description Each detected event's time minus its earliest confirmed alarm's, hours; null without detections */
+                                leadHours: {
+                                    /** @example 9.5 */
+                                    median: number;
+                                    /** @example 1 */
+                                    min: number;
+                                    /** @example 30 */
+                                    max: number;
+                                } | null;
+                                /**
+                                 * @description Animal-hours the class was predicted for in the period / 730.5
+                                 * @example 38.2
+                                 */
+                                animalMonths: number;
+                                /** @description falseAlarms / animalMonths; null when nothing was predicted */
+                                falseAlarmsPerAnimalMonth: number | null;
+                            };
+                            /** @description lameness: alarms against a treatment whose Diagnose mentions lameness ("lame", any case; StartDate at noon UTC) or a general event with Diagnose Lameness (its t) */
+                            lameness: {
+                                /**
+                                 * Format: int64
+                                 * @description Alarms that started in the period
+                                 * @example 14
+                                 */
+                                alarms: number;
+                                /**
+                                 * Format: int64
+                                 * @description Of them, followed by a treatment whose Diagnose mentions lameness ("lame", any case; StartDate at noon UTC) or a general event with Diagnose Lameness (its t) 0 to 7 days later
+                                 * @example 11
+                                 */
+                                confirmed: number;
+                                /**
+                                 * Format: int64
+                                 * @description Of them, up to 14 days after a treatment whose Diagnose mentions lameness ("lame", any case; StartDate at noon UTC) or a general event with Diagnose Lameness (its t) (neither detection nor false alarm)
+                                 * @example 1
+                                 */
+                                late: number;
+                                /**
+                                 * Format: int64
+                                 * @description Of them, neither confirmed nor late
+                                 * @example 2
+                                 */
+                                falseAlarms: number;
+                                /**
+                                 * Format: int64
+                                 * @description Events in the period: a treatment whose Diagnose mentions lameness ("lame", any case; StartDate at noon UTC) or a general event with Diagnose Lameness (its t) (records less than 7 days apart are one)
+                                 * @example 12
+                                 */
+                                events: number;
+                                /**
+                                 * Format: int64
+                                 * @description Of them, announced by an alarm (confirmed one)
+                                 * @example 11
+                                 */
+                                detected: number;
+                                /**
+                                 * Format: int64
+                                 * @description Of them, with no alarm before
+                                 * @example 1
+                                 */
+                                missed: number;
+                                /** @description detected / events; null without events */
+                                sensitivity: number | null;
+                                /** @description confirmed / alarms; null without alarms */
+                                precision: number | null;
+                                /** @description Each detected event's time minus its earliest confirmed alarm's, hours; null without detections */
+                                leadHours: {
+                                    /** @example 9.5 */
+                                    median: number;
+                                    /** @example 1 */
+                                    min: number;
+                                    /** @example 30 */
+                                    max: number;
+                                } | null;
+                                /**
+                                 * @description Animal-hours the class was predicted for in the period / 730.5
+                                 * @example 38.2
+                                 */
+                                animalMonths: number;
+                                /** @description falseAlarms / animalMonths; null when nothing was predicted */
+                                falseAlarmsPerAnimalMonth: number | null;
+                            };
+                        };
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time of the response
+                         * @example 2026-11-02T06:40:00.000Z
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Validation failed, malformed JSON or a refused key */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Permission, account link or tier missing */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
                      *       "timestamp": "2026-11-02T06:40:00.000Z"
                      *     }
                      */

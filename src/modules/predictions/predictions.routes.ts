@@ -31,6 +31,7 @@ import {
 } from './predictions.repository.ts'
 import { instantOf, normalizePosted, peakProbability, type PostedPrediction } from './predictions.rules.ts'
 import { SCORER_SUMMARY } from './scorer.rules.ts'
+import { predictionAccuracyRoute } from './predictions.accuracy.ts'
 
 interface WindowQuery {
   startDate?: string | undefined
@@ -71,6 +72,7 @@ async function predictionRoutes(app: App) {
   const { limits } = app.config
   const base = '/users/:userId/animals/:animalMac/predictions'
   const List = PageEnvelope(predictions.ref)
+  await predictionAccuracyRoute(app)
 
   /** The path's animal; a MAC that names none of the user's animals is a 404 whatever its form. */
   async function requireAnimal(req: FastifyRequest): Promise<AnimalRow> {
