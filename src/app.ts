@@ -47,6 +47,8 @@ import { recordModule } from './modules/records/record-routes.ts'
 import { accessLogModule } from './modules/access-log/access-log.routes.ts'
 import { predictionsModule } from './modules/predictions/predictions.routes.ts'
 import { herdModule } from './modules/herd/herd.routes.ts'
+import { createEventHub, type EventHub } from './modules/events/event-hub.ts'
+import { eventsModule } from './modules/events/events.routes.ts'
 import { accessLogRowOf, accessLogWriter } from './modules/access-log/access-log.writer.ts'
 import { insertAccessLogRows } from './modules/access-log/access-log.repository.ts'
 
@@ -75,6 +77,8 @@ declare module 'fastify' {
     /** Redis when REDIS_URL is set (shared limits, readiness). */
     redis: Redis | undefined
     clock: Clock
+    /** Where new events are announced (modules/events/event-hub.ts). */
+    events: EventHub
     /** Every route registered, for the OpenAPI and access-matrix tests. */
     routeCatalog: RouteEntry[]
     /** The validators and serializers not compiled yet (compileAll: tests that every schema compiles). */
@@ -124,6 +128,7 @@ function featureModules(): ApiModule[] {
     predictionsModule,
     herdModule,
     litterguardsModule,
+    eventsModule,
     accessLogModule,
   ]
 }
@@ -179,6 +184,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   app.decorate('database', database)
   app.decorate('redis', deps.redis)
   app.decorate('clock', deps.clock ?? Date.now)
+  app.decorate('events', createEventHub({ derive: config.eventDerivation, log: app.log }))
   app.decorate('schemaCompilations', compilations)
   const routeCatalog: RouteEntry[] = []
   app.decorate('routeCatalog', routeCatalog)

@@ -99,6 +99,8 @@ export interface Config {
   accessLog: AccessLogConfig
   /** A litter-monitoring device is Active while its newest reading is at most this many minutes old. */
   litterguardActiveWindowMinutes: number
+  /** EVENT_DERIVATION=off derives no events (the benchmark's baseline); what is stored stays readable. */
+  eventDerivation: boolean
   limits: Limits
 }
 
@@ -243,6 +245,7 @@ export function loadConfig(env: Env = process.env): Config {
       flushIntervalMs: read.int('ACCESS_LOG_FLUSH_INTERVAL_MS', 1000, { min: 10, max: 60000 }),
     },
     litterguardActiveWindowMinutes: read.int('LITTERGUARD_ACTIVE_WINDOW_MINUTES', 15, { min: 1, max: 10080 }),
+    eventDerivation: read.oneOf('EVENT_DERIVATION', ['on', 'off'] as const, 'on') === 'on',
     limits,
   }
 

@@ -209,6 +209,51 @@ export interface AccessLogTable {
   ip_address: string | null
 }
 
+export interface EventCountersTable {
+  uid: string
+  last_id: number
+}
+
+export interface EventsTable {
+  uid: string
+  /** The account's creation sequence: the event's id and the feed's cursor. */
+  id: number
+  event_type: string
+  severity: 'info' | 'warning' | 'critical'
+  status: Generated<'open' | 'acknowledged' | 'resolved'>
+  mac: string
+  animal_id: number | null
+  group_name: string | null
+  scale: string
+  value: number
+  /** ms since epoch: when the cause happened. */
+  t: number
+  evidence: ColumnType<Record<string, unknown>, string, string>
+  episode_key: string
+  /** ms since epoch */
+  created_at: number
+  acknowledged_by: string | null
+  acknowledged_at: number | null
+  resolved_by: string | null
+  resolved_at: number | null
+  note: string | null
+}
+
+export interface AlertStatesTable {
+  uid: string
+  subject: string
+  rule: string
+  state: string
+  since: number
+}
+
+export interface AlertRulesTable {
+  uid: string
+  rules: ColumnType<Record<string, unknown>, string, string>
+  updated_by: string
+  updated_at: number
+}
+
 export interface DB extends RecordTables {
   users: UsersTable
   integrators: IntegratorsTable
@@ -224,4 +269,8 @@ export interface DB extends RecordTables {
   idempotency_keys: IdempotencyKeysTable
   access_log: AccessLogTable
   predictions: PredictionsTable
+  event_counters: EventCountersTable
+  events: EventsTable
+  alert_states: AlertStatesTable
+  alert_rules: AlertRulesTable
 }

@@ -126,7 +126,7 @@ export function startMqttIngest(app: App, options: MqttIngestOptions): MqttInges
     for (let attempt = 0; ; attempt++) {
       let result: IngestOutcome
       try {
-        result = await ingest(app.database.db, target.uid, target.mac, checked.batch, app.clock())
+        result = await ingest(app.database.db, target.uid, target.mac, checked.batch, app.clock(), app.events)
       } catch (err) {
         // A database outage must not lose readings: hold this message (messages are handled one at a time,
         // so the ones behind it wait at the broker) and retry until the database answers again. A service

@@ -14,6 +14,7 @@ import type { App } from '../../src/types.ts'
 import { insertAnimal } from '../../src/modules/animals/animals.repository.ts'
 import { createIdSource } from '../../src/db/ids.ts'
 import { insertLitterguard } from '../../src/modules/litterguards/litterguards.repository.ts'
+import { recordEvent } from '../../src/modules/events/events.repository.ts'
 
 type Expect = { status: number; error: string } | 'allowed'
 
@@ -62,6 +63,9 @@ let someIntegratorUid: string
 let animalId: string
 /** A record of each collection and level, for the record item routes: "user:births" → its ID. */
 const recordIds = new Map<string, string>()
+let eventId: string
+/** The app on a real port, for the routes whose answer is a stream (inject waits for a response's end). */
+let streamBase: string
 let ownerEmail: string
 /** Puts the owner back, with its links, after a route that deleted it. */
 let restoreOwner: () => Promise<void>
@@ -95,6 +99,18 @@ before(async () => {
     (await insertAnimal(ctx.database.db, owner.uid, { MAC: MATRIX_MAC, Sex: 'female' }, createIdSource(Date.now))).id,
   )
   await insertLitterguard(ctx.database.db, owner.uid, { MAC: MATRIX_DEVICE_MAC, Name: 'Matrix device' }, Date.now())
+  const event = await recordEvent(ctx.database.db, {
+    uid: owner.uid,
+    type: 'tag-silent',
+    mac: MATRIX_MAC,
+    animalId: Number(animalId),
+    value: 90,
+    t: Date.now(),
+    evidence: {},
+    episodeKey: 'matrix',
+    createdAt: Date.now(),
+  })
+  eventId = String(event!.id)
   ownerEmail = owner.email
   const ownerToken = await mint({ kind: 'user', id: owner.uid })
   for (const fixture of recordFixtures) {
@@ -332,6 +348,7 @@ function fillPath(url: string): string {
     .replace(':animalMac', MATRIX_MAC)
     .replace(':classificationType', 'birth')
     .replace(':macAddress', MATRIX_DEVICE_MAC)
+    .replace(':eventId', eventId)
 }
 
 const AFTER_EARLIER_WRITE = new Set([404, 409])
@@ -344,6 +361,7 @@ function documents(route: RouteCase, status: number): boolean {
 }
 
 async function request(route: RouteCase, headers: Record<string, string>) {
+  if (route.stream) return requestStream(route, headers)
   const body = route.body?.({ integratorUid: someIntegratorUid, userEmail: ownerEmail, userUid: ownerUid })
   return ctx.app.inject({
     method: route.method,
@@ -351,6 +369,17 @@ async function request(route: RouteCase, headers: Record<string, string>) {
     headers,
     ...(body !== undefined ? { payload: body as object } : {}),
   })
+}
+
+/** A stream route over the network: its status and headers, and the body of a refusal (an open stream is left at once). */
+async function requestStream(route: RouteCase, headers: Record<string, string>) {
+  streamBase ??= await ctx.app.listen({ port: 0, host: '127.0.0.1' })
+  const abort = new AbortController()
+  const res = await fetch(`${streamBase}${fillPath(route.url)}`, { headers, signal: abort.signal })
+  const type = res.headers.get('content-type') ?? ''
+  const text = type.includes('json') ? await res.text() : ''
+  abort.abort()
+  return { statusCode: res.status, headers: { 'content-type': type }, json: <T>() => JSON.parse(text) as T }
 }
 
 describe('access matrix', () => {

@@ -157,6 +157,8 @@ export interface RouteCase {
   body?: (ids: { integratorUid: string; userEmail: string; userUid: string }) => unknown
   /** The request may delete the :userId account: the matrix restores it (with its links) after each caller. */
   deletesUser?: true
+  /** The answer is a stream that does not end (Server-Sent Events): the matrix reads its status over a real port. */
+  stream?: true
 }
 
 export const routes: RouteCase[] = [
@@ -286,6 +288,24 @@ export const routes: RouteCase[] = [
   { method: 'GET', url: '/api/v1/users/:userId/due-lists', rule: 'own' },
   { method: 'GET', url: '/api/v1/users/:userId/kpis?from=2026-01-01&to=2026-03-31', rule: 'own' },
   { method: 'GET', url: '/api/v1/users/:userId/predictions/accuracy', rule: 'own' },
+  // Events and alert rules: every route 'own'; PATCH and PUT are writes (integrators need canWrite).
+  { method: 'GET', url: '/api/v1/users/:userId/events', rule: 'own' },
+  { method: 'GET', url: '/api/v1/users/:userId/events/stream', rule: 'own', stream: true },
+  { method: 'GET', url: '/api/v1/users/:userId/events/:eventId', rule: 'own' },
+  {
+    method: 'PATCH',
+    url: '/api/v1/users/:userId/events/:eventId',
+    rule: 'own',
+    body: () => ({ status: 'acknowledged' }),
+  },
+  { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/events', rule: 'own' },
+  { method: 'GET', url: '/api/v1/users/:userId/alert-rules', rule: 'own' },
+  {
+    method: 'PUT',
+    url: '/api/v1/users/:userId/alert-rules',
+    rule: 'own',
+    body: () => ({ thresholds: { gestationDays: 116 } }),
+  },
   // An animal that has records answers 409 (documented): they are never deleted silently.
   { method: 'DELETE', url: '/api/v1/users/:userId/animals/:animalId', rule: 'own' },
   // Last: deleting the owner cascades away its animals, readings and records, which the rows above read.

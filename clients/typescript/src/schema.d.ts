@@ -1809,6 +1809,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/users/{userId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's events
+         * @description Newest first by t unless sortBy/sortOrder say otherwise. With `after=<ID>`, the events created after that one in the order they were created (the sync cursor): a consumer that keeps the last ID it saw catches up with nothing missed and nothing twice.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{userId}/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's new events, live (Server-Sent Events)
+         * @description A `text/event-stream` of the events created from now on (or after `after`), oldest first: each message has `id:` the event ID, `event:` its EventType and `data:` the event as JSON. A reconnecting client sends `Last-Event-ID` (browsers do) and resumes after that event, with nothing missed and nothing twice; `Last-Event-ID` wins over `after`. A comment line every 15 s keeps the connection open; the stream ends when the token expires or an integrator's link is removed.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{userId}/events/{eventId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One event
+         * @description One event of the account by its ID, with its current status.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Acknowledge or resolve an event
+         * @description Records who (the caller) and when, with an optional note. Acknowledging a resolved event is a 409; resolving twice keeps the latest. Integrators need the write permission.
+         */
+        patch: operations["updateEvent"];
+        trace?: never;
+    };
+    "/api/v1/users/{userId}/animals/{animalMac}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One animal's events
+         * @description The animal's events, whatever tag it wore when they were created; the same parameters as the account's feed.
+         */
+        get: operations["listAnimalEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{userId}/alert-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's alert rules
+         * @description The rules in force: what the account wrote, and the defaults for the rest (all defaults until it writes any).
+         */
+        get: operations["getAlertRules"];
+        /**
+         * Replace the account's alert rules
+         * @description Every part is optional; what is left out takes its default. The red band must start above the yellow one and the hysteresis lie below every probability threshold. Integrators need the write permission.
+         */
+        put: operations["putAlertRules"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/users/{userId}/access-log": {
         parameters: {
             query?: never;
@@ -2816,6 +2924,433 @@ export interface components {
              * @example 1793601600000
              */
             t: number;
+        };
+        /** @description Something the service noticed about an animal or a litter device (the spec's AnimalEvent: EventType, Group, MAC, Scale, Value, t), with its id, severity, status and evidence. Events are derived as their cause arrives and never change except for their status. */
+        AnimalEvent: {
+            /**
+             * @description The event's id: the account's creation sequence as a decimal string. Ids grow in the order events are created, so the newest ID seen is the cursor of `after`
+             * @example 1793601600000
+             */
+            ID: string;
+            /**
+             * @description The kind of event: `temperature-yellow` (Temperature above its reference (yellow band); Value in delta °C), `temperature-red` (Temperature well above its reference (red band); Value in delta °C), `temperature-normal` (Temperature back to its reference (green band); Value in delta °C), `heat-alarm` (Heat expected; Value in probability), `birth-alarm` (Farrowing expected; Value in probability), `lameness-alarm` (Lameness suspected; Value in probability), `litter-unusual-activity` (Unusual activity in the litter; Value in sigma), `litter-offline` (Litter device sends no data; Value in minutes), `litter-online` (Litter device back online; Value in minutes), `tag-silent` (Ear tag silent; Value in minutes), `tag-heard` (Ear tag heard again; Value in minutes), `tag-battery-low` (Ear tag battery low; Value in %), `farrowing-due` (Farrowing due; Value in days), `pregnancy-check-due` (Pregnancy check due; Value in days), `weaned-not-served` (Weaned sow not served; Value in days)
+             * @example temperature-red
+             * @enum {string}
+             */
+            EventType: "temperature-yellow" | "temperature-red" | "temperature-normal" | "heat-alarm" | "birth-alarm" | "lameness-alarm" | "litter-unusual-activity" | "litter-offline" | "litter-online" | "tag-silent" | "tag-heard" | "tag-battery-low" | "farrowing-due" | "pregnancy-check-due" | "weaned-not-served";
+            Group: string | null;
+            /**
+             * @description The ear tag (or litter device) the event is about
+             * @example A4:C1:38:5F:2B:91
+             */
+            MAC: string;
+            /**
+             * @description What Value measures: delta °C, probability, minutes, %, days or sigma
+             * @example delta °C
+             */
+            Scale: string;
+            /**
+             * @description The figure behind the event: the temperature delta, the probability, minutes without data, battery %, days since the record
+             * @example 0.74
+             */
+            Value: number;
+            /**
+             * Format: int64
+             * @description ms since epoch: when the cause happened (the reading, the prediction, the due day)
+             * @example 1793601600000
+             */
+            t: number;
+            /**
+             * @description info, warning or critical
+             * @example critical
+             * @enum {string}
+             */
+            severity: "info" | "warning" | "critical";
+            /**
+             * @description open, acknowledged or resolved (by a person, or by the service when the cause went away)
+             * @example open
+             * @enum {string}
+             */
+            status: "open" | "acknowledged" | "resolved";
+            /**
+             * @description What made the event: the delta and reference temperature, the probability and the prediction id, the record that made it due, the minutes without data; the keys depend on EventType (docs/events.md)
+             * @example {
+             *       "delta": 0.74,
+             *       "currentTemperature": 38.9,
+             *       "referenceTemperature": 38.16
+             *     }
+             */
+            evidence: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: int64
+             * @description ms since epoch: when the service created the event
+             * @example 1793601600000
+             */
+            createdAt: number;
+            acknowledgedBy: string | null;
+            acknowledgedAt: number | null;
+            resolvedBy: string | null;
+            resolvedAt: number | null;
+            note: string | null;
+        };
+        /** @description An account's alert rules: which kinds of event are derived, their thresholds, and who is notified by Rank with quiet hours per rank. Defaults apply to everything the account has not written. */
+        AlertRules: {
+            /** @description Per EventType: whether it is derived and which ranks are notified */
+            kinds: {
+                "temperature-yellow": {
+                    /**
+                     * @description false: the service derives no event of this kind
+                     * @example true
+                     */
+                    enabled: boolean;
+                    /**
+                     * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                     * @example [
+                     *       2,
+                     *       3
+                     *     ]
+                     */
+                    notifyRanks: (1 | 2 | 3)[];
+                };
+                "temperature-red": {
+                    /**
+                     * @description false: the service derives no event of this kind
+                     * @example true
+                     */
+                    enabled: boolean;
+                    /**
+                     * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                     * @example [
+                     *       2,
+                     *       3
+                     *     ]
+                     */
+                    notifyRanks: (1 | 2 | 3)[];
+                };
+                "temperature-normal": {
+                    /**
+                     * @description false: the service derives no event of this kind
+                     * @example true
+                     */
+                    enabled: boolean;
+                    /**
+                     * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                     * @example [
+                     *       2,
+                     *       3
+                     *     ]
+                     */
+                    notifyRanks: (1 | 2 | 3)[];
+                };
+                "heat-alarm": {
+                    /**
+                     * @description false: the service derives no event of this kind
+                     * @example true
+                     */
+                    enabled: boolean;
+                    /**
+                     * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                     * @example [
+                     *       2,
+                     *       3
+                     *     ]
+                     */
+                    notifyRanks: (1 | 2 | 3)[];
+                };
+                "birth-alarm": {
+                    /**
+                     * @description false: the service derives no event of this kind
+                     * @example true
+                     */
+                    enabled: boolean;
+                    /**
+                     * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                     * @example [
+                     *       2,
+                     *       3
+                     *     ]
+                     */
+                    notifyRanks: (1 | 2 | 3)[];
+                };
+                "lameness-alarm": {
+                    /**
+                     * @description false: the service derives no event of this kind
+                     * @example true
+                     */
+                    enabled: boolean;
+                    /**
+                     * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                     * @example [
+                     *       2,
+                     *       3
+                     *     ]
+                     */
+                    notifyRanks: (1 | 2 | 3)[];
+                };
+                "litter-unusual-activity": {
+                    /**
+                     * @description false: the service derives no event of this kind
+                     * @example true
+                     */
+                    enabled: boolean;
+                    /**
+                     * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                     * @example [
+                     *       2,
+                     *       3
+                     *     ]
+                     */
+                    notifyRanks: (1 | 2 | 3)[];
+                };
+                "litter-offline": {
+                    /**
+                     * @description false: the service derives no event of this kind
+                     * @example true
+                     */
+                    enabled: boolean;
+                    /**
+                     * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                     * @example [
+                     *       2,
+                     *       3
+                     *     ]
+                     */
+                    notifyRanks: (1 | 2 | 3)[];
+                };
+                "litter-online": {
+                    /**
+                     * @description false: the service derives no event of this kind
+                     * @example true
+                     */
+                    enabled: boolean;
+                    /**
+                     * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                     * @example [
+                     *       2,
+                     *       3
+                     *     ]
+                     */
+                    notifyRanks: (1 | 2 | 3)[];
+                };
+                "tag-silent": {
+                    /**
+                     * @description false: the service derives no event of this kind
+                     * @example true
+                     */
+                    enabled: boolean;
+                    /**
+                     * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                     * @example [
+                     *       2,
+                     *       3
+                     *     ]
+                     */
+                    notifyRanks: (1 | 2 | 3)[];
+                };
+                "tag-heard": {
+                    /**
+                     * @description false: the service derives no event of this kind
+                     * @example true
+                     */
+                    enabled: boolean;
+                    /**
+                     * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                     * @example [
+                     *       2,
+                     *       3
+                     *     ]
+                     */
+                    notifyRanks: (1 | 2 | 3)[];
+                };
+                "tag-battery-low": {
+                    /**
+                     * @description false: the service derives no event of this kind
+                     * @example true
+                     */
+                    enabled: boolean;
+                    /**
+                     * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                     * @example [
+                     *       2,
+                     *       3
+                     *     ]
+                     */
+                    notifyRanks: (1 | 2 | 3)[];
+                };
+                "farrowing-due": {
+                    /**
+                     * @description false: the service derives no event of this kind
+                     * @example true
+                     */
+                    enabled: boolean;
+                    /**
+                     * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                     * @example [
+                     *       2,
+                     *       3
+                     *     ]
+                     */
+                    notifyRanks: (1 | 2 | 3)[];
+                };
+                "pregnancy-check-due": {
+                    /**
+                     * @description false: the service derives no event of this kind
+                     * @example true
+                     */
+                    enabled: boolean;
+                    /**
+                     * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                     * @example [
+                     *       2,
+                     *       3
+                     *     ]
+                     */
+                    notifyRanks: (1 | 2 | 3)[];
+                };
+                "weaned-not-served": {
+                    /**
+                     * @description false: the service derives no event of this kind
+                     * @example true
+                     */
+                    enabled: boolean;
+                    /**
+                     * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                     * @example [
+                     *       2,
+                     *       3
+                     *     ]
+                     */
+                    notifyRanks: (1 | 2 | 3)[];
+                };
+            };
+            thresholds: {
+                /**
+                 * @description Delta (°C) at which the yellow band starts (default 0.3)
+                 * @example 0.3
+                 */
+                temperatureYellowDelta: number;
+                /**
+                 * @description Delta (°C) above which the red band starts (default 0.6)
+                 * @example 0.6
+                 */
+                temperatureRedDelta: number;
+                /**
+                 * @description Heat probability that raises a heat alarm (default 0.7)
+                 * @example 0.7
+                 */
+                heatProbability: number;
+                /**
+                 * @description Birth probability that raises a farrowing alarm (default 0.7)
+                 * @example 0.7
+                 */
+                birthProbability: number;
+                /**
+                 * @description Lameness probability that raises an alarm (default 0.6)
+                 * @example 0.6
+                 */
+                lamenessProbability: number;
+                /**
+                 * @description An alarm clears once the probability is this far below its threshold (default 0.1)
+                 * @example 0.1
+                 */
+                probabilityHysteresis: number;
+                /**
+                 * Format: int32
+                 * @description Hours after an alarm clears before the same alarm is raised again (default 12)
+                 * @example 12
+                 */
+                alarmCooldownHours: number;
+                /**
+                 * Format: int32
+                 * @description Minutes without a sensor reading before an ear tag counts as silent (default 60)
+                 * @example 60
+                 */
+                tagSilentMinutes: number;
+                /**
+                 * Format: int32
+                 * @description Minutes without a reading before a litter device counts as offline (default 30)
+                 * @example 30
+                 */
+                litterOfflineMinutes: number;
+                /**
+                 * Format: int32
+                 * @description Ear-tag battery (%) below which the battery is low (default 20)
+                 * @example 20
+                 */
+                batteryPercent: number;
+                /**
+                 * Format: int32
+                 * @description Gestation length in days: farrowing is due this long after the service (default 115)
+                 * @example 115
+                 */
+                gestationDays: number;
+                /**
+                 * Format: int32
+                 * @description The farrowing event opens this many days before the due day (default 0)
+                 * @example 0
+                 */
+                farrowingLeadDays: number;
+                /**
+                 * Format: int32
+                 * @description Days after the service at which the pregnancy check is due (default 28)
+                 * @example 28
+                 */
+                pregnancyCheckDays: number;
+                /**
+                 * Format: int32
+                 * @description Days after weaning by which a sow should be served again (default 7)
+                 * @example 7
+                 */
+                weanedNotServedDays: number;
+            };
+            /** @description Per rank ("1" Admin, "2" Manager, "3" Worker): a window of local time (timeZone) in which that rank gets no push, or null for none */
+            quietHours: {
+                1: {
+                    /**
+                     * @description HH:mm, local time
+                     * @example 22:00
+                     */
+                    start: string;
+                    /**
+                     * @description HH:mm, local time (before start: over midnight)
+                     * @example 06:00
+                     */
+                    end: string;
+                } | null;
+                2: {
+                    /**
+                     * @description HH:mm, local time
+                     * @example 22:00
+                     */
+                    start: string;
+                    /**
+                     * @description HH:mm, local time (before start: over midnight)
+                     * @example 06:00
+                     */
+                    end: string;
+                } | null;
+                3: {
+                    /**
+                     * @description HH:mm, local time
+                     * @example 22:00
+                     */
+                    start: string;
+                    /**
+                     * @description HH:mm, local time (before start: over midnight)
+                     * @example 06:00
+                     */
+                    end: string;
+                } | null;
+            };
+            /**
+             * @description IANA time zone of the quiet hours
+             * @example Europe/Copenhagen
+             */
+            timeZone: string;
+            updatedAt: number | null;
+            updatedBy: string | null;
         };
         /** @description One request an integrator token made */
         UsageRecord: {
@@ -38728,6 +39263,2306 @@ export interface operations {
                      * @example {
                      *       "success": false,
                      *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IP rate limit or daily per-endpoint quota exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected fault; the body carries no internals */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Database or Redis unreachable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, 1-1000000
+                 * @example 2
+                 */
+                page?: number;
+                /**
+                 * @description Page size, 1-100
+                 * @example 25
+                 */
+                limit?: number;
+                /**
+                 * @description Field to sort by
+                 * @example t
+                 */
+                sortBy?: "ID" | "EventType" | "Group" | "MAC" | "Scale" | "Value" | "t" | "severity" | "status" | "createdAt" | "acknowledgedBy" | "acknowledgedAt" | "resolvedBy" | "resolvedAt" | "note";
+                /**
+                 * @description asc or desc
+                 * @example asc
+                 */
+                sortOrder?: "asc" | "desc";
+                /** @description filter[Field]=value: only items whose Field equals value */
+                filter?: {
+                    /**
+                     * @description The event's id: the account's creation sequence as a decimal string. Ids grow in the order events are created, so the newest ID seen is the cursor of `after`
+                     * @example 1793601600000
+                     */
+                    ID?: string;
+                    /**
+                     * @description The kind of event: `temperature-yellow` (Temperature above its reference (yellow band); Value in delta °C), `temperature-red` (Temperature well above its reference (red band); Value in delta °C), `temperature-normal` (Temperature back to its reference (green band); Value in delta °C), `heat-alarm` (Heat expected; Value in probability), `birth-alarm` (Farrowing expected; Value in probability), `lameness-alarm` (Lameness suspected; Value in probability), `litter-unusual-activity` (Unusual activity in the litter; Value in sigma), `litter-offline` (Litter device sends no data; Value in minutes), `litter-online` (Litter device back online; Value in minutes), `tag-silent` (Ear tag silent; Value in minutes), `tag-heard` (Ear tag heard again; Value in minutes), `tag-battery-low` (Ear tag battery low; Value in %), `farrowing-due` (Farrowing due; Value in days), `pregnancy-check-due` (Pregnancy check due; Value in days), `weaned-not-served` (Weaned sow not served; Value in days)
+                     * @example temperature-red
+                     * @enum {string}
+                     */
+                    EventType?: "temperature-yellow" | "temperature-red" | "temperature-normal" | "heat-alarm" | "birth-alarm" | "lameness-alarm" | "litter-unusual-activity" | "litter-offline" | "litter-online" | "tag-silent" | "tag-heard" | "tag-battery-low" | "farrowing-due" | "pregnancy-check-due" | "weaned-not-served";
+                    /**
+                     * @description The animal's group when the event was created; null for a litter device or an animal in none
+                     * @example Farrowing 2
+                     */
+                    Group?: string;
+                    /**
+                     * @description The ear tag (or litter device) the event is about
+                     * @example A4:C1:38:5F:2B:91
+                     */
+                    MAC?: string;
+                    /**
+                     * @description What Value measures: delta °C, probability, minutes, %, days or sigma
+                     * @example delta °C
+                     */
+                    Scale?: string;
+                    /**
+                     * @description The figure behind the event: the temperature delta, the probability, minutes without data, battery %, days since the record
+                     * @example 0.74
+                     */
+                    Value?: number;
+                    /**
+                     * Format: int64
+                     * @description ms since epoch: when the cause happened (the reading, the prediction, the due day)
+                     * @example 1793601600000
+                     */
+                    t?: number;
+                    /**
+                     * @description info, warning or critical
+                     * @example critical
+                     * @enum {string}
+                     */
+                    severity?: "info" | "warning" | "critical";
+                    /**
+                     * @description open, acknowledged or resolved (by a person, or by the service when the cause went away)
+                     * @example open
+                     * @enum {string}
+                     */
+                    status?: "open" | "acknowledged" | "resolved";
+                    /**
+                     * Format: int64
+                     * @description ms since epoch: when the service created the event
+                     * @example 1793601600000
+                     */
+                    createdAt?: number;
+                    /**
+                     * @description Who acknowledged it: a user Uid or an integratorUID
+                     * @example hillside-farm
+                     */
+                    acknowledgedBy?: string;
+                    /**
+                     * Format: int64
+                     * @description ms since epoch: when it was acknowledged
+                     * @example 1793601600000
+                     */
+                    acknowledgedAt?: number;
+                    /**
+                     * @description Who resolved it: a user Uid, an integratorUID, or `service` when the cause went away
+                     * @example service
+                     */
+                    resolvedBy?: string;
+                    /**
+                     * Format: int64
+                     * @description ms since epoch: when it was resolved
+                     * @example 1793601600000
+                     */
+                    resolvedAt?: number;
+                    /**
+                     * @description The note given with the last acknowledgement or resolution
+                     * @example Checked at 07:10, vet called
+                     */
+                    note?: string;
+                };
+                /**
+                 * @description Only this kind
+                 * @example farrowing-due
+                 */
+                EventType?: "temperature-yellow" | "temperature-red" | "temperature-normal" | "heat-alarm" | "birth-alarm" | "lameness-alarm" | "litter-unusual-activity" | "litter-offline" | "litter-online" | "tag-silent" | "tag-heard" | "tag-battery-low" | "farrowing-due" | "pregnancy-check-due" | "weaned-not-served";
+                /**
+                 * @description Only this severity
+                 * @example critical
+                 */
+                severity?: "info" | "warning" | "critical";
+                /**
+                 * @description Only this status
+                 * @example open
+                 */
+                status?: "open" | "acknowledged" | "resolved";
+                /**
+                 * @description Only events whose t is at or after this, ms since epoch
+                 * @example 1793601600000
+                 */
+                since?: number;
+                /**
+                 * @description Only events whose t is at or before this, ms since epoch
+                 * @example 1793601600000
+                 */
+                until?: number;
+                /**
+                 * @description Sync cursor: the newest event ID already seen. Returns the events created after it, oldest first (sortBy and sortOrder do not apply); read pages with the last ID of each page as the next cursor until a page comes back short
+                 * @example 1287
+                 */
+                after?: string;
+                /**
+                 * @description Only this tag or device, either case
+                 * @example A4:C1:38:5F:2B:91
+                 */
+                MAC?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of results */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["AnimalEvent"][];
+                        pagination: components["schemas"]["Pagination"];
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time of the response
+                         * @example 2026-11-02T06:40:00.000Z
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Validation failed, malformed JSON or a refused key */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Permission, account link or tier missing */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IP rate limit or daily per-endpoint quota exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected fault; the body carries no internals */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Database or Redis unreachable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Sync cursor: the newest event ID already seen. Returns the events created after it, oldest first (sortBy and sortOrder do not apply); read pages with the last ID of each page as the next cursor until a page comes back short
+                 * @example 1287
+                 */
+                after?: string;
+            };
+            header?: {
+                /**
+                 * @description The last event ID received
+                 * @example 1287
+                 */
+                "last-event-id"?: string;
+            };
+            path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A stream of events (text/event-stream) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Validation failed, malformed JSON or a refused key */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Permission, account link or tier missing */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IP rate limit or daily per-endpoint quota exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected fault; the body carries no internals */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Database or Redis unreachable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
+                userId: string;
+                /**
+                 * @description The event's ID
+                 * @example 1287
+                 */
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["AnimalEvent"];
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time of the response
+                         * @example 2026-11-02T06:40:00.000Z
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Validation failed, malformed JSON or a refused key */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Permission, account link or tier missing */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IP rate limit or daily per-endpoint quota exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected fault; the body carries no internals */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Database or Redis unreachable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
+                userId: string;
+                /**
+                 * @description The event's ID
+                 * @example 1287
+                 */
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Acknowledge or resolve an event. A resolved event stays resolved (409 on a later acknowledgement); who and when are recorded. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description acknowledged (seen, being handled) or resolved (done)
+                     * @example acknowledged
+                     * @enum {string}
+                     */
+                    status: "acknowledged" | "resolved";
+                    /**
+                     * @description Optional note
+                     * @example Checked at 07:10, vet called
+                     */
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The event as changed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["AnimalEvent"];
+                        /**
+                         * @description What was done
+                         * @example Event acknowledged
+                         */
+                        message?: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time of the response
+                         * @example 2026-11-02T06:40:00.000Z
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Validation failed, malformed JSON or a refused key */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Permission, account link or tier missing */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body larger than the configured limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body sent with a content type other than application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IP rate limit or daily per-endpoint quota exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected fault; the body carries no internals */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Database or Redis unreachable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listAnimalEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, 1-1000000
+                 * @example 2
+                 */
+                page?: number;
+                /**
+                 * @description Page size, 1-100
+                 * @example 25
+                 */
+                limit?: number;
+                /**
+                 * @description Field to sort by
+                 * @example t
+                 */
+                sortBy?: "ID" | "EventType" | "Group" | "MAC" | "Scale" | "Value" | "t" | "severity" | "status" | "createdAt" | "acknowledgedBy" | "acknowledgedAt" | "resolvedBy" | "resolvedAt" | "note";
+                /**
+                 * @description asc or desc
+                 * @example asc
+                 */
+                sortOrder?: "asc" | "desc";
+                /** @description filter[Field]=value: only items whose Field equals value */
+                filter?: {
+                    /**
+                     * @description The event's id: the account's creation sequence as a decimal string. Ids grow in the order events are created, so the newest ID seen is the cursor of `after`
+                     * @example 1793601600000
+                     */
+                    ID?: string;
+                    /**
+                     * @description The kind of event: `temperature-yellow` (Temperature above its reference (yellow band); Value in delta °C), `temperature-red` (Temperature well above its reference (red band); Value in delta °C), `temperature-normal` (Temperature back to its reference (green band); Value in delta °C), `heat-alarm` (Heat expected; Value in probability), `birth-alarm` (Farrowing expected; Value in probability), `lameness-alarm` (Lameness suspected; Value in probability), `litter-unusual-activity` (Unusual activity in the litter; Value in sigma), `litter-offline` (Litter device sends no data; Value in minutes), `litter-online` (Litter device back online; Value in minutes), `tag-silent` (Ear tag silent; Value in minutes), `tag-heard` (Ear tag heard again; Value in minutes), `tag-battery-low` (Ear tag battery low; Value in %), `farrowing-due` (Farrowing due; Value in days), `pregnancy-check-due` (Pregnancy check due; Value in days), `weaned-not-served` (Weaned sow not served; Value in days)
+                     * @example temperature-red
+                     * @enum {string}
+                     */
+                    EventType?: "temperature-yellow" | "temperature-red" | "temperature-normal" | "heat-alarm" | "birth-alarm" | "lameness-alarm" | "litter-unusual-activity" | "litter-offline" | "litter-online" | "tag-silent" | "tag-heard" | "tag-battery-low" | "farrowing-due" | "pregnancy-check-due" | "weaned-not-served";
+                    /**
+                     * @description The animal's group when the event was created; null for a litter device or an animal in none
+                     * @example Farrowing 2
+                     */
+                    Group?: string;
+                    /**
+                     * @description The ear tag (or litter device) the event is about
+                     * @example A4:C1:38:5F:2B:91
+                     */
+                    MAC?: string;
+                    /**
+                     * @description What Value measures: delta °C, probability, minutes, %, days or sigma
+                     * @example delta °C
+                     */
+                    Scale?: string;
+                    /**
+                     * @description The figure behind the event: the temperature delta, the probability, minutes without data, battery %, days since the record
+                     * @example 0.74
+                     */
+                    Value?: number;
+                    /**
+                     * Format: int64
+                     * @description ms since epoch: when the cause happened (the reading, the prediction, the due day)
+                     * @example 1793601600000
+                     */
+                    t?: number;
+                    /**
+                     * @description info, warning or critical
+                     * @example critical
+                     * @enum {string}
+                     */
+                    severity?: "info" | "warning" | "critical";
+                    /**
+                     * @description open, acknowledged or resolved (by a person, or by the service when the cause went away)
+                     * @example open
+                     * @enum {string}
+                     */
+                    status?: "open" | "acknowledged" | "resolved";
+                    /**
+                     * Format: int64
+                     * @description ms since epoch: when the service created the event
+                     * @example 1793601600000
+                     */
+                    createdAt?: number;
+                    /**
+                     * @description Who acknowledged it: a user Uid or an integratorUID
+                     * @example hillside-farm
+                     */
+                    acknowledgedBy?: string;
+                    /**
+                     * Format: int64
+                     * @description ms since epoch: when it was acknowledged
+                     * @example 1793601600000
+                     */
+                    acknowledgedAt?: number;
+                    /**
+                     * @description Who resolved it: a user Uid, an integratorUID, or `service` when the cause went away
+                     * @example service
+                     */
+                    resolvedBy?: string;
+                    /**
+                     * Format: int64
+                     * @description ms since epoch: when it was resolved
+                     * @example 1793601600000
+                     */
+                    resolvedAt?: number;
+                    /**
+                     * @description The note given with the last acknowledgement or resolution
+                     * @example Checked at 07:10, vet called
+                     */
+                    note?: string;
+                };
+                /**
+                 * @description Only this kind
+                 * @example farrowing-due
+                 */
+                EventType?: "temperature-yellow" | "temperature-red" | "temperature-normal" | "heat-alarm" | "birth-alarm" | "lameness-alarm" | "litter-unusual-activity" | "litter-offline" | "litter-online" | "tag-silent" | "tag-heard" | "tag-battery-low" | "farrowing-due" | "pregnancy-check-due" | "weaned-not-served";
+                /**
+                 * @description Only this severity
+                 * @example critical
+                 */
+                severity?: "info" | "warning" | "critical";
+                /**
+                 * @description Only this status
+                 * @example open
+                 */
+                status?: "open" | "acknowledged" | "resolved";
+                /**
+                 * @description Only events whose t is at or after this, ms since epoch
+                 * @example 1793601600000
+                 */
+                since?: number;
+                /**
+                 * @description Only events whose t is at or before this, ms since epoch
+                 * @example 1793601600000
+                 */
+                until?: number;
+                /**
+                 * @description Sync cursor: the newest event ID already seen. Returns the events created after it, oldest first (sortBy and sortOrder do not apply); read pages with the last ID of each page as the next cursor until a page comes back short
+                 * @example 1287
+                 */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
+                userId: string;
+                /**
+                 * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
+                 * @example A4:C1:38:5F:2B:91
+                 */
+                animalMac: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of results */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["AnimalEvent"][];
+                        pagination: components["schemas"]["Pagination"];
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time of the response
+                         * @example 2026-11-02T06:40:00.000Z
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Validation failed, malformed JSON or a refused key */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Permission, account link or tier missing */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IP rate limit or daily per-endpoint quota exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected fault; the body carries no internals */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Database or Redis unreachable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAlertRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["AlertRules"];
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time of the response
+                         * @example 2026-11-02T06:40:00.000Z
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Validation failed, malformed JSON or a refused key */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Permission, account link or tier missing */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IP rate limit or daily per-endpoint quota exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected fault; the body carries no internals */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Database or Redis unreachable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putAlertRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Replaces the account's rules. Every part is optional and what is left out takes its default, so `{}` restores the defaults. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kinds": {
+                 *         "heat-alarm": {
+                 *           "enabled": true,
+                 *           "notifyRanks": [
+                 *             3
+                 *           ]
+                 *         },
+                 *         "temperature-red": {
+                 *           "enabled": true,
+                 *           "notifyRanks": [
+                 *             2
+                 *           ]
+                 *         }
+                 *       },
+                 *       "thresholds": {
+                 *         "heatProbability": 0.8,
+                 *         "gestationDays": 116
+                 *       },
+                 *       "quietHours": {
+                 *         "3": {
+                 *           "start": "21:00",
+                 *           "end": "05:30"
+                 *         }
+                 *       },
+                 *       "timeZone": "Europe/Copenhagen"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Per EventType: whether it is derived and which ranks are notified; kinds left out keep their defaults (temperature-yellow: [2], temperature-red: [2,3], temperature-normal: [], heat-alarm: [3], birth-alarm: [3], lameness-alarm: [2], litter-unusual-activity: [3], litter-offline: [2], litter-online: [], tag-silent: [2], tag-heard: [], tag-battery-low: [2], farrowing-due: [3], pregnancy-check-due: [3], weaned-not-served: [2]) */
+                    kinds?: {
+                        "temperature-yellow"?: {
+                            /**
+                             * @description false: the service derives no event of this kind
+                             * @example true
+                             */
+                            enabled: boolean;
+                            /**
+                             * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                             * @example [
+                             *       2,
+                             *       3
+                             *     ]
+                             */
+                            notifyRanks: (1 | 2 | 3)[];
+                        };
+                        "temperature-red"?: {
+                            /**
+                             * @description false: the service derives no event of this kind
+                             * @example true
+                             */
+                            enabled: boolean;
+                            /**
+                             * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                             * @example [
+                             *       2,
+                             *       3
+                             *     ]
+                             */
+                            notifyRanks: (1 | 2 | 3)[];
+                        };
+                        "temperature-normal"?: {
+                            /**
+                             * @description false: the service derives no event of this kind
+                             * @example true
+                             */
+                            enabled: boolean;
+                            /**
+                             * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                             * @example [
+                             *       2,
+                             *       3
+                             *     ]
+                             */
+                            notifyRanks: (1 | 2 | 3)[];
+                        };
+                        "heat-alarm"?: {
+                            /**
+                             * @description false: the service derives no event of this kind
+                             * @example true
+                             */
+                            enabled: boolean;
+                            /**
+                             * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                             * @example [
+                             *       2,
+                             *       3
+                             *     ]
+                             */
+                            notifyRanks: (1 | 2 | 3)[];
+                        };
+                        "birth-alarm"?: {
+                            /**
+                             * @description false: the service derives no event of this kind
+                             * @example true
+                             */
+                            enabled: boolean;
+                            /**
+                             * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                             * @example [
+                             *       2,
+                             *       3
+                             *     ]
+                             */
+                            notifyRanks: (1 | 2 | 3)[];
+                        };
+                        "lameness-alarm"?: {
+                            /**
+                             * @description false: the service derives no event of this kind
+                             * @example true
+                             */
+                            enabled: boolean;
+                            /**
+                             * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                             * @example [
+                             *       2,
+                             *       3
+                             *     ]
+                             */
+                            notifyRanks: (1 | 2 | 3)[];
+                        };
+                        "litter-unusual-activity"?: {
+                            /**
+                             * @description false: the service derives no event of this kind
+                             * @example true
+                             */
+                            enabled: boolean;
+                            /**
+                             * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                             * @example [
+                             *       2,
+                             *       3
+                             *     ]
+                             */
+                            notifyRanks: (1 | 2 | 3)[];
+                        };
+                        "litter-offline"?: {
+                            /**
+                             * @description false: the service derives no event of this kind
+                             * @example true
+                             */
+                            enabled: boolean;
+                            /**
+                             * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                             * @example [
+                             *       2,
+                             *       3
+                             *     ]
+                             */
+                            notifyRanks: (1 | 2 | 3)[];
+                        };
+                        "litter-online"?: {
+                            /**
+                             * @description false: the service derives no event of this kind
+                             * @example true
+                             */
+                            enabled: boolean;
+                            /**
+                             * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                             * @example [
+                             *       2,
+                             *       3
+                             *     ]
+                             */
+                            notifyRanks: (1 | 2 | 3)[];
+                        };
+                        "tag-silent"?: {
+                            /**
+                             * @description false: the service derives no event of this kind
+                             * @example true
+                             */
+                            enabled: boolean;
+                            /**
+                             * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                             * @example [
+                             *       2,
+                             *       3
+                             *     ]
+                             */
+                            notifyRanks: (1 | 2 | 3)[];
+                        };
+                        "tag-heard"?: {
+                            /**
+                             * @description false: the service derives no event of this kind
+                             * @example true
+                             */
+                            enabled: boolean;
+                            /**
+                             * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                             * @example [
+                             *       2,
+                             *       3
+                             *     ]
+                             */
+                            notifyRanks: (1 | 2 | 3)[];
+                        };
+                        "tag-battery-low"?: {
+                            /**
+                             * @description false: the service derives no event of this kind
+                             * @example true
+                             */
+                            enabled: boolean;
+                            /**
+                             * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                             * @example [
+                             *       2,
+                             *       3
+                             *     ]
+                             */
+                            notifyRanks: (1 | 2 | 3)[];
+                        };
+                        "farrowing-due"?: {
+                            /**
+                             * @description false: the service derives no event of this kind
+                             * @example true
+                             */
+                            enabled: boolean;
+                            /**
+                             * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                             * @example [
+                             *       2,
+                             *       3
+                             *     ]
+                             */
+                            notifyRanks: (1 | 2 | 3)[];
+                        };
+                        "pregnancy-check-due"?: {
+                            /**
+                             * @description false: the service derives no event of this kind
+                             * @example true
+                             */
+                            enabled: boolean;
+                            /**
+                             * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                             * @example [
+                             *       2,
+                             *       3
+                             *     ]
+                             */
+                            notifyRanks: (1 | 2 | 3)[];
+                        };
+                        "weaned-not-served"?: {
+                            /**
+                             * @description false: the service derives no event of this kind
+                             * @example true
+                             */
+                            enabled: boolean;
+                            /**
+                             * @description Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody
+                             * @example [
+                             *       2,
+                             *       3
+                             *     ]
+                             */
+                            notifyRanks: (1 | 2 | 3)[];
+                        };
+                    };
+                    /** @description Thresholds left out keep their defaults */
+                    thresholds?: {
+                        /**
+                         * @description Delta (°C) at which the yellow band starts (default 0.3)
+                         * @example 0.3
+                         */
+                        temperatureYellowDelta?: number;
+                        /**
+                         * @description Delta (°C) above which the red band starts (default 0.6)
+                         * @example 0.6
+                         */
+                        temperatureRedDelta?: number;
+                        /**
+                         * @description Heat probability that raises a heat alarm (default 0.7)
+                         * @example 0.7
+                         */
+                        heatProbability?: number;
+                        /**
+                         * @description Birth probability that raises a farrowing alarm (default 0.7)
+                         * @example 0.7
+                         */
+                        birthProbability?: number;
+                        /**
+                         * @description Lameness probability that raises an alarm (default 0.6)
+                         * @example 0.6
+                         */
+                        lamenessProbability?: number;
+                        /**
+                         * @description An alarm clears once the probability is this far below its threshold (default 0.1)
+                         * @example 0.1
+                         */
+                        probabilityHysteresis?: number;
+                        /**
+                         * Format: int32
+                         * @description Hours after an alarm clears before the same alarm is raised again (default 12)
+                         * @example 12
+                         */
+                        alarmCooldownHours?: number;
+                        /**
+                         * Format: int32
+                         * @description Minutes without a sensor reading before an ear tag counts as silent (default 60)
+                         * @example 60
+                         */
+                        tagSilentMinutes?: number;
+                        /**
+                         * Format: int32
+                         * @description Minutes without a reading before a litter device counts as offline (default 30)
+                         * @example 30
+                         */
+                        litterOfflineMinutes?: number;
+                        /**
+                         * Format: int32
+                         * @description Ear-tag battery (%) below which the battery is low (default 20)
+                         * @example 20
+                         */
+                        batteryPercent?: number;
+                        /**
+                         * Format: int32
+                         * @description Gestation length in days: farrowing is due this long after the service (default 115)
+                         * @example 115
+                         */
+                        gestationDays?: number;
+                        /**
+                         * Format: int32
+                         * @description The farrowing event opens this many days before the due day (default 0)
+                         * @example 0
+                         */
+                        farrowingLeadDays?: number;
+                        /**
+                         * Format: int32
+                         * @description Days after the service at which the pregnancy check is due (default 28)
+                         * @example 28
+                         */
+                        pregnancyCheckDays?: number;
+                        /**
+                         * Format: int32
+                         * @description Days after weaning by which a sow should be served again (default 7)
+                         * @example 7
+                         */
+                        weanedNotServedDays?: number;
+                    };
+                    /** @description Per rank ("1" Admin, "2" Manager, "3" Worker): a window of local time (timeZone) in which that rank gets no push, or null for none; ranks left out keep their defaults */
+                    quietHours?: {
+                        1?: {
+                            /**
+                             * @description HH:mm, local time
+                             * @example 22:00
+                             */
+                            start: string;
+                            /**
+                             * @description HH:mm, local time (before start: over midnight)
+                             * @example 06:00
+                             */
+                            end: string;
+                        } | null;
+                        2?: {
+                            /**
+                             * @description HH:mm, local time
+                             * @example 22:00
+                             */
+                            start: string;
+                            /**
+                             * @description HH:mm, local time (before start: over midnight)
+                             * @example 06:00
+                             */
+                            end: string;
+                        } | null;
+                        3?: {
+                            /**
+                             * @description HH:mm, local time
+                             * @example 22:00
+                             */
+                            start: string;
+                            /**
+                             * @description HH:mm, local time (before start: over midnight)
+                             * @example 06:00
+                             */
+                            end: string;
+                        } | null;
+                    };
+                    /**
+                     * @description IANA time zone of the quiet hours
+                     * @example Europe/Copenhagen
+                     */
+                    timeZone?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The rules now in force */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["AlertRules"];
+                        /**
+                         * @description What was done
+                         * @example Alert rules saved
+                         */
+                        message?: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time of the response
+                         * @example 2026-11-02T06:40:00.000Z
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Validation failed, malformed JSON or a refused key */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Permission, account link or tier missing */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body larger than the configured limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is larger than the limit of this service",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body sent with a content type other than application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported content type: send the body as application/json",
                      *       "timestamp": "2026-11-02T06:40:00.000Z"
                      *     }
                      */

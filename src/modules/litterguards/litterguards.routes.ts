@@ -294,6 +294,7 @@ async function litterguardRoutes(app: App) {
         req.params.macAddress,
         { kind: 'devicedata', rows: req.body.readings },
         app.clock(),
+        app.events,
       )
       if (result.outcome === 'unknownMac') throw notFound('Litterguard')
       if (result.outcome === 'invalid') throw validationFailed(result.details)

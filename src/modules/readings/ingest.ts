@@ -11,6 +11,9 @@ import type { FieldProblem } from '../../http/errors.ts'
 import { validationDetails, type AjvIssue } from '../../http/validation-details.ts'
 import { unstorableValue } from '../../plugins/validation.ts'
 import { isMac, normalizeMac } from '../animals/animals.rules.ts'
+import type { EventHub } from '../events/event-hub.ts'
+import type { EventRow } from '../events/events.repository.ts'
+import { deriveFromReadings } from '../events/reading-events.ts'
 import { currentStateUntil, firstFutureRow, FUTURE_SKEW_MS } from './readings.rules.ts'
 import { DeviceIngestBody, LocationIngestBody, SensorIngestBody } from './readings.schemas.ts'
 import { SERIES, storeReadings, type IngestBatch, type IngestCounts, type ReadingKind } from './readings.repository.ts'
@@ -23,13 +26,17 @@ export type IngestOutcome =
   | { outcome: 'unknownMac' }
   | { outcome: 'invalid'; details: FieldProblem[] }
 
-/** Stores a validated batch for the tag or device `mac` of user `uid`: all rows or none. */
+/**
+ * Stores a validated batch for the tag or device `mac` of user `uid`: all rows or none. With an event hub that
+ * derives, the events the new rows give rise to are stored in the same transaction and announced after it.
+ */
 export async function ingest(
   db: Kysely<DB>,
   uid: string,
   mac: string,
   batch: IngestBatch,
   now: number,
+  events?: EventHub,
 ): Promise<IngestOutcome> {
   const { msPerT } = SERIES[batch.kind]
   const future = firstFutureRow(batch.rows, now, msPerT)
@@ -42,7 +49,15 @@ export async function ingest(
     }
   }
   if (!isMac(mac)) return { outcome: 'unknownMac' }
-  const counts = await storeReadings(db, uid, normalizeMac(mac), batch, currentStateUntil(now, msPerT))
+  const tag = normalizeMac(mac)
+  const created: EventRow[] = []
+  const derive = events?.derive
+    ? async (trx: Kysely<DB>) => {
+        created.push(...(await deriveFromReadings(trx, uid, tag, batch.kind, now)))
+      }
+    : undefined
+  const counts = await storeReadings(db, uid, tag, batch, currentStateUntil(now, msPerT), derive)
+  events?.announce(created)
   return counts ? { outcome: 'stored', counts } : { outcome: 'unknownMac' }
 }
 

@@ -80,6 +80,8 @@ export const SERIES: Record<ReadingKind, Series> = {
  * per column through unnest(): one statement whatever the batch size, and no 65,535-parameter limit.
  * Returns undefined when the user has no animal (or device, for devicedata) with this MAC. The owner's latest
  * state moves only to rows stamped at most `currentUntil` (the series' unit of t).
+ * `afterStore` runs in the same transaction once new rows are in and the owner's latest state is updated
+ * (event derivation).
  */
 export async function storeReadings(
   db: Kysely<DB>,
@@ -87,6 +89,7 @@ export async function storeReadings(
   mac: string,
   batch: IngestBatch,
   currentUntil: number,
+  afterStore?: (trx: Kysely<DB>) => Promise<void>,
 ): Promise<IngestCounts | undefined> {
   const series = SERIES[batch.kind]
   const rows = batch.rows as readonly Record<string, unknown>[]
@@ -103,7 +106,10 @@ export async function storeReadings(
       FROM unnest(${sql.join(columns.map((c) => sql`${rows.map((row) => row[c])}::${arrayType(c)}`))}) AS r (${sql.join(columns.map((c) => sql.ref(c)))})
       ON CONFLICT (uid, mac, t) DO NOTHING`.execute(trx)
     const stored = Number(result.numAffectedRows ?? 0n)
-    if (stored > 0) await series.latest(uid, mac, currentUntil).execute(trx)
+    if (stored > 0) {
+      await series.latest(uid, mac, currentUntil).execute(trx)
+      await afterStore?.(trx)
+    }
     return { received: rows.length, stored, duplicates: rows.length - stored }
   })
 }

@@ -86,6 +86,7 @@ async function readingRoutes(app: App) {
           req.params.animalMac,
           { kind: 'sensordata', rows: req.body.readings },
           app.clock(),
+          app.events,
         ),
       )
       app.countIngested('http', 'sensordata', counts.stored)
@@ -114,6 +115,7 @@ async function readingRoutes(app: App) {
           req.params.animalMac,
           { kind: 'locations', rows: req.body.readings },
           app.clock(),
+          app.events,
         ),
       )
       app.countIngested('http', 'locations', counts.stored)

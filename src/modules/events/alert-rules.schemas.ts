@@ -1,0 +1,198 @@
+// The alert rules document as the API reads and writes it (alert-rules.rules.ts holds its meaning).
+import Type, { type TProperties } from 'typebox'
+import { EpochMs, EXAMPLE, Integer } from '../../http/schema-types.ts'
+import { DEFAULT_THRESHOLDS } from './alert-rules.rules.ts'
+import { EVENT_KINDS, EVENT_TYPES } from './event-kinds.ts'
+
+const RankList = Type.Array(Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3)]), {
+  maxItems: 3,
+  uniqueItems: true,
+  description: 'Ranks notified (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker; [] notifies nobody',
+  examples: [[2, 3]],
+})
+
+const KindRule = Type.Object(
+  {
+    enabled: Type.Boolean({ description: 'false: the service derives no event of this kind', examples: [true] }),
+    notifyRanks: RankList,
+  },
+  { additionalProperties: false },
+)
+
+const number = (
+  name: keyof typeof DEFAULT_THRESHOLDS,
+  description: string,
+  minimum: number,
+  maximum: number,
+  exclusive = false,
+) =>
+  Type.Number({
+    ...(exclusive ? { exclusiveMinimum: minimum } : { minimum }),
+    maximum,
+    description: `${description} (default ${DEFAULT_THRESHOLDS[name]})`,
+    examples: [DEFAULT_THRESHOLDS[name]],
+  })
+
+const integer = (name: keyof typeof DEFAULT_THRESHOLDS, description: string, minimum: number, maximum: number) =>
+  Integer({
+    minimum,
+    maximum,
+    description: `${description} (default ${DEFAULT_THRESHOLDS[name]})`,
+    examples: [DEFAULT_THRESHOLDS[name]],
+  })
+
+const thresholdProperties = {
+  temperatureYellowDelta: number('temperatureYellowDelta', 'Delta (°C) at which the yellow band starts', 0, 5, true),
+  temperatureRedDelta: number('temperatureRedDelta', 'Delta (°C) above which the red band starts', 0, 5, true),
+  heatProbability: number('heatProbability', 'Heat probability that raises a heat alarm', 0, 1, true),
+  birthProbability: number('birthProbability', 'Birth probability that raises a farrowing alarm', 0, 1, true),
+  lamenessProbability: number('lamenessProbability', 'Lameness probability that raises an alarm', 0, 1, true),
+  probabilityHysteresis: number(
+    'probabilityHysteresis',
+    'An alarm clears once the probability is this far below its threshold',
+    0,
+    0.5,
+  ),
+  alarmCooldownHours: integer(
+    'alarmCooldownHours',
+    'Hours after an alarm clears before the same alarm is raised again',
+    0,
+    168,
+  ),
+  tagSilentMinutes: integer(
+    'tagSilentMinutes',
+    'Minutes without a sensor reading before an ear tag counts as silent',
+    5,
+    10_080,
+  ),
+  litterOfflineMinutes: integer(
+    'litterOfflineMinutes',
+    'Minutes without a reading before a litter device counts as offline',
+    5,
+    10_080,
+  ),
+  batteryPercent: integer('batteryPercent', 'Ear-tag battery (%) below which the battery is low', 1, 99),
+  gestationDays: integer(
+    'gestationDays',
+    'Gestation length in days: farrowing is due this long after the service',
+    100,
+    130,
+  ),
+  farrowingLeadDays: integer('farrowingLeadDays', 'The farrowing event opens this many days before the due day', 0, 14),
+  pregnancyCheckDays: integer(
+    'pregnancyCheckDays',
+    'Days after the service at which the pregnancy check is due',
+    14,
+    60,
+  ),
+  weanedNotServedDays: integer(
+    'weanedNotServedDays',
+    'Days after weaning by which a sow should be served again',
+    1,
+    60,
+  ),
+} satisfies TProperties
+
+const QuietHours = Type.Union([
+  Type.Object(
+    {
+      start: Type.String({
+        pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
+        maxLength: 5,
+        description: 'HH:mm, local time',
+        examples: ['22:00'],
+      }),
+      end: Type.String({
+        pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
+        maxLength: 5,
+        description: 'HH:mm, local time (before start: over midnight)',
+        examples: ['06:00'],
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Null(),
+])
+
+const kindDescription = 'Per EventType: whether it is derived and which ranks are notified'
+const quietDescription =
+  'Per rank ("1" Admin, "2" Manager, "3" Worker): a window of local time (timeZone) in which that rank gets no push, or null for none'
+const TimeZone = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'IANA time zone of the quiet hours',
+  examples: ['Europe/Copenhagen'],
+})
+
+/** The rules in force (every part filled in from the defaults where the account wrote nothing). */
+export const AlertRules = Type.Object(
+  {
+    kinds: Type.Object(Object.fromEntries(EVENT_TYPES.map((type) => [type, KindRule])), {
+      additionalProperties: false,
+      description: kindDescription,
+    }),
+    thresholds: Type.Object(thresholdProperties, { additionalProperties: false }),
+    quietHours: Type.Object(
+      { '1': QuietHours, '2': QuietHours, '3': QuietHours },
+      { additionalProperties: false, description: quietDescription },
+    ),
+    timeZone: TimeZone,
+    updatedAt: Type.Union([EpochMs('When the account last wrote its rules; null: never (all defaults)'), Type.Null()]),
+    updatedBy: Type.Union([
+      Type.String({
+        maxLength: 200,
+        description: 'Who wrote them: a user Uid or an integratorUID',
+        examples: [EXAMPLE.uid],
+      }),
+      Type.Null(),
+    ]),
+  },
+  {
+    $id: 'AlertRules',
+    additionalProperties: false,
+    description:
+      "An account's alert rules: which kinds of event are derived, their thresholds, and who is notified by Rank with quiet hours per rank. " +
+      'Defaults apply to everything the account has not written.',
+  },
+)
+
+/** PUT body: every part optional; what is left out takes the default (kinds one by one, thresholds one by one). */
+export const AlertRulesBody = Type.Object(
+  {
+    kinds: Type.Optional(
+      Type.Object(Object.fromEntries(EVENT_TYPES.map((type) => [type, Type.Optional(KindRule)])), {
+        additionalProperties: false,
+        description: `${kindDescription}; kinds left out keep their defaults (${EVENT_TYPES.map((t) => `${t}: ${JSON.stringify(EVENT_KINDS[t].notifyRanks)}`).join(', ')})`,
+      }),
+    ),
+    thresholds: Type.Optional(
+      Type.Object(
+        Object.fromEntries(Object.entries(thresholdProperties).map(([name, schema]) => [name, Type.Optional(schema)])),
+        { additionalProperties: false, description: 'Thresholds left out keep their defaults' },
+      ),
+    ),
+    quietHours: Type.Optional(
+      Type.Object(
+        { '1': Type.Optional(QuietHours), '2': Type.Optional(QuietHours), '3': Type.Optional(QuietHours) },
+        { additionalProperties: false, description: `${quietDescription}; ranks left out keep their defaults` },
+      ),
+    ),
+    timeZone: Type.Optional(TimeZone),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "Replaces the account's rules. Every part is optional and what is left out takes its default, so `{}` restores the defaults.",
+    examples: [
+      {
+        kinds: {
+          'heat-alarm': { enabled: true, notifyRanks: [3] },
+          'temperature-red': { enabled: true, notifyRanks: [2] },
+        },
+        thresholds: { heatProbability: 0.8, gestationDays: 116 },
+        quietHours: { '3': { start: '21:00', end: '05:30' } },
+        timeZone: 'Europe/Copenhagen',
+      },
+    ],
+  },
+)

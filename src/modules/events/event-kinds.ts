@@ -1,0 +1,91 @@
+// The kinds of event the service derives (the AnimalEvent's EventType), declared once: severity, what the
+// event's Value measures (its Scale), the rule that governs it in the alert rules, and who is notified by default.
+// A new kind starts here (docs/events.md lists the other files it touches).
+
+export type Severity = 'info' | 'warning' | 'critical'
+
+/** Ranks of a push-token entry (UserPhone.Rank): 1 Admin, 2 Manager, 3 Worker. */
+export type Rank = 1 | 2 | 3
+export const RANKS: readonly Rank[] = [1, 2, 3]
+
+export interface EventKind {
+  severity: Severity
+  /** What Value measures. */
+  scale: string
+  /** What the event says, for people (the delivery's texts start from it). */
+  title: string
+  /** Ranks notified unless the account's rules say otherwise. */
+  notifyRanks: Rank[]
+  /** The kinds whose open events of the same animal or device this one resolves. */
+  resolves?: readonly string[]
+}
+
+export const EVENT_KINDS = {
+  'temperature-yellow': {
+    severity: 'warning',
+    scale: 'delta °C',
+    title: 'Temperature above its reference (yellow band)',
+    notifyRanks: [2],
+    resolves: ['temperature-red'],
+  },
+  'temperature-red': {
+    severity: 'critical',
+    scale: 'delta °C',
+    title: 'Temperature well above its reference (red band)',
+    notifyRanks: [2, 3],
+    resolves: ['temperature-yellow'],
+  },
+  'temperature-normal': {
+    severity: 'info',
+    scale: 'delta °C',
+    title: 'Temperature back to its reference (green band)',
+    notifyRanks: [],
+    resolves: ['temperature-yellow', 'temperature-red'],
+  },
+  'heat-alarm': { severity: 'warning', scale: 'probability', title: 'Heat expected', notifyRanks: [3] },
+  'birth-alarm': { severity: 'warning', scale: 'probability', title: 'Farrowing expected', notifyRanks: [3] },
+  'lameness-alarm': { severity: 'warning', scale: 'probability', title: 'Lameness suspected', notifyRanks: [2] },
+  'litter-unusual-activity': {
+    severity: 'warning',
+    scale: 'sigma',
+    title: 'Unusual activity in the litter',
+    notifyRanks: [3],
+  },
+  'litter-offline': {
+    severity: 'warning',
+    scale: 'minutes',
+    title: 'Litter device sends no data',
+    notifyRanks: [2],
+  },
+  'litter-online': {
+    severity: 'info',
+    scale: 'minutes',
+    title: 'Litter device back online',
+    notifyRanks: [],
+    resolves: ['litter-offline'],
+  },
+  'tag-silent': { severity: 'warning', scale: 'minutes', title: 'Ear tag silent', notifyRanks: [2] },
+  'tag-heard': {
+    severity: 'info',
+    scale: 'minutes',
+    title: 'Ear tag heard again',
+    notifyRanks: [],
+    resolves: ['tag-silent'],
+  },
+  'tag-battery-low': { severity: 'warning', scale: '%', title: 'Ear tag battery low', notifyRanks: [2] },
+  'farrowing-due': { severity: 'warning', scale: 'days', title: 'Farrowing due', notifyRanks: [3] },
+  'pregnancy-check-due': { severity: 'info', scale: 'days', title: 'Pregnancy check due', notifyRanks: [3] },
+  'weaned-not-served': {
+    severity: 'warning',
+    scale: 'days',
+    title: 'Weaned sow not served',
+    notifyRanks: [2],
+  },
+} as const satisfies Record<string, EventKind>
+
+export type EventType = keyof typeof EVENT_KINDS
+export const EVENT_TYPES = Object.keys(EVENT_KINDS) as EventType[]
+
+export function kindOf(type: EventType): EventKind {
+  return EVENT_KINDS[type]
+}

@@ -1,0 +1,248 @@
+// Events as stored: the one insert path (recordEvent, inside the transaction of the event's cause), the
+// resolution of open events, the subject states of the derivations, the feed's reads and the alert rules.
+import { sql, type Kysely } from 'kysely'
+import type { DB } from '../../db/schema.ts'
+import { paginate, type Page, type PageParams } from '../../db/paginate.ts'
+import type { FilterValue } from '../../http/list-params.ts'
+import type { Row } from '../../resource/resource.ts'
+import { withDefaults, type AlertRules, type AlertRulesInput } from './alert-rules.rules.ts'
+import { EVENT_KINDS, type EventType } from './event-kinds.ts'
+import { events } from './events.resource.ts'
+
+/** An event about to be stored; the kind gives its severity and Scale. */
+export interface NewEvent {
+  uid: string
+  type: EventType
+  mac: string
+  animalId?: number | null | undefined
+  group?: string | null | undefined
+  value: number
+  /** ms since epoch: when the cause happened. */
+  t: number
+  evidence: Record<string, unknown>
+  /** Names the episode: a second event with the same key in the account is not stored. */
+  episodeKey: string
+  /** ms since epoch: now. */
+  createdAt: number
+}
+
+/** A stored event row (the columns of `events`). */
+export type EventRow = Row & { uid: string; id: number; event_type: EventType; created_at: number }
+
+/**
+ * Stores an event in the transaction of its cause and returns it, or undefined when its episode is stored
+ * already. The id comes from the account's counter row, which stays locked until the transaction commits,
+ * so the account's events commit in id order (migration 0020). Then it resolves the open events the new
+ * one supersedes (kinds.resolves). Announce what it returns once the transaction has committed.
+ */
+export async function recordEvent(trx: Kysely<DB>, e: NewEvent): Promise<EventRow | undefined> {
+  const kind = EVENT_KINDS[e.type]
+  const { rows } = await sql<EventRow>`
+    WITH next AS (
+      INSERT INTO event_counters (uid, last_id) VALUES (${e.uid}, 1)
+      ON CONFLICT (uid) DO UPDATE SET last_id = event_counters.last_id + 1
+      RETURNING last_id
+    )
+    INSERT INTO events (uid, id, event_type, severity, mac, animal_id, group_name, scale, value, t, evidence, episode_key, created_at)
+    SELECT ${e.uid}, next.last_id, ${e.type}, ${kind.severity}, ${e.mac}, ${e.animalId ?? null}, ${e.group ?? null},
+           ${kind.scale}, ${e.value}, ${e.t}, ${JSON.stringify(e.evidence)}::jsonb, ${e.episodeKey}, ${e.createdAt}
+    FROM next
+    ON CONFLICT ON CONSTRAINT events_episode_key DO NOTHING
+    RETURNING *`.execute(trx)
+  const event = rows[0]
+  if (!event) return undefined
+  if ('resolves' in kind && kind.resolves.length > 0)
+    await resolveOpenEvents(trx, e.uid, { animalId: e.animalId, mac: e.mac }, kind.resolves, 'service', e.createdAt)
+  return event
+}
+
+/** Stores the event when its kind is on in the account's rules; otherwise only resolves what it would have. */
+export async function emitEvent(trx: Kysely<DB>, rules: AlertRules, e: NewEvent): Promise<EventRow | undefined> {
+  if (rules.kinds[e.type].enabled) return recordEvent(trx, e)
+  const kind = EVENT_KINDS[e.type]
+  if ('resolves' in kind)
+    await resolveOpenEvents(trx, e.uid, { animalId: e.animalId, mac: e.mac }, kind.resolves, 'service', e.createdAt)
+  return undefined
+}
+
+/** What an event is about: an animal (by id, whatever its tag's MAC now), or a litter device by MAC. */
+export interface EventTarget {
+  animalId?: number | null | undefined
+  mac: string
+}
+
+/** Resolves the open (or acknowledged) events of these kinds of one animal or device; returns how many. */
+export async function resolveOpenEvents(
+  db: Kysely<DB>,
+  uid: string,
+  target: EventTarget,
+  types: readonly string[],
+  by: string,
+  at: number,
+  episodeKey?: string,
+): Promise<number> {
+  let query = db
+    .updateTable('events')
+    .set({ status: 'resolved', resolved_by: by, resolved_at: at })
+    .where('uid', '=', uid)
+    .where('event_type', 'in', types)
+    .where('status', '<>', 'resolved')
+  query =
+    target.animalId === undefined || target.animalId === null
+      ? query.where('mac', '=', target.mac).where('animal_id', 'is', null)
+      : query.where('animal_id', '=', target.animalId)
+  if (episodeKey !== undefined) query = query.where('episode_key', '=', episodeKey)
+  const result = await query.executeTakeFirst()
+  return Number(result.numUpdatedRows)
+}
+
+/** The states of one rule for the account's subjects (animal:<id>, device:<MAC>, animal:<id>:<class>). */
+export async function subjectStates(
+  db: Kysely<DB>,
+  uid: string,
+  rule: string,
+): Promise<Map<string, { state: string; since: number }>> {
+  const rows = await db
+    .selectFrom('alert_states')
+    .select(['subject', 'state', 'since'])
+    .where('uid', '=', uid)
+    .where('rule', '=', rule)
+    .execute()
+  return new Map(rows.map((r) => [r.subject, { state: r.state, since: Number(r.since) }]))
+}
+
+/**
+ * Moves a subject's state for a rule from `expected` (undefined: no state stored yet) to `next`. True when this
+ * transaction made the change; false when another one changed the state first (it then made the event).
+ */
+export async function transition(
+  db: Kysely<DB>,
+  key: { uid: string; subject: string; rule: string },
+  expected: string | undefined,
+  next: string,
+  since: number,
+): Promise<boolean> {
+  const { rows } = await sql`
+    INSERT INTO alert_states (uid, subject, rule, state, since)
+    VALUES (${key.uid}, ${key.subject}, ${key.rule}, ${next}, ${since})
+    ON CONFLICT (uid, subject, rule) DO UPDATE SET state = EXCLUDED.state, since = EXCLUDED.since
+    WHERE alert_states.state = ${expected ?? null}
+    RETURNING 1`.execute(db)
+  return rows.length > 0
+}
+
+export interface EventCriteria {
+  uid: string
+  mac?: string | undefined
+  animalId?: number | undefined
+  type?: string | undefined
+  severity?: string | undefined
+  status?: string | undefined
+  since?: number | undefined
+  until?: number | undefined
+  /** Only events created after this id. */
+  after?: number | undefined
+}
+
+function selectEvents(db: Kysely<DB>, c: EventCriteria) {
+  let query = db.selectFrom('events').selectAll().where('uid', '=', c.uid)
+  if (c.mac !== undefined) query = query.where('mac', '=', c.mac)
+  if (c.animalId !== undefined) query = query.where('animal_id', '=', c.animalId)
+  if (c.type !== undefined) query = query.where('event_type', '=', c.type)
+  if (c.severity !== undefined) query = query.where('severity', '=', c.severity as 'info')
+  if (c.status !== undefined) query = query.where('status', '=', c.status as 'open')
+  if (c.since !== undefined) query = query.where('t', '>=', c.since)
+  if (c.until !== undefined) query = query.where('t', '<=', c.until)
+  if (c.after !== undefined) query = query.where('id', '>', c.after)
+  return query
+}
+
+/** A page of events; with `after`, in creation order (id ascending) whatever the sort asked. */
+export async function listEvents(
+  db: Kysely<DB>,
+  criteria: EventCriteria,
+  params: PageParams,
+  filters: Record<string, FilterValue>,
+): Promise<Page<Row>> {
+  const sort: PageParams =
+    criteria.after === undefined ? params : { ...params, page: 1, sortBy: 'ID', sortOrder: 'asc' }
+  return paginate(selectEvents(db, criteria), {
+    columns: events.columns(),
+    params: sort,
+    filters: events.filterValues(filters),
+    tiebreak: 'id',
+  })
+}
+
+/** Up to `limit` events created after the cursor, oldest first (the stream). */
+export async function eventsAfter(db: Kysely<DB>, uid: string, after: number, limit: number): Promise<EventRow[]> {
+  return (await selectEvents(db, { uid, after }).orderBy('id', 'asc').limit(limit).execute()) as EventRow[]
+}
+
+/** The newest event id of the account (0 before its first event). */
+export async function lastEventId(db: Kysely<DB>, uid: string): Promise<number> {
+  const row = await db.selectFrom('event_counters').select('last_id').where('uid', '=', uid).executeTakeFirst()
+  return row ? Number(row.last_id) : 0
+}
+
+export async function findEvent(db: Kysely<DB>, uid: string, id: number): Promise<EventRow | undefined> {
+  return (await selectEvents(db, { uid }).where('id', '=', id).executeTakeFirst()) as EventRow | undefined
+}
+
+/** Acknowledges or resolves an event; a resolved one is never acknowledged again ('resolved' is returned). */
+export async function updateEventStatus(
+  db: Kysely<DB>,
+  uid: string,
+  id: number,
+  change: { status: 'acknowledged' | 'resolved'; note?: string | undefined; by: string; at: number },
+): Promise<EventRow | 'resolved' | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const current = await selectEvents(trx, { uid }).where('id', '=', id).forUpdate().executeTakeFirst()
+    if (!current) return undefined
+    if (current.status === 'resolved' && change.status === 'acknowledged') return 'resolved'
+    const set =
+      change.status === 'acknowledged'
+        ? { status: 'acknowledged' as const, acknowledged_by: change.by, acknowledged_at: change.at }
+        : { status: 'resolved' as const, resolved_by: change.by, resolved_at: change.at }
+    await trx
+      .updateTable('events')
+      .set({ ...set, ...(change.note !== undefined ? { note: change.note } : {}) })
+      .where('uid', '=', uid)
+      .where('id', '=', id)
+      .execute()
+    return (await findEvent(trx, uid, id))!
+  })
+}
+
+/** The account's rules as stored (undefined: never written). */
+export async function findAlertRules(
+  db: Kysely<DB>,
+  uid: string,
+): Promise<{ input: AlertRulesInput; updatedBy: string; updatedAt: number } | undefined> {
+  const row = await db
+    .selectFrom('alert_rules')
+    .select(['rules', 'updated_by', 'updated_at'])
+    .where('uid', '=', uid)
+    .executeTakeFirst()
+  return row && { input: row.rules, updatedBy: row.updated_by, updatedAt: Number(row.updated_at) }
+}
+
+/** The rules in force for an account: its own over the defaults. */
+export async function alertRulesOf(db: Kysely<DB>, uid: string): Promise<AlertRules> {
+  return withDefaults((await findAlertRules(db, uid))?.input)
+}
+
+export async function saveAlertRules(
+  db: Kysely<DB>,
+  uid: string,
+  input: AlertRulesInput,
+  by: string,
+  at: number,
+): Promise<void> {
+  const rules = JSON.stringify(input)
+  await db
+    .insertInto('alert_rules')
+    .values({ uid, rules, updated_by: by, updated_at: at })
+    .onConflict((oc) => oc.column('uid').doUpdateSet({ rules, updated_by: by, updated_at: at }))
+    .execute()
+}

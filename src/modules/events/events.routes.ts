@@ -1,0 +1,353 @@
+// The event feed of an account: the list (with a sync cursor), one event, one animal's events, acknowledging
+// and resolving, a live stream (Server-Sent Events), and the account's alert rules. Events are derived
+// elsewhere (reading-events.ts at ingestion, src/jobs/events.ts on a schedule, the predictions job); these
+// routes read them.
+import Type from 'typebox'
+import { callerOf, type Caller } from '../../auth/caller.ts'
+import { defineModule } from '../../http/api-module.ts'
+import { Envelope, PageEnvelope, ok, page } from '../../http/envelope.ts'
+import { conflict, notFound, validationFailed, type FieldProblem } from '../../http/errors.ts'
+import { parseFilters } from '../../http/list-params.ts'
+import type { App } from '../../types.ts'
+import { findAnimalByMac } from '../animals/animals.repository.ts'
+import { normalizeMac } from '../animals/animals.rules.ts'
+import { isLinked } from '../integrators/integrators.repository.ts'
+import { ruleProblems, withDefaults } from './alert-rules.rules.ts'
+import { AlertRules, AlertRulesBody } from './alert-rules.schemas.ts'
+import {
+  eventsAfter,
+  findAlertRules,
+  findEvent,
+  lastEventId,
+  listEvents,
+  saveAlertRules,
+  updateEventStatus,
+  type EventCriteria,
+  type EventRow,
+} from './events.repository.ts'
+import {
+  AnimalEventListQuery,
+  AnimalMacPath,
+  EventListQuery,
+  EventPatch,
+  EventPath,
+  StreamQuery,
+  UserPath,
+  events,
+} from './events.resource.ts'
+
+export const eventsModule = defineModule({
+  tag: 'events',
+  description:
+    'Events the service derives as their causes arrive (temperature bands, prediction alarms, silent tags, offline litter devices, ' +
+    'due dates from the farm records), read as a feed with a sync cursor or live as Server-Sent Events, and the alert rules of each account.',
+  schemas: [events.item, AlertRules],
+  routes: eventRoutes,
+})
+
+/** Events per stream read: a reader far behind catches up in reads of this size. */
+const STREAM_BATCH = 100
+/** A comment line this often keeps proxies from closing a quiet stream, and the access check fresh. */
+const STREAM_HEARTBEAT_MS = 15_000
+
+const toApi = (row: EventRow | Record<string, unknown>) => events.toApi(row)
+
+/** Who did something, as events record it. */
+function actorOf(caller: Caller): string {
+  return caller.kind === 'user' ? caller.user.uid : caller.integrator.uid
+}
+
+const eventIdOf = (text: string): number | undefined => (/^[0-9]{1,16}$/.test(text) ? Number(text) : undefined)
+
+interface CriteriaQuery {
+  EventType?: string | undefined
+  severity?: string | undefined
+  status?: string | undefined
+  since?: number | undefined
+  until?: number | undefined
+  after?: string | undefined
+}
+
+function criteriaOf(uid: string, q: CriteriaQuery): EventCriteria {
+  if (q.since !== undefined && q.until !== undefined && q.since > q.until)
+    throw validationFailed([{ field: 'query:since', message: 'must not be after until' }])
+  return {
+    uid,
+    type: q.EventType,
+    severity: q.severity,
+    status: q.status,
+    since: q.since,
+    until: q.until,
+    after: q.after === undefined ? undefined : Number(q.after),
+  }
+}
+
+async function eventRoutes(app: App) {
+  const db = app.database.db
+  const { limits } = app.config
+  const List = PageEnvelope(events.ref)
+  // Streams end at shutdown, so that closing the server does not wait for their clients.
+  const openStreams = new Set<() => void>()
+  app.addHook('preClose', (done) => {
+    for (const end of openStreams) end()
+    done()
+  })
+
+  app.get(
+    '/users/:userId/events',
+    {
+      schema: {
+        operationId: 'listEvents',
+        summary: "The account's events",
+        description:
+          'Newest first by t unless sortBy/sortOrder say otherwise. With `after=<ID>`, the events created after that one in the order ' +
+          'they were created (the sync cursor): a consumer that keeps the last ID it saw catches up with nothing missed and nothing twice.',
+        params: UserPath,
+        querystring: EventListQuery(limits),
+        response: { 200: List },
+      },
+      config: { access: 'own' },
+    },
+    async (req) => {
+      const criteria = criteriaOf(req.params.userId, req.query)
+      if (req.query.MAC !== undefined) criteria.mac = normalizeMac(req.query.MAC)
+      const filters = parseFilters(req.query, events.filterFields)
+      const { rows, total } = await listEvents(db, criteria, req.query, filters)
+      return page(rows.map(toApi), criteria.after === undefined ? req.query.page : 1, req.query.limit, total)
+    },
+  )
+
+  app.get(
+    '/users/:userId/events/stream',
+    {
+      schema: {
+        operationId: 'streamEvents',
+        summary: "The account's new events, live (Server-Sent Events)",
+        description:
+          'A `text/event-stream` of the events created from now on (or after `after`), oldest first: each message has `id:` the event ID, ' +
+          '`event:` its EventType and `data:` the event as JSON. A reconnecting client sends `Last-Event-ID` (browsers do) and resumes ' +
+          'after that event, with nothing missed and nothing twice; `Last-Event-ID` wins over `after`. A comment line every 15 s keeps ' +
+          "the connection open; the stream ends when the token expires or an integrator's link is removed.",
+        params: UserPath,
+        querystring: StreamQuery,
+        headers: Type.Object({
+          'last-event-id': Type.Optional(
+            Type.String({
+              pattern: '^[0-9]{1,16}$',
+              maxLength: 16,
+              description: 'The last event ID received',
+              examples: ['1287'],
+            }),
+          ),
+        }),
+        response: {
+          200: {
+            description: 'A stream of events (text/event-stream)',
+            content: {
+              'text/event-stream': {
+                schema: Type.String({
+                  maxLength: 1_000_000_000,
+                  examples: ['id: 1288\nevent: temperature-red\ndata: {"ID":"1288"}\n\n'],
+                }),
+              },
+            },
+          },
+        },
+      },
+      config: { access: 'own', etag: false },
+    },
+    async (req, reply) => {
+      const uid = req.params.userId
+      const caller = callerOf(req)
+      const resume = req.headers['last-event-id'] ?? req.query.after
+      let cursor = resume === undefined ? await lastEventId(db, uid) : Number(resume)
+      reply.hijack()
+      const res = reply.raw
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+        'x-request-id': req.id,
+      })
+      res.write('retry: 2000\n\n')
+      let ended = false
+      let wake: (() => void) | undefined
+      const end = () => {
+        if (ended) return
+        ended = true
+        wake?.()
+        res.end()
+      }
+      openStreams.add(end)
+      res.on('close', end)
+      const unsubscribe = app.events.subscribe((created) => {
+        if (created.some((e) => e.uid === uid)) wake?.()
+      })
+      const expiresAt = caller.token.exp * 1000
+      const pollMs = app.database.kind === 'embedded' ? 5000 : 1000
+      let nextHeartbeat = Date.now() + STREAM_HEARTBEAT_MS
+      try {
+        while (!ended) {
+          const rows = await eventsAfter(db, uid, cursor, STREAM_BATCH)
+          for (const row of rows) {
+            res.write(`id: ${row.id}\nevent: ${row.event_type}\ndata: ${JSON.stringify(toApi(row))}\n\n`)
+            cursor = Number(row.id)
+          }
+          if (rows.length === STREAM_BATCH) continue
+          if (Date.now() >= nextHeartbeat) {
+            if (Date.now() >= expiresAt || !(await stillAllowed(caller, uid))) break
+            res.write(': keep-alive\n\n')
+            nextHeartbeat = Date.now() + STREAM_HEARTBEAT_MS
+          }
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, pollMs)
+            wake = () => {
+              clearTimeout(timer)
+              resolve()
+            }
+          })
+          wake = undefined
+        }
+      } catch (err) {
+        req.log.warn({ err }, 'event stream ended by an error')
+      } finally {
+        unsubscribe()
+        openStreams.delete(end)
+        end()
+      }
+    },
+  )
+
+  /** An integrator's link may be removed while its stream is open: the stream ends at the next heartbeat. */
+  async function stillAllowed(caller: Caller, uid: string): Promise<boolean> {
+    return caller.kind === 'user' || (await isLinked(db, uid, caller.integrator.uid))
+  }
+
+  async function requireEvent(uid: string, idText: string): Promise<EventRow> {
+    const id = eventIdOf(idText)
+    const event = id === undefined ? undefined : await findEvent(db, uid, id)
+    if (!event) throw notFound('Event')
+    return event
+  }
+
+  app.get(
+    '/users/:userId/events/:eventId',
+    {
+      schema: {
+        operationId: 'getEvent',
+        summary: 'One event',
+        description: 'One event of the account by its ID, with its current status.',
+        params: EventPath,
+        response: { 200: Envelope(events.ref) },
+      },
+      config: { access: 'own' },
+    },
+    async (req) => ok(toApi(await requireEvent(req.params.userId, req.params.eventId))),
+  )
+
+  app.patch(
+    '/users/:userId/events/:eventId',
+    {
+      schema: {
+        operationId: 'updateEvent',
+        summary: 'Acknowledge or resolve an event',
+        description:
+          'Records who (the caller) and when, with an optional note. Acknowledging a resolved event is a 409; resolving twice keeps the ' +
+          'latest. Integrators need the write permission.',
+        params: EventPath,
+        body: EventPatch,
+        response: { 200: Envelope(events.ref, 'The event as changed', 'Event acknowledged') },
+      },
+      config: { access: 'own' },
+    },
+    async (req) => {
+      const id = eventIdOf(req.params.eventId)
+      const result =
+        id === undefined
+          ? undefined
+          : await updateEventStatus(db, req.params.userId, id, {
+              status: req.body.status,
+              note: req.body.note,
+              by: actorOf(callerOf(req)),
+              at: app.clock(),
+            })
+      if (!result) throw notFound('Event')
+      if (result === 'resolved') throw conflict('Event is resolved already')
+      return ok(toApi(result), `Event ${req.body.status}`)
+    },
+  )
+
+  app.get(
+    '/users/:userId/animals/:animalMac/events',
+    {
+      schema: {
+        operationId: 'listAnimalEvents',
+        summary: "One animal's events",
+        description:
+          "The animal's events, whatever tag it wore when they were created; the same parameters as the account's feed.",
+        params: AnimalMacPath,
+        querystring: AnimalEventListQuery(limits),
+        response: { 200: List },
+      },
+      config: { access: 'own' },
+    },
+    async (req) => {
+      const criteria = criteriaOf(req.params.userId, req.query)
+      const animal = await findAnimalByMac(db, req.params.userId, req.params.animalMac)
+      if (!animal) throw notFound('Animal')
+      const filters = parseFilters(req.query, events.filterFields)
+      const { rows, total } = await listEvents(db, { ...criteria, animalId: animal.id }, req.query, filters)
+      return page(rows.map(toApi), criteria.after === undefined ? req.query.page : 1, req.query.limit, total)
+    },
+  )
+
+  const rulesOf = async (uid: string) => {
+    const stored = await findAlertRules(db, uid)
+    return {
+      ...withDefaults(stored?.input),
+      updatedAt: stored?.updatedAt ?? null,
+      updatedBy: stored?.updatedBy ?? null,
+    }
+  }
+
+  app.get(
+    '/users/:userId/alert-rules',
+    {
+      schema: {
+        operationId: 'getAlertRules',
+        summary: "The account's alert rules",
+        description:
+          'The rules in force: what the account wrote, and the defaults for the rest (all defaults until it writes any).',
+        params: UserPath,
+        response: { 200: Envelope(Type.Ref('AlertRules')) },
+      },
+      config: { access: 'own' },
+    },
+    async (req) => ok(await rulesOf(req.params.userId)),
+  )
+
+  app.put(
+    '/users/:userId/alert-rules',
+    {
+      schema: {
+        operationId: 'putAlertRules',
+        summary: "Replace the account's alert rules",
+        description:
+          'Every part is optional; what is left out takes its default. The red band must start above the yellow one and the ' +
+          'hysteresis lie below every probability threshold. Integrators need the write permission.',
+        params: UserPath,
+        body: AlertRulesBody,
+        response: { 200: Envelope(Type.Ref('AlertRules'), 'The rules now in force', 'Alert rules saved') },
+      },
+      config: { access: 'own' },
+    },
+    async (req) => {
+      const input = req.body
+      const problems: FieldProblem[] = ruleProblems(input).map(([field, message]) => ({ field, message }))
+      if (problems.length > 0) throw validationFailed(problems)
+      await saveAlertRules(db, req.params.userId, input, actorOf(callerOf(req)), app.clock())
+      return ok(await rulesOf(req.params.userId), 'Alert rules saved')
+    },
+  )
+}

@@ -1,0 +1,57 @@
+// The pure rules of event derivation: the temperature band of a delta (with a little hysteresis, so a
+// delta hovering on a boundary does not flap), a prediction alarm's rising edge with hysteresis and a
+// cooldown, and the silent and offline checks.
+
+export type Band = 'green' | 'yellow' | 'red'
+
+const BAND_ORDER: Record<Band, number> = { green: 0, yellow: 1, red: 2 }
+
+/** A band is left downwards only once the delta is this far below its lower bound (°C). */
+export const BAND_HYSTERESIS = 0.05
+
+/** The spec's advisory bands: below `yellow` green, `yellow` to `red` yellow, above `red` red. */
+export function bandOf(delta: number, yellow: number, red: number): Band {
+  if (delta > red) return 'red'
+  if (delta >= yellow) return 'yellow'
+  return 'green'
+}
+
+/** The band after a new delta, from the current one: up at once, down only past the hysteresis. */
+export function nextBand(delta: number, current: Band, yellow: number, red: number): Band {
+  const raw = bandOf(delta, yellow, red)
+  if (BAND_ORDER[raw] >= BAND_ORDER[current]) return raw
+  const eased = bandOf(delta + BAND_HYSTERESIS, yellow, red)
+  return BAND_ORDER[eased] < BAND_ORDER[current] ? eased : current
+}
+
+export interface AlarmState {
+  on: boolean
+  /** ms since epoch of the last change (raised or cleared). */
+  since: number
+}
+
+/**
+ * A prediction alarm's next step: 'raise' on a rising edge (probability at or above the threshold while off,
+ * and off for at least the cooldown), 'clear' once the probability falls below threshold − hysteresis.
+ */
+export function alarmStep(
+  probability: number,
+  state: AlarmState | undefined,
+  rule: { threshold: number; hysteresis: number; cooldownMs: number },
+  now: number,
+): 'raise' | 'clear' | 'none' {
+  if (state?.on) return probability < rule.threshold - rule.hysteresis ? 'clear' : 'none'
+  if (probability < rule.threshold) return 'none'
+  if (state && now - state.since < rule.cooldownMs) return 'none'
+  return 'raise'
+}
+
+/** Whether a tag or device last heard at `lastHeard` (ms) is silent at `now` after `minutes` without data. */
+export function isSilent(lastHeard: number, now: number, minutes: number): boolean {
+  return now - lastHeard >= minutes * 60_000
+}
+
+/** Whole minutes between two instants in ms. */
+export function minutesBetween(from: number, to: number): number {
+  return Math.max(0, Math.floor((to - from) / 60_000))
+}
