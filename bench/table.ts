@@ -27,6 +27,7 @@ import { startBare, startFastifyHello, startService, type Child } from './proces
 import { bareInsert, loadHerd, sensorRows } from './readings.ts'
 import { measureStartup, type StartupFigures } from './startup.ts'
 import { BENCH_JWT_SECRET, median, scratchEnv } from './support.ts'
+import { farmAppRows, measureFarmApp } from './farm-app.ts'
 
 type Store = 'postgres' | 'embedded'
 
@@ -719,6 +720,11 @@ export async function runTable(options: TableOptions = {}): Promise<TableRow[]> 
       }
       await onPg.stop()
       await onEmbedded.stop()
+    }
+
+    if (options.only !== 'stores') {
+      step('the farm app in Chromium: first load and the herd screen')
+      rows.push(...farmAppRows(await measureFarmApp(plan.smoke ? 50 : 1000, plan.smoke ? 1 : 5), plan.smoke))
     }
 
     if (options.only !== 'stores') {

@@ -176,16 +176,14 @@ export async function request<T>(method: string, path: string, body?: unknown): 
 
 export const get = <T>(path: string) => request<T>('GET', path)
 
-/** Every page of a list (limit 100 each), for the herd and the timeline. */
+/** Every page of a list (limit 100 each), for the herd and the timeline: the first, then the rest at once. */
 export async function getAll<T>(path: string, maxPages = 20): Promise<T[]> {
   const separator = path.includes('?') ? '&' : '?'
-  const items: T[] = []
-  for (let page = 1; page <= maxPages; page++) {
-    const answer = await get<T[]>(`${path}${separator}limit=100&page=${page}`)
-    items.push(...answer.data)
-    if (!answer.pagination || page >= answer.pagination.totalPages) break
-  }
-  return items
+  const page = (n: number) => get<T[]>(`${path}${separator}limit=100&page=${n}`)
+  const first = await page(1)
+  const pages = Math.min(maxPages, first.pagination?.totalPages ?? 1)
+  const rest = await Promise.all(Array.from({ length: Math.max(0, pages - 1) }, (_, i) => page(i + 2)))
+  return [first, ...rest].flatMap((answer) => answer.data)
 }
 
 export function userPath(suffix = ''): string {
