@@ -89,6 +89,29 @@ describe('cycle', () => {
   })
 })
 
+describe('the herd list filtered by cycle state', () => {
+  const listed = async (query: string) => {
+    const res = await call(`/animals?${query}`)
+    assert.equal(res.statusCode, 200, res.body)
+    const body = res.json()
+    const names = body.data.map((a: { MAC: string }) => Object.keys(macs).find((n) => macs[n] === a.MAC)).sort()
+    return [names, body.pagination.total]
+  }
+
+  it('keeps the females in the state, with the other list parameters', async () => {
+    assert.deepEqual(await listed('cycleState=served'), [['A', 'C'], 2])
+    assert.deepEqual(await listed('cycleState=gilt'), [['F'], 1])
+    assert.deepEqual(await listed('cycleState=open'), [[], 0])
+    assert.deepEqual(await listed('cycleState=served&filter[Group]=Sows%20B'), [[], 0])
+    assert.deepEqual(await listed('cycleState=served&limit=1&sortBy=MAC&sortOrder=desc'), [['C'], 2])
+  })
+
+  it('refuses a state that is not one', async () => {
+    assertInvalid(await call('/animals?cycleState=Served'), ['query:cycleState'])
+    assertInvalid(await call('/animals?cycleState=pregnant&cycleState=open'), ['query:cycleState'])
+  })
+})
+
 describe('due lists', () => {
   const names = (list: { MAC: string; dueDate: string; daysFromDue: number }[]) =>
     list.map((e) => [Object.keys(macs).find((n) => macs[n] === e.MAC), e.dueDate, e.daysFromDue])

@@ -438,7 +438,7 @@ export interface paths {
         };
         /**
          * List the user's animals
-         * @description Common list parameters. `sortBy` takes any scalar Animal field (default `t`, the latest reading time); animals without a value for it come last. `filter[Field]=value` keeps exact matches on any of those fields.
+         * @description Common list parameters. `sortBy` takes any scalar Animal field (default `t`, the latest reading time); animals without a value for it come last. `filter[Field]=value` keeps exact matches on any of those fields. `cycleState` keeps the females in that sow-cycle state today (from their farm records; see the herd tag).
          */
         get: operations["listAnimals"];
         put?: never;
@@ -10096,6 +10096,11 @@ export interface operations {
                      */
                     HealthScore?: number;
                 };
+                /**
+                 * @description Only the females in this sow-cycle state today (GET .../animals/<animal_mac>/cycle gives one female's)
+                 * @example due-to-farrow
+                 */
+                cycleState?: "gilt" | "served" | "pregnant" | "open" | "due-to-farrow" | "lactating" | "weaned" | "culled";
             };
             header?: never;
             path: {

@@ -83,8 +83,12 @@ export async function listAnimals(
   uid: string,
   params: PageParams,
   filters: Record<string, FilterValue>,
+  onlyIds?: readonly number[],
 ): Promise<Page<AnimalRow>> {
-  return paginate(db.selectFrom('animals').selectAll().where('uid', '=', uid), {
+  let query = db.selectFrom('animals').selectAll().where('uid', '=', uid)
+  if (onlyIds !== undefined)
+    query = onlyIds.length > 0 ? query.where('id', 'in', onlyIds) : query.where(sql<boolean>`false`)
+  return paginate(query, {
     columns: animals.columns(),
     params,
     filters: animals.filterValues(filters),

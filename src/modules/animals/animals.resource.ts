@@ -6,6 +6,7 @@ import { MAX_PATH_SEGMENT } from '../../http/route-policy.ts'
 import { EXAMPLE, EpochMs } from '../../http/schema-types.ts'
 import { field } from '../../resource/field.ts'
 import { defineResource } from '../../resource/resource.ts'
+import { CYCLE_STATES } from '../herd/cycle.rules.ts'
 import { UID_PATTERN } from '../users/users.rules.ts'
 import { MAC_PATTERN, normalizeMac } from './animals.rules.ts'
 
@@ -147,7 +148,16 @@ export const AnimalMacPath = Type.Object({
 
 export function AnimalListQuery(limits: Limits) {
   return Type.Object(
-    listQueryProperties(limits, animals.sortFields, 't', animals.filterFields, animals.filterSchemas),
+    {
+      ...listQueryProperties(limits, animals.sortFields, 't', animals.filterFields, animals.filterSchemas),
+      cycleState: Type.Optional(
+        StringEnum(CYCLE_STATES, {
+          description:
+            "Only the females in this sow-cycle state today (GET .../animals/<animal_mac>/cycle gives one female's)",
+          examples: ['due-to-farrow'],
+        }),
+      ),
+    },
     {
       ...listQueryOptions,
       description: 'filter[Field]=value keeps the animals whose Field equals value (any field sortBy accepts)',

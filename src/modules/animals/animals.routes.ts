@@ -26,6 +26,8 @@ import {
   UserPath,
   animals,
 } from './animals.resource.ts'
+import { dayOfInstant } from '../herd/cycle.rules.ts'
+import { femaleIdsInState } from '../herd/herd.repository.ts'
 
 /** Most animals a search answers: a herd larger than this narrows its criteria (a page of readings holds as many). */
 export const SEARCH_MAX = 10_000
@@ -63,7 +65,8 @@ export function animalsModule(recordTables: readonly RecordTable[]) {
             summary: "List the user's animals",
             description:
               'Common list parameters. `sortBy` takes any scalar Animal field (default `t`, the latest reading time); ' +
-              'animals without a value for it come last. `filter[Field]=value` keeps exact matches on any of those fields.',
+              'animals without a value for it come last. `filter[Field]=value` keeps exact matches on any of those fields. ' +
+              '`cycleState` keeps the females in that sow-cycle state today (from their farm records; see the herd tag).',
             params: UserPath,
             querystring: AnimalListQuery(app.config.limits),
             response: { 200: PageEnvelope(animals.ref, 'One page of animals') },
@@ -72,12 +75,17 @@ export function animalsModule(recordTables: readonly RecordTable[]) {
         },
         async (req) => {
           const filters = parseFilters(req.query, animals.filterFields)
-          const { page: pageNumber, limit, sortBy, sortOrder } = req.query
+          const { page: pageNumber, limit, sortBy, sortOrder, cycleState } = req.query
+          const onlyIds =
+            cycleState === undefined
+              ? undefined
+              : await femaleIdsInState(db, req.params.userId, cycleState, dayOfInstant(app.clock()))
           const { rows, total } = await listAnimals(
             db,
             req.params.userId,
             { page: pageNumber, limit, sortBy, sortOrder },
             filters,
+            onlyIds,
           )
           return page(rows.map(toApiAnimal), pageNumber, limit, total)
         },

@@ -3,7 +3,7 @@
 // death recorded as a general event). Archived records count too: they happened.
 import { sql, type Kysely } from 'kysely'
 import type { DB } from '../../db/schema.ts'
-import { dayOf, dayOfInstant, type CycleEvent, type Day } from './cycle.rules.ts'
+import { cycleState, dayOf, dayOfInstant, type CycleEvent, type CycleStateName, type Day } from './cycle.rules.ts'
 
 export interface Female {
   id: number
@@ -92,4 +92,15 @@ function eventOf(r: EventRow, day: Day): CycleEvent | undefined {
     case 'weaning':
       return { kind: 'weaning', day, weaned: r.a ?? 0, fosterIn: r.b ?? 0, fosterOut: r.c ?? 0 }
   }
+}
+
+/** The ids of the user's females in the state on `today` (the herd list's cycleState filter). */
+export async function femaleIdsInState(
+  db: Kysely<DB>,
+  uid: string,
+  state: CycleStateName,
+  today: Day,
+): Promise<number[]> {
+  const females = await femalesWithEvents(db, uid)
+  return females.filter((f) => cycleState(f.events, today, f.registered).state === state).map((f) => f.id)
 }
