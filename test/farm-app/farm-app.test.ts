@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, userToken } from '../support/fixtures.ts'
+import { recordEvent, type NewEvent } from '../../src/modules/events/events.repository.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const OUTPUT = 'test-output/farm-app'
@@ -34,6 +35,29 @@ let ctx: TestContext
 let browser: Browser
 let base: string
 
+/** An event as the service would derive it, stored and announced to this process's stream readers. */
+async function deriveEvent(
+  farm: { uid: string; mac: string },
+  type: NewEvent['type'],
+  value: number,
+  evidence: Record<string, unknown>,
+) {
+  const now = Date.now()
+  const row = await recordEvent(ctx.database.db, {
+    uid: farm.uid,
+    type,
+    mac: farm.mac,
+    group: 'Farrowing room 2',
+    value,
+    t: now,
+    evidence,
+    episodeKey: `${type}:${farm.mac}:${now}`,
+    createdAt: now,
+  })
+  assert.ok(row)
+  ctx.app.events.announce([row])
+}
+
 async function seedFarm(): Promise<Farm> {
   const user = await createUser(ctx)
   const { accessToken } = await userToken(ctx, user.email)
@@ -50,6 +74,7 @@ async function seedFarm(): Promise<Farm> {
   assert.equal(created.statusCode, 201, created.body)
   const integrator = await createIntegrator(ctx, { linkTo: [user.uid] })
   const id = created.json().data.ID as string
+  await deriveEvent({ uid: user.uid, mac }, 'birth-alarm', 0.86, { probability: 0.86, predictionId: 'p-1' })
   return {
     uid: user.uid,
     email: user.email,

@@ -17,7 +17,7 @@ export function deltaOf(current: number | null | undefined, reference: number | 
   return Math.round((current - reference) * 100) / 100
 }
 
-const SEVERITY_RANK: Record<string, number> = { critical: 0, high: 1, warning: 2, info: 3 }
+const SEVERITY_RANK: Record<string, number> = { critical: 0, warning: 1, info: 2 }
 
 /** Most urgent first, then newest first. */
 export function byUrgency<T extends { severity?: string; t?: number }>(a: T, b: T): number {

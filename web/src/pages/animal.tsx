@@ -137,7 +137,7 @@ export function AnimalPage({ mac }: { mac: string }) {
         {events.data && events.data.length === 0 && <p class="muted">{t('noEvents')}</p>}
         <ul class="events">
           {(events.data ?? []).map((event) => (
-            <EventItem key={event.id} event={event} onChange={() => events.reload()} />
+            <EventItem key={event.ID} event={event} onChange={() => events.reload()} />
           ))}
         </ul>
       </Section>

@@ -5,11 +5,13 @@ import type { ApiError } from '../api.ts'
 import { followStream, getAll, request, userPath } from '../api.ts'
 import { byUrgency } from '../farm.rules.ts'
 import { text } from '../records.ts'
-import { t, type TextKey } from '../i18n.ts'
+import { EVENT_KINDS, type EventType } from '../../../src/modules/events/event-kinds.ts'
+import { eventTitle } from '../../../src/modules/events/event-texts.ts'
+import { language, t, type TextKey } from '../i18n.ts'
 import { Failure, Loading, Section, formatDateTime, useApi } from '../ui.tsx'
 
 export interface FarmEvent {
-  id: string
+  ID: string
   EventType: string
   MAC?: string
   Group?: string
@@ -19,6 +21,19 @@ export interface FarmEvent {
   severity?: string
   status?: string
   evidence?: Record<string, unknown>
+}
+
+/** The service resolves what a new event supersedes (back to green resolves red); the screen follows it. */
+function supersedes(event: FarmEvent, open: FarmEvent): boolean {
+  const kind = EVENT_KINDS[event.EventType as EventType] as { resolves?: readonly string[] } | undefined
+  return open.MAC === event.MAC && (kind?.resolves ?? []).includes(open.EventType)
+}
+
+/** "Back to normal" notices (green again, heard again, online again) are news, not work. */
+function needsAttention(event: FarmEvent): boolean {
+  const kind = EVENT_KINDS[event.EventType as EventType] as
+    { severity: string; resolves?: readonly string[] } | undefined
+  return event.status !== 'resolved' && !(kind?.severity === 'info' && (kind.resolves?.length ?? 0) > 0)
 }
 
 export function humanize(name: string): string {
@@ -46,7 +61,7 @@ export function EventItem({ event, onChange }: { event: FarmEvent; onChange?: (e
     setBusy(true)
     setError(undefined)
     try {
-      const { data } = await request<FarmEvent>('PATCH', userPath(`/events/${encodeURIComponent(event.id)}`), {
+      const { data } = await request<FarmEvent>('PATCH', userPath(`/events/${encodeURIComponent(event.ID)}`), {
         status,
       })
       onChange?.(data)
@@ -61,7 +76,7 @@ export function EventItem({ event, onChange }: { event: FarmEvent; onChange?: (e
     <li class={`event severity-${severity}`}>
       <div class="event-main">
         <span class="pill">{t(`severity_${severity}` as TextKey) ?? severity}</span>
-        <strong>{humanize(event.EventType)}</strong>
+        <strong>{eventTitle(event.EventType, language())}</strong>
         {event.MAC && (
           <a href={`#/animal/${encodeURIComponent(event.MAC)}`} class="mac">
             {event.MAC}
@@ -92,7 +107,12 @@ export function EventItem({ event, onChange }: { event: FarmEvent; onChange?: (e
 }
 
 export function AttentionPage() {
-  const loaded = useApi<FarmEvent[]>(userPath('/events?status=open,acknowledged'), (path) => getAll<FarmEvent>(path, 5))
+  const loaded = useApi<FarmEvent[]>(userPath('/events'), (path) =>
+    Promise.all([
+      getAll<FarmEvent>(`${path}?status=open`, 5),
+      getAll<FarmEvent>(`${path}?status=acknowledged`, 5),
+    ]).then((lists) => lists.flat()),
+  )
   const [events, setEvents] = useState<FarmEvent[]>([])
   const [live, setLive] = useState(false)
   useEffect(() => setEvents(loaded.data ?? []), [loaded.data])
@@ -102,15 +122,15 @@ export function AttentionPage() {
         onState: setLive,
         onEvent: (data) => {
           const event = data as FarmEvent
-          if (!event || typeof event !== 'object' || typeof event.id !== 'string') return
-          setEvents((list) => [event, ...list.filter((item) => item.id !== event.id)])
+          if (!event || typeof event !== 'object' || typeof event.ID !== 'string') return
+          setEvents((list) => [event, ...list.filter((item) => item.ID !== event.ID && !supersedes(event, item))])
         },
       }),
     [],
   )
-  const open = useMemo(() => events.filter((event) => event.status !== 'resolved').sort(byUrgency), [events])
+  const open = useMemo(() => events.filter(needsAttention).sort(byUrgency), [events])
   const replace = (changed: FarmEvent) =>
-    setEvents((list) => list.map((item) => (item.id === changed.id ? changed : item)))
+    setEvents((list) => list.map((item) => (item.ID === changed.ID ? changed : item)))
   return (
     <Section
       title={t('attention')}
@@ -121,7 +141,7 @@ export function AttentionPage() {
       {!loaded.loading && open.length === 0 && !loaded.error && <p class="muted">{t('nothingNeedsAttention')}</p>}
       <ul class="events">
         {open.map((event) => (
-          <EventItem key={event.id} event={event} onChange={replace} />
+          <EventItem key={event.ID} event={event} onChange={replace} />
         ))}
       </ul>
     </Section>
