@@ -27,6 +27,7 @@ import { corsPlugin } from './plugins/cors.ts'
 import { etagPlugin } from './plugins/etag.ts'
 import { paginationLinksPlugin } from './plugins/pagination-links.ts'
 import { idempotencyPlugin } from './plugins/idempotency.ts'
+import { pathAnimalPlugin } from './plugins/path-animal.ts'
 import { jsonBodyPlugin } from './plugins/json-body.ts'
 import { limitsPlugin } from './plugins/limits.ts'
 import { metricsPlugin } from './plugins/metrics.ts'
@@ -40,6 +41,7 @@ import { findIntegratorAsCaller, isLinked } from './modules/integrators/integrat
 import { usersModule } from './modules/users/users.routes.ts'
 import { findUserAsCaller } from './modules/users/users.repository.ts'
 import { animalsModule } from './modules/animals/animals.routes.ts'
+import { findAnimalByMac } from './modules/animals/animals.repository.ts'
 import { readingsModule } from './modules/readings/readings.routes.ts'
 import { litterguardsModule } from './modules/litterguards/litterguards.routes.ts'
 import { recordCollections } from './modules/records/index.ts'
@@ -250,6 +252,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     admit: limits.admit,
   })
   idempotencyPlugin(app, { lockMs: config.requestTimeoutMs + 5000 })
+  pathAnimalPlugin(app, (uid, mac) => findAnimalByMac(database.db, uid, mac))
   if (config.accessLog.enabled) {
     const accessLog = accessLogWriter((rows) => insertAccessLogRows(database.db, rows), {
       flushIntervalMs: config.accessLog.flushIntervalMs,

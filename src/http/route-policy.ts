@@ -56,6 +56,8 @@ export interface RoutePolicy {
   changesAccess?: boolean
   /** false: the answer describes the instant it is made (liveness, readiness), so it carries no ETag (plugins/etag.ts). */
   etag?: false
+  /** Load the animal of :userId/:animalMac onto req.pathAnimal before the handler (plugins/path-animal.ts). */
+  animal?: 'path'
 }
 
 declare module 'fastify' {

@@ -12,6 +12,13 @@ import { isMac, normalizeMac } from './animals.rules.ts'
 
 export type AnimalRow = Selectable<AnimalsTable>
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The animal of :userId/:animalMac on routes that declare `config: { animal: 'path' }` (plugins/path-animal.ts). */
+    pathAnimal: AnimalRow
+  }
+}
+
 /** Thrown when a MAC is already taken among the user's animals. */
 export class DuplicateMacError extends Error {
   constructor(mac: string) {

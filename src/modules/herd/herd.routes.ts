@@ -3,10 +3,9 @@
 import Type from 'typebox'
 import { defineModule } from '../../http/api-module.ts'
 import { Envelope, ok } from '../../http/envelope.ts'
-import { notFound, validationFailed, type FieldProblem } from '../../http/errors.ts'
+import { validationFailed, type FieldProblem } from '../../http/errors.ts'
 import { EXAMPLE, Integer } from '../../http/schema-types.ts'
 import type { App } from '../../types.ts'
-import { findAnimalByMac } from '../animals/animals.repository.ts'
 import { AnimalMacPath, UserPath } from '../animals/animals.resource.ts'
 import {
   CYCLE,
@@ -86,12 +85,11 @@ async function herdRoutes(app: App) {
         querystring: Type.Object({ date: DateQuery('The day to give the state for (default today)', EXAMPLE.date) }),
         response: { 200: Envelope(Cycle) },
       },
-      config: { access: 'own' },
+      config: { access: 'own', animal: 'path' },
     },
     async (req) => {
       const date = daysOf(req.query, ['date']).date ?? today()
-      const animal = await findAnimalByMac(db, req.params.userId, req.params.animalMac)
-      if (!animal) throw notFound('Animal')
+      const animal = req.pathAnimal
       const female =
         animal.sex === 'female'
           ? (await femalesWithEvents(db, req.params.userId, { animalId: Number(animal.id) }))[0]

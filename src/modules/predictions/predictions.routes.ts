@@ -1,16 +1,14 @@
 // AI predictions of one animal (the spec's "AI predictions" table): the list, one class, the newest,
 // a time range, and POST for an external model. Our own scorer (src/jobs/predictions.ts, rules in
 // scorer.rules.ts) stores through the repository, not through these routes.
-import type { FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import { callerKey, callerOf } from '../../auth/caller.ts'
 import { defineModule } from '../../http/api-module.ts'
 import { Envelope, PageEnvelope, ok, page } from '../../http/envelope.ts'
-import { notFound, validationFailed, type FieldProblem } from '../../http/errors.ts'
+import { validationFailed, type FieldProblem } from '../../http/errors.ts'
 import { API_PREFIX } from '../../http/route-policy.ts'
 import type { Row } from '../../resource/resource.ts'
 import type { App } from '../../types.ts'
-import { findAnimalByMac, type AnimalRow } from '../animals/animals.repository.ts'
 import { AnimalMacPath } from '../animals/animals.resource.ts'
 import {
   ClassificationListQuery,
@@ -74,14 +72,6 @@ async function predictionRoutes(app: App) {
   const List = PageEnvelope(predictions.ref)
   await predictionAccuracyRoute(app)
 
-  /** The path's animal; a MAC that names none of the user's animals is a 404 whatever its form. */
-  async function requireAnimal(req: FastifyRequest): Promise<AnimalRow> {
-    const { userId, animalMac } = req.params as { userId: string; animalMac: string }
-    const animal = await findAnimalByMac(db, userId, animalMac)
-    if (!animal) throw notFound('Animal')
-    return animal
-  }
-
   app.get(
     base,
     {
@@ -95,11 +85,11 @@ async function predictionRoutes(app: App) {
         querystring: PredictionListQuery(limits),
         response: { 200: List },
       },
-      config: { access: 'own' },
+      config: { access: 'own', animal: 'path' },
     },
     async (req) => {
       const window = windowOf(req.query)
-      const animal = await requireAnimal(req)
+      const animal = req.pathAnimal
       const { rows, total } = await listPredictions(
         db,
         { uid: animal.uid, animalId: animal.id, classificationType: req.query.classificationType, ...window },
@@ -120,10 +110,10 @@ async function predictionRoutes(app: App) {
         querystring: RecentQuery(limits),
         response: { 200: Envelope(Type.Array(predictions.ref, { maxItems: limits.recentLimitMax })) },
       },
-      config: { access: 'own' },
+      config: { access: 'own', animal: 'path' },
     },
     async (req) => {
-      const animal = await requireAnimal(req)
+      const animal = req.pathAnimal
       const rows = await recentPredictions(
         db,
         { uid: animal.uid, animalId: animal.id, classificationType: req.query.classificationType },
@@ -153,11 +143,11 @@ async function predictionRoutes(app: App) {
           ),
         },
       },
-      config: { access: 'own' },
+      config: { access: 'own', animal: 'path' },
     },
     async (req) => {
       const window = windowOf(req.query)
-      const animal = await requireAnimal(req)
+      const animal = req.pathAnimal
       const { rows, total } = await predictionsInRange(
         db,
         { uid: animal.uid, animalId: animal.id, classificationType: req.query.classificationType, ...window },
@@ -184,11 +174,11 @@ async function predictionRoutes(app: App) {
         querystring: ClassificationListQuery(limits),
         response: { 200: List },
       },
-      config: { access: 'own' },
+      config: { access: 'own', animal: 'path' },
     },
     async (req) => {
       const window = windowOf(req.query)
-      const animal = await requireAnimal(req)
+      const animal = req.pathAnimal
       const criteria = {
         uid: animal.uid,
         animalId: animal.id,
@@ -216,10 +206,10 @@ async function predictionRoutes(app: App) {
         response: { 201: Envelope(predictions.ref, 'The stored prediction', 'Prediction stored') },
       },
       attachValidation: true,
-      config: { access: 'own', idempotent: true },
+      config: { access: 'own', idempotent: true, animal: 'path' },
     },
     async (req, reply) => {
-      const animal = await requireAnimal(req)
+      const animal = req.pathAnimal
       if (req.validationError) throw req.validationError
       const body = req.body as unknown as PostedPrediction
       const { problems, value } = normalizePosted(body, app.clock())

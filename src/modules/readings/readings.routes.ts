@@ -3,7 +3,6 @@ import type { App } from '../../types.ts'
 import { defineModule } from '../../http/api-module.ts'
 import { Envelope, ok, sendJsonItems } from '../../http/envelope.ts'
 import { notFound, validationFailed } from '../../http/errors.ts'
-import { findAnimalByMac } from '../animals/animals.repository.ts'
 import { AnimalMacPath } from '../animals/animals.resource.ts'
 import { ingest, type IngestOutcome } from './ingest.ts'
 import { analyticsWindow } from './readings.rules.ts'
@@ -57,13 +56,6 @@ export const readingsModule = defineModule({
 async function readingRoutes(app: App) {
   const db = app.database.db
   const { limits } = app.config
-
-  /** The tag's animal; its stored MAC (upper case) is what the readings are keyed by. */
-  async function requireMac(userId: string, mac: string): Promise<string> {
-    const animal = await findAnimalByMac(db, userId, mac)
-    if (!animal) throw notFound('Animal')
-    return animal.mac
-  }
 
   app.post(
     '/users/:userId/animals/:animalMac/sensordata',
@@ -136,11 +128,12 @@ async function readingRoutes(app: App) {
         querystring: ReadingsQuery(limits),
         response: { 200: Envelope(Rows(LocationReading, limits.readingsLimitMax), 'Detections') },
       },
-      config: { access: 'own' },
+      config: { access: 'own', animal: 'path' },
     },
     async (req, reply) => {
       checkTimeQuery(req.query)
-      const mac = await requireMac(req.params.userId, req.params.animalMac)
+      // The animal's stored MAC (upper case) is what the readings are keyed by.
+      const mac = req.pathAnimal.mac
       return sendJsonItems(reply, await readLocations(db, req.params.userId, mac, req.query))
     },
   )
@@ -156,11 +149,12 @@ async function readingRoutes(app: App) {
         querystring: ReadingsQuery(limits),
         response: { 200: Envelope(Rows(SensorReading, limits.readingsLimitMax), 'Readings') },
       },
-      config: { access: 'sensorData' },
+      config: { access: 'sensorData', animal: 'path' },
     },
     async (req, reply) => {
       checkTimeQuery(req.query)
-      const mac = await requireMac(req.params.userId, req.params.animalMac)
+      // The animal's stored MAC (upper case) is what the readings are keyed by.
+      const mac = req.pathAnimal.mac
       return sendJsonItems(reply, await readSensorData(db, req.params.userId, mac, req.query))
     },
   )
@@ -176,10 +170,11 @@ async function readingRoutes(app: App) {
         querystring: LatestQuery(limits),
         response: { 200: Envelope(Rows(SensorReading, limits.latestCountMax), 'Readings') },
       },
-      config: { access: 'sensorData' },
+      config: { access: 'sensorData', animal: 'path' },
     },
     async (req) => {
-      const mac = await requireMac(req.params.userId, req.params.animalMac)
+      // The animal's stored MAC (upper case) is what the readings are keyed by.
+      const mac = req.pathAnimal.mac
       return ok(await latestSensorData(db, req.params.userId, mac, req.query.count))
     },
   )
@@ -197,10 +192,11 @@ async function readingRoutes(app: App) {
         querystring: AnalyticsQuery,
         response: { 200: Envelope(SensorAnalytics, 'Analytics') },
       },
-      config: { access: 'sensorData' },
+      config: { access: 'sensorData', animal: 'path' },
     },
     async (req) => {
-      const mac = await requireMac(req.params.userId, req.params.animalMac)
+      // The animal's stored MAC (upper case) is what the readings are keyed by.
+      const mac = req.pathAnimal.mac
       const { start, end } = analyticsWindow(req.query.timeRange, app.clock())
       return ok(await sensorAnalytics(db, req.params.userId, mac, start, end))
     },
