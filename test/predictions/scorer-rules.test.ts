@@ -11,6 +11,7 @@ import {
   alignHours,
   birthCusum,
   birthThreshold,
+  crateMoveIndex,
   expectedActivity,
   heatExcess,
   heatThreshold,
@@ -19,6 +20,7 @@ import {
   median,
   phaseStart,
   probabilityOf,
+  quantile,
   reproductiveState,
   scoreHerd,
   summarizeHours,
@@ -225,21 +227,36 @@ describe("what the farm's records change", () => {
     assert.equal(birthThreshold(records({ services: [104] }), t), base)
   })
 
-  it('lowers the heat threshold where a heat is due and raises it while pregnant or nursing', () => {
-    const { threshold, expectedFactor, unlikelyFactor } = SCORER.heat
+  it('lowers the heat threshold where a heat is due, less where a return is possible, and raises it while pregnant or nursing', () => {
+    const { threshold, expectedFactor, returnFactor, unlikelyFactor } = SCORER.heat
+    assert.ok(expectedFactor < returnFactor && returnFactor < 1 && unlikelyFactor > 1)
     assert.equal(heatThreshold(NO_RECORDS, t), threshold)
     assert.equal(heatThreshold(records({ weanings: [5], births: [30] }), t), threshold * expectedFactor)
-    assert.equal(heatThreshold(records({ services: [21], weanings: [27] }), t), threshold * expectedFactor)
+    assert.equal(heatThreshold(records({ services: [21], weanings: [27] }), t), threshold * returnFactor)
     assert.equal(heatThreshold(records({ services: [60] }), t), threshold * unlikelyFactor)
     assert.equal(heatThreshold(records({ births: [10] }), t), threshold * unlikelyFactor)
     assert.equal(heatThreshold(records({ weanings: [12], births: [37] }), t), threshold)
   })
 
-  it('starts a new phase at a weaning, a farrowing, or the crate 105 days after a service', () => {
+  it('starts a new phase at a weaning or a farrowing; the crate is not assumed from the service date', () => {
     assert.equal(phaseStart(NO_RECORDS, t), undefined)
     assert.equal(phaseStart(records({ weanings: [4], births: [30] }), t), t - 4 * DAY)
-    assert.equal(phaseStart(records({ services: [110], weanings: [135] }), t), t - 5 * DAY)
+    assert.equal(phaseStart(records({ services: [110], weanings: [135] }), t), t - 135 * DAY)
     assert.equal(phaseStart(records({ services: [50], weanings: [55] }), t), t - 55 * DAY)
+  })
+
+  it('finds the move into the crate as the last day whose movement between nodes fell below half its usual', () => {
+    const movement: (number | undefined)[] = Array.from({ length: 20 * 24 }, (_, e) => (e >= 15 * 24 ? 0.1 : 0.4))
+    assert.equal(crateMoveIndex(movement, 10 * 24, 20 * 24 - 1), 20 * 24 - 1 - 23)
+    assert.equal(crateMoveIndex(movement, 10 * 24, 15 * 24 - 1), undefined, 'before the drop')
+    const gradual = movement.map((_, e) => 0.4 * (1 - e / (40 * 24)))
+    assert.equal(crateMoveIndex(gradual, 10 * 24, 20 * 24 - 1), undefined, 'a slow decline is no move')
+  })
+
+  it('takes a quantile by interpolation', () => {
+    assert.equal(quantile([4, 1, 3, 2], 0.5), 2.5)
+    assert.equal(quantile([1, 2, 3, 4, 5], 0.25), 2)
+    assert.equal(quantile([], 0.3), undefined)
   })
 })
 
@@ -311,6 +328,30 @@ describe('the herd scorer', () => {
     assert.ok(final(herd)[0]!.heat >= 0.5, 'without the record it looks like a heat')
     herd[0]!.records = { services: [], weanings: [weaned], births: [] }
     assert.ok(final(herd)[0]!.heat < 0.5, JSON.stringify(final(herd)[0]))
+  })
+
+  it('keeps birth alarms for a sow when a share of her pen (not most of it) nest-builds at the same time', () => {
+    const scores = final(herdOf((k, i) => (k <= 1 && i > last - 10 ? 0.45 : steady(i))))
+    assert.ok(scores[0]!.birth >= 0.5 && scores[1]!.birth >= 0.5, JSON.stringify(scores.slice(0, 2)))
+  })
+
+  it('gives no birth alarm for a rise that has lasted more than a day (a loose tag), nor for a tag reading cool', () => {
+    const long = final(herdOf((k, i) => (k === 0 && i > last - 40 ? 0.45 : steady(i))))
+    assert.equal(long[0]!.birth, 0)
+    const restless = (k: number, i: number) => (k === 0 && i > last - 10 ? 0.45 : steady(i))
+    const cool = final(herdOf(restless, (k, i) => ({ temperature: k === 0 && i > last - 8 ? 36 : 37 })))
+    assert.equal(cool[0]!.birth, 0)
+  })
+
+  it('leaves hours without data out of both sides of the heat comparison (a night-time dropout)', () => {
+    const night = (i: number) => i % 24 < 6
+    const scores = final(
+      herdOf(
+        (_, i) => steady(i),
+        (k, i) => (k === 0 && i > last - 72 && night(i) ? { samples: 0 } : {}),
+      ),
+    )
+    assert.ok(scores[0]!.heat < 0.5, JSON.stringify(scores[0]))
   })
 
   it('gives no birth alarm in the two weeks after a recorded farrowing', () => {

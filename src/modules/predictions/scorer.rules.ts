@@ -37,13 +37,28 @@ export interface ScorerSettings {
    * CUSUM of ln(ratio / reference) over the last `hours`, each hour's ratio capped at `cap`; alarm (p = 0.5) at
    * `threshold`, or at threshold x warmFactor while the ear is `warmC` warmer than usual (over 6 h, less its group's).
    */
-  birth: { reference: number; cap: number; hours: number; threshold: number; warmC: number; warmFactor: number }
+  birth: {
+    reference: number
+    cap: number
+    hours: number
+    threshold: number
+    warmC: number
+    warmFactor: number
+    /** An hour whose usual activity is peakFactor x the animal's usual day (a meal) neither adds nor removes. */
+    peakFactor: number
+    /** Activity above `reference` for persistentShare of the hours 24-48 h back is no nest building (a loose tag, a move). */
+    persistentShare: number
+    /** An ear this much cooler than usual over 6 h (less its group's) has a tag off the skin: no birth alarm. */
+    tagOffC: number
+  }
+  /** The group's level is this quantile of its animals' (not the median), so that a share of a group can share an event. */
+  groupQuantile: number
   /**
-   * Activity of the last 24 h against the mean of the same 24 h on baseline days; alarm when `threshold` above it
-   * (0.25 = 1.25x), threshold x expectedFactor where the records make a heat likely, x unlikelyFactor while
-   * pregnant or nursing.
+   * Activity of the last `hours` hours against the same hours on baseline days (hours without data on either side
+   * left out); alarm when `threshold` above it (0.3 = 1.3x), threshold x expectedFactor after a weaning,
+   * x returnFactor when a return is possible, x unlikelyFactor while pregnant or nursing.
    */
-  heat: { threshold: number; expectedFactor: number; unlikelyFactor: number }
+  heat: { hours: number; threshold: number; expectedFactor: number; returnFactor: number; unlikelyFactor: number }
   /** The last recentDays days against days baselineFromDay-baselineToDay back; alarm at a decline of `threshold`. */
   lameness: { recentDays: number; baselineFromDay: number; baselineToDay: number; threshold: number }
 }
@@ -52,8 +67,19 @@ export const SCORER: ScorerSettings = {
   activityFloor: 0.03,
   baseline: { fromDay: 2, toDay: 8, minHours: 8 },
   groupMinAnimals: 5,
-  birth: { reference: 1.6, cap: 6, hours: 36, threshold: 4, warmC: 0.3, warmFactor: 0.6 },
-  heat: { threshold: 0.45, expectedFactor: 0.25, unlikelyFactor: 2 },
+  birth: {
+    reference: 1.6,
+    cap: 6,
+    hours: 36,
+    threshold: 4,
+    warmC: 0.3,
+    warmFactor: 0.6,
+    peakFactor: 1.8,
+    persistentShare: 0.5,
+    tagOffC: -0.8,
+  },
+  groupQuantile: 0.4,
+  heat: { hours: 24, threshold: 0.4, expectedFactor: 0.25, returnFactor: 0.6, unlikelyFactor: 2 },
   lameness: { recentDays: 4, baselineFromDay: 12, baselineToDay: 20, threshold: 0.2 },
 }
 
@@ -66,14 +92,15 @@ export const SCORER_SUMMARY =
   'which runs hourly and stores one prediction per active animal, class and hour; its probability is 0.5 where a rule ' +
   'reaches its alarm threshold. It measures each animal against its own baseline (the same hours of day on days ' +
   `${baseline.fromDay}-${baseline.toDay} back) and against its group at the same hour. ` +
-  `birth: a CUSUM of hourly activity above ${birth.reference}x the sow's baseline over ${birth.hours} h, alarm at ${birth.threshold} ` +
-  `(${birth.threshold * birth.warmFactor} while her ear is ${birth.warmC} °C warmer than usual) ` +
+  `birth: a CUSUM of hourly activity above ${birth.reference}x the sow's baseline over ${birth.hours} h, meal hours left out, alarm at ${birth.threshold} ` +
+  `(${birth.threshold * birth.warmFactor} while her ear is ${birth.warmC} °C warmer than usual), none while the rise has lasted over a day ` +
+  'or the tag reads cooler than the ear (a loose tag) ' +
   '(nest building lasts 14-17 h and peaks about 9 h before farrowing; Cornou 2012: CUSUM sensitivity 100 %, specificity 95-100 %; ' +
   'Oczak 2020: ear-tag alarms a median 8 h 51 min before onset). ' +
-  `heat: activity over 24 h at least ${1 + heat.threshold}x the same 24 h on days ${baseline.fromDay}-${baseline.toDay} back (heats run about 1.3x for 24-48 h), ` +
-  'a lower bar 3-8 days after a recorded weaning and 17-25 days after a recorded insemination, a higher one while pregnant or lactating. ' +
+  `heat: activity over the last ${heat.hours} h at least ${1 + heat.threshold}x the same hours on days ${baseline.fromDay}-${baseline.toDay} back (heats run about 1.3x for 24-48 h), ` +
+  'a far lower bar 3-8 days after a recorded weaning, a somewhat lower one 17-25 days after a recorded insemination, a higher one while pregnant or lactating. ' +
   `lameness: activity (and movement between nodes) of the last ${lameness.recentDays} days ${lameness.threshold * 100} % or more below ` +
-  `days ${lameness.baselineFromDay}-${lameness.baselineToDay} back. Measured on simulated herds: see the README.`
+  `days ${lameness.baselineFromDay}-${lameness.baselineToDay} back, the move into the farrowing crate read from the data. Measured on simulated herds: docs/predictions.md.`
 
 /** One hour of one animal's readings, as the rules see them. */
 export interface HourSummary {
@@ -192,6 +219,15 @@ export function median(values: readonly number[]): number | undefined {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
+/** The q-quantile (0-1) of values, interpolated; undefined without any. */
+export function quantile(values: readonly number[], q: number): number | undefined {
+  if (values.length === 0) return undefined
+  const sorted = [...values].sort((a, b) => a - b)
+  const at = q * (sorted.length - 1)
+  const low = Math.floor(at)
+  return sorted[low]! + (sorted[Math.min(low + 1, sorted.length - 1)]! - sorted[low]!) * (at - low)
+}
+
 const hasData = (h: HourSummary | undefined): h is HourSummary => h !== undefined && h.samples >= MIN_SAMPLES_PER_HOUR
 
 /** The activity an animal usually has at hour i: the median of the same hour of day (±1 h) on the baseline days. */
@@ -306,22 +342,13 @@ export function reproductiveState(records: AnimalRecords, t: number) {
   return { sinceService: openService, sinceWeaning: days(weaning), sinceBirth: days(birth), lactatingDays }
 }
 
-/** How many days after a service a sow moves into the farrowing crate, at the earliest (farrowing ~114 days after). */
-export const CRATE_AFTER_SERVICE_DAYS = 105
-
 /**
- * When the animal's current phase of life began, by its records: the latest weaning, farrowing, or move into
- * the farrowing crate (CRATE_AFTER_SERVICE_DAYS after an open service); undefined without any. A baseline
- * never reaches back past it: a crated or nursing sow is less active, a weaned one more, and none of that is
- * a heat or a lameness.
+ * When the animal's current phase of life began, by its records: the latest weaning or farrowing; undefined
+ * without any. A baseline never reaches back past it: a nursing sow is less active, a weaned one more, and
+ * none of that is a heat or a lameness.
  */
 export function phaseStart(records: AnimalRecords, t: number): number | undefined {
-  const { sinceService } = reproductiveState(records, t)
-  const crate =
-    sinceService !== undefined && sinceService >= CRATE_AFTER_SERVICE_DAYS
-      ? t - (sinceService - CRATE_AFTER_SERVICE_DAYS) * DAY_MS
-      : undefined
-  const starts = [latestBefore(records.weanings, t), latestBefore(records.births, t), crate].filter(
+  const starts = [latestBefore(records.weanings, t), latestBefore(records.births, t)].filter(
     (x): x is number => x !== undefined,
   )
   return starts.length === 0 ? undefined : Math.max(...starts)
@@ -336,15 +363,44 @@ export function birthThreshold(records: AnimalRecords, t: number, settings: Scor
   return settings.birth.threshold
 }
 
-/** Heat's threshold: lower where a heat is expected (3-8 days after weaning, 17-25 after service), higher while pregnant or lactating. */
+/**
+ * Heat's threshold: far lower 3-8 days after a weaning (most sows come on heat then), somewhat lower 17-25 days
+ * after a service (a return is possible, but most services hold), higher while pregnant or nursing.
+ */
 export function heatThreshold(records: AnimalRecords, t: number, settings: ScorerSettings = SCORER): number {
   const { sinceService, sinceWeaning, lactatingDays } = reproductiveState(records, t)
-  const { threshold, expectedFactor, unlikelyFactor } = settings.heat
+  const { threshold, expectedFactor, returnFactor, unlikelyFactor } = settings.heat
   if (lactatingDays !== undefined) return threshold * unlikelyFactor
-  if (sinceWeaning !== undefined && sinceWeaning >= 3 && sinceWeaning <= 8) return threshold * expectedFactor
-  if (sinceService !== undefined && sinceService >= 17 && sinceService <= 25) return threshold * expectedFactor
+  if (sinceWeaning !== undefined && sinceWeaning >= 3 && sinceWeaning <= 8 && sinceService === undefined)
+    return threshold * expectedFactor
+  if (sinceService !== undefined && sinceService >= 17 && sinceService <= 25) return threshold * returnFactor
   if (sinceService !== undefined && sinceService > 25 && sinceService <= 125) return threshold * unlikelyFactor
   return threshold
+}
+
+/** Days after a service in which a sow may be moved into the farrowing crate (farrowing comes 112-118 days after). */
+export const CRATE_WINDOW_DAYS = { from: 100, to: 125 } as const
+
+/**
+ * The move into the crate, read from the data rather than assumed: the last day block in the crate window whose
+ * movement between nodes fell below half its usual (days 2-8 before it); undefined without one. `movement` holds
+ * day blocks per hour index; returns the index of the first hour of that block.
+ */
+export function crateMoveIndex(
+  movement: readonly (number | undefined)[],
+  fromIndex: number,
+  toIndex: number,
+): number | undefined {
+  for (let e = toIndex; e >= Math.max(fromIndex, 8 * DAY_HOURS); e--) {
+    const now = movement[e]
+    if (now === undefined) continue
+    const before: number[] = []
+    for (let d = 2; d <= 8; d++)
+      if (movement[e - d * DAY_HOURS] !== undefined) before.push(movement[e - d * DAY_HOURS]!)
+    const usual = median(before)
+    if (before.length >= 4 && usual !== undefined && usual > 0 && now < 0.5 * usual) return e - DAY_HOURS + 1
+  }
+  return undefined
 }
 
 /**
@@ -357,21 +413,35 @@ export function scoreHerd<K>(
   to: number,
   settings: ScorerSettings = SCORER,
 ): ClassScores[][] {
-  const first = Math.max(0, from - settings.birth.hours)
+  const first = Math.max(0, from - Math.max(settings.birth.hours, 48 + 24))
+  const ratioFrom = Math.max(0, first - 7 * DAY_HOURS)
   const dayFrom = Math.max(0, from - (settings.lameness.baselineToDay + 7) * DAY_HOURS)
   const floor = settings.activityFloor
+  const { birth: birthSettings, heat: heatSettings } = settings
 
-  // 1. Each hour's activity against the animal's own baseline, then against its group's median at that hour.
+  // 1. Each hour's activity against the animal's own baseline, then against its group's level at that hour.
   const expected = herd.map((a) => {
     const out = new Array<number | undefined>(to + 1)
-    for (let i = first; i <= to; i++) out[i] = hasData(a.hours[i]) ? expectedActivity(a.hours, i, settings) : undefined
+    for (let i = ratioFrom; i <= to; i++) out[i] = expectedActivity(a.hours, i, settings)
+    return out
+  })
+  // An hour whose usual level is far above the animal's usual day is a daily peak (a meal): see birth below.
+  const peak = expected.map((e) => {
+    const out = new Array<boolean>(to + 1).fill(false)
+    for (let i = first; i <= to; i++) {
+      const day: number[] = []
+      for (let j = i - DAY_HOURS + 1; j <= i; j++) if (e[j] !== undefined) day.push(e[j]!)
+      const usual = median(day)
+      out[i] = e[i] !== undefined && usual !== undefined && e[i]! + floor > birthSettings.peakFactor * (usual + floor)
+    }
     return out
   })
   const ratio = (k: number, i: number) => {
     const e = expected[k]![i]
-    return e === undefined ? undefined : (herd[k]!.hours[i]!.activity + floor) / (e + floor)
+    const h = herd[k]!.hours[i]
+    return e === undefined || !hasData(h) ? undefined : (h.activity + floor) / (e + floor)
   }
-  const groupFactor = groupMedians(herd, first, to, ratio, settings, 1)
+  const groupFactor = groupMedians(herd, first, to, ratio, settings, 1, settings.groupQuantile, 7 * DAY_HOURS)
   // Ear-skin warming: each hour's mean pinna temperature above the same hours of days 2-8 back, less the group's.
   const warming = herd.map((a) => {
     const out = new Array<number | undefined>(to + 1)
@@ -387,7 +457,7 @@ export function scoreHerd<K>(
     }
     return out
   })
-  const groupWarming = groupMedians(herd, first, to, (k, i) => warming[k]![i], settings, 0)
+  const groupWarming = groupMedians(herd, first, to, (k, i) => warming[k]![i], settings, 0, 0.5)
 
   // 2. Day blocks (the 24 h ending at an hour): share of moving samples and node changes per detection, the
   //    activity corrected by how its group's level that day compares with the group's week before.
@@ -424,28 +494,78 @@ export function scoreHerd<K>(
 
   return herd.map((animal, k) => {
     const scores: ClassScores[] = []
+    const adjusted = (j: number) => {
+      const r = ratio(k, j)
+      return r === undefined ? undefined : r / groupFactor[k]![j]!
+    }
     for (let i = from; i <= to; i++) {
       const t = animal.hours[i]!.hour + HOUR_MS
-      const adjusted: (number | undefined)[] = []
-      for (let j = Math.max(0, i - settings.birth.hours + 1); j <= i; j++) {
-        const r = ratio(k, j)
-        adjusted.push(r === undefined ? undefined : r / groupFactor[k]![j]!)
+      let phase = phaseStart(animal.records, t) ?? -Infinity
+      // In the crate window after a service, a move into the crate (fewer node changes at once) starts a phase too.
+      const { sinceService } = reproductiveState(animal.records, t)
+      if (
+        sinceService !== undefined &&
+        sinceService >= CRATE_WINDOW_DAYS.from &&
+        sinceService <= CRATE_WINDOW_DAYS.to
+      ) {
+        const windowStart = i - Math.floor(((sinceService - CRATE_WINDOW_DAYS.from) * DAY_MS) / HOUR_MS)
+        const move = crateMoveIndex(dayMovement[k]!, windowStart, i)
+        if (move !== undefined) phase = Math.max(phase, animal.hours[Math.max(0, move)]!.hour)
       }
-      const { sinceBirth } = reproductiveState(animal.records, t)
+
+      // Birth: the CUSUM of the last hours, daily peaks (meals) left out; none while the rise has lasted more than a
+      // day (no nest building does) or the tag reads cooler than the ear (off the skin, a loose or torn tag).
+      const recent: (number | undefined)[] = []
+      for (let j = Math.max(0, i - birthSettings.hours + 1); j <= i; j++)
+        recent.push(peak[k]![j] ? undefined : adjusted(j))
+      let raised = 0
+      let known = 0
+      for (let j = i - 47; j <= i - 24; j++) {
+        const r = j >= 0 ? adjusted(j) : undefined
+        if (r === undefined) continue
+        known++
+        if (r >= birthSettings.reference) raised++
+      }
+      const persistent = known >= 12 && raised >= birthSettings.persistentShare * known
       const recentWarming: number[] = []
       for (let j = Math.max(0, i - 5); j <= i; j++)
         if (warming[k]![j] !== undefined) recentWarming.push(warming[k]![j]! - groupWarming[k]![j]!)
-      const warm =
-        recentWarming.length >= 3 &&
-        recentWarming.reduce((a, b) => a + b, 0) / recentWarming.length >= settings.birth.warmC
-      const birthThresholdNow = birthThreshold(animal.records, t, settings) * (warm ? settings.birth.warmFactor : 1)
+      const meanWarming =
+        recentWarming.length >= 3 ? recentWarming.reduce((a, b) => a + b, 0) / recentWarming.length : undefined
+      const tagOff = meanWarming !== undefined && meanWarming <= birthSettings.tagOffC
+      const warm = meanWarming !== undefined && meanWarming >= birthSettings.warmC
+      const birthThresholdNow = birthThreshold(animal.records, t, settings) * (warm ? birthSettings.warmFactor : 1)
+      const { sinceBirth } = reproductiveState(animal.records, t)
       const birthP =
-        sinceBirth !== undefined && sinceBirth < 14
+        (sinceBirth !== undefined && sinceBirth < 14) || persistent || tagOff
           ? 0
-          : probabilityOf(birthCusum(adjusted, settings), birthThresholdNow)
+          : probabilityOf(birthCusum(recent, settings), birthThresholdNow)
+
+      // Heat: the last hours' activity against the same hours on the baseline days in this phase, hour by hour, so
+      // that hours without data (a night-time dropout) leave both sides; corrected by the group's level that day.
+      let now = 0
+      let usual = 0
+      let hoursUsed = 0
+      for (let j = i - heatSettings.hours + 1; j <= i; j++) {
+        const h = animal.hours[j]
+        if (!hasData(h) || h.hour < phase) continue
+        const same: number[] = []
+        for (let d = settings.baseline.fromDay; d <= settings.baseline.toDay; d++) {
+          const b = animal.hours[j - d * DAY_HOURS]
+          if (hasData(b) && b.hour >= phase) same.push(b.activity)
+        }
+        if (same.length < 2) continue
+        now += h.activity
+        usual += same.reduce((a, b) => a + b, 0) / same.length
+        hoursUsed++
+      }
+      const excess =
+        hoursUsed >= heatSettings.hours / 2
+          ? (now + (hoursUsed * floor) / 4) / (usual + (hoursUsed * floor) / 4) / dayFactor[k]![i]! - 1
+          : undefined
+      const heatP = excess === undefined ? 0 : probabilityOf(excess, heatThreshold(animal.records, t, settings))
 
       // Day blocks `fromDay`-`toDay` back that lie wholly in the animal's current phase (see phaseStart).
-      const phase = phaseStart(animal.records, t) ?? -Infinity
       const days = (series: (number | undefined)[], fromDay: number, toDay: number, correct: boolean) => {
         const out: number[] = []
         for (let d = fromDay; d <= toDay; d++) {
@@ -467,15 +587,6 @@ export function scoreHerd<K>(
         const chosen = days(series, fromDay, toDay, correct)
         return chosen.length >= 4 ? chosen : days(series, closest, toDay, correct)
       }
-      const today = dayActivity[k]![i]
-      const heatBaseline = baselineDays(dayActivity[k]!, settings.baseline.fromDay, settings.baseline.toDay, 1, false)
-      const excess =
-        today === undefined || animal.hours[Math.max(0, i - DAY_HOURS + 1)]!.hour < phase
-          ? undefined
-          : heatExcess(today / dayFactor[k]![i]!, heatBaseline, settings)
-      const heatP =
-        excess === undefined ? 0 : probabilityOf(excess, heatThreshold(animal.records, t, settings)) * (1 - birthP)
-
       const { recentDays, baselineFromDay, baselineToDay } = settings.lameness
       const movement = {
         recent: days(dayMovement[k]!, 0, recentDays - 1, false),
@@ -499,8 +610,10 @@ export function scoreHerd<K>(
 const round3 = (p: number) => Math.round(p * 1000) / 1000
 
 /**
- * For each animal and index, the median of value(animal, index) over its group's animals that have one
- * (at least groupMinAnimals), else over the farm's, else `fallback`.
+ * For each animal and index, the group's level: the `quantile` of value(animal, index) over its group's animals
+ * that have one (at least groupMinAnimals), else over the farm's, else `fallback`. Below the median, so that
+ * what a share of the group does together (a room farrowing together) stays each animal's own; with
+ * `usualHours`, divided by its median at the same hour of the days in that many hours before (its usual level).
  */
 function groupMedians<K>(
   herd: readonly AnimalHours<K>[],
@@ -509,11 +622,14 @@ function groupMedians<K>(
   value: (k: number, i: number) => number | undefined,
   settings: ScorerSettings,
   fallback: number | undefined,
+  q = settings.groupQuantile,
+  usualHours = 0,
 ): (number | undefined)[][] {
   const groups = new Map<string, number[]>()
   herd.forEach((a, k) => groups.set(a.group ?? '', [...(groups.get(a.group ?? '') ?? []), k]))
-  const out = herd.map(() => new Array<number | undefined>(to + 1))
-  for (let i = from; i <= to; i++) {
+  const start = Math.max(0, from - usualHours)
+  const levels = new Map<string, (number | undefined)[]>([...groups.keys()].map((g) => [g, new Array(to + 1)]))
+  for (let i = start; i <= to; i++) {
     const all: number[] = []
     const byGroup = new Map<string, number[]>()
     for (const [name, members] of groups) {
@@ -521,12 +637,29 @@ function groupMedians<K>(
       byGroup.set(name, values)
       all.push(...values)
     }
-    const farm = all.length >= settings.groupMinAnimals ? median(all) : fallback
-    for (const [name, members] of groups) {
+    const farm = all.length >= settings.groupMinAnimals ? quantile(all, q) : undefined
+    for (const name of groups.keys()) {
       const values = byGroup.get(name)!
-      const factor = values.length >= settings.groupMinAnimals ? median(values) : farm
-      for (const k of members) out[k]![i] = factor
+      levels.get(name)![i] = values.length >= settings.groupMinAnimals ? quantile(values, q) : farm
     }
+  }
+  const out = herd.map(() => new Array<number | undefined>(to + 1))
+  for (const [name, members] of groups) {
+    const series = levels.get(name)!
+    const level = new Array<number | undefined>(to + 1)
+    for (let i = from; i <= to; i++) {
+      const v = series[i]
+      if (v === undefined || usualHours === 0) {
+        level[i] = v ?? fallback
+        continue
+      }
+      const before: number[] = []
+      for (let j = i - DAY_HOURS; j >= Math.max(start, i - usualHours); j -= DAY_HOURS)
+        if (series[j] !== undefined) before.push(series[j]!)
+      const usual = before.length >= 3 ? median(before) : undefined
+      level[i] = usual === undefined || usual <= 0 ? fallback : v / usual
+    }
+    for (const k of members) out[k] = level
   }
   return out
 }
