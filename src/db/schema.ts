@@ -47,6 +47,15 @@ export interface UserIntegratorLinksTable {
   created_at: Timestamp
 }
 
+/** A refresh-token family: one session, revoked as a whole (migration 0010). */
+export interface TokenFamiliesTable {
+  id: string
+  subject_kind: 'integrator' | 'user'
+  subject_id: string
+  created_at: number
+  revoked_at: number | null
+}
+
 export interface RefreshTokensTable {
   jti: string
   family_id: string
@@ -258,6 +267,7 @@ export interface DB extends RecordTables {
   users: UsersTable
   integrators: IntegratorsTable
   user_integrator_links: UserIntegratorLinksTable
+  token_families: TokenFamiliesTable
   refresh_tokens: RefreshTokensTable
   revoked_tokens: RevokedTokensTable
   user_push_tokens: UserPushTokensTable

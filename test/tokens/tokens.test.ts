@@ -382,4 +382,19 @@ describe('revocations are durable and pruned', () => {
     await pruneExpiredTokens(ctx.database.db, clock.now + 301_000)
     assert.equal(await count(), 0)
   })
+
+  it('deletes a session (its token family) once its last refresh token has expired', async () => {
+    const { uid } = await createIntegrator(ctx)
+    const { refreshToken } = await integratorToken(ctx, uid, { refreshToken: true })
+    const rotated = (await post('/tokens/refresh', { refreshToken })).json().data
+    const families = async () =>
+      (await ctx.database.db.selectFrom('token_families').select('id').where('subject_id', '=', uid).execute()).length
+    assert.equal(await families(), 1)
+    const refreshTtlMs = ctx.config.limits.refreshTokenTtlSeconds * 1000
+    await pruneExpiredTokens(ctx.database.db, clock.now + refreshTtlMs - 1000)
+    assert.equal(await families(), 1, 'kept while its refresh token can be presented')
+    assert.equal((await post('/tokens/refresh', { refreshToken: rotated.refreshToken })).statusCode, 200)
+    await pruneExpiredTokens(ctx.database.db, clock.now + refreshTtlMs + 1000)
+    assert.equal(await families(), 0)
+  })
 })

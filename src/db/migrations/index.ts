@@ -8,6 +8,7 @@ import * as accessLog from './0006_access_log.ts'
 import * as litterguards from './0007_litterguards.ts'
 import * as accessChangeNotifications from './0009_access_change_notifications.ts'
 import * as predictions from './0008_predictions.ts'
+import * as tokenFamilies from './0010_token_families.ts'
 import * as events from './0020_events.ts'
 
 // Listed explicitly (not read from the folder) so the same list works from src/ and from dist/.
@@ -22,5 +23,6 @@ export const migrations: Record<string, Migration> = {
   '0007_litterguards': litterguards,
   '0008_predictions': predictions,
   '0009_access_change_notifications': accessChangeNotifications,
+  '0010_token_families': tokenFamilies,
   '0020_events': events,
 }

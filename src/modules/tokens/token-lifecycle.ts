@@ -2,10 +2,10 @@
 // Refresh tokens are single-use; presenting a used one revokes its whole family, since a legitimate
 // client never does (RFC 9700 §4.14.2). Revoking an access token also revokes the refresh token issued with it.
 import { randomUUID } from 'node:crypto'
-import type { Kysely } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
 import type { DB } from '../../db/schema.ts'
 import type { Clock } from '../../types.ts'
-import { forbidden, unauthorized } from '../../http/errors.ts'
+import { ApiError, forbidden, unauthorized } from '../../http/errors.ts'
 import { AUTH_ERRORS } from '../../auth/errors.ts'
 import { TokenError, type Subject, type TokenSigner, type VerifiedToken } from '../../auth/jwt.ts'
 import {
@@ -13,7 +13,9 @@ import {
   findRefreshByAccessJti,
   findRefreshToken,
   hashToken,
+  insertFamily,
   insertRefreshToken,
+  lockFamily,
   revokeAccessToken,
   revokeFamily,
 } from './token-store.ts'
@@ -35,21 +37,43 @@ export interface IssuedTokens {
 
 export const REUSED_REFRESH_TOKEN = 'Refresh token has already been used; every token of its session is now revoked'
 
-/** Issues an access token, and a refresh token in a new (or the given) family when asked. */
+/** Issues an access token, and a refresh token in a new family when asked. */
 export async function issueTokens(
   deps: LifecycleDeps,
   subject: Subject,
   accessTtlSeconds: number,
   withRefresh: boolean,
-  familyId?: string,
+): Promise<IssuedTokens> {
+  if (!withRefresh) {
+    const access = await deps.signer.sign(subject, 'access', accessTtlSeconds)
+    return { accessToken: access.token, expiresAt: access.exp * 1000, subject }
+  }
+  return deps.db.transaction().execute(async (trx) => {
+    const familyId = randomUUID()
+    await insertFamily(trx, {
+      id: familyId,
+      subject_kind: subject.kind,
+      subject_id: subject.id,
+      created_at: deps.clock(),
+      revoked_at: null,
+    })
+    return issueInFamily(trx, deps, subject, accessTtlSeconds, familyId)
+  })
+}
+
+/** Signs an access token and a refresh token of `familyId`, and stores the refresh token. */
+async function issueInFamily(
+  trx: Transaction<DB>,
+  deps: LifecycleDeps,
+  subject: Subject,
+  accessTtlSeconds: number,
+  familyId: string,
 ): Promise<IssuedTokens> {
   const access = await deps.signer.sign(subject, 'access', accessTtlSeconds)
-  const issued: IssuedTokens = { accessToken: access.token, expiresAt: access.exp * 1000, subject }
-  if (!withRefresh) return issued
   const refresh = await deps.signer.sign(subject, 'refresh', deps.refreshTtlSeconds)
-  await insertRefreshToken(deps.db, {
+  await insertRefreshToken(trx, {
     jti: refresh.jti,
-    family_id: familyId ?? randomUUID(),
+    family_id: familyId,
     subject_kind: subject.kind,
     subject_id: subject.id,
     token_hash: hashToken(refresh.token),
@@ -61,17 +85,19 @@ export async function issueTokens(
     revoked_at: null,
     created_at: deps.clock(),
   })
-  return { ...issued, refreshToken: refresh.token }
+  return { accessToken: access.token, expiresAt: access.exp * 1000, subject, refreshToken: refresh.token }
 }
 
 /**
- * Exchanges a refresh token for a new access token and a new refresh token of the same family.
- * `subjectIsActive` re-checks the integrator or user, so a deactivated one cannot refresh.
+ * Exchanges a refresh token for a new access token and a new refresh token of the same family, in one
+ * transaction that holds the family row: a reuse of the token (or any revocation of the family) waits for
+ * it and then revokes what it issued too. `subjectIsActive` re-checks the integrator or user, so a
+ * deactivated one cannot refresh.
  */
 export async function refreshTokens(
   deps: LifecycleDeps,
   refreshToken: string,
-  subjectIsActive: (s: Subject) => Promise<boolean>,
+  subjectIsActive: (db: Kysely<DB>, s: Subject) => Promise<boolean>,
 ): Promise<IssuedTokens> {
   let verified: VerifiedToken
   try {
@@ -81,26 +107,34 @@ export async function refreshTokens(
     throw err
   }
   const now = deps.clock()
-  const row = await consumeRefreshToken(deps.db, verified.jti, hashToken(refreshToken), now)
-  if (!row) {
-    const known = await findRefreshToken(deps.db, verified.jti)
-    if (known && known.token_hash === hashToken(refreshToken)) {
-      if (known.revoked_at !== null) throw unauthorized(AUTH_ERRORS.revoked)
+  const tokenHash = hashToken(refreshToken)
+  // A refusal is returned rather than thrown, so that the revocation it made commits.
+  const outcome = await deps.db.transaction().execute(async (trx): Promise<IssuedTokens | ApiError> => {
+    const presented = await findRefreshToken(trx, verified.jti)
+    if (!presented || presented.token_hash !== tokenHash) return unauthorized(AUTH_ERRORS.invalidToken)
+    const family = await lockFamily(trx, presented.family_id)
+    if (!family || family.revoked_at !== null) return unauthorized(AUTH_ERRORS.revoked)
+    const row = await consumeRefreshToken(trx, verified.jti, tokenHash, now)
+    if (!row) {
+      // Read again under the family's lock: a rotation that raced this one has committed by now.
+      const known = await findRefreshToken(trx, verified.jti)
+      if (known?.revoked_at !== null) return unauthorized(AUTH_ERRORS.revoked)
       if (known.used_at !== null) {
-        await revokeFamily(deps.db, known.family_id, now, 'refresh token reuse')
-        throw unauthorized(REUSED_REFRESH_TOKEN)
+        await revokeFamily(trx, family.id, now, 'refresh token reuse')
+        return unauthorized(REUSED_REFRESH_TOKEN)
       }
-      if (known.expires_at <= now) throw unauthorized(AUTH_ERRORS.expired)
+      return unauthorized(AUTH_ERRORS.expired)
     }
-    throw unauthorized(AUTH_ERRORS.invalidToken)
-  }
-  if (!(await subjectIsActive(verified.subject))) {
-    await revokeFamily(deps.db, row.family_id, now, 'subject inactive')
-    throw verified.subject.kind === 'integrator'
-      ? unauthorized(AUTH_ERRORS.invalidIntegrator)
-      : forbidden(AUTH_ERRORS.inactiveUser)
-  }
-  return issueTokens(deps, verified.subject, row.access_ttl_seconds, true, row.family_id)
+    if (!(await subjectIsActive(trx, verified.subject))) {
+      await revokeFamily(trx, family.id, now, 'subject inactive')
+      return verified.subject.kind === 'integrator'
+        ? unauthorized(AUTH_ERRORS.invalidIntegrator)
+        : forbidden(AUTH_ERRORS.inactiveUser)
+    }
+    return issueInFamily(trx, deps, verified.subject, row.access_ttl_seconds, family.id)
+  })
+  if (outcome instanceof ApiError) throw outcome
+  return outcome
 }
 
 /** Revokes the presented access token and the refresh token issued with it (docs/decisions.md). */

@@ -1,11 +1,13 @@
 // Durable token state shared by every process: refresh-token families (rotation, reuse detection)
-// and revoked access tokens. Refresh tokens are stored as SHA-256 hashes (they are 256-bit-strong
+// and revoked access tokens. A family row is the lock of its session: a rotation and a revocation of one
+// family take it first, so a revocation covers what a rotation in flight issues (migration 0010). Refresh tokens are stored as SHA-256 hashes (they are 256-bit-strong
 // random JWTs, so a fast hash suffices; the raw token never touches the database).
 import { createHash } from 'node:crypto'
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely'
-import type { DB, RefreshTokensTable } from '../../db/schema.ts'
+import type { DB, RefreshTokensTable, TokenFamiliesTable } from '../../db/schema.ts'
 
 export type RefreshRow = Selectable<RefreshTokensTable>
+export type FamilyRow = Selectable<TokenFamiliesTable>
 
 /** A select column `revoked`: whether the access token `jti` is revoked (the caller's state and this, in one round trip). */
 export function revokedColumn(jti: string) {
@@ -19,6 +21,15 @@ export function hashToken(token: string): string {
 
 export async function insertRefreshToken(db: Db, row: RefreshRow): Promise<void> {
   await db.insertInto('refresh_tokens').values(row).execute()
+}
+
+export async function insertFamily(db: Db, row: FamilyRow): Promise<void> {
+  await db.insertInto('token_families').values(row).execute()
+}
+
+/** The family row, locked until the transaction ends: rotations and revocations of one session take turns. */
+export async function lockFamily(trx: Transaction<DB>, familyId: string): Promise<FamilyRow | undefined> {
+  return trx.selectFrom('token_families').selectAll().where('id', '=', familyId).forUpdate().executeTakeFirst()
 }
 
 /**
@@ -65,8 +76,17 @@ export async function revokeAccessToken(
     .execute()
 }
 
-/** Revokes every refresh token of a family and every access token issued with them. */
+/**
+ * Revokes a family, every refresh token of it and every access token issued with them. The family row is
+ * updated first: that waits for a rotation holding it, and the statements after it see what it inserted.
+ */
 export async function revokeFamily(db: Db, familyId: string, now: number, reason: string): Promise<void> {
+  await db
+    .updateTable('token_families')
+    .set({ revoked_at: now })
+    .where('id', '=', familyId)
+    .where('revoked_at', 'is', null)
+    .execute()
   const rows = await db
     .updateTable('refresh_tokens')
     .set({ revoked_at: now })
@@ -91,16 +111,16 @@ export async function revokeSubjectFamilies(
   reason: string,
   exceptFamily?: string,
 ): Promise<void> {
+  // In the order of their ids, so that two of these never wait for each other's families.
   let query = db
-    .selectFrom('refresh_tokens')
-    .select('family_id')
-    .distinct()
+    .selectFrom('token_families')
+    .select('id')
     .where('subject_kind', '=', kind)
     .where('subject_id', '=', id)
     .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
-  if (exceptFamily) query = query.where('family_id', '!=', exceptFamily)
-  for (const { family_id } of await query.execute()) await revokeFamily(db, family_id, now, reason)
+    .orderBy('id')
+  if (exceptFamily) query = query.where('id', '!=', exceptFamily)
+  for (const family of await query.execute()) await revokeFamily(db, family.id, now, reason)
 }
 
 /** Deletes revocations and refresh tokens past their expiry: they can no longer be presented. */
@@ -110,5 +130,10 @@ export async function pruneExpiredTokens(
 ): Promise<{ revocations: number; refreshTokens: number }> {
   const revoked = await db.deleteFrom('revoked_tokens').where('expires_at', '<', now).executeTakeFirst()
   const refresh = await db.deleteFrom('refresh_tokens').where('expires_at', '<', now).executeTakeFirst()
+  // A family is created with its first token, so one without tokens has nothing left to present.
+  await db
+    .deleteFrom('token_families')
+    .where('id', 'not in', db.selectFrom('refresh_tokens').select('family_id'))
+    .execute()
   return { revocations: Number(revoked.numDeletedRows), refreshTokens: Number(refresh.numDeletedRows) }
 }

@@ -14,6 +14,8 @@ import { secretMatches } from '../integrators/client-secrets.ts'
 import { tokenDirectoryRoutes } from './directory.ts'
 import { IdTokenVerifier } from './id-token.ts'
 import type { Subject } from '../../auth/jwt.ts'
+import type { Kysely } from 'kysely'
+import type { DB } from '../../db/schema.ts'
 import {
   issueTokens,
   logout,
@@ -125,7 +127,7 @@ async function tokenRoutes(app: App) {
       config: { changesAccess: true, access: 'public', limit: 'refresh' },
     },
     async (req) => {
-      const issued = await refreshTokens(deps, req.body.refreshToken, (s) => subjectIsActive(app, s))
+      const issued = await refreshTokens(deps, req.body.refreshToken, subjectIsActive)
       return ok(toTokenResponse(issued), 'Token refreshed successfully')
     },
   )
@@ -301,8 +303,8 @@ async function tokenRoutes(app: App) {
   )
 }
 
-async function subjectIsActive(app: App, subject: Subject): Promise<boolean> {
-  if (subject.kind === 'integrator') return (await findIntegrator(app.database.db, subject.id))?.is_active === true
-  const user = await findUserByUid(app.database.db, subject.id)
+async function subjectIsActive(db: Kysely<DB>, subject: Subject): Promise<boolean> {
+  if (subject.kind === 'integrator') return (await findIntegrator(db, subject.id))?.is_active === true
+  const user = await findUserByUid(db, subject.id)
   return user !== undefined && !user.inactive
 }

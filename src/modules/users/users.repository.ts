@@ -153,7 +153,8 @@ export async function searchUsers(db: Kysely<DB>, search: UserSearch, params: Pa
 export async function deleteUserAndData(db: Kysely<DB>, uid: string, now: number): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     await revokeSubjectFamilies(trx, 'user', uid, now, 'user deleted')
-    await trx.deleteFrom('refresh_tokens').where('subject_kind', '=', 'user').where('subject_id', '=', uid).execute()
+    // Their refresh tokens go with their families (ON DELETE CASCADE).
+    await trx.deleteFrom('token_families').where('subject_kind', '=', 'user').where('subject_id', '=', uid).execute()
     const result = await trx.deleteFrom('users').where('uid', '=', uid).executeTakeFirst()
     return result.numDeletedRows > 0n
   })
