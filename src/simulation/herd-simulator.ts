@@ -111,6 +111,8 @@ export interface AnimalPlan {
   dropouts: Interval[]
   /** Hours of unrest of this animal alone (a fight, a vet check, being moved): activity times `amplitude`. */
   disturbances: (Interval & { amplitude: number })[]
+  /** When the animal left the farm (culled, herd-records.ts): its tag is silent from then. */
+  culled?: number
   /** The animal's day-to-day activity variation (a factor) and ear warmth (°C), per UTC day number (t / DAY). */
   dailyFactor: (day: number) => number
   dailyWarmth: (day: number) => number
@@ -366,6 +368,7 @@ export function* simulateReadings(
   for (let t = first; t <= window.end; t += window.intervalMs) {
     const hour = (t % DAY) / HOUR
     const daytime = hour >= 6 && hour < 18
+    if (plan.culled !== undefined && t >= plan.culled) break
     const state = physiologyAt(plan, farm, t)
 
     // Bouts of activity last 3 minutes on average and start at the rate that makes the animal active for the

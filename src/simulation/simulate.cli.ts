@@ -5,15 +5,14 @@ import { intOption, requireString, type Command } from '../cli/command.ts'
 import { refreshReferenceTemperatures } from '../jobs/reference-temperature.ts'
 import { createIdSource } from '../db/ids.ts'
 import { findAnimalByMac, insertAnimal } from '../modules/animals/animals.repository.ts'
-import { births } from '../modules/records/births/births.ts'
-import { inseminations } from '../modules/records/inseminations/inseminations.ts'
-import { weanings } from '../modules/records/weanings/weanings.ts'
+import { recordCollections } from '../modules/records/index.ts'
 import { insertRecord } from '../modules/records/records.repository.ts'
 import { findLitterguard, insertLitterguard } from '../modules/litterguards/litterguards.repository.ts'
 import { simulateLitterguardReadings, simulatedLitterguards } from './litterguard-simulator.ts'
 import { findUserByUid } from '../modules/users/users.repository.ts'
 import { ingest } from '../modules/readings/ingest.ts'
-import { planAnimal, simulateReadings, simulatedHerd } from './herd-simulator.ts'
+import { planAnimal, planFarm, simulateReadings, simulatedHerd } from './herd-simulator.ts'
+import { planRecords, withCull } from './herd-records.ts'
 
 export const simulateCommands: Command[] = [
   {
@@ -39,8 +38,9 @@ export const simulateCommands: Command[] = [
       },
     },
     help: [
-      'A new animal comes with the farm records of its simulated life up to now: inseminations, farrowings and',
-      'weanings (the prediction scorer reads them).',
+      'A new animal comes with the farm records of its simulated life up to now, consistent with its readings:',
+      'inseminations, pregnancy checks, returns to estrus, farrowings, weanings, lameness treatments, and culls',
+      '(a culled sow is inactive and her tag silent from the cull); the herd pages and the scorer read them.',
       'Two litter-monitoring devices come with the herd, with readings over the same days (pen 1 turns restless',
       "in its last 3 hours; pen 2's gateway dropped out 40 minutes ago).",
       "Readings go through the service's ingestion code (idempotent: a re-run stores only what is new), then",
@@ -64,8 +64,17 @@ export const simulateCommands: Command[] = [
           locations: { received: 0, stored: 0, duplicates: 0 },
         }
         let created = 0
-        const records = { inseminations: 0, births: 0, weanings: 0 }
+        const records = {
+          inseminations: 0,
+          'pregnancy-checks': 0,
+          'return-to-estrus': 0,
+          births: 0,
+          weanings: 0,
+          movements: 0,
+          treatments: 0,
+        }
         const herd = simulatedHerd(uid, animals)
+        const farm = planFarm({ seed: uid, start: end - days * 86_400_000, end })
         for (const animal of herd) {
           const window = {
             uid,
@@ -74,63 +83,22 @@ export const simulateCommands: Command[] = [
             intervalMs: intervalSeconds * 1000,
             batchSize: limits.ingestMaxRows,
           }
+          const planWindow = { seed: uid, start: window.start, end }
+          const plan = withCull(planAnimal(animal, planWindow), uid, animal.index)
           if (!(await findAnimalByMac(db, uid, animal.MAC))) {
             const { index: _i, homeNode: _h, neighbourNode: _n, ...body } = animal
-            const { id } = await insertAnimal(db, uid, { ...body, Active: true, Suspicious: false }, ids)
+            const Active = plan.culled === undefined || plan.culled > end
+            const { id } = await insertAnimal(db, uid, { ...body, Active, Suspicious: false }, ids)
             created++
             // The records of its simulated life so far, as the farm would have kept them (only with a new animal: a
             // re-run plans other episodes, whose records would contradict these).
-            const plan = planAnimal(animal, { seed: uid, start: window.start, end })
-            const day = (t: number) => new Date(t).toISOString().slice(0, 10)
-            const time = (t: number) => new Date(t).toISOString().slice(11, 16)
-            for (const t of plan.services.filter((t) => t <= end)) {
-              await insertRecord(
-                db,
-                inseminations,
-                uid,
-                id,
-                inseminations.resource.toColumns({
-                  Boar: 'Duroc DK-4471',
-                  StartDate: day(t),
-                  StartTime: time(t),
-                  Occupied: true,
-                  Archived: false,
-                  serviceType: 'AI',
-                }),
-                ids,
-              )
-              records.inseminations++
-            }
-            for (const f of plan.farrowings.filter((f) => f.onset <= end)) {
-              await insertRecord(
-                db,
-                births,
-                uid,
-                id,
-                births.resource.toColumns({
-                  Living: 12,
-                  Dead: 1,
-                  StartDate: day(f.onset),
-                  StartTime: time(f.onset),
-                  Archived: false,
-                }),
-                ids,
-              )
-              records.births++
-            }
-            for (const t of plan.weanings.filter((t) => t <= end)) {
-              await insertRecord(
-                db,
-                weanings,
-                uid,
-                id,
-                weanings.resource.toColumns({ weaningDate: day(t), countWeaned: 11, Archived: false }),
-                ids,
-              )
-              records.weanings++
+            for (const record of planRecords(plan, uid, animal.index, end)) {
+              const collection = recordCollections.find((c) => c.segment === record.segment)!
+              await insertRecord(db, collection, uid, id, collection.resource.toColumns(record.body), ids)
+              records[record.segment]++
             }
           }
-          for (const batch of simulateReadings(animal, window)) {
+          for (const batch of simulateReadings(animal, window, { animal: plan, farm })) {
             const result = await ingest(db, uid, animal.MAC, batch, Date.now())
             if (result.outcome !== 'stored')
               throw new Error(`Simulated readings were refused: ${JSON.stringify(result)}`)
