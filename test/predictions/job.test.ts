@@ -189,7 +189,10 @@ describe('livestock-api simulate and the scorer', () => {
       .execute()
     assert.equal(stored.length, 0)
     const again = await cli(['simulate', '--user', uid, '--animals', '10', '--days', '2', '--interval', '600'])
-    assert.ok(Object.values(again.json().records).every((n) => n === 0), JSON.stringify(again.json().records))
+    assert.ok(
+      Object.values(again.json().records).every((n) => n === 0),
+      JSON.stringify(again.json().records),
+    )
     const job = await cli(['jobs', 'predictions', '--user', uid])
     assert.equal(job.code, 0, job.stderr)
     assert.ok(job.json().stored > 0)
