@@ -1,7 +1,7 @@
 // Operator commands that run the service's scheduled jobs on demand.
 import { UsageError, intOption, optionalString, type Command } from '../cli/command.ts'
 import { pruneExpiredTokens } from '../modules/tokens/token-store.ts'
-import { refreshReferenceTemperatures } from './reference-temperature.ts'
+import { refreshNow } from './reference-temperature.ts'
 import { findUserByUid } from '../modules/users/users.repository.ts'
 import {
   EVALUATION_SEED,
@@ -11,7 +11,7 @@ import {
   type HerdFamily,
 } from '../simulation/evaluation.ts'
 import { PREDICTIONS_LOCK, scorePredictions } from './predictions.ts'
-import { withSingleRunner } from './job-lock.ts'
+import { withSingleRunner } from './single-runner.ts'
 
 export const jobCommands: Command[] = [
   {
@@ -62,12 +62,13 @@ export const jobCommands: Command[] = [
       }
       if (job === 'reference-temperature') {
         const uid = optionalString(values, 'user')
-        await ctx.withDatabase(async ({ db }) => {
-          if (uid !== undefined && !(await findUserByUid(db, uid))) throw new Error(`User ${uid} not found`)
+        await ctx.withDatabase(async (database) => {
+          if (uid !== undefined && !(await findUserByUid(database.db, uid))) throw new Error(`User ${uid} not found`)
+          const outcome = await refreshNow(database, { now: Date.now(), uid })
           ctx.out({
             job,
             ...(uid ? { user: uid } : {}),
-            ...(await refreshReferenceTemperatures(db, { now: Date.now(), uid })),
+            ...(outcome ?? { skipped: 'another process is refreshing reference temperatures now' }),
           })
         })
         return

@@ -3,24 +3,32 @@
 // most CATCH_UP_HOURS back) and stores one AIPrediction per animal, class and hour. The readings are summed
 // up per hour in SQL; the rules run in Node on those summaries and the farm's records. One process runs it
 // at a time (withSingleRunner); a second run for the same hour stores nothing new (a unique index).
-import { sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import type { DB } from '../db/schema.ts'
 import type { App } from '../types.ts'
-import { insertScoredPredictions, type NewPrediction } from '../modules/predictions/predictions.repository.ts'
+import { activeAnimalsOf, uidsWithAnimals } from '../modules/animals/animals.repository.ts'
+import {
+  insertScoredPredictions,
+  lastScoredAt,
+  type NewPrediction,
+} from '../modules/predictions/predictions.repository.ts'
+import { hourlySummaries } from '../modules/readings/readings.repository.ts'
+import { recordDaysOf } from '../modules/records/records.repository.ts'
+import { births } from '../modules/records/births/births.ts'
+import { inseminations } from '../modules/records/inseminations/inseminations.ts'
+import { weanings } from '../modules/records/weanings/weanings.ts'
 import { CLASSIFICATION_TYPES, recordInstant } from '../modules/predictions/predictions.rules.ts'
 import {
   HOUR_MS,
   LOOKBACK_HOURS,
   MIN_SAMPLES_PER_HOUR,
-  MOVING_THRESHOLD_G,
-  VALID_TEMPERATURE,
   alignHours,
   scoreHerd,
   type AnimalHours,
   type AnimalRecords,
   type HourSummary,
 } from '../modules/predictions/scorer.rules.ts'
-import { withSingleRunner } from './job-lock.ts'
+import { runJobOnce, startSchedule, type ScheduledJob } from './scheduler.ts'
 
 /** pg_try_advisory_lock key of this job (distinct from the reference-temperature job's). */
 export const PREDICTIONS_LOCK = 6_105_002
@@ -57,10 +65,8 @@ export function hoursToScore(now: number, lastScored: number | undefined): numbe
 
 /** Scores every active animal (of one user, or of all) and stores the predictions. */
 export async function scorePredictions(db: Kysely<DB>, options: PredictionRunOptions): Promise<PredictionRunOutcome> {
-  let users = db.selectFrom('animals').select('uid').distinct().where('active', '=', true)
-  if (options.uid !== undefined) users = users.where('uid', '=', options.uid)
   const outcome: PredictionRunOutcome = { users: 0, animals: 0, hours: 0, stored: 0 }
-  for (const { uid } of await users.orderBy('uid').execute()) {
+  for (const uid of await uidsWithAnimals(db, { activeOnly: true, uid: options.uid })) {
     const result = await scoreUser(db, uid, options.now)
     outcome.users++
     outcome.animals += result.animals
@@ -75,23 +81,11 @@ async function scoreUser(
   uid: string,
   now: number,
 ): Promise<{ animals: number; hours: number; stored: number }> {
-  const last = await db
-    .selectFrom('predictions')
-    .select((eb) => eb.fn.max('predicted_at').as('last'))
-    .where('uid', '=', uid)
-    .where('source', '=', 'scorer')
-    .executeTakeFirst()
-  const ends = hoursToScore(now, last?.last ?? undefined)
+  const ends = hoursToScore(now, await lastScoredAt(db, uid))
   if (ends.length === 0) return { animals: 0, hours: 0, stored: 0 }
   const firstHour = ends[0]! - HOUR_MS - LOOKBACK_HOURS * HOUR_MS
   const lastHour = ends.at(-1)! - HOUR_MS
-  const animals = await db
-    .selectFrom('animals')
-    .select(['id', 'mac', 'group_name'])
-    .where('uid', '=', uid)
-    .where('active', '=', true)
-    .orderBy('id')
-    .execute()
+  const animals = await activeAnimalsOf(db, uid)
   const records = await recordsOf(db, uid)
   const herd: AnimalHours<number>[] = []
   for (const animal of animals) {
@@ -140,79 +134,41 @@ function heardFrom(hours: readonly HourSummary[], i: number): boolean {
   return false
 }
 
-/**
- * One tag's readings summed up per hour in [from, to): the same figures as summarizeHours in scorer.rules.ts
- * (samples, share moving, mean valid temperature, detections and node changes), computed by the database.
- */
-export async function hourlySummaries(
-  db: Kysely<DB>,
-  uid: string,
-  mac: string,
-  from: number,
-  to: number,
-): Promise<HourSummary[]> {
-  const sensor = await sql<{ hour: number; samples: number; activity: number; temperature: number | null }>`
-    SELECT (t / ${HOUR_MS}) * ${HOUR_MS} AS hour, count(*) AS samples,
-           avg(CASE WHEN abs(sqrt(x * x + y * y + z * z) - 1) > ${MOVING_THRESHOLD_G} THEN 1 ELSE 0 END) AS activity,
-           avg(c) FILTER (WHERE c >= ${VALID_TEMPERATURE.min} AND c <= ${VALID_TEMPERATURE.max}) AS temperature
-    FROM animal_sensor_readings
-    WHERE uid = ${uid} AND mac = ${mac} AND t >= ${from} AND t < ${to}
-    GROUP BY 1`.execute(db)
-  const locations = await sql<{ hour: number; detections: number; node_changes: number }>`
-    SELECT (t / ${HOUR_MS}) * ${HOUR_MS} AS hour, count(*) AS detections,
-           count(*) FILTER (WHERE previous IS NOT NULL AND previous <> nodeuid) AS node_changes
-    FROM (SELECT t, nodeuid, lag(nodeuid) OVER (ORDER BY t) AS previous
-          FROM animal_location_readings WHERE uid = ${uid} AND mac = ${mac} AND t >= ${from} AND t < ${to}) d
-    GROUP BY 1`.execute(db)
-  const byHour = new Map<number, HourSummary>()
-  for (const r of sensor.rows) {
-    const hour = Number(r.hour)
-    byHour.set(hour, {
-      hour,
-      samples: Number(r.samples),
-      activity: Number(r.activity),
-      temperature: r.temperature === null ? null : Number(r.temperature),
-      detections: 0,
-      nodeChanges: 0,
-    })
-  }
-  for (const r of locations.rows) {
-    const hour = Number(r.hour)
-    const summary = byHour.get(hour) ?? {
-      hour,
-      samples: 0,
-      activity: 0,
-      temperature: null,
-      detections: 0,
-      nodeChanges: 0,
-    }
-    summary.detections = Number(r.detections)
-    summary.nodeChanges = Number(r.node_changes)
-    byHour.set(hour, summary)
-  }
-  return [...byHour.values()].sort((a, b) => a.hour - b.hour)
-}
+/** Where the scorer finds each kind of record: the collection, and the fields of its day and time of day. */
+const SCORED_RECORDS = [
+  { kind: 'services', collection: inseminations, fields: { day: 'StartDate', time: 'StartTime' } },
+  { kind: 'weanings', collection: weanings, fields: { day: 'weaningDate' } },
+  { kind: 'births', collection: births, fields: { day: 'StartDate', time: 'StartTime' } },
+] as const satisfies readonly { kind: keyof AnimalRecords; collection: unknown; fields: unknown }[]
 
 /** The user's inseminations, weanings and farrowings per animal id, as instants (archived records too: they happened). */
 async function recordsOf(db: Kysely<DB>, uid: string): Promise<Map<number, AnimalRecords>> {
   const out = new Map<number, AnimalRecords>()
-  const add = (animalId: number, kind: keyof AnimalRecords, at: number | undefined) => {
-    if (at === undefined) return
-    let records = out.get(animalId)
-    if (!records) out.set(animalId, (records = { services: [], weanings: [], births: [] }))
-    records[kind].push(at)
+  for (const { kind, collection, fields } of SCORED_RECORDS) {
+    for (const r of await recordDaysOf(db, collection, uid, fields)) {
+      const at = recordInstant(r.day, r.time)
+      if (at === undefined) continue
+      let records = out.get(r.animalId)
+      if (!records) out.set(r.animalId, (records = { services: [], weanings: [], births: [] }))
+      records[kind].push(at)
+    }
   }
-  const { rows } = await sql<{ kind: keyof AnimalRecords; animal_id: number; day: string; time: string | null }>`
-    SELECT 'services' AS kind, animal_id, start_date AS day, start_time AS time FROM inseminations WHERE uid = ${uid}
-    UNION ALL SELECT 'weanings', animal_id, weaning_date, NULL FROM weanings WHERE uid = ${uid}
-    UNION ALL SELECT 'births', animal_id, start_date, start_time FROM births WHERE uid = ${uid}`.execute(db)
-  for (const r of rows) add(Number(r.animal_id), r.kind, recordInstant(r.day, r.time))
   return out
+}
+
+/** The hourly job: RUN_MINUTES_PAST past each hour, and at start for the hours missed. */
+export const predictionsJob: ScheduledJob<PredictionRunOutcome> = {
+  name: 'predictions',
+  lockKey: PREDICTIONS_LOCK,
+  firstRunAt: (now) => now,
+  nextRunAt: (now) => nextRunAt(now),
+  run: (conn, at) => scorePredictions(conn, { now: at }),
+  done: 'predictions scored',
 }
 
 /** The scheduled run: every process may call it; one scores, the others skip. */
 export async function runScheduledPredictions(app: App, now: number): Promise<PredictionRunOutcome | undefined> {
-  return withSingleRunner(app.database, PREDICTIONS_LOCK, (conn) => scorePredictions(conn, { now }))
+  return runJobOnce(app, predictionsJob, now)
 }
 
 /** When the next scheduled run is due: RUN_MINUTES_PAST past the next hour (or this one, if still ahead). */
@@ -223,30 +179,5 @@ export function nextRunAt(now: number): number {
 
 /** Starts the hourly schedule, with a run at start for the hours missed. Returns the stop function. */
 export function startPredictionSchedule(app: App): () => void {
-  let timer: NodeJS.Timeout | undefined
-  let stopped = false
-  const run = async () => {
-    try {
-      const outcome = await runScheduledPredictions(app, app.clock())
-      if (outcome) app.log.info({ job: 'predictions', ...outcome }, 'predictions scored')
-      else app.log.info({ job: 'predictions' }, 'another run holds the predictions lock; skipped')
-    } catch (err) {
-      app.log.error({ err, job: 'predictions' }, 'predictions job failed; the next run catches up')
-    }
-  }
-  const schedule = () => {
-    if (stopped) return
-    timer = setTimeout(
-      () => {
-        void run().then(schedule)
-      },
-      nextRunAt(app.clock()) - app.clock(),
-    )
-    timer.unref()
-  }
-  void run().then(schedule)
-  return () => {
-    stopped = true
-    if (timer) clearTimeout(timer)
-  }
+  return startSchedule(app, predictionsJob)
 }

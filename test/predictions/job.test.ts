@@ -11,13 +11,9 @@ import { createIdSource } from '../../src/db/ids.ts'
 import { insertAnimal } from '../../src/modules/animals/animals.repository.ts'
 import { ingest } from '../../src/modules/readings/ingest.ts'
 import { HOUR_MS, summarizeHours } from '../../src/modules/predictions/scorer.rules.ts'
-import {
-  PREDICTIONS_LOCK,
-  hourlySummaries,
-  runScheduledPredictions,
-  scorePredictions,
-} from '../../src/jobs/predictions.ts'
-import { withSingleRunner } from '../../src/jobs/job-lock.ts'
+import { PREDICTIONS_LOCK, runScheduledPredictions, scorePredictions } from '../../src/jobs/predictions.ts'
+import { hourlySummaries } from '../../src/modules/readings/readings.repository.ts'
+import { withSingleRunner } from '../../src/jobs/single-runner.ts'
 
 let ctx: TestContext
 before(async () => {

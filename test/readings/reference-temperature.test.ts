@@ -20,8 +20,9 @@ import {
   REFERENCE_TEMPERATURE_LOCK,
   refreshReferenceTemperatures,
   runScheduledRefresh,
-  withJobLock,
 } from '../../src/jobs/reference-temperature.ts'
+import { withSingleRunner } from '../../src/jobs/single-runner.ts'
+import { cliInProcess } from '../support/cli.ts'
 import { insertAnimal, findAnimalByMac } from '../../src/modules/animals/animals.repository.ts'
 import { createIdSource } from '../../src/db/ids.ts'
 import { ingest } from '../../src/modules/readings/ingest.ts'
@@ -197,18 +198,40 @@ describe('reference temperature job', () => {
     assert.equal(onDemand.animals, 1)
   })
 
+  it('the scheduled run and the CLI take the one single-runner path: both skip while another runner has the job', async () => {
+    let release!: () => void
+    const held = withSingleRunner(
+      ctx.database,
+      REFERENCE_TEMPERATURE_LOCK,
+      () => new Promise<void>((resolve) => (release = resolve)),
+    )
+    try {
+      assert.equal(await runScheduledRefresh(ctx.app, NOW), undefined)
+      const res = await cliInProcess(ctx, ['jobs', 'reference-temperature'])
+      assert.equal(res.code, 0, res.stderr)
+      assert.deepEqual(res.json(), {
+        job: 'reference-temperature',
+        skipped: 'another process is refreshing reference temperatures now',
+      })
+    } finally {
+      release()
+      await held
+    }
+    assert.equal((await cliInProcess(ctx, ['jobs', 'reference-temperature'])).json().skipped, undefined)
+  })
+
   it(
     'runs in one process only: the advisory lock refuses a second holder',
     { skip: !usingRealServers && 'needs two database sessions (real-server mode)' },
     async () => {
       const other = await openDatabase(ctx.config)
       try {
-        const held = await withJobLock(ctx.database.db, REFERENCE_TEMPERATURE_LOCK, async () => {
-          return withJobLock(other.db, REFERENCE_TEMPERATURE_LOCK, async () => 'ran')
+        const held = await withSingleRunner(ctx.database, REFERENCE_TEMPERATURE_LOCK, async () => {
+          return withSingleRunner(other, REFERENCE_TEMPERATURE_LOCK, async () => 'ran')
         })
         assert.equal(held, undefined, 'the second session must not get the lock while the first holds it')
         assert.equal(
-          await withJobLock(other.db, REFERENCE_TEMPERATURE_LOCK, async () => 'ran'),
+          await withSingleRunner(other, REFERENCE_TEMPERATURE_LOCK, async () => 'ran'),
           'ran',
           'released after the first',
         )

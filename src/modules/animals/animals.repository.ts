@@ -257,3 +257,52 @@ async function recordCounts(
   const { rows } = await sql<{ collection: string; n: number }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db)
   return Object.fromEntries(rows.filter((r) => r.n > 0).map((r) => [r.collection, r.n]))
 }
+
+/** The users that have animals (active ones only, or any), or just `uid` when given and it has. */
+export async function uidsWithAnimals(
+  db: Kysely<DB>,
+  options: { activeOnly: boolean; uid?: string | undefined },
+): Promise<string[]> {
+  let users = db.selectFrom('animals').select('uid').distinct()
+  if (options.activeOnly) users = users.where('active', '=', true)
+  if (options.uid !== undefined) users = users.where('uid', '=', options.uid)
+  return (await users.orderBy('uid').execute()).map((u) => u.uid)
+}
+
+/** The user's active animals, in id order. */
+export async function activeAnimalsOf(
+  db: Kysely<DB>,
+  uid: string,
+): Promise<{ id: number; mac: string; group_name: string | null }[]> {
+  return db
+    .selectFrom('animals')
+    .select(['id', 'mac', 'group_name'])
+    .where('uid', '=', uid)
+    .where('active', '=', true)
+    .orderBy('id')
+    .execute()
+}
+
+/** Sets each animal's ReferenceTemperature (null: not enough readings) as computed at `at` over `windowDays`. */
+export async function setReferenceTemperatures(
+  db: Kysely<DB>,
+  uid: string,
+  values: readonly { id: number; value: number | null }[],
+  at: number,
+  windowDays: number,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    for (const { id, value } of values) {
+      await trx
+        .updateTable('animals')
+        .set({
+          reference_temperature: value,
+          reference_temperature_updated_at: at,
+          reference_temperature_window_days: windowDays,
+        })
+        .where('uid', '=', uid)
+        .where('id', '=', id)
+        .execute()
+    }
+  })
+}

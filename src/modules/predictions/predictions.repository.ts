@@ -145,3 +145,14 @@ export async function insertScoredPredictions(
     .executeTakeFirst()
   return Number(result.numInsertedOrUpdatedRows ?? 0n)
 }
+
+/** The latest hour the scorer stored a prediction for in the user's account (ms), if any. */
+export async function lastScoredAt(db: Kysely<DB>, uid: string): Promise<number | undefined> {
+  const last = await db
+    .selectFrom('predictions')
+    .select((eb) => eb.fn.max('predicted_at').as('last'))
+    .where('uid', '=', uid)
+    .where('source', '=', 'scorer')
+    .executeTakeFirst()
+  return last?.last ?? undefined
+}

@@ -2,6 +2,7 @@
 // detections, litter-device readings), and the ear-tag reads, latest samples and analytics, all in SQL.
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { DB } from '../../db/schema.ts'
+import { HOUR_MS, MOVING_THRESHOLD_G, VALID_TEMPERATURE, type HourSummary } from '../predictions/scorer.rules.ts'
 import type { DeviceRow, LocationRow, SensorAnalyticsBody, SensorRow } from './readings.schemas.ts'
 
 /** The series a batch belongs to: an animal's sensor readings or locations, or a litter device's readings. */
@@ -198,4 +199,85 @@ export async function sensorAnalytics(
     dataPointsCount: Number(s.n),
     timeRange: { start, end },
   }
+}
+
+/** Per animal of the user: its first reading's t, and the count and median of its valid readings in (from, to]. */
+export async function sensorWindowStats(
+  db: Kysely<DB>,
+  uid: string,
+  window: { from: number; to: number; validMin: number; validMax: number; staleBefore?: number | undefined },
+): Promise<{ id: number; first_t: number | null; n: number; med: number | null }[]> {
+  const { rows } = await sql<{ id: number; first_t: number | null; n: number; med: number | null }>`
+    SELECT a.id, f.first_t, s.n, s.med
+    FROM animals a
+    CROSS JOIN LATERAL (SELECT min(r.t) AS first_t FROM animal_sensor_readings r WHERE r.uid = a.uid AND r.mac = a.mac) f
+    CROSS JOIN LATERAL (
+      SELECT count(*) AS n, percentile_cont(0.5) WITHIN GROUP (ORDER BY r.c) AS med
+      FROM animal_sensor_readings r
+      WHERE r.uid = a.uid AND r.mac = a.mac AND r.t > ${window.from} AND r.t <= ${window.to}
+        AND r.c >= ${window.validMin} AND r.c <= ${window.validMax}
+    ) s
+    WHERE a.uid = ${uid}
+      ${window.staleBefore !== undefined ? sql`AND (a.reference_temperature_updated_at IS NULL OR a.reference_temperature_updated_at < ${window.staleBefore})` : sql``}`.execute(
+    db,
+  )
+  return rows
+}
+
+/** The embedded store has no autovacuum; without it the visibility map goes stale and reads stop being index-only. */
+export async function vacuumReadings(db: Kysely<DB>): Promise<void> {
+  await sql`VACUUM (ANALYZE) animal_sensor_readings, animal_location_readings`.execute(db)
+}
+
+/**
+ * One tag's readings summed up per hour in [from, to): the same figures as summarizeHours in scorer.rules.ts
+ * (samples, share moving, mean valid temperature, detections and node changes), computed by the database.
+ */
+export async function hourlySummaries(
+  db: Kysely<DB>,
+  uid: string,
+  mac: string,
+  from: number,
+  to: number,
+): Promise<HourSummary[]> {
+  const sensor = await sql<{ hour: number; samples: number; activity: number; temperature: number | null }>`
+    SELECT (t / ${HOUR_MS}) * ${HOUR_MS} AS hour, count(*) AS samples,
+           avg(CASE WHEN abs(sqrt(x * x + y * y + z * z) - 1) > ${MOVING_THRESHOLD_G} THEN 1 ELSE 0 END) AS activity,
+           avg(c) FILTER (WHERE c >= ${VALID_TEMPERATURE.min} AND c <= ${VALID_TEMPERATURE.max}) AS temperature
+    FROM animal_sensor_readings
+    WHERE uid = ${uid} AND mac = ${mac} AND t >= ${from} AND t < ${to}
+    GROUP BY 1`.execute(db)
+  const locations = await sql<{ hour: number; detections: number; node_changes: number }>`
+    SELECT (t / ${HOUR_MS}) * ${HOUR_MS} AS hour, count(*) AS detections,
+           count(*) FILTER (WHERE previous IS NOT NULL AND previous <> nodeuid) AS node_changes
+    FROM (SELECT t, nodeuid, lag(nodeuid) OVER (ORDER BY t) AS previous
+          FROM animal_location_readings WHERE uid = ${uid} AND mac = ${mac} AND t >= ${from} AND t < ${to}) d
+    GROUP BY 1`.execute(db)
+  const byHour = new Map<number, HourSummary>()
+  for (const r of sensor.rows) {
+    const hour = Number(r.hour)
+    byHour.set(hour, {
+      hour,
+      samples: Number(r.samples),
+      activity: Number(r.activity),
+      temperature: r.temperature === null ? null : Number(r.temperature),
+      detections: 0,
+      nodeChanges: 0,
+    })
+  }
+  for (const r of locations.rows) {
+    const hour = Number(r.hour)
+    const summary = byHour.get(hour) ?? {
+      hour,
+      samples: 0,
+      activity: 0,
+      temperature: null,
+      detections: 0,
+      nodeChanges: 0,
+    }
+    summary.detections = Number(r.detections)
+    summary.nodeChanges = Number(r.node_changes)
+    byHour.set(hour, summary)
+  }
+  return [...byHour.values()].sort((a, b) => a.hour - b.hour)
 }

@@ -188,3 +188,23 @@ export async function deleteRecord(
   const result = await query.executeTakeFirst()
   return Number(result.numDeletedRows) > 0
 }
+
+/** The day (and time of day, when the collection has one) of each of the user's records, archived ones too. */
+export async function recordDaysOf(
+  db: Kysely<DB>,
+  collection: Collection,
+  uid: string,
+  fields: { day: string; time?: string | undefined },
+): Promise<{ animalId: number; day: string; time: string | null }[]> {
+  const columnOf = (name: string) => sql.ref(`r.${collection.resource.fields[name]!.column}`)
+  const rows = await recordsView(db)
+    .selectFrom(`${collection.table} as r`)
+    .select([
+      'r.animal_id',
+      sql<string>`${columnOf(fields.day)}`.as('day'),
+      sql<string | null>`${fields.time ? columnOf(fields.time) : null}`.as('time'),
+    ])
+    .where('r.uid', '=', uid)
+    .execute()
+  return rows.map((r) => ({ animalId: Number(r.animal_id), day: r.day, time: r.time }))
+}
