@@ -309,5 +309,5 @@ export const routes: RouteCase[] = [
   // An animal that has records answers 409 (documented): they are never deleted silently.
   { method: 'DELETE', url: '/api/v1/users/:userId/animals/:animalId', rule: 'own' },
   // Last: deleting the owner cascades away its animals, readings and records, which the rows above read.
-  { method: 'DELETE', url: '/api/v1/users/:userId', rule: 'own', deletesUser: true },
+  { method: 'DELETE', url: '/api/v1/users/:userId', rule: 'self', deletesUser: true },
 ]

@@ -278,6 +278,18 @@ describe('integrator, user and link commands', () => {
     )
   })
 
+  it('user delete: the operator deletes an account and its data (an integrator never can); its tokens stop working', async () => {
+    const user = await createUser(ctx)
+    const session = await userToken(ctx, user.email)
+    const res = await cli(['user', 'delete', '--uid', user.uid])
+    assert.equal(res.code, 0, res.stderr)
+    assert.deepEqual(res.json(), { uid: user.uid, deleted: true })
+    assertError(await get(`/users/${user.uid}`, bearer(session.accessToken)), 401, 'Invalid token')
+    const again = await cli(['user', 'delete', '--uid', user.uid])
+    assert.equal(again.code, 1)
+    assert.match(again.stderr, new RegExp(`No user with uid ${user.uid}`))
+  })
+
   it('prunes expired token records on demand', async () => {
     const res = await cli(['jobs', 'prune-tokens'])
     assert.equal(res.code, 0, res.stderr)

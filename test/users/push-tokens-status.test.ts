@@ -13,6 +13,8 @@ before(async () => {
 })
 after(() => ctx.close())
 
+const OWNER_STATUS = 'Only the account owner can deactivate or reactivate the account'
+
 type Method = 'GET' | 'POST' | 'PATCH'
 function call(method: Method, url: string, token?: string, payload?: unknown) {
   return ctx.app.inject({
@@ -197,10 +199,7 @@ describe('PATCH /users/<user_id>/status', () => {
   it('inactive: the user cannot log in, every token stops working and refresh tokens are revoked, even after reactivation', async () => {
     const user = await owner()
     const second = await userToken(ctx, user.email)
-    const writer = await createIntegrator(ctx, { canWrite: true, linkTo: [user.uid] })
-    const res = await call('PATCH', `/users/${user.uid}/status`, (await integratorToken(ctx, writer.uid)).accessToken, {
-      inactive: true,
-    })
+    const res = await call('PATCH', `/users/${user.uid}/status`, second.accessToken, { inactive: true })
     assert.equal(res.statusCode, 200)
     assert.equal(res.json().data.Inactive, true)
 
@@ -243,6 +242,24 @@ describe('PATCH /users/<user_id>/status', () => {
       401,
       'Token has been revoked',
     )
+  })
+
+  it('a linked integrator, even with every permission, may set flagged and requestDeletion but never inactive (403): the owner keeps the account', async () => {
+    const user = await owner()
+    const writer = await createIntegrator(ctx, { canWrite: true, canDelete: true, linkTo: [user.uid] })
+    const token = (await integratorToken(ctx, writer.uid)).accessToken
+    const url = `/users/${user.uid}/status`
+    for (const body of [{ inactive: true }, { inactive: false }, { flagged: true, inactive: true }]) {
+      assertError(await call('PATCH', url, token, body), 403, OWNER_STATUS)
+    }
+    const row = await findUserByUid(ctx.database.db, user.uid)
+    assert.equal(row?.inactive, false)
+    assert.equal(row?.flagged, false, 'a refused request changes nothing')
+    assert.equal((await call('GET', `/users/${user.uid}`, user.token)).statusCode, 200, "the owner's token still works")
+    const allowed = await call('PATCH', url, token, { flagged: true, requestDeletion: true })
+    assert.equal(allowed.statusCode, 200, allowed.body)
+    assert.equal(allowed.json().data.Flagged, true)
+    assert.equal(allowed.json().data.RequestDeletion, true)
   })
 
   it('is refused to read-only integrators and other users', async () => {

@@ -333,7 +333,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a user and all their data
-         * @description Access: the account owner's user token, or an integrator linked to the account (integrators need delete permission). Deletes the account and, in one transaction, all its data: animals, readings, records, devices, predictions, push tokens, integrator links and sessions. The data is deleted, not anonymised, and cannot be restored. Every token of the account stops working at once. To only ask for deletion, set requestDeletion through PATCH .../status.
+         * @description The account's own user token only: deleting an account is its owner's (and the operator's, `livestock-api user delete`); a linked integrator, even with delete permission, gets 403. Deletes the account and, in one transaction, all its data: animals, readings, records, devices, predictions, push tokens, integrator links and sessions. The data is deleted, not anonymised, and cannot be restored. Every token of the account stops working at once. To only ask for deletion, set requestDeletion through PATCH .../status.
          */
         delete: operations["deleteUser"];
         options?: never;
@@ -404,7 +404,7 @@ export interface paths {
         head?: never;
         /**
          * Update a user's status
-         * @description Access: the account owner's user token, or an integrator linked to the account (integrators need write permission). Body: flagged, inactive, requestDeletion (booleans, at least one). inactive true blocks the account at once: it cannot log in, its access tokens stop working and its refresh tokens are revoked, for good. A user deactivating their own account is locked out: the operator CLI or a linked integrator with write permission can set inactive false again. requestDeletion only records the request; DELETE /users/{userId} deletes. Returns the user.
+         * @description Access: the account owner's user token, or an integrator linked to the account (integrators need write permission). Body: flagged, inactive, requestDeletion (booleans, at least one). inactive is the owner's alone: a linked integrator may set flagged and requestDeletion only, and a body with inactive from an integrator gets 403 `Only the account owner can deactivate or reactivate the account`. inactive true blocks the account at once: it cannot log in, its access tokens stop working and its refresh tokens are revoked, for good. A user deactivating their own account is locked out: only the operator (`livestock-api user update --inactive false`) can set inactive false again. requestDeletion only records the request; DELETE /users/{userId} deletes. Returns the user.
          */
         patch: operations["updateUserStatus"];
         trace?: never;

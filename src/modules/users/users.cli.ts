@@ -10,7 +10,7 @@ import {
 } from '../../cli/command.ts'
 import { revokeSubjectFamilies } from '../tokens/token-store.ts'
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword } from './passwords.ts'
-import { findUserByEmail, findUserByUid, insertUser, setPasswordHash } from './users.repository.ts'
+import { deleteUserAndData, findUserByEmail, findUserByUid, insertUser, setPasswordHash } from './users.repository.ts'
 import { linkedIntegratorUids } from '../integrators/integrators.repository.ts'
 import { isEmail, isUid } from './users.rules.ts'
 import { toApiUser } from './users.resource.ts'
@@ -35,8 +35,8 @@ async function readPassword(values: CliValues, ctx: CliContext, required: boolea
 export const userCommands: Command[] = [
   {
     name: 'user',
-    summary: 'Create users, set their password and permission flags (create | set-password | update)',
-    usage: 'livestock-api user <create|set-password|update> [options]',
+    summary: 'Create, update and delete users, set their password and permission flags',
+    usage: 'livestock-api user <create|set-password|update|delete> [options]',
     options: {
       uid: {
         type: 'string',
@@ -65,6 +65,7 @@ export const userCommands: Command[] = [
       'create --uid U --email E --name N [--password P | --password-stdin] [--bduser true] [--admin true] [--language L] [--phone P]',
       "set-password --uid U (--password P | --password-stdin)     revokes the user's refresh tokens",
       'update --uid U [--bduser true|false] [--admin true|false] [--inactive true|false]',
+      'delete --uid U     deletes the account and all its data (what DELETE /users/<user_id> does for its owner)',
       `Passwords: ${PASSWORD_MIN_LENGTH}-${PASSWORD_MAX_LENGTH} characters, hashed with scrypt. Prefer --password-stdin: a --password shows in the process list.`,
       'Admin and BDUser can be set only here, never through the API by the user.',
     ].join('\n'),
@@ -130,7 +131,15 @@ export const userCommands: Command[] = [
         })
         return
       }
-      throw new UsageError(`Unknown action "${action ?? ''}": use create, set-password or update`)
+      if (action === 'delete') {
+        const uid = requireString(values, 'uid')
+        await ctx.withDatabase(async ({ db }) => {
+          if (!(await deleteUserAndData(db, uid, Date.now()))) throw new Error(`No user with uid ${uid}`)
+          ctx.out({ uid, deleted: true })
+        })
+        return
+      }
+      throw new UsageError(`Unknown action "${action ?? ''}": use create, set-password, update or delete`)
     },
   },
 ]

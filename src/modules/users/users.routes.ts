@@ -310,14 +310,16 @@ async function userRoutes(app: App) {
         operationId: 'deleteUser',
         summary: 'Delete a user and all their data',
         description:
-          `${OWN} (integrators need delete permission). Deletes the account and, in one transaction, all its data: ` +
+          "The account's own user token only: deleting an account is its owner's (and the operator's, `livestock-api " +
+          'user delete`); a linked integrator, even with delete permission, gets 403. Deletes the account and, in one ' +
+          'transaction, all its data: ' +
           'animals, readings, records, devices, predictions, push tokens, integrator links and sessions. The data is deleted, ' +
           'not anonymised, and cannot be restored. Every token of the account stops working at once. To only ask for ' +
           'deletion, set requestDeletion through PATCH .../status.',
         params: UserIdParams,
         response: { 200: MessageEnvelope('Deleted', 'User and all their data deleted') },
       },
-      config: { changesAccess: true, access: 'own' },
+      config: { changesAccess: true, access: 'self' },
     },
     async (req) => {
       if (!(await deleteUserAndData(db, req.params.userId, app.clock()))) throw notFound('User')
@@ -405,9 +407,11 @@ async function userRoutes(app: App) {
         summary: "Update a user's status",
         description:
           `${OWN} (integrators need write permission). Body: flagged, inactive, requestDeletion (booleans, at least ` +
-          'one). inactive true blocks the account at once: it cannot log in, its access tokens stop working and its refresh ' +
-          'tokens are revoked, for good. A user deactivating their own account is locked out: the operator CLI or a linked ' +
-          'integrator with write permission can set inactive false again. ' +
+          "one). inactive is the owner's alone: a linked integrator may set flagged and requestDeletion only, and a body " +
+          'with inactive from an integrator gets 403 `Only the account owner can deactivate or reactivate the account`. ' +
+          'inactive true blocks the account at once: it cannot log in, its access tokens stop working and its refresh ' +
+          'tokens are revoked, for good. A user deactivating their own account is locked out: only the operator ' +
+          '(`livestock-api user update --inactive false`) can set inactive false again. ' +
           'requestDeletion only records the request; DELETE /users/{userId} deletes. Returns the user.',
         params: UserIdParams,
         body: UserStatusBody,
@@ -417,6 +421,10 @@ async function userRoutes(app: App) {
     },
     async (req) => {
       const { flagged, inactive, requestDeletion } = req.body
+      // An integrator that could deactivate the account could lock its owner out and keep the data to itself.
+      if (inactive !== undefined && callerOf(req).kind === 'integrator') {
+        throw forbidden('Only the account owner can deactivate or reactivate the account')
+      }
       const row = await updateUserStatus(
         db,
         req.params.userId,
