@@ -56,7 +56,11 @@ export function planRecords(plan: AnimalPlan, seed: string, index: number, until
   }
   let parity = 0
   const litters = new Map<number, number>()
-  for (const service of plan.services) {
+  // The plan starts at a farrowing: the service that led to it (a morning 113-117 days before) is history too.
+  const first = plan.farrowings[0]
+  const history =
+    first === undefined ? [] : [Math.floor((first.onset - uniform(random, 113, 117) * DAY) / DAY) * DAY + 8 * HOUR]
+  for (const service of [...history, ...plan.services]) {
     const insemination = { Boar: 'Duroc DK-4471', serviceType: 'AI', Occupied: true }
     add('inseminations', service, {
       ...insemination,

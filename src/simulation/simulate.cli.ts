@@ -108,6 +108,14 @@ export const simulateCommands: Command[] = [
             total.stored += counts.stored
             total.duplicates += counts.duplicates
           }
+          // A culled sow was last heard at her cull: `t` is the latest reading's time.
+          if (plan.culled !== undefined && plan.culled <= end)
+            await db
+              .updateTable('animals')
+              .set({ t: Math.floor(plan.culled) })
+              .where('uid', '=', uid)
+              .where('mac', '=', animal.MAC)
+              .execute()
           ctx.progress(`simulated ${animal.index + 1}/${herd.length} animals`)
         }
         const devices = simulatedLitterguards(uid)

@@ -65,8 +65,9 @@ export const FIXTURE_HERD: Record<string, FixtureEvent[]> = {
   ],
   // No records: a gilt, no mated days.
   F: [],
-  // Bought in before farrowing on day 50: mated days 50-89 (40), productive: lactation 50-78 (28). Litter 11 + 1
-  // dead, 10 weaned of 11: 1 died. Today: weaned 11 days ago, not served (overdue 4 days with N = 7).
+  // Bought in pregnant, farrowed on day 50: mated a gestation before (day -65), so mated days 0-89 (90),
+  // productive: gestation to day 50 (50) + lactation 50-78 (28) = 78. Litter 11 + 1 dead, 10 weaned of 11: 1 died.
+  // Today: weaned 11 days ago, not served (overdue 4 days with N = 7).
   G: [
     ['farrowing', 50, 11, 1],
     ['weaning', 78, 10, 0, 0],
@@ -96,16 +97,16 @@ export function cycleEventsOf(events: readonly FixtureEvent[]): CycleEvent[] {
 /** The KPIs of the fixture herd over PERIOD, by hand (the comments above give each sow's share). */
 export const FIXTURE_KPIS = {
   females: 7,
-  // 90 + 90 + 80 + 40 + 90 + 0 + 40
-  matedFemaleDays: 430,
+  // 90 + 90 + 80 + 40 + 90 + 0 + 90
+  matedFemaleDays: 480,
   // Cohort matings A -100, B -90, B -68, D -110, E -50; farrowed A, B -68, D: 3 of 5
   farrowingRate: { value: 60, matings: 5, farrowed: 3, servedFrom: '2025-09-03', servedTo: '2025-12-01' },
-  // Litters A, B, D, G = 4: 4 x 365 / 430 = 3.3953
-  littersPerMatedFemaleYear: { value: 3.4, litters: 4 },
-  // Weaned A 11 + D 9 + G 10 = 30: 30 x 365 / 430 = 25.465
-  pigsWeanedPerMatedFemaleYear: { value: 25.47, weaned: 30 },
-  // Productive 85 + 90 + 24 + 30 + 90 + 28 = 347 of 430: 83 days, x 365 / 430 = 70.453
-  nonProductiveDays: { value: 70.45, days: 83 },
+  // Litters A, B, D, G = 4: 4 x 365 / 480 = 3.0417
+  littersPerMatedFemaleYear: { value: 3.04, litters: 4 },
+  // Weaned A 11 + D 9 + G 10 = 30: 30 x 365 / 480 = 22.8125
+  pigsWeanedPerMatedFemaleYear: { value: 22.81, weaned: 30 },
+  // Productive 85 + 90 + 24 + 30 + 90 + 78 = 397 of 480: 83 days, x 365 / 480 = 63.115
+  nonProductiveDays: { value: 63.11, days: 83 },
   // A: weaned day 43, served day 48
   weanToServiceInterval: { value: 5, services: 1, days: 5 },
   // Matings in the period: A 48, C 10, C 31, C 66; returns C 10 (21 days, regular), C 31 (34 days, irregular)

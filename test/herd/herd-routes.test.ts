@@ -164,8 +164,8 @@ describe('kpis', () => {
 
   it('counts one group alone, and the 365 days to today by default', async () => {
     const b = (await call(`/kpis?from=${PERIOD.from}&to=${PERIOD.to}&group=Sows%20B`)).json().data
-    // E, F, G: mated days 90 + 0 + 40; G's litter alone.
-    assert.deepEqual([b.females, b.matedFemaleDays, b.bornAlivePerLitter.value], [3, 130, 11])
+    // E, F, G: mated days 90 + 0 + 90; G's litter alone.
+    assert.deepEqual([b.females, b.matedFemaleDays, b.bornAlivePerLitter.value], [3, 180, 11])
     const byDefault = (await call('/kpis')).json().data
     assert.deepEqual([byDefault.from, byDefault.to], ['2025-04-01', TODAY])
     const empty = (await call(`/kpis?group=Nobody`)).json().data

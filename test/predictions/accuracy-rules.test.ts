@@ -7,6 +7,7 @@ import {
   MATCH_WINDOWS,
   matchAlarms,
   mergeMoments,
+  scoredBy,
   summarizeMatches,
 } from '../../src/modules/predictions/accuracy.rules.ts'
 
@@ -34,6 +35,18 @@ describe('matching', () => {
         [2, 'false', null],
         [3, 'missed', null],
       ],
+    )
+  })
+
+  it('calls an event unscored when nothing was predicted for its animal around it', () => {
+    const spans = [{ animalId: 1, first: T0, last: T0 + 10 * H }]
+    const scored = scoredBy(spans, MATCH_WINDOWS.birth)
+    const outcomes = matchAlarms('birth', [], [at(1, 20), at(1, 60), at(1, -1), at(2, 5)], MATCH_WINDOWS.birth, scored)
+    // Hour 20: scored until 10 h before it (within 48 h); hour 60: the last prediction was 50 h before; hour -1:
+    // before the first; animal 2: never predicted.
+    assert.deepEqual(
+      outcomes.map((m) => m.outcome),
+      ['missed', 'unscored', 'unscored', 'unscored'],
     )
   })
 
@@ -70,6 +83,7 @@ describe('summary', () => {
       events: 3,
       detected: 2,
       missed: 1,
+      unscored: 0,
       sensitivity: 0.667,
       precision: 0.667,
       leadHours: { median: 20, min: 10, max: 30 },

@@ -35,11 +35,14 @@ before(async () => {
   await predict(a1, 'birth', '2026-03-10T01:00:00Z', 0.8)
   await post(`/animals/${a1}/births`, { StartDate: '2026-03-10', StartTime: '09:00', Living: 12, Dead: 1 })
   await predict(a2, 'birth', '2026-03-12T06:00:00Z', 0.7)
+  await predict(a3, 'birth', '2026-03-19T00:00:00Z', 0.1)
   await post(`/animals/${a3}/births`, { StartDate: '2026-03-20', Living: 11, Dead: 0 })
   // Heat: a1 alarms at 08:00 and is served at 20:00 (12 h), and again the next morning (the same heat).
   await predict(a1, 'heat', '2026-03-15T08:00:00Z', 0.55)
   await post(`/animals/${a1}/inseminations`, { Boar: 'Duroc', StartDate: '2026-03-15', StartTime: '20:00' })
   await post(`/animals/${a1}/inseminations`, { Boar: 'Duroc', StartDate: '2026-03-16', StartTime: '08:00' })
+  // a2 is served with no heat predictions at all: unscored, not missed.
+  await post(`/animals/${a2}/inseminations`, { Boar: 'Duroc', StartDate: '2026-03-22' })
   // Lameness: a2 alarms on the 18th at noon and is treated for lameness on the 20th (noon: 48 h); a3's lameness
   // is recorded as a general event now (its t), with no alarm.
   await predict(a2, 'lameness', '2026-03-18T12:00:00Z', 0.9)
@@ -57,6 +60,7 @@ before(async () => {
     Archived: false,
     PhoneHistory: [],
   })
+  await predict(a3, 'lameness', '2026-03-30T00:00:00Z', 0.1)
   await post(`/animals/${a3}/general-events`, { Diagnose: 'Lameness', Description: 'Stiff on the right fore' })
 })
 after(() => ctx.close())
@@ -79,15 +83,16 @@ describe('prediction accuracy', () => {
       events: 2,
       detected: 1,
       missed: 1,
+      unscored: 0,
       sensitivity: 0.5,
       precision: 0.5,
       leadHours: { median: 9, min: 9, max: 9 },
     })
-    // Four animal-hours scored (a1: 3, a2: 1): 4 / 730.5 animal-months, one false alarm in them.
+    // Five animal-hours scored (a1: 3, a2: 1, a3: 1): 5 / 730.5 animal-months, one false alarm in them.
     assert.equal(animalMonths, 0.01)
-    assert.ok(Math.abs(falseAlarmsPerAnimalMonth - 730.5 / 4) < 0.01, String(falseAlarmsPerAnimalMonth))
+    assert.ok(Math.abs(falseAlarmsPerAnimalMonth - 730.5 / 5) < 0.01, String(falseAlarmsPerAnimalMonth))
     assert.deepEqual(
-      [data.heat.alarms, data.heat.confirmed, data.heat.events, data.heat.detected, data.heat.sensitivity],
+      [data.heat.alarms, data.heat.confirmed, data.heat.events, data.heat.detected, data.heat.unscored],
       [1, 1, 1, 1, 1],
     )
     assert.deepEqual(data.heat.leadHours, { median: 12, min: 12, max: 12 })

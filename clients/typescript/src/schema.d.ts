@@ -33675,10 +33675,16 @@ export interface operations {
                                 detected: number;
                                 /**
                                  * Format: int64
-                                 * @description Of them, with no alarm before
+                                 * @description Of them, with no alarm before (while the animal was predicted for)
                                  * @example 1
                                  */
                                 missed: number;
+                                /**
+                                 * Format: int64
+                                 * @description Events apart from `events`: no prediction of the class for the animal from before the event until 2 days before it (no alarm could announce them)
+                                 * @example 0
+                                 */
+                                unscored: number;
                                 /** @description detected / events; null without events */
                                 sensitivity: number | null;
                                 /** @description confirmed / alarms; null without alarms */
@@ -33740,10 +33746,16 @@ export interface operations {
                                 detected: number;
                                 /**
                                  * Format: int64
-                                 * @description Of them, with no alarm before
+                                 * @description Of them, with no alarm before (while the animal was predicted for)
                                  * @example 1
                                  */
                                 missed: number;
+                                /**
+                                 * Format: int64
+                                 * @description Events apart from `events`: no prediction of the class for the animal from before the event until 36 h before it (no alarm could announce them)
+                                 * @example 0
+                                 */
+                                unscored: number;
                                 /** @description detected / events; null without events */
                                 sensitivity: number | null;
                                 /** @description confirmed / alarms; null without alarms */
@@ -33805,10 +33817,16 @@ export interface operations {
                                 detected: number;
                                 /**
                                  * Format: int64
-                                 * @description Of them, with no alarm before
+                                 * @description Of them, with no alarm before (while the animal was predicted for)
                                  * @example 1
                                  */
                                 missed: number;
+                                /**
+                                 * Format: int64
+                                 * @description Events apart from `events`: no prediction of the class for the animal from before the event until 7 days before it (no alarm could announce them)
+                                 * @example 0
+                                 */
+                                unscored: number;
                                 /** @description detected / events; null without events */
                                 sensitivity: number | null;
                                 /** @description confirmed / alarms; null without alarms */
@@ -36039,7 +36057,7 @@ export interface operations {
                             females: number;
                             /**
                              * Format: int64
-                             * @description Days in the period that each female was a mated female (from her first service, or her first farrowing or weaning where no service was recorded, until a cull), summed
+                             * @description Days in the period that each female was a mated female (from her first service; where her first record is a farrowing, from 115 days before it; where a weaning, from it; until a cull), summed
                              * @example 140080
                              */
                             matedFemaleDays: number;

@@ -103,8 +103,8 @@ export const Kpis = Type.Object(
     group: Nullable(Type.String({ maxLength: 200, examples: ['Sows A'] }), 'The group asked for; null: the whole herd'),
     females: N('Females counted (of the group)', 412),
     matedFemaleDays: N(
-      'Days in the period that each female was a mated female (from her first service, or her first farrowing or ' +
-        'weaning where no service was recorded, until a cull), summed',
+      'Days in the period that each female was a mated female (from her first service; where her first record is a ' +
+        'farrowing, from 115 days before it; where a weaning, from it; until a cull), summed',
       140_080,
     ),
     farrowingRate: Kpi(

@@ -74,17 +74,19 @@ function overlap(from: Day, to: Day, p: Period): number {
 /** One female's days in the period as a mated female, and how many of them were productive (gestating or lactating). */
 export function femaleDays(events: readonly CycleEvent[], p: Period, settings: CycleSettings = CYCLE) {
   const sorted = sortEvents(events)
-  // A mated female from her first service (or her first farrowing or weaning when earlier ones were never recorded) to her cull.
+  // A mated female from her first service to her cull. Where her first record is a farrowing, she was mated a
+  // gestation before it (a sow bought in pregnant, or services never recorded); where it is a weaning, from then.
   const first = sorted.find((e) => e.kind === 'service' || e.kind === 'farrowing' || e.kind === 'weaning')
   if (!first) return { mated: 0, productive: 0 }
+  const impliedMating = first.kind === 'farrowing' ? first.day - settings.gestationDays : undefined
   const cull = sorted.find((e) => e.kind === 'cull')?.day ?? Infinity
   const end = Math.min(cull, p.to + 1)
-  const start = Math.max(first.day, p.from)
+  const start = Math.max(impliedMating ?? first.day, p.from)
   if (end <= start) return { mated: 0, productive: 0 }
   const range: Period = { from: start, to: end - 1 }
   // Productive: a mating that held (or may still hold) until its farrowing, and each farrowing until its weaning
   // (or the next mating when the weaning was not recorded).
-  const intervals: [Day, Day][] = []
+  const intervals: [Day, Day][] = impliedMating === undefined ? [] : [[impliedMating, first.day]]
   const matings = matingsOf(sorted, settings)
   for (const m of matings) {
     if (m.farrowing !== undefined) intervals.push([m.day, m.farrowing])

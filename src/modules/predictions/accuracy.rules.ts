@@ -51,9 +51,12 @@ export function mergeMoments(moments: readonly Moment[], gapMs: number): Moment[
   return out
 }
 
-export type MatchOutcome = 'confirmed' | 'late' | 'false' | 'missed'
+export type MatchOutcome = 'confirmed' | 'late' | 'false' | 'missed' | 'unscored'
 
-/** One alarm and the event it announced (confirmed), came after (late) or none (false); or an event no alarm announced (missed). */
+/**
+ * One alarm and the event it announced (confirmed), came after (late) or none (false); or an event no alarm
+ * announced (missed), or that came while the class was not being predicted for the animal (unscored).
+ */
 export interface AlarmMatch {
   classificationType: ClassificationType
   animalId: number
@@ -67,13 +70,15 @@ export interface AlarmMatch {
 /**
  * Matches alarms (each the first hour of a run of alarm predictions, see mergeMoments) with events (records,
  * merged too): an alarm is confirmed by the first event 0 to leadMs after it; else it is late when it came up to
- * lateMs after an event; else false. An event that confirms no alarm is missed.
+ * lateMs after an event; else false. An event that confirms no alarm is missed, or unscored when `scored` says
+ * nothing was predicted for its animal around it (no alarm could have announced it).
  */
 export function matchAlarms(
   classificationType: ClassificationType,
   alarms: readonly Moment[],
   events: readonly Moment[],
   window: MatchWindow = MATCH_WINDOWS[classificationType],
+  scored: (event: Moment) => boolean = () => true,
 ): AlarmMatch[] {
   const matches: AlarmMatch[] = []
   const detected = new Set<Moment>()
@@ -101,7 +106,7 @@ export function matchAlarms(
         animalId: e.animalId,
         alarmAt: null,
         eventAt: e.at,
-        outcome: 'missed',
+        outcome: scored(e) ? 'missed' : 'unscored',
         leadMs: null,
       })
   }
@@ -116,6 +121,7 @@ export interface ClassAccuracy {
   events: number
   detected: number
   missed: number
+  unscored: number
   sensitivity: number | null
   precision: number | null
   leadHours: { median: number; min: number; max: number } | null
@@ -151,6 +157,7 @@ export function summarizeMatches(
       leads.set(key, Math.max(leads.get(key) ?? -Infinity, m.leadMs!))
     }
   const missed = matches.filter((m) => m.outcome === 'missed' && inPeriod(m.eventAt)).length
+  const unscored = matches.filter((m) => m.outcome === 'unscored' && inPeriod(m.eventAt)).length
   const detected = leads.size
   const events = detected + missed
   const falseAlarms = count('false')
@@ -164,6 +171,7 @@ export function summarizeMatches(
     events,
     detected,
     missed,
+    unscored,
     sensitivity: events > 0 ? round(detected / events, 3) : null,
     precision: alarms.length > 0 ? round(count('confirmed') / alarms.length, 3) : null,
     leadHours:
@@ -172,5 +180,21 @@ export function summarizeMatches(
         : null,
     animalMonths,
     falseAlarmsPerAnimalMonth: monitoredHours > 0 ? round(falseAlarms / (monitoredHours / HOURS_PER_MONTH), 2) : null,
+  }
+}
+
+/** A prediction span of one animal and class: its first and last prediction. */
+export interface ScoredSpan {
+  animalId: number
+  first: number
+  last: number
+}
+
+/** Whether an event of the class was scored: its animal was predicted from before it until at least leadMs before it. */
+export function scoredBy(spans: readonly ScoredSpan[], window: MatchWindow): (event: Moment) => boolean {
+  const byAnimal = new Map(spans.map((s) => [s.animalId, s]))
+  return (event) => {
+    const span = byAnimal.get(event.animalId)
+    return span !== undefined && span.first <= event.at && span.last >= event.at - window.leadMs
   }
 }

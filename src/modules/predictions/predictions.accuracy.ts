@@ -14,7 +14,9 @@ import {
   MATCH_WINDOWS,
   matchAlarms,
   mergeMoments,
+  scoredBy,
   summarizeMatches,
+  type ScoredSpan,
   type AlarmMatch,
   type Moment,
 } from './accuracy.rules.ts'
@@ -43,6 +45,7 @@ export async function alarmsAndEvents(db: Kysely<DB>, uid: string, from: number,
   const alarms: ByClass<Moment[]> = empty()
   const events: ByClass<Moment[]> = empty()
   const monitoredHours: ByClass<number> = { birth: 0, heat: 0, lameness: 0 }
+  const spans: ByClass<ScoredSpan[]> = { birth: [], heat: [], lameness: [] }
   const alarmRows = await db
     .selectFrom('predictions')
     .select(['animal_id', 'classification_type', 'predicted_at'])
@@ -59,6 +62,17 @@ export async function alarmsAndEvents(db: Kysely<DB>, uid: string, from: number,
       FROM predictions WHERE uid = ${uid} AND predicted_at >= ${from} AND predicted_at <= ${to}) AS scored
     GROUP BY kind`.execute(db)
   for (const r of hours) monitoredHours[r.kind] = Number(r.hours)
+  const spanRows = await db
+    .selectFrom('predictions')
+    .select(['animal_id', 'classification_type'])
+    .select((eb) => [eb.fn.min('predicted_at').as('first'), eb.fn.max('predicted_at').as('last')])
+    .where('uid', '=', uid)
+    .where('predicted_at', '>=', lo)
+    .where('predicted_at', '<=', hi)
+    .groupBy(['animal_id', 'classification_type'])
+    .execute()
+  for (const r of spanRows)
+    spans[r.classification_type].push({ animalId: Number(r.animal_id), first: Number(r.first), last: Number(r.last) })
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
   const { rows: records } = await sql<{
     kind: ClassificationType
@@ -79,18 +93,20 @@ export async function alarmsAndEvents(db: Kysely<DB>, uid: string, from: number,
     const at = r.day !== null ? recordInstant(r.day, r.time) : Number(r.t)
     if (at !== undefined) events[r.kind].push({ animalId: Number(r.animal_id), at })
   }
-  return { alarms, events, monitoredHours }
+  return { alarms, events, monitoredHours, spans }
 }
 
 /** Every alarm and record of the user around [from, to] matched, per class: the pairs per-farm learning reads. */
 export async function accuracyMatches(db: Kysely<DB>, uid: string, from: number, to: number) {
-  const { alarms, events, monitoredHours } = await alarmsAndEvents(db, uid, from, to)
+  const { alarms, events, monitoredHours, spans } = await alarmsAndEvents(db, uid, from, to)
   const matches = {} as ByClass<AlarmMatch[]>
   for (const kind of CLASSIFICATION_TYPES)
     matches[kind] = matchAlarms(
       kind,
       mergeMoments(alarms[kind], ALARM_MERGE_MS),
       mergeMoments(events[kind], MATCH_WINDOWS[kind].eventMergeMs),
+      MATCH_WINDOWS[kind],
+      scoredBy(spans[kind], MATCH_WINDOWS[kind]),
     )
   return { matches, monitoredHours }
 }
@@ -110,7 +126,11 @@ const ClassAccuracySchema = (kind: ClassificationType, event: string) => {
       falseAlarms: N('Of them, neither confirmed nor late', 2),
       events: N(`Events in the period: ${event} (records less than ${hours(w.eventMergeMs)} apart are one)`, 12),
       detected: N('Of them, announced by an alarm (confirmed one)', 11),
-      missed: N('Of them, with no alarm before', 1),
+      missed: N('Of them, with no alarm before (while the animal was predicted for)', 1),
+      unscored: N(
+        `Events apart from \`events\`: no prediction of the class for the animal from before the event until ${hours(w.leadMs)} before it (no alarm could announce them)`,
+        0,
+      ),
       sensitivity: Rate('detected / events; null without events', 0.917),
       precision: Rate('confirmed / alarms; null without alarms', 0.786),
       leadHours: Type.Union(
