@@ -21,6 +21,7 @@ import type { App } from './types.ts'
 import { startMaintenance } from './jobs/maintenance.ts'
 import { startReferenceTemperatureSchedule } from './jobs/reference-temperature.ts'
 import { startPredictionSchedule } from './jobs/predictions.ts'
+import { startEventSchedule } from './jobs/events.ts'
 
 export async function serve(config: Config): Promise<App> {
   const log = pino(loggerOptions(config) as pino.LoggerOptions)
@@ -71,6 +72,7 @@ export async function serve(config: Config): Promise<App> {
   const stopMaintenance = runsBackgroundWork ? startMaintenance(started) : noop
   const stopReferenceTemperature = runsBackgroundWork ? startReferenceTemperatureSchedule(started) : noop
   const stopPredictions = runsBackgroundWork ? startPredictionSchedule(started) : noop
+  const stopEvents = runsBackgroundWork && config.eventDerivation ? startEventSchedule(started) : noop
   const mqttIngest =
     mqtt && config.mqttUrl
       ? mqtt.startMqttIngest(started, {
@@ -95,6 +97,7 @@ export async function serve(config: Config): Promise<App> {
       stopMaintenance()
       stopReferenceTemperature()
       stopPredictions()
+      stopEvents()
       await mqttIngest?.stop()
       await started.close()
       redis?.disconnect()

@@ -12,18 +12,21 @@ import {
 } from '../simulation/evaluation.ts'
 import { PREDICTIONS_LOCK, scorePredictions } from './predictions.ts'
 import { withSingleRunner } from './single-runner.ts'
+import { EVENTS_LOCK, deriveScheduledEvents } from './events.ts'
+import { createEventHub } from '../modules/events/event-hub.ts'
 
 export const jobCommands: Command[] = [
   {
     name: 'jobs',
-    summary: 'Run a scheduled job now (prune-tokens, reference-temperature, predictions), or evaluate the scorer',
+    summary:
+      'Run a scheduled job now (prune-tokens, reference-temperature, predictions, events), or evaluate the scorer',
     usage:
-      'livestock-api jobs <prune-tokens | reference-temperature [--user U] | predictions [--user U] | evaluate-predictions [--family F] [--seed S] [--animals N] [--days D]>',
+      'livestock-api jobs <prune-tokens | reference-temperature [--user U] | predictions [--user U] | events [--user U] | evaluate-predictions [--family F] [--seed S] [--animals N] [--days D]>',
     options: {
       user: {
         type: 'string',
         value: 'U',
-        description: 'only the animals of this user (reference-temperature, predictions)',
+        description: 'only the animals of this user (reference-temperature, predictions, events)',
       },
       seed: {
         type: 'string',
@@ -49,6 +52,9 @@ export const jobCommands: Command[] = [
       'predictions             score every active animal (or those of --user U) for the hours completed since the last',
       '                        run (at most 24) and store the predictions (the service also does this hourly); skipped',
       '                        when another process is scoring',
+      'events                  derive the events that come from time passing (silent tags, offline litter devices, low',
+      '                        batteries, due dates, unusual litter activity) for every account or --user U (the service',
+      '                        also does this every minute)',
       'evaluate-predictions    score simulated herds (default 200 animals) over 60 days in memory and print, per class,',
       '                        sensitivity, lead, false alarms per animal-month, AUC and calibration with 95 % intervals,',
       `                        for the family the rules were tuned on (${TUNING_FAMILY}) and the one they were not, side by`,
@@ -73,12 +79,31 @@ export const jobCommands: Command[] = [
         })
         return
       }
+      if (job === 'events') {
+        const uid = optionalString(values, 'user')
+        await ctx.withDatabase(async (database) => {
+          if (uid !== undefined && !(await findUserByUid(database.db, uid))) throw new Error(`User ${uid} not found`)
+          const created = await withSingleRunner(database, EVENTS_LOCK, (conn) =>
+            deriveScheduledEvents(conn, { now: Date.now(), uid, activity: true }),
+          )
+          ctx.out({
+            job,
+            ...(uid ? { user: uid } : {}),
+            ...(created ? { created: created.length } : { skipped: 'another process is deriving events now' }),
+          })
+        })
+        return
+      }
       if (job === 'predictions') {
         const uid = optionalString(values, 'user')
         await ctx.withDatabase(async (database) => {
           if (uid !== undefined && !(await findUserByUid(database.db, uid))) throw new Error(`User ${uid} not found`)
           const outcome = await withSingleRunner(database, PREDICTIONS_LOCK, (conn) =>
-            scorePredictions(conn, { now: Date.now(), uid }),
+            scorePredictions(conn, {
+              now: Date.now(),
+              uid,
+              events: createEventHub({ derive: ctx.config().eventDerivation }),
+            }),
           )
           ctx.out({
             job,

@@ -29,6 +29,9 @@ import {
   type HourSummary,
 } from '../modules/predictions/scorer.rules.ts'
 import { runJobOnce, startSchedule, type ScheduledJob } from './scheduler.ts'
+import type { EventHub } from '../modules/events/event-hub.ts'
+import { alertRulesOf } from '../modules/events/events.repository.ts'
+import { derivePredictionEvents } from '../modules/events/prediction-events.ts'
 
 /** pg_try_advisory_lock key of this job (distinct from the reference-temperature job's). */
 export const PREDICTIONS_LOCK = 6_105_002
@@ -44,6 +47,8 @@ export interface PredictionRunOptions {
   now: number
   /** Only this user's animals. */
   uid?: string | undefined
+  /** Where the prediction alarms go: derived when the hub derives, announced after each user's run. */
+  events?: EventHub | undefined
 }
 
 export interface PredictionRunOutcome {
@@ -67,7 +72,7 @@ export function hoursToScore(now: number, lastScored: number | undefined): numbe
 export async function scorePredictions(db: Kysely<DB>, options: PredictionRunOptions): Promise<PredictionRunOutcome> {
   const outcome: PredictionRunOutcome = { users: 0, animals: 0, hours: 0, stored: 0 }
   for (const uid of await uidsWithAnimals(db, { activeOnly: true, uid: options.uid })) {
-    const result = await scoreUser(db, uid, options.now)
+    const result = await scoreUser(db, uid, options.now, options.events)
     outcome.users++
     outcome.animals += result.animals
     outcome.hours = Math.max(outcome.hours, result.hours)
@@ -80,6 +85,7 @@ async function scoreUser(
   db: Kysely<DB>,
   uid: string,
   now: number,
+  events: EventHub | undefined,
 ): Promise<{ animals: number; hours: number; stored: number }> {
   const ends = hoursToScore(now, await lastScoredAt(db, uid))
   if (ends.length === 0) return { animals: 0, hours: 0, stored: 0 }
@@ -121,6 +127,18 @@ async function scoreUser(
   let stored = 0
   for (let i = 0; i < rows.length; i += INSERT_BATCH)
     stored += await insertScoredPredictions(db, uid, rows.slice(i, i + INSERT_BATCH))
+  if (events?.derive && stored > 0) {
+    const tags = new Map(animals.map((a) => [a.id, a]))
+    const scores = rows.map((p) => ({
+      animalId: p.animalId,
+      mac: tags.get(p.animalId)!.mac,
+      group: tags.get(p.animalId)!.group_name,
+      classificationType: p.classificationType,
+      predictedAt: p.predictedAt,
+      probability: p.peakProbability,
+    }))
+    events.announce(await derivePredictionEvents(db, uid, await alertRulesOf(db, uid), scores, now))
+  }
   return {
     animals: herd.filter((a) => a.hours.some((_, i) => i >= from && heardFrom(a.hours, i))).length,
     hours: ends.length,
@@ -156,19 +174,21 @@ async function recordsOf(db: Kysely<DB>, uid: string): Promise<Map<number, Anima
   return out
 }
 
-/** The hourly job: RUN_MINUTES_PAST past each hour, and at start for the hours missed. */
-export const predictionsJob: ScheduledJob<PredictionRunOutcome> = {
-  name: 'predictions',
-  lockKey: PREDICTIONS_LOCK,
-  firstRunAt: (now) => now,
-  nextRunAt: (now) => nextRunAt(now),
-  run: (conn, at) => scorePredictions(conn, { now: at }),
-  done: 'predictions scored',
+/** The hourly job: RUN_MINUTES_PAST past each hour, and at start for the hours missed; its alarms go to `events`. */
+export function predictionsJobOf(events?: EventHub): ScheduledJob<PredictionRunOutcome> {
+  return {
+    name: 'predictions',
+    lockKey: PREDICTIONS_LOCK,
+    firstRunAt: (now) => now,
+    nextRunAt: (now) => nextRunAt(now),
+    run: (conn, at) => scorePredictions(conn, { now: at, events }),
+    done: 'predictions scored',
+  }
 }
 
 /** The scheduled run: every process may call it; one scores, the others skip. */
 export async function runScheduledPredictions(app: App, now: number): Promise<PredictionRunOutcome | undefined> {
-  return runJobOnce(app, predictionsJob, now)
+  return runJobOnce(app, predictionsJobOf(app.events), now)
 }
 
 /** When the next scheduled run is due: RUN_MINUTES_PAST past the next hour (or this one, if still ahead). */
@@ -179,5 +199,5 @@ export function nextRunAt(now: number): number {
 
 /** Starts the hourly schedule, with a run at start for the hours missed. Returns the stop function. */
 export function startPredictionSchedule(app: App): () => void {
-  return startSchedule(app, predictionsJob)
+  return startSchedule(app, predictionsJobOf(app.events))
 }

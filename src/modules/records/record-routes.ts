@@ -13,6 +13,7 @@ import { MAX_PATH_SEGMENT } from '../../http/route-policy.ts'
 import { EXAMPLE, Integer } from '../../http/schema-types.ts'
 import type { App } from '../../types.ts'
 import { AnimalMacPath, UserPath } from '../animals/animals.resource.ts'
+import { settleDueEvents } from '../events/due-events.ts'
 import { UID_PATTERN } from '../users/users.rules.ts'
 import { RANGE_MAX, listRecords, recentRecords, recordsInRange } from './records.repository.ts'
 import { ISO_8601_PATTERN, calendarDay } from './records.rules.ts'
@@ -84,7 +85,9 @@ function routeKit(app: App, collection: Collection) {
     collection,
     db: app.database.db,
     limits,
-    writes: recordWrites(collection, app.database.db, createIdSource(app.clock), app.clock),
+    writes: recordWrites(collection, app.database.db, createIdSource(app.clock), app.clock, (uid, animalId) =>
+      settleDueEvents(app, uid, animalId),
+    ),
     userBase: `/users/:userId/${segment}`,
     animalBase: `/users/:userId/animals/:animalMac/${segment}`,
     item: `/:${idParam}`,

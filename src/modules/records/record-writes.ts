@@ -37,8 +37,14 @@ function bodyProblems(req: FastifyRequest): FieldProblem[] {
   return validationDetails(error.validation, 'body')
 }
 
-/** The reads and writes of one collection's routes, over one database. */
-export function recordWrites(collection: Collection, db: Kysely<DB>, ids: IdSource, clock: Clock) {
+/** The reads and writes of one collection's routes, over one database. `afterWrite` follows a create or change (due events). */
+export function recordWrites(
+  collection: Collection,
+  db: Kysely<DB>,
+  ids: IdSource,
+  clock: Clock,
+  afterWrite: (uid: string, animalId: number) => Promise<void> = async () => {},
+) {
   const { resource, names, macField } = collection
   const toApi = (row: Row) => resource.toApi(row)
   const notAnimal = () => validationFailed([{ field: macField, message: "is not one of the user's animals" }])
@@ -91,12 +97,15 @@ export function recordWrites(collection: Collection, db: Kysely<DB>, ids: IdSour
     async create(req: FastifyRequest, uid: string, pathAnimal: AnimalRow | undefined): Promise<Row> {
       const { problems, animal } = await crossChecks(req, uid, pathAnimal)
       if (problems.length > 0 || !animal) throw validationFailed(problems)
+      let record
       try {
-        return await insertRecord(db, collection, uid, animal.id, resource.toColumns(bodyOf(req)), ids)
+        record = await insertRecord(db, collection, uid, animal.id, resource.toColumns(bodyOf(req)), ids)
       } catch (err) {
         if (err instanceof AnimalGoneError) throw notAnimal()
         throw err
       }
+      await afterWrite(uid, animal.id)
+      return record
     },
 
     async update(req: FastifyRequest, scope: RecordScope, idText: string) {
@@ -117,6 +126,7 @@ export function recordWrites(collection: Collection, db: Kysely<DB>, ids: IdSour
       }
       if (!result) throw notFound(names.label)
       if ('problems' in result) throw validationFailed(result.problems)
+      await afterWrite(scope.uid, Number(result.row.animal_id))
       return ok(toApi(result.row), `${names.label} updated`)
     },
 
