@@ -179,6 +179,10 @@ export interface PredictionsTable {
   peak_probability: number
   source: 'scorer' | 'external'
   created_by: string | null
+  /** The animal as its poster gave it (migration 0011); null where not given. */
+  animal_name: Generated<string | null>
+  animal_group: Generated<string | null>
+  animal_weight: Generated<number | null>
   created_at: Generated<Date>
 }
 

@@ -122,7 +122,7 @@ describe('POST /users/<user_id>/animals/<animal_mac>/predictions', () => {
     assert.equal(res.json().data.timestamp, new Date(NOW).toISOString())
   })
 
-  it('shows null for a group and a weight the animal has none of', async () => {
+  it('shows null for a group the animal has none of, and weight 0 (not known) where no weight is known', async () => {
     const res = await post(
       { classificationType: 'birth', results: [{ timestamp: '2026-03-01T00:00:00Z', probability: 1 }] },
       owner,
@@ -130,7 +130,50 @@ describe('POST /users/<user_id>/animals/<animal_mac>/predictions', () => {
     )
     assert.equal(res.statusCode, 201)
     assert.equal(res.json().data.animal.group, null)
-    assert.equal(res.json().data.animal.weight, null)
+    assert.equal(res.json().data.animal.weight, 0)
+    const listed = (await get(`/api/v1/users/${uid}/animals/${OTHER_MAC}/predictions`)).json().data
+    assert.ok(listed.length > 0 && listed.every((p: { animal: { weight: unknown } }) => p.animal.weight === 0))
+  })
+
+  it('takes the shape it shows: userId and animal, when they name the path, with name, group and weight stored as given', async () => {
+    const mac = 'AA:BB:CC:00:10:06'
+    const other = await insertAnimal(
+      ctx.database.db,
+      uid,
+      { MAC: mac, Sex: 'female' },
+      createIdSource(() => NOW),
+    )
+    const url = `/api/v1/users/${uid}/animals/${mac.toLowerCase()}/predictions`
+    const animal = { id: String(other.id), mac, name: 'Sow 4711', group: 'Farrowing 3', weight: 198.5, userId: uid }
+    const body = {
+      timestamp: '2026-03-09T10:00:00.000Z',
+      classificationType: 'birth',
+      userId: uid,
+      animal,
+      results: [{ timestamp: '2026-03-09T10:00:00.000Z', probability: 0.8 }],
+    }
+    const res = await post(body, owner, url)
+    assert.equal(res.statusCode, 201, JSON.stringify(res.json()))
+    assert.deepEqual(res.json().data, body, 'what it reads is what it posted')
+    assert.deepEqual((await get(url)).json().data, [body])
+    // Parts of animal may be left out: the registry fills them; no weight known is 0.
+    const partial = await post({ ...body, animal: { mac: mac.toLowerCase(), group: null } }, owner, url)
+    assert.equal(partial.statusCode, 201, JSON.stringify(partial.json()))
+    assert.deepEqual(partial.json().data.animal, { ...animal, name: animal.id, group: null, weight: 0 })
+  })
+
+  it("refuses userId and animal fields that name another user or animal than the path's, with the field", async () => {
+    const body = { classificationType: 'heat', results: [{ timestamp: '2026-03-01T00:00:00Z', probability: 0.5 }] }
+    const otherUser = (await createUser(ctx)).uid
+    assertInvalid(await post({ ...body, userId: otherUser }), ['userId'])
+    assertInvalid(await post({ ...body, animal: { userId: otherUser } }), ['animal.userId'])
+    assertInvalid(await post({ ...body, animal: { mac: OTHER_MAC } }), ['animal.mac'])
+    assertInvalid(await post({ ...body, animal: { id: '1' } }), ['animal.id'])
+    assertInvalid(await post({ ...body, animal: { weight: -1 } }), ['animal.weight'])
+    assertInvalid(await post({ ...body, animal: { weight: '200' } }), ['animal.weight'])
+    assertInvalid(await post({ ...body, animal: { name: '' } }), ['animal.name'])
+    assertInvalid(await post({ ...body, animal: { colour: 'pink' } }), ['animal.colour'])
+    assertInvalid(await post({ ...body, animal: 'AA:BB:CC:00:10:01' }), ['animal'])
   })
 
   it('accepts probabilities 0 and 1 and up to the most results, and refuses every bad value with its field', async () => {
@@ -155,7 +198,7 @@ describe('POST /users/<user_id>/animals/<animal_mac>/predictions', () => {
     assertInvalid(await post({ results: [at(0.5)] }), ['classificationType'])
     assertInvalid(await post({ classificationType: 'heat' }), ['results'])
     assertInvalid(await post({ classificationType: 'heat', results: at(0.5) }), ['results'])
-    assertInvalid(await post({ ...ok([at(0.5)]), userId: uid }), ['userId'])
+    assertInvalid(await post({ ...ok([at(0.5)]), userId: 'not a uid' }), ['userId'])
     assertInvalid(await post({ ...ok([at(0.5)]), timestamp: '2026-03-10T12:16:00Z' }), ['timestamp'])
     assertInvalid(await post({ ...ok([at(0.5)]), timestamp: 'yesterday' }), ['timestamp'])
     assertInvalid(await post([]), ['(root)'])

@@ -31,6 +31,7 @@ import {
 import { hoursToScore, nextRunAt, CATCH_UP_HOURS } from '../../src/jobs/predictions.ts'
 import {
   instantOf,
+  mismatchesOfPath,
   normalizePosted,
   peakProbability,
   recordInstant,
@@ -428,6 +429,24 @@ describe('prediction endpoint rules', () => {
         now,
       ).problems.map((p) => p.field),
       ['results[0].timestamp'],
+    )
+  })
+
+  it("names the posted userId and animal fields that are not the path's user and animal", () => {
+    const path = { uid: 'farm-1', animalId: '1700000000000', mac: 'AA:BB:CC:00:00:01' }
+    assert.deepEqual(mismatchesOfPath({}, path), [])
+    assert.deepEqual(
+      mismatchesOfPath(
+        { userId: 'farm-1', animal: { id: '1700000000000', mac: 'aa:bb:cc:00:00:01', userId: 'farm-1', weight: 3 } },
+        path,
+      ),
+      [],
+    )
+    assert.deepEqual(
+      mismatchesOfPath({ userId: 'farm-2', animal: { id: '1', mac: 'AA:BB:CC:00:00:02', userId: 'farm-2' } }, path).map(
+        (p) => p.field,
+      ),
+      ['userId', 'animal.userId', 'animal.id', 'animal.mac'],
     )
   })
 })

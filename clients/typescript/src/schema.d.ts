@@ -2858,14 +2858,17 @@ export interface components {
                  */
                 mac: string;
                 /**
-                 * @description The animal's ID again: the Animal model has no name field, and its ID is how the API names it
+                 * @description The animal's name as the prediction's poster gave it; else the animal's ID (the Animal model has no name field, and its ID is how the API names it)
                  * @example 1793601600000
                  */
                 name: string;
-                /** @description The animal's current Group; null when it has none */
+                /** @description The group as the prediction's poster gave it; else the animal's current Group; null when neither */
                 group: string | null;
-                /** @description The animal's current WatchdogWeight (its weight as last weighed); null when it has none */
-                weight: number | null;
+                /**
+                 * @description The weight as the prediction's poster gave it; else the animal's current WatchdogWeight (its weight as last weighed); 0 means not known
+                 * @example 212.5
+                 */
+                weight: number;
                 /**
                  * @description The owner's Uid
                  * @example hillside-farm
@@ -34311,7 +34314,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description classificationType and results are required, timestamp is optional (default now). The user and the animal come from the path. Unknown fields are refused. */
+        /** @description The AIPrediction shape: classificationType and results are required, timestamp is optional (default now). The user and the animal come from the path; userId and animal may be sent too, and must then name the path's user and animal (400 otherwise); animal.name, animal.group and animal.weight are stored as given. Unknown fields are refused. */
         requestBody: {
             content: {
                 "application/json": {
@@ -34339,6 +34342,41 @@ export interface operations {
                          */
                         probability: number;
                     }[];
+                    /**
+                     * @description The path's user, if given
+                     * @example hillside-farm
+                     */
+                    userId?: string;
+                    /** @description The animal (AIPrediction's `animal`); every part optional */
+                    animal?: {
+                        /**
+                         * @description The path's animal's ID, if given
+                         * @example 1793601600000
+                         */
+                        id?: string;
+                        /**
+                         * @description The path's animal's MAC (any case), if given
+                         * @example A4:C1:38:5F:2B:91
+                         */
+                        mac?: string;
+                        /**
+                         * @description Stored as given
+                         * @example Sow 4711
+                         */
+                        name?: string;
+                        /** @description Stored as given; null or left out: the animal's current Group shows */
+                        group?: string | null;
+                        /**
+                         * @description Stored as given; left out: the animal's current WatchdogWeight shows, 0 when none
+                         * @example 212.5
+                         */
+                        weight?: number;
+                        /**
+                         * @description The path's user, if given
+                         * @example hillside-farm
+                         */
+                        userId?: string;
+                    };
                 };
             };
         };

@@ -9,6 +9,7 @@ import * as litterguards from './0007_litterguards.ts'
 import * as accessChangeNotifications from './0009_access_change_notifications.ts'
 import * as predictions from './0008_predictions.ts'
 import * as tokenFamilies from './0010_token_families.ts'
+import * as predictionAnimal from './0011_prediction_animal.ts'
 import * as events from './0020_events.ts'
 
 // Listed explicitly (not read from the folder) so the same list works from src/ and from dist/.
@@ -24,5 +25,6 @@ export const migrations: Record<string, Migration> = {
   '0008_predictions': predictions,
   '0009_access_change_notifications': accessChangeNotifications,
   '0010_token_families': tokenFamilies,
+  '0011_prediction_animal': predictionAnimal,
   '0020_events': events,
 }

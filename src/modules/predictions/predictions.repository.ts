@@ -1,5 +1,5 @@
 // Predictions as stored: each row joined to its animal, whose current registry fields make the
-// AIPrediction's `animal` object (built in SQL, so every read shows the same shape).
+// AIPrediction's `animal` object where its poster gave none (built in SQL, so every read shows the same shape).
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
 import type { DB, PredictionResult } from '../../db/schema.ts'
 import { paginate, type Page } from '../../db/paginate.ts'
@@ -28,8 +28,9 @@ function selectPredictions(db: Kysely<DB>, c: PredictionCriteria): PredictionQue
     .select(
       sql<
         Record<string, unknown>
-      >`jsonb_build_object('id', a.id::text, 'mac', a.mac, 'name', a.id::text, 'group', a.group_name,
-      'weight', a.watchdog_weight, 'userId', a.uid)`.as('animal'),
+      >`jsonb_build_object('id', a.id::text, 'mac', a.mac, 'name', coalesce(p.animal_name, a.id::text),
+      'group', coalesce(p.animal_group, a.group_name), 'weight', coalesce(p.animal_weight, a.watchdog_weight, 0),
+      'userId', a.uid)`.as('animal'),
     )
     .where('p.uid', '=', c.uid)
     .where('p.animal_id', '=', c.animalId) as unknown as PredictionQuery
@@ -86,6 +87,8 @@ export interface NewPrediction {
   predictedAt: number
   results: PredictionResult[]
   peakProbability: number
+  /** The animal's name, group and weight as the poster gave them. */
+  animal?: { name?: string | undefined; group?: string | null | undefined; weight?: number | undefined }
 }
 
 /** Stores a prediction an owner or integrator posted, and returns it as the reads show it. */
@@ -106,6 +109,9 @@ export async function insertExternalPrediction(
       peak_probability: p.peakProbability,
       source: 'external',
       created_by: createdBy,
+      animal_name: p.animal?.name ?? null,
+      animal_group: p.animal?.group ?? null,
+      animal_weight: p.animal?.weight ?? null,
     })
     .returning('id')
     .executeTakeFirstOrThrow()

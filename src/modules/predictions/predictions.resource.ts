@@ -32,12 +32,23 @@ export const PredictionAnimal = (extra: Record<string, unknown> = {}) =>
         description: "The animal's current tag MAC",
         examples: [EXAMPLE.mac],
       }),
-      name: AnimalId("The animal's ID again: the Animal model has no name field, and its ID is how the API names it"),
-      group: Type.Union([Type.String({ maxLength: 200, examples: ['Farrowing 2'] }), Type.Null()], {
-        description: "The animal's current Group; null when it has none",
+      name: Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          "The animal's name as the prediction's poster gave it; else the animal's ID (the Animal model has no name " +
+          'field, and its ID is how the API names it)',
+        examples: [String(EXAMPLE.ms)],
       }),
-      weight: Type.Union([Type.Number({ examples: [212.5] }), Type.Null()], {
-        description: "The animal's current WatchdogWeight (its weight as last weighed); null when it has none",
+      group: Type.Union([Type.String({ maxLength: 200, examples: ['Farrowing 2'] }), Type.Null()], {
+        description: "The group as the prediction's poster gave it; else the animal's current Group; null when neither",
+      }),
+      weight: Type.Number({
+        minimum: 0,
+        examples: [212.5],
+        description:
+          "The weight as the prediction's poster gave it; else the animal's current WatchdogWeight (its weight as last " +
+          'weighed); 0 means not known',
       }),
       userId: Type.String({
         pattern: UID_PATTERN,
@@ -48,6 +59,46 @@ export const PredictionAnimal = (extra: Record<string, unknown> = {}) =>
     },
     { additionalProperties: false, ...extra },
   )
+
+/** `animal` in a posted prediction: any part of what the reads show; the ids must name the path's animal. */
+const PostedAnimal = Type.Object(
+  {
+    id: Type.Optional(AnimalId("The path's animal's ID, if given")),
+    mac: Type.Optional(
+      Type.String({
+        pattern: MAC_PATTERN,
+        maxLength: 17,
+        description: "The path's animal's MAC (any case), if given",
+        examples: [EXAMPLE.mac],
+      }),
+    ),
+    name: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'Stored as given', examples: ['Sow 4711'] }),
+    ),
+    group: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 200, examples: ['Farrowing 2'] }), Type.Null()], {
+        description: "Stored as given; null or left out: the animal's current Group shows",
+      }),
+    ),
+    weight: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 100_000,
+        description: "Stored as given; left out: the animal's current WatchdogWeight shows, 0 when none",
+        examples: [212.5],
+      }),
+    ),
+    userId: Type.Optional(
+      Type.String({
+        pattern: UID_PATTERN,
+        maxLength: 128,
+        description: "The path's user, if given",
+        examples: [EXAMPLE.uid],
+      }),
+    ),
+  },
+  { additionalProperties: false, description: "The animal (AIPrediction's `animal`); every part optional" },
+)
 
 const Result = Type.Object(
   {
@@ -102,9 +153,22 @@ export const predictions = defineResource({
 })
 
 export const PredictionCreate = predictions.createBody({
+  extra: {
+    userId: Type.Optional(
+      Type.String({
+        pattern: UID_PATTERN,
+        maxLength: 128,
+        description: "The path's user, if given",
+        examples: [EXAMPLE.uid],
+      }),
+    ),
+    animal: Type.Optional(PostedAnimal),
+  },
   description:
-    'classificationType and results are required, timestamp is optional (default now). The user and the animal ' +
-    'come from the path. Unknown fields are refused.',
+    'The AIPrediction shape: classificationType and results are required, timestamp is optional (default now). ' +
+    "The user and the animal come from the path; userId and animal may be sent too, and must then name the path's " +
+    'user and animal (400 otherwise); animal.name, animal.group and animal.weight are stored as given. Unknown ' +
+    'fields are refused.',
 })
 
 export const ClassificationPath = Type.Object({

@@ -27,7 +27,13 @@ import {
   recentPredictions,
   type PredictionCriteria,
 } from './predictions.repository.ts'
-import { instantOf, normalizePosted, peakProbability, type PostedPrediction } from './predictions.rules.ts'
+import {
+  instantOf,
+  mismatchesOfPath,
+  normalizePosted,
+  peakProbability,
+  type PostedPrediction,
+} from './predictions.rules.ts'
 import { SCORER_SUMMARY } from './scorer.rules.ts'
 import { predictionAccuracyRoute } from './predictions.accuracy.ts'
 
@@ -212,6 +218,8 @@ async function predictionRoutes(app: App) {
       const animal = req.pathAnimal
       if (req.validationError) throw req.validationError
       const body = req.body as unknown as PostedPrediction
+      const mismatches = mismatchesOfPath(body, { uid: animal.uid, animalId: String(animal.id), mac: animal.mac })
+      if (mismatches.length > 0) throw validationFailed(mismatches)
       const { problems, value } = normalizePosted(body, app.clock())
       if (!value) throw validationFailed(problems)
       const row = await insertExternalPrediction(
@@ -223,6 +231,7 @@ async function predictionRoutes(app: App) {
           predictedAt: value.predictedAt,
           results: value.results,
           peakProbability: peakProbability(value.results),
+          animal: body.animal,
         },
         callerKey(callerOf(req)),
       )

@@ -41,6 +41,35 @@ export interface PostedPrediction {
   timestamp?: string | undefined
   classificationType: ClassificationType
   results: { timestamp: string; probability: number }[]
+  userId?: string | undefined
+  animal?: PostedAnimal | undefined
+}
+
+export interface PostedAnimal {
+  id?: string | undefined
+  mac?: string | undefined
+  name?: string | undefined
+  group?: string | null | undefined
+  weight?: number | undefined
+  userId?: string | undefined
+}
+
+/** The fields of a posted userId and animal that name another user or animal than the path's. */
+export function mismatchesOfPath(
+  body: Pick<PostedPrediction, 'userId' | 'animal'>,
+  path: { uid: string; animalId: string; mac: string },
+): { field: string; message: string }[] {
+  const problems: { field: string; message: string }[] = []
+  if (body.userId !== undefined && body.userId !== path.uid)
+    problems.push({ field: 'userId', message: "must be the path's user" })
+  const animal = body.animal
+  if (animal?.userId !== undefined && animal.userId !== path.uid)
+    problems.push({ field: 'animal.userId', message: "must be the path's user" })
+  if (animal?.id !== undefined && animal.id !== path.animalId)
+    problems.push({ field: 'animal.id', message: "must be the ID of the path's animal" })
+  if (animal?.mac !== undefined && animal.mac.toUpperCase() !== path.mac.toUpperCase())
+    problems.push({ field: 'animal.mac', message: "must be the MAC of the path's animal" })
+  return problems
 }
 
 export interface ProblemOrValue<T> {
