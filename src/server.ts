@@ -34,6 +34,8 @@ export async function serve(config: Config): Promise<App> {
   // The MQTT client library is loaded only when a broker is configured (before listening, so that nothing
   // awaits between listening and installing the signal handlers).
   const mqtt = config.mqttUrl && runsBackgroundWork ? await import('./ingest/mqtt.ts') : undefined
+  // Every process publishes the events it creates.
+  const mqttEvents = config.mqttUrl && config.eventDerivation ? await import('./ingest/mqtt-events.ts') : undefined
   const missingFlags = missingServiceFlags()
   const missingEnvironment = missingServiceEnvironment()
   if (missingFlags.length + missingEnvironment.length > 0) {
@@ -73,6 +75,8 @@ export async function serve(config: Config): Promise<App> {
   const stopReferenceTemperature = runsBackgroundWork ? startReferenceTemperatureSchedule(started) : noop
   const stopPredictions = runsBackgroundWork ? startPredictionSchedule(started) : noop
   const stopEvents = runsBackgroundWork && config.eventDerivation ? startEventSchedule(started) : noop
+  const eventPublisher =
+    mqttEvents && config.mqttUrl ? mqttEvents.startEventPublisher(started, { url: config.mqttUrl }) : undefined
   const mqttIngest =
     mqtt && config.mqttUrl
       ? mqtt.startMqttIngest(started, {
@@ -99,6 +103,7 @@ export async function serve(config: Config): Promise<App> {
       stopPredictions()
       stopEvents()
       await mqttIngest?.stop()
+      await eventPublisher?.stop()
       await started.close()
       redis?.disconnect()
       await database.close()

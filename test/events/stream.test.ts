@@ -1,0 +1,122 @@
+// The live stream over a real port: events as they are created, resumed with Last-Event-ID, under the feed's access rules.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { createTestApp, type TestContext } from '../support/app.ts'
+import { assertError } from '../support/assertions.ts'
+import { bearer, createIntegrator, integratorToken } from '../support/fixtures.ts'
+import { eventsFarm } from './farm.ts'
+
+let ctx: TestContext
+let base: string
+before(async () => {
+  ctx = await createTestApp()
+  base = await ctx.app.listen({ port: 0, host: '127.0.0.1' })
+})
+after(() => ctx.close())
+
+const MINUTE = 60_000
+
+interface Message {
+  id: string
+  event: string
+  data: Record<string, unknown>
+}
+
+/** Opens a stream and collects its messages until `count` have come (or the time is up). */
+async function readStream(url: string, headers: Record<string, string>, count: number, timeoutMs = 15_000) {
+  const abort = new AbortController()
+  const timer = setTimeout(() => abort.abort(), timeoutMs)
+  const res = await fetch(url, { headers, signal: abort.signal })
+  const messages: Message[] = []
+  const opened = { status: res.status, type: res.headers.get('content-type') ?? '' }
+  if (res.status !== 200) {
+    clearTimeout(timer)
+    return { ...opened, messages, body: await res.json() }
+  }
+  let buffer = ''
+  const decoder = new TextDecoder()
+  try {
+    for await (const chunk of res.body!) {
+      buffer += decoder.decode(chunk, { stream: true })
+      let end: number
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end)
+        buffer = buffer.slice(end + 2)
+        const fields = Object.fromEntries(
+          block
+            .split('\n')
+            .filter((line) => !line.startsWith(':') && line.includes(': '))
+            .map((line) => [line.slice(0, line.indexOf(': ')), line.slice(line.indexOf(': ') + 2)]),
+        )
+        if (fields.data)
+          messages.push({ id: fields.id ?? '', event: fields.event ?? '', data: JSON.parse(fields.data) })
+      }
+      if (messages.length >= count) break
+    }
+  } catch (err) {
+    if (!abort.signal.aborted) throw err
+  } finally {
+    clearTimeout(timer)
+    abort.abort()
+  }
+  return { ...opened, messages, body: undefined }
+}
+
+describe('event stream', () => {
+  it('sends events as they are created, and resumes after Last-Event-ID with nothing missed or twice', async () => {
+    const farm = await eventsFarm(ctx)
+    const url = `${base}${farm.base}/events/stream`
+    const sow = await farm.animal(38.0)
+    const start = Date.now() - 30 * MINUTE
+    const live = readStream(url, farm.owner, 2)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    await farm.readings(sow.MAC, [38.45], start)
+    await farm.readings(sow.MAC, [38.9], start + MINUTE)
+    const first = await live
+    assert.equal(first.status, 200)
+    assert.match(first.type, /^text\/event-stream/)
+    assert.deepEqual(
+      first.messages.map((m) => m.event),
+      ['temperature-yellow', 'temperature-red'],
+    )
+    assert.equal(first.messages[0]!.data.ID, first.messages[0]!.id)
+    assert.equal(first.messages[1]!.data.MAC, sow.MAC)
+    // Offline meanwhile: one more event; the client comes back with the last id it saw.
+    await farm.readings(sow.MAC, [38.0], start + 2 * MINUTE)
+    const resumed = await readStream(url, { ...farm.owner, 'last-event-id': first.messages[0]!.id }, 2)
+    assert.deepEqual(
+      resumed.messages.map((m) => m.event),
+      ['temperature-red', 'temperature-normal'],
+    )
+    const fromCursor = await readStream(`${url}?after=0`, farm.writer, 3)
+    assert.equal(fromCursor.messages.length, 3)
+  })
+
+  it("refuses another account's stream, an unlinked integrator and a malformed Last-Event-ID", async () => {
+    const farm = await eventsFarm(ctx)
+    const other = await eventsFarm(ctx)
+    const url = `${base}${farm.base}/events/stream`
+    const denied = await readStream(url, other.owner, 1)
+    assert.equal(denied.status, 403)
+    assert.equal(denied.body.error, "You do not have access to this user's data")
+    const stranger = await createIntegrator(ctx, { tier: 'enterprise' })
+    const strangerToken = bearer((await integratorToken(ctx, stranger.uid)).accessToken)
+    const refused = await readStream(url, strangerToken, 1)
+    assert.equal(refused.status, 403)
+    assert.equal(refused.body.error, "Integrator does not have access to this user's data")
+    const noToken = await readStream(url, {}, 1)
+    assert.equal(noToken.status, 401)
+    const bad = await readStream(url, { ...farm.owner, 'last-event-id': 'abc' }, 1)
+    assert.equal(bad.status, 400)
+    assert.equal(bad.body.error, 'Validation failed')
+    assertError(
+      await ctx.app.inject({
+        method: 'GET',
+        url: `/api/v1/users/${farm.user.uid}/events/stream?after=x`,
+        headers: farm.owner,
+      }),
+      400,
+      'Validation failed',
+    )
+  })
+})
