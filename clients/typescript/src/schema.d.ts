@@ -39207,19 +39207,20 @@ export interface operations {
                              * @example 1440
                              */
                             dataPointsCount: number;
+                            /** @description The window, in Unix seconds like the device's readings */
                             timeRange: {
                                 /**
-                                 * Format: date-time
-                                 * @description ISO 8601: now − timeRange, inclusive
-                                 * @example 2026-11-01T06:40:00.000Z
+                                 * Format: int64
+                                 * @description Unix seconds: now − timeRange, inclusive
+                                 * @example 1793515200
                                  */
-                                start: string;
+                                start: number;
                                 /**
-                                 * Format: date-time
-                                 * @description ISO 8601: now, inclusive
-                                 * @example 2026-11-02T06:40:00.000Z
+                                 * Format: int64
+                                 * @description Unix seconds: now
+                                 * @example 1793601600
                                  */
-                                end: string;
+                                end: number;
                             };
                         };
                         /**

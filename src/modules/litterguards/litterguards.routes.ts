@@ -64,7 +64,7 @@ function analyticsOf(a: ActivityAggregates | undefined, window: Window): DeviceA
     activityLevel: activityLevel(a?.windowActivity ?? null, a?.baselineActivity ?? null),
     unusualActivityDetected: a ? unusualActivity(a) : false,
     dataPointsCount: a?.count ?? 0,
-    timeRange: { start: new Date(window.start * 1000).toISOString(), end: new Date(window.end * 1000).toISOString() },
+    timeRange: { start: window.start, end: window.end },
   }
 }
 

@@ -3,7 +3,7 @@
 import Type, { type Static } from 'typebox'
 import type { Limits } from '../../config.ts'
 import { StringEnum } from '../../http/list-params.ts'
-import { Count, DateTime, EXAMPLE, Integer } from '../../http/schema-types.ts'
+import { Count, EXAMPLE, Integer } from '../../http/schema-types.ts'
 import { TIME_RANGES, T_MAX_SECONDS } from '../readings/readings.rules.ts'
 import {
   ACTIVITY_RATIOS,
@@ -89,10 +89,18 @@ export const DeviceAnalytics = Type.Object(
         `${MIN_BASELINE_BUCKETS} buckets with readings. ${ACTIVITY_RULES}`,
     }),
     dataPointsCount: Count('Readings in the window', 1440),
-    timeRange: Type.Object({
-      start: DateTime('ISO 8601: now − timeRange, inclusive', '2026-11-01T06:40:00.000Z'),
-      end: DateTime('ISO 8601: now, inclusive'),
-    }),
+    timeRange: Type.Object(
+      {
+        start: Integer({
+          minimum: 0,
+          maximum: T_MAX_SECONDS,
+          examples: [1793515200],
+          description: 'Unix seconds: now − timeRange, inclusive',
+        }),
+        end: Integer({ minimum: 0, maximum: T_MAX_SECONDS, examples: [1793601600], description: 'Unix seconds: now' }),
+      },
+      { description: "The window, in Unix seconds like the device's readings" },
+    ),
   },
   {
     title: 'DeviceAnalytics',
