@@ -51,6 +51,8 @@ import { predictionsModule } from './modules/predictions/predictions.routes.ts'
 import { herdModule } from './modules/herd/herd.routes.ts'
 import { createEventHub, type EventHub } from './modules/events/event-hub.ts'
 import { eventsModule } from './modules/events/events.routes.ts'
+import { deliveryWorkerOf, type DeliveryWorker } from './modules/delivery/delivery-worker.ts'
+import { webhooksModule } from './modules/delivery/webhooks.routes.ts'
 import { accessLogRowOf, accessLogWriter } from './modules/access-log/access-log.writer.ts'
 import { insertAccessLogRows } from './modules/access-log/access-log.repository.ts'
 
@@ -81,6 +83,8 @@ declare module 'fastify' {
     clock: Clock
     /** Where new events are announced (modules/events/event-hub.ts). */
     events: EventHub
+    /** This process's delivery worker (modules/delivery), unless DELIVERY_WORKER=off. */
+    deliveries: DeliveryWorker | undefined
     /** Every route registered, for the OpenAPI and access-matrix tests. */
     routeCatalog: RouteEntry[]
     /** The validators and serializers not compiled yet (compileAll: tests that every schema compiles). */
@@ -131,6 +135,7 @@ function featureModules(): ApiModule[] {
     herdModule,
     litterguardsModule,
     eventsModule,
+    webhooksModule,
     accessLogModule,
   ]
 }
@@ -187,6 +192,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   app.decorate('redis', deps.redis)
   app.decorate('clock', deps.clock ?? Date.now)
   app.decorate('events', createEventHub({ derive: config.eventDerivation, log: app.log }))
+  app.decorate('deliveries', deliveryWorkerOf(app))
   app.decorate('schemaCompilations', compilations)
   const routeCatalog: RouteEntry[] = []
   app.decorate('routeCatalog', routeCatalog)

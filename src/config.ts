@@ -101,7 +101,21 @@ export interface Config {
   litterguardActiveWindowMinutes: number
   /** EVENT_DERIVATION=off derives no events (the benchmark's baseline); what is stored stays readable. */
   eventDerivation: boolean
+  /** Delivery of events: webhooks and push (docs/delivery.md). */
+  delivery: DeliveryConfig
   limits: Limits
+}
+
+export interface DeliveryConfig {
+  /** DELIVERY_WORKER=off: this process sends nothing (another does). */
+  worker: boolean
+  pollMs: number
+  timeoutMs: number
+  perEndpointConcurrency: number
+  /** WEBHOOK_ALLOW_INSECURE=on: webhooks may use http:// and reach private, loopback and link-local addresses. */
+  allowInsecure: boolean
+  fcmServiceAccountFile: string | undefined
+  fcmEndpoint: string | undefined
 }
 
 export interface AccessLogConfig {
@@ -246,6 +260,15 @@ export function loadConfig(env: Env = process.env): Config {
     },
     litterguardActiveWindowMinutes: read.int('LITTERGUARD_ACTIVE_WINDOW_MINUTES', 15, { min: 1, max: 10080 }),
     eventDerivation: read.oneOf('EVENT_DERIVATION', ['on', 'off'] as const, 'on') === 'on',
+    delivery: {
+      worker: read.oneOf('DELIVERY_WORKER', ['on', 'off'] as const, 'on') === 'on',
+      pollMs: read.int('DELIVERY_POLL_MS', 1000, { min: 10, max: 60_000 }),
+      timeoutMs: read.int('WEBHOOK_TIMEOUT_MS', 10_000, { min: 100, max: 60_000 }),
+      perEndpointConcurrency: read.int('WEBHOOK_CONCURRENCY', 4, { min: 1, max: 64 }),
+      allowInsecure: read.oneOf('WEBHOOK_ALLOW_INSECURE', ['on', 'off'] as const, 'off') === 'on',
+      fcmServiceAccountFile: read.string('FCM_SERVICE_ACCOUNT_FILE'),
+      fcmEndpoint: read.url('FCM_ENDPOINT', ['https:', 'http:']),
+    },
     limits,
   }
 

@@ -10,6 +10,7 @@ import * as accessChangeNotifications from './0009_access_change_notifications.t
 import * as predictions from './0008_predictions.ts'
 import * as tokenFamilies from './0010_token_families.ts'
 import * as predictionAnimal from './0011_prediction_animal.ts'
+import * as deliveries from './0055_deliveries.ts'
 import * as events from './0020_events.ts'
 
 // Listed explicitly (not read from the folder) so the same list works from src/ and from dist/.
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '0010_token_families': tokenFamilies,
   '0011_prediction_animal': predictionAnimal,
   '0020_events': events,
+  '0055_deliveries': deliveries,
 }

@@ -51,9 +51,32 @@ export async function recordEvent(trx: Kysely<DB>, e: NewEvent): Promise<EventRo
     RETURNING *`.execute(trx)
   const event = rows[0]
   if (!event) return undefined
+  await enqueueDeliveries(trx, event)
   if ('resolves' in kind && kind.resolves.length > 0)
     await resolveOpenEvents(trx, e.uid, { animalId: e.animalId, mac: e.mac }, kind.resolves, 'service', e.createdAt)
   return event
+}
+
+/**
+ * The delivery outbox (docs/delivery.md), written with the event: one row per webhook subscription of an
+ * integrator linked to the account that covers the event's kind and account, and one for the account's phones
+ * when it has any. The delivery worker (modules/delivery) sends them; its webhook-id is the row's message_id.
+ */
+async function enqueueDeliveries(trx: Kysely<DB>, event: EventRow): Promise<void> {
+  await sql`
+    INSERT INTO deliveries (uid, event_id, channel, integrator_uid, subscription_id, message_id, next_attempt_at, created_at)
+    SELECT ${event.uid}, ${event.id}::bigint, 'webhook', s.integrator_uid, s.id,
+           'msg_' || ${event.id} || '_' || substr(md5(${event.uid}), 1, 10), ${event.created_at}::bigint, ${event.created_at}::bigint
+    FROM webhook_subscriptions s
+    JOIN user_integrator_links l ON l.integrator_uid = s.integrator_uid AND l.uid = ${event.uid}
+    WHERE s.enabled
+      AND (s.event_types IS NULL OR s.event_types ? ${event.event_type})
+      AND (s.account_uids IS NULL OR s.account_uids ? ${event.uid})
+    UNION ALL
+    SELECT ${event.uid}, ${event.id}::bigint, 'push', '', '',
+           'msg_' || ${event.id} || '_' || substr(md5(${event.uid}), 1, 10), ${event.created_at}::bigint, ${event.created_at}::bigint
+    WHERE EXISTS (SELECT 1 FROM user_push_tokens p WHERE p.uid = ${event.uid} AND p.rank IS NOT NULL)
+    ON CONFLICT ON CONSTRAINT deliveries_pkey DO NOTHING`.execute(trx)
 }
 
 /** Stores the event when its kind is on in the account's rules; otherwise only resolves what it would have. */

@@ -1,0 +1,307 @@
+// The delivery worker: every process runs one. It takes due deliveries from the outbox (claimDueDeliveries:
+// SKIP LOCKED and a lease, so several processes share the work and each delivery goes out once in the
+// normal case, again only after a process died holding it), sends each, and settles it: delivered, retried
+// later with backoff, or failed. It wakes when this process creates events and polls for the rest.
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
+import type { Kysely } from 'kysely'
+import { sql } from 'kysely'
+import { Webhook } from 'standardwebhooks'
+import type { DB } from '../../db/schema.ts'
+import { EVENT_KINDS } from '../events/event-kinds.ts'
+import { eventTitle } from '../events/event-texts.ts'
+import { alertRulesOf, findEvent, type EventRow } from '../events/events.repository.ts'
+import { events } from '../events/events.resource.ts'
+import { DISABLE_AFTER_FAILING_MS, outcomeOf, phonesToNotify } from './delivery.rules.ts'
+import {
+  claimDueDeliveries,
+  findSubscription,
+  recordAttempt,
+  settleDelivery,
+  stillLinked,
+  updateSubscription,
+  type DeliveryRow,
+  type SubscriptionRow,
+} from './delivery.repository.ts'
+import { createFcmSender, type PushSender } from './fcm.ts'
+import { postJson } from './outbound.ts'
+import { openSecret } from './webhook-secrets.ts'
+
+export interface DeliverySettings {
+  pollMs: number
+  timeoutMs: number
+  perEndpointConcurrency: number
+  allowInsecure: boolean
+  /** The key the webhook secrets are sealed with (the JWT secret). */
+  serviceSecret: string
+}
+
+export interface DeliveryWorker {
+  wake(): void
+  stop(): Promise<void>
+}
+
+const LEASE_MARGIN_MS = 30_000
+const BATCH = 64
+
+/** What a subscriber receives: Standard Webhooks' recommended shape, {type, timestamp, data}. */
+export function webhookPayload(row: EventRow): string {
+  return JSON.stringify({
+    type: row.event_type,
+    timestamp: new Date(Number(row.created_at)).toISOString(),
+    data: { userId: row.uid, event: events.toApi(row) },
+  })
+}
+
+/** webhook-signature: one v1 signature per secret in use (two while a rotation overlaps). */
+export function signatures(secrets: string[], messageId: string, at: Date, payload: string): string {
+  return secrets.map((secret) => new Webhook(secret).sign(messageId, at, payload)).join(' ')
+}
+
+export function secretsInUse(s: SubscriptionRow, serviceSecret: string, now: number): string[] {
+  const current = openSecret(s.secret, serviceSecret)
+  const previous =
+    s.previous_secret && (s.previous_secret_until ?? 0) > now ? [openSecret(s.previous_secret, serviceSecret)] : []
+  return [current, ...previous]
+}
+
+export function startDeliveryWorker(deps: {
+  db: Kysely<DB>
+  settings: DeliverySettings
+  push: PushSender | undefined
+  log: FastifyBaseLogger
+  clock: () => number
+}): DeliveryWorker {
+  const { db, settings, log, clock } = deps
+  const inFlight = new Map<string, number>()
+  const running = new Set<Promise<void>>()
+  let stopped = false
+  let ticking: Promise<void> | undefined
+  let again = false
+
+  const endpointKey = (d: Pick<DeliveryRow, 'integrator_uid' | 'subscription_id'>) =>
+    `${d.integrator_uid} ${d.subscription_id}`
+
+  async function deliverWebhook(d: DeliveryRow) {
+    const subscription = await findSubscription(db, d.integrator_uid, d.subscription_id)
+    if (!subscription || !subscription.enabled)
+      return settleDelivery(db, d, { status: 'cancelled', lastError: 'subscription disabled or deleted' })
+    if (!(await stillLinked(db, d.uid, d.integrator_uid)))
+      return settleDelivery(db, d, { status: 'cancelled', lastError: 'account unlinked' })
+    const event = await findEvent(db, d.uid, d.event_id)
+    if (!event) return settleDelivery(db, d, { status: 'cancelled', lastError: 'event gone' })
+    const now = clock()
+    const payload = webhookPayload(event)
+    const at = new Date(now)
+    const answer = await postJson(
+      subscription.url,
+      payload,
+      {
+        'webhook-id': d.message_id,
+        'webhook-timestamp': String(Math.floor(now / 1000)),
+        'webhook-signature': signatures(
+          secretsInUse(subscription, settings.serviceSecret, now),
+          d.message_id,
+          at,
+          payload,
+        ),
+        'user-agent': 'livestock-api-webhooks/1',
+      },
+      { timeoutMs: settings.timeoutMs, allowInsecure: settings.allowInsecure },
+    )
+    const answeredAt = clock()
+    await recordAttempt(db, d, { at: now, status: answer.status, error: answer.error, latencyMs: answer.latencyMs })
+    const outcome = outcomeOf(
+      answer,
+      { attempts: d.attempts, firstAttemptAt: Number(d.first_attempt_at ?? now) },
+      answeredAt,
+      Math.random(),
+    )
+    const lastError = answer.error ?? (answer.status && answer.status >= 300 ? `HTTP ${answer.status}` : null)
+    if (outcome.kind === 'delivered') {
+      await settleDelivery(db, d, { status: 'delivered', lastStatus: answer.status, deliveredAt: answeredAt })
+      if (subscription.failing_since !== null)
+        await updateSubscription(db, d.integrator_uid, d.subscription_id, { failing_since: null }, answeredAt)
+      return
+    }
+    if (outcome.kind === 'gone') {
+      await settleDelivery(db, d, { status: 'failed', lastStatus: answer.status, lastError: '410 Gone' })
+      await disable(subscription, 'the receiver answered 410 Gone', answeredAt)
+      return
+    }
+    await settleDelivery(db, d, {
+      status: outcome.kind === 'retry' ? 'pending' : 'failed',
+      nextAttemptAt: outcome.kind === 'retry' ? outcome.atMs : undefined,
+      lastStatus: answer.status ?? null,
+      lastError,
+    })
+    const failingSince = Number(subscription.failing_since ?? answeredAt)
+    if (subscription.failing_since === null)
+      await updateSubscription(db, d.integrator_uid, d.subscription_id, { failing_since: answeredAt }, answeredAt)
+    else if (answeredAt - failingSince > DISABLE_AFTER_FAILING_MS)
+      await disable(subscription, `every delivery failed since ${new Date(failingSince).toISOString()}`, answeredAt)
+  }
+
+  async function disable(subscription: SubscriptionRow, reason: string, now: number) {
+    await updateSubscription(
+      db,
+      subscription.integrator_uid,
+      subscription.id,
+      { enabled: false, disabled_reason: reason, disabled_at: now },
+      now,
+    )
+    await sql`
+      UPDATE deliveries SET status = 'cancelled', last_error = ${`subscription disabled: ${reason}`}
+      WHERE integrator_uid = ${subscription.integrator_uid} AND subscription_id = ${subscription.id}
+        AND status = 'pending'`.execute(db)
+    log.warn(
+      { integrator: subscription.integrator_uid, subscription: subscription.id, reason },
+      'webhook subscription disabled',
+    )
+  }
+
+  async function deliverPush(d: DeliveryRow) {
+    if (!deps.push) return settleDelivery(db, d, { status: 'cancelled', lastError: 'push not configured' })
+    const event = await findEvent(db, d.uid, d.event_id)
+    if (!event) return settleDelivery(db, d, { status: 'cancelled', lastError: 'event gone' })
+    const rules = await alertRulesOf(db, d.uid)
+    const kind = EVENT_KINDS[event.event_type]
+    const { rows: phones } = await sql<{ token: string; rank: number | null; language: string | null }>`
+      SELECT p.token, p.rank, u.language FROM user_push_tokens p JOIN users u ON u.uid = p.uid
+      WHERE p.uid = ${d.uid}`.execute(db)
+    const chosen = phonesToNotify(
+      phones,
+      { notifyRanks: rules.kinds[event.event_type].notifyRanks, severity: kind.severity },
+      rules.quietHours,
+      rules.timeZone,
+      clock(),
+    )
+    const errors: string[] = []
+    for (const phone of chosen) {
+      const title = eventTitle(event.event_type, phone.language)
+      const result = await deps.push.send({
+        token: phone.token,
+        title,
+        body: [event.mac, event.group_name].filter((part) => typeof part === 'string' && part !== '').join(' · '),
+        data: { eventId: String(event.id), userId: event.uid, eventType: event.event_type, mac: String(event.mac) },
+        collapseKey: d.message_id,
+      })
+      if (result.kind === 'unregistered')
+        await sql`DELETE FROM user_push_tokens WHERE uid = ${d.uid} AND token = ${phone.token}`.execute(db)
+      else if (result.kind === 'retry') errors.push(result.error)
+      else if (result.kind === 'invalid') log.warn({ uid: d.uid, error: result.error }, 'push message refused')
+    }
+    const now = clock()
+    if (errors.length === 0)
+      return settleDelivery(db, d, {
+        status: 'delivered',
+        deliveredAt: now,
+        lastError: chosen.length ? null : 'no phone to notify',
+      })
+    const outcome = outcomeOf(
+      {},
+      { attempts: d.attempts, firstAttemptAt: Number(d.first_attempt_at ?? now) },
+      now,
+      Math.random(),
+    )
+    await settleDelivery(db, d, {
+      status: outcome.kind === 'retry' ? 'pending' : 'failed',
+      nextAttemptAt: outcome.kind === 'retry' ? outcome.atMs : undefined,
+      lastError: errors[0],
+    })
+  }
+
+  function dispatch(d: DeliveryRow) {
+    const key = endpointKey(d)
+    inFlight.set(key, (inFlight.get(key) ?? 0) + 1)
+    const work = (d.channel === 'webhook' ? deliverWebhook(d) : deliverPush(d))
+      .catch((err: unknown) => log.error({ err, uid: d.uid, event: d.event_id }, 'a delivery failed to run'))
+      .finally(() => {
+        inFlight.set(key, (inFlight.get(key) ?? 1) - 1)
+        running.delete(work)
+        wake()
+      })
+    running.add(work)
+  }
+
+  async function tick() {
+    const busy = [...inFlight.entries()].filter(([, n]) => n >= settings.perEndpointConcurrency).map(([key]) => key)
+    const lease = settings.timeoutMs + LEASE_MARGIN_MS
+    const claimed = await claimDueDeliveries(db, clock(), lease, BATCH, busy)
+    // A claim may hold more of one endpoint than its cap: those wait here, in order, within their lease.
+    const queues = new Map<string, DeliveryRow[]>()
+    for (const d of claimed) queues.set(endpointKey(d), [...(queues.get(endpointKey(d)) ?? []), d])
+    for (const queue of queues.values()) void drain(queue)
+    if (claimed.length === BATCH) again = true
+  }
+
+  async function drain(queue: DeliveryRow[]) {
+    for (const d of queue) {
+      while ((inFlight.get(endpointKey(d)) ?? 0) >= settings.perEndpointConcurrency && !stopped)
+        await Promise.race([...running])
+      if (stopped) return
+      dispatch(d)
+    }
+  }
+
+  function wake() {
+    if (stopped) return
+    if (ticking) {
+      again = true
+      return
+    }
+    ticking = tick()
+      .catch((err: unknown) => log.warn({ err }, 'the delivery worker could not read the outbox'))
+      .finally(() => {
+        ticking = undefined
+        if (again && !stopped) {
+          again = false
+          wake()
+        }
+      })
+  }
+
+  const timer = setInterval(wake, settings.pollMs)
+  timer.unref()
+  wake()
+  return {
+    wake,
+    async stop() {
+      stopped = true
+      clearInterval(timer)
+      await ticking
+      await Promise.allSettled([...running])
+    },
+  }
+}
+
+/** The app's worker (DELIVERY_WORKER=on, the default): woken by this process's new events, stopped on close. */
+export function deliveryWorkerOf(app: FastifyInstance): DeliveryWorker | undefined {
+  const { delivery, jwtSecret } = app.config
+  if (!delivery.worker || !jwtSecret) return undefined
+  const push = delivery.fcmServiceAccountFile
+    ? createFcmSender({
+        serviceAccountFile: delivery.fcmServiceAccountFile,
+        endpoint: delivery.fcmEndpoint,
+        timeoutMs: delivery.timeoutMs,
+      })
+    : undefined
+  const worker = startDeliveryWorker({
+    db: app.database.db,
+    settings: {
+      pollMs: delivery.pollMs,
+      timeoutMs: delivery.timeoutMs,
+      perEndpointConcurrency: delivery.perEndpointConcurrency,
+      allowInsecure: delivery.allowInsecure,
+      serviceSecret: jwtSecret,
+    },
+    push,
+    log: app.log,
+    clock: app.clock,
+  })
+  const unsubscribe = app.events.subscribe(() => worker.wake())
+  app.addHook('onClose', async () => {
+    unsubscribe()
+    await worker.stop()
+  })
+  return worker
+}

@@ -1,0 +1,128 @@
+// Pure rules of delivery: when to try again, when to give up, which addresses a webhook may reach, and which
+// of a farm's phones hear of an event (by Rank, outside the rank's quiet hours).
+import { isIP } from 'node:net'
+import type { QuietHours } from '../events/alert-rules.rules.ts'
+
+/** Retries spread over about three days; then the delivery has failed. */
+export const GIVE_UP_AFTER_MS = 3 * 24 * 3_600_000
+const SCHEDULE_MS = [
+  5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000, 28_800_000, 43_200_000,
+]
+
+/**
+ * The wait before attempt `attempts + 1`: exponential along SCHEDULE_MS (12 h at most), with ±20 % jitter so a
+ * receiver that comes back is not met by every queued delivery at once. `random` is Math.random's range.
+ */
+export function retryDelayMs(attempts: number, random: number): number {
+  const base = SCHEDULE_MS[Math.min(Math.max(attempts, 1), SCHEDULE_MS.length) - 1]!
+  return Math.round(base * (0.8 + 0.4 * random))
+}
+
+/** Retry-After as seconds or an HTTP date, in ms from now; undefined when absent or unreadable; at most a day. */
+export function retryAfterMs(header: string | undefined, now: number): number | undefined {
+  if (!header) return undefined
+  const seconds = /^\d+$/.test(header.trim()) ? Number(header.trim()) * 1000 : Date.parse(header) - now
+  if (!Number.isFinite(seconds) || seconds < 0) return undefined
+  return Math.min(seconds, 86_400_000)
+}
+
+export type Outcome = { kind: 'delivered' } | { kind: 'gone' } | { kind: 'retry'; atMs: number } | { kind: 'failed' }
+
+/** What an attempt's answer means for the delivery: 2xx delivered; 410 the receiver is gone; else retry or give up. */
+export function outcomeOf(
+  answer: { status?: number | undefined; retryAfter?: string | undefined },
+  delivery: { attempts: number; firstAttemptAt: number },
+  now: number,
+  random: number,
+): Outcome {
+  const status = answer.status
+  if (status !== undefined && status >= 200 && status < 300) return { kind: 'delivered' }
+  if (status === 410) return { kind: 'gone' }
+  const wait = retryAfterMs(answer.retryAfter, now) ?? retryDelayMs(delivery.attempts, random)
+  if (now + wait - delivery.firstAttemptAt > GIVE_UP_AFTER_MS) return { kind: 'failed' }
+  return { kind: 'retry', atMs: now + wait }
+}
+
+/** A subscription whose deliveries have failed without a success for this long is disabled. */
+export const DISABLE_AFTER_FAILING_MS = 3 * 24 * 3_600_000
+
+/**
+ * Whether an address is one a webhook may reach by default: public unicast only. Loopback, private (RFC 1918,
+ * fc00::/7), link-local (169.254/16, fe80::/10, where cloud metadata lives), CGNAT, multicast, unspecified,
+ * and IPv4-mapped forms of these are not.
+ */
+export function isPublicAddress(address: string): boolean {
+  const family = isIP(address)
+  if (family === 4) return isPublicV4(address)
+  if (family !== 6) return false
+  const lower = address.toLowerCase()
+  const mapped = /^(?:0*:)*:?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower) ?? /^::(\d+\.\d+\.\d+\.\d+)$/.exec(lower)
+  if (mapped) return isPublicV4(mapped[1]!)
+  if (lower === '::' || lower === '::1') return false
+  const first = parseInt(lower.split(':')[0] || '0', 16)
+  if ((first & 0xfe00) === 0xfc00) return false // unique local fc00::/7
+  if ((first & 0xffc0) === 0xfe80) return false // link-local fe80::/10
+  if ((first & 0xff00) === 0xff00) return false // multicast
+  if (lower.startsWith('64:ff9b:') || lower.startsWith('2001:db8:')) return false // NAT64, documentation
+  return true
+}
+
+function isPublicV4(address: string): boolean {
+  const [a, b] = address.split('.').map(Number) as [number, number, number, number]
+  if (a === 0 || a === 10 || a === 127) return false
+  if (a === 169 && b === 254) return false
+  if (a === 172 && b >= 16 && b <= 31) return false
+  if (a === 192 && b === 168) return false
+  if (a === 100 && b >= 64 && b <= 127) return false // carrier-grade NAT
+  if (a === 192 && b === 0) return false
+  if (a === 198 && (b === 18 || b === 19)) return false // benchmarking
+  if (a >= 224) return false // multicast and reserved
+  return true
+}
+
+/** Minutes after local midnight of `now` in `timeZone`. */
+export function localMinutes(now: number, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone,
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(new Date(now))
+  const hour = Number(parts.find((p) => p.type === 'hour')?.value ?? 0)
+  const minute = Number(parts.find((p) => p.type === 'minute')?.value ?? 0)
+  return hour * 60 + minute
+}
+
+const minutesOf = (hhmm: string) => {
+  const [h, m] = hhmm.split(':').map(Number)
+  return (h ?? 0) * 60 + (m ?? 0)
+}
+
+/** Whether `now` falls in the quiet hours (a window whose end is before its start runs over midnight). */
+export function inQuietHours(quiet: QuietHours | null | undefined, now: number, timeZone: string): boolean {
+  if (!quiet) return false
+  const at = localMinutes(now, timeZone)
+  const start = minutesOf(quiet.start)
+  const end = minutesOf(quiet.end)
+  if (start === end) return false
+  return start < end ? at >= start && at < end : at >= start || at < end
+}
+
+/**
+ * The phones that hear of an event: those whose Rank the event's kind notifies, and whose rank is not in its
+ * quiet hours. A critical event is sent through quiet hours: a sow in trouble at night still needs someone.
+ */
+export function phonesToNotify<P extends { rank: number | null }>(
+  phones: P[],
+  rule: { notifyRanks: readonly number[]; severity: string },
+  quietHours: Record<string, QuietHours | null>,
+  timeZone: string,
+  now: number,
+): P[] {
+  return phones.filter(
+    (phone) =>
+      phone.rank !== null &&
+      rule.notifyRanks.includes(phone.rank) &&
+      (rule.severity === 'critical' || !inQuietHours(quietHours[String(phone.rank)], now, timeZone)),
+  )
+}

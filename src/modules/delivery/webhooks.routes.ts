@@ -1,0 +1,359 @@
+// Webhook subscriptions of an integrator (docs/delivery.md): create (the secret is shown once), list, read,
+// change, delete, rotate the secret, send a test, read the delivery log, redeliver. Integrator tokens only;
+// a subscription covers only the accounts linked to its integrator, at the time of each delivery.
+import { randomBytes } from 'node:crypto'
+import Type from 'typebox'
+import type { App } from '../../types.ts'
+import { callerOf } from '../../auth/caller.ts'
+import { defineModule } from '../../http/api-module.ts'
+import { Envelope, ok } from '../../http/envelope.ts'
+import { badRequest, forbidden, notFound, validationFailed } from '../../http/errors.ts'
+import {
+  deleteSubscription,
+  findSubscription,
+  insertSubscription,
+  linkedAccounts,
+  listAttempts,
+  listSubscriptions,
+  redeliver,
+  updateSubscription,
+  type SubscriptionRow,
+} from './delivery.repository.ts'
+import type { EventType } from '../events/event-kinds.ts'
+import { postJson, refusedUrl } from './outbound.ts'
+import { signatures } from './delivery-worker.ts'
+import { newWebhookSecret, openSecret, sealSecret } from './webhook-secrets.ts'
+import {
+  Attempt,
+  AttemptsQuery,
+  RedeliverBody,
+  RotateBody,
+  Subscription,
+  SubscriptionCreate,
+  SubscriptionPatch,
+  SubscriptionPath,
+  SubscriptionWithSecret,
+  TestResult,
+} from './webhooks.schemas.ts'
+
+export const webhooksModule = defineModule({
+  tag: 'webhooks',
+  description:
+    "Integrators' webhook subscriptions: events of linked accounts POSTed as they happen, signed per Standard Webhooks 1.0",
+  schemas: [],
+  routes: webhookRoutes,
+})
+
+const toApi = (s: SubscriptionRow) => ({
+  id: s.id,
+  url: s.url,
+  eventTypes: s.event_types as EventType[] | null,
+  accounts: s.account_uids,
+  enabled: s.enabled,
+  disabledReason: s.disabled_reason,
+  disabledAt: s.disabled_at === null ? null : Number(s.disabled_at),
+  failingSince: s.failing_since === null ? null : Number(s.failing_since),
+  secretOverlapUntil: s.previous_secret_until === null ? null : Number(s.previous_secret_until),
+  createdAt: Number(s.created_at),
+  updatedAt: Number(s.updated_at),
+})
+
+async function webhookRoutes(app: App) {
+  const db = app.database.db
+  const { delivery } = app.config
+  const serviceSecret = app.config.jwtSecret!
+  const integratorOf = (req: Parameters<typeof callerOf>[0]) => {
+    const caller = callerOf(req)
+    if (caller.kind !== 'integrator') throw forbidden('An integrator token is required')
+    return caller.integrator.uid
+  }
+  const subscriptionOf = async (integratorUid: string, id: string) => {
+    const s = await findSubscription(db, integratorUid, id)
+    if (!s) throw notFound('Subscription')
+    return s
+  }
+  const checkUrl = (url: string) => {
+    const refused = refusedUrl(url, delivery.allowInsecure)
+    if (refused) throw validationFailed([{ field: 'url', message: refused }])
+  }
+  const checkAccounts = async (integratorUid: string, accounts: string[] | null | undefined) => {
+    if (!accounts) return
+    const linked = new Set(await linkedAccounts(db, integratorUid))
+    const problems = accounts.flatMap((uid, i) =>
+      linked.has(uid) ? [] : [{ field: `accounts[${i}]`, message: 'is not an account linked to this integrator' }],
+    )
+    if (problems.length > 0) throw validationFailed(problems)
+  }
+  const config = { access: 'integratorToken' } as const
+
+  app.post(
+    '/webhooks/subscriptions',
+    {
+      schema: {
+        operationId: 'createWebhookSubscription',
+        summary: 'Subscribe to events by webhook',
+        description:
+          'Integrator token. Events of the linked accounts (all, or `accounts`) of the kinds in `eventTypes` (all when absent) are ' +
+          'POSTed to `url` as `{type, timestamp, data: {userId, event}}`, signed per Standard Webhooks 1.0 (`webhook-id`, ' +
+          '`webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256>`). The answer carries the signing `secret` once. ' +
+          'https and a public address only, unless the operator allows otherwise. Retries with backoff for about three days; ' +
+          '410 Gone disables the subscription; Retry-After is honoured.',
+        body: SubscriptionCreate,
+        response: {
+          201: Envelope(SubscriptionWithSecret, 'The subscription and its secret', 'Webhook subscription created'),
+        },
+      },
+      config: { ...config, idempotent: true },
+    },
+    async (req, reply) => {
+      const integratorUid = integratorOf(req)
+      checkUrl(req.body.url)
+      await checkAccounts(integratorUid, req.body.accounts)
+      const secret = newWebhookSecret()
+      const now = app.clock()
+      const row = await insertSubscription(db, {
+        integrator_uid: integratorUid,
+        id: `whs_${randomBytes(9).toString('base64url')}`,
+        url: req.body.url,
+        event_types: req.body.eventTypes ?? null,
+        account_uids: req.body.accounts ?? null,
+        secret: sealSecret(secret, serviceSecret),
+        previous_secret: null,
+        previous_secret_until: null,
+        enabled: true,
+        disabled_reason: null,
+        disabled_at: null,
+        failing_since: null,
+        created_at: now,
+        updated_at: now,
+      })
+      return reply.code(201).send(ok({ ...toApi(row), secret }, 'Webhook subscription created'))
+    },
+  )
+
+  app.get(
+    '/webhooks/subscriptions',
+    {
+      schema: {
+        operationId: 'listWebhookSubscriptions',
+        summary: "The integrator's webhook subscriptions",
+        description: 'Integrator token. Secrets are never returned.',
+        response: { 200: Envelope(Type.Array(Subscription, { maxItems: 1000 }), 'The subscriptions') },
+      },
+      config,
+    },
+    async (req) => ok((await listSubscriptions(db, integratorOf(req))).map(toApi)),
+  )
+
+  app.get(
+    '/webhooks/subscriptions/:subscriptionId',
+    {
+      schema: {
+        operationId: 'getWebhookSubscription',
+        summary: 'One webhook subscription',
+        description: "Integrator token; another integrator's subscription is a 404.",
+        params: SubscriptionPath,
+        response: { 200: Envelope(Subscription, 'The subscription') },
+      },
+      config,
+    },
+    async (req) => ok(toApi(await subscriptionOf(integratorOf(req), req.params.subscriptionId))),
+  )
+
+  app.patch(
+    '/webhooks/subscriptions/:subscriptionId',
+    {
+      schema: {
+        operationId: 'updateWebhookSubscription',
+        summary: 'Change a webhook subscription',
+        description:
+          'Integrator token. `enabled: false` pauses deliveries (pending ones wait); `enabled: true` enables a subscription the ' +
+          'service disabled, and clears why.',
+        params: SubscriptionPath,
+        body: SubscriptionPatch,
+        response: { 200: Envelope(Subscription, 'The subscription', 'Webhook subscription updated') },
+      },
+      config,
+    },
+    async (req) => {
+      const integratorUid = integratorOf(req)
+      await subscriptionOf(integratorUid, req.params.subscriptionId)
+      if (req.body.url !== undefined) checkUrl(req.body.url)
+      await checkAccounts(integratorUid, req.body.accounts)
+      const enabling = req.body.enabled === true
+      const row = await updateSubscription(
+        db,
+        integratorUid,
+        req.params.subscriptionId,
+        {
+          url: req.body.url,
+          event_types: req.body.eventTypes,
+          account_uids: req.body.accounts,
+          enabled: req.body.enabled,
+          ...(enabling ? { disabled_reason: null, disabled_at: null, failing_since: null } : {}),
+        },
+        app.clock(),
+      )
+      if (!row) throw notFound('Subscription')
+      return ok(toApi(row), 'Webhook subscription updated')
+    },
+  )
+
+  app.delete(
+    '/webhooks/subscriptions/:subscriptionId',
+    {
+      schema: {
+        operationId: 'deleteWebhookSubscription',
+        summary: 'Delete a webhook subscription',
+        description: 'Integrator token. Its pending deliveries are cancelled.',
+        params: SubscriptionPath,
+        response: { 200: Envelope(Type.Object({ id: Type.String() }), 'Deleted', 'Webhook subscription deleted') },
+      },
+      config,
+    },
+    async (req) => {
+      if (!(await deleteSubscription(db, integratorOf(req), req.params.subscriptionId))) throw notFound('Subscription')
+      return ok({ id: req.params.subscriptionId }, 'Webhook subscription deleted')
+    },
+  )
+
+  app.post(
+    '/webhooks/subscriptions/:subscriptionId/rotate-secret',
+    {
+      schema: {
+        operationId: 'rotateWebhookSecret',
+        summary: 'Rotate the signing secret',
+        description:
+          'Integrator token. A new secret, shown once; for `overlapSeconds` (default a day) every delivery carries a signature ' +
+          'by each secret, so a receiver can switch without losing one.',
+        params: SubscriptionPath,
+        body: RotateBody,
+        response: {
+          200: Envelope(SubscriptionWithSecret, 'The subscription and its new secret', 'Webhook secret rotated'),
+        },
+      },
+      config,
+    },
+    async (req) => {
+      const integratorUid = integratorOf(req)
+      const s = await subscriptionOf(integratorUid, req.params.subscriptionId)
+      const now = app.clock()
+      const secret = newWebhookSecret()
+      const overlapMs = (req.body.overlapSeconds ?? 86_400) * 1000
+      const row = await updateSubscription(
+        db,
+        integratorUid,
+        s.id,
+        {
+          secret: sealSecret(secret, serviceSecret),
+          previous_secret: overlapMs > 0 ? s.secret : null,
+          previous_secret_until: overlapMs > 0 ? now + overlapMs : null,
+        },
+        now,
+      )
+      return ok({ ...toApi(row!), secret }, 'Webhook secret rotated')
+    },
+  )
+
+  app.post(
+    '/webhooks/subscriptions/:subscriptionId/test',
+    {
+      schema: {
+        operationId: 'testWebhookSubscription',
+        summary: 'Send a test message',
+        description:
+          'Integrator token. POSTs `{type: "webhook.test", timestamp, data: {subscriptionId}}`, signed like every delivery, and ' +
+          "answers with the receiver's status (not retried, not in the log).",
+        params: SubscriptionPath,
+        response: { 200: Envelope(TestResult, 'What the receiver answered') },
+      },
+      config,
+    },
+    async (req) => {
+      const s = await subscriptionOf(integratorOf(req), req.params.subscriptionId)
+      const now = app.clock()
+      const messageId = `msg_test_${randomBytes(9).toString('base64url')}`
+      const payload = JSON.stringify({
+        type: 'webhook.test',
+        timestamp: new Date(now).toISOString(),
+        data: { subscriptionId: s.id },
+      })
+      const secrets = [openSecret(s.secret, serviceSecret)]
+      const answer = await postJson(
+        s.url,
+        payload,
+        {
+          'webhook-id': messageId,
+          'webhook-timestamp': String(Math.floor(now / 1000)),
+          'webhook-signature': signatures(secrets, messageId, new Date(now), payload),
+          'user-agent': 'livestock-api-webhooks/1',
+        },
+        { timeoutMs: delivery.timeoutMs, allowInsecure: delivery.allowInsecure },
+      )
+      const delivered = answer.status !== undefined && answer.status >= 200 && answer.status < 300
+      return ok({ delivered, status: answer.status ?? null, latencyMs: answer.latencyMs, error: answer.error ?? null })
+    },
+  )
+
+  app.get(
+    '/webhooks/subscriptions/:subscriptionId/deliveries',
+    {
+      schema: {
+        operationId: 'listWebhookDeliveries',
+        summary: "The subscription's delivery log",
+        description:
+          'Integrator token. Every attempt, newest first: the event, its webhook-id, status, error and latency.',
+        params: SubscriptionPath,
+        querystring: AttemptsQuery,
+        response: { 200: Envelope(Type.Array(Attempt, { maxItems: 100 }), 'The attempts') },
+      },
+      config,
+    },
+    async (req) => {
+      const s = await subscriptionOf(integratorOf(req), req.params.subscriptionId)
+      const rows = await listAttempts(db, s.integrator_uid, s.id, req.query.limit ?? 50)
+      return ok(
+        rows.map((a) => ({
+          userId: a.uid,
+          eventId: String(a.event_id),
+          webhookId: a.message_id,
+          attemptedAt: a.attempted_at,
+          status: a.status,
+          error: a.error,
+          latencyMs: a.latency_ms,
+        })),
+      )
+    },
+  )
+
+  app.post(
+    '/webhooks/subscriptions/:subscriptionId/redeliver',
+    {
+      schema: {
+        operationId: 'redeliverWebhookEvents',
+        summary: 'Deliver events again',
+        description:
+          'Integrator token. Queues again one event (`userId` and `eventId`) or the events created in `since`-`until` (of one ' +
+          'account, or of every covered account), with their first webhook-id, so a receiver that kept what it saw knows a repeat.',
+        params: SubscriptionPath,
+        body: RedeliverBody,
+        response: { 202: Envelope(Type.Object({ queued: Type.Integer({ minimum: 0 }) }), 'Queued', 'Events queued') },
+      },
+      config,
+    },
+    async (req, reply) => {
+      const s = await subscriptionOf(integratorOf(req), req.params.subscriptionId)
+      const { userId, eventId, since, until } = req.body
+      if (eventId !== undefined && userId === undefined) throw badRequest('eventId needs userId')
+      if (since !== undefined && until !== undefined && since > until) throw badRequest('since is after until')
+      const queued = await redeliver(
+        db,
+        s,
+        { uid: userId, eventId: eventId === undefined ? undefined : Number(eventId), since, until },
+        app.clock(),
+      )
+      app.deliveries?.wake()
+      return reply.code(202).send(ok({ queued }, 'Events queued'))
+    },
+  )
+}

@@ -1,0 +1,127 @@
+// Delivery's pure rules: backoff with jitter over about three days, Retry-After, what an answer means, which
+// addresses a webhook may reach, quiet hours and the phones an event reaches.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import {
+  GIVE_UP_AFTER_MS,
+  inQuietHours,
+  isPublicAddress,
+  outcomeOf,
+  phonesToNotify,
+  retryAfterMs,
+  retryDelayMs,
+} from '../../src/modules/delivery/delivery.rules.ts'
+import { refusedUrl } from '../../src/modules/delivery/outbound.ts'
+import { newWebhookSecret, openSecret, sealSecret } from '../../src/modules/delivery/webhook-secrets.ts'
+
+describe('delivery rules', () => {
+  it('backs off exponentially with ±20 % jitter, at most 12 hours', () => {
+    assert.equal(retryDelayMs(1, 0.5), 5_000)
+    assert.equal(retryDelayMs(2, 0.5), 30_000)
+    assert.equal(retryDelayMs(1, 0), 4_000)
+    assert.equal(retryDelayMs(1, 1), 6_000)
+    assert.equal(retryDelayMs(50, 0.5), 43_200_000)
+    let total = 0
+    let attempts = 0
+    while (total < GIVE_UP_AFTER_MS) total += retryDelayMs(++attempts, 0.5)
+    assert.ok(attempts >= 12 && attempts <= 16, `${attempts} attempts over three days`)
+  })
+
+  it('reads Retry-After in seconds or as a date, capped at a day', () => {
+    const now = Date.UTC(2026, 10, 26, 12)
+    assert.equal(retryAfterMs('120', now), 120_000)
+    assert.equal(retryAfterMs(new Date(now + 60_000).toUTCString(), now), 60_000)
+    assert.equal(retryAfterMs('999999', now), 86_400_000)
+    assert.equal(retryAfterMs('soon', now), undefined)
+    assert.equal(retryAfterMs(undefined, now), undefined)
+  })
+
+  it('2xx is delivered, 410 gone, anything else retried until three days have passed', () => {
+    const now = 1_000_000_000
+    const fresh = { attempts: 1, firstAttemptAt: now }
+    assert.deepEqual(outcomeOf({ status: 204 }, fresh, now, 0.5), { kind: 'delivered' })
+    assert.deepEqual(outcomeOf({ status: 410 }, fresh, now, 0.5), { kind: 'gone' })
+    assert.deepEqual(outcomeOf({ status: 500 }, fresh, now, 0.5), { kind: 'retry', atMs: now + 5_000 })
+    assert.deepEqual(outcomeOf({ status: 429, retryAfter: '30' }, fresh, now, 0.5), {
+      kind: 'retry',
+      atMs: now + 30_000,
+    })
+    assert.deepEqual(outcomeOf({}, fresh, now, 0.5), { kind: 'retry', atMs: now + 5_000 })
+    const old = { attempts: 14, firstAttemptAt: now - GIVE_UP_AFTER_MS + 1000 }
+    assert.deepEqual(outcomeOf({ status: 500 }, old, now, 0.5), { kind: 'failed' })
+  })
+
+  it('lets webhooks reach public addresses only', () => {
+    for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '::ffff:93.184.216.34'])
+      assert.ok(isPublicAddress(address), address)
+    for (const address of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      'ff02::1',
+      'not an address',
+    ])
+      assert.equal(isPublicAddress(address), false, address)
+  })
+
+  it('refuses URLs that are not https, carry credentials or name a private address, unless allowed', () => {
+    assert.equal(refusedUrl('https://fms.example/hook', false), undefined)
+    assert.equal(refusedUrl('http://fms.example/hook', false), 'must use https')
+    assert.equal(refusedUrl('ftp://fms.example/hook', true), 'must use https')
+    assert.equal(refusedUrl('not a url', false), 'must be an absolute URL')
+    assert.equal(refusedUrl('https://user:pw@fms.example/', false), 'must not carry credentials')
+    for (const url of ['https://127.0.0.1/', 'https://[::1]/', 'https://169.254.169.254/latest', 'https://localhost/'])
+      assert.match(refusedUrl(url, false) ?? '', /private/, url)
+    assert.equal(refusedUrl('http://127.0.0.1:8080/hook', true), undefined)
+  })
+
+  it('keeps quiet hours in the account time zone, over midnight too', () => {
+    const at = (iso: string) => Date.parse(iso)
+    const night = { start: '22:00', end: '06:00' }
+    assert.equal(inQuietHours(night, at('2026-11-26T23:30:00Z'), 'UTC'), true)
+    assert.equal(inQuietHours(night, at('2026-11-26T05:59:00Z'), 'UTC'), true)
+    assert.equal(inQuietHours(night, at('2026-11-26T06:00:00Z'), 'UTC'), false)
+    assert.equal(inQuietHours(night, at('2026-11-26T21:30:00Z'), 'Europe/Copenhagen'), true)
+    assert.equal(inQuietHours({ start: '12:00', end: '13:00' }, at('2026-11-26T12:30:00Z'), 'UTC'), true)
+    assert.equal(inQuietHours(null, at('2026-11-26T23:30:00Z'), 'UTC'), false)
+  })
+
+  it('reaches the phones of the ranks the kind notifies, outside their quiet hours unless critical', () => {
+    const phones = [
+      { token: 'admin', rank: 1 },
+      { token: 'manager', rank: 2 },
+      { token: 'worker', rank: 3 },
+      { token: 'unranked', rank: null },
+    ]
+    const quiet = { '1': null, '2': null, '3': { start: '20:00', end: '06:00' } }
+    const night = Date.parse('2026-11-26T23:00:00Z')
+    const day = Date.parse('2026-11-26T10:00:00Z')
+    const tokens = (rule: { notifyRanks: number[]; severity: string }, now: number) =>
+      phonesToNotify(phones, rule, quiet, 'UTC', now).map((p) => p.token)
+    assert.deepEqual(tokens({ notifyRanks: [3], severity: 'warning' }, day), ['worker'])
+    assert.deepEqual(tokens({ notifyRanks: [3], severity: 'warning' }, night), [])
+    assert.deepEqual(tokens({ notifyRanks: [2, 3], severity: 'critical' }, night), ['manager', 'worker'])
+    assert.deepEqual(tokens({ notifyRanks: [], severity: 'critical' }, day), [])
+  })
+
+  it('seals webhook secrets so that only the service key opens them', () => {
+    const secret = newWebhookSecret()
+    assert.match(secret, /^whsec_[A-Za-z0-9+/]{32}$/)
+    const sealed = sealSecret(secret, 'service key one, long enough')
+    assert.ok(!sealed.includes(secret.slice(6)))
+    assert.equal(openSecret(sealed, 'service key one, long enough'), secret)
+    assert.throws(() => openSecret(sealed, 'another service key'))
+  })
+})

@@ -1,0 +1,330 @@
+// Webhook subscriptions through HTTP, and deliveries to a local receiver that verifies them with the
+// standardwebhooks package as a receiver would: signatures, the same webhook-id on a retry and a redelivery,
+// Retry-After, 410 Gone, unlinking, secret rotation; who may not touch a subscription; bad inputs.
+import assert from 'node:assert/strict'
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import { after, before, describe, it } from 'node:test'
+import { Webhook } from 'standardwebhooks'
+import { createTestApp, type TestContext } from '../support/app.ts'
+import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
+import { eventually } from '../support/eventually.ts'
+import { recordEvent } from '../../src/modules/events/events.repository.ts'
+
+interface Received {
+  headers: IncomingHttpHeaders
+  body: string
+}
+
+let ctx: TestContext
+let server: Server
+let receiverUrl: string
+let received: Received[] = []
+/** What the receiver answers next: a queue of [status, headers]; 200 when empty. */
+let answers: [number, Record<string, string>][] = []
+
+async function farmWithIntegrator() {
+  const user = await createUser(ctx)
+  const integrator = await createIntegrator(ctx, { linkTo: [user.uid] })
+  const { accessToken } = await integratorToken(ctx, integrator.uid)
+  return { uid: user.uid, email: user.email, integrator: integrator.uid, headers: bearer(accessToken) }
+}
+
+let seq = 0
+async function derive(uid: string, type: 'birth-alarm' | 'temperature-red' = 'birth-alarm') {
+  const now = Date.now()
+  const row = await recordEvent(ctx.database.db, {
+    uid,
+    type,
+    mac: 'A4:C1:38:5F:2B:91',
+    group: 'Farrowing 2',
+    value: 0.9,
+    t: now,
+    evidence: { probability: 0.9 },
+    episodeKey: `test-${++seq}-${now}`,
+    createdAt: now,
+  })
+  assert.ok(row)
+  ctx.app.events.announce([row])
+  return row
+}
+
+async function subscribe(headers: Record<string, string>, body: Record<string, unknown> = {}) {
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/v1/webhooks/subscriptions',
+    headers,
+    payload: { url: receiverUrl, ...body },
+  })
+  assert.equal(res.statusCode, 201, res.body)
+  return res.json().data as { id: string; secret: string }
+}
+
+const forSubscription = (secret: string) =>
+  received.filter((r) => {
+    try {
+      new Webhook(secret).verify(r.body, r.headers as Record<string, string>)
+      return true
+    } catch {
+      return false
+    }
+  })
+
+describe('webhook subscriptions and deliveries', () => {
+  before(async () => {
+    server = createServer((req, res) => {
+      let body = ''
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()))
+      req.on('end', () => {
+        received.push({ headers: req.headers, body })
+        const [status, headers] = answers.shift() ?? [200, {}]
+        res.writeHead(status, headers).end()
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const address = server.address()
+    assert.ok(address && typeof address === 'object')
+    receiverUrl = `http://127.0.0.1:${address.port}/hooks`
+    ctx = await createTestApp({ env: { WEBHOOK_ALLOW_INSECURE: 'on', DELIVERY_POLL_MS: '50' } })
+  })
+  after(async () => {
+    await ctx?.close()
+    server?.close()
+  })
+
+  it('delivers a new event signed per Standard Webhooks, and shows the secret only once', async () => {
+    const farm = await farmWithIntegrator()
+    const { id, secret } = await subscribe(farm.headers, { eventTypes: ['birth-alarm'] })
+    assert.match(secret, /^whsec_/)
+    const listed = await ctx.app.inject({ method: 'GET', url: '/api/v1/webhooks/subscriptions', headers: farm.headers })
+    assert.equal(listed.statusCode, 200)
+    assert.deepEqual(
+      listed.json().data.map((s: { id: string }) => s.id),
+      [id],
+    )
+    assert.ok(!listed.body.includes(secret.slice(6)), 'the secret is never listed')
+
+    const event = await derive(farm.uid)
+    await derive(farm.uid, 'temperature-red') // not a subscribed kind
+    const [delivery] = await eventually(
+      () => forSubscription(secret),
+      (list) => list.length >= 1,
+      'the delivery',
+    )
+    const payload = new Webhook(secret).verify(delivery!.body, delivery!.headers as Record<string, string>) as {
+      type: string
+      data: { userId: string; event: { ID: string; EventType: string } }
+    }
+    assert.equal(payload.type, 'birth-alarm')
+    assert.equal(payload.data.userId, farm.uid)
+    assert.equal(payload.data.event.ID, String(event.id))
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    assert.equal(forSubscription(secret).length, 1, 'one delivery, none for an unsubscribed kind')
+
+    const log = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/v1/webhooks/subscriptions/${id}/deliveries`,
+      headers: farm.headers,
+    })
+    assert.equal(log.json().data[0].status, 200)
+    assert.equal(log.json().data[0].webhookId, delivery!.headers['webhook-id'])
+  })
+
+  it('retries after Retry-After with the same webhook-id, and redelivers on request with it too', async () => {
+    const farm = await farmWithIntegrator()
+    const { id, secret } = await subscribe(farm.headers)
+    answers.push([503, { 'retry-after': '0' }])
+    const event = await derive(farm.uid)
+    const twice = await eventually(
+      () => forSubscription(secret),
+      (list) => list.length >= 2,
+      'a retry',
+    )
+    assert.equal(twice[0]!.headers['webhook-id'], twice[1]!.headers['webhook-id'])
+    const again = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/v1/webhooks/subscriptions/${id}/redeliver`,
+      headers: farm.headers,
+      payload: { userId: farm.uid, eventId: String(event.id) },
+    })
+    assert.equal(again.statusCode, 202, again.body)
+    assert.equal(again.json().data.queued, 1)
+    const thrice = await eventually(
+      () => forSubscription(secret),
+      (list) => list.length >= 3,
+      'the redelivery',
+    )
+    assert.equal(thrice[2]!.headers['webhook-id'], twice[0]!.headers['webhook-id'])
+  })
+
+  it('disables a subscription whose receiver answers 410 Gone', async () => {
+    const farm = await farmWithIntegrator()
+    const { id, secret } = await subscribe(farm.headers)
+    answers.push([410, {}])
+    await derive(farm.uid)
+    await eventually(
+      () => forSubscription(secret),
+      (list) => list.length >= 1,
+      'the delivery',
+    )
+    const s = await eventually(
+      async () =>
+        (
+          await ctx.app.inject({ method: 'GET', url: `/api/v1/webhooks/subscriptions/${id}`, headers: farm.headers })
+        ).json().data,
+      (data) => data.enabled === false,
+      'the subscription disabled',
+    )
+    assert.match(s.disabledReason, /410/)
+  })
+
+  it('stops delivering an account the moment it unlinks the integrator', async () => {
+    const farm = await farmWithIntegrator()
+    const { secret } = await subscribe(farm.headers)
+    const { accessToken } = await userToken(ctx, farm.email)
+    const unlinked = await ctx.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/partners/link/${farm.integrator}`,
+      headers: bearer(accessToken),
+    })
+    assert.equal(unlinked.statusCode, 200)
+    await derive(farm.uid)
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    assert.equal(forSubscription(secret).length, 0)
+  })
+
+  it('signs with both secrets while a rotation overlaps', async () => {
+    const farm = await farmWithIntegrator()
+    const { id, secret: old } = await subscribe(farm.headers)
+    const rotated = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/v1/webhooks/subscriptions/${id}/rotate-secret`,
+      headers: farm.headers,
+      payload: { overlapSeconds: 3600 },
+    })
+    assert.equal(rotated.statusCode, 200, rotated.body)
+    const fresh = rotated.json().data.secret as string
+    assert.notEqual(fresh, old)
+    await derive(farm.uid)
+    await eventually(
+      () => forSubscription(fresh),
+      (list) => list.length >= 1,
+      'a delivery signed by the new secret',
+    )
+    assert.equal(forSubscription(old).length, 1, 'the old secret verifies it too')
+  })
+
+  it('sends a test message and answers with what the receiver said', async () => {
+    const farm = await farmWithIntegrator()
+    const { id, secret } = await subscribe(farm.headers)
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/v1/webhooks/subscriptions/${id}/test`,
+      headers: farm.headers,
+    })
+    assert.equal(res.statusCode, 200, res.body)
+    assert.equal(res.json().data.delivered, true)
+    const [test] = forSubscription(secret)
+    assert.equal(JSON.parse(test!.body).type, 'webhook.test')
+  })
+
+  it('refuses bad subscriptions with the field named', async () => {
+    const farm = await farmWithIntegrator()
+    const other = await createUser(ctx)
+    for (const [body, field] of [
+      [{ url: 'ftp://fms.example/hook' }, 'url'],
+      [{ url: 'not a url at all' }, 'url'],
+      [{ url: receiverUrl, accounts: [other.uid] }, 'accounts[0]'],
+      [{ url: receiverUrl, eventTypes: ['no-such-kind'] }, 'eventTypes'],
+      [{ url: receiverUrl, eventTypes: [] }, 'eventTypes'],
+      [{ url: receiverUrl, surprise: true }, 'surprise'],
+    ] as const) {
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks/subscriptions',
+        headers: farm.headers,
+        payload: body,
+      })
+      assert.equal(res.statusCode, 400, `${JSON.stringify(body)}: ${res.body}`)
+      assert.ok(
+        res.json().details.some((d: { field: string }) => d.field.startsWith(field)),
+        `${JSON.stringify(body)}: ${res.body}`,
+      )
+    }
+    const { id } = await subscribe(farm.headers)
+    const empty = await ctx.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/webhooks/subscriptions/${id}`,
+      headers: farm.headers,
+      payload: {},
+    })
+    assert.equal(empty.statusCode, 400)
+    const lone = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/v1/webhooks/subscriptions/${id}/redeliver`,
+      headers: farm.headers,
+      payload: { eventId: '1' },
+    })
+    assert.equal(lone.statusCode, 400)
+  })
+
+  it('lets no user token and no other integrator see or touch a subscription', async () => {
+    const farm = await farmWithIntegrator()
+    const { id } = await subscribe(farm.headers)
+    const stranger = await createIntegrator(ctx)
+    const strangerHeaders = bearer((await integratorToken(ctx, stranger.uid)).accessToken)
+    for (const [method, url] of [
+      ['GET', `/api/v1/webhooks/subscriptions/${id}`],
+      ['PATCH', `/api/v1/webhooks/subscriptions/${id}`],
+      ['DELETE', `/api/v1/webhooks/subscriptions/${id}`],
+      ['GET', `/api/v1/webhooks/subscriptions/${id}/deliveries`],
+      ['POST', `/api/v1/webhooks/subscriptions/${id}/rotate-secret`],
+    ] as const) {
+      const res = await ctx.app.inject({
+        method,
+        url,
+        headers: strangerHeaders,
+        ...(method === 'PATCH' ? { payload: { enabled: false } } : method === 'POST' ? { payload: {} } : {}),
+      })
+      assert.equal(res.statusCode, 404, `${method} ${url}: ${res.body}`)
+    }
+    const { accessToken } = await userToken(ctx, farm.email)
+    const asUser = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/v1/webhooks/subscriptions',
+      headers: bearer(accessToken),
+    })
+    assert.equal(asUser.statusCode, 403)
+    const anonymous = await ctx.app.inject({ method: 'GET', url: '/api/v1/webhooks/subscriptions' })
+    assert.equal(anonymous.statusCode, 401)
+  })
+})
+
+describe('webhook targets without the operator opt-in', () => {
+  let strict: TestContext
+  before(async () => {
+    strict = await createTestApp({ env: { DELIVERY_WORKER: 'off' } })
+  })
+  after(async () => strict?.close())
+
+  it('accepts https to public names only', async () => {
+    const user = await createUser(strict)
+    const integrator = await createIntegrator(strict, { linkTo: [user.uid] })
+    const headers = bearer((await integratorToken(strict, integrator.uid)).accessToken)
+    for (const url of [
+      'http://fms.example/hook',
+      'https://127.0.0.1/hook',
+      'https://169.254.169.254/',
+      'https://localhost/x',
+      'https://[::1]/',
+    ]) {
+      const res = await strict.app.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks/subscriptions',
+        headers,
+        payload: { url },
+      })
+      assert.equal(res.statusCode, 400, `${url}: ${res.body}`)
+      assert.equal(res.json().details[0].field, 'url')
+    }
+  })
+})
