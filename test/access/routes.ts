@@ -155,6 +155,8 @@ export interface RouteCase {
   rule: Rule
   /** Body sent with the request, when the route takes one. */
   body?: (ids: { integratorUid: string; userEmail: string; userUid: string }) => unknown
+  /** The path names an item of the caller's own that the matrix does not create (a webhook subscription): a 404 counts as access. */
+  callersOwnItem?: true
   /** The request may delete the :userId account: the matrix restores it (with its links) after each caller. */
   deletesUser?: true
   /** The answer is a stream that does not end (Server-Sent Events): the matrix reads its status over a real port. */
@@ -167,6 +169,9 @@ export const routes: RouteCase[] = [
   { method: 'GET', url: '/api/v1/health', rule: 'public' },
   { method: 'GET', url: '/api/v1/health/ready', rule: 'public' },
   { method: 'GET', url: '/api/v1/openapi.json', rule: 'public' },
+  { method: 'GET', url: '/app', rule: 'public' },
+  { method: 'GET', url: '/app/', rule: 'public' },
+  { method: 'GET', url: '/app/:file', rule: 'public' },
   { method: 'GET', url: '/api/v1/docs', rule: 'public' },
   { method: 'GET', url: '/api/v1/docs/', rule: 'public' },
   { method: 'GET', url: '/api/v1/docs/openapi.json', rule: 'public' },
@@ -194,6 +199,47 @@ export const routes: RouteCase[] = [
   { method: 'POST', url: '/api/v1/tokens/revoke', rule: 'bearer' },
   { method: 'POST', url: '/api/v1/tokens/logout', rule: 'userToken' },
   { method: 'GET', url: '/api/v1/tokens/usage', rule: 'integratorToken' },
+
+  // Webhook subscriptions (docs/delivery.md): the integrator's own; :subscriptionId names none of them here.
+  {
+    method: 'POST',
+    url: '/api/v1/webhooks/subscriptions',
+    rule: 'integratorToken',
+    body: () => ({ url: 'https://fms.example/hooks' }),
+  },
+  { method: 'GET', url: '/api/v1/webhooks/subscriptions', rule: 'integratorToken' },
+  {
+    method: 'GET',
+    url: '/api/v1/webhooks/subscriptions/:subscriptionId',
+    rule: 'integratorToken',
+    callersOwnItem: true,
+  },
+  {
+    method: 'PATCH',
+    url: '/api/v1/webhooks/subscriptions/:subscriptionId',
+    rule: 'integratorToken',
+    body: () => ({ enabled: false }),
+  },
+  { method: 'DELETE', url: '/api/v1/webhooks/subscriptions/:subscriptionId', rule: 'integratorToken' },
+  {
+    method: 'POST',
+    url: '/api/v1/webhooks/subscriptions/:subscriptionId/rotate-secret',
+    rule: 'integratorToken',
+    body: () => ({}),
+  },
+  { method: 'POST', url: '/api/v1/webhooks/subscriptions/:subscriptionId/test', rule: 'integratorToken' },
+  {
+    method: 'GET',
+    url: '/api/v1/webhooks/subscriptions/:subscriptionId/deliveries',
+    rule: 'integratorToken',
+    callersOwnItem: true,
+  },
+  {
+    method: 'POST',
+    url: '/api/v1/webhooks/subscriptions/:subscriptionId/redeliver',
+    rule: 'integratorToken',
+    body: () => ({ since: 0 }),
+  },
 
   {
     method: 'POST',

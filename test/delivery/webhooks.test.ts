@@ -18,9 +18,9 @@ interface Received {
 let ctx: TestContext
 let server: Server
 let receiverUrl: string
-let received: Received[] = []
+const received: Received[] = []
 /** What the receiver answers next: a queue of [status, headers]; 200 when empty. */
-let answers: [number, Record<string, string>][] = []
+const answers: [number, Record<string, string>][] = []
 
 async function farmWithIntegrator() {
   const user = await createUser(ctx)

@@ -4,6 +4,11 @@ import { StringEnum } from '../../http/list-params.ts'
 import { MAX_PATH_SEGMENT } from '../../http/route-policy.ts'
 import { EVENT_TYPES } from '../events/event-kinds.ts'
 
+const Int = (options: { minimum?: number; maximum?: number; default?: number; description?: string } = {}) =>
+  Type.Integer({ format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, ...options })
+const Text = (maxLength: number, options: { description?: string; examples?: string[] } = {}) =>
+  Type.String({ maxLength, ...options })
+
 const EventTypes = Type.Union(
   [
     Type.Array(StringEnum(EVENT_TYPES), {
@@ -56,23 +61,23 @@ export const SubscriptionPath = Type.Object({
   subscriptionId: Type.String({ minLength: 1, maxLength: MAX_PATH_SEGMENT, examples: ['whs_4kR9zQ2m'] }),
 })
 
-const Ms = (description: string) => Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description })
+const Ms = (description: string) => Type.Union([Int(), Type.Null()], { description })
 
 export const Subscription = Type.Object(
   {
-    id: Type.String({ examples: ['whs_4kR9zQ2m'] }),
+    id: Text(64, { examples: ['whs_4kR9zQ2m'] }),
     url: Url,
     eventTypes: EventTypes,
     accounts: Accounts,
     enabled: Type.Boolean(),
-    disabledReason: Type.Union([Type.String(), Type.Null()], {
+    disabledReason: Type.Union([Text(500), Type.Null()], {
       description: 'Why the service disabled it (410 Gone, or failing for three days)',
     }),
     disabledAt: Ms('ms since epoch'),
     failingSince: Ms('ms since epoch: the first failure since the last success'),
     secretOverlapUntil: Ms('ms since epoch: until then the previous secret signs too (after a rotation)'),
-    createdAt: Type.Integer({ minimum: 0 }),
-    updatedAt: Type.Integer({ minimum: 0 }),
+    createdAt: Int({ description: 'ms since epoch' }),
+    updatedAt: Int({ description: 'ms since epoch' }),
   },
   { additionalProperties: false, title: 'WebhookSubscription' },
 )
@@ -81,6 +86,7 @@ export const SubscriptionWithSecret = Type.Object(
   {
     ...Subscription.properties,
     secret: Type.String({
+      maxLength: 100,
       description: 'The signing secret (Standard Webhooks, whsec_...): shown this once, never again',
       examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
     }),
@@ -92,6 +98,7 @@ export const RotateBody = Type.Object(
   {
     overlapSeconds: Type.Optional(
       Type.Integer({
+        format: 'int32',
         minimum: 0,
         maximum: 604_800,
         default: 86_400,
@@ -102,31 +109,34 @@ export const RotateBody = Type.Object(
   { additionalProperties: false },
 )
 
+export const Queued = Type.Object({ queued: Int() }, { additionalProperties: false })
+export const Deleted = Type.Object({ id: Text(200) }, { additionalProperties: false })
+
 export const TestResult = Type.Object(
   {
     delivered: Type.Boolean(),
-    status: Type.Union([Type.Integer(), Type.Null()], { description: "The receiver's HTTP status" }),
-    latencyMs: Type.Integer({ minimum: 0 }),
-    error: Type.Union([Type.String(), Type.Null()]),
+    status: Type.Union([Int({ maximum: 999 }), Type.Null()], { description: "The receiver's HTTP status" }),
+    latencyMs: Int(),
+    error: Type.Union([Text(500), Type.Null()]),
   },
   { additionalProperties: false },
 )
 
 export const Attempt = Type.Object(
   {
-    userId: Type.String(),
-    eventId: Type.String(),
-    webhookId: Type.String({ description: 'The webhook-id header sent: the same for every attempt of an event' }),
-    attemptedAt: Type.Integer({ minimum: 0 }),
-    status: Type.Union([Type.Integer(), Type.Null()]),
-    error: Type.Union([Type.String(), Type.Null()]),
-    latencyMs: Type.Integer({ minimum: 0 }),
+    userId: Text(128),
+    eventId: Text(16),
+    webhookId: Text(64, { description: 'The webhook-id header sent: the same for every attempt of an event' }),
+    attemptedAt: Int({ description: 'ms since epoch' }),
+    status: Type.Union([Int({ maximum: 999 }), Type.Null()]),
+    error: Type.Union([Text(500), Type.Null()]),
+    latencyMs: Int(),
   },
   { additionalProperties: false },
 )
 
 export const AttemptsQuery = Type.Object(
-  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })) },
+  { limit: Type.Optional(Int({ minimum: 1, maximum: 100, default: 50 })) },
   { additionalProperties: false },
 )
 
@@ -138,8 +148,8 @@ export const RedeliverBody = Type.Object(
     eventId: Type.Optional(
       Type.String({ pattern: '^[0-9]{1,16}$', maxLength: 16, description: 'One event of userId' }),
     ),
-    since: Type.Optional(Type.Integer({ minimum: 0, description: 'Events created at or after, ms since epoch' })),
-    until: Type.Optional(Type.Integer({ minimum: 0, description: 'Events created at or before, ms since epoch' })),
+    since: Type.Optional(Int({ description: 'Events created at or after, ms since epoch' })),
+    until: Type.Optional(Int({ description: 'Events created at or before, ms since epoch' })),
   },
   { additionalProperties: false, minProperties: 1 },
 )
