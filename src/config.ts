@@ -66,6 +66,13 @@ export interface Config {
   mqttShareGroup: string
   /** How long the broker keeps a stopped process's session and queues its messages. */
   mqttSessionExpirySeconds: number
+  /** The service's own broker account (deploy/mosquitto, docs/mqtt.md); unset: it connects anonymously and warns. */
+  mqttUsername: string | undefined
+  mqttPassword: string | undefined
+  /** MQTT 5 Receive Maximum: messages the broker may have in flight to this process, handled side by side. */
+  mqttReceiveMaximum: number
+  /** MQTT 5 Maximum Packet Size: the broker drops larger messages instead of sending them. */
+  mqttMaxPacketBytes: number
   /** Undefined until resolved: in embedded mode it is generated on first start and kept in DATA_DIR. */
   jwtSecret: string | undefined
   jwtIssuer: string
@@ -208,6 +215,7 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('WORKERS other than 1 needs DATABASE_URL: the embedded store admits one process per DATA_DIR')
   }
 
+  const bodyLimitBytes = read.int('BODY_LIMIT_BYTES', 4 * 1024 * 1024, { min: 1024 })
   const config: Config = {
     port: read.int('PORT', 3000, { min: 0, max: 65535 }),
     host: read.string('HOST') ?? '0.0.0.0',
@@ -235,12 +243,17 @@ export function loadConfig(env: Env = process.env): Config {
         '1-64 letters, digits, dots, underscores or hyphens',
       ) ?? 'livestock-api',
     mqttSessionExpirySeconds: read.int('MQTT_SESSION_EXPIRY_SECONDS', 86_400, { min: 0, max: 4_294_967_295 }),
+    mqttUsername: read.string('MQTT_USERNAME'),
+    mqttPassword: read.string('MQTT_PASSWORD'),
+    mqttReceiveMaximum: read.int('MQTT_RECEIVE_MAXIMUM', 32, { min: 1, max: 65_535 }),
+    // Room for the largest accepted body plus the topic and properties (docs/mqtt.md).
+    mqttMaxPacketBytes: read.int('MQTT_MAX_PACKET_BYTES', bodyLimitBytes + 64 * 1024, { min: 1024, max: 268_435_455 }),
     jwtSecret,
     jwtIssuer: read.string('JWT_ISSUER') ?? 'livestock-api',
     jwtAudience: read.string('JWT_AUDIENCE') ?? 'livestock-api',
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     trustProxy: read.trustProxy('TRUST_PROXY'),
-    bodyLimitBytes: read.int('BODY_LIMIT_BYTES', 4 * 1024 * 1024, { min: 1024 }),
+    bodyLimitBytes,
     corsOrigins: read.origins('CORS_ORIGINS'),
     compressionMinBytes: read.int('COMPRESSION_MIN_BYTES', 4096, { min: 0 }),
     requestTimeoutMs: read.int('REQUEST_TIMEOUT_MS', 30000, { min: 1 }),

@@ -84,6 +84,10 @@ export async function serve(config: Config): Promise<App> {
           group: config.mqttShareGroup,
           clientId: config.mqttClientId ?? mqtt.defaultClientId(config.port),
           sessionExpirySeconds: config.mqttSessionExpirySeconds,
+          username: config.mqttUsername,
+          password: config.mqttPassword,
+          receiveMaximum: config.mqttReceiveMaximum,
+          maximumPacketSize: config.mqttMaxPacketBytes,
         })
       : undefined
   let stopping = false

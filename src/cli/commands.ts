@@ -1,6 +1,7 @@
 // Every operator command, in the order `livestock-api --help` lists them.
 import { createDatabaseIfMissing, IN_MEMORY } from '../db/database.ts'
 import { migrateToLatest, migrationStatus } from '../db/migrate.ts'
+import { brokerCommands } from '../ingest/broker.cli.ts'
 import { jobCommands } from '../jobs/jobs.cli.ts'
 import { simulateCommands } from '../simulation/simulate.cli.ts'
 import { integratorCommands } from '../modules/integrators/integrators.cli.ts'
@@ -80,4 +81,5 @@ export const commands: Command[] = [
   ...userCommands,
   ...jobCommands,
   ...simulateCommands,
+  ...brokerCommands,
 ]

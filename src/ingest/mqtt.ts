@@ -7,54 +7,22 @@
 // broker keeps what the process has not acknowledged, and queues its share of new messages, while it is
 // down or restarting, and delivers them when it is back; so neither a kill -9 mid-message nor a stop while
 // the database is unreachable loses a message (ingestion is idempotent, so a redelivery stores nothing
-// twice). Messages are handled one at a time (the client's backpressure); a malformed one is logged,
-// counted in /metrics and acknowledged at once, so it neither crashes the process nor holds up the
-// messages behind it.
-// Who may publish to which user's topics is the broker's business: give each gateway its own
-// credentials and an ACL on livestock/v1/<its user>/# (docs/operations.md, MQTT ingestion).
+// twice). Messages of one topic are handled one after another, different topics side by side, up to the
+// Receive Maximum announced at connect; a malformed one is logged, counted in /metrics and acknowledged at
+// once, so it neither crashes the process nor holds up the messages behind it.
+// Who may publish to which user's topics is the broker's business: deploy/mosquitto ships a broker setup
+// with an account per gateway and an ACL (docs/mqtt.md); the service warns when the broker admits anyone.
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import mqtt, { type MqttClient } from 'mqtt'
-import { Counter } from 'prom-client'
+import { Counter, Gauge } from 'prom-client'
 import secureJson from 'secure-json-parse'
 import { isStoreUnavailable } from '../db/errors.ts'
-import { isMac } from '../modules/animals/animals.rules.ts'
 import { createPayloadValidator, ingest, type IngestOutcome } from '../modules/readings/ingest.ts'
-import type { ReadingKind } from '../modules/readings/readings.repository.ts'
-import { isUid } from '../modules/users/users.rules.ts'
 import type { App } from '../types.ts'
+import { BROKER_DROPPED_TOPIC, DEFAULT_SHARE_GROUP, parseTopic, topicFilters } from './topics.ts'
 
-export const DEFAULT_SHARE_GROUP = 'livestock-api'
-const TOPIC_ROOT = 'livestock/v1'
-
-/** Where each series is published: livestock/v1/<user_id>/<registry>/<mac>/<segment>, as its HTTP path. */
-const TOPICS: Record<ReadingKind, { registry: 'animals' | 'litterguards'; segment: string }> = {
-  sensordata: { registry: 'animals', segment: 'sensordata' },
-  locations: { registry: 'animals', segment: 'locations' },
-  devicedata: { registry: 'litterguards', segment: 'sensordata' },
-}
-
-export function topicFilters(group: string): string[] {
-  return Object.values(TOPICS).map(
-    ({ registry, segment }) => `$share/${group}/${TOPIC_ROOT}/+/${registry}/+/${segment}`,
-  )
-}
-
-export function sensorTopic(uid: string, mac: string, kind: ReadingKind): string {
-  return `${TOPIC_ROOT}/${uid}/${TOPICS[kind].registry}/${mac}/${TOPICS[kind].segment}`
-}
-
-/** The user, tag (or device) and kind a topic addresses, or undefined when it is not one of ours. */
-export function parseTopic(topic: string): { uid: string; mac: string; kind: ReadingKind } | undefined {
-  const parts = topic.split('/')
-  if (parts.length !== 6 || `${parts[0]}/${parts[1]}` !== TOPIC_ROOT) return undefined
-  const [, , uid, registry, mac, segment] = parts as [string, string, string, string, string, string]
-  const kind = (Object.keys(TOPICS) as ReadingKind[]).find(
-    (k) => TOPICS[k].registry === registry && TOPICS[k].segment === segment,
-  )
-  if (!kind || !isUid(uid) || !isMac(mac)) return undefined
-  return { uid, mac, kind }
-}
+export { BROKER_DROPPED_TOPIC, DEFAULT_SHARE_GROUP, parseTopic, sensorTopic, topicFilters } from './topics.ts'
 
 const RETRY_FIRST_MS = 250
 const RETRY_MAX_MS = 2000
@@ -72,6 +40,55 @@ export interface MqttIngestOptions {
    */
   clientId?: string
   sessionExpirySeconds?: number
+  /** The service's broker account; without one it connects anonymously (and warns). */
+  username?: string | undefined
+  password?: string | undefined
+  /** MQTT 5 Receive Maximum: how many messages the broker may have in flight to this process. */
+  receiveMaximum?: number
+  /** MQTT 5 Maximum Packet Size: the broker drops a larger message instead of sending it to this process. */
+  maximumPacketSize?: number
+}
+
+/**
+ * Runs each key's work one after another, in the order given, and different keys' work side by side.
+ * `work` must not reject.
+ */
+export function perKeyInOrder(): {
+  run: (key: string, work: () => Promise<void>) => void
+  /** Resolves when all work given so far has finished. */
+  idle: () => Promise<void>
+} {
+  const tails = new Map<string, Promise<void>>()
+  return {
+    run: (key, work) => {
+      const next = (tails.get(key) ?? Promise.resolve()).then(work)
+      tails.set(key, next)
+      void next.then(() => {
+        if (tails.get(key) === next) tails.delete(key)
+      })
+    },
+    idle: async () => {
+      await Promise.all(tails.values())
+    },
+  }
+}
+
+/** mqtt.js's internal send, which the service uses for its own PUBACKs (see handleMessage below). */
+interface PacketSender {
+  _sendPacket: (
+    packet: { cmd: 'puback'; messageId: number; reasonCode: number },
+    cb?: () => void,
+    cbStorePut?: undefined,
+    noStore?: boolean,
+  ) => void
+}
+
+/** The URL without the user and password it may carry: what an anonymous client would connect to. */
+function withoutCredentials(url: string): string {
+  const parsed = new URL(url)
+  parsed.username = ''
+  parsed.password = ''
+  return parsed.toString()
 }
 
 /** The client id of a service that names none: stable across restarts of the process on one host and port. */
@@ -128,8 +145,8 @@ export function startMqttIngest(app: App, options: MqttIngestOptions): MqttInges
       try {
         result = await ingest(app.database.db, target.uid, target.mac, checked.batch, app.clock(), app.events)
       } catch (err) {
-        // A database outage must not lose readings: hold this message (messages are handled one at a time,
-        // so the ones behind it wait at the broker) and retry until the database answers again. A service
+        // A database outage must not lose readings: hold this message (its topic's next messages wait behind
+        // it, unacknowledged) and retry until the database answers again. A service
         // stopping meanwhile leaves it unacknowledged, in its session at the broker.
         if (isStoreUnavailable(err) && stopping) return 'held'
         if (isStoreUnavailable(err)) {
@@ -165,26 +182,75 @@ export function startMqttIngest(app: App, options: MqttIngestOptions): MqttInges
     clientId: options.clientId ?? `livestock-api-${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`,
     protocolVersion: 5,
     clean: !persistent,
-    // MQTT 5 ends a session when its connection closes unless it is given an expiry.
-    ...(persistent ? { properties: { sessionExpiryInterval: options.sessionExpirySeconds ?? 86_400 } } : {}),
+    ...(options.username === undefined ? {} : { username: options.username }),
+    ...(options.password === undefined ? {} : { password: options.password }),
+    properties: {
+      // MQTT 5 ends a session when its connection closes unless it is given an expiry.
+      ...(persistent ? { sessionExpiryInterval: options.sessionExpirySeconds ?? 86_400 } : {}),
+      receiveMaximum: options.receiveMaximum ?? 32,
+      ...(options.maximumPacketSize === undefined ? {} : { maximumPacketSize: options.maximumPacketSize }),
+    },
     reconnectPeriod: 2000,
     connectTimeout: 10_000,
   })
-  // One message at a time; the PUBACK goes out when the callback is called, after the message is handled.
-  // A held message gets none: the broker keeps it in the session and delivers it again.
+  // mqtt.js hands over the next message only once the handler's callback has run, and sends the PUBACK in it:
+  // one message at a time. So the callback runs at once without a PUBACK (an error skips it) and the service
+  // acknowledges each message itself after its commit. A message that arrived on an earlier connection gets
+  // no PUBACK: the broker has delivered it again on the new one. A held message gets none either: the broker
+  // keeps it in the session and delivers it again.
+  let connection = 0
+  client.on('connect', () => connection++)
+  const inOrder = perKeyInOrder()
+  const sender = client as unknown as PacketSender
   client.handleMessage = (packet, callback) => {
     const topic = packet.cmd === 'publish' ? packet.topic : ''
     const payload = packet.cmd === 'publish' ? Buffer.from(packet.payload) : Buffer.alloc(0)
-    handle(topic, payload).then(
-      (outcome) => {
-        if (outcome !== 'held') callback()
-      },
-      (err: unknown) => {
-        app.log.error({ err }, 'MQTT message handler failed')
-        callback()
-      },
-    )
+    if (topic === BROKER_DROPPED_TOPIC) {
+      brokerDropped(payload.toString('utf8'))
+      callback()
+      return
+    }
+    const { messageId, qos } = packet
+    const arrivedOn = connection
+    if (qos === 0 || messageId === undefined) {
+      inOrder.run(topic, async () => {
+        await handle(topic, payload).catch((err: unknown) => failed(err))
+      })
+      callback()
+      return
+    }
+    inOrder.run(topic, async () => {
+      const outcome = await handle(topic, payload).catch((err: unknown) => failed(err))
+      if (outcome !== 'held' && arrivedOn === connection && client.connected)
+        sender._sendPacket({ cmd: 'puback', messageId, reasonCode: 0 }, undefined, undefined, true)
+    })
+    callback(ACKNOWLEDGED_BY_THE_SERVICE)
   }
+  const failed = (err: unknown): MessageOutcome => {
+    app.log.error({ err }, 'MQTT message handler failed')
+    return 'failed'
+  }
+
+  let droppedSeen: number | undefined
+  const droppedGauge =
+    (app.metrics.getSingleMetric('mqtt_broker_dropped_messages') as Gauge | undefined) ??
+    new Gauge({
+      name: 'mqtt_broker_dropped_messages',
+      help: `Messages the MQTT broker dropped since it started because a client's queue was full (Mosquitto's ${BROKER_DROPPED_TOPIC}); any rise means acknowledged readings were lost`,
+      registers: [app.metrics],
+    })
+  function brokerDropped(text: string) {
+    const dropped = Number(text)
+    if (!Number.isFinite(dropped)) return
+    droppedGauge.set(dropped)
+    if (droppedSeen !== undefined && dropped > droppedSeen)
+      app.log.warn(
+        { dropped: dropped - droppedSeen, droppedSinceBrokerStart: dropped },
+        'the MQTT broker dropped messages: a client queue was full (max_queued_messages, docs/mqtt.md)',
+      )
+    droppedSeen = dropped
+  }
+
   client.on('error', (err) => app.log.warn({ err }, 'MQTT client error'))
   client.on('reconnect', () => app.log.info('MQTT reconnecting'))
   const ready = client.subscribeAsync(topicFilters(group), { qos: 1 }).then((grants) => {
@@ -194,13 +260,45 @@ export function startMqttIngest(app: App, options: MqttIngestOptions): MqttInges
     app.log.info({ topics: grants.map((g) => g.topic) }, 'MQTT ingestion subscribed')
   })
   ready.catch((err: unknown) => app.log.error({ err }, 'MQTT subscription failed'))
+  // Where the broker tells it: a broker that does not publish it (or an ACL that hides it) leaves the gauge unset.
+  client.subscribeAsync(BROKER_DROPPED_TOPIC, { qos: 0 }).catch(noop)
+  void warnWhenAnonymousAdmitted(app, options)
 
   return {
     client,
     ready,
     stop: async () => {
       stopping = true
+      // Messages in hand finish (and are acknowledged) first; a held one gives up at its next retry.
+      await inOrder.idle()
       await client.endAsync()
     },
   }
+}
+
+const noop = () => {}
+
+/** Passed to mqtt.js's message callback so that it sends no PUBACK: the service sends its own. */
+const ACKNOWLEDGED_BY_THE_SERVICE = new Error('acknowledged by the service after the message is handled')
+
+/**
+ * Tries an anonymous connection to the service's broker and warns when it is accepted: then anyone who
+ * reaches the broker can publish readings into any farm, or subscribe to the service's share group.
+ */
+async function warnWhenAnonymousAdmitted(app: App, options: MqttIngestOptions): Promise<void> {
+  const probe = await mqtt
+    .connectAsync(withoutCredentials(options.url), {
+      protocolVersion: 5,
+      clientId: `livestock-api-probe-${randomBytes(6).toString('hex')}`,
+      clean: true,
+      reconnectPeriod: 0,
+      connectTimeout: 5000,
+    })
+    .catch(() => undefined)
+  if (!probe) return
+  await probe.endAsync().catch(noop)
+  app.log.warn(
+    { mqttUrl: withoutCredentials(options.url) },
+    'the MQTT broker admits anonymous clients: anyone who reaches it can publish readings into any farm and read the service share group; deploy/mosquitto is a safe setup (docs/mqtt.md)',
+  )
 }

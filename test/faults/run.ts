@@ -1,8 +1,9 @@
 // `npm run test:faults`: the fault tests (docs/testing.md, Faults). Each file starts the throwaway servers it
 // faults (a PostgreSQL cluster from initdb, a redis-server, the API as a process) on free ports and tears
 // them down in its `after` hooks; the machine's shared PostgreSQL, Redis and Mosquitto are never stopped
-// or signalled (the MQTT test publishes to the shared Mosquitto, which it does not fault). The files run
-// one at a time: they measure latencies, and a neighbour's load would blur them.
+// or signalled (the MQTT kill test publishes to the shared Mosquitto, which it does not fault; the broker
+// tests start their own). The files run one at a time: they measure latencies, and a neighbour's load
+// would blur them.
 import { spawnSync } from 'node:child_process'
 import { chmodSync, globSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'

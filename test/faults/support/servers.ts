@@ -2,7 +2,7 @@
 // by the test that starts it, so that it can be stopped, killed or frozen (SIGSTOP) without touching the
 // machine's shared services. Every handle's `cleanup` thaws and stops its server whatever state it is in.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { chownSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { chownSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import pg from 'pg'
@@ -196,4 +196,84 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   }
   await handle.start()
   return handle
+}
+
+export interface PrivateMosquitto {
+  port: number
+  url: string
+  /** Its folder: the config, and the password file and ACL the shipped config names. */
+  dir: string
+  /** What the broker logged. */
+  log: () => string
+  /** SIGHUP: the broker reads its password file and ACL again; resolves once it has. */
+  reload: () => Promise<void>
+  cleanup: () => Promise<void>
+}
+
+const SHIPPED_MOSQUITTO = join(import.meta.dirname, '../../../deploy/mosquitto')
+
+/**
+ * A mosquitto of the test's own on a free port, with the shipped config (deploy/mosquitto/mosquitto.conf: its
+ * paths pointed at the broker's folder, `settings` appended, which win) or, with `shipped: false`, `settings` only.
+ * `prepare` writes files into the folder (a password file, an ACL) before the broker starts.
+ */
+export async function startPrivateMosquitto(
+  options: { shipped?: boolean; settings?: string[]; prepare?: (dir: string) => void } = {},
+): Promise<PrivateMosquitto> {
+  const dir = scratchDir('mosquitto')
+  const port = await freePort()
+  const shipped =
+    options.shipped === false
+      ? []
+      : readFileSync(join(SHIPPED_MOSQUITTO, 'mosquitto.conf'), 'utf8')
+          .split('\n')
+          .filter((line) => !line.startsWith('listener '))
+          .map((line) => line.replaceAll('deploy/mosquitto/', `${dir}/`))
+  const lines = [
+    `listener ${port} 127.0.0.1`,
+    ...shipped,
+    // As root it would switch to the mosquitto user, which cannot read this folder.
+    ...(process.getuid?.() === 0 ? ['user root'] : []),
+    'log_dest stderr',
+    'log_type all',
+    ...(options.settings ?? []),
+  ]
+  writeFileSync(join(dir, 'mosquitto.conf'), `${lines.join('\n')}\n`)
+  options.prepare?.(dir)
+  const child = spawn('mosquitto', ['-c', join(dir, 'mosquitto.conf')], { stdio: ['ignore', 'ignore', 'pipe'] })
+  recordProcess(child.pid, `mosquitto on port ${port}`)
+  let log = ''
+  child.stderr?.on('data', (chunk: Buffer) => {
+    log = (log + chunk.toString()).slice(-200_000)
+  })
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  const deadline = Date.now() + 10_000
+  while (!log.includes(`Opening ipv4 listen socket on port ${port}`)) {
+    if (child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`the private mosquitto did not start:\n${log}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  return {
+    port,
+    url: `mqtt://127.0.0.1:${port}`,
+    dir,
+    log: () => log,
+    reload: async () => {
+      const reloads = () => log.split('Reloading config').length
+      const before = reloads()
+      child.kill('SIGHUP')
+      const deadline = Date.now() + 5000
+      while (reloads() === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+      // The log line comes first; the files are read right after it.
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    },
+    cleanup: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL')
+        await exited
+      }
+      forgetProcess(child.pid)
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
 }
