@@ -76,7 +76,13 @@ export async function serve(config: Config): Promise<App> {
   const stopPredictions = runsBackgroundWork ? startPredictionSchedule(started) : noop
   const stopEvents = runsBackgroundWork && config.eventDerivation ? startEventSchedule(started) : noop
   const eventPublisher =
-    mqttEvents && config.mqttUrl ? mqttEvents.startEventPublisher(started, { url: config.mqttUrl }) : undefined
+    mqttEvents && config.mqttUrl
+      ? mqttEvents.startEventPublisher(started, {
+          url: config.mqttUrl,
+          username: config.mqttUsername,
+          password: config.mqttPassword,
+        })
+      : undefined
   const mqttIngest =
     mqtt && config.mqttUrl
       ? mqtt.startMqttIngest(started, {

@@ -3,7 +3,7 @@
 // and the service's account, the only one that may read them. The password file holds what
 // mosquitto_passwd writes: username:$7$<iterations>$<salt>$<PBKDF2-SHA512 hash>, base64.
 import { pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto'
-import { BROKER_DROPPED_TOPIC, readingTopics } from './topics.ts'
+import { BROKER_DROPPED_TOPIC, eventsTopic, readingTopics } from './topics.ts'
 
 /** mosquitto_passwd's defaults (Mosquitto 2.0): 101 iterations, a 12-byte salt, a 64-byte hash. */
 const ITERATIONS = 101
@@ -76,7 +76,11 @@ export function formatAcl(accounts: readonly BrokerAccount[]): string {
     const uid = gatewayUid(username)
     lines.push('', `user ${username}`)
     if (uid === undefined) {
-      lines.push(...readingTopics().map((topic) => `topic read ${topic}`), `topic read ${BROKER_DROPPED_TOPIC}`)
+      lines.push(
+        ...readingTopics().map((topic) => `topic read ${topic}`),
+        `topic read ${BROKER_DROPPED_TOPIC}`,
+        `topic write ${eventsTopic()}`,
+      )
     } else {
       lines.push(...readingTopics(uid).map((topic) => `topic write ${topic}`))
     }

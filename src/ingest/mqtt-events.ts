@@ -10,18 +10,22 @@ import { hostname } from 'node:os'
 import mqtt, { type MqttClient } from 'mqtt'
 import { events as eventResource } from '../modules/events/events.resource.ts'
 import type { App } from '../types.ts'
+import { eventsTopic } from './topics.ts'
 
-export function eventsTopic(uid: string): string {
-  return `livestock/v1/${uid}/events`
-}
+export { eventsTopic } from './topics.ts'
 
 export interface EventPublisher {
   client: MqttClient
   stop: () => Promise<void>
 }
 
-export function startEventPublisher(app: App, options: { url: string }): EventPublisher {
+export function startEventPublisher(
+  app: App,
+  options: { url: string; username?: string | undefined; password?: string | undefined },
+): EventPublisher {
   const client = mqtt.connect(options.url, {
+    ...(options.username === undefined ? {} : { username: options.username }),
+    ...(options.password === undefined ? {} : { password: options.password }),
     clientId: `livestock-api-events-${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`,
     protocolVersion: 5,
     clean: true,

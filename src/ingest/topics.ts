@@ -17,6 +17,11 @@ const TOPICS: Record<ReadingKind, { registry: 'animals' | 'litterguards'; segmen
   devicedata: { registry: 'litterguards', segment: 'sensordata' },
 }
 
+/** Where the service publishes a user's events (`+`: every user's; src/ingest/mqtt-events.ts). */
+export function eventsTopic(uid = '+'): string {
+  return `${TOPIC_ROOT}/${uid}/events`
+}
+
 /** The topics of one user's readings (`+`: every user's), one filter per series. */
 export function readingTopics(uid = '+'): string[] {
   return Object.values(TOPICS).map(({ registry, segment }) => `${TOPIC_ROOT}/${uid}/${registry}/+/${segment}`)
