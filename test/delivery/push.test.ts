@@ -1,0 +1,167 @@
+// Push notifications through a local stand-in that speaks FCM HTTP v1 (an OAuth token endpoint and
+// messages:send): the service authorises with a service-account key, sends each event to the phones of the
+// ranks its kind notifies, in the user's language, and drops a token FCM calls UNREGISTERED.
+import assert from 'node:assert/strict'
+import { generateKeyPairSync } from 'node:crypto'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { createTestApp, type TestContext } from '../support/app.ts'
+import { bearer, createUser, userToken } from '../support/fixtures.ts'
+import { eventually } from '../support/eventually.ts'
+import { recordEvent } from '../../src/modules/events/events.repository.ts'
+
+interface Sent {
+  authorization: string | undefined
+  message: { token: string; notification: { title: string; body: string }; data: Record<string, string> }
+}
+
+let ctx: TestContext
+let standIn: Server
+let tokensIssued = 0
+const sent: Sent[] = []
+
+describe('push notifications through FCM HTTP v1', () => {
+  before(async () => {
+    standIn = createServer((req, res) => {
+      let body = ''
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()))
+      req.on('end', () => {
+        if (req.url === '/token') {
+          assert.match(body, /grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer/)
+          tokensIssued++
+          res.writeHead(200, { 'content-type': 'application/json' })
+          res.end(
+            JSON.stringify({ access_token: `ya29.stand-in-${tokensIssued}`, expires_in: 3600, token_type: 'Bearer' }),
+          )
+          return
+        }
+        const { message } = JSON.parse(body) as { message: Sent['message'] }
+        if (message.token === 'dead-phone') {
+          res.writeHead(404, { 'content-type': 'application/json' })
+          res.end(
+            JSON.stringify({
+              error: {
+                code: 404,
+                status: 'NOT_FOUND',
+                details: [
+                  { '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode: 'UNREGISTERED' },
+                ],
+              },
+            }),
+          )
+          return
+        }
+        sent.push({ authorization: req.headers.authorization, message })
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ name: 'projects/p/messages/1' }))
+      })
+    })
+    await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve))
+    const address = standIn.address()
+    assert.ok(address && typeof address === 'object')
+    const base = `http://127.0.0.1:${address.port}`
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
+    const keyFile = join(mkdtempSync(join(tmpdir(), 'lsapi-fcm-')), 'service-account.json')
+    writeFileSync(
+      keyFile,
+      JSON.stringify({
+        type: 'service_account',
+        project_id: 'farm-app-test',
+        private_key_id: 'k1',
+        private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }),
+        client_email: 'pusher@farm-app-test.iam.gserviceaccount.com',
+        token_uri: `${base}/token`,
+      }),
+    )
+    ctx = await createTestApp({
+      env: {
+        FCM_SERVICE_ACCOUNT_FILE: keyFile,
+        FCM_ENDPOINT: `${base}/v1/projects/farm-app-test/messages:send`,
+        DELIVERY_POLL_MS: '50',
+      },
+    })
+  })
+  after(async () => {
+    await ctx?.close()
+    standIn?.close()
+  })
+
+  it('sends an event to the phones of the notified ranks, in the user language, and drops an unregistered token', async () => {
+    const user = await createUser(ctx)
+    const { accessToken } = await userToken(ctx, user.email)
+    const headers = bearer(accessToken)
+    const language = await ctx.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/users/${user.uid}`,
+      headers,
+      payload: { Language: 'de-AT' },
+    })
+    assert.equal(language.statusCode, 200, language.body)
+    // No quiet hours, so the test passes at any time of day; birth alarms go to workers (rank 3) by default.
+    const rules = await ctx.app.inject({
+      method: 'PUT',
+      url: `/api/v1/users/${user.uid}/alert-rules`,
+      headers,
+      payload: { quietHours: { '1': null, '2': null, '3': null } },
+    })
+    assert.equal(rules.statusCode, 200, rules.body)
+    for (const [token, rank] of [
+      ['worker-phone', 3],
+      ['manager-phone', 2],
+      ['dead-phone', 3],
+    ] as const) {
+      const added = await ctx.app.inject({
+        method: 'POST',
+        url: `/api/v1/users/${user.uid}/push-tokens`,
+        headers,
+        payload: { token, customName: token, name: 'Phone', email: user.email, rank },
+      })
+      assert.equal(added.statusCode, 201, added.body)
+    }
+    const now = Date.now()
+    const row = await recordEvent(ctx.database.db, {
+      uid: user.uid,
+      type: 'birth-alarm',
+      mac: 'A4:C1:38:5F:2B:91',
+      group: 'Abferkelstall 2',
+      value: 0.91,
+      t: now,
+      evidence: { probability: 0.91 },
+      episodeKey: `push-test-${now}`,
+      createdAt: now,
+    })
+    assert.ok(row)
+    ctx.app.events.announce([row])
+
+    const [message] = await eventually(
+      () => sent,
+      (list) => list.length >= 1,
+      'a push message',
+    )
+    assert.equal(message!.message.token, 'worker-phone')
+    assert.equal(message!.message.notification.title, 'Abferkelung erwartet')
+    assert.match(message!.message.notification.body, /A4:C1:38:5F:2B:91/)
+    assert.equal(message!.message.data.eventId, String(row.id))
+    assert.match(message!.authorization ?? '', /^Bearer ya29\.stand-in-\d+$/)
+    const phones = await eventually(
+      async () =>
+        (await ctx.app.inject({ method: 'GET', url: `/api/v1/users/${user.uid}/push-tokens`, headers })).json()
+          .data as {
+          Token: string
+        }[],
+      (list) => !list.some((p) => p.Token === 'dead-phone'),
+      'the unregistered token removed',
+    )
+    assert.deepEqual(phones.map((p) => p.Token).sort(), ['manager-phone', 'worker-phone'])
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    assert.deepEqual(
+      sent.map((s) => s.message.token),
+      ['worker-phone'],
+      'the manager is not told of a birth alarm by default, and nothing is sent twice',
+    )
+  })
+})
