@@ -36,7 +36,7 @@ try {
     const ts = Array.from({ length: PER_DEVICE }, (_, k) => end - k * 60)
     await sql`INSERT INTO litterguard_readings (uid, mac, t, c, x, y, z)
       SELECT ${uid}, ${mac}, t, 31.5, 0, 0, 1 FROM unnest(${ts}::bigint[]) AS t`.execute(db)
-    await SERIES.devicedata.latest(uid, mac, currentStateUntil(Date.now(), 1000)).execute(db)
+    await SERIES.devicedata.updateOwnerLatest(uid, mac, currentStateUntil(Date.now(), 1000)).execute(db)
   }
   await sql`VACUUM ANALYZE litterguard_readings`.execute(db)
   await sql`ANALYZE litterguards`.execute(db)
@@ -99,7 +99,7 @@ try {
       await sql`INSERT INTO litterguard_readings (uid, mac, t, c, x, y, z) VALUES (${uid}, ${mac}, ${t++}, 31, 0, 0, 1) ON CONFLICT DO NOTHING`.execute(
         trx,
       )
-      await SERIES.devicedata.latest(uid, mac, currentStateUntil(Date.now(), 1000)).execute(trx)
+      await SERIES.devicedata.updateOwnerLatest(uid, mac, currentStateUntil(Date.now(), 1000)).execute(trx)
     })
   const rounds: Record<string, number[]> = {
     'ingest 1 row, insert only': [],

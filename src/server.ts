@@ -49,7 +49,7 @@ export async function serve(config: Config): Promise<App> {
   let app: App | undefined
   try {
     // Migrations may rewrite large tables: they run without the request timeouts.
-    const { applied } = await migrateToLatest(database.background)
+    const { applied } = await migrateToLatest(database.withoutTimeouts)
     log.info(
       { store: database.kind, database: redactUrl(config.databaseUrl) ?? config.dataDir, applied },
       'database ready',
@@ -154,7 +154,7 @@ export async function supervise(config: Config): Promise<void> {
   const count = config.workers === 0 ? availableParallelism() : config.workers
   const database = await openDatabase(config, log)
   try {
-    const { applied } = await migrateToLatest(database.background)
+    const { applied } = await migrateToLatest(database.withoutTimeouts)
     log.info({ store: database.kind, database: redactUrl(config.databaseUrl), applied }, 'database ready')
   } finally {
     await database.close()

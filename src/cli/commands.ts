@@ -1,11 +1,11 @@
 // Every operator command, in the order `livestock-api --help` lists them.
 import { createDatabaseIfMissing, IN_MEMORY } from '../db/database.ts'
 import { migrateToLatest, migrationStatus } from '../db/migrate.ts'
-import { brokerCommands } from '../ingest/broker.cli.ts'
-import { jobCommands } from '../jobs/jobs.cli.ts'
-import { simulateCommands } from '../simulation/simulate.cli.ts'
-import { integratorCommands } from '../modules/integrators/integrators.cli.ts'
-import { userCommands } from '../modules/users/users.cli.ts'
+import { brokerCommands } from './broker.cli.ts'
+import { jobCommands } from './jobs.cli.ts'
+import { simulateCommands } from './simulate.cli.ts'
+import { integratorCommands } from './integrators.cli.ts'
+import { userCommands } from './users.cli.ts'
 import { intOption, type Command } from './command.ts'
 
 const serviceCommands: Command[] = [

@@ -24,7 +24,7 @@ export interface Database {
    * PostgreSQL a small pool of its own without the statement and query timeouts (the same store as `db`
    * on the embedded store, which has none).
    */
-  background: Kysely<DB>
+  withoutTimeouts: Kysely<DB>
   kind: 'embedded' | 'postgres'
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>
@@ -139,7 +139,7 @@ function embeddedDatabase(pglite: PGlite, release: () => void, durableFs?: Durab
   let closed = false
   const database: Database = {
     db,
-    background: db,
+    withoutTimeouts: db,
     kind: 'embedded',
     async ping() {
       if (closed || pglite.closed) throw new Error('Embedded database is closed')
@@ -214,7 +214,7 @@ async function openPostgres(config: Config, url: string, log?: FastifyBaseLogger
   let closed = false
   return {
     db,
-    background,
+    withoutTimeouts: background,
     kind: 'postgres',
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async ping() {

@@ -2,7 +2,7 @@
 // records past ACCESS_LOG_RETENTION_DAYS are pruned hourly, as the job's single runner.
 import type { App } from '../types.ts'
 import { pruneKeys } from '../db/idempotency-keys.ts'
-import { pruneExpiredTokens } from '../modules/tokens/token-store.ts'
+import { pruneExpiredTokens } from '../auth/token-store.ts'
 import { pruneAccessLog } from '../modules/access-log/access-log.repository.ts'
 import { IDEMPOTENCY_TTL_MS } from '../plugins/idempotency.ts'
 import { startSchedule, type ScheduledJob } from './scheduler.ts'

@@ -22,6 +22,7 @@ import {
   HOUR_MS,
   LOOKBACK_HOURS,
   MIN_SAMPLES_PER_HOUR,
+  SUMMARY_THRESHOLDS,
   alignHours,
   scoreHerd,
   type AnimalHours,
@@ -95,7 +96,7 @@ async function scoreUser(
   const records = await recordsOf(db, uid)
   const herd: AnimalHours<number>[] = []
   for (const animal of animals) {
-    const hours = await hourlySummaries(db, uid, animal.mac, firstHour, lastHour + HOUR_MS)
+    const hours = await hourlySummaries(db, uid, animal.mac, firstHour, lastHour + HOUR_MS, SUMMARY_THRESHOLDS)
     herd.push({
       key: animal.id,
       group: animal.group_name,

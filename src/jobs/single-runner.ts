@@ -25,8 +25,8 @@ export async function withSingleRunner<T>(
   keys.add(key)
   try {
     return database.kind === 'embedded'
-      ? await fn(database.background)
-      : await withAdvisoryLock(database.background, key, fn)
+      ? await fn(database.withoutTimeouts)
+      : await withAdvisoryLock(database.withoutTimeouts, key, fn)
   } finally {
     keys.delete(key)
   }

@@ -29,7 +29,7 @@ import {
   utcDayWindow,
   type IpBucket,
   type LimitState,
-} from './limits.rules.ts'
+} from '../auth/limits.rules.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {

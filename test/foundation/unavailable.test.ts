@@ -153,7 +153,7 @@ describe(
       }
     })
 
-    it('bounds request queries by the statement timeout (503), not migrations and jobs (database.background)', async () => {
+    it('bounds request queries by the statement timeout (503), not migrations and jobs (database.withoutTimeouts)', async () => {
       const scratch = (await createScratchDatabase())!
       const config = loadConfig(
         testEnv({ DATABASE_URL: scratch.url, DB_STATEMENT_TIMEOUT_MS: '300', DB_QUERY_TIMEOUT_MS: '1000' }),
@@ -175,8 +175,8 @@ describe(
         assert.equal(res.statusCode, 503)
         assert.equal(res.headers['retry-after'], '5')
         // The same statement, and one beyond the query timeout, on the pool for migrations and jobs.
-        await sql`select pg_sleep(0.6)`.execute(database.background)
-        await sql`select pg_sleep(1.2)`.execute(database.background)
+        await sql`select pg_sleep(0.6)`.execute(database.withoutTimeouts)
+        await sql`select pg_sleep(1.2)`.execute(database.withoutTimeouts)
       } finally {
         await app.close()
         await database.close()

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createUser, userToken } from '../support/fixtures.ts'
 import { assertError } from '../support/assertions.ts'
-import { unstorableValue } from '../../src/plugins/validation.ts'
+import { unstorableValue } from '../../src/http/storable.ts'
 
 let ctx: TestContext
 let headers: Record<string, string>

@@ -1,12 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import {
-  closestToLimit,
-  dailyQuotaOf,
-  ipBucketOf,
-  utcDayWindow,
-  type LimitState,
-} from '../../src/plugins/limits.rules.ts'
+import { closestToLimit, dailyQuotaOf, ipBucketOf, utcDayWindow, type LimitState } from '../../src/auth/limits.rules.ts'
 import { loadConfig } from '../../src/config.ts'
 
 const limits = loadConfig({}).limits

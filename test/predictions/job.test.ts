@@ -10,7 +10,7 @@ import { openDatabase } from '../../src/db/database.ts'
 import { createIdSource } from '../../src/db/ids.ts'
 import { insertAnimal } from '../../src/modules/animals/animals.repository.ts'
 import { ingest } from '../../src/modules/readings/ingest.ts'
-import { HOUR_MS, summarizeHours } from '../../src/modules/predictions/scorer.rules.ts'
+import { HOUR_MS, SUMMARY_THRESHOLDS, summarizeHours } from '../../src/modules/predictions/scorer.rules.ts'
 import { PREDICTIONS_LOCK, runScheduledPredictions, scorePredictions } from '../../src/jobs/predictions.ts'
 import { hourlySummaries } from '../../src/modules/readings/readings.repository.ts'
 import { withSingleRunner } from '../../src/jobs/single-runner.ts'
@@ -47,7 +47,7 @@ describe('hourly summaries in SQL', () => {
     }))
     await ingest(ctx.database.db, uid, mac, { kind: 'sensordata', rows: sensor }, Date.now())
     await ingest(ctx.database.db, uid, mac, { kind: 'locations', rows: locations }, Date.now())
-    const fromSql = await hourlySummaries(ctx.database.db, uid, mac, start, start + 4 * HOUR_MS)
+    const fromSql = await hourlySummaries(ctx.database.db, uid, mac, start, start + 4 * HOUR_MS, SUMMARY_THRESHOLDS)
     const pure = summarizeHours(sensor, locations)
     assert.equal(fromSql.length, pure.length)
     fromSql.forEach((s, i) => {

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, integratorToken, manualClock, userToken } from '../support/fixtures.ts'
 import { decodeJwt, decodeProtectedHeader } from 'jose'
-import { pruneExpiredTokens } from '../../src/modules/tokens/token-store.ts'
+import { pruneExpiredTokens } from '../../src/auth/token-store.ts'
 import { updateIntegrator } from '../../src/modules/integrators/integrators.repository.ts'
 import { assertError } from '../support/assertions.ts'
 

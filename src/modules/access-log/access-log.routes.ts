@@ -8,7 +8,7 @@ import { Envelope, PageEnvelope, ok, page } from '../../http/envelope.ts'
 import { validationFailed } from '../../http/errors.ts'
 import { listQueryOptions, listQueryProperties, parseFilters, type ListFields } from '../../http/list-params.ts'
 import { Count, DateTime, EXAMPLE, Integer } from '../../http/schema-types.ts'
-import { tierLabel, utcDayWindow } from '../../plugins/limits.rules.ts'
+import { tierLabel, utcDayWindow } from '../../auth/limits.rules.ts'
 import { IntegratorUid } from '../integrators/integrators.schemas.ts'
 import { integratorUsage, listAccountAccessLog, type AccessLogRow } from './access-log.repository.ts'
 
@@ -112,7 +112,7 @@ const ENDPOINTS_MAX = 500
 
 const Usage = Type.Object({
   integratorUID: IntegratorUid('The integrator'),
-  // tierLabel's names (plugins/limits.rules.ts), typed as the string it returns.
+  // tierLabel's names (auth/limits.rules.ts), typed as the string it returns.
   tier: Type.Unsafe<string>({
     type: 'string',
     enum: ['Free', 'Starter', 'Pro', 'Enterprise'],

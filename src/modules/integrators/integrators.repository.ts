@@ -1,7 +1,7 @@
 // Integrators (UserIntegrator) and their links to user accounts.
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely'
 import type { PrincipalState } from '../../auth/caller.ts'
-import { revokedColumn } from '../tokens/token-store.ts'
+import { revokedColumn } from '../../auth/token-store.ts'
 import type { DB, IntegratorsTable } from '../../db/schema.ts'
 
 export type IntegratorRow = Selectable<IntegratorsTable>

@@ -8,6 +8,7 @@
 // - birth: nest building, a sustained rise of activity over the sow's own baseline in the hours before farrowing.
 // - heat: a rise of activity for a day or two, expected after weaning and after a service that did not hold.
 // - lameness: activity and movement between nodes declining over about two weeks.
+import type { HourSummary } from '../readings/readings.rules.ts'
 
 /** ms in an hour: summaries are per whole UTC hour. */
 export const HOUR_MS = 3_600_000
@@ -21,6 +22,9 @@ export const MIN_SAMPLES_PER_HOUR = 6
 
 /** A sample is moving when its acceleration's magnitude is this far from gravity alone (a resting tag's noise is ~0.01 g). */
 export const MOVING_THRESHOLD_G = 0.1
+
+/** What the hourly summaries in SQL (readings.repository.ts) need of the scorer. */
+export const SUMMARY_THRESHOLDS = { HOUR_MS, MOVING_THRESHOLD_G, VALID_TEMPERATURE }
 /** A day block (the 24 h ending at an hour) needs this many hours with data; its movement this many detections. */
 export const DAY_MIN_HOURS = 12
 export const DAY_MIN_DETECTIONS = 50
@@ -102,20 +106,7 @@ export const SCORER_SUMMARY =
   `lameness: activity (and movement between nodes) of the last ${lameness.recentDays} days ${lameness.threshold * 100} % or more below ` +
   `days ${lameness.baselineFromDay}-${lameness.baselineToDay} back, the move into the farrowing crate read from the data. Measured on simulated herds: docs/predictions.md.`
 
-/** One hour of one animal's readings, as the rules see them. */
-export interface HourSummary {
-  /** Start of the hour, ms since epoch. */
-  hour: number
-  /** Sensor samples in the hour; an hour with fewer than MIN_SAMPLES_PER_HOUR counts as missing. */
-  samples: number
-  /** Share of the samples that were moving (0-1): |‖(x, y, z)‖ - 1 g| above MOVING_THRESHOLD_G. */
-  activity: number
-  /** Mean of the valid pinna samples, °C; null without any. */
-  temperature: number | null
-  /** Location detections in the hour, and how many came from another node than the detection before. */
-  detections: number
-  nodeChanges: number
-}
+export type { HourSummary }
 
 /** Whether a sample shows movement: its magnitude differs from gravity alone by more than MOVING_THRESHOLD_G. */
 export function isMoving(x: number, y: number, z: number): boolean {

@@ -2,7 +2,7 @@
 // detections, litter-device readings), and the ear-tag reads, latest samples and analytics, all in SQL.
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { DB } from '../../db/schema.ts'
-import { HOUR_MS, MOVING_THRESHOLD_G, VALID_TEMPERATURE, type HourSummary } from '../predictions/scorer.rules.ts'
+import type { HourSummary } from './readings.rules.ts'
 import type { DeviceRow, LocationRow, SensorAnalyticsBody, SensorRow } from './readings.schemas.ts'
 
 /** The series a batch belongs to: an animal's sensor readings or locations, or a litter device's readings. */
@@ -39,7 +39,7 @@ interface Series {
    * Brings the owner's latest state up to the newest stored row stamped at most `until` (the series' unit of t);
    * an older batch arriving late never moves it back.
    */
-  latest: (uid: string, mac: string, until: number) => RawBuilder<unknown>
+  updateOwnerLatest: (uid: string, mac: string, until: number) => RawBuilder<unknown>
 }
 
 export const SERIES: Record<ReadingKind, Series> = {
@@ -48,7 +48,7 @@ export const SERIES: Record<ReadingKind, Series> = {
     owner: 'animals',
     msPerT: 1,
     columns: { c: 'float8', x: 'float8', y: 'float8', z: 'float8' },
-    latest: (uid, mac, until) => sql`
+    updateOwnerLatest: (uid, mac, until) => sql`
       UPDATE animals a SET current_temperature = r.c, t = r.t, last_sensor_t = r.t, updated_at = now()
       FROM (SELECT t, c FROM animal_sensor_readings WHERE uid = ${uid} AND mac = ${mac} AND t <= ${until} ORDER BY t DESC LIMIT 1) r
       WHERE a.uid = ${uid} AND a.mac = ${mac} AND (a.last_sensor_t IS NULL OR a.last_sensor_t < r.t)`,
@@ -58,7 +58,7 @@ export const SERIES: Record<ReadingKind, Series> = {
     owner: 'animals',
     msPerT: 1,
     columns: { rssi: 'float8', nodeuid: 'text' },
-    latest: (uid, mac, until) => sql`
+    updateOwnerLatest: (uid, mac, until) => sql`
       UPDATE animals a SET node = r.nodeuid, signal_strength = r.rssi, last_location_t = r.t, updated_at = now()
       FROM (SELECT t, rssi, nodeuid FROM animal_location_readings WHERE uid = ${uid} AND mac = ${mac} AND t <= ${until} ORDER BY t DESC LIMIT 1) r
       WHERE a.uid = ${uid} AND a.mac = ${mac} AND (a.last_location_t IS NULL OR a.last_location_t < r.t)`,
@@ -68,7 +68,7 @@ export const SERIES: Record<ReadingKind, Series> = {
     owner: 'litterguards',
     msPerT: 1000,
     columns: { c: 'float8', x: 'float8', y: 'float8', z: 'float8' },
-    latest: (uid, mac, until) => sql`
+    updateOwnerLatest: (uid, mac, until) => sql`
       UPDATE litterguards d SET last_seen = r.t, current_temperature = r.c, updated_at = now()
       FROM (SELECT t, c FROM litterguard_readings WHERE uid = ${uid} AND mac = ${mac} AND t <= ${until} ORDER BY t DESC LIMIT 1) r
       WHERE d.uid = ${uid} AND d.mac = ${mac} AND (d.last_seen IS NULL OR d.last_seen < r.t)`,
@@ -108,7 +108,7 @@ export async function storeReadings(
       ON CONFLICT (uid, mac, t) DO NOTHING`.execute(trx)
     const stored = Number(result.numAffectedRows ?? 0n)
     if (stored > 0) {
-      await series.latest(uid, mac, currentUntil).execute(trx)
+      await series.updateOwnerLatest(uid, mac, currentUntil).execute(trx)
       await afterStore?.(trx)
     }
     return { received: rows.length, stored, duplicates: rows.length - stored }
@@ -229,6 +229,13 @@ export async function vacuumReadings(db: Kysely<DB>): Promise<void> {
   await sql`VACUUM (ANALYZE) animal_sensor_readings, animal_location_readings`.execute(db)
 }
 
+/** The scorer's figures an hourly summary uses (scorer.rules.ts), handed in so readings know nothing of the scorer. */
+export interface SummaryThresholds {
+  HOUR_MS: number
+  MOVING_THRESHOLD_G: number
+  VALID_TEMPERATURE: { min: number; max: number }
+}
+
 /**
  * One tag's readings summed up per hour in [from, to): the same figures as summarizeHours in scorer.rules.ts
  * (samples, share moving, mean valid temperature, detections and node changes), computed by the database.
@@ -239,7 +246,9 @@ export async function hourlySummaries(
   mac: string,
   from: number,
   to: number,
+  thresholds: SummaryThresholds,
 ): Promise<HourSummary[]> {
+  const { HOUR_MS, MOVING_THRESHOLD_G, VALID_TEMPERATURE } = thresholds
   const sensor = await sql<{ hour: number; samples: number; activity: number; temperature: number | null }>`
     SELECT (t / ${HOUR_MS}) * ${HOUR_MS} AS hour, count(*) AS samples,
            avg(CASE WHEN abs(sqrt(x * x + y * y + z * z) - 1) > ${MOVING_THRESHOLD_G} THEN 1 ELSE 0 END) AS activity,

@@ -41,7 +41,7 @@ function checkTimeQuery(q: TimeQuery) {
 }
 
 /** An ingestion outcome as the HTTP answer: the counts, or the 404/400 the outcome stands for. */
-function countsOf(result: IngestOutcome) {
+function countsOrThrow(result: IngestOutcome) {
   if (result.outcome === 'unknownMac') throw notFound('Animal')
   if (result.outcome === 'invalid') throw validationFailed(result.details)
   return result.counts
@@ -71,7 +71,7 @@ async function readingRoutes(app: App) {
       config: { access: 'sensorData' },
     },
     async (req) => {
-      const counts = countsOf(
+      const counts = countsOrThrow(
         await ingest(
           db,
           req.params.userId,
@@ -100,7 +100,7 @@ async function readingRoutes(app: App) {
       config: { access: 'sensorData' },
     },
     async (req) => {
-      const counts = countsOf(
+      const counts = countsOrThrow(
         await ingest(
           db,
           req.params.userId,

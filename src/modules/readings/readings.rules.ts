@@ -54,3 +54,18 @@ export function firstFutureRow(rows: readonly { t: number }[], now: number, msPe
 export function magnitude(x: number, y: number, z: number): number {
   return Math.sqrt(x * x + y * y + z * z)
 }
+
+/** One hour of one animal's readings, as the rules see them. */
+export interface HourSummary {
+  /** Start of the hour, ms since epoch. */
+  hour: number
+  /** Sensor samples in the hour; an hour with fewer than the scorer's minimum counts as missing. */
+  samples: number
+  /** Share of the samples that were moving (0-1): |‖(x, y, z)‖ - 1 g| above the scorer's moving threshold. */
+  activity: number
+  /** Mean of the valid pinna samples, °C; null without any. */
+  temperature: number | null
+  /** Location detections in the hour, and how many came from another node than the detection before. */
+  detections: number
+  nodeChanges: number
+}

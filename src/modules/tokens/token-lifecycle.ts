@@ -18,7 +18,7 @@ import {
   lockFamily,
   revokeAccessToken,
   revokeFamily,
-} from './token-store.ts'
+} from '../../auth/token-store.ts'
 
 export interface LifecycleDeps {
   db: Kysely<DB>

@@ -4,7 +4,7 @@
 // random JWTs, so a fast hash suffices; the raw token never touches the database).
 import { createHash } from 'node:crypto'
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely'
-import type { DB, RefreshTokensTable, TokenFamiliesTable } from '../../db/schema.ts'
+import type { DB, RefreshTokensTable, TokenFamiliesTable } from '../db/schema.ts'
 
 export type RefreshRow = Selectable<RefreshTokensTable>
 export type FamilyRow = Selectable<TokenFamiliesTable>

@@ -1,7 +1,7 @@
 // Operator commands that run the service's scheduled jobs on demand.
-import { UsageError, intOption, optionalString, type Command } from '../cli/command.ts'
-import { pruneExpiredTokens } from '../modules/tokens/token-store.ts'
-import { refreshNow } from './reference-temperature.ts'
+import { UsageError, intOption, optionalString, type Command } from './command.ts'
+import { pruneExpiredTokens } from '../auth/token-store.ts'
+import { refreshNow } from '../jobs/reference-temperature.ts'
 import { findUserByUid } from '../modules/users/users.repository.ts'
 import {
   EVALUATION_SEED,
@@ -10,9 +10,9 @@ import {
   evaluatePredictions,
   type HerdFamily,
 } from '../simulation/evaluation.ts'
-import { PREDICTIONS_LOCK, scorePredictions } from './predictions.ts'
-import { withSingleRunner } from './single-runner.ts'
-import { EVENTS_LOCK, deriveScheduledEvents } from './events.ts'
+import { PREDICTIONS_LOCK, scorePredictions } from '../jobs/predictions.ts'
+import { withSingleRunner } from '../jobs/single-runner.ts'
+import { EVENTS_LOCK, deriveScheduledEvents } from '../jobs/events.ts'
 import { createEventHub } from '../modules/events/event-hub.ts'
 
 export const jobCommands: Command[] = [

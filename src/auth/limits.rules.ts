@@ -1,7 +1,7 @@
 // Pure rules of the spec's Limits section: which IP bucket a request falls in, the daily quota of a
 // caller, the UTC-day window, and which limit the rate-limit headers report.
 import type { Limits } from '../config.ts'
-import type { Tier } from '../auth/tiers.ts'
+import type { Tier } from './tiers.ts'
 import type { LimitClass } from '../http/route-policy.ts'
 
 export type IpBucket = Exclude<LimitClass, 'exempt'>

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { optionalString, requireString, UsageError, type Command } from '../cli/command.ts'
+import { optionalString, requireString, UsageError, type Command } from './command.ts'
 import {
   checkServiceUsername,
   formatAcl,
@@ -14,8 +14,8 @@ import {
   hashBrokerPassword,
   parsePasswordFile,
   type BrokerAccount,
-} from './mosquitto-files.ts'
-import { readingTopics } from './topics.ts'
+} from '../ingest/mosquitto-files.ts'
+import { readingTopics } from '../ingest/topics.ts'
 
 const DEFAULT_DIR = 'deploy/mosquitto'
 

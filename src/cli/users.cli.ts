@@ -7,13 +7,19 @@ import {
   type CliContext,
   type CliValues,
   type Command,
-} from '../../cli/command.ts'
-import { revokeSubjectFamilies } from '../tokens/token-store.ts'
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword } from './passwords.ts'
-import { deleteUserAndData, findUserByEmail, findUserByUid, insertUser, setPasswordHash } from './users.repository.ts'
-import { linkedIntegratorUids } from '../integrators/integrators.repository.ts'
-import { isEmail, isUid } from './users.rules.ts'
-import { toApiUser } from './users.resource.ts'
+} from './command.ts'
+import { revokeSubjectFamilies } from '../auth/token-store.ts'
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword } from '../modules/users/passwords.ts'
+import {
+  deleteUserAndData,
+  findUserByEmail,
+  findUserByUid,
+  insertUser,
+  setPasswordHash,
+} from '../modules/users/users.repository.ts'
+import { linkedIntegratorUids } from '../modules/integrators/integrators.repository.ts'
+import { isEmail, isUid } from '../modules/users/users.rules.ts'
+import { toApiUser } from '../modules/users/users.resource.ts'
 
 async function readPassword(values: CliValues, ctx: CliContext, required: boolean): Promise<string | undefined> {
   let password: string | undefined

@@ -8,11 +8,11 @@ import {
   type CliContext,
   type CliValues,
   type Command,
-} from '../../cli/command.ts'
-import type { DB } from '../../db/schema.ts'
-import { isEmail, isUid } from '../users/users.rules.ts'
-import { findUserByUid } from '../users/users.repository.ts'
-import { generateClientSecret, generateIntegratorUid, hashClientSecret } from './client-secrets.ts'
+} from './command.ts'
+import type { DB } from '../db/schema.ts'
+import { isEmail, isUid } from '../modules/users/users.rules.ts'
+import { findUserByUid } from '../modules/users/users.repository.ts'
+import { generateClientSecret, generateIntegratorUid, hashClientSecret } from '../modules/integrators/client-secrets.ts'
 import {
   findIntegrator,
   insertIntegrator,
@@ -22,9 +22,9 @@ import {
   unlink,
   updateIntegrator,
   type IntegratorRow,
-} from './integrators.repository.ts'
-import { TIER_NAMES, parseTier, type Tier } from '../../auth/tiers.ts'
-import { revokeSubjectFamilies } from '../tokens/token-store.ts'
+} from '../modules/integrators/integrators.repository.ts'
+import { TIER_NAMES, parseTier, type Tier } from '../auth/tiers.ts'
+import { revokeSubjectFamilies } from '../auth/token-store.ts'
 
 /** What an integrator without a client secret exposes (integrator list and create --no-secret say it). */
 export const BARE_UID_WARNING =

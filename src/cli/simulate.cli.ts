@@ -1,18 +1,18 @@
 // `livestock-api simulate`: fills a user's account with a simulated herd and its readings, and two
 // litter-monitoring devices with theirs, stored through the same ingestion code as the HTTP and MQTT
 // paths, then computes the reference temperatures.
-import { intOption, requireString, type Command } from '../cli/command.ts'
+import { intOption, requireString, type Command } from './command.ts'
 import { refreshReferenceTemperatures } from '../jobs/reference-temperature.ts'
 import { createIdSource } from '../db/ids.ts'
 import { findAnimalByMac, insertAnimal } from '../modules/animals/animals.repository.ts'
 import { recordCollections } from '../modules/records/index.ts'
 import { insertRecord } from '../modules/records/records.repository.ts'
 import { findLitterguard, insertLitterguard } from '../modules/litterguards/litterguards.repository.ts'
-import { simulateLitterguardReadings, simulatedLitterguards } from './litterguard-simulator.ts'
+import { simulateLitterguardReadings, simulatedLitterguards } from '../simulation/litterguard-simulator.ts'
 import { findUserByUid } from '../modules/users/users.repository.ts'
 import { ingest } from '../modules/readings/ingest.ts'
-import { planAnimal, planFarm, simulateReadings, simulatedHerd } from './herd-simulator.ts'
-import { planRecords, withCull } from './herd-records.ts'
+import { planAnimal, planFarm, simulateReadings, simulatedHerd } from '../simulation/herd-simulator.ts'
+import { planRecords, withCull } from '../simulation/herd-records.ts'
 
 export const simulateCommands: Command[] = [
   {
