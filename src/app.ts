@@ -210,7 +210,8 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   // The hooks that run on every request take a callback rather than being async functions: an async hook
   // costs a promise and a turn of the microtask queue per request, and these have nothing to wait for.
   app.addHook('onRequest', (req, reply, done) => {
-    void reply.header('x-request-id', req.id)
+    // nosniff: a browser takes every answer as the type it says (JSON never run as a script or page).
+    void reply.header('x-request-id', req.id).header('x-content-type-options', 'nosniff')
     done()
   })
   errorsPlugin(app)

@@ -2,6 +2,7 @@
 // reference at /api/v1/docs with its script served by this service (no CDN). Scalar's plugin module holds
 // its browser bundle as one string literal, costly to import (docs/runtime.md), so it is imported on the first
 // request to the reference, not at start (see scalarRoutes).
+import { createHash } from 'node:crypto'
 import swagger from '@fastify/swagger'
 import type { FastifyApiReferenceOptions } from '@scalar/fastify-api-reference'
 import Type from 'typebox'
@@ -283,11 +284,46 @@ export async function loadScalarHandlers(
   return handlers
 }
 
+/**
+ * The reference page's Content-Security-Policy: scripts from this host and the page's own inline scripts by
+ * hash (no 'unsafe-inline' for scripts), everything else from this host (Scalar sets inline styles and uses
+ * data: images and fonts), and no other site may frame the page.
+ */
+export function docsPagePolicy(html: string): string {
+  const hashes = [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map(
+    ([, body]) => `'sha256-${createHash('sha256').update(body!).digest('base64')}'`,
+  )
+  return [
+    "default-src 'self'",
+    `script-src ${["'self'", ...hashes].join(' ')}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "worker-src 'self' blob:",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ')
+}
+
 /** Registers Scalar's routes now, and loads the plugin that answers them on the first request to one. */
 function scalarRoutes(app: FastifyInstance, options: FastifyApiReferenceOptions & { routePrefix: `/${string}` }) {
   let loading: Promise<Map<string, Handler>> | undefined
+  let policy: string | undefined
+  const withPolicy = (
+    _req: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+    done: (err: null, p: unknown) => void,
+  ) => {
+    if (typeof payload === 'string' && String(reply.getHeader('content-type')).startsWith('text/html'))
+      void reply.header('content-security-policy', (policy ??= docsPagePolicy(payload)))
+    done(null, payload)
+  }
   for (const url of scalarPaths(options.routePrefix)) {
-    app.get(url, { schema: { hide: true } }, async function (request, reply) {
+    app.get(url, { schema: { hide: true }, onSend: withPolicy }, async function (request, reply) {
       loading ??= loadScalarHandlers(app, options).catch((err: unknown) => {
         loading = undefined // a later request tries again
         throw err

@@ -58,6 +58,10 @@ describe(
       })
       const errors: string[] = []
       page.on('pageerror', (err) => errors.push(err.message))
+      // A Content-Security-Policy refusal is no page error, only a console message.
+      page.on('console', (message) => {
+        if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) errors.push(message.text())
+      })
       await page.goto(`${base}/api/v1/docs/`, { waitUntil: 'load' })
       await page.getByText('Liveness check').first().waitFor({ timeout: 30_000 })
       await page.getByText('Token-endpoint directory').first().waitFor({ state: 'attached', timeout: 10_000 })
