@@ -40,7 +40,7 @@ export interface DeliveryWorker {
   stop(): Promise<void>
 }
 
-const LEASE_MARGIN_MS = 30_000
+const LEASE_MARGIN_MS = 5_000
 const BATCH = 64
 
 /** What a subscriber receives: Standard Webhooks' recommended shape, {type, timestamp, data}. */
