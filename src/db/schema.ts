@@ -267,6 +267,16 @@ export interface AlertRulesTable {
   updated_at: number
 }
 
+/** Per-farm learning: the factors of each class's default threshold, and why (0050). */
+export interface ScorerFarmSettingsTable {
+  uid: string
+  birth_factor: number
+  heat_factor: number
+  lameness_factor: number
+  learned_at: number
+  basis: ColumnType<Record<string, unknown>, string, string>
+}
+
 export interface DB extends RecordTables {
   users: UsersTable
   integrators: IntegratorsTable
@@ -287,4 +297,5 @@ export interface DB extends RecordTables {
   events: EventsTable
   alert_states: AlertStatesTable
   alert_rules: AlertRulesTable
+  scorer_farm_settings: ScorerFarmSettingsTable
 }

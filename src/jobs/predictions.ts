@@ -33,6 +33,18 @@ import { runJobOnce, startSchedule, type ScheduledJob } from './scheduler.ts'
 import type { EventHub } from '../modules/events/event-hub.ts'
 import { alertRulesOf } from '../modules/events/events.repository.ts'
 import { derivePredictionEvents } from '../modules/events/prediction-events.ts'
+import { settingsWithFactors } from '../modules/predictions/scorer.rules.ts'
+import { MATCH_WINDOWS, mergeMoments } from '../modules/predictions/accuracy.rules.ts'
+import { alarmsAndEvents } from '../modules/predictions/predictions.accuracy.ts'
+import {
+  DEFAULT_FACTORS,
+  LEARNING,
+  learnClass,
+  learningInput,
+  type ClassLearning,
+  type FarmFactors,
+} from '../modules/predictions/farm-learning.rules.ts'
+import { findFarmSettings, saveFarmSettings, scorerDayPeaks } from '../modules/predictions/farm-settings.repository.ts'
 
 /** pg_try_advisory_lock key of this job (distinct from the reference-temperature job's). */
 export const PREDICTIONS_LOCK = 6_105_002
@@ -40,6 +52,7 @@ export const PREDICTIONS_LOCK = 6_105_002
 export const CATCH_UP_HOURS = 24
 /** Minutes past the hour of the scheduled run: gateways send the hour's last readings a little late. */
 export const RUN_MINUTES_PAST = 5
+const DAY_MS = 24 * HOUR_MS
 /** Rows per insert statement. */
 const INSERT_BATCH = 1000
 
@@ -106,7 +119,7 @@ async function scoreUser(
   }
   const from = (ends[0]! - HOUR_MS - firstHour) / HOUR_MS
   const to = (lastHour - firstHour) / HOUR_MS
-  const scores = scoreHerd(herd, from, to)
+  const scores = scoreHerd(herd, from, to, settingsWithFactors(await learnFarmSettings(db, uid, now)))
   const rows: NewPrediction[] = []
   herd.forEach((animal, k) => {
     scores[k]!.forEach((score, n) => {
@@ -145,6 +158,33 @@ async function scoreUser(
     hours: ends.length,
     stored,
   }
+}
+
+/**
+ * The farm's threshold factors, learned again from its records when the last learning is LEARNING.everyDays old
+ * (farm-learning.rules.ts): the events of the last LEARNING.periodDays, matched as the accuracy route matches them,
+ * against the scorer's daily peaks. Before anything was scored, the defaults.
+ */
+export async function learnFarmSettings(db: Kysely<DB>, uid: string, now: number): Promise<FarmFactors> {
+  const stored = await findFarmSettings(db, uid)
+  if (stored && now - stored.learnedAt < LEARNING.everyDays * DAY_MS) return stored.factors
+  const current = stored?.factors ?? DEFAULT_FACTORS
+  const from = now - LEARNING.periodDays * DAY_MS
+  const peaks = await scorerDayPeaks(db, uid, from, now)
+  if (CLASSIFICATION_TYPES.every((kind) => peaks[kind].length === 0)) return current
+  const { events } = await alarmsAndEvents(db, uid, from, now)
+  const classes = {} as Record<(typeof CLASSIFICATION_TYPES)[number], ClassLearning>
+  const factors = { ...current }
+  for (const kind of CLASSIFICATION_TYPES) {
+    const window = MATCH_WINDOWS[kind]
+    const inPeriod = mergeMoments(events[kind], window.eventMergeMs).filter(
+      (e) => e.at - window.leadMs >= from && e.at <= now,
+    )
+    classes[kind] = learnClass(kind, learningInput(peaks[kind], inPeriod, window, current[kind]))
+    factors[kind] = classes[kind].factor
+  }
+  await saveFarmSettings(db, uid, { factors, learnedAt: now, basis: { from, to: now, classes } })
+  return factors
 }
 
 /** Whether the tag sent readings in the 24 h up to hour i: a silent tag gets no prediction. */

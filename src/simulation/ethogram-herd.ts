@@ -125,6 +125,8 @@ export interface EthogramWindow {
   seed: string
   start: number
   end: number
+  /** A farm unlike the defaults: every sow a weak nest builder (for per-farm learning). */
+  profile?: 'default' | 'weak-nesters'
 }
 
 export function planEthogramFarm(window: EthogramWindow): EthogramFarm {
@@ -204,7 +206,7 @@ export function planEthogramAnimal(animal: EthogramAnimal, window: EthogramWindo
     }
     while (farrowing < window.end + 3 * DAY) {
       farrowing += between(random, -1.5, 1.5) * DAY
-      const weak = random() < 0.2
+      const weak = window.profile === 'weak-nesters' || random() < 0.2
       const short = random() < 0.15
       const length = short ? between(random, 4, 8) : between(random, 8, 22)
       const lead = between(random, 2, Math.min(16, length))
@@ -212,7 +214,12 @@ export function planEthogramAnimal(animal: EthogramAnimal, window: EthogramWindo
         onset: farrowing,
         nestFrom: farrowing - lead * HOUR - (length - Math.min(length, lead)) * HOUR,
         nestPeak: farrowing - lead * HOUR + Math.min(length, lead) * 0.4 * HOUR,
-        nestShare: weak ? between(random, 0.06, 0.15) : between(random, 0.2, 0.55),
+        nestShare:
+          window.profile === 'weak-nesters'
+            ? between(random, 0.08, 0.2)
+            : weak
+              ? between(random, 0.06, 0.15)
+              : between(random, 0.2, 0.55),
         weak,
       })
       plan.records.births.push(random() < 2 / 3 ? farrowing : Math.floor(farrowing / DAY) * DAY + 12 * HOUR)

@@ -13,6 +13,7 @@ import {
   SCORER,
   alignHours,
   scoreHerd,
+  settingsWithFactors,
   summarizeHours,
   type AnimalHours,
   type AnimalRecords,
@@ -20,6 +21,16 @@ import {
   type ScorerSettings,
 } from '../modules/predictions/scorer.rules.ts'
 import { CLASSIFICATION_TYPES, type ClassificationType } from '../modules/predictions/predictions.rules.ts'
+import { MATCH_WINDOWS, mergeMoments } from '../modules/predictions/accuracy.rules.ts'
+import {
+  DEFAULT_FACTORS,
+  LEARNING,
+  learnClass,
+  learningInput,
+  type ClassLearning,
+  type DayPeak,
+  type FarmFactors,
+} from '../modules/predictions/farm-learning.rules.ts'
 
 const DAY_MS = 24 * HOUR_MS
 
@@ -65,6 +76,8 @@ export function heatHasRecord(records: AnimalRecords, onset: number): boolean {
 
 export interface EvaluationOptions {
   family?: HerdFamily
+  /** The ethogram family's farm profile (default: the default farm). */
+  profile?: 'default' | 'weak-nesters'
   seed: string
   animals: number
   /** Days evaluated; the simulation runs historyDays longer, so that baselines exist on the first evaluated day. */
@@ -159,7 +172,7 @@ export function simulateHerdHours(options: Required<EvaluationOptions>): Simulat
   if (options.family === 'ethogram') {
     const farm = planEthogramFarm({ seed, start, end })
     return ethogramHerd(seed, options.animals).map((animal) => {
-      const plan = planEthogramAnimal(animal, { seed, start, end })
+      const plan = planEthogramAnimal(animal, { seed, start, end, profile: options.profile })
       const { sensor, locations } = ethogramReadings(animal, plan, farm, { seed, start, end, intervalMs })
       return {
         index: animal.index,
@@ -207,6 +220,7 @@ export function evaluatePredictions(input: EvaluationOptions): EvaluationReport 
   const began = performance.now()
   const options: Required<EvaluationOptions> = {
     family: TUNING_FAMILY,
+    profile: 'default',
     historyDays: 28,
     intervalMs: 60_000,
     start: Date.UTC(2026, 0, 5),
@@ -527,3 +541,114 @@ const round1Pair = (p: [number, number] | null): Interval95 => (p === null ? nul
 const round2Pair = (p: [number, number] | null): Interval95 => (p === null ? null : [round2(p[0]), round2(p[1])])
 const round1 = (x: number) => Math.round(x * 10) / 10
 const round2 = (x: number) => Math.round(x * 100) / 100
+
+export interface LearningReport {
+  seed: string
+  animals: number
+  profile: 'weak-nesters'
+  learningDays: number
+  measuredDays: number
+  /** What learning chose from the first period's records, per class, and why. */
+  learned: Record<ClassificationType, ClassLearning>
+  /** The second period scored with the default thresholds and with the learned ones. */
+  defaults: VariantReport
+  afterLearning: VariantReport
+  seconds: number
+}
+
+/**
+ * Per-farm learning on a farm unlike the defaults (every sow a weak nest builder): the first `learningDays` are
+ * scored with the defaults, learning reads their alarms and the farm's records as the job does, and the next
+ * `measuredDays` are scored with the defaults and with the learned thresholds.
+ */
+export function evaluateFarmLearning(input: {
+  seed: string
+  animals: number
+  learningDays?: number
+  measuredDays?: number
+  intervalMs?: number
+}): LearningReport {
+  const began = performance.now()
+  const learningDays = input.learningDays ?? LEARNING.periodDays
+  const measuredDays = input.measuredDays ?? 60
+  const herd = simulateHerdHours({
+    family: 'ethogram',
+    profile: 'weak-nesters',
+    seed: input.seed,
+    animals: input.animals,
+    days: learningDays + measuredDays,
+    historyDays: 28,
+    intervalMs: input.intervalMs ?? 60_000,
+    start: Date.UTC(2026, 0, 5),
+  })
+  const learnFrom = 28 * 24
+  const learnTo = learnFrom + learningDays * 24 - 1
+  const to = herd[0]!.hours.length - 1
+  // As the job does: the days are scored with the factors of then, and every LEARNING.everyDays the farm is learned
+  // from the stored scores and the records of the last LEARNING.periodDays.
+  const stored: Scores = herd.map(() => ({
+    birth: new Array<number>(to + 1).fill(0),
+    heat: new Array<number>(to + 1).fill(0),
+    lameness: new Array<number>(to + 1).fill(0),
+  }))
+  let factors: FarmFactors = { ...DEFAULT_FACTORS }
+  let learned = {} as Record<ClassificationType, ClassLearning>
+  const step = LEARNING.everyDays * 24
+  for (let weekFrom = learnFrom; weekFrom <= learnTo; weekFrom += step) {
+    const weekTo = Math.min(learnTo, weekFrom + step - 1)
+    scoresOf(herd, weekFrom, weekTo, true, settingsWithFactors(factors)).forEach((s, k) => {
+      for (const kind of CLASSIFICATION_TYPES)
+        for (let i = weekFrom; i <= weekTo; i++) stored[k]![kind][i] = s[kind][i]!
+    })
+    learned = learnFarm(herd, stored, Math.max(learnFrom, weekTo + 1 - LEARNING.periodDays * 24), weekTo, factors)
+    factors = { birth: learned.birth.factor, heat: learned.heat.factor, lameness: learned.lameness.factor }
+  }
+  const measureFrom = learnTo + 1
+  return {
+    seed: input.seed,
+    animals: herd.length,
+    profile: 'weak-nesters',
+    learningDays,
+    measuredDays,
+    learned,
+    defaults: measure(herd, scoresOf(herd, measureFrom, to, true), measureFrom, to),
+    afterLearning: measure(herd, scoresOf(herd, measureFrom, to, true, settingsWithFactors(factors)), measureFrom, to),
+    seconds: Math.round((performance.now() - began) / 100) / 10,
+  }
+}
+
+/** One learning over the stored scores of hours from-to: the job's learnFarmSettings on simulated data. */
+function learnFarm(
+  herd: readonly SimulatedAnimalData[],
+  stored: Scores,
+  from: number,
+  to: number,
+  current: FarmFactors,
+): Record<ClassificationType, ClassLearning> {
+  const learned = {} as Record<ClassificationType, ClassLearning>
+  const periodFrom = herd[0]!.hours[from]!.hour
+  const periodTo = herd[0]!.hours[to]!.hour + HOUR_MS
+  for (const kind of CLASSIFICATION_TYPES) {
+    const dayPeaks: DayPeak[] = []
+    herd.forEach((a, k) => {
+      if (kind !== 'lameness' && a.sex !== 'female') return
+      for (let i = from; i + 23 <= to; i += 24) {
+        let peak = 0
+        for (let j = i; j < i + 24; j++) peak = Math.max(peak, stored[k]![kind][j] ?? 0)
+        dayPeaks.push({ animalId: k, day: a.hours[i]!.hour, peak })
+      }
+    })
+    const recorded = herd.flatMap((a, k) =>
+      (kind === 'birth' ? a.records.births : kind === 'heat' ? a.records.services : a.treatments).map((at) => ({
+        animalId: k,
+        at,
+      })),
+    )
+    const window = MATCH_WINDOWS[kind]
+    const events = mergeMoments(recorded, window.eventMergeMs).filter(
+      (e) => e.at - window.leadMs >= periodFrom && e.at <= periodTo,
+    )
+    learned[kind] = learnClass(kind, learningInput(dayPeaks, events, window, current[kind]))
+  }
+  return learned
+}

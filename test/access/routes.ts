@@ -334,6 +334,7 @@ export const routes: RouteCase[] = [
   { method: 'GET', url: '/api/v1/users/:userId/due-lists', rule: 'own' },
   { method: 'GET', url: '/api/v1/users/:userId/kpis?from=2026-01-01&to=2026-03-31', rule: 'own' },
   { method: 'GET', url: '/api/v1/users/:userId/predictions/accuracy', rule: 'own' },
+  { method: 'GET', url: '/api/v1/users/:userId/predictions/settings', rule: 'own' },
   // Events and alert rules: every route 'own'; PATCH and PUT are writes (integrators need canWrite).
   { method: 'GET', url: '/api/v1/users/:userId/events', rule: 'own' },
   { method: 'GET', url: '/api/v1/users/:userId/events/stream', rule: 'own', stream: true },

@@ -1509,6 +1509,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/users/{userId}/predictions/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the scorer now uses for this farm, and why
+         * @description Per class, the alarm threshold our scorer uses for this farm: the rule's default times a factor learned from the farm's own records every 7 days, over the last 60 days (events as GET .../predictions/accuracy matches them, against the scorer's highest probability each day). It lowers a threshold when recorded events went without an alarm and a lower one would not have raised the false alarms, and raises it when false alarms are many and a higher one would still catch enough; within 0.6-1.5x the default, at most 1.25x per learning, only with 5 events or more, and part of the way when events are few.
+         */
+        get: operations["getPredictionSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/users/{userId}/animals/{animalMac}/predictions": {
         parameters: {
             query?: never;
@@ -33982,6 +34002,406 @@ export interface operations {
                                 animalMonths: number;
                                 /** @description falseAlarms / animalMonths; null when nothing was predicted */
                                 falseAlarmsPerAnimalMonth: number | null;
+                            };
+                        };
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time of the response
+                         * @example 2026-11-02T06:40:00.000Z
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Validation failed, malformed JSON or a refused key */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Permission, account link or tier missing */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IP rate limit or daily per-endpoint quota exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected fault; the body carries no internals */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Database or Redis unreachable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPredictionSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** PredictionSettings */
+                        data: {
+                            /** @description When the factors were last learned; null: not yet (the defaults) */
+                            learnedAt: string | null;
+                            /** @description The records and predictions the factors were learned from; null: not yet */
+                            period: {
+                                /**
+                                 * Format: date-time
+                                 * @description First instant read
+                                 * @example 2026-11-02T06:40:00.000Z
+                                 */
+                                from: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Last instant read
+                                 * @example 2026-11-02T06:40:00.000Z
+                                 */
+                                to: string;
+                            } | null;
+                            /** @description The limits that keep a few records from running it away */
+                            learning: {
+                                /**
+                                 * Format: int32
+                                 * @description Days of records one learning reads
+                                 * @example 60
+                                 */
+                                periodDays: number;
+                                /**
+                                 * Format: int32
+                                 * @description Days between learnings
+                                 * @example 7
+                                 */
+                                everyDays: number;
+                                /**
+                                 * Format: int32
+                                 * @description Fewer events of a class than this change nothing
+                                 * @example 5
+                                 */
+                                minEvents: number;
+                                /**
+                                 * @description One learning moves a factor at most this much (x or /)
+                                 * @example 1.25
+                                 */
+                                maxStep: number;
+                                /**
+                                 * Format: int32
+                                 * @description A learning moves events / (events + this) of the way to what the records ask for
+                                 * @example 10
+                                 */
+                                shrinkEvents: number;
+                            };
+                            /** @description birth: the threshold in use and why */
+                            birth: {
+                                /**
+                                 * @description The rule's default alarm threshold: CUSUM level of hourly activity against her baseline
+                                 * @example 4
+                                 */
+                                defaultThreshold: number;
+                                /**
+                                 * @description What this farm's records set the default threshold to, as a factor (0.6-1.5; 1 = the default; below 1 alarms sooner)
+                                 * @example 0.85
+                                 */
+                                factor: number;
+                                /**
+                                 * @description The threshold the scorer uses for this farm now: defaultThreshold x factor
+                                 * @example 3.4
+                                 */
+                                threshold: number;
+                                /**
+                                 * Format: int64
+                                 * @description Events the farm recorded in the period learned from (records of one event merged)
+                                 * @example 9
+                                 */
+                                events: number;
+                                /**
+                                 * Format: int64
+                                 * @description Of them, preceded by an alarm at the factor the period was scored with
+                                 * @example 6
+                                 */
+                                detected: number;
+                                /**
+                                 * Format: int64
+                                 * @description Of them, that the new factor would have alarmed for
+                                 * @example 8
+                                 */
+                                detectedAtFactor: number;
+                                /** @description Days without an event that reached the alarm level, per animal-month, at the factor the period was scored with; null when nothing was scored */
+                                falseAlarmsPerAnimalMonth: number | null;
+                                /** @description The same at the new factor */
+                                falseAlarmsAtFactor: number | null;
+                                /**
+                                 * @description Why the factor is what it is, in words
+                                 * @example caught 6 of 9 events; at 0.8x the default threshold it would have caught 8 without more false alarms (moved 47 % of the way: 9 events)
+                                 */
+                                reason: string;
+                            };
+                            /** @description heat: the threshold in use and why */
+                            heat: {
+                                /**
+                                 * @description The rule's default alarm threshold: rise of activity over 24 h against her baseline (0.4 = 1.4x)
+                                 * @example 0.4
+                                 */
+                                defaultThreshold: number;
+                                /**
+                                 * @description What this farm's records set the default threshold to, as a factor (0.6-1.5; 1 = the default; below 1 alarms sooner)
+                                 * @example 1
+                                 */
+                                factor: number;
+                                /**
+                                 * @description The threshold the scorer uses for this farm now: defaultThreshold x factor
+                                 * @example 0.4
+                                 */
+                                threshold: number;
+                                /**
+                                 * Format: int64
+                                 * @description Events the farm recorded in the period learned from (records of one event merged)
+                                 * @example 9
+                                 */
+                                events: number;
+                                /**
+                                 * Format: int64
+                                 * @description Of them, preceded by an alarm at the factor the period was scored with
+                                 * @example 6
+                                 */
+                                detected: number;
+                                /**
+                                 * Format: int64
+                                 * @description Of them, that the new factor would have alarmed for
+                                 * @example 8
+                                 */
+                                detectedAtFactor: number;
+                                /** @description Days without an event that reached the alarm level, per animal-month, at the factor the period was scored with; null when nothing was scored */
+                                falseAlarmsPerAnimalMonth: number | null;
+                                /** @description The same at the new factor */
+                                falseAlarmsAtFactor: number | null;
+                                /**
+                                 * @description Why the factor is what it is, in words
+                                 * @example caught 21 of 24 events at 0.6 false alarms per animal-month: on target, unchanged
+                                 */
+                                reason: string;
+                            };
+                            /** @description lameness: the threshold in use and why */
+                            lameness: {
+                                /**
+                                 * @description The rule's default alarm threshold: decline of activity and movement over days (0.2 = 20 %)
+                                 * @example 0.2
+                                 */
+                                defaultThreshold: number;
+                                /**
+                                 * @description What this farm's records set the default threshold to, as a factor (0.6-1.5; 1 = the default; below 1 alarms sooner)
+                                 * @example 1
+                                 */
+                                factor: number;
+                                /**
+                                 * @description The threshold the scorer uses for this farm now: defaultThreshold x factor
+                                 * @example 0.2
+                                 */
+                                threshold: number;
+                                /**
+                                 * Format: int64
+                                 * @description Events the farm recorded in the period learned from (records of one event merged)
+                                 * @example 9
+                                 */
+                                events: number;
+                                /**
+                                 * Format: int64
+                                 * @description Of them, preceded by an alarm at the factor the period was scored with
+                                 * @example 6
+                                 */
+                                detected: number;
+                                /**
+                                 * Format: int64
+                                 * @description Of them, that the new factor would have alarmed for
+                                 * @example 8
+                                 */
+                                detectedAtFactor: number;
+                                /** @description Days without an event that reached the alarm level, per animal-month, at the factor the period was scored with; null when nothing was scored */
+                                falseAlarmsPerAnimalMonth: number | null;
+                                /** @description The same at the new factor */
+                                falseAlarmsAtFactor: number | null;
+                                /**
+                                 * @description Why the factor is what it is, in words
+                                 * @example 2 events recorded in the period, fewer than 5: unchanged
+                                 */
+                                reason: string;
                             };
                         };
                         /**

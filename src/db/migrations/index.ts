@@ -12,6 +12,7 @@ import * as tokenFamilies from './0010_token_families.ts'
 import * as predictionAnimal from './0011_prediction_animal.ts'
 import * as deliveries from './0055_deliveries.ts'
 import * as events from './0020_events.ts'
+import * as scorerFarmSettings from './0050_scorer_farm_settings.ts'
 
 // Listed explicitly (not read from the folder) so the same list works from src/ and from dist/.
 // Names sort in the order they run.
@@ -28,5 +29,6 @@ export const migrations: Record<string, Migration> = {
   '0010_token_families': tokenFamilies,
   '0011_prediction_animal': predictionAnimal,
   '0020_events': events,
+  '0050_scorer_farm_settings': scorerFarmSettings,
   '0055_deliveries': deliveries,
 }

@@ -36,6 +36,7 @@ import {
 } from './predictions.rules.ts'
 import { SCORER_SUMMARY } from './scorer.rules.ts'
 import { predictionAccuracyRoute } from './predictions.accuracy.ts'
+import { predictionSettingsRoute } from './predictions.settings.ts'
 
 interface WindowQuery {
   startDate?: string | undefined
@@ -77,6 +78,7 @@ async function predictionRoutes(app: App) {
   const base = '/users/:userId/animals/:animalMac/predictions'
   const List = PageEnvelope(predictions.ref)
   await predictionAccuracyRoute(app)
+  await predictionSettingsRoute(app)
 
   app.get(
     base,

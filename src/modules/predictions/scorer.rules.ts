@@ -87,6 +87,19 @@ export const SCORER: ScorerSettings = {
   lameness: { recentDays: 4, baselineFromDay: 12, baselineToDay: 20, threshold: 0.2 },
 }
 
+/** The settings with each class's alarm threshold multiplied by a farm's factor (per-farm learning). */
+export function settingsWithFactors(
+  factors: { birth: number; heat: number; lameness: number },
+  settings: ScorerSettings = SCORER,
+): ScorerSettings {
+  return {
+    ...settings,
+    birth: { ...settings.birth, threshold: settings.birth.threshold * factors.birth },
+    heat: { ...settings.heat, threshold: settings.heat.threshold * factors.heat },
+    lameness: { ...settings.lameness, threshold: settings.lameness.threshold * factors.lameness },
+  }
+}
+
 /** Hours of summaries before the first scored hour that the rules need. */
 export const LOOKBACK_HOURS = (SCORER.lameness.baselineToDay + 8) * DAY_HOURS
 

@@ -1,0 +1,69 @@
+// Per-farm learning's storage (table scorer_farm_settings, 0050) and the day peaks it learns from.
+import { sql, type Kysely } from 'kysely'
+import type { DB } from '../../db/schema.ts'
+import type { ClassificationType } from './predictions.rules.ts'
+import { DEFAULT_FACTORS, type ClassLearning, type DayPeak, type FarmFactors } from './farm-learning.rules.ts'
+
+const DAY_MS = 86_400_000
+// A prediction is stamped at the end of its hour: the hour it scored starts HOUR_MS before.
+const HOUR = 3_600_000
+
+export interface FarmSettings {
+  factors: FarmFactors
+  learnedAt: number
+  /** The period read and each class's learning (counts and reason). */
+  basis: { from: number; to: number; classes: Record<ClassificationType, ClassLearning> }
+}
+
+export async function findFarmSettings(db: Kysely<DB>, uid: string): Promise<FarmSettings | undefined> {
+  const row = await db.selectFrom('scorer_farm_settings').selectAll().where('uid', '=', uid).executeTakeFirst()
+  if (!row) return undefined
+  return {
+    factors: { birth: row.birth_factor, heat: row.heat_factor, lameness: row.lameness_factor },
+    learnedAt: Number(row.learned_at),
+    basis: (typeof row.basis === 'string' ? JSON.parse(row.basis) : row.basis) as FarmSettings['basis'],
+  }
+}
+
+/** The farm's factors, or the defaults when nothing was learned yet. */
+export async function farmFactors(db: Kysely<DB>, uid: string): Promise<FarmFactors> {
+  return (await findFarmSettings(db, uid))?.factors ?? DEFAULT_FACTORS
+}
+
+export async function saveFarmSettings(db: Kysely<DB>, uid: string, settings: FarmSettings): Promise<void> {
+  const values = {
+    birth_factor: settings.factors.birth,
+    heat_factor: settings.factors.heat,
+    lameness_factor: settings.factors.lameness,
+    learned_at: settings.learnedAt,
+    basis: JSON.stringify(settings.basis),
+  }
+  await db
+    .insertInto('scorer_farm_settings')
+    .values({ uid, ...values })
+    .onConflict((oc) => oc.column('uid').doUpdateSet(values))
+    .execute()
+}
+
+/** The scorer's highest probability per animal, class and UTC day in [from, to). */
+export async function scorerDayPeaks(
+  db: Kysely<DB>,
+  uid: string,
+  from: number,
+  to: number,
+): Promise<Record<ClassificationType, DayPeak[]>> {
+  const { rows } = await sql<{
+    kind: ClassificationType
+    animal_id: number | string
+    day: number | string
+    peak: number
+  }>`
+    SELECT classification_type AS kind, animal_id, (predicted_at - ${HOUR}) / ${DAY_MS} AS day, max(peak_probability) AS peak
+    FROM predictions
+    WHERE uid = ${uid} AND source = 'scorer' AND predicted_at > ${from} AND predicted_at <= ${to}
+    GROUP BY 1, 2, 3`.execute(db)
+  const out: Record<ClassificationType, DayPeak[]> = { birth: [], heat: [], lameness: [] }
+  for (const r of rows)
+    out[r.kind].push({ animalId: Number(r.animal_id), day: Number(r.day) * DAY_MS, peak: Number(r.peak) })
+  return out
+}

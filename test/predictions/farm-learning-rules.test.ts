@@ -1,0 +1,91 @@
+// Per-farm learning's rules on hand-made inputs: how a stored probability maps to another factor, when a
+// threshold moves and how far (limits, one step, shrinkage), and what the learning reads from days and events.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { LEARNING, alarmsAt, learnClass, learningInput } from '../../src/modules/predictions/farm-learning.rules.ts'
+
+const DAY = 86_400_000
+const quiet = (n: number, p = 0.1) => Array<number>(n).fill(p)
+const events = (...peaks: number[]) => peaks.map((peakBefore) => ({ peakBefore }))
+
+describe('per-farm learning', () => {
+  it('reads a stored probability at another factor: p = s / (s + f T) alarms at g when p ≥ g / (g + f)', () => {
+    assert.equal(alarmsAt(0.5, 1, 1), true)
+    assert.equal(alarmsAt(0.45, 1, 1), false)
+    assert.equal(alarmsAt(0.45, 1, 0.8), true)
+    assert.equal(alarmsAt(0.6, 1, 1.5), true)
+    assert.equal(alarmsAt(0.55, 1, 1.5), false)
+    assert.equal(alarmsAt(0, 1, 0.6), false)
+  })
+
+  it('changes nothing with fewer than minEvents events, or on target', () => {
+    const few = learnClass('birth', {
+      currentFactor: 1,
+      events: events(0.3, 0.3),
+      quietDayPeaks: quiet(50),
+      animalMonths: 2,
+    })
+    assert.equal(few.factor, 1)
+    assert.match(few.reason, /fewer than 5: unchanged/)
+    const fine = learnClass('birth', {
+      currentFactor: 1,
+      events: events(0.8, 0.7, 0.9, 0.6, 0.7),
+      quietDayPeaks: quiet(50),
+      animalMonths: 2,
+    })
+    assert.equal(fine.factor, 1)
+    assert.match(fine.reason, /on target, unchanged/)
+  })
+
+  it('lowers a threshold for missed events only as far as one step, the limits and the shrinkage allow', () => {
+    const input = {
+      currentFactor: 1,
+      events: events(...quiet(10, 0.45)),
+      quietDayPeaks: quiet(100),
+      animalMonths: 3,
+    }
+    const once = learnClass('birth', input)
+    // 0.45 needs 0.8x (0.45 ≥ 0.8 / 1.8), one step's reach (1 / 1.25); ten events move it half of the way.
+    assert.equal(once.factor, 0.9)
+    const far = learnClass('birth', { ...input, events: events(...quiet(10, 0.2)) })
+    assert.equal(far.factor, 1, 'out of one step: nothing gained, unchanged')
+    const atLimit = learnClass('birth', { ...input, currentFactor: 0.62, events: events(...quiet(10, 0.495)) })
+    assert.ok(atLimit.factor >= LEARNING.minFactor && atLimit.factor < 0.62, String(atLimit.factor))
+  })
+
+  it('does not lower a threshold when its false alarms would grow more than the events it gains', () => {
+    const r = learnClass('birth', {
+      currentFactor: 1,
+      events: events(0.45, 0.45, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9),
+      quietDayPeaks: [...quiet(50), ...quiet(5, 0.46)],
+      animalMonths: 2,
+    })
+    assert.equal(r.factor, 1)
+    assert.match(r.reason, /raise the false alarms more than the events caught: unchanged/)
+  })
+
+  it('raises a threshold when false alarms are many and a higher one still catches enough', () => {
+    const r = learnClass('lameness', {
+      currentFactor: 1,
+      events: events(0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9),
+      quietDayPeaks: [...quiet(40), ...quiet(10, 0.52)],
+      animalMonths: 2,
+    })
+    assert.ok(r.factor > 1 && r.factor <= LEARNING.maxStep, String(r.factor))
+    assert.ok(r.falseAlarmsAtFactor! < r.falseAlarmsPerAnimalMonth!)
+  })
+
+  it("takes each event's peak over the days its lead window touches, and the other days as quiet", () => {
+    const t0 = Date.UTC(2026, 2, 1)
+    const days = [0, 1, 2, 3, 4, 5].map((d) => ({ animalId: 1, day: t0 + d * DAY, peak: d === 3 ? 0.4 : 0.1 }))
+    const input = learningInput(
+      days,
+      [{ animalId: 1, at: t0 + 4 * DAY + 9 * 3_600_000 }],
+      { leadMs: 2 * DAY, lateMs: DAY },
+      1,
+    )
+    assert.deepEqual(input.events, [{ peakBefore: 0.4 }])
+    assert.deepEqual(input.quietDayPeaks, [0.1, 0.1], 'days 0 and 1: day 2 touches the lead window, day 5 the late one')
+    assert.ok(Math.abs(input.animalMonths - 6 / 30.44) < 1e-9)
+  })
+})

@@ -1,0 +1,131 @@
+// Per-farm learning through HTTP: GET /users/<user_id>/predictions/settings before anything was learned (the
+// defaults), after the job learned from scorer predictions and birth records (every figure by hand), that a
+// learning waits its week, bad inputs, and who may read it.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { createTestApp, type TestContext } from '../support/app.ts'
+import { assertError, assertInvalid } from '../support/assertions.ts'
+import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
+import { insertScoredPredictions, type NewPrediction } from '../../src/modules/predictions/predictions.repository.ts'
+import { learnFarmSettings } from '../../src/jobs/predictions.ts'
+import { SCORER } from '../../src/modules/predictions/scorer.rules.ts'
+
+let ctx: TestContext
+let uid: string
+let headers: Record<string, string>
+const HOUR = 3_600_000
+const DAY = 24 * HOUR
+const NOW = Date.parse('2026-03-31T10:00:00Z')
+const MACS = Array.from({ length: 6 }, (_, i) => `AA:BB:CC:00:20:0${i + 1}`)
+
+const get = (query = '', as = headers) =>
+  ctx.app.inject({ method: 'GET', url: `/api/v1/users/${uid}/predictions/settings${query}`, headers: as })
+
+before(async () => {
+  ctx = await createTestApp({ clock: () => NOW })
+  const owner = await createUser(ctx)
+  uid = owner.uid
+  headers = bearer((await userToken(ctx, owner.email)).accessToken)
+  for (const MAC of MACS) {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/v1/users/${uid}/animals`,
+      headers,
+      payload: { MAC, Sex: 'female' },
+    })
+    assert.equal(res.statusCode, 201, res.body)
+  }
+})
+after(() => ctx.close())
+
+describe('prediction settings', () => {
+  it('shows the default thresholds before anything was learned', async () => {
+    const res = await get()
+    assert.equal(res.statusCode, 200, res.body)
+    const data = res.json().data
+    assert.deepEqual([data.learnedAt, data.period], [null, null])
+    assert.deepEqual(
+      [data.birth.factor, data.birth.threshold, data.birth.defaultThreshold],
+      [1, SCORER.birth.threshold, SCORER.birth.threshold],
+    )
+    assert.equal(data.heat.reason, 'not learned yet: the default threshold')
+    assert.equal(data.learning.minEvents, 5)
+  })
+
+  it('lowers the birth threshold after births the scorer came close to but missed, within its limits', async () => {
+    // Six sows farrow on the 20th at 09:00. The scorer's daily peak was 0.1 for ten days before, then on the
+    // day of farrowing 0.6 for two sows (caught) and 0.45 for four (missed).
+    const rows: NewPrediction[] = []
+    const births = Date.parse('2026-03-20T09:00:00Z')
+    for (const [k, MAC] of MACS.entries()) {
+      const animal = await ctx.app.database.db
+        .selectFrom('animals')
+        .select('id')
+        .where('mac', '=', MAC)
+        .executeTakeFirstOrThrow()
+      for (let d = 10; d >= 1; d--) rows.push(row(Number(animal.id), births - d * DAY - 3 * HOUR, 0.1))
+      rows.push(row(Number(animal.id), births - 8 * HOUR, k < 2 ? 0.6 : 0.45))
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: `/api/v1/users/${uid}/animals/${MAC}/births`,
+        headers,
+        payload: { StartDate: '2026-03-20', StartTime: '09:00', Living: 12, Dead: 0 },
+      })
+      assert.equal(res.statusCode, 201, res.body)
+    }
+    await insertScoredPredictions(ctx.app.database.db, uid, rows)
+    const factors = await learnFarmSettings(ctx.app.database.db, uid, NOW)
+    // Wanted: all 6 (0.9 x 6, rounded up). Within one step (0.8-1.25x) the highest factor that alarms at 0.45 is 0.8
+    // (0.45 ≥ 0.8 / 1.8); six events move it 6 / (6 + 10) of the way: 1 - 0.375 x 0.2 = 0.925.
+    assert.deepEqual(factors, { birth: 0.925, heat: 1, lameness: 1 })
+    const data = (await get()).json().data
+    assert.equal(data.learnedAt, new Date(NOW).toISOString())
+    assert.deepEqual(data.period, { from: new Date(NOW - 60 * DAY).toISOString(), to: new Date(NOW).toISOString() })
+    assert.deepEqual(
+      [data.birth.factor, data.birth.threshold, data.birth.events, data.birth.detected, data.birth.detectedAtFactor],
+      [0.925, 3.7, 6, 2, 2],
+    )
+    assert.deepEqual([data.birth.falseAlarmsPerAnimalMonth, data.birth.falseAlarmsAtFactor], [0, 0])
+    assert.match(
+      data.birth.reason,
+      /^caught 2 of 6 events; at 0.8x the default threshold it would have caught 6, with at most one more false alarm/,
+    )
+    assert.match(data.heat.reason, /0 events recorded in the period, fewer than 5: unchanged/)
+    // A week must pass before the next learning.
+    assert.deepEqual(await learnFarmSettings(ctx.app.database.db, uid, NOW + 6 * DAY), factors)
+    assert.equal((await get()).json().data.learnedAt, new Date(NOW).toISOString())
+  })
+
+  it('refuses a query it does not take', async () => {
+    assertInvalid(await get('?factor=0.5'), ['query:factor'])
+  })
+
+  it('lets the owner and a linked integrator read, and no one else', async () => {
+    const linked = await createIntegrator(ctx, { tier: 'free', linkTo: [uid] })
+    assert.equal((await get('', bearer((await integratorToken(ctx, linked.uid)).accessToken))).statusCode, 200)
+    const other = await createUser(ctx)
+    assertError(
+      await get('', bearer((await userToken(ctx, other.email)).accessToken)),
+      403,
+      "You do not have access to this user's data",
+    )
+    const unlinked = await createIntegrator(ctx)
+    assertError(
+      await get('', bearer((await integratorToken(ctx, unlinked.uid)).accessToken)),
+      403,
+      "Integrator does not have access to this user's data",
+    )
+    assertError(await get('', {}), 401, 'Authorization header is required')
+  })
+})
+
+function row(animalId: number, at: number, p: number): NewPrediction {
+  const timestamp = new Date(at).toISOString()
+  return {
+    animalId,
+    classificationType: 'birth',
+    predictedAt: at,
+    results: [{ timestamp, probability: p }],
+    peakProbability: p,
+  }
+}
