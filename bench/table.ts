@@ -28,6 +28,7 @@ import { bareInsert, loadHerd, sensorRows } from './readings.ts'
 import { measureStartup, type StartupFigures } from './startup.ts'
 import { BENCH_JWT_SECRET, median, scratchEnv } from './support.ts'
 import { farmAppRows, measureFarmApp } from './farm-app.ts'
+import { deliveryRows, measureDelivery } from './delivery.ts'
 
 type Store = 'postgres' | 'embedded'
 
@@ -723,6 +724,14 @@ export async function runTable(options: TableOptions = {}): Promise<TableRow[]> 
     }
 
     if (options.only !== 'stores') {
+      step('events to a webhook receiver: reading to webhook, and 10,000 events at once')
+      const deliveryStore = await newStore(store, work, 'delivery')
+      stores.push(deliveryStore)
+      const deliveryFigures = await measureDelivery(
+        deliveryStore.env,
+        plan.smoke ? { samples: 20, events: 200 } : { samples: 200, events: 10_000 },
+      )
+      rows.push(...deliveryRows(deliveryFigures, store === 'postgres' ? 'PostgreSQL' : 'embedded', plan.smoke))
       step('the farm app in Chromium: first load and the herd screen')
       rows.push(...farmAppRows(await measureFarmApp(plan.smoke ? 50 : 1000, plan.smoke ? 1 : 5), plan.smoke))
     }
