@@ -16,6 +16,7 @@ export interface Scenario {
 import { accessLogScenario } from './access-log.ts'
 import { callerCacheScenario } from './caller-cache.ts'
 import { compressionScenario } from './compression.ts'
+import { eventDerivationScenario } from './event-derivation.ts'
 import { limitsScenario } from './limits.ts'
 import { startupScenario } from './startup.ts'
 import { readingScenarios } from './readings.ts'
@@ -25,6 +26,7 @@ export const scenarios: Scenario[] = [
   accessLogScenario,
   callerCacheScenario,
   compressionScenario,
+  eventDerivationScenario,
   startupScenario,
   ...readingScenarios,
 ]

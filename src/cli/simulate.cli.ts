@@ -1,8 +1,10 @@
 // `livestock-api simulate`: fills a user's account with a simulated herd and its readings, and two
 // litter-monitoring devices with theirs, stored through the same ingestion code as the HTTP and MQTT
-// paths, then computes the reference temperatures.
+// paths, then computes the reference temperatures and derives the herd's events.
 import { intOption, requireString, type Command } from './command.ts'
 import { refreshReferenceTemperatures } from '../jobs/reference-temperature.ts'
+import { deriveScheduledEvents } from '../jobs/events.ts'
+import { deriveFromReadings } from '../modules/events/reading-events.ts'
 import { createIdSource } from '../db/ids.ts'
 import { findAnimalByMac, insertAnimal } from '../modules/animals/animals.repository.ts'
 import { recordCollections } from '../modules/records/index.ts'
@@ -144,6 +146,14 @@ export const simulateCommands: Command[] = [
         }
         ctx.progress('\n')
         const reference = await refreshReferenceTemperatures(db, { now: Date.now(), uid })
+        // The herd's events as the service would have derived them: each animal's band against its new
+        // reference, then what time and the farm records make due (silent tags, due dates, litter activity).
+        let events = 0
+        for (const animal of herd)
+          events += (
+            await db.transaction().execute((trx) => deriveFromReadings(trx, uid, animal.MAC, 'sensordata', Date.now()))
+          ).length
+        events += (await deriveScheduledEvents(db, { now: Date.now(), uid, activity: true })).length
         ctx.out({
           user: uid,
           animals: herd.length,
@@ -160,6 +170,7 @@ export const simulateCommands: Command[] = [
             readings: deviceReadings,
           },
           referenceTemperature: { animals: reference.animals, withReference: reference.withReference },
+          events,
         })
       })
     },
