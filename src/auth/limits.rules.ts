@@ -78,3 +78,45 @@ export function describeWindow(seconds: number): string {
   if (seconds % 60 === 0) return seconds === 60 ? 'minute' : `${seconds / 60} minutes`
   return `${seconds} seconds`
 }
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/
+const HEXTET = /^[0-9a-f]{1,4}$/i
+
+/** The eight 16-bit groups of an IPv6 address (zone and embedded IPv4 allowed), or undefined. */
+function ipv6Groups(address: string): number[] | undefined {
+  let text = address.replace(/%.*$/, '')
+  const embedded = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)?.[1]
+  if (embedded !== undefined) {
+    if (!IPV4.test(embedded)) return undefined
+    const [a, b, c, d] = embedded.split('.').map(Number) as [number, number, number, number]
+    text = `${text.slice(0, -embedded.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
+  }
+  const halves = text.split('::')
+  if (halves.length > 2) return undefined
+  const parse = (part: string) => (part === '' ? [] : part.split(':'))
+  const head = parse(halves[0]!)
+  const tail = halves.length === 2 ? parse(halves[1]!) : []
+  const missing = 8 - head.length - tail.length
+  if (halves.length === 2 ? missing < 1 : missing !== 0) return undefined
+  const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...tail]
+  if (!groups.every((g) => HEXTET.test(g))) return undefined
+  return groups.map((g) => parseInt(g, 16))
+}
+
+/**
+ * The key a client address counts under in the IP limits: an IPv4 address as it is, an IPv4-mapped IPv6
+ * address (::ffff:a.b.c.d) as its IPv4 address, and an IPv6 address by its /64, the block one subscriber
+ * usually holds whole (RFC 6177), so that walking the interface ids buys no new budget. Anything else as given.
+ */
+export function clientAddressKey(address: string): string {
+  if (IPV4.test(address)) return address
+  const groups = ipv6Groups(address)
+  if (!groups) return address
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
+    return [groups[6]! >> 8, groups[6]! & 255, groups[7]! >> 8, groups[7]! & 255].join('.')
+  }
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`
+}

@@ -20,6 +20,7 @@ import type { Clock } from '../types.ts'
 import { ApiError } from '../http/errors.ts'
 import { callerKey, type Caller } from '../auth/caller.ts'
 import {
+  clientAddressKey,
   closestToLimit,
   dailyQuotaOf,
   describeWindow,
@@ -128,7 +129,7 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
   // Keyed by IP and a digest of the UID: a user who sees an integrator's UID cannot lock it out for others,
   // and the UID itself never reaches Redis or a log.
   const authFailureKey = (req: FastifyRequest, uid: string) =>
-    `${req.ip}:${createHash('sha256').update(uid).digest('base64url').slice(0, 22)}`
+    `${clientAddressKey(req.ip)}:${createHash('sha256').update(uid).digest('base64url').slice(0, 22)}`
   const authFailures =
     limits.authFailuresMax > 0 ? makeLimiter('rl:auth-failures', limits.authFailuresMax, window) : undefined
   app.decorate('authFailures', {
@@ -160,7 +161,7 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
     const max = ipLimitOf(bucket, limits)
     return {
       limiter,
-      key: req.ip,
+      key: clientAddressKey(req.ip),
       state: (res) => ({
         name: bucket,
         limit: max,

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { closestToLimit, dailyQuotaOf, ipBucketOf, utcDayWindow, type LimitState } from '../../src/auth/limits.rules.ts'
+import {
+  clientAddressKey,
+  closestToLimit,
+  dailyQuotaOf,
+  ipBucketOf,
+  utcDayWindow,
+  type LimitState,
+} from '../../src/auth/limits.rules.ts'
 import { loadConfig } from '../../src/config.ts'
 
 const limits = loadConfig({}).limits
@@ -42,5 +49,20 @@ describe('limit rules', () => {
     assert.equal(closestToLimit([ip, quota]), quota)
     assert.equal(closestToLimit([ip, { ...quota, remaining: 40 }])?.name, 'quota', 'a tie goes to the later reset')
     assert.equal(closestToLimit([]), undefined)
+  })
+
+  it('keys a client address: IPv4 as is, IPv4-mapped IPv6 as its IPv4, IPv6 on its /64 in canonical form', () => {
+    assert.equal(clientAddressKey('203.0.113.7'), '203.0.113.7')
+    assert.equal(clientAddressKey('::ffff:203.0.113.7'), '203.0.113.7')
+    assert.equal(clientAddressKey('::FFFF:cb00:7107'), '203.0.113.7')
+    assert.equal(clientAddressKey('2001:db8:1:2::1'), '2001:db8:1:2::/64')
+    assert.equal(clientAddressKey('2001:0DB8:0001:0002:ffff:ffff:ffff:ffff'), '2001:db8:1:2::/64')
+    assert.equal(clientAddressKey('2001:db8::1'), '2001:db8:0:0::/64')
+    assert.equal(clientAddressKey('fe80::1%eth0'), 'fe80:0:0:0::/64')
+    assert.equal(clientAddressKey('::1'), '0:0:0:0::/64')
+    assert.equal(clientAddressKey('::'), '0:0:0:0::/64')
+    assert.equal(clientAddressKey('2001:db8:1:2:3:4:10.0.0.1'), '2001:db8:1:2::/64')
+    for (const notAnAddress of ['', 'unknown', '1:2:3', '2001:db8:::1', '300.1.1.1'])
+      assert.equal(clientAddressKey(notAnAddress), notAnAddress)
   })
 })

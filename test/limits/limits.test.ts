@@ -135,6 +135,24 @@ describe('IP rate limits', () => {
     })
   })
 
+  it('behind a trusted proxy, keys an IPv4-mapped address as its IPv4 address and an IPv6 address on its /64', async () => {
+    await withApp({ RATE_LIMIT_IP_MAX: '1', TRUST_PROXY: '10.0.0.1' }, async (ctx) => {
+      const viaProxy = (client: string) =>
+        ctx.app.inject({
+          method: 'GET',
+          url: '/api/v1/tokens',
+          remoteAddress: '10.0.0.1',
+          headers: { 'x-forwarded-for': client },
+        })
+      assert.equal((await viaProxy('203.0.113.7')).statusCode, 200)
+      assert.equal((await viaProxy('::ffff:203.0.113.7')).statusCode, 429, 'the same IPv4 address')
+      assert.equal((await viaProxy('2001:db8:1:2::1')).statusCode, 200)
+      for (const sameNetwork of ['2001:db8:1:2::2', '2001:DB8:1:2:ffff:ffff:ffff:ffff', '2001:0db8:0001:0002:0::9'])
+        assert.equal((await viaProxy(sameNetwork)).statusCode, 429, sameNetwork)
+      assert.equal((await viaProxy('2001:db8:1:3::1')).statusCode, 200, 'another /64')
+    })
+  })
+
   it('gives POST /tokens and POST /tokens/refresh a bucket each, apart from the general one', async () => {
     await withApp({ RATE_LIMIT_TOKENS_MAX: '3', RATE_LIMIT_IP_MAX: '100' }, async (ctx) => {
       const { uid } = await createIntegrator(ctx)
