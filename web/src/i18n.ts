@@ -1,6 +1,17 @@
 // The app's texts in the farm user's Language (a BCP 47 tag: de-AT reads German). English is the fallback, and
 // the languages are the ones the service's push notifications speak (docs/events.md).
 const en = {
+  cycleState: 'Cycle state',
+  allStates: 'All states',
+  cycle_gilt: 'gilt',
+  cycle_served: 'served',
+  cycle_pregnant: 'pregnant',
+  cycle_open: 'open',
+  'cycle_due-to-farrow': 'due to farrow',
+  cycle_lactating: 'lactating',
+  cycle_weaned: 'weaned',
+  cycle_culled: 'culled',
+  daysInState: 'days',
   appName: 'Farm',
   signIn: 'Sign in',
   signOut: 'Sign out',
@@ -103,6 +114,17 @@ export type TextKey = keyof typeof en
 type Dictionary = Record<TextKey, string>
 
 const de: Dictionary = {
+  cycleState: 'Zyklusstand',
+  allStates: 'Alle Stände',
+  cycle_gilt: 'Jungsau',
+  cycle_served: 'belegt',
+  cycle_pregnant: 'tragend',
+  cycle_open: 'leer',
+  'cycle_due-to-farrow': 'abferkelbereit',
+  cycle_lactating: 'säugend',
+  cycle_weaned: 'abgesetzt',
+  cycle_culled: 'gemerzt',
+  daysInState: 'Tage',
   appName: 'Hof',
   signIn: 'Anmelden',
   signOut: 'Abmelden',
@@ -202,6 +224,17 @@ const de: Dictionary = {
 }
 
 const es: Dictionary = {
+  cycleState: 'Estado del ciclo',
+  allStates: 'Todos los estados',
+  cycle_gilt: 'nulípara',
+  cycle_served: 'cubierta',
+  cycle_pregnant: 'gestante',
+  cycle_open: 'vacía',
+  'cycle_due-to-farrow': 'próxima al parto',
+  cycle_lactating: 'lactante',
+  cycle_weaned: 'destetada',
+  cycle_culled: 'desechada',
+  daysInState: 'días',
   appName: 'Granja',
   signIn: 'Entrar',
   signOut: 'Salir',
@@ -301,6 +334,17 @@ const es: Dictionary = {
 }
 
 const pt: Dictionary = {
+  cycleState: 'Estado do ciclo',
+  allStates: 'Todos os estados',
+  cycle_gilt: 'leitoa',
+  cycle_served: 'coberta',
+  cycle_pregnant: 'gestante',
+  cycle_open: 'vazia',
+  'cycle_due-to-farrow': 'próxima do parto',
+  cycle_lactating: 'lactante',
+  cycle_weaned: 'desmamada',
+  cycle_culled: 'descartada',
+  daysInState: 'dias',
   appName: 'Granja',
   signIn: 'Entrar',
   signOut: 'Sair',

@@ -5,7 +5,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks'
 import type { ApiError } from '../api.ts'
 import { get, request, userPath, type Animal, type Prediction } from '../api.ts'
 import { bandOf, deltaOf } from '../farm.rules.ts'
-import { t } from '../i18n.ts'
+import { t, type TextKey } from '../i18n.ts'
 import { RecordForm } from '../record-form.tsx'
 import { RECORD_KINDS, collectionPath, timelineTime, type FarmRecord, type RecordKind } from '../records.ts'
 import { Failure, Loading, Section, formatDateTime, formatNumber, useApi } from '../ui.tsx'
@@ -58,6 +58,9 @@ async function loadPredictions(mac: string): Promise<Prediction[]> {
 export function AnimalPage({ mac }: { mac: string }) {
   const animals = useApi<Animal[]>(userPath(`/animals/search?mac=${encodeURIComponent(mac)}`))
   const animal = animals.data?.[0]
+  const cycle = useApi<{ state: string | null; days?: number | null }>(
+    userPath(`/animals/${encodeURIComponent(mac)}/cycle`),
+  )
   const predictions = useApi<Prediction[]>(mac, loadPredictions)
   const events = useApi<FarmEvent[]>(userPath(`/animals/${encodeURIComponent(mac)}/events?limit=20`))
   const timeline = useApi<TimelineEntry[]>(mac, loadTimeline)
@@ -119,6 +122,15 @@ export function AnimalPage({ mac }: { mac: string }) {
               <dt>{t('group')}</dt>
               <dd>{animal.Group ?? '–'}</dd>
             </div>
+            {cycle.data?.state && (
+              <div>
+                <dt>{t('cycleState')}</dt>
+                <dd>
+                  {t(`cycle_${cycle.data.state}` as TextKey)}
+                  {typeof cycle.data.days === 'number' && ` · ${cycle.data.days} ${t('daysInState')}`}
+                </dd>
+              </div>
+            )}
             <div>
               <dt>{t('lastReading')}</dt>
               <dd>{formatDateTime(animal.t)}</dd>

@@ -1,6 +1,7 @@
 // Every animal with its pinna temperature, baseline, band, activity, group and last reading; sorted,
 // filtered by group and searched by MAC, ID or group. A 1,000-animal herd is ten pages of the API.
 import { useMemo, useState } from 'preact/hooks'
+import { CYCLE_STATES } from '../../../src/modules/herd/cycle.rules.ts'
 import { getAll, userPath, type Animal } from '../api.ts'
 import { ageOf, bandOf, deltaOf, matchesSearch } from '../farm.rules.ts'
 import { t, type TextKey } from '../i18n.ts'
@@ -23,7 +24,10 @@ function sortValue(animal: Animal, key: SortKey): number | string {
 }
 
 export function HerdPage() {
-  const loaded = useApi<Animal[]>(userPath('/animals'), (path) => getAll<Animal>(path))
+  const [cycleState, setCycleState] = useState('')
+  const loaded = useApi<Animal[]>(userPath(cycleState ? `/animals?cycleState=${cycleState}` : '/animals'), (path) =>
+    getAll<Animal>(path),
+  )
   const [query, setQuery] = useState('')
   const [group, setGroup] = useState('')
   const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({ key: 'delta', descending: true })
@@ -55,6 +59,18 @@ export function HerdPage() {
           value={query}
           onInput={(event) => setQuery(event.currentTarget.value)}
         />
+        <select
+          aria-label={t('cycleState')}
+          value={cycleState}
+          onChange={(event) => setCycleState(event.currentTarget.value)}
+        >
+          <option value="">{t('allStates')}</option>
+          {CYCLE_STATES.map((state) => (
+            <option key={state} value={state}>
+              {t(`cycle_${state}`)}
+            </option>
+          ))}
+        </select>
         <select aria-label={t('group')} value={group} onChange={(event) => setGroup(event.currentTarget.value)}>
           <option value="">{t('allGroups')}</option>
           {groups.map((name) => (
