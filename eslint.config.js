@@ -1,6 +1,7 @@
 // @ts-check
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
+import { houseRules } from './eslint.local-rules.js'
 
 export default tseslint.config(
   { ignores: ['dist/**', 'data/**', 'node_modules/**', 'coverage/**', 'clients/typescript/src/schema.d.ts'] }, // generated: type-checked by tsc through its use
@@ -9,7 +10,9 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['eslint.config.js'] },
+        projectService: {
+          allowDefaultProject: ['eslint.config.js', 'eslint.local-rules.js', '.dependency-cruiser.cjs'],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -20,6 +23,33 @@ export default tseslint.config(
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/consistent-type-imports': 'error',
     },
+  },
+  {
+    // The house rules: kebab-case file names, a warning for a file grown past 500 lines of code.
+    files: ['src/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts', 'bin/**/*.js', 'clients/typescript/**/*.ts'],
+    plugins: { house: houseRules },
+    rules: {
+      'house/file-name-case': 'error',
+      'max-lines': ['warn', { max: 500, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/config.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message: 'Read the environment in src/config.ts only (validated, typed)',
+        },
+      ],
+    },
+  },
+  {
+    files: ['.dependency-cruiser.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } },
   },
   {
     files: ['bin/*.js'],

@@ -4,7 +4,7 @@
 // a farm's uplink or an integrator's egress bill would gain. COMPRESSION_MIN_BYTES is chosen from this table.
 import { alternatingMedians, benchFarm, loadGet, startBenchApp } from './support.ts'
 import { bareInsert, sensorRows } from './readings.ts'
-import type { Scenario } from './scenarios.ts'
+import type { Scenario } from './scenario.ts'
 
 const ROUNDS = 5
 const CONCURRENCY = 16

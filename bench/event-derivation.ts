@@ -5,7 +5,7 @@
 import { Agent, request } from 'node:http'
 import { sql } from 'kysely'
 import { alternatingMedians, benchFarm, startBenchApp } from './support.ts'
-import type { BenchResult, Scenario } from './scenarios.ts'
+import type { BenchResult, Scenario } from './scenario.ts'
 
 const REQUESTS = Number(process.env.BENCH_EVENT_REQUESTS ?? 3000)
 const ROWS = 10

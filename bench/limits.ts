@@ -2,7 +2,7 @@
 // in Redis when it is reachable) against the same app with every limit off, in the same run.
 import { randomBytes } from 'node:crypto'
 import { alternatingMedians, loadGet, startBenchApp } from './support.ts'
-import type { Scenario } from './scenarios.ts'
+import type { Scenario } from './scenario.ts'
 import { insertIntegrator } from '../src/modules/integrators/integrators.repository.ts'
 
 const TOTAL = Number(process.env.BENCH_LIMIT_REQUESTS ?? 6000)

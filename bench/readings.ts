@@ -6,7 +6,7 @@
 import { Agent, request } from 'node:http'
 import { sql, type Kysely } from 'kysely'
 import { benchFarm, median, scratchEnv, startBenchApp } from './support.ts'
-import type { Scenario } from './scenarios.ts'
+import type { Scenario } from './scenario.ts'
 import type { DB } from '../src/db/schema.ts'
 import { sensorAnalytics } from '../src/modules/readings/readings.repository.ts'
 

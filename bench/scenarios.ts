@@ -1,18 +1,4 @@
-export interface BenchResult {
-  baseline: string
-  measured: string
-  /** measured / baseline, in the direction the target states. */
-  ratio: number
-  target: string
-  met: boolean
-}
-
-export interface Scenario {
-  name: string
-  description: string
-  run: () => Promise<BenchResult>
-}
-
+import type { Scenario } from './scenario.ts'
 import { accessLogScenario } from './access-log.ts'
 import { callerCacheScenario } from './caller-cache.ts'
 import { compressionScenario } from './compression.ts'

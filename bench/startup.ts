@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { BENCH_JWT_SECRET, scratchEnv } from './support.ts'
 import { memoryOf, serviceArgs } from './processes.ts'
 import { SERVICE_ENVIRONMENT } from '../src/runtime-flags.ts'
-import type { Scenario } from './scenarios.ts'
+import type { Scenario } from './scenario.ts'
 
 const STARTS = 3
 

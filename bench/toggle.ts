@@ -2,7 +2,7 @@
 // apps that share a database and differ only in the feature's setting, in alternating rounds, with the load
 // from another process. Limits are off on both sides.
 import { alternatingMedians, benchFarm, loadGet, startBenchApp } from './support.ts'
-import type { BenchResult, Scenario } from './scenarios.ts'
+import type { BenchResult, Scenario } from './scenario.ts'
 
 const TOTAL = Number(process.env.BENCH_TOGGLE_REQUESTS ?? 6000)
 const CONCURRENCY = 32

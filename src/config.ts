@@ -425,3 +425,8 @@ export function redactUrl(url: string | undefined): string | undefined {
     return '(unparseable URL)'
   }
 }
+
+/** The process's environment, whole: for what hands it on (a worker's environment, the start-up check of the flags). */
+export function processEnvironment(): NodeJS.ProcessEnv {
+  return process.env
+}

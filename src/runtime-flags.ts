@@ -9,6 +9,7 @@
 // - --no-wasm-tier-up --no-wasm-dynamic-tiering: the embedded store's WebAssembly stays on V8's baseline compiler,
 //   whose optimizing tier needs hundreds of MB for one of PostgreSQL's functions. An operator may turn the tiers
 //   back on (--wasm-tier-up --wasm-dynamic-tiering): the later flag wins, and missingServiceFlags counts them as given.
+import { processEnvironment } from './config.ts'
 
 export const SERVICE_NODE_FLAGS: readonly string[] = [
   '--max-semi-space-size=16',
@@ -25,7 +26,7 @@ export const SERVICE_NODE_FLAGS: readonly string[] = [
 export const SERVICE_ENVIRONMENT: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' }
 
 /** The service's variables that `env` does not set (to any value). */
-export function missingServiceEnvironment(env: NodeJS.ProcessEnv = process.env): string[] {
+export function missingServiceEnvironment(env: NodeJS.ProcessEnv = processEnvironment()): string[] {
   return Object.keys(SERVICE_ENVIRONMENT).filter((name) => env[name] === undefined)
 }
 

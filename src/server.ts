@@ -5,7 +5,7 @@ import cluster from 'node:cluster'
 import { flushCompileCache } from 'node:module'
 import { availableParallelism } from 'node:os'
 import { pino } from 'pino'
-import { ConfigError, loadConfig, redactUrl, type Config } from './config.ts'
+import { ConfigError, loadConfig, processEnvironment, redactUrl, type Config } from './config.ts'
 import { openDatabase, type Database } from './db/database.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { openRedis, waitForRedis, type Redis } from './redis.ts'
@@ -166,7 +166,10 @@ export async function supervise(config: Config): Promise<void> {
   // Every worker runs with the service's V8 heap flags, whatever the supervisor itself was started with.
   cluster.setupPrimary({ execArgv: withServiceFlags(process.execArgv) })
   const fork = (index: number) => {
-    const worker = cluster.fork({ ...withServiceEnvironment(process.env), LIVESTOCK_WORKER_INDEX: String(index) })
+    const worker = cluster.fork({
+      ...withServiceEnvironment(processEnvironment()),
+      LIVESTOCK_WORKER_INDEX: String(index),
+    })
     workerIndex.set(worker.id, index)
   }
   cluster.on('exit', (worker, code, signal) => {
@@ -214,7 +217,7 @@ export async function supervise(config: Config): Promise<void> {
 export async function main(overrides: Record<string, string> = {}) {
   let config: Config
   try {
-    config = loadConfig({ ...process.env, ...overrides })
+    config = loadConfig({ ...processEnvironment(), ...overrides })
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`)
