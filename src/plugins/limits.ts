@@ -186,7 +186,8 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
     if (limit === 0) return undefined
     const now = clock()
     const { day, resetAtSeconds, secondsLeft } = utcDayWindow(now)
-    const endpoint = `${req.method} ${req.routeOptions.url ?? req.url}`
+    // A HEAD is the GET without its body: the same read, so the same daily budget.
+    const endpoint = `${req.method === 'HEAD' ? 'GET' : req.method} ${req.routeOptions.url ?? req.url}`
     const whose = caller.kind === 'integrator' ? `the ${tierLabel(caller.integrator.tier)} tier` : 'user tokens'
     return {
       limiter: quotaLimiter(limit),

@@ -255,6 +255,23 @@ describe('daily per-endpoint quotas', () => {
     )
   })
 
+  it("counts HEAD under GET's quota: a HEAD is no second daily budget for the same read", async () => {
+    await withApp({ QUOTA_FREE: '2' }, async (ctx) => {
+      const { uid } = await createIntegrator(ctx, { tier: 'free' })
+      const headers = bearer((await integratorToken(ctx, uid)).accessToken)
+      const call = (method: 'GET' | 'HEAD') => ctx.app.inject({ method, url: '/api/v1/tokens/validate', headers })
+      assert.equal((await call('HEAD')).statusCode, 200)
+      assert.equal(headersOf(await call('GET')).remaining, 0)
+      const refused = await call('GET')
+      assert.equal(refused.statusCode, 429)
+      assert.equal(
+        refused.json().error,
+        'Daily quota exceeded: 2 requests per day to GET /api/v1/tokens/validate for the Free tier; it resets at 00:00 UTC',
+      )
+      assert.equal((await call('HEAD')).statusCode, 429)
+    })
+  })
+
   it('resets at 00:00 UTC (injected clock)', async () => {
     const clock = manualClock(Date.UTC(2026, 10, 22, 23, 59, 58))
     await withApp(
