@@ -37,7 +37,7 @@ let base: string
 
 /** An event as the service would derive it, stored and announced to this process's stream readers. */
 async function deriveEvent(
-  farm: { uid: string; mac: string },
+  farm: { uid: string; mac: string; id: string },
   type: NewEvent['type'],
   value: number,
   evidence: Record<string, unknown>,
@@ -47,6 +47,7 @@ async function deriveEvent(
     uid: farm.uid,
     type,
     mac: farm.mac,
+    animalId: Number(farm.id),
     group: 'Farrowing room 2',
     value,
     t: now,
@@ -74,7 +75,7 @@ async function seedFarm(): Promise<Farm> {
   assert.equal(created.statusCode, 201, created.body)
   const integrator = await createIntegrator(ctx, { linkTo: [user.uid] })
   const id = created.json().data.ID as string
-  await deriveEvent({ uid: user.uid, mac }, 'birth-alarm', 0.86, { probability: 0.86, predictionId: 'p-1' })
+  await deriveEvent({ uid: user.uid, mac, id }, 'birth-alarm', 0.86, { probability: 0.86, predictionId: 'p-1' })
   return {
     uid: user.uid,
     email: user.email,
@@ -178,6 +179,7 @@ describe(
         await checkPage(page, viewport.name, 'herd')
         await page.getByRole('link', { name: farm.id }).click()
         await page.getByRole('heading', { name: `${farm.id} · ${farm.mac}` }).waitFor()
+        await page.getByRole('region', { name: 'Events' }).getByText('Farrowing expected').waitFor()
 
         await page.getByRole('button', { name: '+ Service / insemination' }).click()
         const form = page.getByRole('form', { name: 'Service / insemination' })

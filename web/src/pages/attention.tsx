@@ -48,7 +48,7 @@ export function evidenceText(event: FarmEvent): string {
   const parts: string[] = []
   if (event.Value !== undefined) parts.push(`${event.Value}${event.Scale ? ` ${event.Scale}` : ''}`)
   for (const [key, value] of Object.entries(event.evidence ?? {})) {
-    if (value === null || typeof value === 'object') continue
+    if (value === null || typeof value === 'object' || value === event.Value) continue
     parts.push(`${humanize(key)}: ${typeof value === 'number' ? Math.round(value * 100) / 100 : text(value)}`)
   }
   return parts.join(' · ')
