@@ -148,6 +148,8 @@ describe('due lists', () => {
     assertInvalid(await call('/due-lists?weanedDays=0'), ['query:weanedDays'])
     assertInvalid(await call('/due-lists?weanedDays=366'), ['query:weanedDays'])
     assertInvalid(await call('/due-lists?date=2026-13-01'), ['query:date'])
+    assertInvalid(await call('/due-lists?date=9999-12-31'), ['query:date'])
+    assertInvalid(await call('/kpis?from=1999-12-31&to=2000-01-10'), ['query:from'])
     assertInvalid(await call('/due-lists?group='), ['query:group'])
     assertInvalid(await call('/due-lists?sortBy=t'), ['query:sortBy'])
   })

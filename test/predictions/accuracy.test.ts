@@ -120,6 +120,7 @@ describe('prediction accuracy', () => {
     assertInvalid(await get('?from=2026-02-30'), ['query:from'])
     assertInvalid(await get('?from=2024-01-01&to=2026-03-01'), ['query:from'])
     assertInvalid(await get('?to=soon'), ['query:to'])
+    assertInvalid(await get('?from=9999-12-01&to=9999-12-31'), ['query:from', 'query:to'])
     assertInvalid(await get('?limit=5'), ['query:limit'])
   })
 

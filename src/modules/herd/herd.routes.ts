@@ -52,6 +52,8 @@ function daysOf<K extends string>(query: Partial<Record<K, string>>, names: K[])
     if (value === undefined) continue
     const day = dayOf(value)
     if (day === undefined) problems.push({ field: `query:${name}`, message: 'is not a real date' })
+    else if (value < '2000-01-01' || value > '2099-12-31')
+      problems.push({ field: `query:${name}`, message: 'must lie in the years 2000-2099' })
     else out[name] = day
   }
   if (problems.length > 0) throw validationFailed(problems)

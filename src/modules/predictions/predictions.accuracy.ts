@@ -8,6 +8,7 @@ import { validationFailed, type FieldProblem } from '../../http/errors.ts'
 import { Count, DateTime } from '../../http/schema-types.ts'
 import type { App } from '../../types.ts'
 import { UserPath } from '../animals/animals.resource.ts'
+import { T_MAX, T_MIN } from '../readings/readings.rules.ts'
 import {
   ALARM_MERGE_MS,
   ALARM_PROBABILITY,
@@ -211,7 +212,10 @@ export async function predictionAccuracyRoute(app: App) {
         if (value === undefined) return undefined
         const ms = instantOf(value, bound)
         if (ms === undefined) problems.push({ field: `query:${name}`, message: 'is not a real date or time' })
-        return ms
+        else if (ms < T_MIN || ms >= T_MAX)
+          problems.push({ field: `query:${name}`, message: 'must lie in the years 2000-2099' })
+        else return ms
+        return undefined
       }
       const sentFrom = parse('from', 'start')
       const sentTo = parse('to', 'end')
