@@ -110,7 +110,14 @@ export interface Config {
   eventDerivation: boolean
   /** Delivery of events: webhooks and push (docs/delivery.md). */
   delivery: DeliveryConfig
+  /** The readings' storage jobs (docs/storage.md#readings). */
+  readings: ReadingsConfig
   limits: Limits
+}
+
+export interface ReadingsConfig {
+  /** How often closed hours are packed. */
+  packingIntervalSeconds: number
 }
 
 export interface DeliveryConfig {
@@ -281,6 +288,9 @@ export function loadConfig(env: Env = process.env): Config {
       allowInsecure: read.oneOf('WEBHOOK_ALLOW_INSECURE', ['on', 'off'] as const, 'off') === 'on',
       fcmServiceAccountFile: read.string('FCM_SERVICE_ACCOUNT_FILE'),
       fcmEndpoint: read.url('FCM_ENDPOINT', ['https:', 'http:']),
+    },
+    readings: {
+      packingIntervalSeconds: read.int('PACKING_INTERVAL_SECONDS', 600, { min: 1, max: 86400 }),
     },
     limits,
   }

@@ -22,6 +22,7 @@ import { startMaintenance } from './jobs/maintenance.ts'
 import { startReferenceTemperatureSchedule } from './jobs/reference-temperature.ts'
 import { startPredictionSchedule } from './jobs/predictions.ts'
 import { startEventSchedule } from './jobs/events.ts'
+import { startPackingSchedule } from './jobs/packing.ts'
 
 export async function serve(config: Config): Promise<App> {
   const log = pino(loggerOptions(config) as pino.LoggerOptions)
@@ -83,6 +84,7 @@ export async function serve(config: Config): Promise<App> {
           password: config.mqttPassword,
         })
       : undefined
+  const stopPacking = runsBackgroundWork ? startPackingSchedule(started) : noop
   const mqttIngest =
     mqtt && config.mqttUrl
       ? mqtt.startMqttIngest(started, {
@@ -112,6 +114,7 @@ export async function serve(config: Config): Promise<App> {
       stopReferenceTemperature()
       stopPredictions()
       stopEvents()
+      stopPacking()
       await mqttIngest?.stop()
       await eventPublisher?.stop()
       await started.close()

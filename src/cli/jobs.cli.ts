@@ -14,19 +14,20 @@ import { PREDICTIONS_LOCK, scorePredictions } from '../jobs/predictions.ts'
 import { withSingleRunner } from '../jobs/single-runner.ts'
 import { EVENTS_LOCK, deriveScheduledEvents } from '../jobs/events.ts'
 import { createEventHub } from '../modules/events/event-hub.ts'
+import { PACKING_LOCK, packReadings } from '../jobs/packing.ts'
 
 export const jobCommands: Command[] = [
   {
     name: 'jobs',
     summary:
-      'Run a scheduled job now (prune-tokens, reference-temperature, predictions, events), or evaluate the scorer',
+      'Run a scheduled job now (prune-tokens, reference-temperature, predictions, events, pack), or evaluate the scorer',
     usage:
-      'livestock-api jobs <prune-tokens | reference-temperature [--user U] | predictions [--user U] | events [--user U] | evaluate-predictions [--family F] [--seed S] [--animals N] [--days D]>',
+      'livestock-api jobs <prune-tokens | reference-temperature [--user U] | predictions [--user U] | events [--user U] | pack [--user U] | evaluate-predictions [--family F] [--seed S] [--animals N] [--days D]>',
     options: {
       user: {
         type: 'string',
         value: 'U',
-        description: 'only the animals of this user (reference-temperature, predictions, events)',
+        description: 'only the animals of this user (reference-temperature, predictions, events, pack)',
       },
       seed: {
         type: 'string',
@@ -59,6 +60,7 @@ export const jobCommands: Command[] = [
       '                        sensitivity, lead, false alarms per animal-month, AUC and calibration with 95 % intervals,',
       `                        for the family the rules were tuned on (${TUNING_FAMILY}) and the one they were not, side by`,
       `                        side (default --seed ${EVALUATION_SEED}). Needs no database; takes a few minutes`,
+      "pack                    pack every tag's closed hours of readings now (the service also does this every 10 minutes)",
     ].join('\n'),
     run: async (values, positionals, ctx) => {
       const [job] = positionals
@@ -110,6 +112,16 @@ export const jobCommands: Command[] = [
             ...(uid ? { user: uid } : {}),
             ...(outcome ?? { skipped: 'another process is scoring predictions now' }),
           })
+        })
+        return
+      }
+      if (job === 'pack') {
+        const uid = optionalString(values, 'user')
+        await ctx.withDatabase(async (database) => {
+          const outcome = await withSingleRunner(database, PACKING_LOCK, (conn) =>
+            packReadings(conn, { now: Date.now(), ...(uid ? { uid } : {}) }),
+          )
+          ctx.out({ job, ...(uid ? { user: uid } : {}), ...(outcome ?? { skipped: 'another process is packing now' }) })
         })
         return
       }

@@ -168,6 +168,35 @@ export interface LitterguardReadingsTable {
   z: number
 }
 
+/** One tag's closed hour of readings, packed (migration 0030, docs/storage.md#readings). */
+interface PackedHour {
+  uid: string
+  mac: string
+  /** Start of the hour, in the series' unit of t. */
+  hour: number
+  /** Readings in the row. */
+  n: number
+  /** Offsets from `hour`, ascending. */
+  dt: number[]
+}
+
+export interface PackedSensorTable extends PackedHour {
+  /** °C × 100 */
+  c: number[]
+  /** g × 1000 */
+  x: number[]
+  y: number[]
+  z: number[]
+}
+
+export interface PackedLocationTable extends PackedHour {
+  /** dBm × 10 */
+  rssi: number[]
+  /** The hour's distinct nodes, and each reading's (1-based) index into them. */
+  nodes: string[]
+  node: number[]
+}
+
 export interface PredictionsTable {
   uid: string
   id: Generated<number>
@@ -290,6 +319,9 @@ export interface DB extends RecordTables {
   animal_location_readings: AnimalLocationReadingsTable
   litterguards: LitterguardsTable
   litterguard_readings: LitterguardReadingsTable
+  animal_sensor_packed: PackedSensorTable
+  animal_location_packed: PackedLocationTable
+  litterguard_packed: PackedSensorTable
   idempotency_keys: IdempotencyKeysTable
   access_log: AccessLogTable
   predictions: PredictionsTable

@@ -12,7 +12,7 @@ import { sensorTopic } from '../../src/ingest/mqtt.ts'
 import { eventually } from '../support/eventually.ts'
 import { startPrivatePostgres, type PrivatePostgres } from './support/servers.ts'
 import { keepAliveAgent, killHard, serviceEnv, startService, type ServiceProcess } from './support/service.ts'
-import { createAnimal, farmHeaders, seedFarm, type Farm } from './support/farm.ts'
+import { createAnimal, farmHeaders, seedFarm, sensorTimesSql, type Farm } from './support/farm.ts'
 
 const MQTT_URL = process.env.MQTT_URL ?? 'mqtt://127.0.0.1:1883'
 const READINGS_PER_MESSAGE = 10
@@ -79,14 +79,7 @@ describe('MQTT subscriber killed with messages in flight', () => {
       }
     }
     const stored = async () =>
-      Number(
-        (
-          await postgres.query(
-            `SELECT count(*) AS n FROM animal_sensor_readings WHERE uid = '${farm.uid}' AND mac = '${mac}'`,
-            'api',
-          )
-        ).rows[0].n,
-      )
+      Number((await postgres.query(`SELECT count(*) AS n FROM (${sensorTimesSql(farm.uid, mac)}) s`, 'api')).rows[0].n)
 
     await publish(300)
     // Killed while it works through them: some stored, the one in hand unacknowledged, the rest queued.
@@ -110,12 +103,9 @@ describe('MQTT subscriber killed with messages in flight', () => {
     )
 
     assert.equal(storedInAll, total, 'every reading stored, none twice')
-    const times = (
-      await postgres.query(
-        `SELECT t FROM animal_sensor_readings WHERE uid = '${farm.uid}' AND mac = '${mac}' ORDER BY t`,
-        'api',
-      )
-    ).rows.map((r: { t: string }) => Number(r.t))
+    const times = (await postgres.query(sensorTimesSql(farm.uid, mac), 'api')).rows.map((r: { t: string }) =>
+      Number(r.t),
+    )
     assert.deepEqual(
       times,
       Array.from({ length: total }, (_, i) => start + i * 1000),

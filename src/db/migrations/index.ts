@@ -13,6 +13,7 @@ import * as predictionAnimal from './0011_prediction_animal.ts'
 import * as deliveries from './0055_deliveries.ts'
 import * as events from './0020_events.ts'
 import * as scorerFarmSettings from './0050_scorer_farm_settings.ts'
+import * as packedReadings from './0030_packed_readings.ts'
 
 // Listed explicitly (not read from the folder) so the same list works from src/ and from dist/.
 // Names sort in the order they run.
@@ -29,6 +30,7 @@ export const migrations: Record<string, Migration> = {
   '0010_token_families': tokenFamilies,
   '0011_prediction_animal': predictionAnimal,
   '0020_events': events,
+  '0030_packed_readings': packedReadings,
   '0050_scorer_farm_settings': scorerFarmSettings,
   '0055_deliveries': deliveries,
 }

@@ -10,6 +10,14 @@ import type { ApiObject } from '../../resource/resource.ts'
 import { animals } from './animals.resource.ts'
 import { isMac, normalizeMac } from './animals.rules.ts'
 
+/** A tag's readings, both parts of both series (docs/storage.md#readings): they follow its MAC and go with the animal. */
+const ANIMAL_READING_TABLES = [
+  'animal_sensor_readings',
+  'animal_sensor_packed',
+  'animal_location_readings',
+  'animal_location_packed',
+] as const
+
 export type AnimalRow = Selectable<AnimalsTable>
 
 declare module 'fastify' {
@@ -174,7 +182,7 @@ export async function updateAnimal(
         .returningAll()
         .executeTakeFirstOrThrow()
       if (row.mac !== current.mac) {
-        for (const table of ['animal_sensor_readings', 'animal_location_readings'] as const) {
+        for (const table of ANIMAL_READING_TABLES) {
           await trx
             .updateTable(table)
             .set({ mac: row.mac })
@@ -230,8 +238,8 @@ export async function deleteAnimal(
           if (Object.keys(counts).length > 0) return { deleted: false, records: counts }
         }
       }
-      await trx.deleteFrom('animal_sensor_readings').where('uid', '=', uid).where('mac', '=', animal.mac).execute()
-      await trx.deleteFrom('animal_location_readings').where('uid', '=', uid).where('mac', '=', animal.mac).execute()
+      for (const table of ANIMAL_READING_TABLES)
+        await trx.deleteFrom(table).where('uid', '=', uid).where('mac', '=', animal.mac).execute()
       await trx.deleteFrom('animals').where('uid', '=', uid).where('id', '=', id).execute()
       return { deleted: true }
     })

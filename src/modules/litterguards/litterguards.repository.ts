@@ -9,6 +9,7 @@ import type { FilterValue } from '../../http/list-params.ts'
 import type { ApiObject } from '../../resource/resource.ts'
 import { isMac, normalizeMac } from '../animals/animals.rules.ts'
 import type { DeviceRow } from '../readings/readings.schemas.ts'
+import { SERIES, newestReadings, readingRows } from '../readings/readings.repository.ts'
 import { litterguards } from './litterguards.resource.ts'
 import { BUCKET_SECONDS, type BucketStats, type Window } from './litterguards.rules.ts'
 
@@ -130,7 +131,8 @@ export async function deleteLitterguard(db: Kysely<DB>, uid: string, mac: string
       .forUpdate()
       .executeTakeFirst()
     if (!device) return false
-    await trx.deleteFrom('litterguard_readings').where('uid', '=', uid).where('mac', '=', mac).execute()
+    for (const table of ['litterguard_readings', 'litterguard_packed'] as const)
+      await trx.deleteFrom(table).where('uid', '=', uid).where('mac', '=', mac).execute()
     await trx.deleteFrom('litterguards').where('uid', '=', uid).where('mac', '=', mac).execute()
     return true
   })
@@ -144,14 +146,7 @@ export async function readDeviceReadings(
   range: { start?: number; end?: number },
   limit: number,
 ): Promise<DeviceRow[]> {
-  let query = db
-    .selectFrom('litterguard_readings')
-    .select(['t', 'c', 'x', 'y', 'z'])
-    .where('uid', '=', uid)
-    .where('mac', '=', mac)
-  if (range.start !== undefined) query = query.where('t', '>=', range.start)
-  if (range.end !== undefined) query = query.where('t', '<=', range.end)
-  return query.orderBy('t', 'desc').limit(limit).execute()
+  return newestReadings<DeviceRow>(db, SERIES.devicedata, uid, mac, range, limit)
 }
 
 /** Aggregates of one device's readings in a window and in the baseline before it. */
@@ -202,7 +197,7 @@ export async function activityAggregates(
         count(*)::float8 AS n, sum(r.c) AS sum_c, min(r.c) AS min_c, max(r.c) AS max_c,
         sum(m.magnitude) AS sum_m, sum(abs(m.magnitude - 1)) AS sum_activity
       FROM litterguards d
-      JOIN litterguard_readings r ON r.uid = d.uid AND r.mac = d.mac AND r.t >= ${baselineStart} AND r.t <= ${window.end}
+      CROSS JOIN LATERAL ${readingRows(SERIES.devicedata, uid, sql.ref('d.mac'), { start: baselineStart, end: window.end })} r
       CROSS JOIN LATERAL (SELECT sqrt(r.x * r.x + r.y * r.y + r.z * r.z) AS magnitude) m
       WHERE d.uid = ${uid} ${mac === undefined ? sql`` : sql`AND d.mac = ${mac}`}
       GROUP BY r.mac, bucket

@@ -26,15 +26,23 @@ export interface TimeQuery {
   sortOrder: 'asc' | 'desc'
 }
 
+/** How a packed row keeps a column: scaled to a small integer (exact: value = integer / scale), or as an index into the row's dictionary. */
+type Packing = { scale: number } | { dictionary: 'nodes'; index: 'node' }
+
 /** Where a series is stored and what its newest row updates. */
-interface Series {
-  table: string
+export interface Series {
+  /** The recent part: one row a reading, as it arrives. */
+  table: 'animal_sensor_readings' | 'animal_location_readings' | 'litterguard_readings'
+  /** The packed part: one row of arrays per tag and closed hour (docs/storage.md#readings). */
+  packed: 'animal_sensor_packed' | 'animal_location_packed' | 'litterguard_packed'
   /** The registry whose row (uid, mac) the readings belong to. */
   owner: 'animals' | 'litterguards'
   /** The unit of t: 1 for ms (ear tags), 1000 for Unix seconds (litter devices). */
   msPerT: 1 | 1000
   /** Columns besides uid, mac and t, with the SQL type of their unnest() array. */
   columns: Record<string, 'float8' | 'text'>
+  /** How each column is packed. */
+  packing: Record<string, Packing>
   /**
    * Brings the owner's latest state up to the newest stored row stamped at most `until` (the series' unit of t);
    * an older batch arriving late never moves it back.
@@ -42,12 +50,17 @@ interface Series {
   updateOwnerLatest: (uid: string, mac: string, until: number) => RawBuilder<unknown>
 }
 
+/** The packed arrays' element bounds (smallint). */
+const SMALLINT_MAX = 32767
+
 export const SERIES: Record<ReadingKind, Series> = {
   sensordata: {
     table: 'animal_sensor_readings',
+    packed: 'animal_sensor_packed',
     owner: 'animals',
     msPerT: 1,
     columns: { c: 'float8', x: 'float8', y: 'float8', z: 'float8' },
+    packing: { c: { scale: 100 }, x: { scale: 1000 }, y: { scale: 1000 }, z: { scale: 1000 } },
     updateOwnerLatest: (uid, mac, until) => sql`
       UPDATE animals a SET current_temperature = r.c, t = r.t, last_sensor_t = r.t, updated_at = now()
       FROM (SELECT t, c FROM animal_sensor_readings WHERE uid = ${uid} AND mac = ${mac} AND t <= ${until} ORDER BY t DESC LIMIT 1) r
@@ -55,9 +68,11 @@ export const SERIES: Record<ReadingKind, Series> = {
   },
   locations: {
     table: 'animal_location_readings',
+    packed: 'animal_location_packed',
     owner: 'animals',
     msPerT: 1,
     columns: { rssi: 'float8', nodeuid: 'text' },
+    packing: { rssi: { scale: 10 }, nodeuid: { dictionary: 'nodes', index: 'node' } },
     updateOwnerLatest: (uid, mac, until) => sql`
       UPDATE animals a SET node = r.nodeuid, signal_strength = r.rssi, last_location_t = r.t, updated_at = now()
       FROM (SELECT t, rssi, nodeuid FROM animal_location_readings WHERE uid = ${uid} AND mac = ${mac} AND t <= ${until} ORDER BY t DESC LIMIT 1) r
@@ -65,14 +80,157 @@ export const SERIES: Record<ReadingKind, Series> = {
   },
   devicedata: {
     table: 'litterguard_readings',
+    packed: 'litterguard_packed',
     owner: 'litterguards',
     msPerT: 1000,
     columns: { c: 'float8', x: 'float8', y: 'float8', z: 'float8' },
+    packing: { c: { scale: 100 }, x: { scale: 1000 }, y: { scale: 1000 }, z: { scale: 1000 } },
     updateOwnerLatest: (uid, mac, until) => sql`
       UPDATE litterguards d SET last_seen = r.t, current_temperature = r.c, updated_at = now()
       FROM (SELECT t, c FROM litterguard_readings WHERE uid = ${uid} AND mac = ${mac} AND t <= ${until} ORDER BY t DESC LIMIT 1) r
       WHERE d.uid = ${uid} AND d.mac = ${mac} AND (d.last_seen IS NULL OR d.last_seen < r.t)`,
   },
+}
+
+/** An hour in the series' unit of t. */
+export const hourOf = (series: Series) => 3_600_000 / series.msPerT
+
+/** The packed arrays unnest() reads, and their names as unnested (`u.<name>`). */
+function packedArrays(series: Series): string[] {
+  return ['dt', ...Object.entries(series.packing).map(([column, p]) => ('scale' in p ? column : p.index))]
+}
+
+/** A packed row `p` unnested as `u`, with the series' columns as read: `t, <columns>`. */
+function unpackedColumns(series: Series): RawBuilder<unknown> {
+  return sql.join([
+    sql`p.hour + u.dt AS t`,
+    ...Object.entries(series.packing).map(([column, p]) =>
+      'scale' in p
+        ? sql`${sql.ref(`u.${column}`)}::float8 / ${sql.lit(p.scale)} AS ${sql.ref(column)}`
+        : sql`${sql.ref(`p.${p.dictionary}`)}[${sql.ref(`u.${p.index}`)}] AS ${sql.ref(column)}`,
+    ),
+  ])
+}
+
+const unnestPacked = (series: Series) => {
+  const arrays = packedArrays(series)
+  return sql`CROSS JOIN LATERAL unnest(${sql.join(arrays.map((a) => sql.ref(`p.${a}`)))}) AS u (${sql.join(arrays.map((a) => sql.ref(a)))})`
+}
+
+/** A span of t (the series' unit), both ends inclusive, either end open. */
+export interface Span {
+  start?: number | undefined
+  end?: number | undefined
+}
+
+/**
+ * One tag's readings in `span` from both parts, recent and packed, as a subquery of `t` and the series'
+ * columns. With `top`, only the `limit` first in `order`: each part gives at most that many (the packed
+ * part the fewest hours that hold them: the running count of readings per hour, `n`, read from the key).
+ */
+export function readingRows(
+  series: Series,
+  uid: string,
+  /** The tag's MAC, or a reference to it (a lateral join's column). */
+  mac: string | RawBuilder<unknown>,
+  span: Span,
+  top?: { order: 'asc' | 'desc'; limit: number },
+): RawBuilder<unknown> {
+  const hour = hourOf(series)
+  const columns = ['t', ...Object.keys(series.columns)]
+  const inSpan = (t: RawBuilder<unknown>) =>
+    sql.join(
+      [
+        ...(span.start === undefined ? [] : [sql`${t} >= ${span.start}`]),
+        ...(span.end === undefined ? [] : [sql`${t} <= ${span.end}`]),
+      ],
+      sql` AND `,
+    )
+  const spanFilter = (t: RawBuilder<unknown>) =>
+    span.start === undefined && span.end === undefined ? sql`` : sql`AND ${inSpan(t)}`
+  const hourFilter = sql`${span.start === undefined ? sql`` : sql`AND p.hour >= ${span.start - (span.start % hour)}`}
+    ${span.end === undefined ? sql`` : sql`AND p.hour <= ${span.end}`}`
+  const order = sql.raw(top?.order === 'asc' ? 'ASC' : 'DESC')
+  const recentLimit = top ? sql`ORDER BY t ${order} LIMIT ${top.limit}` : sql``
+  // Hours in order until they hold `limit` readings, the first hour not counted (the span's end or start may cut it).
+  const hours = top
+    ? sql`(SELECT * FROM (SELECT p.*, sum(p.n) OVER (ORDER BY p.hour ${order}) - p.n - first_value(p.n) OVER (ORDER BY p.hour ${order}) AS before
+             FROM (SELECT * FROM ${sql.table(series.packed)} p WHERE p.uid = ${uid} AND p.mac = ${mac} ${hourFilter}
+                   ORDER BY p.hour ${order} LIMIT ${top.limit + 1}) p) h WHERE h.before < ${top.limit})`
+    : sql`(SELECT * FROM ${sql.table(series.packed)} p WHERE p.uid = ${uid} AND p.mac = ${mac} ${hourFilter})`
+  return sql`((SELECT ${sql.join(columns.map((c) => sql.ref(c)))} FROM ${sql.table(series.table)}
+      WHERE uid = ${uid} AND mac = ${mac} ${spanFilter(sql.ref('t'))} ${recentLimit})
+    UNION ALL
+    (SELECT * FROM (SELECT ${unpackedColumns(series)} FROM ${hours} p ${unnestPacked(series)}) u
+      WHERE true ${spanFilter(sql.ref('u.t'))}))`
+}
+
+/** Whether a column's value packs exactly: for a scaled column, value = round(value × scale) / scale within smallint. */
+function packsExactly(column: string, packing: Packing): RawBuilder<boolean> {
+  if (!('scale' in packing)) return sql<boolean>`true`
+  const ref = sql.ref(`r.${column}`)
+  const scale = sql.lit(packing.scale)
+  return sql<boolean>`(round(${ref} * ${scale}) / ${scale} = ${ref} AND abs(round(${ref} * ${scale})) <= ${sql.lit(SMALLINT_MAX)})`
+}
+
+/**
+ * Packs one tag's closed hours (every reading before `before`) into the packed part, merging readings that
+ * arrived late for an hour already packed. Runs in the caller's transaction, which holds the owner's row
+ * (FOR UPDATE) so that no ingestion of this tag runs meanwhile. An hour with a value that does not pack
+ * exactly stays as rows. Returns the readings moved.
+ */
+export async function packTag(
+  db: Kysely<DB>,
+  series: Series,
+  uid: string,
+  mac: string,
+  before: number,
+): Promise<number> {
+  const hour = hourOf(series)
+  const columns = Object.keys(series.columns)
+  const exact = sql.join(
+    Object.entries(series.packing).map(([column, p]) => packsExactly(column, p)),
+    sql` AND `,
+  )
+  const aggregates = Object.entries(series.packing).map(([column, p]) =>
+    'scale' in p
+      ? sql`array_agg(round(${sql.ref(`m.${column}`)} * ${sql.lit(p.scale)})::smallint ORDER BY m.t) AS ${sql.ref(column)}`
+      : sql`d.${sql.ref(p.dictionary)}, array_agg(array_position(d.${sql.ref(p.dictionary)}, ${sql.ref(`m.${column}`)})::smallint ORDER BY m.t) AS ${sql.ref(p.index)}`,
+  )
+  const dictionary = Object.entries(series.packing).find(([, p]) => !('scale' in p)) as
+    [string, { dictionary: string; index: string }] | undefined
+  const packedColumns = packedArrays(series).slice(1)
+  const insertColumns = [
+    'dt',
+    ...packedColumns.flatMap((c) => (dictionary && c === dictionary[1].index ? [dictionary[1].dictionary, c] : [c])),
+  ]
+  const { rows } = await sql<{ moved: number }>`
+    WITH closed AS (
+      SELECT r.t - r.t % ${hour} AS hour FROM ${sql.table(series.table)} r
+      WHERE r.uid = ${uid} AND r.mac = ${mac} AND r.t < ${before}
+      GROUP BY 1 HAVING bool_and(${exact})
+    ), moved AS (
+      DELETE FROM ${sql.table(series.table)} r USING closed
+      WHERE r.uid = ${uid} AND r.mac = ${mac} AND r.t >= closed.hour AND r.t < closed.hour + ${hour}
+      RETURNING r.t, ${sql.join(columns.map((c) => sql.ref(`r.${c}`)))}
+    ), merged AS (
+      SELECT t - t % ${hour} AS hour, t, ${sql.join(columns.map((c) => sql.ref(c)))} FROM moved
+      UNION ALL
+      SELECT p.hour, ${unpackedColumns(series)}
+      FROM ${sql.table(series.packed)} p JOIN closed ON closed.hour = p.hour ${unnestPacked(series)}
+      WHERE p.uid = ${uid} AND p.mac = ${mac}
+    ), dictionary AS (
+      SELECT hour, ${dictionary ? sql`array_agg(DISTINCT ${sql.ref(dictionary[0])} ORDER BY ${sql.ref(dictionary[0])})` : sql`NULL::text[]`} AS nodes
+      FROM merged GROUP BY hour
+    ), packed AS (
+      INSERT INTO ${sql.table(series.packed)} (uid, mac, hour, n, ${sql.join(insertColumns.map((c) => sql.ref(c)))})
+      SELECT ${uid}, ${mac}, m.hour, count(*), array_agg((m.t - m.hour)::integer ORDER BY m.t), ${sql.join(aggregates)}
+      FROM merged m JOIN dictionary d ON d.hour = m.hour
+      GROUP BY m.hour, d.nodes
+      ON CONFLICT (uid, mac, hour) DO UPDATE SET n = excluded.n, ${sql.join(insertColumns.map((c) => sql`${sql.ref(c)} = ${sql.ref(`excluded.${c}`)}`))}
+    )
+    SELECT count(*) AS moved FROM moved`.execute(db)
+  return Number(rows[0]?.moved ?? 0)
 }
 
 /**
@@ -101,10 +259,14 @@ export async function storeReadings(
     const owner =
       await sql`SELECT 1 FROM ${sql.table(series.owner)} WHERE uid = ${uid} AND mac = ${mac} FOR KEY SHARE`.execute(trx)
     if (owner.rows.length === 0) return undefined
+    const hour = hourOf(series)
+    // A reading already packed (its hour closed) is a duplicate too: idempotent across both parts.
     const result = await sql`
       INSERT INTO ${sql.table(series.table)} (uid, mac, ${sql.join(columns.map((c) => sql.ref(c)))})
       SELECT ${uid}, ${mac}, ${sql.join(columns.map((c) => sql.ref(`r.${c}`)))}
       FROM unnest(${sql.join(columns.map((c) => sql`${rows.map((row) => row[c])}::${arrayType(c)}`))}) AS r (${sql.join(columns.map((c) => sql.ref(c)))})
+      WHERE NOT EXISTS (SELECT 1 FROM ${sql.table(series.packed)} p
+                        WHERE p.uid = ${uid} AND p.mac = ${mac} AND p.hour = r.t - r.t % ${hour} AND (r.t - p.hour)::integer = ANY (p.dt))
       ON CONFLICT (uid, mac, t) DO NOTHING`.execute(trx)
     const stored = Number(result.numAffectedRows ?? 0n)
     if (stored > 0) {
@@ -125,24 +287,14 @@ const ITEMS_PER_PIECE = 500
  * page goes straight to V8's old generation. The keys come in the selected column order, the schema's;
  * numbers in PostgreSQL's shortest exact form (1e-07 where JavaScript writes 1e-7).
  */
-async function jsonItems(
-  db: Kysely<DB>,
-  table: 'animal_sensor_readings' | 'animal_location_readings',
-  columns: readonly string[],
-  uid: string,
-  mac: string,
-  q: TimeQuery,
-): Promise<string[]> {
+async function jsonItems(db: Kysely<DB>, series: Series, uid: string, mac: string, q: TimeQuery): Promise<string[]> {
   const order = sql.raw(q.sortOrder === 'asc' ? 'ASC' : 'DESC')
   // One sorted array of the items' texts, cut into slices: the cheapest way to pieces that was measured
   // (docs/performance.md), cheaper than numbering the rows and grouping them.
   const { rows } = await sql<{ items: string }>`
     SELECT array_to_string(page.items[k * ${sql.lit(ITEMS_PER_PIECE)} + 1 : (k + 1) * ${sql.lit(ITEMS_PER_PIECE)}], ',') AS items
     FROM (SELECT array_agg(row_to_json(r)::text ORDER BY r.t ${order}) AS items
-          FROM (SELECT ${sql.join(columns.map((c) => sql.ref(c)))} FROM ${sql.table(table)}
-                WHERE uid = ${uid} AND mac = ${mac}
-                  ${q.startTime === undefined ? sql`` : sql`AND t >= ${q.startTime}`}
-                  ${q.endTime === undefined ? sql`` : sql`AND t <= ${q.endTime}`}
+          FROM (SELECT * FROM ${readingRows(series, uid, mac, { start: q.startTime, end: q.endTime }, { order: q.sortOrder, limit: q.limit })} r
                 ORDER BY t ${order} LIMIT ${q.limit}) r) page,
          generate_series(0, (cardinality(page.items) - 1) / ${sql.lit(ITEMS_PER_PIECE)}) k
     ORDER BY k`.execute(db)
@@ -151,23 +303,32 @@ async function jsonItems(
 
 /** An animal's sensor readings in [startTime, endTime], as pieces of JSON array items (jsonItems). */
 export function readSensorData(db: Kysely<DB>, uid: string, mac: string, q: TimeQuery): Promise<string[]> {
-  return jsonItems(db, 'animal_sensor_readings', ['t', 'c', 'x', 'y', 'z'], uid, mac, q)
+  return jsonItems(db, SERIES.sensordata, uid, mac, q)
 }
 
 /** An animal's location detections in [startTime, endTime], as pieces of JSON array items (jsonItems). */
 export function readLocations(db: Kysely<DB>, uid: string, mac: string, q: TimeQuery): Promise<string[]> {
-  return jsonItems(db, 'animal_location_readings', ['t', 'rssi', 'nodeuid'], uid, mac, q)
+  return jsonItems(db, SERIES.locations, uid, mac, q)
 }
 
 export async function latestSensorData(db: Kysely<DB>, uid: string, mac: string, count: number): Promise<SensorRow[]> {
-  return db
-    .selectFrom('animal_sensor_readings')
-    .select(['t', 'c', 'x', 'y', 'z'])
-    .where('uid', '=', uid)
-    .where('mac', '=', mac)
-    .orderBy('t', 'desc')
-    .limit(count)
-    .execute()
+  return newestReadings<SensorRow>(db, SERIES.sensordata, uid, mac, {}, count)
+}
+
+/** One tag's newest `limit` readings in `span`, newest first, from both parts. */
+export async function newestReadings<Row>(
+  db: Kysely<DB>,
+  series: Series,
+  uid: string,
+  mac: string,
+  span: Span,
+  limit: number,
+): Promise<Row[]> {
+  const { rows } = await sql<Row>`
+    SELECT * FROM ${readingRows(series, uid, mac, span, { order: 'desc', limit })} r ORDER BY t DESC LIMIT ${limit}`.execute(
+    db,
+  )
+  return rows
 }
 
 /** Aggregates of one tag's readings in [start, end], computed by the database. */
@@ -188,8 +349,9 @@ export async function sensorAnalytics(
     max_m: number | null
   }>`
     SELECT count(*) AS n, avg(c) AS avg_c, min(c) AS min_c, max(c) AS max_c, avg(m) AS avg_m, min(m) AS min_m, max(m) AS max_m
-    FROM (SELECT c, sqrt(x * x + y * y + z * z) AS m FROM animal_sensor_readings
-          WHERE uid = ${uid} AND mac = ${mac} AND t >= ${start} AND t <= ${end}) r`.execute(db)
+    FROM (SELECT c, sqrt(x * x + y * y + z * z) AS m FROM ${readingRows(SERIES.sensordata, uid, mac, { start, end })} r) r`.execute(
+    db,
+  )
   const s = rows[0]!
   return {
     averageTemperature: s.avg_c,
@@ -210,12 +372,15 @@ export async function sensorWindowStats(
   const { rows } = await sql<{ id: number; first_t: number | null; n: number; med: number | null }>`
     SELECT a.id, f.first_t, s.n, s.med
     FROM animals a
-    CROSS JOIN LATERAL (SELECT min(r.t) AS first_t FROM animal_sensor_readings r WHERE r.uid = a.uid AND r.mac = a.mac) f
+    -- The first reading: the recent part's, or the first packed hour's first offset (dt ascends).
+    CROSS JOIN LATERAL (SELECT least(
+      (SELECT min(r.t) FROM animal_sensor_readings r WHERE r.uid = a.uid AND r.mac = a.mac),
+      (SELECT p.hour + p.dt[1] FROM animal_sensor_packed p WHERE p.uid = a.uid AND p.mac = a.mac ORDER BY p.hour LIMIT 1)
+    ) AS first_t) f
     CROSS JOIN LATERAL (
       SELECT count(*) AS n, percentile_cont(0.5) WITHIN GROUP (ORDER BY r.c) AS med
-      FROM animal_sensor_readings r
-      WHERE r.uid = a.uid AND r.mac = a.mac AND r.t > ${window.from} AND r.t <= ${window.to}
-        AND r.c >= ${window.validMin} AND r.c <= ${window.validMax}
+      FROM ${readingRows(SERIES.sensordata, uid, sql.ref('a.mac'), { start: window.from + 1, end: window.to })} r
+      WHERE r.c >= ${window.validMin} AND r.c <= ${window.validMax}
     ) s
     WHERE a.uid = ${uid}
       ${window.staleBefore !== undefined ? sql`AND (a.reference_temperature_updated_at IS NULL OR a.reference_temperature_updated_at < ${window.staleBefore})` : sql``}`.execute(
@@ -226,7 +391,9 @@ export async function sensorWindowStats(
 
 /** The embedded store has no autovacuum; without it the visibility map goes stale and reads stop being index-only. */
 export async function vacuumReadings(db: Kysely<DB>): Promise<void> {
-  await sql`VACUUM (ANALYZE) animal_sensor_readings, animal_location_readings`.execute(db)
+  await sql`VACUUM (ANALYZE) animal_sensor_readings, animal_location_readings, litterguard_readings, animal_sensor_packed, animal_location_packed, litterguard_packed`.execute(
+    db,
+  )
 }
 
 /** The scorer's figures an hourly summary uses (scorer.rules.ts), handed in so readings know nothing of the scorer. */
@@ -253,14 +420,13 @@ export async function hourlySummaries(
     SELECT (t / ${HOUR_MS}) * ${HOUR_MS} AS hour, count(*) AS samples,
            avg(CASE WHEN abs(sqrt(x * x + y * y + z * z) - 1) > ${MOVING_THRESHOLD_G} THEN 1 ELSE 0 END) AS activity,
            avg(c) FILTER (WHERE c >= ${VALID_TEMPERATURE.min} AND c <= ${VALID_TEMPERATURE.max}) AS temperature
-    FROM animal_sensor_readings
-    WHERE uid = ${uid} AND mac = ${mac} AND t >= ${from} AND t < ${to}
+    FROM ${readingRows(SERIES.sensordata, uid, mac, { start: from, end: to - 1 })} r
     GROUP BY 1`.execute(db)
   const locations = await sql<{ hour: number; detections: number; node_changes: number }>`
     SELECT (t / ${HOUR_MS}) * ${HOUR_MS} AS hour, count(*) AS detections,
            count(*) FILTER (WHERE previous IS NOT NULL AND previous <> nodeuid) AS node_changes
     FROM (SELECT t, nodeuid, lag(nodeuid) OVER (ORDER BY t) AS previous
-          FROM animal_location_readings WHERE uid = ${uid} AND mac = ${mac} AND t >= ${from} AND t < ${to}) d
+          FROM ${readingRows(SERIES.locations, uid, mac, { start: from, end: to - 1 })} r) d
     GROUP BY 1`.execute(db)
   const byHour = new Map<number, HourSummary>()
   for (const r of sensor.rows) {

@@ -82,14 +82,34 @@ export async function createAnimal(
   return mac
 }
 
+/** The timestamps of a tag's sensor readings in both parts, recent and packed (a reading in both shows twice). */
+export function sensorTimesSql(uid: string, mac: string): string {
+  return `SELECT t FROM animal_sensor_readings WHERE uid = '${uid}' AND mac = '${mac}'
+    UNION ALL SELECT p.hour + u.dt FROM animal_sensor_packed p CROSS JOIN LATERAL unnest(p.dt) AS u (dt)
+    WHERE p.uid = '${uid}' AND p.mac = '${mac}' ORDER BY 1`
+}
+
 /** The timestamps of a tag's stored sensor readings, read from the store while no service holds it. */
 export async function storedReadingTimes(store: StoreEnv, farm: Farm, mac: string): Promise<number[]> {
   const database = await openDatabase(storeConfig(store))
   try {
-    const { rows } = await sql<{
-      t: number
-    }>`select t from animal_sensor_readings where uid = ${farm.uid} and mac = ${mac} order by t`.execute(database.db)
+    const { rows } = await sql<{ t: number }>`${sql.raw(sensorTimesSql(farm.uid, mac))}`.execute(database.db)
     return rows.map((r) => Number(r.t))
+  } finally {
+    await database.close()
+  }
+}
+
+/** How many of a tag's sensor readings are in the packed part. */
+export async function packedReadings(store: StoreEnv, farm: Farm, mac: string): Promise<number> {
+  const database = await openDatabase(storeConfig(store))
+  try {
+    const { rows } = await sql<{
+      n: number
+    }>`SELECT coalesce(sum(n), 0)::int AS n FROM animal_sensor_packed WHERE uid = ${farm.uid} AND mac = ${mac}`.execute(
+      database.db,
+    )
+    return Number(rows[0]!.n)
   } finally {
     await database.close()
   }
