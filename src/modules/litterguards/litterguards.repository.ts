@@ -193,14 +193,14 @@ export async function activityAggregates(
   }>`
     WITH buckets AS (
       -- One row per device and 10-minute bucket (numbered from the window's start: the baseline's are negative).
-      SELECT r.mac, floor((r.t - ${window.start}) / ${BUCKET_SECONDS}::float8) AS bucket,
+      SELECT d.mac, floor((r.t - ${window.start}) / ${BUCKET_SECONDS}::float8) AS bucket,
         count(*)::float8 AS n, sum(r.c) AS sum_c, min(r.c) AS min_c, max(r.c) AS max_c,
         sum(m.magnitude) AS sum_m, sum(abs(m.magnitude - 1)) AS sum_activity
       FROM litterguards d
       CROSS JOIN LATERAL ${readingRows(SERIES.devicedata, uid, sql.ref('d.mac'), { start: baselineStart, end: window.end })} r
       CROSS JOIN LATERAL (SELECT sqrt(r.x * r.x + r.y * r.y + r.z * r.z) AS magnitude) m
       WHERE d.uid = ${uid} ${mac === undefined ? sql`` : sql`AND d.mac = ${mac}`}
-      GROUP BY r.mac, bucket
+      GROUP BY d.mac, bucket
     )
     SELECT d.mac,
       coalesce(sum(b.n) FILTER (WHERE b.bucket >= 0), 0) AS n,
