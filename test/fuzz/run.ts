@@ -60,6 +60,7 @@ async function send(request: FuzzRequest): Promise<FuzzResponse> {
     timer = setTimeout(() => reject(new Error(`no answer within ${ANSWER_TIMEOUT_MS} ms`)), ANSWER_TIMEOUT_MS)
   })
   try {
+    if (isStream(request)) return await Promise.race([sendToStream(request, headers), timeout])
     const response = await Promise.race([
       ctx.app.inject({
         method: request.method as 'GET',
@@ -76,6 +77,38 @@ async function send(request: FuzzRequest): Promise<FuzzResponse> {
     }
   } finally {
     clearTimeout(timer)
+  }
+}
+
+/** A route whose answer is a stream that does not end (Server-Sent Events): inject never resolves on it. */
+const isStream = (request: FuzzRequest) => request.url.split('?')[0]!.endsWith('/events/stream')
+
+/** A stream route's status and headers, and its body so far: all of a refusal, the first write of an open stream. */
+async function sendToStream(request: FuzzRequest, headers: Record<string, string>): Promise<FuzzResponse> {
+  const response = await ctx.app.inject({
+    method: request.method as 'GET',
+    url: request.url,
+    headers,
+    payloadAsStream: true,
+    ...(request.payload === undefined ? {} : { payload: request.payload }),
+  })
+  const stream = response.stream()
+  const chunks: Buffer[] = []
+  const open = String(response.headers['content-type'] ?? '').startsWith('text/event-stream')
+  await new Promise<void>((resolve) => {
+    stream.on('data', (chunk: Buffer) => {
+      chunks.push(Buffer.from(chunk))
+      if (open) resolve()
+    })
+    stream.on('end', () => resolve())
+    stream.on('error', () => resolve())
+  })
+  stream.destroy()
+  const raw = Buffer.concat(chunks)
+  return {
+    statusCode: response.statusCode,
+    headers: response.headers,
+    body: open ? raw.toString() : decoded(raw, response.headers['content-encoding']),
   }
 }
 
