@@ -128,7 +128,7 @@ function featureModules(): ApiModule[] {
     tokensModule,
     integratorsModule,
     usersModule,
-    animalsModule(recordCollections.map(({ resource, segment }) => ({ table: resource.table, name: segment }))),
+    animalsModule,
     readingsModule,
     ...recordCollections.map(recordModule),
     predictionsModule,
@@ -189,6 +189,10 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
 
   app.decorate('config', config)
   app.decorate('database', database)
+  app.decorate(
+    'animalRecordTables',
+    recordCollections.map(({ table, segment }) => ({ table, name: segment })),
+  )
   app.decorate('redis', deps.redis)
   app.decorate('clock', deps.clock ?? Date.now)
   app.decorate('events', createEventHub({ derive: config.eventDerivation, log: app.log }))

@@ -21,6 +21,10 @@ const ANIMAL_READING_TABLES = [
 export type AnimalRow = Selectable<AnimalsTable>
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** The farm-record tables whose rows hang off an animal, named by their collections (app.ts gives them). */
+    animalRecordTables: readonly RecordTable[]
+  }
   interface FastifyRequest {
     /** The animal of :userId/:animalMac on routes that declare `config: { animal: 'path' }` (plugins/path-animal.ts). */
     pathAnimal: AnimalRow
