@@ -38,6 +38,7 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     authFailures: AuthFailureGate
+    loginFailures: LoginFailureGate
     quotas: LimitsGate
   }
 }
@@ -48,6 +49,14 @@ export interface AuthFailureGate {
   assertAllowed: (req: FastifyRequest, integratorUid: string) => Promise<void>
   /** Counts one failed check. */
   recordFailure: (req: FastifyRequest, integratorUid: string) => Promise<void>
+}
+
+/** Brakes password guessing on POST /tokens/login per account, whatever the addresses it comes from. */
+export interface LoginFailureGate {
+  /** Throws 429 once the account has had too many failed logins in the window. */
+  assertAllowed: (accountKey: string) => Promise<void>
+  /** Counts one failed login; true when this failure engaged the brake. */
+  recordFailure: (req: FastifyRequest, accountKey: string) => Promise<boolean>
 }
 
 export interface LimitsDeps {
@@ -150,6 +159,30 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
         .catch((err: unknown) => req.log.warn({ err }, 'counting a failed authentication failed'))
     },
   } satisfies AuthFailureGate)
+
+  // Keyed by a digest of the e-mail asked for: known and unknown addresses alike, and no address in Redis.
+  const loginKey = (email: string) => createHash('sha256').update(email.toLowerCase()).digest('base64url').slice(0, 22)
+  const loginFailures =
+    limits.loginFailuresMax > 0 ? makeLimiter('rl:login-failures', limits.loginFailuresMax, window) : undefined
+  app.decorate('loginFailures', {
+    async assertAllowed(email) {
+      const res = await loginFailures?.get(loginKey(email)).catch(() => null)
+      if (res && res.consumedPoints >= limits.loginFailuresMax) {
+        throw tooManyRequests(
+          'login-failures',
+          `Too many failed logins for this account: ${limits.loginFailuresMax} per ${describeWindow(window)}`,
+          res.msBeforeNext,
+        )
+      }
+    },
+    async recordFailure(req, email) {
+      const res = await loginFailures?.penalty(loginKey(email), 1).catch((err: unknown) => {
+        req.log.warn({ err }, 'counting a failed login failed')
+        return null
+      })
+      return res?.consumedPoints === limits.loginFailuresMax
+    },
+  } satisfies LoginFailureGate)
 
   app.decorateRequest('limitStates', undefined)
 

@@ -2,7 +2,15 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
-import { bearer, createIntegrator, createUser, integratorToken, manualClock, userToken } from '../support/fixtures.ts'
+import {
+  PASSWORD,
+  bearer,
+  createIntegrator,
+  createUser,
+  integratorToken,
+  manualClock,
+  userToken,
+} from '../support/fixtures.ts'
 
 type Res = Awaited<ReturnType<TestContext['app']['inject']>>
 
@@ -45,6 +53,24 @@ describe('failed integrator authentications', () => {
       // another address, or another UID from this address, is not held back
       assert.equal((await attempt(clientSecret, '10.1.0.2')).statusCode, 200)
       assert.equal((await attempt('x', '10.1.0.1', 'int_unknown')).statusCode, 401)
+    })
+  })
+})
+
+describe('failed logins per account', () => {
+  it('refuses an account LOGIN_FAILURES_MAX failed logins from any addresses with 429, the right password too; other accounts go on', async () => {
+    await withApp({ LOGIN_FAILURES_MAX: '3' }, async (ctx) => {
+      const user = await createUser(ctx)
+      const other = await createUser(ctx)
+      const login = (email: string, password: string, ip: string) =>
+        ctx.app.inject({ method: 'POST', url: '/api/v1/tokens/login', remoteAddress: ip, payload: { email, password } })
+      for (const ip of ['10.2.0.1', '10.2.0.2', '10.2.0.3'])
+        assert.equal((await login(user.email, 'a wrong password', ip)).statusCode, 401)
+      const refused = await login(user.email.toUpperCase(), PASSWORD, '10.2.0.4')
+      assert.equal(refused.statusCode, 429)
+      assert.equal(refused.json().error, 'Too many failed logins for this account: 3 per 15 minutes')
+      assert.ok(Number(refused.headers['retry-after']) > 0)
+      assert.equal((await login(other.email, PASSWORD, '10.2.0.4')).statusCode, 200)
     })
   })
 })

@@ -42,6 +42,7 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     RATE_LIMIT_IP_MAX: '0',
     RATE_LIMIT_TOKENS_MAX: '0',
     AUTH_FAILURES_MAX: '0',
+    LOGIN_FAILURES_MAX: '0',
     QUOTA_FREE: '0',
     QUOTA_STARTER: '0',
     QUOTA_PRO: '0',

@@ -9,7 +9,27 @@ const SALT_LENGTH = 16
 const R = 8
 const P = 1
 
-function scryptAsync(password: string, salt: Buffer, logN: number, r: number, p: number): Promise<Buffer> {
+/**
+ * At most this many hashes run at once: each holds a thread of libuv's pool (4) for its whole run, and a burst
+ * of guesses would otherwise fill the pool and stall the other work queued there (docs/security.md).
+ */
+const HASHES_AT_ONCE = 2
+let running = 0
+const waiting: (() => void)[] = []
+
+async function scryptAsync(password: string, salt: Buffer, logN: number, r: number, p: number): Promise<Buffer> {
+  if (running >= HASHES_AT_ONCE) await new Promise<void>((resolve) => waiting.push(resolve))
+  else running++
+  try {
+    return await scryptOnce(password, salt, logN, r, p)
+  } finally {
+    const next = waiting.shift()
+    if (next) next()
+    else running--
+  }
+}
+
+function scryptOnce(password: string, salt: Buffer, logN: number, r: number, p: number): Promise<Buffer> {
   const N = 2 ** logN
   return new Promise((resolve, reject) => {
     scrypt(password.normalize('NFC'), salt, KEY_LENGTH, { N, r, p, maxmem: 256 * N * r }, (err, key) =>
