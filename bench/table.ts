@@ -409,6 +409,8 @@ export async function runTable(options: TableOptions = {}): Promise<TableRow[]> 
     ...storeEnv,
     RATE_LIMIT_IP_MAX: limitsOn ? '1000000000' : '0',
     QUOTA_ENTERPRISE: '0',
+    // The seeded readings stay rows, the layout the bare server's statements read (docs/storage.md#readings).
+    PACKING_INTERVAL_SECONDS: '0',
     ...(redisUrl ? { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `bench:${randomBytes(4).toString('hex')}:` } : {}),
   })
   const start = async (name: string, storeEnv: Record<string, string>, profile = false) => {

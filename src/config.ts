@@ -118,7 +118,7 @@ export interface Config {
 }
 
 export interface ReadingsConfig {
-  /** How often closed hours are packed. */
+  /** How often closed hours are packed; 0: never (the bench's row-per-reading baseline). */
   packingIntervalSeconds: number
 }
 
@@ -293,7 +293,7 @@ export function loadConfig(env: Env = process.env): Config {
       fcmEndpoint: read.url('FCM_ENDPOINT', ['https:', 'http:']),
     },
     readings: {
-      packingIntervalSeconds: read.int('PACKING_INTERVAL_SECONDS', 600, { min: 1, max: 86400 }),
+      packingIntervalSeconds: read.int('PACKING_INTERVAL_SECONDS', 600, { min: 0, max: 86400 }),
     },
     limits,
   }

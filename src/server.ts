@@ -84,7 +84,8 @@ export async function serve(config: Config): Promise<App> {
           password: config.mqttPassword,
         })
       : undefined
-  const stopPacking = runsBackgroundWork ? startPackingSchedule(started) : noop
+  const stopPacking =
+    runsBackgroundWork && config.readings.packingIntervalSeconds > 0 ? startPackingSchedule(started) : noop
   const mqttIngest =
     mqtt && config.mqttUrl
       ? mqtt.startMqttIngest(started, {
