@@ -30,6 +30,7 @@ import { idempotencyPlugin } from './plugins/idempotency.ts'
 import { pathAnimalPlugin } from './plugins/path-animal.ts'
 import { jsonBodyPlugin } from './plugins/json-body.ts'
 import { limitsPlugin } from './plugins/limits.ts'
+import { expensiveRequestsPlugin } from './plugins/expensive-requests.ts'
 import { metricsPlugin } from './plugins/metrics.ts'
 import { cachingSerializerFactory } from './plugins/serialization.ts'
 import { shutdownPlugin } from './plugins/shutdown.ts'
@@ -221,7 +222,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   errorsPlugin(app)
   shutdownPlugin(app)
   await corsPlugin(app, config.corsOrigins)
-  paginationLinksPlugin(app)
+  paginationLinksPlugin(app, { offsetMax: config.limits.pageOffsetMax })
   // The ETag names the uncompressed body, so its onSend hook must run before compression's.
   etagPlugin(app)
   await compressionPlugin(app, config.compressionMinBytes)
@@ -264,6 +265,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   })
   idempotencyPlugin(app, { lockMs: config.requestTimeoutMs + 5000 })
   pathAnimalPlugin(app, (uid, mac) => findAnimalByMac(database.db, uid, mac))
+  expensiveRequestsPlugin(app, { perCaller: config.limits.expensiveRequestsPerCaller })
   if (config.accessLog.enabled) {
     const accessLog = accessLogWriter((rows) => insertAccessLogRows(database.db, rows), {
       flushIntervalMs: config.accessLog.flushIntervalMs,

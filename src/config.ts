@@ -29,6 +29,10 @@ export interface Limits {
   /** Common list parameter `limit`. */
   pageLimitDefault: number
   pageLimitMax: number
+  /** The most items a page may skip, (page - 1) × limit: deeper pages are a 400. */
+  pageOffsetMax: number
+  /** Expensive requests (analytics, long series, deep or sorted pages) one caller may have running at once in a process. 0 = unbounded. */
+  expensiveRequestsPerCaller: number
   /** Raw animal locations and sensordata rows per read. */
   readingsLimitDefault: number
   readingsLimitMax: number
@@ -182,6 +186,8 @@ export function loadConfig(env: Env = process.env): Config {
     refreshTokenTtlSeconds: read.int('REFRESH_TOKEN_TTL_SECONDS', 604800, { min: 60 }),
     pageLimitDefault: read.int('PAGE_LIMIT_DEFAULT', 10, { min: 1 }),
     pageLimitMax: read.int('PAGE_LIMIT_MAX', 100, { min: 1, max: PAGE_SIZE_CEILING }),
+    pageOffsetMax: read.int('PAGE_OFFSET_MAX', 10000, { min: 0, max: 1_000_000_000 }),
+    expensiveRequestsPerCaller: read.int('EXPENSIVE_REQUESTS_PER_CALLER', 2, { min: 0 }),
     readingsLimitDefault: read.int('READINGS_LIMIT_DEFAULT', 100, { min: 1 }),
     readingsLimitMax: read.int('READINGS_LIMIT_MAX', 10000, { min: 1, max: PAGE_SIZE_CEILING }),
     latestCountDefault: read.int('LATEST_COUNT_DEFAULT', 10, { min: 1 }),

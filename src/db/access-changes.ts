@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import { sql } from 'kysely'
 import pg from 'pg'
-import { embeddedInstance, type Database } from './database.ts'
+import type { Database } from './database.ts'
 import { ACCESS_CHANGES_CHANNEL } from './migrations/0009_access_change_notifications.ts'
 
 export interface AccessChangeFeed {
@@ -45,8 +45,8 @@ export function createAccessChangeFeed(
     live = value
   }
 
-  async function listenEmbedded(pglite: NonNullable<ReturnType<typeof embeddedInstance>>) {
-    const unlisten = await pglite.listen(ACCESS_CHANGES_CHANNEL, deliver)
+  async function listenEmbedded(listen: NonNullable<Database['listen']>) {
+    const unlisten = await listen(ACCESS_CHANGES_CHANNEL, deliver)
     stopListening = () => unlisten()
     setLive(true)
   }
@@ -107,8 +107,7 @@ export function createAccessChangeFeed(
       listeners.push(listener)
     },
     async start() {
-      const pglite = embeddedInstance(database)
-      if (pglite) await listenEmbedded(pglite)
+      if (database.listen) await listenEmbedded(database.listen)
       else if (databaseUrl) await listenPostgres(databaseUrl)
     },
     async sync(timeoutMs = 1000) {

@@ -1,34 +1,34 @@
 // Opens the one SQL store: embedded PGlite in DATA_DIR when DATABASE_URL is unset, else a pg pool.
-// Both speak PostgreSQL, so one Kysely query layer and one set of migrations serve both. PGlite (and
-// durable-nodefs.ts, which extends its NodeFS) is imported only when an embedded store is opened: a service
-// on PostgreSQL never loads it.
+// Both speak PostgreSQL, so one Kysely query layer and one set of migrations serve both. PGlite runs in a thread
+// of its own (embedded-store.ts), which alone imports it: a service on PostgreSQL never loads it.
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join, resolve } from 'node:path'
-import type { PGlite } from '@electric-sql/pglite'
-import { Kysely, PGliteDialect, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient } from 'kysely'
+import { Kysely, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient } from 'kysely'
 import pg from 'pg'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../config.ts'
 import type { DB } from './schema.ts'
-import type { DurableNodeFS } from './durable-nodefs.ts'
-import { isQueryTimeout } from './errors.ts'
+import { EmbeddedStore, embeddedDialect } from './embedded-store.ts'
+import { isQueryTimeout, StoreBusyError } from './errors.ts'
 import { preparedStatementName } from './prepared.ts'
 import { rowObjects } from './row-objects.ts'
 
 export interface Database {
-  /** For requests: on PostgreSQL, every wait on the server is bounded (a hung server gives 503 within seconds). */
+  /** For requests: every wait on the store is bounded (a hung or saturated store gives 503 within seconds). */
   db: Kysely<DB>
   /**
    * For work that may rightly run for minutes on a large database, migrations and scheduled jobs: on
-   * PostgreSQL a small pool of its own without the statement and query timeouts (the same store as `db`
-   * on the embedded store, which has none).
+   * PostgreSQL a small pool of its own without the statement and query timeouts; on the embedded store the same
+   * one connection as `db`, without its timeouts.
    */
   withoutTimeouts: Kysely<DB>
   kind: 'embedded' | 'postgres'
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>
   close(): Promise<void>
+  /** The embedded store only: LISTEN on its session, which delivers in this process; returns the UNLISTEN. */
+  listen?: (channel: string, onPayload: (payload: string) => void) => Promise<() => Promise<void>>
   /** PostgreSQL only: the pool's connections (for /metrics). */
   poolStats?: () => { total: number; idle: number; waiting: number }
 }
@@ -64,39 +64,18 @@ export function withoutRequestTimeouts(config: Config): Config {
 }
 
 export async function openDatabase(config: Config, log?: FastifyBaseLogger): Promise<Database> {
-  return config.databaseUrl
-    ? openPostgres(config, config.databaseUrl, log)
-    : openEmbedded(config.dataDir, config.embeddedFsync)
+  return config.databaseUrl ? openPostgres(config, config.databaseUrl, log) : openEmbedded(config)
 }
 
-const PGLITE_PARSERS = { [INT8_OID]: parseNumber, [NUMERIC_OID]: parseNumber }
-
-/** PGlite and the start parameters, loaded on first use: memory and start-up time that PostgreSQL mode never needs. */
-async function loadPGlite() {
-  const [{ PGlite }, { DURABLE_START_PARAMS, DurableNodeFS, EMBEDDED_START_PARAMS }] = await Promise.all([
-    import('@electric-sql/pglite'),
-    import('./durable-nodefs.ts'),
-  ])
-  return { PGlite, DurableNodeFS, DURABLE_START_PARAMS, EMBEDDED_START_PARAMS }
-}
-
-async function openEmbedded(dataDir: string, fsync: boolean): Promise<Database> {
-  const { PGlite, DurableNodeFS, DURABLE_START_PARAMS, EMBEDDED_START_PARAMS } = await loadPGlite()
-  if (dataDir === IN_MEMORY)
-    return embeddedDatabase(
-      await PGlite.create({ parsers: PGLITE_PARSERS, startParams: EMBEDDED_START_PARAMS }),
-      () => {},
-    )
-  const dir = resolve(dataDir)
+async function openEmbedded(config: Config): Promise<Database> {
+  if (config.dataDir === IN_MEMORY)
+    return embeddedDatabase(await EmbeddedStore.open({ pgdata: undefined, fsync: false }), config, () => {})
+  const dir = resolve(config.dataDir)
   mkdirSync(dir, { recursive: true })
   const release = lockDataDir(dir)
   try {
-    const pgdata = join(dir, 'pgdata')
-    const durableFs = fsync ? new DurableNodeFS(pgdata) : undefined
-    const pglite = durableFs
-      ? await PGlite.create({ fs: durableFs, startParams: DURABLE_START_PARAMS, parsers: PGLITE_PARSERS })
-      : await PGlite.create(pgdata, { parsers: PGLITE_PARSERS, startParams: EMBEDDED_START_PARAMS })
-    return embeddedDatabase(pglite, release, durableFs)
+    const store = await EmbeddedStore.open({ pgdata: join(dir, 'pgdata'), fsync: config.embeddedFsync })
+    return embeddedDatabase(store, config, release)
   } catch (err) {
     release()
     throw err
@@ -106,58 +85,65 @@ async function openEmbedded(dataDir: string, fsync: boolean): Promise<Database> 
 /**
  * An in-memory embedded store started from a data-folder snapshot (PGlite dumpDataDir): the test runner
  * migrates one store per run and every test file starts from its copy, skipping initdb and migrations.
+ * `timeouts`: the configuration whose request timeouts it keeps (none when not given).
  */
-export async function openEmbeddedSnapshot(snapshot: Blob): Promise<Database> {
-  const { PGlite, EMBEDDED_START_PARAMS } = await loadPGlite()
-  return embeddedDatabase(
-    await PGlite.create({ parsers: PGLITE_PARSERS, startParams: EMBEDDED_START_PARAMS, loadDataDir: snapshot }),
-    () => {},
-  )
+export async function openEmbeddedSnapshot(snapshot: Blob, timeouts?: Config): Promise<Database> {
+  const store = await EmbeddedStore.open({ pgdata: undefined, fsync: false, snapshot: await snapshot.arrayBuffer() })
+  return embeddedDatabase(store, timeouts, () => {})
 }
 
 /** A snapshot of an embedded store's data folder, for openEmbeddedSnapshot. */
 export async function snapshotEmbedded(database: Database): Promise<Blob> {
-  const pglite = embeddedInstances.get(database)?.pglite
-  if (!pglite) throw new Error('snapshotEmbedded needs an embedded store')
-  return pglite.dumpDataDir('none')
+  const store = embeddedStores.get(database)
+  if (!store) throw new Error('snapshotEmbedded needs an embedded store')
+  return store.dump()
 }
 
-const embeddedInstances = new WeakMap<Database, { pglite: PGlite; durableFs: DurableNodeFS | undefined }>()
+const embeddedStores = new WeakMap<Database, { dump(): Promise<Blob>; syncs: number; fsync: boolean }>()
 
 /** fsync(2) calls the embedded store has made for commits and checkpoints; undefined when it does not sync. */
 export function embeddedSyncCount(database: Database): number | undefined {
-  return embeddedInstances.get(database)?.durableFs?.syncs
+  const store = embeddedStores.get(database)
+  return store?.fsync ? store.syncs : undefined
 }
 
-/** The PGlite instance behind an embedded store (for LISTEN), or undefined on PostgreSQL. */
-export function embeddedInstance(database: Database): PGlite | undefined {
-  return embeddedInstances.get(database)?.pglite
-}
-
-function embeddedDatabase(pglite: PGlite, release: () => void, durableFs?: DurableNodeFS): Database {
-  const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) })
+function embeddedDatabase(store: EmbeddedStore, timeouts: Config | undefined, release: () => void): Database {
+  // Requests wait for the one connection and for an answer as long as on PostgreSQL; background work without bound.
+  const db = new Kysely<DB>({
+    dialect: embeddedDialect(store, {
+      waitMs: timeouts?.dbConnectTimeoutMs ?? 0,
+      queryMs: timeouts?.dbStatementTimeoutMs ?? 0,
+    }),
+  })
+  const background = new Kysely<DB>({ dialect: embeddedDialect(store, { waitMs: 0, queryMs: 0 }) })
   let closed = false
   const database: Database = {
     db,
-    withoutTimeouts: db,
+    withoutTimeouts: background,
     kind: 'embedded',
+    listen: (channel, onPayload) => store.listen(channel, onPayload),
     async ping() {
-      if (closed || pglite.closed) throw new Error('Embedded database is closed')
+      if (closed || store.closed) throw new Error('Embedded database is closed')
       await sql`select 1`.execute(db)
     },
     async close() {
       if (closed) return
       closed = true
       try {
-        await db.destroy()
-        // Kysely's driver only knows the instance once it has run a query; close it ourselves too.
-        if (!pglite.closed) await pglite.close()
+        await Promise.all([db.destroy(), background.destroy()])
+        await store.close()
       } finally {
         release()
       }
     },
   }
-  embeddedInstances.set(database, { pglite, durableFs })
+  embeddedStores.set(database, {
+    dump: () => store.dump(),
+    get syncs() {
+      return store.syncs
+    },
+    fsync: store.fsync,
+  })
   return database
 }
 
@@ -260,7 +246,8 @@ function newPool(
 }
 
 /**
- * The pool as Kysely sees it, with three changes. The hot statements of prepared.ts run as named prepared
+ * The pool as Kysely sees it, with four changes. A wait for a connection of a full pool that times out is a
+ * StoreBusyError (the server is up; 503 "busy"). The hot statements of prepared.ts run as named prepared
  * statements (pg prepares each once per connection). Rows come from pg as arrays and become objects in
  * row-objects.ts, more cheaply than pg builds them. And a connection on which a query timed out is dropped. pg's
  * query_timeout rejects the query but leaves its connection waiting for the answer, so the pool would lend
@@ -299,7 +286,16 @@ function droppingTimedOutConnections(pool: pg.Pool): PostgresPool {
   return {
     options: pool.options,
     connect: async () => {
-      const client = await pool.connect()
+      // Every connection lent out: a wait that times out is the pool's saturation, not an unreachable server.
+      const saturated = pool.totalCount >= (pool.options.max ?? 10) && pool.idleCount === 0
+      let client: pg.PoolClient
+      try {
+        client = await pool.connect()
+      } catch (err) {
+        if (saturated && err instanceof Error && err.message.includes('timeout exceeded when trying to connect'))
+          throw new StoreBusyError(`no PostgreSQL connection of ${pool.totalCount} came free in time`, { cause: err })
+        throw err
+      }
       let view = views.get(client)
       if (!view) {
         view = viewOf(client)

@@ -57,6 +57,14 @@ export class DurableNodeFS extends NodeFS {
   /** fsync(2) calls made for PostgreSQL (tests check that commits reach the disk). */
   syncs = 0
 
+  /** `onSync`: called after each fsync(2) (the embedded store's thread counts them where the main thread reads them). */
+  readonly #onSync: () => void
+
+  constructor(dataDir: string, onSync: () => void = () => {}) {
+    super(dataDir)
+    this.#onSync = onSync
+  }
+
   override async init(pg: PGlite, options: Parameters<Init>[1]): ReturnType<Init> {
     const { emscriptenOpts } = await super.init(pg, options)
     const addFsync = (mod: NodefsModule) => {
@@ -66,6 +74,7 @@ export class DurableNodeFS extends NodeFS {
       streamOps.fsync = (stream: { nfd: number }) => {
         fsyncSync(stream.nfd)
         this.syncs++
+        this.#onSync()
         return 0
       }
     }

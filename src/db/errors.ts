@@ -24,8 +24,39 @@ const UNREACHABLE_MESSAGES = [
   "Stream isn't writeable", // ioredis with the offline queue off
 ]
 
+/** Every connection is in use and none came free in time: the store is up, and a retry shortly may pass. */
+export class StoreBusyError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(`Store busy: ${message}`, options)
+    this.name = 'StoreBusyError'
+  }
+}
+
+/** A statement ran past its time limit (PostgreSQL's statement_timeout, the embedded store's wait for an answer). */
+export class StoreTimeoutError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(`Store timeout: ${message}`, options)
+    this.name = 'StoreTimeoutError'
+  }
+}
+
+const STATEMENT_TIMEOUT = '57014' // query_canceled: statement_timeout
+
+/**
+ * Why the store failed a request, when it did: `busy` (saturated: no connection free in time, or a statement
+ * stopped at its time limit) or `unavailable` (it cannot be reached or does not answer). Undefined for any other
+ * error. Both are the client's cue to retry (503), busy sooner.
+ */
+export function storeFailureOf(err: unknown): 'busy' | 'unavailable' | undefined {
+  if (err instanceof StoreBusyError || err instanceof StoreTimeoutError) return 'busy'
+  if (err instanceof Error && (err as { code?: unknown }).code === STATEMENT_TIMEOUT) return 'busy'
+  return isStoreUnavailable(err) ? 'unavailable' : undefined
+}
+
+/** The store failed the request for a reason of its own, busy or unreachable (see storeFailureOf). */
 export function isStoreUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false
+  if (err instanceof StoreBusyError || err instanceof StoreTimeoutError) return true
   const code = (err as { code?: unknown }).code
   if (typeof code === 'string') {
     if (UNREACHABLE_CODES.has(code)) return true

@@ -4,6 +4,7 @@ import Type, { type TSchema } from 'typebox'
 import type { Limits } from '../config.ts'
 import { validationFailed } from './errors.ts'
 import { Integer } from './schema-types.ts'
+import { EXPENSIVE_PAGE_OFFSET } from './route-policy.ts'
 
 export type FieldKind = 'string' | 'number' | 'integer' | 'boolean'
 
@@ -36,6 +37,23 @@ export function StringEnum<T extends string>(
   return Type.Unsafe<T>({ type: 'string', enum: [...values], examples: [values[0]], ...options })
 }
 
+/** The common `page` parameter, which documents the bound on a page's depth (plugins/pagination-links.ts). */
+export function pageParameter(limits: Limits) {
+  return Integer({
+    minimum: 1,
+    maximum: PAGE_MAX,
+    default: 1,
+    description:
+      `Page number, 1-${PAGE_MAX}. A page may skip at most ${limits.pageOffsetMax} items: (page - 1) × limit ≤ ` +
+      `${limits.pageOffsetMax}, else 400 naming the deepest page for that limit (the \`last\` link never points past it). ` +
+      `A page deeper than ${EXPENSIVE_PAGE_OFFSET} items, or sorted by another field than the default, is an expensive request` +
+      (limits.expensiveRequestsPerCaller > 0
+        ? ` (429 past ${limits.expensiveRequestsPerCaller} at once per caller).`
+        : '.'),
+    examples: [2],
+  })
+}
+
 /**
  * The common list parameters as schema properties. `sortBy` accepts only the given fields (unknown → 400).
  * Compose them into a query schema with listQueryOptions, which lets `filter[Field]` keys through as
@@ -50,13 +68,7 @@ export function listQueryProperties(
   filterSchemas: Record<string, TSchema> = {},
 ) {
   return {
-    page: Integer({
-      minimum: 1,
-      maximum: PAGE_MAX,
-      default: 1,
-      description: `Page number, 1-${PAGE_MAX}`,
-      examples: [2],
-    }),
+    page: pageParameter(limits),
     limit: Integer({
       minimum: 1,
       maximum: limits.pageLimitMax,

@@ -1,6 +1,7 @@
 // What a route declares about itself in its `config`: who may call it, which rate-limit bucket it
-// counts against, and whether it honours Idempotency-Key. One onRoute hook per concern reads it
-// (plugins/access.ts, plugins/limits.ts, plugins/idempotency.ts), so no plugin keys behaviour by URL.
+// counts against, whether it honours Idempotency-Key, what it costs. One onRoute hook per concern reads it
+// (plugins/access.ts, plugins/limits.ts, plugins/idempotency.ts, plugins/expensive-requests.ts), so no plugin
+// keys behaviour by URL.
 
 /** Every route lives under this prefix (docs/decisions.md). */
 export const API_PREFIX = '/api/v1'
@@ -43,6 +44,16 @@ export const ACCESS_RULES: readonly AccessRule[] = [
  */
 export type LimitClass = 'ip' | 'tokens' | 'refresh' | 'login' | 'exempt'
 
+/**
+ * What a request costs the store. `expensive`: always (analytics, statistics, summaries); a function: decided per
+ * request from its validated query (a long series). A route answering with pages needs none: its page depth and
+ * sort decide (plugins/expensive-requests.ts). Expensive requests count against their caller's bound on them.
+ */
+/** A page at least this deep (its offset, in items) is expensive: the store reads and skips every item before it. */
+export const EXPENSIVE_PAGE_OFFSET = 1000
+
+export type RouteCost = 'expensive' | ((query: Record<string, unknown>) => boolean)
+
 export interface RoutePolicy {
   access?: AccessRule
   /** Default `ip`. */
@@ -54,6 +65,7 @@ export interface RoutePolicy {
    * until this process's caller cache has seen the change, so the caller's next request meets it.
    */
   changesAccess?: boolean
+  cost?: RouteCost
   /** false: the answer describes the instant it is made (liveness, readiness), so it carries no ETag (plugins/etag.ts). */
   etag?: false
   /** Load the animal of :userId/:animalMac onto req.pathAnimal before the handler (plugins/path-animal.ts). */

@@ -6,7 +6,7 @@ import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { DETAILS_MAX, ERROR_TEXT_MAX } from '../http/envelope.ts'
 import { ApiError, VALIDATION_FAILED, type FieldProblem } from '../http/errors.ts'
-import { isStoreUnavailable } from '../db/errors.ts'
+import { storeFailureOf } from '../db/errors.ts'
 import { validationDetails } from '../http/validation-details.ts'
 import { isoTimestamp } from '../http/timestamp.ts'
 
@@ -29,7 +29,9 @@ export function errorsPlugin(app: FastifyInstance) {
     if (clientGone) {
       req.log.info({ code: err.code }, 'client closed the connection mid-request')
     } else if (response.statusCode === 503 && !(err instanceof ApiError)) {
-      req.log.error({ err }, 'store unavailable')
+      // A saturated store is load to shed, not an outage to page anyone for.
+      if (storeFailureOf(err) === 'busy') req.log.warn({ err }, 'store busy')
+      else req.log.error({ err }, 'store unavailable')
     } else if (response.statusCode >= 500 && !(err instanceof ApiError)) {
       req.log.error({ err }, 'unexpected fault')
     } else {
@@ -94,12 +96,19 @@ export function toErrorResponse(err: FastifyError): ErrorResponse {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return { statusCode: 400, error: 'Content-Length does not match the body' }
   }
-  if (isStoreUnavailable(err)) {
-    return {
-      statusCode: 503,
-      error: 'Service temporarily unavailable: a backing store cannot be reached',
-      headers: { 'retry-after': '5' },
-    }
+  switch (storeFailureOf(err)) {
+    case 'busy':
+      return {
+        statusCode: 503,
+        error: 'Service temporarily busy: the store is saturated or the request reached its time limit',
+        headers: { 'retry-after': '1' },
+      }
+    case 'unavailable':
+      return {
+        statusCode: 503,
+        error: 'Service temporarily unavailable: a backing store cannot be reached',
+        headers: { 'retry-after': '5' },
+      }
   }
   if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
     return { statusCode: err.statusCode, error: err.message }

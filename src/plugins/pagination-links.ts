@@ -1,7 +1,10 @@
-// RFC 8288 Link headers (first, prev, next, last) on every paginated GET, beside the spec's `pagination`
-// object, so that generic HTTP clients can walk a list. The targets are relative references: the
-// request's own path and query with `page` replaced, which stay right behind any proxy.
-import type { FastifyInstance, RouteOptions, preSerializationHookHandler } from 'fastify'
+// Pages of every paginated GET. Their depth is bounded: a page may skip at most PAGE_OFFSET_MAX items (400 past
+// it), since the store reads and throws away every item before the page. And RFC 8288 Link headers (first,
+// prev, next, last) beside the spec's `pagination` object, so that generic HTTP clients can walk a list, within
+// that bound. The targets are relative references: the request's own path and query with `page` replaced,
+// which stay right behind any proxy.
+import type { FastifyInstance, RouteOptions, preHandlerHookHandler, preSerializationHookHandler } from 'fastify'
+import { validationFailed } from '../http/errors.ts'
 import { addRouteHook, isRead } from '../http/route-hooks.ts'
 
 interface Pagination {
@@ -10,14 +13,20 @@ interface Pagination {
   totalPages: number
 }
 
-export function paginationLinks(url: string, { page, totalPages }: Pagination): string {
+/** The deepest page of `limit` items whose offset is at most `offsetMax`. */
+export function deepestPage(limit: number, offsetMax: number): number {
+  return Math.floor(offsetMax / limit) + 1
+}
+
+/** The Link header of a page; `last` is the list's last page or the deepest page allowed, whichever comes first. */
+export function paginationLinks(url: string, { page, limit, totalPages }: Pagination, offsetMax: number): string {
   const [path = '', query = ''] = url.split('?', 2)
   const link = (target: number, rel: string) => {
     const params = new URLSearchParams(query)
     params.set('page', String(target))
     return `<${path}?${params.toString()}>; rel="${rel}"`
   }
-  const last = Math.max(1, totalPages)
+  const last = Math.max(1, Math.min(totalPages, deepestPage(limit, offsetMax)))
   return [
     link(1, 'first'),
     ...(page > 1 ? [link(Math.min(page - 1, last), 'prev')] : []),
@@ -40,12 +49,28 @@ function answersWithPages(route: RouteOptions): boolean {
   return ok?.properties?.pagination !== undefined
 }
 
-export function paginationLinksPlugin(app: FastifyInstance) {
-  // A callback hook (it awaits nothing): an async one costs a promise and a microtask turn per request.
+export function paginationLinksPlugin(app: FastifyInstance, { offsetMax }: { offsetMax: number }) {
+  // Callback hooks (they await nothing): an async one costs a promise and a microtask turn per request.
+  const boundDepth: preHandlerHookHandler = (req, _reply, done) => {
+    const { page, limit } = req.query as { page?: number; limit?: number }
+    if (page === undefined || limit === undefined || (page - 1) * limit <= offsetMax) return done()
+    done(
+      validationFailed([
+        {
+          field: 'query:page',
+          message:
+            `a page may skip at most ${offsetMax} items ((page - 1) × limit); ` +
+            `with limit=${limit} the deepest page is ${deepestPage(limit, offsetMax)}: narrow the list with filters or another sort instead`,
+        },
+      ]),
+    )
+  }
   const addLinks: preSerializationHookHandler<unknown> = (req, reply, payload, done) => {
     const pagination = paginationOf(payload)
-    if (pagination) void reply.header('link', paginationLinks(req.url, pagination))
+    if (pagination) void reply.header('link', paginationLinks(req.url, pagination, offsetMax))
     done(null, payload)
   }
-  addRouteHook(app, 'preSerialization', addLinks, (route) => isRead(route) && answersWithPages(route))
+  const paginated = (route: RouteOptions) => isRead(route) && answersWithPages(route)
+  addRouteHook(app, 'preHandler', boundDepth, paginated)
+  addRouteHook(app, 'preSerialization', addLinks, paginated)
 }

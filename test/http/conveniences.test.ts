@@ -243,16 +243,25 @@ describe('Link headers on lists (RFC 8288)', () => {
 
   it('rules: no prev on the first page, no next on the last, page 1 as last of an empty list', () => {
     assert.equal(
-      paginationLinks('/x?limit=5', { page: 1, limit: 5, totalPages: 2 }),
+      paginationLinks('/x?limit=5', { page: 1, limit: 5, totalPages: 2 }, 10_000),
       '</x?limit=5&page=1>; rel="first", </x?limit=5&page=2>; rel="next", </x?limit=5&page=2>; rel="last"',
     )
     assert.equal(
-      paginationLinks('/x', { page: 1, limit: 5, totalPages: 0 }),
+      paginationLinks('/x', { page: 1, limit: 5, totalPages: 0 }, 10_000),
       '</x?page=1>; rel="first", </x?page=1>; rel="last"',
     )
     assert.equal(
-      paginationLinks('/x?page=9', { page: 9, limit: 5, totalPages: 2 }),
+      paginationLinks('/x?page=9', { page: 9, limit: 5, totalPages: 2 }, 10_000),
       '</x?page=1>; rel="first", </x?page=2>; rel="prev", </x?page=2>; rel="last"',
+    )
+    // The deepest page the offset bound allows is the last one offered: 20 items skipped at most, 5 a page.
+    assert.equal(
+      paginationLinks('/x?page=4', { page: 4, limit: 5, totalPages: 100 }, 20),
+      '</x?page=1>; rel="first", </x?page=3>; rel="prev", </x?page=5>; rel="next", </x?page=5>; rel="last"',
+    )
+    assert.equal(
+      paginationLinks('/x?page=5', { page: 5, limit: 5, totalPages: 100 }, 20),
+      '</x?page=1>; rel="first", </x?page=4>; rel="prev", </x?page=5>; rel="last"',
     )
   })
 

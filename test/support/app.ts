@@ -68,7 +68,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
     }),
   )
   const database = await openTestDatabase(config)
-  await migrateToLatest(database.db)
+  await migrateToLatest(database.withoutTimeouts)
   let redis: Redis | undefined
   if (config.redisUrl && !options.noRedis) {
     redis = openRedis(config.redisUrl)
@@ -108,7 +108,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
 async function openTestDatabase(config: Config): Promise<Database> {
   const snapshot = process.env.TEST_PGLITE_SNAPSHOT
   if (!config.databaseUrl && config.dataDir === IN_MEMORY && snapshot)
-    return openEmbeddedSnapshot(new Blob([readFileSync(snapshot)]))
+    return openEmbeddedSnapshot(new Blob([readFileSync(snapshot)]), config)
   return openDatabase(config)
 }
 

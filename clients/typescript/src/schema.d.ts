@@ -6777,7 +6777,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -7415,7 +7415,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -10133,7 +10133,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -13578,7 +13578,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -14297,7 +14297,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -14636,7 +14636,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -14958,7 +14958,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -16314,7 +16314,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -17037,7 +17037,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -17371,7 +17371,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -17698,7 +17698,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -18776,7 +18776,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -20731,7 +20731,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -21541,7 +21541,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -21920,7 +21920,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -22282,7 +22282,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -23413,7 +23413,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -25474,7 +25474,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -27106,7 +27106,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -28779,7 +28779,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -30424,7 +30424,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -32084,7 +32084,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -34589,8 +34589,8 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
-                 * @example 1
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
+                 * @example 2
                  */
                 page?: number;
                 /**
@@ -35704,8 +35704,8 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
-                 * @example 1
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
+                 * @example 2
                  */
                 page?: number;
                 /**
@@ -37033,7 +37033,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -37657,7 +37657,7 @@ export interface operations {
                  */
                 name?: string;
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -44744,7 +44744,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;

@@ -163,7 +163,7 @@ async function litterguardRoutes(app: App) {
         params: UserPath,
         response: { 200: Envelope(DeviceSummary, 'Device summary') },
       },
-      config: { access: 'own' },
+      config: { access: 'own', cost: 'expensive' },
     },
     async (req) => {
       const now = app.clock()
@@ -359,7 +359,7 @@ async function litterguardRoutes(app: App) {
         querystring: DeviceAnalyticsQuery,
         response: { 200: Envelope(DeviceAnalytics, 'Analytics') },
       },
-      config: { access: 'own' },
+      config: { access: 'own', cost: 'expensive' },
     },
     async (req) => {
       const { mac } = await requireDevice(req.params.userId, req.params.macAddress)

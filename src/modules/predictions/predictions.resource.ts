@@ -2,7 +2,7 @@
 // the prediction routes.
 import Type from 'typebox'
 import type { Limits } from '../../config.ts'
-import { PAGE_MAX, StringEnum } from '../../http/list-params.ts'
+import { pageParameter, StringEnum } from '../../http/list-params.ts'
 import { EXAMPLE, Integer } from '../../http/schema-types.ts'
 import { field } from '../../resource/field.ts'
 import { defineResource } from '../../resource/resource.ts'
@@ -205,13 +205,7 @@ function windowProperties() {
 
 function pageProperties(limits: Limits) {
   return {
-    page: Integer({
-      minimum: 1,
-      maximum: PAGE_MAX,
-      default: 1,
-      description: `Page number, 1-${PAGE_MAX}`,
-      examples: [1],
-    }),
+    page: pageParameter(limits),
     limit: Integer({
       minimum: 1,
       maximum: limits.pageLimitMax,

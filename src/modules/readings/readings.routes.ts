@@ -27,6 +27,9 @@ import {
 } from './readings.schemas.ts'
 
 const SENSOR_ACCESS = 'Integrator tokens on the Pro or Enterprise tier, linked to the account; user tokens never (403).'
+/** A read of more rows than this is expensive: it counts against the caller's bound (plugins/expensive-requests.ts). */
+const LONG_SERIES_ROWS = 1000
+const isLongSeries = (query: Record<string, unknown>) => Number(query.limit) > LONG_SERIES_ROWS
 const INGEST_ACCESS = `${SENSOR_ACCESS} Writes need the integrator's write permission.`
 const INGEST_RULES =
   'Body `{ "readings": [...] }`. Every row is validated; one bad row rejects the request (its index is in `details`) ' +
@@ -128,7 +131,7 @@ async function readingRoutes(app: App) {
         querystring: ReadingsQuery(limits),
         response: { 200: Envelope(Rows(LocationReading, limits.readingsLimitMax), 'Detections') },
       },
-      config: { access: 'own', animal: 'path' },
+      config: { access: 'own', animal: 'path', cost: isLongSeries },
     },
     async (req, reply) => {
       checkTimeQuery(req.query)
@@ -149,7 +152,7 @@ async function readingRoutes(app: App) {
         querystring: ReadingsQuery(limits),
         response: { 200: Envelope(Rows(SensorReading, limits.readingsLimitMax), 'Readings') },
       },
-      config: { access: 'sensorData', animal: 'path' },
+      config: { access: 'sensorData', animal: 'path', cost: isLongSeries },
     },
     async (req, reply) => {
       checkTimeQuery(req.query)
@@ -192,7 +195,7 @@ async function readingRoutes(app: App) {
         querystring: AnalyticsQuery,
         response: { 200: Envelope(SensorAnalytics, 'Analytics') },
       },
-      config: { access: 'sensorData', animal: 'path' },
+      config: { access: 'sensorData', animal: 'path', cost: 'expensive' },
     },
     async (req) => {
       // The animal's stored MAC (upper case) is what the readings are keyed by.

@@ -53,7 +53,7 @@ export async function birthStatisticsRoute(app: App) {
         }),
         response: { 200: Envelope(BirthStatisticsSchema) },
       },
-      config: { access: 'own' },
+      config: { access: 'own', cost: 'expensive' },
     },
     async (req) => {
       const { mac, startDate, endDate } = req.query
