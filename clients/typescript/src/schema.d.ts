@@ -39960,7 +39960,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
@@ -41037,7 +41037,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, 1-1000000
+                 * @description Page number, 1-1000000. A page may skip at most 10000 items: (page - 1) × limit ≤ 10000, else 400 naming the deepest page for that limit (the `last` link never points past it). A page deeper than 1000 items, or sorted by another field than the default, is an expensive request (429 past 2 at once per caller).
                  * @example 2
                  */
                 page?: number;
