@@ -4,7 +4,6 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
   GIVE_UP_AFTER_MS,
-  inQuietHours,
   isPublicAddress,
   outcomeOf,
   phonesToNotify,
@@ -87,33 +86,22 @@ describe('delivery rules', () => {
     assert.equal(refusedUrl('http://127.0.0.1:8080/hook', true), undefined)
   })
 
-  it('keeps quiet hours in the account time zone, over midnight too', () => {
-    const at = (iso: string) => Date.parse(iso)
-    const night = { start: '22:00', end: '06:00' }
-    assert.equal(inQuietHours(night, at('2026-11-26T23:30:00Z'), 'UTC'), true)
-    assert.equal(inQuietHours(night, at('2026-11-26T05:59:00Z'), 'UTC'), true)
-    assert.equal(inQuietHours(night, at('2026-11-26T06:00:00Z'), 'UTC'), false)
-    assert.equal(inQuietHours(night, at('2026-11-26T21:30:00Z'), 'Europe/Copenhagen'), true)
-    assert.equal(inQuietHours({ start: '12:00', end: '13:00' }, at('2026-11-26T12:30:00Z'), 'UTC'), true)
-    assert.equal(inQuietHours(null, at('2026-11-26T23:30:00Z'), 'UTC'), false)
-  })
-
-  it('reaches the phones of the ranks the kind notifies, outside their quiet hours unless critical', () => {
+  it('reaches the phones whose rank is notified', () => {
     const phones = [
       { token: 'admin', rank: 1 },
       { token: 'manager', rank: 2 },
       { token: 'worker', rank: 3 },
       { token: 'unranked', rank: null },
     ]
-    const quiet = { '1': null, '2': null, '3': { start: '20:00', end: '06:00' } }
-    const night = Date.parse('2026-11-26T23:00:00Z')
-    const day = Date.parse('2026-11-26T10:00:00Z')
-    const tokens = (rule: { notifyRanks: number[]; severity: string }, now: number) =>
-      phonesToNotify(phones, rule, quiet, 'UTC', now).map((p) => p.token)
-    assert.deepEqual(tokens({ notifyRanks: [3], severity: 'warning' }, day), ['worker'])
-    assert.deepEqual(tokens({ notifyRanks: [3], severity: 'warning' }, night), [])
-    assert.deepEqual(tokens({ notifyRanks: [2, 3], severity: 'critical' }, night), ['manager', 'worker'])
-    assert.deepEqual(tokens({ notifyRanks: [], severity: 'critical' }, day), [])
+    assert.deepEqual(
+      phonesToNotify(phones, [3]).map((p) => p.token),
+      ['worker'],
+    )
+    assert.deepEqual(
+      phonesToNotify(phones, [2, 3]).map((p) => p.token),
+      ['manager', 'worker'],
+    )
+    assert.deepEqual(phonesToNotify(phones, []), [])
   })
 
   it('seals webhook secrets so that only the service key opens them', () => {

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely'
 import { sql } from 'kysely'
 import { Webhook } from 'standardwebhooks'
 import type { DB } from '../../db/schema.ts'
+import { ranksToNotify } from '../events/alert-rules.rules.ts'
 import { EVENT_KINDS } from '../events/event-kinds.ts'
 import { eventTitle } from '../events/event-texts.ts'
 import { alertRulesOf, findEvent, type EventRow } from '../events/events.repository.ts'
@@ -168,13 +169,11 @@ export function startDeliveryWorker(deps: {
     const { rows: phones } = await sql<{ token: string; rank: number | null; language: string | null }>`
       SELECT p.token, p.rank, u.language FROM user_push_tokens p JOIN users u ON u.uid = p.uid
       WHERE p.uid = ${d.uid}`.execute(db)
-    const chosen = phonesToNotify(
-      phones,
-      { notifyRanks: rules.kinds[event.event_type].notifyRanks, severity: kind.severity },
-      rules.quietHours,
-      rules.timeZone,
-      clock(),
-    )
+    const ranks =
+      kind.severity === 'critical' && rules.kinds[event.event_type].enabled
+        ? rules.kinds[event.event_type].notifyRanks
+        : ranksToNotify(rules, event.event_type, clock())
+    const chosen = phonesToNotify(phones, ranks)
     const errors: string[] = []
     for (const phone of chosen) {
       const title = eventTitle(event.event_type, phone.language)

@@ -1,7 +1,6 @@
 // Pure rules of delivery: when to try again, when to give up, which addresses a webhook may reach, and which
-// of a farm's phones hear of an event (by Rank, outside the rank's quiet hours).
+// of a farm's phones hear of an event.
 import { isIP } from 'node:net'
-import type { QuietHours } from '../events/alert-rules.rules.ts'
 
 /** Retries spread over about three days; then the delivery has failed. */
 export const GIVE_UP_AFTER_MS = 3 * 24 * 3_600_000
@@ -80,49 +79,11 @@ function isPublicV4(address: string): boolean {
   return true
 }
 
-/** Minutes after local midnight of `now` in `timeZone`. */
-export function localMinutes(now: number, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-GB', {
-    timeZone,
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(new Date(now))
-  const hour = Number(parts.find((p) => p.type === 'hour')?.value ?? 0)
-  const minute = Number(parts.find((p) => p.type === 'minute')?.value ?? 0)
-  return hour * 60 + minute
-}
-
-const minutesOf = (hhmm: string) => {
-  const [h, m] = hhmm.split(':').map(Number)
-  return (h ?? 0) * 60 + (m ?? 0)
-}
-
-/** Whether `now` falls in the quiet hours (a window whose end is before its start runs over midnight). */
-export function inQuietHours(quiet: QuietHours | null | undefined, now: number, timeZone: string): boolean {
-  if (!quiet) return false
-  const at = localMinutes(now, timeZone)
-  const start = minutesOf(quiet.start)
-  const end = minutesOf(quiet.end)
-  if (start === end) return false
-  return start < end ? at >= start && at < end : at >= start || at < end
-}
-
 /**
- * The phones that hear of an event: those whose Rank the event's kind notifies, and whose rank is not in its
- * quiet hours. A critical event is sent through quiet hours: a sow in trouble at night still needs someone.
+ * The phones that hear of an event: those whose Rank is among `ranks` (the alert rules' ranks for the kind,
+ * outside their quiet hours: ranksToNotify; for a critical event all its ranks, quiet hours or not, since a
+ * sow in trouble at night still needs someone).
  */
-export function phonesToNotify<P extends { rank: number | null }>(
-  phones: P[],
-  rule: { notifyRanks: readonly number[]; severity: string },
-  quietHours: Record<string, QuietHours | null>,
-  timeZone: string,
-  now: number,
-): P[] {
-  return phones.filter(
-    (phone) =>
-      phone.rank !== null &&
-      rule.notifyRanks.includes(phone.rank) &&
-      (rule.severity === 'critical' || !inQuietHours(quietHours[String(phone.rank)], now, timeZone)),
-  )
+export function phonesToNotify<P extends { rank: number | null }>(phones: P[], ranks: readonly number[]): P[] {
+  return phones.filter((phone) => phone.rank !== null && ranks.includes(phone.rank))
 }
