@@ -49,6 +49,8 @@ export async function packReadings(db: Kysely<DB>, options: { now: number; uid?:
       if (moved > 0) outcome.tags++
       outcome.readings += moved
     }
+    // The moved rows' space is reused by the next hour's rows only once vacuumed (docs/storage.md#readings).
+    if (tags.length > 0) await sql`VACUUM ${sql.table(series.table)}`.execute(db)
   }
   return outcome
 }

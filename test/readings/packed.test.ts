@@ -91,14 +91,16 @@ describe('packed readings', () => {
       '/locations?limit=10000',
       `/locations?startTime=${FIRST + 61 * MINUTE}&endTime=${FIRST + 122 * MINUTE}&limit=30&sortOrder=asc`,
     ]
-    const answers = async () =>
-      Promise.all(
-        reads.map(async (path) => {
-          const res = await f.inject('GET', `/${a.MAC}${path}`)
-          assert.equal(res.statusCode, 200, res.body)
-          return { path, data: res.json().data, etag: res.headers.etag }
-        }),
-      )
+    // One at a time: a caller may run only a few expensive reads at once.
+    const answers = async () => {
+      const out = []
+      for (const path of reads) {
+        const res = await f.inject('GET', `/${a.MAC}${path}`)
+        assert.equal(res.statusCode, 200, res.body)
+        out.push({ path, data: res.json().data, etag: res.headers.etag })
+      }
+      return out
+    }
     const before = await answers()
     const analyticsBefore = (await f.inject('GET', `/${a.MAC}/sensordata/analytics?timeRange=24h`)).json().data
     // What the jobs read: the hourly summaries of the scorer and the reference temperature's window statistics.
@@ -185,13 +187,12 @@ describe('packed readings', () => {
       '/summary',
       `/${d.MAC}/analytics?timeRange=24h`,
     ]
-    const answers = () =>
-      Promise.all(
-        reads.map(
-          async (p) =>
-            (await f.inject('GET', p.startsWith('/s') && p !== '/summary' ? `/${d.MAC}${p}` : p)).json().data,
-        ),
-      )
+    const answers = async () => {
+      const out = []
+      for (const p of reads)
+        out.push((await f.inject('GET', p.startsWith('/s') && p !== '/summary' ? `/${d.MAC}${p}` : p)).json().data)
+      return out
+    }
     const before = await answers()
     await packReadings(ctx.database.db, { now: NOW, uid: f.user.uid })
     assert.ok((await count('litterguard_packed', f.user.uid)) >= 5)
