@@ -331,6 +331,17 @@ describe('the herd scorer', () => {
     assert.ok(final(herd)[0]!.heat < 0.5, JSON.stringify(final(herd)[0]))
   })
 
+  it('alarms a weak nest builder (6 h at about 2.7x) only while a recorded service makes her farrowing due', () => {
+    const weak = (k: number, i: number) => (k === 0 && i > last - 6 ? steady(i) + 0.12 : steady(i))
+    const herd = herdOf(weak)
+    assert.ok(final(herd)[0]!.birth < 0.5, 'without a service record it is no nest building')
+    const t = T0 + (last + 1) * HOUR_MS
+    herd[0]!.records = { services: [t - 115 * DAY], weanings: [], births: [] }
+    assert.ok(final(herd)[0]!.birth >= 0.5, JSON.stringify(final(herd)[0]))
+    herd[0]!.records = { services: [t - 90 * DAY], weanings: [], births: [] }
+    assert.ok(final(herd)[0]!.birth < 0.5, 'day 90 after a service: not due')
+  })
+
   it('keeps birth alarms for a sow when a share of her pen (not most of it) nest-builds at the same time', () => {
     const scores = final(herdOf((k, i) => (k <= 1 && i > last - 10 ? 0.45 : steady(i))))
     assert.ok(scores[0]!.birth >= 0.5 && scores[1]!.birth >= 0.5, JSON.stringify(scores.slice(0, 2)))

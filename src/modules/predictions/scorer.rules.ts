@@ -54,6 +54,11 @@ export interface ScorerSettings {
     persistentShare: number
     /** An ear this much cooler than usual over 6 h (less its group's) has a tag off the skin: no birth alarm. */
     tagOffC: number
+    /**
+     * A second, shorter CUSUM for weak or short nest building, only while a recorded service makes farrowing due
+     * (dueFromDay-dueToDay after it): over `hours` hours, ln(ratio / reference), alarm at `threshold`.
+     */
+    short: { hours: number; reference: number; threshold: number; dueFromDay: number; dueToDay: number }
   }
   /** The group's level is this quantile of its animals' (not the median), so that a share of a group can share an event. */
   groupQuantile: number
@@ -81,6 +86,7 @@ export const SCORER: ScorerSettings = {
     peakFactor: 1.8,
     persistentShare: 0.5,
     tagOffC: -0.8,
+    short: { hours: 6, reference: 1.4, threshold: 2, dueFromDay: 111, dueToDay: 119 },
   },
   groupQuantile: 0.4,
   heat: { hours: 24, threshold: 0.4, expectedFactor: 0.25, returnFactor: 0.6, unlikelyFactor: 2 },
@@ -94,7 +100,11 @@ export function settingsWithFactors(
 ): ScorerSettings {
   return {
     ...settings,
-    birth: { ...settings.birth, threshold: settings.birth.threshold * factors.birth },
+    birth: {
+      ...settings.birth,
+      threshold: settings.birth.threshold * factors.birth,
+      short: { ...settings.birth.short, threshold: settings.birth.short.threshold * factors.birth },
+    },
     heat: { ...settings.heat, threshold: settings.heat.threshold * factors.heat },
     lameness: { ...settings.lameness, threshold: settings.lameness.threshold * factors.lameness },
   }
@@ -111,7 +121,8 @@ export const SCORER_SUMMARY =
   `${baseline.fromDay}-${baseline.toDay} back) and against its group at the same hour. ` +
   `birth: a CUSUM of hourly activity above ${birth.reference}x the sow's baseline over ${birth.hours} h, meal hours left out, alarm at ${birth.threshold} ` +
   `(${birth.threshold * birth.warmFactor} while her ear is ${birth.warmC} °C warmer than usual), none while the rise has lasted over a day ` +
-  'or the tag reads cooler than the ear (a loose tag) ' +
+  'or the tag reads cooler than the ear (a loose tag); 111-119 days after a recorded service also a shorter CUSUM ' +
+  `over ${birth.short.hours} h above ${birth.short.reference}x, alarm at ${birth.short.threshold} (weak or short nest building) ` +
   '(nest building lasts 14-17 h and peaks about 9 h before farrowing; Cornou 2012: CUSUM sensitivity 100 %, specificity 95-100 %; ' +
   'Oczak 2020: ear-tag alarms a median 8 h 51 min before onset). ' +
   `heat: activity over the last ${heat.hours} h at least ${1 + heat.threshold}x the same hours on days ${baseline.fromDay}-${baseline.toDay} back (heats run about 1.3x for 24-48 h), ` +
@@ -540,10 +551,21 @@ export function scoreHerd<K>(
       const warm = meanWarming !== undefined && meanWarming >= birthSettings.warmC
       const birthThresholdNow = birthThreshold(animal.records, t, settings) * (warm ? birthSettings.warmFactor : 1)
       const { sinceBirth } = reproductiveState(animal.records, t)
+      const short = birthSettings.short
+      const due = sinceService !== undefined && sinceService >= short.dueFromDay && sinceService <= short.dueToDay
+      const shortP = due
+        ? probabilityOf(
+            birthCusum(recent.slice(-short.hours), {
+              ...settings,
+              birth: { ...birthSettings, reference: short.reference },
+            }),
+            short.threshold * (warm ? birthSettings.warmFactor : 1),
+          )
+        : 0
       const birthP =
         (sinceBirth !== undefined && sinceBirth < 14) || persistent || tagOff
           ? 0
-          : probabilityOf(birthCusum(recent, settings), birthThresholdNow)
+          : Math.max(probabilityOf(birthCusum(recent, settings), birthThresholdNow), shortP)
 
       // Heat: the last hours' activity against the same hours on the baseline days in this phase, hour by hour, so
       // that hours without data (a night-time dropout) leave both sides; corrected by the group's level that day.
