@@ -42317,11 +42317,13 @@ export interface operations {
                             /**
                              * Format: int64
                              * @description ms since epoch
+                             * @example 1793491200000
                              */
                             createdAt: number;
                             /**
                              * Format: int64
                              * @description ms since epoch
+                             * @example 1793491200000
                              */
                             updatedAt: number;
                         }[];
@@ -42599,11 +42601,13 @@ export interface operations {
                             /**
                              * Format: int64
                              * @description ms since epoch
+                             * @example 1793491200000
                              */
                             createdAt: number;
                             /**
                              * Format: int64
                              * @description ms since epoch
+                             * @example 1793491200000
                              */
                             updatedAt: number;
                             /**
@@ -42956,11 +42960,13 @@ export interface operations {
                             /**
                              * Format: int64
                              * @description ms since epoch
+                             * @example 1793491200000
                              */
                             createdAt: number;
                             /**
                              * Format: int64
                              * @description ms since epoch
+                             * @example 1793491200000
                              */
                             updatedAt: number;
                         };
@@ -43174,6 +43180,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
+                            /** @example whs_4kR9zQ2m */
                             id: string;
                         };
                         /**
@@ -43453,11 +43460,13 @@ export interface operations {
                             /**
                              * Format: int64
                              * @description ms since epoch
+                             * @example 1793491200000
                              */
                             createdAt: number;
                             /**
                              * Format: int64
                              * @description ms since epoch
+                             * @example 1793491200000
                              */
                             updatedAt: number;
                         };
@@ -43710,6 +43719,7 @@ export interface operations {
                      * Format: int32
                      * @description How long the previous secret still signs beside the new one (default a day, at most 7 days)
                      * @default 86400
+                     * @example 86400
                      */
                     overlapSeconds?: number;
                 };
@@ -43768,11 +43778,13 @@ export interface operations {
                             /**
                              * Format: int64
                              * @description ms since epoch
+                             * @example 1793491200000
                              */
                             createdAt: number;
                             /**
                              * Format: int64
                              * @description ms since epoch
+                             * @example 1793491200000
                              */
                             updatedAt: number;
                             /**
@@ -44045,7 +44057,10 @@ export interface operations {
                             delivered: boolean;
                             /** @description The receiver's HTTP status */
                             status: number | null;
-                            /** Format: int64 */
+                            /**
+                             * Format: int64
+                             * @example 38
+                             */
                             latencyMs: number;
                             error: string | null;
                         };
@@ -44233,6 +44248,7 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
+                /** @example 50 */
                 limit?: number;
             };
             header?: never;
@@ -44262,18 +44278,30 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
+                            /**
+                             * @description The account of the event
+                             * @example hillside-farm
+                             */
                             userId: string;
+                            /** @example 1288 */
                             eventId: string;
-                            /** @description The webhook-id header sent: the same for every attempt of an event */
+                            /**
+                             * @description The webhook-id header sent: the same for every attempt of an event
+                             * @example msg_1288_5d41402abc
+                             */
                             webhookId: string;
                             /**
                              * Format: int64
                              * @description ms since epoch
+                             * @example 1793491200000
                              */
                             attemptedAt: number;
                             status: number | null;
                             error: string | null;
-                            /** Format: int64 */
+                            /**
+                             * Format: int64
+                             * @example 38
+                             */
                             latencyMs: number;
                         }[];
                         /**
@@ -44470,18 +44498,26 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Only this account (required with eventId) */
+                    /**
+                     * @description Only this account (required with eventId)
+                     * @example hillside-farm
+                     */
                     userId?: string;
-                    /** @description One event of userId */
+                    /**
+                     * @description One event of userId
+                     * @example 1288
+                     */
                     eventId?: string;
                     /**
                      * Format: int64
                      * @description Events created at or after, ms since epoch
+                     * @example 1793491200000
                      */
                     since?: number;
                     /**
                      * Format: int64
                      * @description Events created at or before, ms since epoch
+                     * @example 1793491200000
                      */
                     until?: number;
                 };
@@ -44489,7 +44525,7 @@ export interface operations {
         };
         responses: {
             /** @description Queued */
-            202: {
+            200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -44505,7 +44541,10 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
-                            /** Format: int64 */
+                            /**
+                             * Format: int64
+                             * @example 12
+                             */
                             queued: number;
                         };
                         /**

@@ -51,7 +51,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     CREATE TABLE delivery_attempts (
       integrator_uid text NOT NULL,
       subscription_id text NOT NULL,
-      uid text NOT NULL,
+      uid text NOT NULL REFERENCES users (uid) ON DELETE CASCADE,
       event_id bigint NOT NULL,
       message_id text NOT NULL,
       attempted_at bigint NOT NULL,

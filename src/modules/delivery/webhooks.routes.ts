@@ -339,11 +339,11 @@ async function webhookRoutes(app: App) {
           'account, or of every covered account), with their first webhook-id, so a receiver that kept what it saw knows a repeat.',
         params: SubscriptionPath,
         body: RedeliverBody,
-        response: { 202: Envelope(Queued, 'Queued', 'Events queued') },
+        response: { 200: Envelope(Queued, 'Queued', 'Events queued') },
       },
       config,
     },
-    async (req, reply) => {
+    async (req) => {
       const s = await subscriptionOf(integratorOf(req), req.params.subscriptionId)
       const { userId, eventId, since, until } = req.body
       if (eventId !== undefined && userId === undefined) throw badRequest('eventId needs userId')
@@ -355,7 +355,7 @@ async function webhookRoutes(app: App) {
         app.clock(),
       )
       app.deliveries?.wake()
-      return reply.code(202).send(ok({ queued }, 'Events queued'))
+      return ok({ queued }, 'Events queued')
     },
   )
 }

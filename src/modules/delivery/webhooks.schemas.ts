@@ -2,12 +2,19 @@
 import Type from 'typebox'
 import { StringEnum } from '../../http/list-params.ts'
 import { MAX_PATH_SEGMENT } from '../../http/route-policy.ts'
+import { EXAMPLE } from '../../http/schema-types.ts'
+import { UID_PATTERN } from '../users/users.rules.ts'
 import { EVENT_TYPES } from '../events/event-kinds.ts'
 
-const Int = (options: { minimum?: number; maximum?: number; default?: number; description?: string } = {}) =>
-  Type.Integer({ format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, ...options })
-const Text = (maxLength: number, options: { description?: string; examples?: string[] } = {}) =>
-  Type.String({ maxLength, ...options })
+const Int = (
+  example: number,
+  options: { minimum?: number; maximum?: number; default?: number; description?: string } = {},
+) => Type.Integer({ format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, examples: [example], ...options })
+const Text = (maxLength: number, example: string, options: { description?: string } = {}) =>
+  Type.String({ maxLength, examples: [example], ...options })
+const Uid = (description: string) =>
+  Type.String({ pattern: UID_PATTERN, maxLength: 128, description, examples: [EXAMPLE.uid] })
+const MS_EXAMPLE = 1_793_491_200_000
 
 const EventTypes = Type.Union(
   [
@@ -24,10 +31,7 @@ const EventTypes = Type.Union(
   },
 )
 const Accounts = Type.Union(
-  [
-    Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { minItems: 1, maxItems: 1000, uniqueItems: true }),
-    Type.Null(),
-  ],
+  [Type.Array(Uid('A linked account'), { minItems: 1, maxItems: 1000, uniqueItems: true }), Type.Null()],
   {
     description: 'Uids of linked accounts whose events are delivered; null or absent: every linked account',
     examples: [['hillside-farm']],
@@ -61,23 +65,23 @@ export const SubscriptionPath = Type.Object({
   subscriptionId: Type.String({ minLength: 1, maxLength: MAX_PATH_SEGMENT, examples: ['whs_4kR9zQ2m'] }),
 })
 
-const Ms = (description: string) => Type.Union([Int(), Type.Null()], { description })
+const Ms = (description: string) => Type.Union([Int(MS_EXAMPLE), Type.Null()], { description })
 
 export const Subscription = Type.Object(
   {
-    id: Text(64, { examples: ['whs_4kR9zQ2m'] }),
+    id: Text(64, 'whs_4kR9zQ2m'),
     url: Url,
     eventTypes: EventTypes,
     accounts: Accounts,
     enabled: Type.Boolean(),
-    disabledReason: Type.Union([Text(500), Type.Null()], {
+    disabledReason: Type.Union([Text(500, 'the receiver answered 410 Gone'), Type.Null()], {
       description: 'Why the service disabled it (410 Gone, or failing for three days)',
     }),
     disabledAt: Ms('ms since epoch'),
     failingSince: Ms('ms since epoch: the first failure since the last success'),
     secretOverlapUntil: Ms('ms since epoch: until then the previous secret signs too (after a rotation)'),
-    createdAt: Int({ description: 'ms since epoch' }),
-    updatedAt: Int({ description: 'ms since epoch' }),
+    createdAt: Int(MS_EXAMPLE, { description: 'ms since epoch' }),
+    updatedAt: Int(MS_EXAMPLE, { description: 'ms since epoch' }),
   },
   { additionalProperties: false, title: 'WebhookSubscription' },
 )
@@ -101,6 +105,7 @@ export const RotateBody = Type.Object(
         format: 'int32',
         minimum: 0,
         maximum: 604_800,
+        examples: [86_400],
         default: 86_400,
         description: 'How long the previous secret still signs beside the new one (default a day, at most 7 days)',
       }),
@@ -109,47 +114,47 @@ export const RotateBody = Type.Object(
   { additionalProperties: false },
 )
 
-export const Queued = Type.Object({ queued: Int() }, { additionalProperties: false })
-export const Deleted = Type.Object({ id: Text(200) }, { additionalProperties: false })
+export const Queued = Type.Object({ queued: Int(12) }, { additionalProperties: false })
+export const Deleted = Type.Object({ id: Text(200, 'whs_4kR9zQ2m') }, { additionalProperties: false })
 
 export const TestResult = Type.Object(
   {
     delivered: Type.Boolean(),
-    status: Type.Union([Int({ maximum: 999 }), Type.Null()], { description: "The receiver's HTTP status" }),
-    latencyMs: Int(),
-    error: Type.Union([Text(500), Type.Null()]),
+    status: Type.Union([Int(204, { maximum: 999 }), Type.Null()], { description: "The receiver's HTTP status" }),
+    latencyMs: Int(38),
+    error: Type.Union([Text(500, 'no answer within 10000 ms'), Type.Null()]),
   },
   { additionalProperties: false },
 )
 
 export const Attempt = Type.Object(
   {
-    userId: Text(128),
-    eventId: Text(16),
-    webhookId: Text(64, { description: 'The webhook-id header sent: the same for every attempt of an event' }),
-    attemptedAt: Int({ description: 'ms since epoch' }),
-    status: Type.Union([Int({ maximum: 999 }), Type.Null()]),
-    error: Type.Union([Text(500), Type.Null()]),
-    latencyMs: Int(),
+    userId: Uid('The account of the event'),
+    eventId: Text(16, '1288'),
+    webhookId: Text(64, 'msg_1288_5d41402abc', {
+      description: 'The webhook-id header sent: the same for every attempt of an event',
+    }),
+    attemptedAt: Int(MS_EXAMPLE, { description: 'ms since epoch' }),
+    status: Type.Union([Int(200, { maximum: 999 }), Type.Null()]),
+    error: Type.Union([Text(500, 'HTTP 503'), Type.Null()]),
+    latencyMs: Int(38),
   },
   { additionalProperties: false },
 )
 
 export const AttemptsQuery = Type.Object(
-  { limit: Type.Optional(Int({ minimum: 1, maximum: 100, default: 50 })) },
+  { limit: Type.Optional(Int(50, { minimum: 1, maximum: 100, default: 50 })) },
   { additionalProperties: false },
 )
 
 export const RedeliverBody = Type.Object(
   {
-    userId: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 128, description: 'Only this account (required with eventId)' }),
-    ),
+    userId: Type.Optional(Uid('Only this account (required with eventId)')),
     eventId: Type.Optional(
-      Type.String({ pattern: '^[0-9]{1,16}$', maxLength: 16, description: 'One event of userId' }),
+      Type.String({ pattern: '^[0-9]{1,16}$', maxLength: 16, description: 'One event of userId', examples: ['1288'] }),
     ),
-    since: Type.Optional(Int({ description: 'Events created at or after, ms since epoch' })),
-    until: Type.Optional(Int({ description: 'Events created at or before, ms since epoch' })),
+    since: Type.Optional(Int(MS_EXAMPLE, { description: 'Events created at or after, ms since epoch' })),
+    until: Type.Optional(Int(MS_EXAMPLE, { description: 'Events created at or before, ms since epoch' })),
   },
   { additionalProperties: false, minProperties: 1 },
 )
