@@ -68,7 +68,9 @@ describe('event stream', () => {
     const url = `${base}${farm.base}/events/stream`
     const sow = await farm.animal(38.0)
     const start = Date.now() - 30 * MINUTE
-    const live = readStream(url, farm.owner, 2)
+    // A new farm has no events: after=0 makes the stream start from nothing whenever its request is read,
+    // so a loaded machine that opens it after the first reading misses nothing.
+    const live = readStream(`${url}?after=0`, farm.owner, 2)
     await new Promise((resolve) => setTimeout(resolve, 300))
     await farm.readings(sow.MAC, [38.45], start)
     await farm.readings(sow.MAC, [38.9], start + MINUTE)
