@@ -243,6 +243,31 @@ describe(
       })
     }
 
+    it('opens offline with its shell and the herd it saw last', async () => {
+      const farm = await seedFarm()
+      const context = await browser.newContext({ viewport: { width: 375, height: 812 } })
+      const page = await context.newPage()
+      await page.goto(`${base}/app/`)
+      await page.getByLabel('E-mail').fill(farm.email)
+      await page.getByLabel('Password').fill(farm.password)
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.getByRole('heading', { name: 'Needs attention' }).waitFor()
+      await page.evaluate(async () => {
+        await navigator.serviceWorker.ready
+        if (!navigator.serviceWorker.controller)
+          await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve))
+      })
+      await page.goto(`${base}/app/#/herd`)
+      await page.getByRole('link', { name: farm.id }).waitFor()
+      await page.waitForLoadState('networkidle')
+      await context.setOffline(true)
+      await page.reload()
+      await page.getByText('Offline: showing what the app saw last').waitFor()
+      await page.getByRole('link', { name: farm.id }).waitFor()
+      await page.screenshot({ path: `${OUTPUT}/phone-herd-offline.png`, fullPage: true })
+      await context.close()
+    })
+
     it('shows a user of another farm nothing of this one', async () => {
       const farm = await seedFarm()
       const other = await createUser(ctx)
