@@ -2,6 +2,7 @@
 // band, until its webhook arrives at a local receiver (p50, p99); and 10,000 events queued at once, until the
 // receiver has them all, with the repeats it saw. The service runs in this process on the bench's store.
 import { createServer } from 'node:http'
+import type { TableRow } from './scenario.ts'
 import { buildApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
 import { openDatabase } from '../src/db/database.ts'
@@ -177,8 +178,8 @@ export async function measureDelivery(
   }
 }
 
-/** The bench table's rows (table.ts TableRow, which imports this file). */
-export function deliveryRows(figures: DeliveryFigures, store: string, smoke: boolean) {
+/** The bench table's rows. */
+export function deliveryRows(figures: DeliveryFigures, store: string, smoke: boolean): TableRow[] {
   return [
     {
       scenario: `reading ingested -> band event -> webhook received (${store})`,

@@ -3,6 +3,7 @@
 // The service runs in this process on an embedded in-memory store; the browser is Debian's Chromium.
 import { existsSync } from 'node:fs'
 import { chromium } from 'playwright-core'
+import type { TableRow } from './scenario.ts'
 import { buildApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
 import { IN_MEMORY, openDatabase } from '../src/db/database.ts'
@@ -156,18 +157,8 @@ const FIRST_LOAD_BUDGET_BYTES = 150_000
 const HERD_RENDER_BUDGET_MS = 200
 
 /** The table's rows: the first load against its budget, and re-rendering the herd against 200 ms. */
-/** A row of the bench's table (table.ts TableRow, which imports this file). */
-interface Row {
-  scenario: string
-  service: string
-  baseline: string
-  ratio: number | null
-  target: string
-  met: boolean | null
-  figures?: Record<string, unknown>
-}
 
-export function farmAppRows(figures: FarmAppFigures | undefined, smoke: boolean): Row[] {
+export function farmAppRows(figures: FarmAppFigures | undefined, smoke: boolean): TableRow[] {
   if (!figures) {
     const skipped = { service: `no Chromium at ${CHROMIUM}`, baseline: '', ratio: null, target: 'reported', met: null }
     return [{ scenario: 'farm app in Chromium', ...skipped }]

@@ -13,3 +13,16 @@ export interface Scenario {
   description: string
   run: () => Promise<BenchResult>
 }
+
+/** One measured row of the table. */
+export interface TableRow {
+  scenario: string
+  service: string
+  baseline: string
+  /** In the direction the target states; null where the row is reported without a ratio. */
+  ratio: number | null
+  target: string
+  /** null: reported, no target. */
+  met: boolean | null
+  figures?: Record<string, unknown>
+}

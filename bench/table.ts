@@ -29,6 +29,7 @@ import { measureStartup, type StartupFigures } from './startup.ts'
 import { BENCH_JWT_SECRET, median, scratchEnv } from './support.ts'
 import { farmAppRows, measureFarmApp } from './farm-app.ts'
 import { deliveryRows, measureDelivery } from './delivery.ts'
+import type { TableRow } from './scenario.ts'
 
 type Store = 'postgres' | 'embedded'
 
@@ -88,19 +89,6 @@ const HERD_FARM = 'bench-herd'
 const INTEGRATOR = 'int_bench-enterprise'
 const mac = (prefix: number, n: number) =>
   `BE:${prefix.toString(16).padStart(2, '0')}:00:00:${(n >> 8).toString(16).padStart(2, '0')}:${(n & 255).toString(16).padStart(2, '0')}`.toUpperCase()
-
-/** One measured row of the table. */
-export interface TableRow {
-  scenario: string
-  service: string
-  baseline: string
-  /** In the direction the target states; null where the row is reported without a ratio. */
-  ratio: number | null
-  target: string
-  /** null: reported, no target. */
-  met: boolean | null
-  figures?: Record<string, unknown>
-}
 
 interface Side {
   rps: number

@@ -4,15 +4,15 @@
 // out. axe-core checks every page (no serious or critical violation); a screenshot of each page goes to
 // test-output/farm-app/.
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { after, before, describe, it } from 'node:test'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
+import { launchChromium, noChromium } from '../support/chromium.ts'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, userToken } from '../support/fixtures.ts'
 import { recordEvent, type NewEvent } from '../../src/modules/events/events.repository.ts'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const OUTPUT = 'test-output/farm-app'
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 
@@ -105,183 +105,176 @@ async function checkPage(page: Page, viewport: string, name: string) {
   assert.deepEqual(await seriousViolations(page), [], `axe on ${name} (${viewport})`)
 }
 
-describe(
-  'the farm app in Chromium',
-  { skip: !existsSync(CHROMIUM) && !process.env.CI ? `no Chromium at ${CHROMIUM}` : false },
-  () => {
-    before(async () => {
-      mkdirSync(OUTPUT, { recursive: true })
-      ctx = await createTestApp()
-      await ctx.app.listen({ port: 0, host: '127.0.0.1' })
-      const address = ctx.app.server.address()
-      assert.ok(address && typeof address === 'object')
-      base = `http://127.0.0.1:${address.port}`
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-      })
+describe('the farm app in Chromium', { skip: noChromium }, () => {
+  before(async () => {
+    mkdirSync(OUTPUT, { recursive: true })
+    ctx = await createTestApp()
+    await ctx.app.listen({ port: 0, host: '127.0.0.1' })
+    const address = ctx.app.server.address()
+    assert.ok(address && typeof address === 'object')
+    base = `http://127.0.0.1:${address.port}`
+    browser = await launchChromium()
+  })
+  after(async () => {
+    await browser?.close()
+    await ctx?.close()
+  })
+
+  it('serves the app from this service with a strict content security policy', async () => {
+    const page = await ctx.app.inject({ method: 'GET', url: '/app/' })
+    assert.equal(page.statusCode, 200)
+    assert.match(String(page.headers['content-security-policy']), /script-src 'self'/)
+    assert.match(String(page.headers['content-security-policy']), /frame-ancestors 'none'/)
+    assert.equal(page.headers['x-content-type-options'], 'nosniff')
+    assert.doesNotMatch(page.body, /https?:\/\//, 'nothing from another origin')
+    const script = /src="\.\/(app-[^"]+\.js)"/.exec(page.body)?.[1]
+    assert.ok(script, page.body)
+    const file = await ctx.app.inject({ method: 'GET', url: `/app/${script}`, headers: { 'accept-encoding': 'br' } })
+    assert.equal(file.statusCode, 200)
+    assert.equal(file.headers['content-encoding'], 'br')
+    assert.match(String(file.headers['cache-control']), /immutable/)
+    const again = await ctx.app.inject({
+      method: 'GET',
+      url: `/app/${script}`,
+      headers: { 'if-none-match': String(file.headers.etag) },
     })
-    after(async () => {
-      await browser?.close()
-      await ctx?.close()
-    })
+    assert.equal(again.statusCode, 304)
+    assert.equal((await ctx.app.inject({ method: 'GET', url: '/app' })).statusCode, 301)
+    assert.equal((await ctx.app.inject({ method: 'GET', url: '/app/no-such-file.js' })).statusCode, 404)
+    assert.equal(page.headers['x-ratelimit-limit'], undefined, 'the app files do not spend the IP limit')
+  })
 
-    it('serves the app from this service with a strict content security policy', async () => {
-      const page = await ctx.app.inject({ method: 'GET', url: '/app/' })
-      assert.equal(page.statusCode, 200)
-      assert.match(String(page.headers['content-security-policy']), /script-src 'self'/)
-      assert.match(String(page.headers['content-security-policy']), /frame-ancestors 'none'/)
-      assert.equal(page.headers['x-content-type-options'], 'nosniff')
-      assert.doesNotMatch(page.body, /https?:\/\//, 'nothing from another origin')
-      const script = /src="\.\/(app-[^"]+\.js)"/.exec(page.body)?.[1]
-      assert.ok(script, page.body)
-      const file = await ctx.app.inject({ method: 'GET', url: `/app/${script}`, headers: { 'accept-encoding': 'br' } })
-      assert.equal(file.statusCode, 200)
-      assert.equal(file.headers['content-encoding'], 'br')
-      assert.match(String(file.headers['cache-control']), /immutable/)
-      const again = await ctx.app.inject({
-        method: 'GET',
-        url: `/app/${script}`,
-        headers: { 'if-none-match': String(file.headers.etag) },
-      })
-      assert.equal(again.statusCode, 304)
-      assert.equal((await ctx.app.inject({ method: 'GET', url: '/app' })).statusCode, 301)
-      assert.equal((await ctx.app.inject({ method: 'GET', url: '/app/no-such-file.js' })).statusCode, 404)
-      assert.equal(page.headers['x-ratelimit-limit'], undefined, 'the app files do not spend the IP limit')
-    })
-
-    for (const viewport of VIEWPORTS) {
-      it(`works for a farm at ${viewport.name} size (${viewport.width}×${viewport.height})`, async () => {
-        const farm = await seedFarm()
-        // bypassCSP only so that the test can inject axe-core; the app itself runs under its policy.
-        const context = await browser.newContext({ viewport, bypassCSP: true, serviceWorkers: 'block' })
-        const page = await context.newPage()
-        const errors: string[] = []
-        page.on('pageerror', (err) => errors.push(err.message))
-        const foreign: string[] = []
-        page.on('request', (req) => {
-          if (!req.url().startsWith(base)) foreign.push(req.url())
-        })
-
-        await page.goto(`${base}/app/`)
-        await checkPage(page, viewport.name, 'sign-in')
-        await page.getByLabel('E-mail').fill(farm.email)
-        await page.getByLabel('Password').fill('not the password')
-        await page.getByRole('button', { name: 'Sign in' }).click()
-        await page.getByRole('alert').waitFor()
-        await page.getByLabel('Password').fill(farm.password)
-        await page.getByRole('button', { name: 'Sign in' }).click()
-        await page.getByRole('heading', { name: 'Needs attention' }).waitFor()
-        await checkPage(page, viewport.name, 'attention')
-
-        await page.goto(`${base}/app/#/herd`)
-        await page.getByRole('link', { name: farm.id }).waitFor()
-        await checkPage(page, viewport.name, 'herd')
-        await page.getByRole('link', { name: farm.id }).click()
-        await page.getByRole('heading', { name: `${farm.id} · ${farm.mac}` }).waitFor()
-        await page.getByRole('region', { name: 'Events' }).getByText('Farrowing expected').waitFor()
-
-        await page.getByRole('button', { name: '+ Service / insemination' }).click()
-        const form = page.getByRole('form', { name: 'Service / insemination' })
-        await form.getByLabel('Boar').fill('Duroc DK-4471')
-        await form.getByLabel('Tubes').fill('-1')
-        await form.getByRole('button', { name: 'Save' }).click()
-        const tubesError = form.locator('#form-inseminations-Tubes-error')
-        await tubesError.waitFor()
-        assert.match((await tubesError.textContent()) ?? '', /0|negative|>=|minimum/i)
-        assert.equal(await form.getByLabel('Tubes').getAttribute('aria-invalid'), 'true')
-        await checkPage(page, viewport.name, 'animal-invalid-field')
-        await form.getByLabel('Tubes').fill('2')
-        await form.getByRole('button', { name: 'Save' }).click()
-        await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor()
-        await page.getByRole('list', { name: 'Farm records' }).getByText('Duroc DK-4471').waitFor()
-        await checkPage(page, viewport.name, 'animal')
-
-        const stored = await ctx.app.inject({
-          method: 'GET',
-          url: `/api/v1/users/${farm.uid}/animals/${farm.mac}/inseminations`,
-          headers: bearer(farm.token),
-        })
-        assert.deepEqual(
-          stored.json().data.map((r: { Boar: string; Tubes: number }) => [r.Boar, r.Tubes]),
-          [['Duroc DK-4471', 2]],
-          'one insemination stored, the invalid attempt none',
-        )
-
-        for (const screen of ['performance', 'devices', 'settings']) {
-          await page.goto(`${base}/app/#/${screen}`)
-          await page.locator('main h2').first().waitFor()
-          await page.waitForLoadState('networkidle')
-          await checkPage(page, viewport.name, screen)
-        }
-
-        await page.goto(`${base}/app/#/sharing`)
-        const integrators = page.getByRole('list', { name: 'Linked integrators' })
-        await integrators.getByText(farm.integrator).waitFor()
-        await page.waitForLoadState('networkidle')
-        await checkPage(page, viewport.name, 'sharing')
-        await integrators
-          .getByRole('listitem')
-          .filter({ hasText: farm.integrator })
-          .getByRole('button', { name: 'Unlink' })
-          .click()
-        await page.getByText('No integrator reads this farm’s data.').waitFor()
-        const user = await ctx.app.inject({
-          method: 'GET',
-          url: `/api/v1/users/${farm.uid}`,
-          headers: bearer(farm.token),
-        })
-        assert.deepEqual(user.json().data.integrators ?? [], [])
-
-        await page.getByRole('button', { name: 'Sign out' }).click()
-        await page.getByRole('heading', { name: 'Sign in' }).waitFor()
-        assert.equal(await page.evaluate(() => localStorage.getItem('livestock.session')), null)
-
-        assert.deepEqual(errors, [], 'no script error')
-        assert.deepEqual(foreign, [], 'no request leaves this service')
-        await context.close()
-      })
-    }
-
-    it('opens offline with its shell and the herd it saw last', async () => {
+  for (const viewport of VIEWPORTS) {
+    it(`works for a farm at ${viewport.name} size (${viewport.width}×${viewport.height})`, async () => {
       const farm = await seedFarm()
-      const context = await browser.newContext({ viewport: { width: 375, height: 812 } })
+      // bypassCSP only so that the test can inject axe-core; the app itself runs under its policy.
+      const context = await browser.newContext({ viewport, bypassCSP: true, serviceWorkers: 'block' })
       const page = await context.newPage()
+      const errors: string[] = []
+      page.on('pageerror', (err) => errors.push(err.message))
+      const foreign: string[] = []
+      page.on('request', (req) => {
+        if (!req.url().startsWith(base)) foreign.push(req.url())
+      })
+
       await page.goto(`${base}/app/`)
+      await checkPage(page, viewport.name, 'sign-in')
       await page.getByLabel('E-mail').fill(farm.email)
+      await page.getByLabel('Password').fill('not the password')
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.getByRole('alert').waitFor()
       await page.getByLabel('Password').fill(farm.password)
       await page.getByRole('button', { name: 'Sign in' }).click()
       await page.getByRole('heading', { name: 'Needs attention' }).waitFor()
-      await page.evaluate(async () => {
-        await navigator.serviceWorker.ready
-        if (!navigator.serviceWorker.controller)
-          await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve))
-      })
+      await checkPage(page, viewport.name, 'attention')
+
       await page.goto(`${base}/app/#/herd`)
       await page.getByRole('link', { name: farm.id }).waitFor()
-      await page.waitForLoadState('networkidle')
-      await context.setOffline(true)
-      await page.reload()
-      await page.getByText('Offline: showing what the app saw last').waitFor()
-      await page.getByRole('link', { name: farm.id }).waitFor()
-      await page.screenshot({ path: `${OUTPUT}/phone-herd-offline.png`, fullPage: true })
-      await context.close()
-    })
+      await checkPage(page, viewport.name, 'herd')
+      await page.getByRole('link', { name: farm.id }).click()
+      await page.getByRole('heading', { name: `${farm.id} · ${farm.mac}` }).waitFor()
+      await page.getByRole('region', { name: 'Events' }).getByText('Farrowing expected').waitFor()
 
-    it('shows a user of another farm nothing of this one', async () => {
-      const farm = await seedFarm()
-      const other = await createUser(ctx)
-      const context = await browser.newContext({ serviceWorkers: 'block' })
-      const page = await context.newPage()
-      await page.goto(`${base}/app/`)
-      await page.getByLabel('E-mail').fill(other.email)
-      await page.getByLabel('Password').fill(other.password!)
-      await page.getByRole('button', { name: 'Sign in' }).click()
-      await page.getByRole('heading', { name: 'Needs attention' }).waitFor()
-      await page.goto(`${base}/app/#/animal/${encodeURIComponent(farm.mac)}`)
+      await page.getByRole('button', { name: '+ Service / insemination' }).click()
+      const form = page.getByRole('form', { name: 'Service / insemination' })
+      await form.getByLabel('Boar').fill('Duroc DK-4471')
+      await form.getByLabel('Tubes').fill('-1')
+      await form.getByRole('button', { name: 'Save' }).click()
+      const tubesError = form.locator('#form-inseminations-Tubes-error')
+      await tubesError.waitFor()
+      assert.match((await tubesError.textContent()) ?? '', /0|negative|>=|minimum/i)
+      assert.equal(await form.getByLabel('Tubes').getAttribute('aria-invalid'), 'true')
+      await checkPage(page, viewport.name, 'animal-invalid-field')
+      await form.getByLabel('Tubes').fill('2')
+      await form.getByRole('button', { name: 'Save' }).click()
+      await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor()
+      await page.getByRole('list', { name: 'Farm records' }).getByText('Duroc DK-4471').waitFor()
+      await checkPage(page, viewport.name, 'animal')
+
+      const stored = await ctx.app.inject({
+        method: 'GET',
+        url: `/api/v1/users/${farm.uid}/animals/${farm.mac}/inseminations`,
+        headers: bearer(farm.token),
+      })
+      assert.deepEqual(
+        stored.json().data.map((r: { Boar: string; Tubes: number }) => [r.Boar, r.Tubes]),
+        [['Duroc DK-4471', 2]],
+        'one insemination stored, the invalid attempt none',
+      )
+
+      for (const screen of ['performance', 'devices', 'settings']) {
+        await page.goto(`${base}/app/#/${screen}`)
+        await page.locator('main h2').first().waitFor()
+        await page.waitForLoadState('networkidle')
+        await checkPage(page, viewport.name, screen)
+      }
+
+      await page.goto(`${base}/app/#/sharing`)
+      const integrators = page.getByRole('list', { name: 'Linked integrators' })
+      await integrators.getByText(farm.integrator).waitFor()
       await page.waitForLoadState('networkidle')
-      assert.equal(await page.getByText(farm.id).count(), 0)
+      await checkPage(page, viewport.name, 'sharing')
+      await integrators
+        .getByRole('listitem')
+        .filter({ hasText: farm.integrator })
+        .getByRole('button', { name: 'Unlink' })
+        .click()
+      await page.getByText('No integrator reads this farm’s data.').waitFor()
+      const user = await ctx.app.inject({
+        method: 'GET',
+        url: `/api/v1/users/${farm.uid}`,
+        headers: bearer(farm.token),
+      })
+      assert.deepEqual(user.json().data.integrators ?? [], [])
+
+      await page.getByRole('button', { name: 'Sign out' }).click()
+      await page.getByRole('heading', { name: 'Sign in' }).waitFor()
+      assert.equal(await page.evaluate(() => localStorage.getItem('livestock.session')), null)
+
+      assert.deepEqual(errors, [], 'no script error')
+      assert.deepEqual(foreign, [], 'no request leaves this service')
       await context.close()
     })
-  },
-)
+  }
+
+  it('opens offline with its shell and the herd it saw last', async () => {
+    const farm = await seedFarm()
+    const context = await browser.newContext({ viewport: { width: 375, height: 812 } })
+    const page = await context.newPage()
+    await page.goto(`${base}/app/`)
+    await page.getByLabel('E-mail').fill(farm.email)
+    await page.getByLabel('Password').fill(farm.password)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('heading', { name: 'Needs attention' }).waitFor()
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.ready
+      if (!navigator.serviceWorker.controller)
+        await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve))
+    })
+    await page.goto(`${base}/app/#/herd`)
+    await page.getByRole('link', { name: farm.id }).waitFor()
+    await page.waitForLoadState('networkidle')
+    await context.setOffline(true)
+    await page.reload()
+    await page.getByText('Offline: showing what the app saw last').waitFor()
+    await page.getByRole('link', { name: farm.id }).waitFor()
+    await page.screenshot({ path: `${OUTPUT}/phone-herd-offline.png`, fullPage: true })
+    await context.close()
+  })
+
+  it('shows a user of another farm nothing of this one', async () => {
+    const farm = await seedFarm()
+    const other = await createUser(ctx)
+    const context = await browser.newContext({ serviceWorkers: 'block' })
+    const page = await context.newPage()
+    await page.goto(`${base}/app/`)
+    await page.getByLabel('E-mail').fill(other.email)
+    await page.getByLabel('Password').fill(other.password!)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('heading', { name: 'Needs attention' }).waitFor()
+    await page.goto(`${base}/app/#/animal/${encodeURIComponent(farm.mac)}`)
+    await page.waitForLoadState('networkidle')
+    assert.equal(await page.getByText(farm.id).count(), 0)
+    await context.close()
+  })
+})

@@ -1,94 +1,77 @@
 // The interactive reference renders in a real headless Chromium, offline: every request it makes
 // goes to this service, and the page lists the operations of the OpenAPI document.
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
+import { launchChromium, noChromium } from '../support/chromium.ts'
 import { createTestApp, type TestContext } from '../support/app.ts'
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
 let ctx: TestContext
 let browser: Browser
 let base: string
 
-describe(
-  'GET /api/v1/docs',
-  { skip: !existsSync(CHROMIUM) && !process.env.CI ? `no Chromium at ${CHROMIUM}` : false },
-  () => {
-    before(async () => {
-      ctx = await createTestApp()
-      await ctx.app.listen({ port: 0, host: '127.0.0.1' })
-      const address = ctx.app.server.address()
-      assert.ok(address && typeof address === 'object')
-      base = `http://127.0.0.1:${address.port}`
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      })
-    })
-    after(async () => {
-      await browser?.close()
-      await ctx?.close()
-    })
+describe('GET /api/v1/docs', { skip: noChromium }, () => {
+  before(async () => {
+    ctx = await createTestApp()
+    await ctx.app.listen({ port: 0, host: '127.0.0.1' })
+    const address = ctx.app.server.address()
+    assert.ok(address && typeof address === 'object')
+    base = `http://127.0.0.1:${address.port}`
+    browser = await launchChromium()
+  })
+  after(async () => {
+    await browser?.close()
+    await ctx?.close()
+  })
 
-    it('serves the page and its script from this service', async () => {
-      const page = await ctx.app.inject({ method: 'GET', url: '/api/v1/docs/' })
-      assert.equal(page.statusCode, 200)
-      assert.match(String(page.headers['content-type']), /text\/html/)
-      assert.doesNotMatch(page.body, /<script[^>]+src="https?:\/\//, 'no script from a CDN')
-      const redirect = await ctx.app.inject({ method: 'GET', url: '/api/v1/docs' })
-      assert.equal(redirect.statusCode, 301)
-    })
+  it('serves the page and its script from this service', async () => {
+    const page = await ctx.app.inject({ method: 'GET', url: '/api/v1/docs/' })
+    assert.equal(page.statusCode, 200)
+    assert.match(String(page.headers['content-type']), /text\/html/)
+    assert.doesNotMatch(page.body, /<script[^>]+src="https?:\/\//, 'no script from a CDN')
+    const redirect = await ctx.app.inject({ method: 'GET', url: '/api/v1/docs' })
+    assert.equal(redirect.statusCode, 301)
+  })
 
-    it('renders the operations in headless Chromium without leaving this host', async () => {
-      const page = await browser.newPage()
-      const foreign: string[] = []
-      page.on('request', (req) => {
-        const url = req.url()
-        if (!url.startsWith(base) && !url.startsWith('data:') && !url.startsWith('blob:')) foreign.push(url)
-      })
-      const errors: string[] = []
-      page.on('pageerror', (err) => errors.push(err.message))
-      // A Content-Security-Policy refusal is no page error, only a console message.
-      page.on('console', (message) => {
-        if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) errors.push(message.text())
-      })
-      await page.goto(`${base}/api/v1/docs/`, { waitUntil: 'load' })
-      await page.getByText('Liveness check').first().waitFor({ timeout: 30_000 })
-      await page.getByText('Token-endpoint directory').first().waitFor({ state: 'attached', timeout: 10_000 })
-      const text = await page.locator('body').innerText()
-      assert.match(text, /Livestock API/)
-      assert.match(text, /Readiness check/)
-      if (process.env.DOCS_SCREENSHOT) await page.screenshot({ path: process.env.DOCS_SCREENSHOT, fullPage: false })
-      assert.deepEqual(foreign, [], 'the page must not fetch anything from another host')
-      assert.deepEqual(errors, [])
-      await page.close()
+  it('renders the operations in headless Chromium without leaving this host', async () => {
+    const page = await browser.newPage()
+    const foreign: string[] = []
+    page.on('request', (req) => {
+      const url = req.url()
+      if (!url.startsWith(base) && !url.startsWith('data:') && !url.startsWith('blob:')) foreign.push(url)
     })
+    const errors: string[] = []
+    page.on('pageerror', (err) => errors.push(err.message))
+    // A Content-Security-Policy refusal is no page error, only a console message.
+    page.on('console', (message) => {
+      if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) errors.push(message.text())
+    })
+    await page.goto(`${base}/api/v1/docs/`, { waitUntil: 'load' })
+    await page.getByText('Liveness check').first().waitFor({ timeout: 30_000 })
+    await page.getByText('Token-endpoint directory').first().waitFor({ state: 'attached', timeout: 10_000 })
+    const text = await page.locator('body').innerText()
+    assert.match(text, /Livestock API/)
+    assert.match(text, /Readiness check/)
+    if (process.env.DOCS_SCREENSHOT) await page.screenshot({ path: process.env.DOCS_SCREENSHOT, fullPage: false })
+    assert.deepEqual(foreign, [], 'the page must not fetch anything from another host')
+    assert.deepEqual(errors, [])
+    await page.close()
+  })
 
-    it('shows realistic pig-farm examples, never "string" placeholders', async () => {
-      const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } })
-      await page.goto(`${base}/api/v1/docs/`, { waitUntil: 'load' })
-      await page.getByText('Liveness check').first().waitFor({ timeout: 30_000 })
-      for (const [operation, example] of [
-        ['Get one animal', 'Lame on the left hind leg'],
-        ['Record a treatment', 'Amoxicillin 15% LA'],
-      ] as const) {
-        await page.getByText(operation).first().click()
-        await page.getByText(example).first().waitFor({ state: 'attached', timeout: 15_000 })
-      }
-      const examples = (await page.locator('pre, code').allInnerTexts()).join('\n')
-      assert.match(examples, /"Mac": "A4:C1:38:5F:2B:91"/)
-      assert.doesNotMatch(await page.locator('body').innerText(), /"string"/)
-      await page.close()
-    })
-  },
-)
+  it('shows realistic pig-farm examples, never "string" placeholders', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } })
+    await page.goto(`${base}/api/v1/docs/`, { waitUntil: 'load' })
+    await page.getByText('Liveness check').first().waitFor({ timeout: 30_000 })
+    for (const [operation, example] of [
+      ['Get one animal', 'Lame on the left hind leg'],
+      ['Record a treatment', 'Amoxicillin 15% LA'],
+    ] as const) {
+      await page.getByText(operation).first().click()
+      await page.getByText(example).first().waitFor({ state: 'attached', timeout: 15_000 })
+    }
+    const examples = (await page.locator('pre, code').allInnerTexts()).join('\n')
+    assert.match(examples, /"Mac": "A4:C1:38:5F:2B:91"/)
+    assert.doesNotMatch(await page.locator('body').innerText(), /"string"/)
+    await page.close()
+  })
+})
