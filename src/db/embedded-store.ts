@@ -79,7 +79,9 @@ export class EmbeddedStore {
     this.#worker = new Worker(WORKER_FILE, {
       workerData: data,
       transferList: options.snapshot ? [options.snapshot] : [],
-      // The compile cache is per thread: the service's (bin/compile-cache.js) serves this one too.
+      // The compile cache is per thread: the service's (bin/compile-cache.js) serves this one too. The thread
+      // gets the process's environment as it is (passed through, not read as configuration).
+      // eslint-disable-next-line no-restricted-properties
       env: compileCache ? { ...process.env, NODE_COMPILE_CACHE: compileCache } : process.env,
       name: 'embedded store',
       // None of the parent's Node options: V8's flags are the process's anyway, and some (--input-type of a
