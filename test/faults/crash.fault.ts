@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import type { Agent } from 'node:http'
 import { rmSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
+import { eventually } from '../support/eventually.ts'
 import { startPrivatePostgres, type PrivatePostgres } from './support/servers.ts'
 import { call, keepAliveAgent, killHard, serviceEnv, startService, type ServiceProcess } from './support/service.ts'
 import {
@@ -103,6 +104,16 @@ describe('kill -9 under write load', () => {
         for (const batch of inDoubt) await send(batch)
         resent += inDoubt.length
 
+        // The packer runs every second; give it its turns before the service stops (a quiet machine can finish
+        // the load before its first one).
+        await new Promise((resolve) => setTimeout(resolve, 3000))
+        if (kind === 'PostgreSQL')
+          await eventually(
+            () => packedReadings(store, farm, mac),
+            (n) => n > 0,
+            'the service to pack closed hours',
+            { timeoutMs: 30_000, intervalMs: 200 },
+          )
         service.child.kill('SIGTERM')
         assert.equal(await service.exited, 0)
         const stored = await storedReadingTimes(store, farm, mac)

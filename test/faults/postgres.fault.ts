@@ -47,11 +47,20 @@ describe('PostgreSQL unavailable', () => {
   const read = () =>
     call(agent, service.port, 'GET', `/api/v1/users/${farm.uid}/animals`, { headers, timeoutMs: 20_000 })
 
-  function assertUnavailable(res: HttpResult) {
+  /**
+   * A stopped server is unavailable (Retry-After 5). A frozen one accepts connections and answers nothing, which
+   * the pool cannot tell from a saturated one: either answer is right there, as long as it comes in seconds.
+   */
+  function assertUnavailable(res: HttpResult, frozen = false) {
     assert.equal(res.status, 503, JSON.stringify(res.body))
-    assert.equal(res.headers['retry-after'], '5')
     assert.equal(res.body.success, false)
-    assert.match(res.body.error, /temporarily unavailable/)
+    if (frozen) {
+      assert.ok(['1', '5'].includes(String(res.headers['retry-after'])), String(res.headers['retry-after']))
+      assert.match(res.body.error, /temporarily (unavailable|busy)/)
+    } else {
+      assert.equal(res.headers['retry-after'], '5')
+      assert.match(res.body.error, /temporarily unavailable/)
+    }
     assert.ok(res.ms < ANSWER_WITHIN_MS, `answered after ${Math.round(res.ms)} ms`)
   }
 
@@ -106,13 +115,13 @@ describe('PostgreSQL unavailable', () => {
     try {
       // More requests at once than the pool has connections: some wait for a connection, some for a query.
       const burst = await Promise.all(Array.from({ length: 25 }, read))
-      for (const res of burst) assertUnavailable(res)
+      for (const res of burst) assertUnavailable(res, true)
       // The pool's connections to the hung server are gone now: a new request waits for a new connection.
       const [next, ready] = await Promise.all([
         read(),
         call(agent, service.port, 'GET', '/api/v1/health/ready', { timeoutMs: 20_000 }),
       ])
-      assertUnavailable(next)
+      assertUnavailable(next, true)
       assert.equal(ready.status, 503)
       assert.ok(ready.ms < ANSWER_WITHIN_MS, `readiness answered after ${Math.round(ready.ms)} ms`)
       console.log(
