@@ -190,11 +190,13 @@ describe('one caller cannot take the service from everyone', () => {
         cheap.every((c) => c.status === 200),
         `statuses ${[...new Set(cheap.map((c) => c.status))].join(', ')}`,
       )
+      // Without the bound the cheap reads waited up to 3.4 s behind the pool; the measured figure (docs/performance.md)
+      // is ~100 ms, and the test's bound leaves room for a loaded CI machine (a handful of samples: p95 is the max).
       assert.ok(
         percentile(
           cheap.map((c) => c.ms),
           95,
-        ) <= 100,
+        ) <= 500,
         summary(cheap),
       )
       assert.ok(
