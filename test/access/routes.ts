@@ -123,6 +123,7 @@ function litterguardRoutes(): RouteCase[] {
     { method: 'GET', url: item, rule: 'own' },
     { method: 'GET', url: `${item}/sensordata`, rule: 'sensorData' },
     { method: 'GET', url: `${item}/sensordata/latest`, rule: 'sensorData' },
+    { method: 'GET', url: `${item}/sensordata/aggregate`, rule: 'sensorData' },
     { method: 'GET', url: `${item}/analytics`, rule: 'own' },
     // A later caller's create of the same MAC meets the documented 409.
     { method: 'POST', url: base, rule: 'own', body: () => ({ MAC: 'DD:EE:FF:00:00:99', Name: 'Matrix created' }) },
@@ -312,6 +313,7 @@ export const routes: RouteCase[] = [
   { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/sensordata', rule: 'sensorData' },
   { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/sensordata/latest', rule: 'sensorData' },
   { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/sensordata/analytics', rule: 'sensorData' },
+  { method: 'GET', url: '/api/v1/users/:userId/animals/:animalMac/sensordata/aggregate', rule: 'sensorData' },
   ...litterguardRoutes(),
   ...recordRoutes(),
   // AI predictions: every route 'own'; POST is the external model's write (integrators need canWrite).

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { createTestApp, type TestContext } from '../support/app.ts'
+import { assertClose } from '../support/assertions.ts'
 import { packReadings } from '../../src/jobs/packing.ts'
 import { MOVING_THRESHOLD_G, VALID_TEMPERATURE } from '../../src/modules/predictions/scorer.rules.ts'
 import { hourlySummaries, sensorWindowStats } from '../../src/modules/readings/readings.repository.ts'
@@ -39,24 +40,6 @@ function sensorRows() {
     })
   }
   return rows
-}
-
-/** Deep equality, numbers to 1e-12 relative (sums of doubles in another order). */
-export function assertClose(expected: unknown, actual: unknown, path = ''): void {
-  if (typeof expected === 'number' && typeof actual === 'number') {
-    assert.ok(
-      Math.abs(expected - actual) <= 1e-12 * Math.max(1, Math.abs(expected)),
-      `${path}: ${actual} vs ${expected}`,
-    )
-  } else if (expected && typeof expected === 'object' && actual && typeof actual === 'object') {
-    assert.deepEqual(Object.keys(actual).sort(), Object.keys(expected).sort(), path)
-    for (const key of Object.keys(expected))
-      assertClose(
-        (expected as Record<string, unknown>)[key],
-        (actual as Record<string, unknown>)[key],
-        `${path}.${key}`,
-      )
-  } else assert.deepEqual(actual, expected, path)
 }
 
 async function count(table: string, uid: string): Promise<number> {

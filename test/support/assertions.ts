@@ -30,3 +30,21 @@ export function assertInvalid(res: JsonResponse, fields: string[]) {
     JSON.stringify(res.json().details),
   )
 }
+
+/** Deep equality, numbers to 1e-12 relative (sums of doubles in another order). */
+export function assertClose(expected: unknown, actual: unknown, path = ''): void {
+  if (typeof expected === 'number' && typeof actual === 'number') {
+    assert.ok(
+      Math.abs(expected - actual) <= 1e-12 * Math.max(1, Math.abs(expected)),
+      `${path}: ${actual} vs ${expected}`,
+    )
+  } else if (expected && typeof expected === 'object' && actual && typeof actual === 'object') {
+    assert.deepEqual(Object.keys(actual).sort(), Object.keys(expected).sort(), path)
+    for (const key of Object.keys(expected))
+      assertClose(
+        (expected as Record<string, unknown>)[key],
+        (actual as Record<string, unknown>)[key],
+        `${path}.${key}`,
+      )
+  } else assert.deepEqual(actual, expected, path)
+}

@@ -589,6 +589,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/users/{userId}/animals/{animalMac}/sensordata/aggregate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sensor readings of a tag per time bucket
+         * @description The readings of [startTime, endTime] summed up per bucket of `interval` (default 1h): count, and the sum, sum of squares, minimum, maximum and mean of the temperature and of the acceleration magnitude √(x²+y²+z²), computed by the database. Buckets are aligned to UTC, oldest first, and only those with readings are listed. A span of more than 10000 buckets is a 400. Times in ms. Integrator tokens on the Pro or Enterprise tier, linked to the account; user tokens never (403).
+         */
+        get: operations["aggregateSensorData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/users/{userId}/treatments": {
         parameters: {
             query?: never;
@@ -1801,6 +1821,26 @@ export interface paths {
          * @description The newest `count` readings, newest first. Readings' t are Unix SECONDS (the ear tags' are ms). Integrator tokens on the Pro or Enterprise tier, linked to the account; user tokens never (403).
          */
         get: operations["latestLitterguardData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{userId}/litterguards/{macAddress}/sensordata/aggregate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readings of a litter-monitoring device per time bucket
+         * @description The readings of [startTime, endTime] summed up per bucket of `interval` (default 1h): count, and the sum, sum of squares, minimum, maximum and mean of the temperature and of the acceleration magnitude √(x²+y²+z²), computed by the database. Buckets are aligned to UTC, oldest first, and only those with readings are listed. A span of more than 10000 buckets is a 400. Readings' t are Unix SECONDS (the ear tags' are ms). Integrator tokens on the Pro or Enterprise tier, linked to the account; user tokens never (403).
+         */
+        get: operations["aggregateLitterguardData"];
         put?: never;
         post?: never;
         delete?: never;
@@ -13392,6 +13432,335 @@ export interface operations {
                                  */
                                 end: number;
                             };
+                        };
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time of the response
+                         * @example 2026-11-02T06:40:00.000Z
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Validation failed, malformed JSON or a refused key */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Permission, account link or tier missing */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IP rate limit or daily per-endpoint quota exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected fault; the body carries no internals */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Database or Redis unreachable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    aggregateSensorData: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Bucket size. Buckets are aligned to UTC (each starts at a multiple of the interval since the epoch) and only buckets with readings are listed, in time order; the first and last bucket count only the readings inside [startTime, endTime].
+                 * @example 15m
+                 */
+                interval?: "5m" | "15m" | "1h" | "6h" | "1d";
+                /**
+                 * @description First instant, ms, inclusive; default endTime − 24 hours
+                 * @example 1793515200000
+                 */
+                startTime?: number;
+                /**
+                 * @description Last instant, ms, inclusive; default now
+                 * @example 1793601600000
+                 */
+                endTime?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
+                userId: string;
+                /**
+                 * @description The tag MAC, AA:BB:CC:DD:EE:FF (either case)
+                 * @example A4:C1:38:5F:2B:91
+                 */
+                animalMac: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Buckets */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /**
+                         * AnimalSensorAggregate
+                         * @description Readings summed up per bucket of `interval`; a span holds at most 10000 buckets
+                         */
+                        data: {
+                            /**
+                             * @description The bucket size
+                             * @example 1h
+                             * @enum {string}
+                             */
+                            interval: "5m" | "15m" | "1h" | "6h" | "1d";
+                            /**
+                             * Format: int64
+                             * @description The span's first instant, ms (as given, or its default)
+                             * @example 1793515200000
+                             */
+                            startTime: number;
+                            /**
+                             * Format: int64
+                             * @description The span's last instant, ms (as given, or its default: now)
+                             * @example 1793601600000
+                             */
+                            endTime: number;
+                            /** @description The buckets with readings, oldest first. Buckets are aligned to UTC (each starts at a multiple of the interval since the epoch) and only buckets with readings are listed, in time order; the first and last bucket count only the readings inside [startTime, endTime]. */
+                            buckets: {
+                                /**
+                                 * Format: int64
+                                 * @description Start of the bucket, ms: a multiple of the interval since the epoch
+                                 * @example 1793601600000
+                                 */
+                                t: number;
+                                /**
+                                 * Format: int64
+                                 * @description Readings in the bucket (at least 1)
+                                 * @example 60
+                                 */
+                                count: number;
+                                /** @description Temperature c over the bucket's readings */
+                                temperature: {
+                                    /**
+                                     * @description sum / count, °C
+                                     * @example 38.4
+                                     */
+                                    mean: number;
+                                    /**
+                                     * @description °C
+                                     * @example 38.1
+                                     */
+                                    min: number;
+                                    /**
+                                     * @description °C
+                                     * @example 38.7
+                                     */
+                                    max: number;
+                                    /**
+                                     * @description °C
+                                     * @example 2304
+                                     */
+                                    sum: number;
+                                    /**
+                                     * @description °C²: the variance is sumOfSquares / count − mean²
+                                     * @example 88474.95
+                                     */
+                                    sumOfSquares: number;
+                                };
+                                /** @description Acceleration magnitude √(x²+y²+z²) (gravity included) over the bucket's readings */
+                                accelerationMagnitude: {
+                                    /**
+                                     * @description sum / count, g
+                                     * @example 1.03
+                                     */
+                                    mean: number;
+                                    /**
+                                     * @description g
+                                     * @example 0.97
+                                     */
+                                    min: number;
+                                    /**
+                                     * @description g
+                                     * @example 1.61
+                                     */
+                                    max: number;
+                                    /**
+                                     * @description g
+                                     * @example 61.8
+                                     */
+                                    sum: number;
+                                    /**
+                                     * @description g²: the variance is sumOfSquares / count − mean²
+                                     * @example 64.14
+                                     */
+                                    sumOfSquares: number;
+                                };
+                            }[];
                         };
                         /**
                          * Format: date-time
@@ -39505,6 +39874,335 @@ export interface operations {
                              */
                             z: number;
                         }[];
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time of the response
+                         * @example 2026-11-02T06:40:00.000Z
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Validation failed, malformed JSON or a refused key */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Validation failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "query:limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Token has expired",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Permission, account link or tier missing */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Integrator does not have access to this user's data",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IP rate limit or daily per-endpoint quota exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Daily quota exceeded: 10000 requests per day to GET /api/v1/users/:userId/animals for the Pro tier; it resets at 00:00 UTC",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected fault; the body carries no internals */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Database or Redis unreachable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service temporarily unavailable: a backing store cannot be reached",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    aggregateLitterguardData: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Bucket size. Buckets are aligned to UTC (each starts at a multiple of the interval since the epoch) and only buckets with readings are listed, in time order; the first and last bucket count only the readings inside [startTime, endTime].
+                 * @example 15m
+                 */
+                interval?: "5m" | "15m" | "1h" | "6h" | "1d";
+                /**
+                 * @description First instant, Unix SECONDS, inclusive; default endTime − 24 hours. Unix SECONDS (at most 4102444800, the year 2100): a value in ms is a 400
+                 * @example 1793515200
+                 */
+                startTime?: number;
+                /**
+                 * @description Last instant, Unix SECONDS, inclusive; default now. Unix SECONDS (at most 4102444800, the year 2100): a value in ms is a 400
+                 * @example 1793601600
+                 */
+                endTime?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The account's Uid
+                 * @example hillside-farm
+                 */
+                userId: string;
+                /**
+                 * @description The device MAC, AA:BB:CC:DD:EE:FF (either case)
+                 * @example D8:3B:DA:12:7C:04
+                 */
+                macAddress: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Buckets */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /**
+                         * DeviceSensorAggregate
+                         * @description Readings summed up per bucket of `interval`; a span holds at most 10000 buckets
+                         */
+                        data: {
+                            /**
+                             * @description The bucket size
+                             * @example 1h
+                             * @enum {string}
+                             */
+                            interval: "5m" | "15m" | "1h" | "6h" | "1d";
+                            /**
+                             * Format: int64
+                             * @description The span's first instant, Unix SECONDS (as given, or its default). Unix SECONDS (at most 4102444800, the year 2100): a value in ms is a 400
+                             * @example 1793515200
+                             */
+                            startTime: number;
+                            /**
+                             * Format: int64
+                             * @description The span's last instant, Unix SECONDS (as given, or its default: now). Unix SECONDS (at most 4102444800, the year 2100): a value in ms is a 400
+                             * @example 1793601600
+                             */
+                            endTime: number;
+                            /** @description The buckets with readings, oldest first. Buckets are aligned to UTC (each starts at a multiple of the interval since the epoch) and only buckets with readings are listed, in time order; the first and last bucket count only the readings inside [startTime, endTime]. */
+                            buckets: {
+                                /**
+                                 * Format: int64
+                                 * @description Start of the bucket, Unix SECONDS: a multiple of the interval since the epoch. Unix SECONDS (at most 4102444800, the year 2100): a value in ms is a 400
+                                 * @example 1793601600
+                                 */
+                                t: number;
+                                /**
+                                 * Format: int64
+                                 * @description Readings in the bucket (at least 1)
+                                 * @example 60
+                                 */
+                                count: number;
+                                /** @description Temperature c over the bucket's readings */
+                                temperature: {
+                                    /**
+                                     * @description sum / count, °C
+                                     * @example 31.2
+                                     */
+                                    mean: number;
+                                    /**
+                                     * @description °C
+                                     * @example 30.6
+                                     */
+                                    min: number;
+                                    /**
+                                     * @description °C
+                                     * @example 32.1
+                                     */
+                                    max: number;
+                                    /**
+                                     * @description °C
+                                     * @example 1872
+                                     */
+                                    sum: number;
+                                    /**
+                                     * @description °C²: the variance is sumOfSquares / count − mean²
+                                     * @example 58411.8
+                                     */
+                                    sumOfSquares: number;
+                                };
+                                /** @description Acceleration magnitude √(x²+y²+z²) (gravity included) over the bucket's readings */
+                                accelerationMagnitude: {
+                                    /**
+                                     * @description sum / count, g
+                                     * @example 1.03
+                                     */
+                                    mean: number;
+                                    /**
+                                     * @description g
+                                     * @example 0.97
+                                     */
+                                    min: number;
+                                    /**
+                                     * @description g
+                                     * @example 1.61
+                                     */
+                                    max: number;
+                                    /**
+                                     * @description g
+                                     * @example 61.8
+                                     */
+                                    sum: number;
+                                    /**
+                                     * @description g²: the variance is sumOfSquares / count − mean²
+                                     * @example 64.14
+                                     */
+                                    sumOfSquares: number;
+                                };
+                            }[];
+                        };
                         /**
                          * Format: date-time
                          * @description ISO 8601 time of the response

@@ -9,7 +9,17 @@ import { conflict, notFound, validationFailed } from '../../http/errors.ts'
 import { parseFilters } from '../../http/list-params.ts'
 import type { App } from '../../types.ts'
 import { ingest } from '../readings/ingest.ts'
-import { DeviceIngestBody, DeviceReading, IngestResult, Rows } from '../readings/readings.schemas.ts'
+import { SERIES, aggregateReadings } from '../readings/readings.repository.ts'
+import { aggregateSpan } from '../readings/readings.rules.ts'
+import {
+  AGGREGATE_DESCRIPTION,
+  AggregateQuery,
+  AggregateSeries,
+  DeviceIngestBody,
+  DeviceReading,
+  IngestResult,
+  Rows,
+} from '../readings/readings.schemas.ts'
 import {
   DuplicateLitterguardError,
   activityAggregates,
@@ -43,6 +53,7 @@ import {
   type Window,
 } from './litterguards.rules.ts'
 import {
+  DEVICE_AGGREGATE,
   DeviceAnalytics,
   DeviceAnalyticsQuery,
   DeviceLatestQuery,
@@ -343,6 +354,27 @@ async function litterguardRoutes(app: App) {
     async (req) => {
       const { mac } = await requireDevice(req.params.userId, req.params.macAddress)
       return ok(await readDeviceReadings(db, req.params.userId, mac, {}, req.query.count))
+    },
+  )
+
+  app.get(
+    `${item}/sensordata/aggregate`,
+    {
+      schema: {
+        operationId: 'aggregateLitterguardData',
+        summary: 'Readings of a litter-monitoring device per time bucket',
+        description: `${AGGREGATE_DESCRIPTION} ${UNITS} ${SENSOR_ACCESS}`,
+        params: LitterguardPath,
+        querystring: AggregateQuery(DEVICE_AGGREGATE),
+        response: { 200: Envelope(AggregateSeries(DEVICE_AGGREGATE), 'Buckets') },
+      },
+      config: { access: 'sensorData', cost: 'expensive' },
+    },
+    async (req) => {
+      const span = aggregateSpan(req.query, app.clock(), DEVICE_AGGREGATE.msPerT)
+      if ('problem' in span) throw validationFailed([span.problem])
+      const { mac } = await requireDevice(req.params.userId, req.params.macAddress)
+      return ok(await aggregateReadings(db, SERIES.devicedata, req.params.userId, mac, span))
     },
   )
 

@@ -5,6 +5,7 @@ import type { Limits } from '../../config.ts'
 import { StringEnum } from '../../http/list-params.ts'
 import { Count, EXAMPLE, Integer } from '../../http/schema-types.ts'
 import { TIME_RANGES, T_MAX_SECONDS } from '../readings/readings.rules.ts'
+import type { AggregateSchemaUnit } from '../readings/readings.schemas.ts'
 import {
   ACTIVITY_RATIOS,
   BASELINE_SECONDS,
@@ -22,6 +23,16 @@ const Seconds = (description: string, example: number) =>
     examples: [example],
     description: `${description}. Unix SECONDS (at most ${T_MAX_SECONDS}, the year 2100): a value in ms is a 400`,
   })
+
+/** The aggregate schemas' unit of the device readings: Unix seconds, a creep area's temperatures. */
+export const DEVICE_AGGREGATE: AggregateSchemaUnit = {
+  title: 'DeviceSensor',
+  msPerT: 1000,
+  unitName: 'Unix SECONDS',
+  time: Seconds,
+  example: EXAMPLE.seconds,
+  temperature: { mean: 31.2, min: 30.6, max: 32.1, sd: 0.3 },
+}
 
 export function DeviceReadingsQuery(limits: Limits) {
   return Type.Object(

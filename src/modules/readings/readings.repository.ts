@@ -1,9 +1,16 @@
 // Time series: bulk idempotent ingestion of every series (ear-tag sensor readings and location
-// detections, litter-device readings), and the ear-tag reads, latest samples and analytics, all in SQL.
+// detections, litter-device readings), and the ear-tag reads, latest samples and analytics and aggregates, all in SQL.
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { DB } from '../../db/schema.ts'
-import type { HourSummary } from './readings.rules.ts'
-import type { DeviceRow, LocationRow, SensorAnalyticsBody, SensorRow } from './readings.schemas.ts'
+import type { AggregateSpan, HourSummary } from './readings.rules.ts'
+import type {
+  AggregateBucketBody,
+  AggregateSeriesBody,
+  DeviceRow,
+  LocationRow,
+  SensorAnalyticsBody,
+  SensorRow,
+} from './readings.schemas.ts'
 
 /** The series a batch belongs to: an animal's sensor readings or locations, or a litter device's readings. */
 export type ReadingKind = 'sensordata' | 'locations' | 'devicedata'
@@ -361,6 +368,58 @@ export async function sensorAnalytics(
     dataPointsCount: Number(s.n),
     timeRange: { start, end },
   }
+}
+
+/** A bucket's sums as the database gives them: count, then sum, sum of squares, min and max of c and of m = √(x²+y²+z²). */
+interface BucketSums {
+  bucket: number | string
+  n: number | string
+  c_sum: number
+  c_sumsq: number
+  c_min: number
+  c_max: number
+  m_sum: number
+  m_sumsq: number
+  m_min: number
+  m_max: number
+}
+
+function toBucket(r: BucketSums): AggregateBucketBody {
+  const count = Number(r.n)
+  const stats = (sum: number, sumOfSquares: number, min: number, max: number) => ({
+    mean: sum / count,
+    min,
+    max,
+    sum,
+    sumOfSquares,
+  })
+  return {
+    t: Number(r.bucket),
+    count,
+    temperature: stats(r.c_sum, r.c_sumsq, r.c_min, r.c_max),
+    accelerationMagnitude: stats(r.m_sum, r.m_sumsq, r.m_min, r.m_max),
+  }
+}
+
+/**
+ * One tag's readings (ear tag or litter device) in the span, summed up per bucket of `span.size` aligned to the
+ * epoch: the buckets with readings, in time order, computed by the database from the raw readings.
+ */
+export async function aggregateReadings(
+  db: Kysely<DB>,
+  series: Series,
+  uid: string,
+  mac: string,
+  span: AggregateSpan,
+): Promise<AggregateSeriesBody> {
+  const { rows } = await sql<BucketSums>`
+    SELECT t - t % ${span.size} AS bucket, count(*) AS n,
+           sum(c) AS c_sum, sum(c * c) AS c_sumsq, min(c) AS c_min, max(c) AS c_max,
+           sum(m) AS m_sum, sum(m * m) AS m_sumsq, min(m) AS m_min, max(m) AS m_max
+    FROM (SELECT t, c, sqrt(x * x + y * y + z * z) AS m
+          FROM ${readingRows(series, uid, mac, { start: span.start, end: span.end })} r) r
+    GROUP BY 1 ORDER BY 1`.execute(db)
+  return { interval: span.interval, startTime: span.start, endTime: span.end, buckets: rows.map(toBucket) }
 }
 
 /** Per animal of the user: its first reading's t, and the count and median of its valid readings in (from, to]. */

@@ -5,8 +5,10 @@ import { Envelope, ok, sendJsonItems } from '../../http/envelope.ts'
 import { notFound, validationFailed } from '../../http/errors.ts'
 import { AnimalMacPath } from '../animals/animals.resource.ts'
 import { ingest, type IngestOutcome } from './ingest.ts'
-import { analyticsWindow } from './readings.rules.ts'
+import { aggregateSpan, analyticsWindow } from './readings.rules.ts'
 import {
+  SERIES,
+  aggregateReadings,
   latestSensorData,
   readLocations,
   readSensorData,
@@ -14,7 +16,11 @@ import {
   type TimeQuery,
 } from './readings.repository.ts'
 import {
+  AGGREGATE_DESCRIPTION,
+  AggregateQuery,
+  AggregateSeries,
   AnalyticsQuery,
+  EAR_TAG_AGGREGATE,
   IngestResult,
   LatestQuery,
   LocationIngestBody,
@@ -202,6 +208,27 @@ async function readingRoutes(app: App) {
       const mac = req.pathAnimal.mac
       const { start, end } = analyticsWindow(req.query.timeRange, app.clock())
       return ok(await sensorAnalytics(db, req.params.userId, mac, start, end))
+    },
+  )
+
+  app.get(
+    '/users/:userId/animals/:animalMac/sensordata/aggregate',
+    {
+      schema: {
+        operationId: 'aggregateSensorData',
+        summary: 'Sensor readings of a tag per time bucket',
+        description: `${AGGREGATE_DESCRIPTION} Times in ms. ${SENSOR_ACCESS}`,
+        params: AnimalMacPath,
+        querystring: AggregateQuery(EAR_TAG_AGGREGATE),
+        response: { 200: Envelope(AggregateSeries(EAR_TAG_AGGREGATE), 'Buckets') },
+      },
+      config: { access: 'sensorData', animal: 'path', cost: 'expensive' },
+    },
+    async (req) => {
+      const span = aggregateSpan(req.query, app.clock())
+      if ('problem' in span) throw validationFailed([span.problem])
+      // The animal's stored MAC (upper case) is what the readings are keyed by.
+      return ok(await aggregateReadings(db, SERIES.sensordata, req.params.userId, req.pathAnimal.mac, span))
     },
   )
 }

@@ -44,6 +44,77 @@ export function analyticsWindow(range: TimeRange, now: number): { start: number;
   return { start: now - RANGE_MS[range], end: now }
 }
 
+// Downsampled series (GET .../sensordata/aggregate): buckets of a fixed interval, aligned to UTC.
+
+export const AGGREGATE_INTERVALS = ['5m', '15m', '1h', '6h', '1d'] as const
+export type AggregateInterval = (typeof AGGREGATE_INTERVALS)[number]
+export const AGGREGATE_DEFAULT_INTERVAL: AggregateInterval = '1h'
+export const INTERVAL_MS: Record<AggregateInterval, number> = {
+  '5m': 5 * 60_000,
+  '15m': 15 * 60_000,
+  '1h': HOUR,
+  '6h': 6 * HOUR,
+  '1d': 24 * HOUR,
+}
+/** The most buckets one request may span (a 5-minute series of about 34 days, an hourly one of 416). */
+export const AGGREGATE_MAX_BUCKETS = 10_000
+/** Without startTime the span is the day before endTime. */
+export const AGGREGATE_DEFAULT_SPAN_MS = 24 * HOUR
+
+export interface AggregateQuery {
+  interval: AggregateInterval
+  startTime?: number | undefined
+  endTime?: number | undefined
+}
+
+/** A resolved aggregate span, in the series' unit of t (both ends inclusive), and its bucket size in that unit. */
+export interface AggregateSpan {
+  interval: AggregateInterval
+  start: number
+  end: number
+  size: number
+}
+
+/** The bucket (its start, a multiple of `size` since the epoch) that holds t. */
+export function bucketOf(t: number, size: number): number {
+  return t - (t % size)
+}
+
+/**
+ * The span an aggregate covers: endTime (default now) and startTime (default the day before endTime), in the
+ * series' unit (`msPerUnit` 1 for ms, 1000 for Unix seconds). A start after the end, or a span of more than
+ * AGGREGATE_MAX_BUCKETS buckets, is a problem for a 400.
+ */
+export function aggregateSpan(
+  q: AggregateQuery,
+  nowMs: number,
+  msPerUnit: 1 | 1000 = 1,
+): AggregateSpan | { problem: { field: string; message: string } } {
+  const size = INTERVAL_MS[q.interval] / msPerUnit
+  const end = q.endTime ?? Math.floor(nowMs / msPerUnit)
+  const start = q.startTime ?? Math.max(0, end - AGGREGATE_DEFAULT_SPAN_MS / msPerUnit)
+  if (start > end) {
+    return {
+      problem: {
+        field: 'query:startTime',
+        message: q.endTime === undefined ? 'must not be after endTime (default now)' : 'must not be after endTime',
+      },
+    }
+  }
+  const buckets = (bucketOf(end, size) - bucketOf(start, size)) / size + 1
+  if (buckets > AGGREGATE_MAX_BUCKETS) {
+    return {
+      problem: {
+        field: 'query:interval',
+        message:
+          `the span from startTime to endTime holds ${buckets} buckets of ${q.interval}; at most ${AGGREGATE_MAX_BUCKETS} a request ` +
+          '(narrow the span or take a longer interval)',
+      },
+    }
+  }
+  return { interval: q.interval, start, end, size }
+}
+
 /** Index of the first row stamped beyond the allowed skew, or -1. `msPerUnit`: 1 for t in ms, 1000 for t in seconds. */
 export function firstFutureRow(rows: readonly { t: number }[], now: number, msPerUnit: 1 | 1000 = 1): number {
   const limit = now + FUTURE_SKEW_MS

@@ -4,6 +4,10 @@ import { SortOrder, StringEnum } from '../../http/list-params.ts'
 import { Count, EXAMPLE, EpochMs, Integer } from '../../http/schema-types.ts'
 import {
   ACCELERATION_BOUNDS,
+  AGGREGATE_DEFAULT_INTERVAL,
+  AGGREGATE_DEFAULT_SPAN_MS,
+  AGGREGATE_INTERVALS,
+  AGGREGATE_MAX_BUCKETS,
   RSSI_BOUNDS,
   TEMPERATURE_BOUNDS,
   TIME_RANGES,
@@ -153,3 +157,120 @@ export const SensorAnalytics = Type.Object(
 )
 
 export type SensorAnalyticsBody = Static<typeof SensorAnalytics>
+
+/** An example bucket's figures of one quantity (its sums follow from mean, standard deviation and count). */
+interface StatsExample {
+  mean: number
+  min: number
+  max: number
+  sd: number
+}
+
+/**
+ * What the aggregate schemas of a series need: how it writes its times (ear tags: ms; litter devices: Unix
+ * seconds), the schema of one, and realistic examples.
+ */
+export interface AggregateSchemaUnit {
+  /** Prefix of the schemas' titles: `AnimalSensor`, `DeviceSensor`. */
+  title: string
+  msPerT: 1 | 1000
+  unitName: string
+  time: (description: string, example: number) => ReturnType<typeof Integer>
+  example: number
+  temperature: StatsExample
+}
+
+export const EAR_TAG_AGGREGATE: AggregateSchemaUnit = {
+  title: 'AnimalSensor',
+  msPerT: 1,
+  unitName: 'ms',
+  time: EpochMs,
+  example: EXAMPLE.ms,
+  temperature: { mean: 38.4, min: 38.1, max: 38.7, sd: 0.15 },
+}
+
+/** What the aggregate routes of both series (ear tags, litter devices) say of themselves. */
+export const AGGREGATE_DESCRIPTION =
+  `The readings of [startTime, endTime] summed up per bucket of \`interval\` (default ${AGGREGATE_DEFAULT_INTERVAL}): count, and ` +
+  'the sum, sum of squares, minimum, maximum and mean of the temperature and of the acceleration magnitude √(x²+y²+z²), ' +
+  'computed by the database. Buckets are aligned to UTC, oldest first, and only those with readings are listed. ' +
+  `A span of more than ${AGGREGATE_MAX_BUCKETS} buckets is a 400.`
+
+const AGGREGATE_RULES =
+  'Buckets are aligned to UTC (each starts at a multiple of the interval since the epoch) and only buckets with readings ' +
+  'are listed, in time order; the first and last bucket count only the readings inside [startTime, endTime].'
+
+export function AggregateQuery(unit: AggregateSchemaUnit) {
+  const day = AGGREGATE_DEFAULT_SPAN_MS / unit.msPerT
+  return Type.Object({
+    interval: StringEnum(AGGREGATE_INTERVALS, {
+      default: AGGREGATE_DEFAULT_INTERVAL,
+      description: `Bucket size. ${AGGREGATE_RULES}`,
+      examples: ['15m'],
+    }),
+    startTime: Type.Optional(
+      unit.time(`First instant, ${unit.unitName}, inclusive; default endTime − 24 hours`, unit.example - day),
+    ),
+    endTime: Type.Optional(unit.time(`Last instant, ${unit.unitName}, inclusive; default now`, unit.example)),
+  })
+}
+
+/** Sums of one quantity over a bucket's readings: enough to merge buckets or draw a mean with its spread. */
+function BucketStats(quantity: string, unitSymbol: string, e: StatsExample, n: number) {
+  const sum = Math.round(e.mean * n * 1000) / 1000
+  const sumOfSquares = Math.round((e.sd * e.sd + e.mean * e.mean) * n * 1000) / 1000
+  return Type.Object(
+    {
+      mean: Type.Number({ description: `sum / count, ${unitSymbol}`, examples: [e.mean] }),
+      min: Type.Number({ description: unitSymbol, examples: [e.min] }),
+      max: Type.Number({ description: unitSymbol, examples: [e.max] }),
+      sum: Type.Number({ description: unitSymbol, examples: [sum] }),
+      sumOfSquares: Type.Number({
+        description: `${unitSymbol}²: the variance is sumOfSquares / count − mean²`,
+        examples: [sumOfSquares],
+      }),
+    },
+    { description: `${quantity} over the bucket's readings` },
+  )
+}
+
+/** An hour of readings a minute. */
+const EXAMPLE_COUNT = 60
+
+export function AggregateBucket(unit: AggregateSchemaUnit) {
+  return Type.Object({
+    t: unit.time(`Start of the bucket, ${unit.unitName}: a multiple of the interval since the epoch`, unit.example),
+    count: Count('Readings in the bucket (at least 1)', EXAMPLE_COUNT),
+    temperature: BucketStats('Temperature c', '°C', unit.temperature, EXAMPLE_COUNT),
+    accelerationMagnitude: BucketStats(
+      'Acceleration magnitude √(x²+y²+z²) (gravity included)',
+      'g',
+      { mean: 1.03, min: 0.97, max: 1.61, sd: 0.09 },
+      EXAMPLE_COUNT,
+    ),
+  })
+}
+
+export function AggregateSeries(unit: AggregateSchemaUnit) {
+  return Type.Object(
+    {
+      interval: StringEnum(AGGREGATE_INTERVALS, { description: 'The bucket size', examples: ['1h'] }),
+      startTime: unit.time(
+        `The span's first instant, ${unit.unitName} (as given, or its default)`,
+        unit.example - AGGREGATE_DEFAULT_SPAN_MS / unit.msPerT,
+      ),
+      endTime: unit.time(`The span's last instant, ${unit.unitName} (as given, or its default: now)`, unit.example),
+      buckets: Type.Array(AggregateBucket(unit), {
+        maxItems: AGGREGATE_MAX_BUCKETS,
+        description: `The buckets with readings, oldest first. ${AGGREGATE_RULES}`,
+      }),
+    },
+    {
+      title: `${unit.title}Aggregate`,
+      description: `Readings summed up per bucket of \`interval\`; a span holds at most ${AGGREGATE_MAX_BUCKETS} buckets`,
+    },
+  )
+}
+
+export type AggregateBucketBody = Static<ReturnType<typeof AggregateBucket>>
+export type AggregateSeriesBody = Static<ReturnType<typeof AggregateSeries>>
