@@ -197,6 +197,46 @@ export interface PackedLocationTable extends PackedHour {
   node: number[]
 }
 
+/** One tag's hour of sensor readings summed up (migration 0060, docs/storage.md#hourly-rollups); m = sqrt(x² + y² + z²). */
+export interface SensorHourlyTable {
+  uid: string
+  mac: string
+  /** Start of the hour, in the series' unit of t. */
+  hour: number
+  /** Readings in the hour. */
+  n: number
+  /** Sums are exact (numeric) over each value's decimal; min and max as stored. */
+  c_sum: number
+  c_sumsq: number
+  c_min: number
+  c_max: number
+  m_sum: number
+  m_sumsq: number
+  m_min: number
+  m_max: number
+  /** Readings moving (|m - 1| above the moving threshold), and those with a valid temperature and their sum. */
+  moving_n: number
+  valid_n: number
+  valid_c_sum: number
+}
+
+/** One tag's hour of location detections summed up (migration 0060). */
+export interface LocationHourlyTable {
+  uid: string
+  mac: string
+  /** Start of the hour, ms since epoch. */
+  hour: number
+  /** Detections in the hour. */
+  n: number
+  /** The hour's distinct nodes, and the detections by each. */
+  nodes: string[]
+  node_n: number[]
+  /** Detections from another node than the one before in the hour; the hour's first and last detection's node. */
+  changes: number
+  first_node: string
+  last_node: string
+}
+
 export interface PredictionsTable {
   uid: string
   id: Generated<number>
@@ -322,6 +362,9 @@ export interface DB extends RecordTables {
   animal_sensor_packed: PackedSensorTable
   animal_location_packed: PackedLocationTable
   litterguard_packed: PackedSensorTable
+  animal_sensor_hourly: SensorHourlyTable
+  animal_location_hourly: LocationHourlyTable
+  litterguard_hourly: SensorHourlyTable
   idempotency_keys: IdempotencyKeysTable
   access_log: AccessLogTable
   predictions: PredictionsTable

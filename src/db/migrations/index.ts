@@ -14,6 +14,7 @@ import * as deliveries from './0055_deliveries.ts'
 import * as events from './0020_events.ts'
 import * as scorerFarmSettings from './0050_scorer_farm_settings.ts'
 import * as packedReadings from './0030_packed_readings.ts'
+import * as hourlyRollups from './0060_hourly_rollups.ts'
 
 // Listed explicitly (not read from the folder) so the same list works from src/ and from dist/.
 // Names sort in the order they run.
@@ -33,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   '0030_packed_readings': packedReadings,
   '0050_scorer_farm_settings': scorerFarmSettings,
   '0055_deliveries': deliveries,
+  '0060_hourly_rollups': hourlyRollups,
 }

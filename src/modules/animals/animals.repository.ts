@@ -10,12 +10,14 @@ import type { ApiObject } from '../../resource/resource.ts'
 import { animals } from './animals.resource.ts'
 import { isMac, normalizeMac } from './animals.rules.ts'
 
-/** A tag's readings, both parts of both series (docs/storage.md#readings): they follow its MAC and go with the animal. */
+/** A tag's readings, both parts of both series and their rollups (docs/storage.md#readings): they follow its MAC and go with the animal. */
 const ANIMAL_READING_TABLES = [
   'animal_sensor_readings',
   'animal_sensor_packed',
+  'animal_sensor_hourly',
   'animal_location_readings',
   'animal_location_packed',
+  'animal_location_hourly',
 ] as const
 
 export type AnimalRow = Selectable<AnimalsTable>

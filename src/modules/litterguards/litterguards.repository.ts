@@ -131,7 +131,7 @@ export async function deleteLitterguard(db: Kysely<DB>, uid: string, mac: string
       .forUpdate()
       .executeTakeFirst()
     if (!device) return false
-    for (const table of ['litterguard_readings', 'litterguard_packed'] as const)
+    for (const table of ['litterguard_readings', 'litterguard_packed', 'litterguard_hourly'] as const)
       await trx.deleteFrom(table).where('uid', '=', uid).where('mac', '=', mac).execute()
     await trx.deleteFrom('litterguards').where('uid', '=', uid).where('mac', '=', mac).execute()
     return true

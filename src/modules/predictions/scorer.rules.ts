@@ -8,20 +8,17 @@
 // - birth: nest building, a sustained rise of activity over the sow's own baseline in the hours before farrowing.
 // - heat: a rise of activity for a day or two, expected after weaning and after a service that did not hold.
 // - lameness: activity and movement between nodes declining over about two weeks.
-import type { HourSummary } from '../readings/readings.rules.ts'
+import { MOVING_THRESHOLD_G, VALID_TEMPERATURE, type HourSummary } from '../readings/readings.rules.ts'
 
 /** ms in an hour: summaries are per whole UTC hour. */
 export const HOUR_MS = 3_600_000
 const DAY_HOURS = 24
 const DAY_MS = DAY_HOURS * HOUR_MS
 
-/** Pinna samples outside this range are glitches (as for the reference temperature). */
-export const VALID_TEMPERATURE = { min: 25, max: 42 } as const
+/** Pinna samples outside VALID_TEMPERATURE are glitches; a sample is moving beyond MOVING_THRESHOLD_G: the readings' rollups count by them. */
+export { MOVING_THRESHOLD_G, VALID_TEMPERATURE }
 /** An hour with fewer sensor samples is treated as missing (a tag sampling every 10 minutes sends 6). */
 export const MIN_SAMPLES_PER_HOUR = 6
-
-/** A sample is moving when its acceleration's magnitude is this far from gravity alone (a resting tag's noise is ~0.01 g). */
-export const MOVING_THRESHOLD_G = 0.1
 
 /** What the hourly summaries in SQL (readings.repository.ts) need of the scorer. */
 export const SUMMARY_THRESHOLDS = { HOUR_MS, MOVING_THRESHOLD_G, VALID_TEMPERATURE }

@@ -2,7 +2,7 @@
 // detections, litter-device readings), and the ear-tag reads, latest samples and analytics and aggregates, all in SQL.
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { DB } from '../../db/schema.ts'
-import type { AggregateSpan, HourSummary } from './readings.rules.ts'
+import { MOVING_THRESHOLD_G, VALID_TEMPERATURE, type AggregateSpan, type HourSummary } from './readings.rules.ts'
 import type {
   AggregateBucketBody,
   AggregateSeriesBody,
@@ -36,6 +36,24 @@ export interface TimeQuery {
 /** How a packed row keeps a column: scaled to a small integer (exact: value = integer / scale), or as an index into the row's dictionary. */
 type Packing = { scale: number } | { dictionary: 'nodes'; index: 'node' }
 
+/**
+ * One column of an hourly rollup: its aggregate over one hour's readings `r` (`r.hour`, `r.t`, the series'
+ * columns and the rollup's `derived` ones), and how two sums of the same hour combine; a column without `merge`
+ * does not add up, and an hour of its rollup is summed up again from all its readings when one arrives.
+ */
+export interface RollupColumn {
+  of: RawBuilder<unknown>
+  merge?: 'sum' | 'min' | 'max'
+}
+
+/** A series' hourly rollup (docs/storage.md#hourly-rollups): one row per tag and hour, keyed (uid, mac, hour). */
+export interface Rollup {
+  table: 'animal_sensor_hourly' | 'animal_location_hourly' | 'litterguard_hourly'
+  /** What each reading gets before it is summed up, computed over the readings of its hour (window functions). */
+  derived: RawBuilder<unknown>
+  columns: Record<string, RollupColumn>
+}
+
 /** Where a series is stored and what its newest row updates. */
 export interface Series {
   /** The recent part: one row a reading, as it arrives. */
@@ -50,6 +68,8 @@ export interface Series {
   columns: Record<string, 'float8' | 'text'>
   /** How each column is packed. */
   packing: Record<string, Packing>
+  /** The hourly rollup, kept by storeReadings. */
+  rollup: Rollup
   /**
    * Brings the owner's latest state up to the newest stored row stamped at most `until` (the series' unit of t);
    * an older batch arriving late never moves it back.
@@ -60,6 +80,52 @@ export interface Series {
 /** The packed arrays' element bounds (smallint). */
 const SMALLINT_MAX = 32767
 
+const isValidTemperature = sql`r.c >= ${sql.lit(VALID_TEMPERATURE.min)} AND r.c <= ${sql.lit(VALID_TEMPERATURE.max)}`
+
+/**
+ * An hour of acceleration and temperature readings (ear tags and litter devices): sums of each value's decimal
+ * (exact, so the same in any order), min and max, with m the magnitude sqrt(x² + y² + z²), and the scorer's
+ * counts (readings.rules.ts): readings moving, and readings with a valid temperature and their sum.
+ */
+const sensorRollup = (table: 'animal_sensor_hourly' | 'litterguard_hourly'): Rollup => ({
+  table,
+  derived: sql`sqrt(r.x * r.x + r.y * r.y + r.z * r.z) AS m`,
+  columns: {
+    n: { of: sql`count(*)`, merge: 'sum' },
+    c_sum: { of: sql`sum(r.c::numeric)`, merge: 'sum' },
+    c_sumsq: { of: sql`sum(r.c::numeric * r.c::numeric)`, merge: 'sum' },
+    c_min: { of: sql`min(r.c)`, merge: 'min' },
+    c_max: { of: sql`max(r.c)`, merge: 'max' },
+    m_sum: { of: sql`sum(r.m::numeric)`, merge: 'sum' },
+    m_sumsq: { of: sql`sum(r.m::numeric * r.m::numeric)`, merge: 'sum' },
+    m_min: { of: sql`min(r.m)`, merge: 'min' },
+    m_max: { of: sql`max(r.m)`, merge: 'max' },
+    moving_n: { of: sql`count(*) FILTER (WHERE abs(r.m - 1) > ${sql.lit(MOVING_THRESHOLD_G)}::float8)`, merge: 'sum' },
+    valid_n: { of: sql`count(*) FILTER (WHERE ${isValidTemperature})`, merge: 'sum' },
+    valid_c_sum: { of: sql`coalesce(sum(r.c::numeric) FILTER (WHERE ${isValidTemperature}), 0)`, merge: 'sum' },
+  },
+})
+
+/**
+ * An hour of location detections: by node, and the node changes within it with its first and last node, so that
+ * the changes across hours follow (a detection from another node than the hour before's last). Node changes do
+ * not add up when a late detection lands mid-hour: the hour is summed up again.
+ */
+const LOCATION_ROLLUP: Rollup = {
+  table: 'animal_location_hourly',
+  derived: sql`lag(r.nodeuid) OVER (PARTITION BY r.hour ORDER BY r.t) AS previous,
+    (count(*) OVER (PARTITION BY r.hour, r.nodeuid))::integer AS node_count,
+    row_number() OVER (PARTITION BY r.hour, r.nodeuid ORDER BY r.t) = 1 AS node_first`,
+  columns: {
+    n: { of: sql`count(*)` },
+    nodes: { of: sql`array_agg(r.nodeuid ORDER BY r.nodeuid) FILTER (WHERE r.node_first)` },
+    node_n: { of: sql`array_agg(r.node_count ORDER BY r.nodeuid) FILTER (WHERE r.node_first)` },
+    changes: { of: sql`count(*) FILTER (WHERE r.previous <> r.nodeuid)` },
+    first_node: { of: sql`(array_agg(r.nodeuid ORDER BY r.t))[1]` },
+    last_node: { of: sql`(array_agg(r.nodeuid ORDER BY r.t DESC))[1]` },
+  },
+}
+
 export const SERIES: Record<ReadingKind, Series> = {
   sensordata: {
     table: 'animal_sensor_readings',
@@ -68,6 +134,7 @@ export const SERIES: Record<ReadingKind, Series> = {
     msPerT: 1,
     columns: { c: 'float8', x: 'float8', y: 'float8', z: 'float8' },
     packing: { c: { scale: 100 }, x: { scale: 1000 }, y: { scale: 1000 }, z: { scale: 1000 } },
+    rollup: sensorRollup('animal_sensor_hourly'),
     updateOwnerLatest: (uid, mac, until) => sql`
       UPDATE animals a SET current_temperature = r.c, t = r.t, last_sensor_t = r.t, updated_at = now()
       FROM (SELECT t, c FROM animal_sensor_readings WHERE uid = ${uid} AND mac = ${mac} AND t <= ${until} ORDER BY t DESC LIMIT 1) r
@@ -80,6 +147,7 @@ export const SERIES: Record<ReadingKind, Series> = {
     msPerT: 1,
     columns: { rssi: 'float8', nodeuid: 'text' },
     packing: { rssi: { scale: 10 }, nodeuid: { dictionary: 'nodes', index: 'node' } },
+    rollup: LOCATION_ROLLUP,
     updateOwnerLatest: (uid, mac, until) => sql`
       UPDATE animals a SET node = r.nodeuid, signal_strength = r.rssi, last_location_t = r.t, updated_at = now()
       FROM (SELECT t, rssi, nodeuid FROM animal_location_readings WHERE uid = ${uid} AND mac = ${mac} AND t <= ${until} ORDER BY t DESC LIMIT 1) r
@@ -92,6 +160,7 @@ export const SERIES: Record<ReadingKind, Series> = {
     msPerT: 1000,
     columns: { c: 'float8', x: 'float8', y: 'float8', z: 'float8' },
     packing: { c: { scale: 100 }, x: { scale: 1000 }, y: { scale: 1000 }, z: { scale: 1000 } },
+    rollup: sensorRollup('litterguard_hourly'),
     updateOwnerLatest: (uid, mac, until) => sql`
       UPDATE litterguards d SET last_seen = r.t, current_temperature = r.c, updated_at = now()
       FROM (SELECT t, c FROM litterguard_readings WHERE uid = ${uid} AND mac = ${mac} AND t <= ${until} ORDER BY t DESC LIMIT 1) r
@@ -170,6 +239,47 @@ export function readingRows(
     UNION ALL
     (SELECT * FROM (SELECT ${unpackedColumns(series)} FROM ${hours} p ${unnestPacked(series)}) u
       WHERE true ${spanFilter(sql.ref('u.t'))}))`
+}
+
+/** Whether a rollup adds up: each batch's new readings summed up and merged into their hours' rows. */
+const mergesIn = (rollup: Rollup) => Object.values(rollup.columns).every((c) => c.merge !== undefined)
+
+/**
+ * `rows` (a subquery or CTE of `t` and the series' columns, one tag's) summed up per hour as the rollup's
+ * rows are: `hour` and the rollup's columns, in their declared order.
+ */
+export function summedUp(series: Series, rows: RawBuilder<unknown>): RawBuilder<unknown> {
+  const { derived, columns } = series.rollup
+  return sql`SELECT r.hour, ${sql.join(Object.entries(columns).map(([name, c]) => sql`${c.of} AS ${sql.ref(name)}`))}
+    FROM (SELECT r.*, ${derived} FROM (SELECT r.*, r.t - r.t % ${sql.lit(hourOf(series))} AS hour FROM ${rows} r) r) r
+    GROUP BY r.hour`
+}
+
+/**
+ * One tag's rollup rows of `span` (the series' unit of t, both ends inclusive) as a subquery of `hour` and the
+ * rollup's columns: the whole hours inside the span from the rollup table, an hour the span cuts summed up from
+ * its readings in the span (readingRows), so that the rows sum up exactly the readings in the span.
+ */
+export function hourlyRows(series: Series, uid: string, mac: string, span: Span): RawBuilder<unknown> {
+  const hour = hourOf(series)
+  const { table, columns } = series.rollup
+  const wholeFrom = span.start === undefined ? undefined : Math.ceil(span.start / hour) * hour
+  const wholeTo = span.end === undefined ? undefined : Math.floor((span.end + 1) / hour) * hour
+  if (wholeFrom !== undefined && wholeTo !== undefined && wholeFrom >= wholeTo)
+    return sql`(${summedUp(series, readingRows(series, uid, mac, span))})`
+  const parts = [
+    sql`SELECT hour, ${sql.join(Object.keys(columns).map((c) => sql.ref(c)))} FROM ${sql.table(table)}
+        WHERE uid = ${uid} AND mac = ${mac}
+          ${wholeFrom === undefined ? sql`` : sql`AND hour >= ${wholeFrom}`} ${wholeTo === undefined ? sql`` : sql`AND hour < ${wholeTo}`}`,
+  ]
+  if (span.start !== undefined && span.start < wholeFrom!)
+    parts.push(summedUp(series, readingRows(series, uid, mac, { start: span.start, end: wholeFrom! - 1 })))
+  if (span.end !== undefined && wholeTo! <= span.end)
+    parts.push(summedUp(series, readingRows(series, uid, mac, { start: wholeTo, end: span.end })))
+  return sql`(${sql.join(
+    parts.map((p) => sql`(${p})`),
+    sql` UNION ALL `,
+  )})`
 }
 
 /** Whether a column's value packs exactly: for a scaled column, value = round(value × scale) / scale within smallint. */
@@ -261,27 +371,75 @@ export async function storeReadings(
   const rows = batch.rows as readonly Record<string, unknown>[]
   const columns = ['t', ...Object.keys(series.columns)]
   const arrayType = (column: string) => sql.raw(column === 't' ? 'bigint[]' : `${series.columns[column]}[]`)
+  const rollup = series.rollup
+  const merged = mergesIn(rollup)
+  const rollupColumns = Object.keys(rollup.columns)
   return db.transaction().execute(async (trx) => {
-    // KEY SHARE holds off a concurrent delete (or animal MAC change) of the owner until these rows are in.
-    const owner =
-      await sql`SELECT 1 FROM ${sql.table(series.owner)} WHERE uid = ${uid} AND mac = ${mac} FOR KEY SHARE`.execute(trx)
+    // KEY SHARE holds off a concurrent delete (or animal MAC change) of the owner until these rows are in. A rollup
+    // whose hours are summed up again takes the row for itself (NO KEY UPDATE): two batches of the tag in turn, so
+    // that the second sums up the first's readings too.
+    const owner = await sql`SELECT 1 FROM ${sql.table(series.owner)} WHERE uid = ${uid} AND mac = ${mac}
+      FOR ${sql.raw(merged ? 'KEY SHARE' : 'NO KEY UPDATE')}`.execute(trx)
     if (owner.rows.length === 0) return undefined
     const hour = hourOf(series)
+    // The rollup from exactly the rows stored (RETURNING): a duplicate adds nothing. A merged rollup adds the new
+    // rows' sums to their hours; another sums their hours up again from the readings stored before this statement
+    // (its snapshot) and the new ones.
+    const summed = merged
+      ? summedUp(series, sql`stored`)
+      : summedUp(
+          series,
+          sql`(SELECT * FROM ${readingRows(series, uid, mac, batchHours(rows, hour))} r
+               WHERE r.t - r.t % ${sql.lit(hour)} IN (SELECT t - t % ${sql.lit(hour)} FROM stored)
+               UNION ALL SELECT * FROM stored)`,
+        )
+    const update = Object.entries(rollup.columns).map(([name, c]) => {
+      const [stored, added] = [sql.ref(`h.${name}`), sql.ref(`excluded.${name}`)]
+      const value =
+        c.merge === 'sum'
+          ? sql`${stored} + ${added}`
+          : c.merge === 'min'
+            ? sql`least(${stored}, ${added})`
+            : c.merge === 'max'
+              ? sql`greatest(${stored}, ${added})`
+              : added
+      return sql`${sql.ref(name)} = ${value}`
+    })
     // A reading already packed (its hour closed) is a duplicate too: idempotent across both parts.
-    const result = await sql`
-      INSERT INTO ${sql.table(series.table)} (uid, mac, ${sql.join(columns.map((c) => sql.ref(c)))})
-      SELECT ${uid}, ${mac}, ${sql.join(columns.map((c) => sql.ref(`r.${c}`)))}
-      FROM unnest(${sql.join(columns.map((c) => sql`${rows.map((row) => row[c])}::${arrayType(c)}`))}) AS r (${sql.join(columns.map((c) => sql.ref(c)))})
-      WHERE NOT EXISTS (SELECT 1 FROM ${sql.table(series.packed)} p
-                        WHERE p.uid = ${uid} AND p.mac = ${mac} AND p.hour = r.t - r.t % ${hour} AND (r.t - p.hour)::integer = ANY (p.dt))
-      ON CONFLICT (uid, mac, t) DO NOTHING`.execute(trx)
-    const stored = Number(result.numAffectedRows ?? 0n)
+    const { rows: result } = await sql<{ stored: number }>`
+      WITH stored AS (
+        INSERT INTO ${sql.table(series.table)} (uid, mac, ${sql.join(columns.map((c) => sql.ref(c)))})
+        SELECT ${uid}, ${mac}, ${sql.join(columns.map((c) => sql.ref(`r.${c}`)))}
+        FROM unnest(${sql.join(columns.map((c) => sql`${rows.map((row) => row[c])}::${arrayType(c)}`))}) AS r (${sql.join(columns.map((c) => sql.ref(c)))})
+        WHERE NOT EXISTS (SELECT 1 FROM ${sql.table(series.packed)} p
+                          WHERE p.uid = ${uid} AND p.mac = ${mac} AND p.hour = r.t - r.t % ${hour} AND (r.t - p.hour)::integer = ANY (p.dt))
+        ON CONFLICT (uid, mac, t) DO NOTHING
+        RETURNING ${sql.join(columns.map((c) => sql.ref(c)))}
+      ), rolled AS (
+        INSERT INTO ${sql.table(rollup.table)} AS h (uid, mac, hour, ${sql.join(rollupColumns.map((c) => sql.ref(c)))})
+        SELECT ${uid}, ${mac}, s.hour, ${sql.join(rollupColumns.map((c) => sql.ref(`s.${c}`)))} FROM (${summed}) s
+        ON CONFLICT (uid, mac, hour) DO UPDATE SET ${sql.join(update)}
+      )
+      SELECT count(*) AS stored FROM stored`.execute(trx)
+    const stored = Number(result[0]?.stored ?? 0)
     if (stored > 0) {
       await series.updateOwnerLatest(uid, mac, currentUntil).execute(trx)
       await afterStore?.(trx)
     }
     return { received: rows.length, stored, duplicates: rows.length - stored }
   })
+}
+
+/** The span of whole hours a batch's readings fall in. */
+function batchHours(rows: readonly Record<string, unknown>[], hour: number): Span {
+  if (rows.length === 0) return { start: 0, end: -1 }
+  let [first, last] = [Infinity, -Infinity]
+  for (const row of rows) {
+    const t = row.t as number
+    if (t < first) first = t
+    if (t > last) last = t
+  }
+  return { start: first - (first % hour), end: last - (last % hour) + hour - 1 }
 }
 
 /** Readings per piece of a page's JSON: each piece stays below V8's large-object size (128 kB). */

@@ -121,6 +121,16 @@ export function firstFutureRow(rows: readonly { t: number }[], now: number, msPe
   return rows.findIndex((row) => row.t * msPerUnit > limit)
 }
 
+/**
+ * What the sensor rollups count, for the scorer's hourly summaries (docs/storage.md#hourly-rollups). They are
+ * stored facts: the rollups hold the counts by these values, so a change means summing the rollups up again.
+ * A reading is moving when its acceleration's magnitude differs from gravity alone by more than
+ * MOVING_THRESHOLD_G (a resting tag's noise is ~0.01 g); a pinna temperature outside VALID_TEMPERATURE is a
+ * glitch (as for the reference temperature).
+ */
+export const MOVING_THRESHOLD_G = 0.1
+export const VALID_TEMPERATURE = { min: 25, max: 42 } as const
+
 /** Euclidean magnitude of an acceleration vector, in g. */
 export function magnitude(x: number, y: number, z: number): number {
   return Math.sqrt(x * x + y * y + z * z)
