@@ -25,7 +25,7 @@ export function sensorRows(count: number, end: number) {
 }
 
 /** One HTTP request over a keep-alive agent, reading the whole response. */
-function send(
+export function send(
   agent: Agent,
   port: number,
   method: string,

@@ -8,11 +8,11 @@ export interface BenchResult {
   met: boolean
 }
 
-export interface Scenario {
+/** A scenario of one row against its baseline, or of several rows of the table at once (`rows`). */
+export type Scenario = {
   name: string
   description: string
-  run: () => Promise<BenchResult>
-}
+} & ({ run: () => Promise<BenchResult> } | { rows: () => Promise<TableRow[]> })
 
 /** One measured row of the table. */
 export interface TableRow {

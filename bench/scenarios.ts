@@ -6,6 +6,7 @@ import { eventDerivationScenario } from './event-derivation.ts'
 import { limitsScenario } from './limits.ts'
 import { startupScenario } from './startup.ts'
 import { readingScenarios } from './readings.ts'
+import { readingsAtScaleScenario } from './readings-at-scale.ts'
 
 export const scenarios: Scenario[] = [
   limitsScenario,
@@ -15,4 +16,5 @@ export const scenarios: Scenario[] = [
   eventDerivationScenario,
   startupScenario,
   ...readingScenarios,
+  readingsAtScaleScenario,
 ]

@@ -328,7 +328,8 @@ export interface TableOptions {
   only?: 'stores'
 }
 
-function machine() {
+/** The machine a run was measured on, for its results file. */
+export function machine() {
   const cpu = cpus()
   let commit: string | undefined
   try {
@@ -359,6 +360,20 @@ async function serverVersions(store: Store, main: BenchStore): Promise<Record<st
   } finally {
     await database?.close()
   }
+}
+
+/** Prints the rows as a table (ratio to 3 places, met as yes / NO / blank). */
+export function printRows(rows: TableRow[]) {
+  console.table(
+    rows.map(({ scenario, service, baseline, ratio, target, met }) => ({
+      scenario,
+      service,
+      baseline,
+      ratio: ratio === null ? '' : ratio.toFixed(3),
+      target,
+      met: met === null ? '' : met ? 'yes' : 'NO',
+    })),
+  )
 }
 
 export async function runTable(options: TableOptions = {}): Promise<TableRow[]> {
@@ -759,16 +774,7 @@ export async function runTable(options: TableOptions = {}): Promise<TableRow[]> 
   }
 
   const seconds = (performance.now() - clock) / 1000
-  console.table(
-    rows.map(({ scenario, service, baseline, ratio, target, met }) => ({
-      scenario,
-      service,
-      baseline,
-      ratio: ratio === null ? '' : ratio.toFixed(3),
-      target,
-      met: met === null ? '' : met ? 'yes' : 'NO',
-    })),
-  )
+  printRows(rows)
   const results = {
     date: startedAt.toISOString(),
     mode: plan.smoke ? 'smoke' : (options.only ?? 'full'),
