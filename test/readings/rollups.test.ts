@@ -8,8 +8,17 @@ import { sql, type Kysely } from 'kysely'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { packReadings } from '../../src/jobs/packing.ts'
 import { BACKFILL_THRESHOLDS, backfill } from '../../src/db/migrations/0060_hourly_rollups.ts'
-import { MOVING_THRESHOLD_G, VALID_TEMPERATURE } from '../../src/modules/readings/readings.rules.ts'
-import { SERIES, readingRows, summedUp, type ReadingKind } from '../../src/modules/readings/readings.repository.ts'
+import { MOVING_THRESHOLD_G, TIME_RANGES, VALID_TEMPERATURE } from '../../src/modules/readings/readings.rules.ts'
+import {
+  SERIES,
+  hourlySummaries,
+  readingRows,
+  summedUp,
+  type ReadingKind,
+} from '../../src/modules/readings/readings.repository.ts'
+import { SUMMARY_THRESHOLDS, summarizeHours } from '../../src/modules/predictions/scorer.rules.ts'
+import { assertClose } from '../support/assertions.ts'
+import { rawHourlySummaries, rawSensorAnalytics } from './raw.ts'
 import { deviceFarm } from '../litterguards/farm.ts'
 import { readingsFarm } from './farm.ts'
 
@@ -20,8 +29,10 @@ const NOW = Math.floor(Date.now() / HOUR) * HOUR + 40 * MINUTE
 const FIRST = NOW - 6 * HOUR - 7 * MINUTE
 
 let ctx: TestContext
+/** The service's clock: NOW but where a test moves it. */
+let clock = NOW
 before(async () => {
-  ctx = await createTestApp({ clock: () => NOW })
+  ctx = await createTestApp({ clock: () => clock })
 })
 after(() => ctx.close())
 
@@ -179,5 +190,121 @@ describe('hourly rollups', () => {
     await assertBackfillSame(f.user.uid)
     assert.equal((await f.inject('DELETE', `/${d.MAC}`)).statusCode, 200)
     assert.equal(await count('litterguard_hourly', f.user.uid), 0)
+  })
+})
+
+const RANGE_MS = { '1h': HOUR, '6h': 6 * HOUR, '24h': 24 * HOUR, '7d': 7 * 24 * HOUR, '30d': 30 * 24 * HOUR }
+
+describe('sensor analytics from the rollups', () => {
+  it('answer as every reading summed up raw, for every window, on and off the hour, packed or not, with late readings', async () => {
+    const f = await readingsFarm(ctx)
+    const a = await f.animal()
+    const post = async (readings: unknown[]) => {
+      const res = await f.inject('POST', `/${a.MAC}/sensordata`, { readings })
+      assert.equal(res.statusCode, 200, res.body)
+    }
+    // 26 hours a reading a minute on the minute (so readings lie on the windows' ends), a glitch now and then.
+    const first = NOW - 26 * HOUR - 40 * MINUTE
+    const rows = sensorRows(first, NOW).map((r, i) => ({ ...r, t: first + i * MINUTE }))
+    await post(rows)
+    const hourStart = NOW - 40 * MINUTE
+    // The window ends on the hour, a ms either side of it, on a reading and between readings.
+    const clocks = [NOW, hourStart, hourStart + 1, hourStart - 1, NOW - 30_000]
+    const answers = async () => {
+      const out: unknown[] = []
+      for (const at of clocks) {
+        clock = at
+        for (const range of TIME_RANGES) {
+          const res = await f.inject('GET', `/${a.MAC}/sensordata/analytics?timeRange=${range}`)
+          assert.equal(res.statusCode, 200, res.body)
+          const raw = await rawSensorAnalytics(ctx.database.db, f.user.uid, a.MAC, at - RANGE_MS[range], at)
+          assert.deepEqual(res.json().data, raw, `${range} at ${at - hourStart} ms from the hour`)
+          out.push(raw)
+        }
+      }
+      clock = NOW
+      return out
+    }
+    const before = await answers()
+    assert.ok(before.some((d) => (d as { dataPointsCount: number }).dataPointsCount === 1441))
+    await packReadings(ctx.database.db, { now: NOW, uid: f.user.uid })
+    assert.deepEqual(await answers(), before, 'the same numbers once packed')
+    await post([
+      { t: NOW - 5 * HOUR + 1, c: 41.07, x: 1.5, y: 0.25, z: 1 },
+      { t: NOW - 20 * HOUR - 1, c: 38.123, x: 0.1234, y: 0, z: 1 },
+      ...rows.slice(0, 10),
+    ])
+    const late = await answers()
+    assert.notDeepEqual(late, before)
+    await packReadings(ctx.database.db, { now: NOW, uid: f.user.uid })
+    assert.deepEqual(await answers(), late)
+  })
+})
+
+describe("the predictions job's hourly summaries from the rollups", () => {
+  it('are the pure summaries of the readings in the span, hour boundaries and late detections included', async () => {
+    const f = await readingsFarm(ctx)
+    const a = await f.animal()
+    const post = async (path: string, readings: unknown[]) => {
+      const res = await f.inject('POST', `/${a.MAC}/${path}`, { readings })
+      assert.equal(res.statusCode, 200, res.body)
+    }
+    const rows = sensorRows()
+    // Nodes that change within hours and at their boundaries.
+    const located = detections()
+    await post('sensordata', rows)
+    for (let i = 0; i < located.length; i += 10) await post('locations', located.slice(i, i + 10))
+    const inSpan = <R extends { t: number }>(all: R[], from: number, to: number) =>
+      all.filter((r) => r.t >= from && r.t < to)
+    const hourStart = NOW - 40 * MINUTE
+    const spans = [
+      [hourStart - 5 * HOUR, hourStart],
+      [FIRST - HOUR, NOW + HOUR],
+      [FIRST + 20 * MINUTE, hourStart - HOUR + 5],
+    ] as const
+    const check = async () => {
+      const out = []
+      for (const [from, to] of spans) {
+        const summaries = await hourlySummaries(ctx.database.db, f.user.uid, a.MAC, from, to, SUMMARY_THRESHOLDS)
+        const pure = summarizeHours(inSpan(rows, from, to), inSpan(located, from, to))
+        assert.deepEqual(
+          summaries.map((h) => ({ ...h, temperature: 0 })),
+          pure.map((h) => ({ ...h, temperature: 0 })),
+        )
+        assertClose(pure, summaries)
+        assertClose(await rawHourlySummaries(ctx.database.db, f.user.uid, a.MAC, from, to), summaries)
+        out.push(summaries)
+      }
+      return out
+    }
+    const before = await check()
+    assert.ok(before[0]!.some((h) => h.nodeChanges > 0))
+    await packReadings(ctx.database.db, { now: NOW, uid: f.user.uid })
+    assert.deepEqual(await check(), before)
+    // Late: a detection from a node of its own mid-hour, one at an hour's start from the hour before's last node.
+    const late = [
+      { t: FIRST + 2 * HOUR + 61_000, rssi: -70, nodeuid: 'node-7' },
+      { t: hourStart - 3 * HOUR, rssi: -70, nodeuid: 'node-7' },
+    ]
+    located.push(...late)
+    located.sort((p, q) => p.t - q.t)
+    rows.push({ t: hourStart - 2 * HOUR + 7, c: 40.5, x: 0.9, y: 0, z: 0.9 })
+    await post('locations', late)
+    await post('sensordata', rows.slice(-1))
+    rows.sort((p, q) => p.t - q.t)
+    const late1 = await check()
+    assert.notDeepEqual(late1, before)
+    await packReadings(ctx.database.db, { now: NOW, uid: f.user.uid })
+    assert.deepEqual(await check(), late1)
+  })
+
+  it('refuse thresholds other than those the rollups count by', async () => {
+    await assert.rejects(
+      hourlySummaries(ctx.database.db, 'u', 'AA:BB:CC:DD:EE:FF', 0, HOUR, {
+        ...SUMMARY_THRESHOLDS,
+        MOVING_THRESHOLD_G: 0.2,
+      }),
+      /thresholds/,
+    )
   })
 })

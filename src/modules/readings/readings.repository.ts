@@ -496,7 +496,11 @@ export async function newestReadings<Row>(
   return rows
 }
 
-/** Aggregates of one tag's readings in [start, end], computed by the database. */
+/**
+ * Aggregates of one tag's readings in [start, end], computed by the database: the whole hours from the rollup,
+ * the hours the window cuts from their readings (hourlyRows). The averages divide the exact sums once, so the
+ * answer is the same whichever part each reading is in.
+ */
 export async function sensorAnalytics(
   db: Kysely<DB>,
   uid: string,
@@ -513,10 +517,10 @@ export async function sensorAnalytics(
     min_m: number | null
     max_m: number | null
   }>`
-    SELECT count(*) AS n, avg(c) AS avg_c, min(c) AS min_c, max(c) AS max_c, avg(m) AS avg_m, min(m) AS min_m, max(m) AS max_m
-    FROM (SELECT c, sqrt(x * x + y * y + z * z) AS m FROM ${readingRows(SERIES.sensordata, uid, mac, { start, end })} r) r`.execute(
-    db,
-  )
+    SELECT coalesce(sum(h.n), 0) AS n,
+           (sum(h.c_sum) / sum(h.n))::float8 AS avg_c, min(h.c_min) AS min_c, max(h.c_max) AS max_c,
+           (sum(h.m_sum) / sum(h.n))::float8 AS avg_m, min(h.m_min) AS min_m, max(h.m_max) AS max_m
+    FROM ${hourlyRows(SERIES.sensordata, uid, mac, { start, end })} h`.execute(db)
   const s = rows[0]!
   return {
     averageTemperature: s.avg_c,
@@ -608,12 +612,14 @@ export async function sensorWindowStats(
 
 /** The embedded store has no autovacuum; without it the visibility map goes stale and reads stop being index-only. */
 export async function vacuumReadings(db: Kysely<DB>): Promise<void> {
-  await sql`VACUUM (ANALYZE) animal_sensor_readings, animal_location_readings, litterguard_readings, animal_sensor_packed, animal_location_packed, litterguard_packed`.execute(
-    db,
-  )
+  const tables = Object.values(SERIES).flatMap((series) => [series.table, series.packed, series.rollup.table])
+  await sql`VACUUM (ANALYZE) ${sql.join(tables.map((table) => sql.table(table)))}`.execute(db)
 }
 
-/** The scorer's figures an hourly summary uses (scorer.rules.ts), handed in so readings know nothing of the scorer. */
+/**
+ * The scorer's figures an hourly summary uses (scorer.rules.ts). The rollups count by the readings' own
+ * (readings.rules.ts), which the scorer imports; handing them in checks that they are the same.
+ */
 export interface SummaryThresholds {
   HOUR_MS: number
   MOVING_THRESHOLD_G: number
@@ -622,7 +628,10 @@ export interface SummaryThresholds {
 
 /**
  * One tag's readings summed up per hour in [from, to): the same figures as summarizeHours in scorer.rules.ts
- * (samples, share moving, mean valid temperature, detections and node changes), computed by the database.
+ * (samples, share moving, mean valid temperature, detections and node changes), from the rollups (hourlyRows:
+ * an hour the span cuts from its readings). A detection from another node than the one before it in the span
+ * is a node change: an hour's changes within it, and one more when its first node is not the last node of the
+ * span's hour before it with detections.
  */
 export async function hourlySummaries(
   db: Kysely<DB>,
@@ -632,44 +641,38 @@ export async function hourlySummaries(
   to: number,
   thresholds: SummaryThresholds,
 ): Promise<HourSummary[]> {
-  const { HOUR_MS, MOVING_THRESHOLD_G, VALID_TEMPERATURE } = thresholds
-  const sensor = await sql<{ hour: number; samples: number; activity: number; temperature: number | null }>`
-    SELECT (t / ${HOUR_MS}) * ${HOUR_MS} AS hour, count(*) AS samples,
-           avg(CASE WHEN abs(sqrt(x * x + y * y + z * z) - 1) > ${MOVING_THRESHOLD_G} THEN 1 ELSE 0 END) AS activity,
-           avg(c) FILTER (WHERE c >= ${VALID_TEMPERATURE.min} AND c <= ${VALID_TEMPERATURE.max}) AS temperature
-    FROM ${readingRows(SERIES.sensordata, uid, mac, { start: from, end: to - 1 })} r
-    GROUP BY 1`.execute(db)
-  const locations = await sql<{ hour: number; detections: number; node_changes: number }>`
-    SELECT (t / ${HOUR_MS}) * ${HOUR_MS} AS hour, count(*) AS detections,
-           count(*) FILTER (WHERE previous IS NOT NULL AND previous <> nodeuid) AS node_changes
-    FROM (SELECT t, nodeuid, lag(nodeuid) OVER (ORDER BY t) AS previous
-          FROM ${readingRows(SERIES.locations, uid, mac, { start: from, end: to - 1 })} r) d
-    GROUP BY 1`.execute(db)
-  const byHour = new Map<number, HourSummary>()
-  for (const r of sensor.rows) {
-    const hour = Number(r.hour)
-    byHour.set(hour, {
-      hour,
-      samples: Number(r.samples),
-      activity: Number(r.activity),
-      temperature: r.temperature === null ? null : Number(r.temperature),
-      detections: 0,
-      nodeChanges: 0,
-    })
-  }
-  for (const r of locations.rows) {
-    const hour = Number(r.hour)
-    const summary = byHour.get(hour) ?? {
-      hour,
-      samples: 0,
-      activity: 0,
-      temperature: null,
-      detections: 0,
-      nodeChanges: 0,
+  if (
+    thresholds.HOUR_MS !== hourOf(SERIES.sensordata) ||
+    thresholds.MOVING_THRESHOLD_G !== MOVING_THRESHOLD_G ||
+    thresholds.VALID_TEMPERATURE.min !== VALID_TEMPERATURE.min ||
+    thresholds.VALID_TEMPERATURE.max !== VALID_TEMPERATURE.max
+  )
+    throw new Error('hourly summaries: the thresholds are not those the rollups count by (readings.rules.ts)')
+  const span = { start: from, end: to - 1 }
+  const { rows } = await sql<{
+    hour: number
+    samples: number
+    moving: number
+    temperature: number | null
+    detections: number
+    node_changes: number
+  }>`
+    SELECT coalesce(s.hour, l.hour) AS hour, coalesce(s.n, 0) AS samples, coalesce(s.moving_n, 0) AS moving,
+           CASE WHEN s.valid_n > 0 THEN (s.valid_c_sum / s.valid_n)::float8 END AS temperature,
+           coalesce(l.n, 0) AS detections, coalesce(l.node_changes, 0) AS node_changes
+    FROM ${hourlyRows(SERIES.sensordata, uid, mac, span)} s
+    FULL JOIN (SELECT l.hour, l.n, l.changes + CASE WHEN lag(l.last_node) OVER (ORDER BY l.hour) <> l.first_node THEN 1 ELSE 0 END AS node_changes
+               FROM ${hourlyRows(SERIES.locations, uid, mac, span)} l) l ON l.hour = s.hour
+    ORDER BY 1`.execute(db)
+  return rows.map((r) => {
+    const samples = Number(r.samples)
+    return {
+      hour: Number(r.hour),
+      samples,
+      activity: samples > 0 ? Number(r.moving) / samples : 0,
+      temperature: r.temperature,
+      detections: Number(r.detections),
+      nodeChanges: Number(r.node_changes),
     }
-    summary.detections = Number(r.detections)
-    summary.nodeChanges = Number(r.node_changes)
-    byHour.set(hour, summary)
-  }
-  return [...byHour.values()].sort((a, b) => a.hour - b.hour)
+  })
 }
