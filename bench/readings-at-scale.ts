@@ -5,184 +5,36 @@
 // minute for the bytes a reading, one with farms of history for the reads, the ingest and the jobs. Rows whose
 // feature is not built yet say so instead of failing.
 import { Agent } from 'node:http'
-import { sql, type Kysely } from 'kysely'
-import { loadConfig } from '../src/config.ts'
-import { IN_MEMORY, openDatabase, type Database } from '../src/db/database.ts'
-import { migrateToLatest } from '../src/db/migrate.ts'
-import type { DB } from '../src/db/schema.ts'
+import { sql } from 'kysely'
 import { packReadings, PACK_DELAY_MS } from '../src/jobs/packing.ts'
-import { ingest } from '../src/modules/readings/ingest.ts'
 import { readSensorData, SERIES, type ReadingKind } from '../src/modules/readings/readings.repository.ts'
-import { insertLitterguard } from '../src/modules/litterguards/litterguards.repository.ts'
 import { send } from './readings.ts'
 import type { Scenario, TableRow } from './scenario.ts'
-import { BENCH_JWT_SECRET, benchFarm, median, scratchEnv, startBenchApp, type BenchApp } from './support.ts'
-
-const MINUTE = 60_000
-const HOUR = 60 * MINUTE
-/** The issue's target for the bytes a reading of each series. */
-const BYTES_TARGET = 40
-
-type Store = 'postgres' | 'embedded'
-
-interface Plan {
-  /** Row 1: tags of each series written live, one reading a tag a minute, for `liveMinutes`. */
-  live: Record<ReadingKind, number>
-  liveMinutes: number
-  /** Row 2: readings of the page, and of the tag read (newest first). */
-  page: number
-  pageHistory: number
-  /** Row 3: readings ingested each round (in batches, each batch a fresh tag). */
-  ingestRows: number
-  ingestBatch: number
-  /** Alternating rounds of each timed pair, and of the ingest's (each round ingests `ingestRows` a side). */
-  rounds: number
-  ingestRounds: number
-  smoke: boolean
-}
-
-const PLANS: Record<Store | 'smoke', Plan> = {
-  postgres: {
-    // Sensor readings at the issue's size (1,000,000 from 200 tags); locations and litter devices over the same
-    // 83 hours from fewer tags: a tag's bytes a reading do not depend on how many other tags there are, and
-    // packing, the run's longest part, costs per tag and hour.
-    live: { sensordata: 200, locations: 40, devicedata: 40 },
-    liveMinutes: 5000,
-    page: 10_000,
-    pageHistory: 14 * 24 * 60,
-    ingestRows: 100_000,
-    ingestBatch: 10_000,
-    rounds: 15,
-    ingestRounds: 3,
-    smoke: false,
-  },
-  embedded: {
-    live: { sensordata: 16, locations: 8, devicedata: 8 },
-    liveMinutes: 1440,
-    page: 10_000,
-    pageHistory: 14 * 24 * 60,
-    ingestRows: 20_000,
-    ingestBatch: 10_000,
-    rounds: 9,
-    ingestRounds: 3,
-    smoke: false,
-  },
-  smoke: {
-    live: { sensordata: 4, locations: 2, devicedata: 2 },
-    liveMinutes: 130,
-    page: 500,
-    pageHistory: 1000,
-    ingestRows: 1000,
-    ingestBatch: 500,
-    rounds: 1,
-    ingestRounds: 1,
-    smoke: true,
-  },
-}
-
-const LABEL: Record<ReadingKind, string> = {
-  sensordata: 'sensor reading',
-  locations: 'location detection',
-  devicedata: 'litter-device reading',
-}
-const storeName = (store: Store) => (store === 'postgres' ? 'PostgreSQL' : 'embedded')
-const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits
-const ms = (x: number) => `${x.toFixed(x < 10 ? 2 : 1)} ms`
-const count = (n: number) => n.toLocaleString('en')
-const mac = (prefix: number, n: number) =>
-  `BE:${prefix.toString(16).padStart(2, '0')}:00:00:${(n >> 8).toString(16).padStart(2, '0')}:${(n & 255).toString(16).padStart(2, '0')}`.toUpperCase()
-
-/** A seeded generator, so that every run writes the same values. */
-function randomSource(seed: number) {
-  return () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646
-}
-
-type Reading = Record<string, number | string>
-
-/** A reading of `kind` from tag number `tag` near `at` (ms) as a gateway sends it: values that pack exactly. */
-function reading(kind: ReadingKind, tag: number, at: number, random: () => number): Reading {
-  const t = at + Math.floor(random() * 1000)
-  const acceleration = { x: round(random() / 5, 3), y: round(-random() / 5, 3), z: round(0.9 + random() / 5, 3) }
-  if (kind === 'sensordata') return { t, c: round(38 + random(), 2), ...acceleration }
-  if (kind === 'locations')
-    return { t, rssi: round(-55 - 30 * random(), 1), nodeuid: `node-${(tag + Math.floor(at / (3 * HOUR))) % 6}` }
-  return { t: Math.floor(t / 1000), c: round(30 + 2 * random(), 2), ...acceleration }
-}
-
-/** One scratch database of the store, migrated, with an app on it (HTTP on a loopback port). */
-async function openStore(store: Store): Promise<{ bench: BenchApp; drop: () => Promise<void> }> {
-  const scratch = store === 'postgres' ? await scratchEnv() : { env: {}, drop: async () => {} }
-  const env = store === 'postgres' ? scratch.env : { DATABASE_URL: '', DATA_DIR: IN_MEMORY }
-  const database: Database = await openDatabase(
-    loadConfig({ JWT_SECRET: BENCH_JWT_SECRET, DB_STATEMENT_TIMEOUT_MS: '0', DB_QUERY_TIMEOUT_MS: '0', ...env }),
-  )
-  await migrateToLatest(database.db)
-  const bench = await startBenchApp(env, { database })
-  return {
-    bench,
-    drop: async () => {
-      await bench.close()
-      await database.close()
-      await scratch.drop()
-    },
-  }
-}
-
-/** pg_total_relation_size of the tables: heap, TOAST and indexes. */
-async function bytesOf(db: Kysely<DB>, tables: string[]): Promise<number> {
-  let total = 0
-  for (const table of tables)
-    total += Number(
-      (await sql<{ n: string }>`SELECT pg_total_relation_size(${table}::regclass) AS n`.execute(db)).rows[0]!.n,
-    )
-  return total
-}
-
-/** Registers `count` tags of `kind` (animals, or litter devices) for the user; their MACs. */
-async function addTags(bench: BenchApp, uid: string, kind: ReadingKind, prefix: number, count: number) {
-  const macs = Array.from({ length: count }, (_, n) => mac(prefix, n))
-  const db = bench.database.db
-  for (const [n, tag] of macs.entries()) {
-    if (kind === 'devicedata') await insertLitterguard(db, uid, { MAC: tag, Name: `bench ${n}` }, Date.now())
-    else
-      await sql`INSERT INTO animals (uid, id, mac, sex, t) VALUES (${uid}, ${n + 1}, ${tag}, 'female', ${Date.now()})
-                ON CONFLICT DO NOTHING`.execute(db)
-  }
-  return macs
-}
-
-/** A row-per-reading table as the series' recent part (its key and reference to the account), the layout before issue 27. */
-async function rowPerReadingTable(db: Kysely<DB>, kind: ReadingKind, name: string) {
-  await sql`CREATE TABLE ${sql.table(name)} (LIKE ${sql.table(SERIES[kind].table)} INCLUDING ALL,
-              FOREIGN KEY (uid) REFERENCES users (uid) ON DELETE CASCADE)`.execute(db)
-  return name
-}
-
-/** One multi-row insert of `rows` (one per tag of `macs`) into `tables`, as one statement, skipping stored keys as ingestion does. */
-async function insertRows(
-  db: Kysely<DB>,
-  kind: ReadingKind,
-  uid: string,
-  macs: string[],
-  rows: Reading[],
-  tables: string[],
-) {
-  const columns = ['t', ...Object.keys(SERIES[kind].columns)]
-  const type = (c: string) => sql.raw(c === 't' ? 'bigint[]' : `${SERIES[kind].columns[c]}[]`)
-  const list = sql.join(columns.map((c) => sql.ref(c)))
-  const [first, ...copies] = tables
-  await sql`
-    WITH r AS (SELECT * FROM unnest(${macs}::text[], ${sql.join(columns.map((c) => sql`${rows.map((row) => row[c])}::${type(c)}`))})
-                 AS r (mac, ${list}))
-    ${sql.join(
-      copies.map(
-        (table, i) =>
-          sql`, ${sql.ref(`copy${i}`)} AS (INSERT INTO ${sql.table(table)} (uid, mac, ${list}) SELECT ${uid}, * FROM r ON CONFLICT DO NOTHING)`,
-      ),
-      sql``,
-    )}
-    INSERT INTO ${sql.table(first!)} (uid, mac, ${list}) SELECT ${uid}, * FROM r ON CONFLICT DO NOTHING`.execute(db)
-}
+import { benchFarm, median, type BenchApp } from './support.ts'
+import {
+  addTags,
+  BYTES_TARGET,
+  bytesOf,
+  count,
+  history,
+  HOUR,
+  ingestAll,
+  insertRows,
+  LABEL,
+  mac,
+  MINUTE,
+  ms,
+  openStore,
+  pairs,
+  PLANS,
+  randomSource,
+  reading,
+  rowPerReadingTable,
+  storeName,
+  type Plan,
+  type Store,
+} from './readings-at-scale-support.ts'
+import { aggregate, analytics, litterSummary, predictionsJob, seedHistory } from './readings-at-scale-history.ts'
 
 /**
  * Row 1: every series written live, each minute one multi-row insert per series across its tags (into the
@@ -238,52 +90,6 @@ async function bytesPerReading(store: Store, plan: Plan, bench: BenchApp): Promi
   for (const kind of kinds) await sql`DROP TABLE ${sql.table(copies[kind])}`.execute(db)
   await sql`VACUUM ANALYZE`.execute(db)
   return rows
-}
-
-/** Alternating rounds of two timed actions (the order flips each round) after one warm-up of each; their times. */
-async function pairs(rounds: number, a: () => Promise<unknown>, b: () => Promise<unknown>) {
-  const time = async (action: () => Promise<unknown>, into: number[]) => {
-    const started = performance.now()
-    await action()
-    into.push(performance.now() - started)
-  }
-  await a()
-  await b()
-  const as: number[] = []
-  const bs: number[] = []
-  for (let i = 0; i < rounds; i++) {
-    if (i % 2 === 0) {
-      await time(a, as)
-      await time(b, bs)
-    } else {
-      await time(b, bs)
-      await time(a, as)
-    }
-  }
-  return { a: as, b: bs, ratios: as.map((x, i) => x / bs[i]!) }
-}
-
-/** Ingests `readings` of `kind` for one tag through the service's ingestion code, in batches of `batch`. */
-async function ingestAll(
-  db: Kysely<DB>,
-  uid: string,
-  tag: string,
-  kind: ReadingKind,
-  readings: Reading[],
-  batch: number,
-) {
-  for (let i = 0; i < readings.length; i += batch) {
-    const outcome = await ingest(db, uid, tag, { kind, rows: readings.slice(i, i + batch) } as never, Date.now())
-    if (outcome.outcome !== 'stored') throw new Error(`ingest of ${tag} answered ${outcome.outcome}`)
-  }
-}
-
-/** `count` readings of `kind` a minute apart (locations every `everyMinutes`), the newest at `end`. */
-function history(kind: ReadingKind, tag: number, end: number, count: number, everyMinutes = 1, seed = 7): Reading[] {
-  const random = randomSource(seed + tag)
-  return Array.from({ length: count }, (_, i) =>
-    reading(kind, tag, end - (count - 1 - i) * everyMinutes * MINUTE - 1000, random),
-  )
 }
 
 /**
@@ -396,6 +202,16 @@ async function measureStore(store: Store, plan: Plan, step: (what: string) => vo
     rows.push(await pageRead(store, plan, bench))
     step(`${storeName(store)}: bulk ingest of ${count(plan.ingestRows)} readings`)
     rows.push(await bulkIngest(store, plan, bench))
+    step(
+      `${storeName(store)}: history: ${plan.scoredAnimals} animals with ${plan.historyDays.join(' and ')} days, ${plan.summaryDevices} litter devices with ${plan.deviceDays} days`,
+    )
+    const seeded = await seedHistory(plan, bench)
+    step(`${storeName(store)}: predictions job`)
+    rows.push(await predictionsJob(store, plan, bench, seeded))
+    step(`${storeName(store)}: analytics, litter-device summary, aggregate`)
+    rows.push(await analytics(store, plan, bench, seeded))
+    rows.push(await litterSummary(store, plan, bench, seeded))
+    rows.push(await aggregate(store, plan, bench, seeded))
     return rows
   } finally {
     await drop()
