@@ -7,6 +7,8 @@ import { createTestApp, type TestContext } from '../support/app.ts'
 import { assertClose } from '../support/assertions.ts'
 import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
 import { packReadings } from '../../src/jobs/packing.ts'
+import { SERIES, aggregateReadings } from '../../src/modules/readings/readings.repository.ts'
+import { aggregateSpan, type AggregateInterval } from '../../src/modules/readings/readings.rules.ts'
 import { deviceFarm, nextDeviceMac } from '../litterguards/farm.ts'
 import { assertError, nextMac, readingsFarm } from './farm.ts'
 
@@ -114,6 +116,7 @@ async function bothSeries() {
   return [
     {
       name: 'ear tag',
+      series: SERIES.sensordata,
       uid: animals.user.uid,
       perT: 1,
       get: (query: string, mac = a.MAC) => animals.inject('GET', `/${mac}/sensordata/aggregate${query}`),
@@ -125,6 +128,7 @@ async function bothSeries() {
     },
     {
       name: 'litter device',
+      series: SERIES.devicedata,
       uid: devices.user.uid,
       perT: 1000,
       get: (query: string, mac = d.MAC) => devices.inject('GET', `/${mac}/sensordata/aggregate${query}`),
@@ -229,6 +233,61 @@ describe('GET .../sensordata/aggregate', () => {
       assertClose(expected, await read(), s.name)
       await packReadings(ctx.database.db, { now: NOW, uid: s.uid })
       assertClose(expected, await read(), `${s.name}, packed`)
+    }
+  })
+
+  it('answers 1h, 6h and 1d (served from the hourly rollups) with the very numbers of the readings, through late and re-sent readings and packing', async () => {
+    let seed = 7
+    const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646
+    const round = (v: number, d: number) => Math.round(v * 10 ** d) / 10 ** d
+    /** Readings about every 7 minutes over [from, from + days), at the tags' precision but for a few (which stay as rows). */
+    const readingsOver = (from: number, days: number) =>
+      Array.from({ length: Math.floor((days * DAY) / (7 * MINUTE)) }, (_, i) => ({
+        t: from + i * 7 * MINUTE + Math.floor(random() * 60) * 1000,
+        c: i % 97 === 5 ? 38.123 : round(36 + 4 * random(), 2),
+        x: round(random() - 0.5, 3),
+        y: round(random() - 0.5, 3),
+        z: round(0.8 + random() / 2, 3),
+      }))
+    const first = D - 2 * DAY
+    const history = readingsOver(first, 3)
+    for (const s of await bothSeries()) {
+      const spans: [number, number][] = [
+        [first, NOW],
+        [first + 17 * MINUTE + 123_000, D + 5 * HOUR + 59 * MINUTE],
+        [first + 3 * HOUR + 1000, first + 3 * HOUR + 59 * MINUTE],
+        [first + 59 * MINUTE, first + 2 * HOUR + 1000],
+        [first + HOUR, first + 26 * HOUR - 1000],
+      ]
+      const compare = async (when: string) => {
+        for (const [start, end] of spans)
+          for (const interval of ['1h', '6h', '1d'] as AggregateInterval[]) {
+            const query = { interval, startTime: start / s.perT, endTime: end / s.perT }
+            const span = aggregateSpan(query, NOW, s.perT as 1 | 1000)
+            assert.ok(!('problem' in span))
+            const res = await s.get(`?interval=${interval}&startTime=${query.startTime}&endTime=${query.endTime}`)
+            assert.equal(res.statusCode, 200, res.body)
+            const fromReadings = await aggregateReadings(ctx.database.db, s.series, s.uid, s.mac, span, {
+              rollups: false,
+            })
+            assert.deepEqual(res.json().data, fromReadings, `${s.name}, ${when}: ${interval} over ${start}-${end}`)
+          }
+      }
+      const send = async (readings: typeof rows) => {
+        for (let i = 0; i < readings.length; i += 10_000)
+          assert.equal((await s.post(readings.slice(i, i + 10_000))).statusCode, 200)
+      }
+      await send(history)
+      await compare('as sent')
+      await send(history.slice(100, 300))
+      await send(readingsOver(first + 3 * MINUTE, 1).slice(0, 50))
+      await compare('with re-sent and late readings')
+      await packReadings(ctx.database.db, { now: NOW, uid: s.uid })
+      await compare('packed')
+      await send([...history.slice(0, 40), ...readingsOver(first + 5 * MINUTE, 2).slice(0, 200)])
+      await compare('with late readings for packed hours')
+      await packReadings(ctx.database.db, { now: NOW, uid: s.uid })
+      await compare('packed again')
     }
   })
 

@@ -564,8 +564,32 @@ function toBucket(r: BucketSums): AggregateBucketBody {
 }
 
 /**
+ * Each reading of one tag in `span` as the sums of a bucket of one reading (n = 1). Sums are `numeric`: each value
+ * enters as its decimal, so a sum is exact whatever the order or grouping of its terms, and a bucket summed from
+ * readings equals one summed from hourly rollups to the last digit.
+ */
+function readingSums(series: Series, uid: string, mac: string, span: Span, size: number): RawBuilder<unknown> {
+  return sql`
+    SELECT t - t % ${size} AS bucket, 1 AS n,
+           c::numeric AS c_sum, c::numeric * c::numeric AS c_sumsq, c AS c_min, c AS c_max,
+           m::numeric AS m_sum, m::numeric * m::numeric AS m_sumsq, m AS m_min, m AS m_max
+    FROM (SELECT t, c, sqrt(x * x + y * y + z * z) AS m FROM ${readingRows(series, uid, mac, span)} r) r`
+}
+
+/** Merges bucket sums (of readings, or of hours) into one row per bucket, in time order. */
+async function mergeBuckets(db: Kysely<DB>, parts: RawBuilder<unknown>[]): Promise<AggregateBucketBody[]> {
+  const { rows } = await sql<BucketSums>`
+    SELECT bucket, sum(n) AS n,
+           sum(c_sum)::float8 AS c_sum, sum(c_sumsq)::float8 AS c_sumsq, min(c_min) AS c_min, max(c_max) AS c_max,
+           sum(m_sum)::float8 AS m_sum, sum(m_sumsq)::float8 AS m_sumsq, min(m_min) AS m_min, max(m_max) AS m_max
+    FROM (${sql.join(parts, sql` UNION ALL `)}) s
+    GROUP BY bucket ORDER BY bucket`.execute(db)
+  return rows.map(toBucket)
+}
+
+/**
  * One tag's readings (ear tag or litter device) in the span, summed up per bucket of `span.size` aligned to the
- * epoch: the buckets with readings, in time order, computed by the database from the raw readings.
+ * epoch: the buckets with readings, in time order, computed by the database from the readings themselves.
  */
 export async function aggregateReadings(
   db: Kysely<DB>,
@@ -573,15 +597,10 @@ export async function aggregateReadings(
   uid: string,
   mac: string,
   span: AggregateSpan,
+  _options: { rollups?: boolean } = {},
 ): Promise<AggregateSeriesBody> {
-  const { rows } = await sql<BucketSums>`
-    SELECT t - t % ${span.size} AS bucket, count(*) AS n,
-           sum(c) AS c_sum, sum(c * c) AS c_sumsq, min(c) AS c_min, max(c) AS c_max,
-           sum(m) AS m_sum, sum(m * m) AS m_sumsq, min(m) AS m_min, max(m) AS m_max
-    FROM (SELECT t, c, sqrt(x * x + y * y + z * z) AS m
-          FROM ${readingRows(series, uid, mac, { start: span.start, end: span.end })} r) r
-    GROUP BY 1 ORDER BY 1`.execute(db)
-  return { interval: span.interval, startTime: span.start, endTime: span.end, buckets: rows.map(toBucket) }
+  const buckets = await mergeBuckets(db, [readingSums(series, uid, mac, span, span.size)])
+  return { interval: span.interval, startTime: span.start, endTime: span.end, buckets }
 }
 
 /** Per animal of the user: its first reading's t, and the count and median of its valid readings in (from, to]. */
