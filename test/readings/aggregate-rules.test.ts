@@ -1,7 +1,14 @@
 // The pure rules of the aggregate routes: buckets aligned to the epoch, the span and its defaults, the bound.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { AGGREGATE_MAX_BUCKETS, aggregateSpan, bucketOf } from '../../src/modules/readings/readings.rules.ts'
+import {
+  AGGREGATE_EXPENSIVE_HOURS,
+  AGGREGATE_MAX_BUCKETS,
+  aggregateIsExpensive,
+  aggregateSpan,
+  bucketOf,
+  fromRollups,
+} from '../../src/modules/readings/readings.rules.ts'
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
@@ -59,5 +66,24 @@ describe('aggregate rules', () => {
       const tooMany = aggregateSpan({ interval: '1h', startTime: s, endTime: e }, NOW_MS)
       assert.ok('problem' in tooMany && tooMany.problem.field === 'query:interval')
     }
+  })
+
+  it('sums whole hours from the rollups, and calls expensive what reads the readings or many rollup rows', () => {
+    assert.deepEqual(
+      (['5m', '15m', '1h', '6h', '1d'] as const).map((i) => fromRollups(i)),
+      [false, false, true, true, true],
+    )
+    assert.equal(aggregateIsExpensive({ interval: '5m' }, NOW_MS), true)
+    assert.equal(aggregateIsExpensive({ interval: '15m', startTime: NOW_MS - HOUR }, NOW_MS), true)
+    assert.equal(aggregateIsExpensive({ interval: '1h' }, NOW_MS), false)
+    const longest = { startTime: NOW_MS - AGGREGATE_EXPENSIVE_HOURS * HOUR, endTime: NOW_MS }
+    assert.equal(aggregateIsExpensive({ interval: '1d', ...longest }, NOW_MS), false)
+    assert.equal(aggregateIsExpensive({ interval: '1d', ...longest, startTime: longest.startTime - 1 }, NOW_MS), true)
+    // In seconds, the same hours.
+    const s = Math.floor(NOW_MS / 1000)
+    assert.equal(aggregateIsExpensive({ interval: '6h', startTime: s - 30 * 86_400 }, NOW_MS, 1000), false)
+    assert.equal(aggregateIsExpensive({ interval: '6h', startTime: s - 60 * 86_400 }, NOW_MS, 1000), true)
+    // A refused span never reaches the store.
+    assert.equal(aggregateIsExpensive({ interval: '5m', startTime: 2, endTime: 1 }, NOW_MS), false)
   })
 })

@@ -9,8 +9,9 @@ import { conflict, notFound, validationFailed } from '../../http/errors.ts'
 import { parseFilters } from '../../http/list-params.ts'
 import type { App } from '../../types.ts'
 import { ingest } from '../readings/ingest.ts'
-import { SERIES, aggregateReadings } from '../readings/readings.repository.ts'
-import { aggregateSpan } from '../readings/readings.rules.ts'
+import { aggregateReadings } from '../readings/readings.aggregate.ts'
+import { SERIES } from '../readings/readings.repository.ts'
+import { aggregateIsExpensive, aggregateSpan, type AggregateParams } from '../readings/readings.rules.ts'
 import {
   AGGREGATE_DESCRIPTION,
   AggregateQuery,
@@ -368,7 +369,10 @@ async function litterguardRoutes(app: App) {
         querystring: AggregateQuery(DEVICE_AGGREGATE),
         response: { 200: Envelope(AggregateSeries(DEVICE_AGGREGATE), 'Buckets') },
       },
-      config: { access: 'sensorData', cost: 'expensive' },
+      config: {
+        access: 'sensorData',
+        cost: (q) => aggregateIsExpensive(q as unknown as AggregateParams, app.clock(), DEVICE_AGGREGATE.msPerT),
+      },
     },
     async (req) => {
       const span = aggregateSpan(req.query, app.clock(), DEVICE_AGGREGATE.msPerT)

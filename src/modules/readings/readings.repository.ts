@@ -1,16 +1,9 @@
 // Time series: bulk idempotent ingestion of every series (ear-tag sensor readings and location
-// detections, litter-device readings), and the ear-tag reads, latest samples and analytics and aggregates, all in SQL.
+// detections, litter-device readings), and the ear-tag reads, latest samples and analytics, all in SQL.
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { DB } from '../../db/schema.ts'
-import { MOVING_THRESHOLD_G, VALID_TEMPERATURE, type AggregateSpan, type HourSummary } from './readings.rules.ts'
-import type {
-  AggregateBucketBody,
-  AggregateSeriesBody,
-  DeviceRow,
-  LocationRow,
-  SensorAnalyticsBody,
-  SensorRow,
-} from './readings.schemas.ts'
+import { MOVING_THRESHOLD_G, VALID_TEMPERATURE, type HourSummary } from './readings.rules.ts'
+import type { DeviceRow, LocationRow, SensorAnalyticsBody, SensorRow } from './readings.schemas.ts'
 
 /** The series a batch belongs to: an animal's sensor readings or locations, or a litter device's readings. */
 export type ReadingKind = 'sensordata' | 'locations' | 'devicedata'
@@ -530,77 +523,6 @@ export async function sensorAnalytics(
     dataPointsCount: Number(s.n),
     timeRange: { start, end },
   }
-}
-
-/** A bucket's sums as the database gives them: count, then sum, sum of squares, min and max of c and of m = √(x²+y²+z²). */
-interface BucketSums {
-  bucket: number | string
-  n: number | string
-  c_sum: number
-  c_sumsq: number
-  c_min: number
-  c_max: number
-  m_sum: number
-  m_sumsq: number
-  m_min: number
-  m_max: number
-}
-
-function toBucket(r: BucketSums): AggregateBucketBody {
-  const count = Number(r.n)
-  const stats = (sum: number, sumOfSquares: number, min: number, max: number) => ({
-    mean: sum / count,
-    min,
-    max,
-    sum,
-    sumOfSquares,
-  })
-  return {
-    t: Number(r.bucket),
-    count,
-    temperature: stats(r.c_sum, r.c_sumsq, r.c_min, r.c_max),
-    accelerationMagnitude: stats(r.m_sum, r.m_sumsq, r.m_min, r.m_max),
-  }
-}
-
-/**
- * Each reading of one tag in `span` as the sums of a bucket of one reading (n = 1). Sums are `numeric`: each value
- * enters as its decimal, so a sum is exact whatever the order or grouping of its terms, and a bucket summed from
- * readings equals one summed from hourly rollups to the last digit.
- */
-function readingSums(series: Series, uid: string, mac: string, span: Span, size: number): RawBuilder<unknown> {
-  return sql`
-    SELECT t - t % ${size} AS bucket, 1 AS n,
-           c::numeric AS c_sum, c::numeric * c::numeric AS c_sumsq, c AS c_min, c AS c_max,
-           m::numeric AS m_sum, m::numeric * m::numeric AS m_sumsq, m AS m_min, m AS m_max
-    FROM (SELECT t, c, sqrt(x * x + y * y + z * z) AS m FROM ${readingRows(series, uid, mac, span)} r) r`
-}
-
-/** Merges bucket sums (of readings, or of hours) into one row per bucket, in time order. */
-async function mergeBuckets(db: Kysely<DB>, parts: RawBuilder<unknown>[]): Promise<AggregateBucketBody[]> {
-  const { rows } = await sql<BucketSums>`
-    SELECT bucket, sum(n) AS n,
-           sum(c_sum)::float8 AS c_sum, sum(c_sumsq)::float8 AS c_sumsq, min(c_min) AS c_min, max(c_max) AS c_max,
-           sum(m_sum)::float8 AS m_sum, sum(m_sumsq)::float8 AS m_sumsq, min(m_min) AS m_min, max(m_max) AS m_max
-    FROM (${sql.join(parts, sql` UNION ALL `)}) s
-    GROUP BY bucket ORDER BY bucket`.execute(db)
-  return rows.map(toBucket)
-}
-
-/**
- * One tag's readings (ear tag or litter device) in the span, summed up per bucket of `span.size` aligned to the
- * epoch: the buckets with readings, in time order, computed by the database from the readings themselves.
- */
-export async function aggregateReadings(
-  db: Kysely<DB>,
-  series: Series,
-  uid: string,
-  mac: string,
-  span: AggregateSpan,
-  _options: { rollups?: boolean } = {},
-): Promise<AggregateSeriesBody> {
-  const buckets = await mergeBuckets(db, [readingSums(series, uid, mac, span, span.size)])
-  return { interval: span.interval, startTime: span.start, endTime: span.end, buckets }
 }
 
 /** Per animal of the user: its first reading's t, and the count and median of its valid readings in (from, to]. */

@@ -5,10 +5,10 @@ import { Envelope, ok, sendJsonItems } from '../../http/envelope.ts'
 import { notFound, validationFailed } from '../../http/errors.ts'
 import { AnimalMacPath } from '../animals/animals.resource.ts'
 import { ingest, type IngestOutcome } from './ingest.ts'
-import { aggregateSpan, analyticsWindow } from './readings.rules.ts'
+import { aggregateReadings } from './readings.aggregate.ts'
+import { aggregateIsExpensive, aggregateSpan, analyticsWindow, type AggregateParams } from './readings.rules.ts'
 import {
   SERIES,
-  aggregateReadings,
   latestSensorData,
   readLocations,
   readSensorData,
@@ -222,7 +222,11 @@ async function readingRoutes(app: App) {
         querystring: AggregateQuery(EAR_TAG_AGGREGATE),
         response: { 200: Envelope(AggregateSeries(EAR_TAG_AGGREGATE), 'Buckets') },
       },
-      config: { access: 'sensorData', animal: 'path', cost: 'expensive' },
+      config: {
+        access: 'sensorData',
+        animal: 'path',
+        cost: (q) => aggregateIsExpensive(q as unknown as AggregateParams, app.clock()),
+      },
     },
     async (req) => {
       const span = aggregateSpan(req.query, app.clock())

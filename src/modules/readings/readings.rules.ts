@@ -61,7 +61,7 @@ export const AGGREGATE_MAX_BUCKETS = 10_000
 /** Without startTime the span is the day before endTime. */
 export const AGGREGATE_DEFAULT_SPAN_MS = 24 * HOUR
 
-export interface AggregateQuery {
+export interface AggregateParams {
   interval: AggregateInterval
   startTime?: number | undefined
   endTime?: number | undefined
@@ -75,6 +75,25 @@ export interface AggregateSpan {
   size: number
 }
 
+/** Whether buckets of this interval are sums of whole hours, summed from the hourly rollups rather than the readings. */
+export function fromRollups(interval: AggregateInterval): boolean {
+  return INTERVAL_MS[interval] % HOUR === 0
+}
+
+/** An aggregate over more hours than this reads as many rollup rows as a long series reads readings: it is expensive. */
+export const AGGREGATE_EXPENSIVE_HOURS = 1000
+
+/**
+ * Whether an aggregate request is expensive (it counts against the caller's bound, plugins/expensive-requests.ts):
+ * buckets summed from the readings always, buckets of rollups over more than AGGREGATE_EXPENSIVE_HOURS. A request
+ * whose span is refused is not (it never reaches the store).
+ */
+export function aggregateIsExpensive(q: AggregateParams, nowMs: number, msPerUnit: 1 | 1000 = 1): boolean {
+  const span = aggregateSpan(q, nowMs, msPerUnit)
+  if ('problem' in span) return false
+  return !fromRollups(span.interval) || ((span.end - span.start) * msPerUnit) / HOUR > AGGREGATE_EXPENSIVE_HOURS
+}
+
 /** The bucket (its start, a multiple of `size` since the epoch) that holds t. */
 export function bucketOf(t: number, size: number): number {
   return t - (t % size)
@@ -86,7 +105,7 @@ export function bucketOf(t: number, size: number): number {
  * AGGREGATE_MAX_BUCKETS buckets, is a problem for a 400.
  */
 export function aggregateSpan(
-  q: AggregateQuery,
+  q: AggregateParams,
   nowMs: number,
   msPerUnit: 1 | 1000 = 1,
 ): AggregateSpan | { problem: { field: string; message: string } } {
