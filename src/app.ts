@@ -40,6 +40,7 @@ import { tokensModule } from './modules/tokens/tokens.routes.ts'
 import { integratorsModule } from './modules/integrators/integrators.routes.ts'
 import { findIntegratorAsCaller, isLinked } from './modules/integrators/integrators.repository.ts'
 import { usersModule } from './modules/users/users.routes.ts'
+import { credentialsModule } from './modules/users/credentials.routes.ts'
 import { findUserAsCaller } from './modules/users/users.repository.ts'
 import { animalsModule } from './modules/animals/animals.routes.ts'
 import { findAnimalByMac } from './modules/animals/animals.repository.ts'
@@ -129,6 +130,7 @@ function featureModules(): ApiModule[] {
     tokensModule,
     integratorsModule,
     usersModule,
+    credentialsModule,
     animalsModule,
     readingsModule,
     ...recordCollections.map(recordModule),
@@ -280,7 +282,8 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   }
   await registerOpenApi(
     app,
-    modules.map(({ tag, description }) => ({ name: tag, description })),
+    // One tag per name: several modules may share a tag (the users module and the account's credentials).
+    [...new Map(modules.map(({ tag, description }) => [tag, { name: tag, description }])).values()],
   )
   metricsPlugin(app, { token: config.metricsToken, database })
 

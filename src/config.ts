@@ -118,7 +118,21 @@ export interface Config {
   delivery: DeliveryConfig
   /** The readings' storage jobs (docs/storage.md#readings). */
   readings: ReadingsConfig
+  /** Outgoing e-mail and what needs it: confirming an owner's new address (docs/users.md#changing-the-e-mail-address). */
+  mail: MailConfig
   limits: Limits
+}
+
+export interface MailConfig {
+  /** SMTP_URL (smtp:// or smtps://, credentials in the URL); unset: the service sends no e-mail. */
+  smtpUrl: string | undefined
+  /** The From of every message. */
+  from: string
+  /**
+   * EMAIL_CHANGE=confirm: an owner's new e-mail address takes effect once confirmed from it (the answer never says
+   * whether the address is taken). immediate: the spec's bare flow, changed at once, 409 when taken (the operator's opt-in).
+   */
+  emailChange: 'confirm' | 'immediate'
 }
 
 export interface ReadingsConfig {
@@ -300,6 +314,11 @@ export function loadConfig(env: Env = process.env): Config {
     },
     readings: {
       packingIntervalSeconds: read.int('PACKING_INTERVAL_SECONDS', 600, { min: 0, max: 86400 }),
+    },
+    mail: {
+      smtpUrl: read.url('SMTP_URL', ['smtp:', 'smtps:']),
+      from: read.string('MAIL_FROM') ?? 'Livestock API <no-reply@livestock-api.invalid>',
+      emailChange: read.oneOf('EMAIL_CHANGE', ['confirm', 'immediate'] as const, 'confirm'),
     },
     limits,
   }

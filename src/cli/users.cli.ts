@@ -16,6 +16,7 @@ import {
   findUserByUid,
   insertUser,
   setPasswordHash,
+  updateUniqueUser,
 } from '../modules/users/users.repository.ts'
 import { linkedIntegratorUids } from '../modules/integrators/integrators.repository.ts'
 import { isEmail, isUid } from '../modules/users/users.rules.ts'
@@ -70,7 +71,7 @@ export const userCommands: Command[] = [
     help: [
       'create --uid U --email E --name N [--password P | --password-stdin] [--bduser true] [--admin true] [--language L] [--phone P]',
       "set-password --uid U (--password P | --password-stdin)     revokes the user's refresh tokens",
-      'update --uid U [--bduser true|false] [--admin true|false] [--inactive true|false]',
+      'update --uid U [--email E] [--bduser true|false] [--admin true|false] [--inactive true|false]',
       'delete --uid U     deletes the account and all its data (what DELETE /users/<user_id> does for its owner)',
       `Passwords: ${PASSWORD_MIN_LENGTH}-${PASSWORD_MAX_LENGTH} characters, hashed with scrypt. Prefer --password-stdin: a --password shows in the process list.`,
       'Admin and BDUser can be set only here, never through the API by the user.',
@@ -117,21 +118,22 @@ export const userCommands: Command[] = [
       }
       if (action === 'update') {
         const uid = requireString(values, 'uid')
+        const email = optionalString(values, 'email')
+        if (email !== undefined && !isEmail(email))
+          throw new UsageError(`--email is not a valid e-mail address: ${email}`)
         const changes = {
+          ...(email !== undefined ? { email } : {}),
           ...(booleanOption(values, 'bduser') !== undefined ? { bd_user: booleanOption(values, 'bduser') } : {}),
           ...(booleanOption(values, 'admin') !== undefined ? { admin: booleanOption(values, 'admin') } : {}),
           ...(booleanOption(values, 'inactive') !== undefined ? { inactive: booleanOption(values, 'inactive') } : {}),
         }
         if (Object.keys(changes).length === 0)
-          throw new UsageError('Nothing to update: name --bduser, --admin or --inactive')
+          throw new UsageError('Nothing to update: name --email, --bduser, --admin or --inactive')
         await ctx.withDatabase(async ({ db }) => {
-          const row = await db
-            .updateTable('users')
-            .set({ ...changes, updated_at: new Date() })
-            .where('uid', '=', uid)
-            .returningAll()
-            .executeTakeFirst()
-          if (!row) throw new Error(`No user with uid ${uid}`)
+          const result = await updateUniqueUser(db, uid, changes)
+          if (!result) throw new Error(`No user with uid ${uid}`)
+          if (result.duplicate) throw new Error(`A user with e-mail ${email} already exists`)
+          const { row } = result
           if (changes.inactive === true) await revokeSubjectFamilies(db, 'user', uid, Date.now(), 'user deactivated')
           ctx.out(toApiUser(row, await linkedIntegratorUids(db, uid)))
         })

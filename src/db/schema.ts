@@ -26,6 +26,15 @@ export interface UsersTable {
   updated_at: Timestamp
 }
 
+/** An owner's new e-mail address until it is confirmed from that address (migration 0070). */
+export interface EmailChangesTable {
+  uid: string
+  new_email: string
+  code_hash: string
+  expires_at: number
+  created_at: number
+}
+
 export interface IntegratorsTable {
   uid: string
   email: string
@@ -354,6 +363,7 @@ export interface DB extends RecordTables {
   refresh_tokens: RefreshTokensTable
   revoked_tokens: RevokedTokensTable
   user_push_tokens: UserPushTokensTable
+  email_changes: EmailChangesTable
   animals: AnimalsTable
   animal_sensor_readings: AnimalSensorReadingsTable
   animal_location_readings: AnimalLocationReadingsTable

@@ -284,6 +284,13 @@ export const routes: RouteCase[] = [
     rule: 'self',
     body: () => ({ currentPassword: PASSWORD, newPassword: 'a changed password' }),
   },
+  // Confirming a new e-mail address: the owner's own token and the mailed code (a wrong one is a 400).
+  {
+    method: 'POST',
+    url: '/api/v1/users/:userId/email-confirmation',
+    rule: 'self',
+    body: () => ({ code: 'not-the-code' }),
+  },
 
   // Animals: the registry is 'own'; every /sensordata* path (ingestion included) is 'sensorData'. Reading
   // /locations is 'own' (the spec's tier rule names /sensordata only); writing it follows ingestion.

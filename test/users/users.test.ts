@@ -393,24 +393,6 @@ describe('PUT and PATCH /users/<user_id>', () => {
     assertError(await call('POST', '/users', user.token, newUserBody()), 403, 'BDUser permission required')
   })
 
-  it('lets the owner change the e-mail (then the login), answers 409 for one in use', async () => {
-    const user = await apiUser()
-    const taken = await apiUser()
-    assertError(
-      await call('PATCH', `/users/${user.uid}`, user.token, { Email: taken.email.toUpperCase() }),
-      409,
-      'A user with this Email already exists',
-    )
-    assertError(
-      await call('PUT', `/users/${user.uid}`, user.token, { Email: taken.email, Name: 'x' }),
-      409,
-      'A user with this Email already exists',
-    )
-    const newEmail = `${uniqueId('moved')}@farm.example`
-    assert.equal((await call('PATCH', `/users/${user.uid}`, user.token, { Email: newEmail })).statusCode, 200)
-    assert.equal((await userToken(ctx, newEmail)).uid, user.uid)
-  })
-
   it('lets a linked integrator with write permission edit the profile but not the e-mail; read-only integrators get 403', async () => {
     const user = await apiUser()
     const writer = await createIntegrator(ctx, { canWrite: true, linkTo: [user.uid] })

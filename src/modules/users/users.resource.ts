@@ -220,6 +220,18 @@ export const ChangePasswordBody = Type.Object(
   { additionalProperties: false },
 )
 
+export const EmailConfirmationBody = Type.Object(
+  {
+    code: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'The code mailed to the new address',
+      examples: ['q3V9Xh2cYk7mZ1tWbP0sLA'],
+    }),
+  },
+  { additionalProperties: false },
+)
+
 export const UserIdParams = Type.Object({
   userId: Type.String({
     pattern: UID_PATTERN,

@@ -1,18 +1,21 @@
 // User accounts: the spec's user operations at the paths of docs/decisions.md, plus the password change.
 import type { App } from '../../types.ts'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import Type from 'typebox'
-import { callerOf, userCallerOf } from '../../auth/caller.ts'
+import type { Kysely } from 'kysely'
+import { callerOf, type Caller } from '../../auth/caller.ts'
+import type { DB } from '../../db/schema.ts'
 import { defineModule } from '../../http/api-module.ts'
 import { created } from '../../http/created.ts'
 import { Envelope, MessageEnvelope, PageEnvelope, ok, okMessage, page } from '../../http/envelope.ts'
-import { conflict, forbidden, notFound, validationFailed } from '../../http/errors.ts'
+import { conflict, forbidden, notFound, serviceUnavailable, validationFailed } from '../../http/errors.ts'
+import { createMailer } from '../../mail.ts'
+import { EMAIL_CHANGE_DESCRIPTION, EMAIL_CHANGE_PENDING, NO_MAIL_SERVER, requestEmailChange } from './email-change.ts'
 import { parseFilters } from '../../http/list-params.ts'
-import { burnPasswordCheck, hashPassword, verifyPassword } from './passwords.ts'
+import { hashPassword } from './passwords.ts'
 import {
   MAX_PUSH_TOKENS,
   addPushToken,
-  changePassword,
   deleteUserAndData,
   findUserByUid,
   insertUniqueUser,
@@ -34,7 +37,6 @@ import {
   splitFlagChanges,
 } from './users.rules.ts'
 import {
-  ChangePasswordBody,
   CreateUserBody,
   PatchUserBody,
   PushTokenBody,
@@ -58,6 +60,19 @@ const OWN = "Access: the account owner's user token, or an integrator linked to 
 
 const duplicateMessage = (field: 'Uid' | 'Email') => `A user with this ${field} already exists`
 
+/** The single-user view: integrators as this caller may see them, and the push tokens. */
+export async function userViewFor(db: Kysely<DB>, caller: Caller, row: UserRow) {
+  const integrators = caller.kind === 'integrator' ? [caller.integrator.uid] : await linkedIntegratorUids(db, row.uid)
+  const tokens = await listPushTokens(db, row.uid)
+  return { ...toApiUser(row, integrators), FCMTokens: tokens.map(toApiPushToken) }
+}
+
+const PendingEmailChange = Envelope(
+  UserRef,
+  'The account as stored now; the new e-mail address waits for confirmation from it',
+  EMAIL_CHANGE_PENDING,
+)
+
 function checkFlagCount(count: number) {
   if (count > MAX_INTEGRATION_FLAGS) {
     throw validationFailed([
@@ -76,6 +91,8 @@ export const usersModule = defineModule({
 async function userRoutes(app: App) {
   const db = app.database.db
   const { limits } = app.config
+  const mailer = createMailer(app.config.mail)
+  app.addHook('onClose', async () => mailer?.close())
 
   async function requireUser(uid: string): Promise<UserRow> {
     const row = await findUserByUid(db, uid)
@@ -83,19 +100,32 @@ async function userRoutes(app: App) {
     return row
   }
 
-  /** The single-user view: integrators as this caller may see them, and the push tokens. */
-  async function userView(req: FastifyRequest, row: UserRow) {
-    const caller = callerOf(req)
-    const integrators = caller.kind === 'integrator' ? [caller.integrator.uid] : await linkedIntegratorUids(db, row.uid)
-    const tokens = await listPushTokens(db, row.uid)
-    return { ...toApiUser(row, integrators), FCMTokens: tokens.map(toApiPushToken) }
+  const userView = (req: FastifyRequest, row: UserRow) => userViewFor(db, callerOf(req), row)
+
+  /**
+   * The e-mail is the login: a linked integrator may write the profile but not move the login elsewhere, and the
+   * owner moves it only to an address that confirms. Returns the address to confirm, or undefined when the update
+   * applies the Email with the other fields (unchanged, only its case changed, or EMAIL_CHANGE=immediate).
+   */
+  function emailToConfirm(req: FastifyRequest, current: UserRow, email: unknown): string | undefined {
+    if (typeof email !== 'string' || email === current.email) return undefined
+    if (callerOf(req).kind === 'integrator') throw forbidden('Only the account owner can change the e-mail address')
+    if (email.toLowerCase() === current.email.toLowerCase() || app.config.mail.emailChange === 'immediate')
+      return undefined
+    if (!mailer) throw forbidden(NO_MAIL_SERVER)
+    return email
   }
 
-  /** The e-mail is the login: a linked integrator may write the profile but not move the login elsewhere. */
-  function checkEmailChange(req: FastifyRequest, current: UserRow, email: unknown) {
-    if (email !== undefined && email !== current.email && callerOf(req).kind === 'integrator') {
-      throw forbidden('Only the account owner can change the e-mail address')
+  /** Mails the confirmation of `newEmail` and answers 202 with the account as it is now. */
+  async function pendingEmailAnswer(req: FastifyRequest, reply: FastifyReply, row: UserRow, newEmail: string) {
+    try {
+      await requestEmailChange(db, mailer!, row, newEmail, app.clock())
+    } catch (err) {
+      req.log.warn({ err }, 'the e-mail confirmation could not be sent')
+      throw serviceUnavailable('The confirmation e-mail could not be sent; try again later', 60)
     }
+    reply.code(202)
+    return ok(await userView(req, row), EMAIL_CHANGE_PENDING)
   }
 
   app.get(
@@ -228,18 +258,19 @@ async function userRoutes(app: App) {
           `${OWN} (integrators need write permission). Replaces the editable fields: Email, Name, Phone, Language, ` +
           'betaUser and `<Vendor>Integration` flags; optional ones left out are cleared. Uid may be sent but must equal the ' +
           'path. BDUser, Admin, integrators, FCMTokens, the password and the status flags cannot be set here (400: not an ' +
-          'allowed field); status flags change through PATCH .../status. Only the owner can change Email (an integrator gets ' +
-          '403); an Email already in use gives 409.',
+          'allowed field); status flags change through PATCH .../status. ' +
+          EMAIL_CHANGE_DESCRIPTION,
         params: UserIdParams,
         body: ReplaceUserBody,
         response: {
           200: Envelope(UserRef, 'The user as stored now', 'User updated'),
-          409: Type.Ref('ErrorEnvelope', { description: 'Email already in use' }),
+          202: PendingEmailChange,
+          409: Type.Ref('ErrorEnvelope', { description: 'Email already in use (EMAIL_CHANGE=immediate only)' }),
         },
       },
       config: { changesAccess: true, access: 'own' },
     },
-    async (req) => {
+    async (req, reply) => {
       const { userId } = req.params
       const body = req.body
       if (body.Uid !== undefined && body.Uid !== userId) {
@@ -247,10 +278,14 @@ async function userRoutes(app: App) {
           { field: 'Uid', message: 'must equal the user id of the path: a Uid cannot be changed' },
         ])
       }
-      checkEmailChange(req, await requireUser(userId), body.Email)
+      const current = await requireUser(userId)
+      const newEmail = emailToConfirm(req, current, body.Email)
       const flags = splitFlagChanges(integrationFlagsOf(body)).set
       checkFlagCount(Object.keys(flags).length)
-      const { uid: _uid, ...columns } = users.toColumns(body)
+      const { uid: _uid, ...columns } = users.toColumns({
+        ...body,
+        Email: newEmail === undefined ? body.Email : current.email,
+      })
       // A replace: the optional fields left out are cleared.
       const result = await updateUniqueUser(db, userId, {
         phone: null,
@@ -261,6 +296,7 @@ async function userRoutes(app: App) {
       })
       if (!result) throw notFound('User')
       if (result.duplicate) throw conflict(duplicateMessage(result.duplicate))
+      if (newEmail !== undefined) return pendingEmailAnswer(req, reply, result.row, newEmail)
       return ok(await userView(req, result.row), 'User updated')
     },
   )
@@ -274,31 +310,34 @@ async function userRoutes(app: App) {
         description:
           `${OWN} (integrators need write permission). Changes only the fields sent: Email, Name, Phone, Language, ` +
           'betaUser, `<Vendor>Integration` flags; null clears Phone, Language or betaUser and removes a flag. At least one ' +
-          'field. The same read-only fields as PUT are refused with 400; only the owner can change Email; an Email in use gives 409.',
+          'field. The same read-only fields as PUT are refused with 400. ' +
+          EMAIL_CHANGE_DESCRIPTION,
         params: UserIdParams,
         body: PatchUserBody,
         response: {
           200: Envelope(UserRef, 'The user as stored now', 'User updated'),
-          409: Type.Ref('ErrorEnvelope', { description: 'Email already in use' }),
+          202: PendingEmailChange,
+          409: Type.Ref('ErrorEnvelope', { description: 'Email already in use (EMAIL_CHANGE=immediate only)' }),
         },
       },
       config: { changesAccess: true, access: 'own' },
     },
-    async (req) => {
+    async (req, reply) => {
       const { userId } = req.params
       const body = req.body
       const current = await requireUser(userId)
-      checkEmailChange(req, current, body.Email)
+      const newEmail = emailToConfirm(req, current, body.Email)
       const flagChanges = integrationFlagsOf(body)
       checkFlagCount(flagCountAfter(current.integration_flags, flagChanges))
       const flags = splitFlagChanges(flagChanges)
       const hasFlags = Object.keys(flags.set).length > 0 || flags.remove.length > 0
       const result = await updateUniqueUser(db, userId, {
-        ...users.toColumns(body),
+        ...users.toColumns(newEmail === undefined ? body : { ...body, Email: undefined }),
         ...(hasFlags ? { integration_flags: mergedIntegrationFlags(flags.set, flags.remove) } : {}),
       })
       if (!result) throw notFound('User')
       if (result.duplicate) throw conflict(duplicateMessage(result.duplicate))
+      if (newEmail !== undefined) return pendingEmailAnswer(req, reply, result.row, newEmail)
       return ok(await userView(req, result.row), 'User updated')
     },
   )
@@ -437,38 +476,6 @@ async function userRoutes(app: App) {
       )
       if (!row) throw notFound('User')
       return ok(await userView(req, row), 'User status updated')
-    },
-  )
-
-  app.post(
-    '/users/:userId/password',
-    {
-      schema: {
-        operationId: 'changePassword',
-        summary: 'Change your password',
-        description:
-          "The account's own user token only (integrators and other users get 403). Body `{currentPassword, " +
-          'newPassword}`. A wrong currentPassword gives 403 `Current password is incorrect`; newPassword must differ from it. ' +
-          'Every other session of the account is signed out (its refresh tokens and their access tokens revoked); the ' +
-          'session of the presented token stays valid.',
-        params: UserIdParams,
-        body: ChangePasswordBody,
-        response: { 200: MessageEnvelope('Changed', 'Password changed; your other sessions were signed out') },
-      },
-      config: { changesAccess: true, access: 'self' },
-    },
-    async (req) => {
-      const { user, token } = userCallerOf(req)
-      const { currentPassword, newPassword } = req.body
-      if (newPassword === currentPassword)
-        throw validationFailed([{ field: 'newPassword', message: 'must differ from currentPassword' }])
-      const valid = user.password_hash
-        ? await verifyPassword(currentPassword, user.password_hash)
-        : await burnPasswordCheck(currentPassword, app.config.passwordScryptLogN)
-      if (!valid) throw forbidden('Current password is incorrect')
-      const passwordHash = await hashPassword(newPassword, app.config.passwordScryptLogN)
-      if (!(await changePassword(db, user.uid, passwordHash, app.clock(), token.jti))) throw notFound('User')
-      return okMessage('Password changed; your other sessions were signed out')
     },
   )
 }
