@@ -13,7 +13,12 @@ import {
   birthThreshold,
   crateMoveIndex,
   expectedActivity,
+  groupSharesHeat,
   heatExcess,
+  heatExpected,
+  heatLikely,
+  heatRatio,
+  heatRuledOut,
   heatThreshold,
   isMoving,
   lamenessDecline,
@@ -239,6 +244,76 @@ describe("what the farm's records change", () => {
     assert.equal(heatThreshold(records({ weanings: [12], births: [37] }), t), threshold)
   })
 
+  it('raises the heat threshold in the days after a service before a return could come (the luteal phase)', () => {
+    const { threshold, unlikelyFactor, returnFactor } = SCORER.heat
+    assert.equal(heatThreshold(records({ services: [1], weanings: [6] }), t), threshold, 'the heat she was served in')
+    assert.equal(heatThreshold(records({ services: [10], weanings: [15] }), t), threshold * unlikelyFactor)
+    assert.equal(heatThreshold(records({ services: [16.5], weanings: [21] }), t), threshold * unlikelyFactor)
+    assert.equal(heatThreshold(records({ services: [17], weanings: [22] }), t), threshold * returnFactor)
+  })
+
+  it('expects a heat 3-8 days after a weaning, before a service; likely also where a return is possible', () => {
+    assert.equal(heatExpected(records({ weanings: [5], births: [30] }), t), true)
+    assert.equal(heatExpected(records({ weanings: [2], births: [27] }), t), false)
+    assert.equal(heatExpected(records({ weanings: [9], births: [34] }), t), false)
+    assert.equal(heatExpected(records({ services: [1], weanings: [6] }), t), false, 'served since')
+    assert.equal(heatLikely(records({ weanings: [5], births: [30] }), t), true)
+    assert.equal(heatLikely(records({ services: [20], weanings: [26] }), t), true)
+    assert.equal(heatLikely(records({ services: [40] }), t), false)
+    assert.equal(heatLikely(NO_RECORDS, t), false)
+  })
+
+  it('rules a heat out early in lactation and while a farrowing is due, not later in lactation nor without records', () => {
+    const { quietLactationDays } = SCORER.heat
+    assert.equal(heatRuledOut(records({ births: [quietLactationDays - 1] }), t), true)
+    assert.equal(heatRuledOut(records({ births: [quietLactationDays + 1] }), t), false, 'a weaning may be unrecorded')
+    assert.equal(heatRuledOut(records({ services: [112] }), t), true)
+    assert.equal(heatRuledOut(records({ services: [90] }), t), false)
+    assert.equal(heatRuledOut(records({ weanings: [5], births: [30] }), t), false)
+    assert.equal(heatRuledOut(NO_RECORDS, t), false)
+  })
+
+  it('heat ratio: the sums of a window against their usual, shrunk when the usual rests on few days', () => {
+    const hour = (activity: number, usualDays = 7) => ({ activity, usual: 0.1, usualDays })
+    const floor = (24 * SCORER.activityFloor) / 4
+    const full = heatRatio(
+      Array.from({ length: 24 }, () => hour(0.13)),
+      24,
+      7,
+    )!
+    assert.ok(Math.abs(full - (24 * 0.13 + floor) / (24 * 0.1 + floor)) < 1e-9, `${full}`)
+    const few = heatRatio(
+      Array.from({ length: 24 }, () => hour(0.13, 2)),
+      24,
+      7,
+    )!
+    assert.ok(few > 1 && few < full, `${few} < ${full}`)
+    assert.equal(
+      heatRatio(
+        Array.from({ length: 24 }, () => hour(0.1, 2)),
+        24,
+        7,
+      ),
+      1,
+    )
+    assert.equal(
+      heatRatio(
+        Array.from({ length: 11 }, () => hour(0.2)),
+        24,
+        7,
+      ),
+      undefined,
+      'half the window needed',
+    )
+    assert.equal(heatRatio([], 12, 7), undefined)
+  })
+
+  it('says a group shares a heat when at least half of its animals with data expect one', () => {
+    assert.equal(groupSharesHeat([true, true, false, false]), true)
+    assert.equal(groupSharesHeat([true, false, false]), false)
+    assert.equal(groupSharesHeat([]), false)
+  })
+
   it('starts a new phase at a weaning or a farrowing; the crate is not assumed from the service date', () => {
     assert.equal(phaseStart(NO_RECORDS, t), undefined)
     assert.equal(phaseStart(records({ weanings: [4], births: [30] }), t), t - 4 * DAY)
@@ -364,6 +439,36 @@ describe('the herd scorer', () => {
       ),
     )
     assert.ok(scores[0]!.heat < 0.5, JSON.stringify(scores[0]))
+  })
+
+  it('alarms heat for a weaned sow of a batch weaned together: a rise most of her group shares is the heat the records expect', () => {
+    const weaned = T0 + (days - 5) * DAY
+    // The whole pen (weaned together) 1.25x as active for the last day, none of it more than another.
+    const herd = herdOf((_, i) => steady(i) * (i > last - 24 ? 1.25 : 1))
+    assert.ok(
+      final(herd).every((s) => s.heat < 0.5),
+      'without records a rise the pen shares is no heat',
+    )
+    for (const a of herd) a.records = { services: [], weanings: [weaned], births: [] }
+    assert.ok(
+      final(herd).every((s) => s.heat >= 0.5),
+      JSON.stringify(final(herd)),
+    )
+  })
+
+  it('alarms heat sooner where it is expected: 1.35x for the last 12 hours alarms then (the shorter window), not without the record', () => {
+    const weaned = T0 + (days - 5) * DAY
+    const herd = herdOf((k, i) => steady(i) * (k === 0 && i > last - 12 ? 1.35 : 1))
+    assert.ok(final(herd)[0]!.heat < 0.5, JSON.stringify(final(herd)[0]))
+    herd[0]!.records = { services: [], weanings: [weaned], births: [] }
+    assert.ok(final(herd)[0]!.heat >= 0.5, JSON.stringify(final(herd)[0]))
+  })
+
+  it('gives no heat alarm early in a recorded lactation, however active the sow', () => {
+    const herd = herdOf((k, i) => steady(i) * (k === 0 && i > last - 24 ? 2 : 1))
+    assert.ok(final(herd)[0]!.heat >= 0.5)
+    herd[0]!.records = { services: [], weanings: [], births: [T0 + (days - 10) * DAY] }
+    assert.equal(final(herd)[0]!.heat, 0)
   })
 
   it('gives no birth alarm in the two weeks after a recorded farrowing', () => {

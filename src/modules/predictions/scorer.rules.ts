@@ -64,7 +64,21 @@ export interface ScorerSettings {
    * left out); alarm when `threshold` above it (0.3 = 1.3x), threshold x expectedFactor after a weaning,
    * x returnFactor when a return is possible, x unlikelyFactor while pregnant or nursing.
    */
-  heat: { hours: number; threshold: number; expectedFactor: number; returnFactor: number; unlikelyFactor: number }
+  heat: {
+    hours: number
+    threshold: number
+    expectedFactor: number
+    returnFactor: number
+    unlikelyFactor: number
+    /**
+     * Where the records make a heat likely (see heatLikely), also the last shortHours hours, alarm at the threshold x
+     * shortFactor (a shorter window is noisier, but alarms sooner after the rise begins).
+     */
+    shortHours: number
+    shortFactor: number
+    /** No heat alarm in the first quietLactationDays after a recorded farrowing (lactational anoestrus). */
+    quietLactationDays: number
+  }
   /** The last recentDays days against days baselineFromDay-baselineToDay back; alarm at a decline of `threshold`. */
   lameness: { recentDays: number; baselineFromDay: number; baselineToDay: number; threshold: number }
 }
@@ -86,7 +100,16 @@ export const SCORER: ScorerSettings = {
     short: { hours: 6, reference: 1.4, threshold: 2, dueFromDay: 111, dueToDay: 119 },
   },
   groupQuantile: 0.4,
-  heat: { hours: 24, threshold: 0.4, expectedFactor: 0.25, returnFactor: 0.6, unlikelyFactor: 2 },
+  heat: {
+    hours: 24,
+    threshold: 0.4,
+    expectedFactor: 0.4,
+    returnFactor: 0.9,
+    unlikelyFactor: 2,
+    shortHours: 12,
+    shortFactor: 1.4,
+    quietLactationDays: 18,
+  },
   lameness: { recentDays: 4, baselineFromDay: 12, baselineToDay: 20, threshold: 0.2 },
 }
 
@@ -123,7 +146,9 @@ export const SCORER_SUMMARY =
   '(nest building lasts 14-17 h and peaks about 9 h before farrowing; Cornou 2012: CUSUM sensitivity 100 %, specificity 95-100 %; ' +
   'Oczak 2020: ear-tag alarms a median 8 h 51 min before onset). ' +
   `heat: activity over the last ${heat.hours} h at least ${1 + heat.threshold}x the same hours on days ${baseline.fromDay}-${baseline.toDay} back (heats run about 1.3x for 24-48 h), ` +
-  'a far lower bar 3-8 days after a recorded weaning, a somewhat lower one 17-25 days after a recorded insemination, a higher one while pregnant or lactating. ' +
+  `a far lower bar 3-8 days after a recorded weaning and a somewhat lower one 17-25 days after a recorded insemination, where the last ${heat.shortHours} h count too (an earlier alarm), ` +
+  'a higher one in the days after an insemination and while pregnant or lactating, none early in lactation or while a farrowing is due; ' +
+  'a rise most of a group weaned together shares is not corrected away. ' +
   `lameness: activity (and movement between nodes) of the last ${lameness.recentDays} days ${lameness.threshold * 100} % or more below ` +
   `days ${lameness.baselineFromDay}-${lameness.baselineToDay} back, the move into the farrowing crate read from the data. Measured on simulated herds: docs/predictions.md.`
 
@@ -375,19 +400,79 @@ export function birthThreshold(records: AnimalRecords, t: number, settings: Scor
   return settings.birth.threshold
 }
 
+/** Whether the records make a heat expected at t: 3-8 days after a weaning, before any service (most sows come on heat then). */
+export function heatExpected(records: AnimalRecords, t: number): boolean {
+  const { sinceService, sinceWeaning } = reproductiveState(records, t)
+  return sinceWeaning !== undefined && sinceWeaning >= 3 && sinceWeaning <= 8 && sinceService === undefined
+}
+
+/**
+ * Whether the records rule a heat out at t: early in lactation (lactational anoestrus; later, a weaning the farm did
+ * not record may already have happened), and while a farrowing is due (from the crate window after a service).
+ */
+export function heatRuledOut(records: AnimalRecords, t: number, settings: ScorerSettings = SCORER): boolean {
+  const { sinceService, lactatingDays } = reproductiveState(records, t)
+  return (
+    (lactatingDays !== undefined && lactatingDays < settings.heat.quietLactationDays) ||
+    (sinceService !== undefined && sinceService >= CRATE_WINDOW_DAYS.from && sinceService <= CRATE_WINDOW_DAYS.to)
+  )
+}
+
+/** Whether a return to heat is possible at t: 17-25 days after a service (one oestrous cycle), though most services hold. */
+function returnPossible(records: AnimalRecords, t: number): boolean {
+  const { sinceService } = reproductiveState(records, t)
+  return sinceService !== undefined && sinceService >= 17 && sinceService <= 25
+}
+
+/** Whether the records make a heat likely at t: expected after a weaning, or a return possible after a service. */
+export function heatLikely(records: AnimalRecords, t: number): boolean {
+  return heatExpected(records, t) || returnPossible(records, t)
+}
+
 /**
  * Heat's threshold: far lower 3-8 days after a weaning (most sows come on heat then), somewhat lower 17-25 days
- * after a service (a return is possible, but most services hold), higher while pregnant or nursing.
+ * after a service (a return is possible, but most services hold), higher while nursing, in the days after a service
+ * before a return could come (the luteal phase: no oestrus) and while pregnant.
  */
 export function heatThreshold(records: AnimalRecords, t: number, settings: ScorerSettings = SCORER): number {
-  const { sinceService, sinceWeaning, lactatingDays } = reproductiveState(records, t)
+  const { sinceService, lactatingDays } = reproductiveState(records, t)
   const { threshold, expectedFactor, returnFactor, unlikelyFactor } = settings.heat
   if (lactatingDays !== undefined) return threshold * unlikelyFactor
-  if (sinceWeaning !== undefined && sinceWeaning >= 3 && sinceWeaning <= 8 && sinceService === undefined)
-    return threshold * expectedFactor
-  if (sinceService !== undefined && sinceService >= 17 && sinceService <= 25) return threshold * returnFactor
-  if (sinceService !== undefined && sinceService > 25 && sinceService <= 125) return threshold * unlikelyFactor
+  if (heatExpected(records, t)) return threshold * expectedFactor
+  if (returnPossible(records, t)) return threshold * returnFactor
+  if (sinceService !== undefined && sinceService >= 3 && sinceService <= 125) return threshold * unlikelyFactor
   return threshold
+}
+
+/** One hour of a heat window: the animal's activity, its usual at that hour and over how many baseline days. */
+export interface HeatHour {
+  activity: number
+  usual: number
+  usualDays: number
+}
+
+/**
+ * Heat: the activity of a window's hours against their usual (the ratio of the sums, 1 = as usual), needing data in
+ * half of its `hours`. A usual of few days (shortly after a weaning) is itself uncertain: the rise is shrunk by
+ * how much that widens its spread, taking a day's and a window's variation alike (none with every baseline day).
+ */
+export function heatRatio(
+  window: readonly HeatHour[],
+  hours: number,
+  fullBaselineDays: number,
+  settings: ScorerSettings = SCORER,
+): number | undefined {
+  if (window.length === 0 || window.length < hours / 2) return undefined
+  const floor = (window.length * settings.activityFloor) / 4
+  const ratio = (window.reduce((a, h) => a + h.activity, 0) + floor) / (window.reduce((a, h) => a + h.usual, 0) + floor)
+  const days = window.reduce((a, h) => a + h.usualDays, 0) / window.length
+  const widen = Math.sqrt((1 + 1 / days) / (1 + 1 / fullBaselineDays))
+  return 1 + (ratio - 1) / widen
+}
+
+/** Whether a group shares a heat its records expect: at least half of its animals with data (flags) expect one. */
+export function groupSharesHeat(expected: readonly boolean[]): boolean {
+  return expected.length > 0 && expected.filter(Boolean).length >= expected.length / 2
 }
 
 /** Days after a service in which a sow may be moved into the farrowing crate (farrowing comes 112-118 days after). */
@@ -504,6 +589,56 @@ export function scoreHerd<K>(
     }),
   )
 
+  // 3. Heat, hour by hour: the animal's activity and its usual at that hour (the mean of the same hour on the baseline
+  //    days in its current phase, with how many days that mean has); over a window, the ratio of their sums (an hour
+  //    without data leaves both sides, so a night-time dropout leaves no daytime-only average).
+  const heatFrom = Math.max(0, from - Math.max(heatSettings.hours, heatSettings.shortHours) + 1)
+  const heatHourly = herd.map((a) => {
+    const now = new Array<number | undefined>(to + 1)
+    const usual = new Array<number | undefined>(to + 1)
+    const usualDays = new Array<number>(to + 1).fill(0)
+    const phase = new Array<number>(to + 1).fill(-Infinity)
+    for (let j = heatFrom; j <= to; j++) {
+      const h = a.hours[j]!
+      phase[j] = phaseStart(a.records, h.hour + HOUR_MS) ?? -Infinity
+      if (!hasData(h) || h.hour < phase[j]!) continue
+      const same: number[] = []
+      for (let d = settings.baseline.fromDay; d <= settings.baseline.toDay; d++) {
+        const b = a.hours[j - d * DAY_HOURS]
+        if (hasData(b) && b.hour >= phase[j]!) same.push(b.activity)
+      }
+      if (same.length < 2) continue
+      now[j] = h.activity
+      usual[j] = same.reduce((x, y) => x + y, 0) / same.length
+      usualDays[j] = same.length
+    }
+    return { now, usual, usualDays, phase }
+  })
+  const fullBaselineDays = settings.baseline.toDay - settings.baseline.fromDay + 1
+  const heatRise = (k: number, i: number, hours: number) => {
+    const { now, usual, usualDays, phase } = heatHourly[k]!
+    const window: HeatHour[] = []
+    for (let j = i - hours + 1; j <= i; j++)
+      if (now[j] !== undefined && herd[k]!.hours[j]!.hour >= phase[i]!)
+        window.push({ activity: now[j]!, usual: usual[j]!, usualDays: usualDays[j]! })
+    return heatRatio(window, hours, fullBaselineDays, settings)
+  }
+  // When most of an animal's group is expected on heat with it (a batch weaned together), the group's rise is that
+  // heat: no upward correction then.
+  const expectedOnHeat = herd.map((a) => {
+    const out = new Array<boolean>(to + 1).fill(false)
+    for (let i = from; i <= to; i++) out[i] = heatExpected(a.records, a.hours[i]!.hour + HOUR_MS)
+    return out
+  })
+  const members = new Map<string, number[]>()
+  herd.forEach((a, k) => members.set(a.group ?? '', [...(members.get(a.group ?? '') ?? []), k]))
+  const heatFactor = (k: number, i: number) => {
+    const factor = dayFactor[k]![i] ?? 1
+    if (factor <= 1 || !expectedOnHeat[k]![i]) return factor
+    const mates = members.get(herd[k]!.group ?? '')!.filter((m) => hasData(herd[m]!.hours[i]))
+    return groupSharesHeat(mates.map((m) => expectedOnHeat[m]![i]!)) ? 1 : factor
+  }
+
   return herd.map((animal, k) => {
     const scores: ClassScores[] = []
     const adjusted = (j: number) => {
@@ -564,29 +699,21 @@ export function scoreHerd<K>(
           ? 0
           : Math.max(probabilityOf(birthCusum(recent, settings), birthThresholdNow), shortP)
 
-      // Heat: the last hours' activity against the same hours on the baseline days in this phase, hour by hour, so
-      // that hours without data (a night-time dropout) leave both sides; corrected by the group's level that day.
-      let now = 0
-      let usual = 0
-      let hoursUsed = 0
-      for (let j = i - heatSettings.hours + 1; j <= i; j++) {
-        const h = animal.hours[j]
-        if (!hasData(h) || h.hour < phase) continue
-        const same: number[] = []
-        for (let d = settings.baseline.fromDay; d <= settings.baseline.toDay; d++) {
-          const b = animal.hours[j - d * DAY_HOURS]
-          if (hasData(b) && b.hour >= phase) same.push(b.activity)
-        }
-        if (same.length < 2) continue
-        now += h.activity
-        usual += same.reduce((a, b) => a + b, 0) / same.length
-        hoursUsed++
+      // Heat: the rise of activity over the last day, and where the records make a heat likely over a shorter
+      // window too (an earlier alarm), against the animal's usual at the same hours, less its group's rise; none
+      // where the records rule a heat out.
+      let heatP = 0
+      if (!heatRuledOut(animal.records, t, settings)) {
+        const bar = heatThreshold(animal.records, t, settings)
+        const factor = heatFactor(k, i)
+        const excess = (ratio: number | undefined) => (ratio === undefined ? 0 : ratio / factor - 1)
+        heatP = probabilityOf(excess(heatRise(k, i, heatSettings.hours)), bar)
+        if (heatLikely(animal.records, t))
+          heatP = Math.max(
+            heatP,
+            probabilityOf(excess(heatRise(k, i, heatSettings.shortHours)), bar * heatSettings.shortFactor),
+          )
       }
-      const excess =
-        hoursUsed >= heatSettings.hours / 2
-          ? (now + (hoursUsed * floor) / 4) / (usual + (hoursUsed * floor) / 4) / dayFactor[k]![i]! - 1
-          : undefined
-      const heatP = excess === undefined ? 0 : probabilityOf(excess, heatThreshold(animal.records, t, settings))
 
       // Day blocks `fromDay`-`toDay` back that lie wholly in the animal's current phase (see phaseStart).
       const days = (series: (number | undefined)[], fromDay: number, toDay: number, correct: boolean) => {
