@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { assertClose } from '../support/assertions.ts'
 import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
+import { ok } from '../../src/http/envelope.ts'
 import { packReadings } from '../../src/jobs/packing.ts'
 import { aggregateReadings } from '../../src/modules/readings/readings.aggregate.ts'
 import { SERIES } from '../../src/modules/readings/readings.repository.ts'
@@ -22,8 +23,20 @@ const D = Math.floor(Date.now() / DAY) * DAY - 2 * DAY
 const NOW = D + DAY + 10 * MINUTE
 
 let ctx: TestContext
+/** Holds the probe's requests in flight until opened: they take the caller's places for expensive requests. */
+let open: () => void = () => {}
+let gate = Promise.resolve()
 before(async () => {
-  ctx = await createTestApp({ clock: () => NOW })
+  ctx = await createTestApp({
+    clock: () => NOW,
+    env: { EXPENSIVE_REQUESTS_PER_CALLER: '2' },
+    extend: (api) => {
+      api.get('/probe/expensive', { config: { access: 'bearer', cost: 'expensive' } }, async () => {
+        await gate
+        return ok({})
+      })
+    },
+  })
 })
 after(() => ctx.close())
 
@@ -123,6 +136,7 @@ async function bothSeries() {
       get: (query: string, mac = a.MAC) => animals.inject('GET', `/${mac}/sensordata/aggregate${query}`),
       path: (mac: string) => `${animals.base}/${mac}/sensordata/aggregate`,
       mac: a.MAC,
+      headers: animals.headers,
       post: (readings: typeof rows) => animals.inject('POST', `/${a.MAC}/sensordata`, { readings }),
       notFound: 'Animal not found',
       otherMac: nextMac(),
@@ -135,6 +149,7 @@ async function bothSeries() {
       get: (query: string, mac = d.MAC) => devices.inject('GET', `/${mac}/sensordata/aggregate${query}`),
       path: (mac: string) => `${devices.base}/${mac}/sensordata/aggregate`,
       mac: d.MAC,
+      headers: devices.headers,
       post: (readings: typeof rows) =>
         devices.inject('POST', `/${d.MAC}/sensordata`, { readings: readings.map((r) => ({ ...r, t: r.t / 1000 })) }),
       notFound: 'Litterguard not found',
@@ -353,6 +368,27 @@ describe('GET .../sensordata/aggregate', () => {
       )
       const enterprise = await createIntegrator(ctx, { tier: 'enterprise', linkTo: [s.uid] })
       assert.equal((await get((await integratorToken(ctx, enterprise.uid)).accessToken)).statusCode, 200)
+    }
+  })
+
+  it("counts against the caller's bound on expensive requests when summed from the readings (5m, 15m), not from the rollups", async () => {
+    for (const s of await bothSeries()) {
+      gate = new Promise((resolve) => (open = resolve))
+      const probe = () => ctx.app.inject({ method: 'GET', url: '/api/v1/probe/expensive', headers: s.headers })
+      const running = [probe(), probe()]
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      for (const interval of ['5m', '15m'])
+        assertError(
+          await s.get(`?interval=${interval}`),
+          429,
+          'Too many expensive requests at once: at most 2 per caller (analytics, statistics, long series, deep or sorted pages); retry when one has finished',
+        )
+      for (const interval of ['1h', '6h', '1d']) assert.equal((await s.get(`?interval=${interval}`)).statusCode, 200)
+      // Over more than 1,000 hours the rollups are expensive too.
+      assert.equal((await s.get(span(s.perT, D - 1001 * HOUR, D, '1d'))).statusCode, 429)
+      open()
+      for (const res of await Promise.all(running)) assert.equal(res.statusCode, 200)
+      assert.equal((await s.get('?interval=5m')).statusCode, 200)
     }
   })
 })
