@@ -12,7 +12,7 @@ import {
   lastScoredAt,
   type NewPrediction,
 } from '../modules/predictions/predictions.repository.ts'
-import { hourlySummaries } from '../modules/readings/readings.repository.ts'
+import { herdHourlySummaries } from '../modules/readings/readings.repository.ts'
 import { recordDaysOf } from '../modules/records/records.repository.ts'
 import { births } from '../modules/records/births/births.ts'
 import { inseminations } from '../modules/records/inseminations/inseminations.ts'
@@ -55,6 +55,8 @@ export const RUN_MINUTES_PAST = 5
 const DAY_MS = 24 * HOUR_MS
 /** Rows per insert statement. */
 const INSERT_BATCH = 1000
+/** Animals whose hourly summaries one statement reads: one round trip for a pen, a bounded answer for a large farm. */
+const SUMMARY_BATCH = 100
 
 export interface PredictionRunOptions {
   /** The run's time: it scores the hours that ended by then. */
@@ -108,8 +110,21 @@ async function scoreUser(
   const animals = await activeAnimalsOf(db, uid)
   const records = await recordsOf(db, uid)
   const herd: AnimalHours<number>[] = []
+  const summaries = new Map<string, HourSummary[]>()
+  for (let i = 0; i < animals.length; i += SUMMARY_BATCH) {
+    const macs = animals.slice(i, i + SUMMARY_BATCH).map((a) => a.mac)
+    for (const [mac, hours] of await herdHourlySummaries(
+      db,
+      uid,
+      macs,
+      firstHour,
+      lastHour + HOUR_MS,
+      SUMMARY_THRESHOLDS,
+    ))
+      summaries.set(mac, hours)
+  }
   for (const animal of animals) {
-    const hours = await hourlySummaries(db, uid, animal.mac, firstHour, lastHour + HOUR_MS, SUMMARY_THRESHOLDS)
+    const hours = summaries.get(animal.mac) ?? []
     herd.push({
       key: animal.id,
       group: animal.group_name,

@@ -11,6 +11,7 @@ import { BACKFILL_THRESHOLDS, backfill } from '../../src/db/migrations/0060_hour
 import { MOVING_THRESHOLD_G, TIME_RANGES, VALID_TEMPERATURE } from '../../src/modules/readings/readings.rules.ts'
 import {
   SERIES,
+  herdHourlySummaries,
   hourlySummaries,
   readingRows,
   summedUp,
@@ -279,6 +280,16 @@ describe("the predictions job's hourly summaries from the rollups", () => {
     }
     const before = await check()
     assert.ok(before[0]!.some((h) => h.nodeChanges > 0))
+    // The job reads a herd's in one statement: the same, and nothing for a tag without readings.
+    const other = await f.animal()
+    const [from, to] = spans[1]
+    assert.deepEqual(
+      await herdHourlySummaries(ctx.database.db, f.user.uid, [other.MAC, a.MAC], from, to, SUMMARY_THRESHOLDS),
+      new Map([
+        [other.MAC, []],
+        [a.MAC, before[1]],
+      ]),
+    )
     await packReadings(ctx.database.db, { now: NOW, uid: f.user.uid })
     assert.deepEqual(await check(), before)
     // Late: a detection from a node of its own mid-hour, one at an hour's start from the hour before's last node.

@@ -253,7 +253,13 @@ export function summedUp(series: Series, rows: RawBuilder<unknown>): RawBuilder<
  * rollup's columns: the whole hours inside the span from the rollup table, an hour the span cuts summed up from
  * its readings in the span (readingRows), so that the rows sum up exactly the readings in the span.
  */
-export function hourlyRows(series: Series, uid: string, mac: string, span: Span): RawBuilder<unknown> {
+export function hourlyRows(
+  series: Series,
+  uid: string,
+  /** The tag's MAC, or a reference to it (a lateral join's column). */
+  mac: string | RawBuilder<unknown>,
+  span: Span,
+): RawBuilder<unknown> {
   const hour = hourOf(series)
   const { table, columns } = series.rollup
   const wholeFrom = span.start === undefined ? undefined : Math.ceil(span.start / hour) * hour
@@ -569,10 +575,7 @@ export interface SummaryThresholds {
 
 /**
  * One tag's readings summed up per hour in [from, to): the same figures as summarizeHours in scorer.rules.ts
- * (samples, share moving, mean valid temperature, detections and node changes), from the rollups (hourlyRows:
- * an hour the span cuts from its readings). A detection from another node than the one before it in the span
- * is a node change: an hour's changes within it, and one more when its first node is not the last node of the
- * span's hour before it with detections.
+ * (samples, share moving, mean valid temperature, detections and node changes); herdHourlySummaries of one tag.
  */
 export async function hourlySummaries(
   db: Kysely<DB>,
@@ -582,6 +585,23 @@ export async function hourlySummaries(
   to: number,
   thresholds: SummaryThresholds,
 ): Promise<HourSummary[]> {
+  return (await herdHourlySummaries(db, uid, [mac], from, to, thresholds)).get(mac) ?? []
+}
+
+/**
+ * Tags' readings summed up per hour in [from, to), by MAC, in one statement: from the rollups (hourlyRows: an
+ * hour the span cuts from its readings). A detection from another node than the one before it in the span is a
+ * node change: an hour's changes within it, and one more when its first node is not the last node of the
+ * span's hour before it with detections.
+ */
+export async function herdHourlySummaries(
+  db: Kysely<DB>,
+  uid: string,
+  macs: readonly string[],
+  from: number,
+  to: number,
+  thresholds: SummaryThresholds,
+): Promise<Map<string, HourSummary[]>> {
   if (
     thresholds.HOUR_MS !== hourOf(SERIES.sensordata) ||
     thresholds.MOVING_THRESHOLD_G !== MOVING_THRESHOLD_G ||
@@ -590,7 +610,9 @@ export async function hourlySummaries(
   )
     throw new Error('hourly summaries: the thresholds are not those the rollups count by (readings.rules.ts)')
   const span = { start: from, end: to - 1 }
+  const mac = sql.ref('m.mac')
   const { rows } = await sql<{
+    mac: string
     hour: number
     samples: number
     moving: number
@@ -598,22 +620,25 @@ export async function hourlySummaries(
     detections: number
     node_changes: number
   }>`
-    SELECT coalesce(s.hour, l.hour) AS hour, coalesce(s.n, 0) AS samples, coalesce(s.moving_n, 0) AS moving,
-           CASE WHEN s.valid_n > 0 THEN (s.valid_c_sum / s.valid_n)::float8 END AS temperature,
-           coalesce(l.n, 0) AS detections, coalesce(l.node_changes, 0) AS node_changes
-    FROM ${hourlyRows(SERIES.sensordata, uid, mac, span)} s
-    FULL JOIN (SELECT l.hour, l.n, l.changes + CASE WHEN lag(l.last_node) OVER (ORDER BY l.hour) <> l.first_node THEN 1 ELSE 0 END AS node_changes
-               FROM ${hourlyRows(SERIES.locations, uid, mac, span)} l) l ON l.hour = s.hour
-    ORDER BY 1`.execute(db)
-  return rows.map((r) => {
+    SELECT m.mac, h.* FROM unnest(${macs}::text[]) AS m (mac) CROSS JOIN LATERAL (
+      SELECT coalesce(s.hour, l.hour) AS hour, coalesce(s.n, 0) AS samples, coalesce(s.moving_n, 0) AS moving,
+             CASE WHEN s.valid_n > 0 THEN (s.valid_c_sum / s.valid_n)::float8 END AS temperature,
+             coalesce(l.n, 0) AS detections, coalesce(l.node_changes, 0) AS node_changes
+      FROM ${hourlyRows(SERIES.sensordata, uid, mac, span)} s
+      FULL JOIN (SELECT l.hour, l.n, l.changes + CASE WHEN lag(l.last_node) OVER (ORDER BY l.hour) <> l.first_node THEN 1 ELSE 0 END AS node_changes
+                 FROM ${hourlyRows(SERIES.locations, uid, mac, span)} l) l ON l.hour = s.hour) h
+    ORDER BY m.mac, h.hour`.execute(db)
+  const byMac = new Map<string, HourSummary[]>(macs.map((m) => [m, []]))
+  for (const r of rows) {
     const samples = Number(r.samples)
-    return {
+    byMac.get(r.mac)!.push({
       hour: Number(r.hour),
       samples,
       activity: samples > 0 ? Number(r.moving) / samples : 0,
       temperature: r.temperature,
       detections: Number(r.detections),
       nodeChanges: Number(r.node_changes),
-    }
-  })
+    })
+  }
+  return byMac
 }
