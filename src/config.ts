@@ -120,6 +120,8 @@ export interface Config {
   readings: ReadingsConfig
   /** Outgoing e-mail and what needs it: confirming an owner's new address (docs/users.md#changing-the-e-mail-address). */
   mail: MailConfig
+  /** How long derived and raw data are kept (docs/operations.md#retention); 0 days: for ever. */
+  retention: RetentionConfig
   limits: Limits
 }
 
@@ -139,6 +141,22 @@ export interface ReadingsConfig {
   /** How often closed hours are packed; 0: never (the bench's row-per-reading baseline). */
   packingIntervalSeconds: number
 }
+
+export interface RetentionConfig {
+  /** Days of raw readings (both parts of the three series) kept; 0: every reading. */
+  readingsDays: number
+  /** Days of hourly rollups kept; 0: every hour. */
+  rollupsDays: number
+  /** Days of the scorer's predictions kept; alarms stay whatever their age. 0: every prediction. */
+  predictionsDays: number
+  /** The most rows one delete statement of the maintenance job removes. */
+  batchRows: number
+}
+
+/** The fewest days of raw readings and rollups kept: the longest history a computation reads (docs/operations.md#retention). */
+export const RETENTION_READINGS_DAYS_MIN = 40
+/** The fewest days of predictions kept: per-farm learning reads the scorer's last 60 days (farm-learning.rules.ts LEARNING.periodDays). */
+export const RETENTION_PREDICTIONS_DAYS_MIN = 60
 
 export interface DeliveryConfig {
   /** DELIVERY_WORKER=off: this process sends nothing (another does). */
@@ -320,6 +338,7 @@ export function loadConfig(env: Env = process.env): Config {
       from: read.string('MAIL_FROM') ?? 'Livestock API <no-reply@livestock-api.invalid>',
       emailChange: read.oneOf('EMAIL_CHANGE', ['confirm', 'immediate'] as const, 'confirm'),
     },
+    retention: readRetention(read, problems),
     limits,
   }
 
@@ -338,6 +357,31 @@ function readOidc(read: EnvReader, problems: string[]): Config['oidc'] {
     return undefined
   }
   return { issuer, jwksUrl, audience }
+}
+
+function readRetention(read: EnvReader, problems: string[]): RetentionConfig {
+  const days = (name: string, fallback: number, min: number, what: string) => {
+    const value = read.int(name, fallback, { min: 0, max: 36500 })
+    if (value > 0 && value < min) {
+      problems.push(`${name} must be 0 (keep ${what}) or at least ${min} days, got ${value}`)
+      return fallback
+    }
+    return value
+  }
+  const readingsDays = days('READINGS_RETENTION_DAYS', 0, RETENTION_READINGS_DAYS_MIN, 'every reading')
+  const rollupsDays = days('ROLLUPS_RETENTION_DAYS', 0, RETENTION_READINGS_DAYS_MIN, 'every hour')
+  // Analytics of a period whose readings are still there read its rollups: they must not go first.
+  if (rollupsDays > 0 && (readingsDays === 0 || rollupsDays < readingsDays))
+    problems.push(
+      `ROLLUPS_RETENTION_DAYS (${rollupsDays}) must be 0 or at least READINGS_RETENTION_DAYS (${readingsDays === 0 ? '0: every reading' : readingsDays}): ` +
+        'rollups are what the analytics read of the stored readings',
+    )
+  return {
+    readingsDays,
+    rollupsDays,
+    predictionsDays: days('PREDICTIONS_RETENTION_DAYS', 90, RETENTION_PREDICTIONS_DAYS_MIN, 'every prediction'),
+    batchRows: read.int('RETENTION_BATCH_ROWS', 1000, { min: 1, max: 100_000 }),
+  }
 }
 
 function checkDefaultWithin(problems: string[], name: string, value: number, min: number, max: number) {

@@ -15,14 +15,15 @@ import { withSingleRunner } from '../jobs/single-runner.ts'
 import { EVENTS_LOCK, deriveScheduledEvents } from '../jobs/events.ts'
 import { createEventHub } from '../modules/events/event-hub.ts'
 import { PACKING_LOCK, packReadings } from '../jobs/packing.ts'
+import { MAINTENANCE_LOCK, runMaintenance } from '../jobs/maintenance.ts'
 
 export const jobCommands: Command[] = [
   {
     name: 'jobs',
     summary:
-      'Run a scheduled job now (prune-tokens, reference-temperature, predictions, events, pack), or evaluate the scorer',
+      'Run a scheduled job now (prune-tokens, maintenance, reference-temperature, predictions, events, pack), or evaluate the scorer',
     usage:
-      'livestock-api jobs <prune-tokens | reference-temperature [--user U] | predictions [--user U] | events [--user U] | pack [--user U] | evaluate-predictions [--family F] [--seed S] [--animals N] [--days D]>',
+      'livestock-api jobs <prune-tokens | maintenance | reference-temperature [--user U] | predictions [--user U] | events [--user U] | pack [--user U] | evaluate-predictions [--family F] [--seed S] [--animals N] [--days D]>',
     options: {
       user: {
         type: 'string',
@@ -48,6 +49,10 @@ export const jobCommands: Command[] = [
     },
     help: [
       'prune-tokens            delete revocations and refresh tokens past their expiry (the service also does this hourly)',
+      'maintenance             the hourly maintenance now: expired tokens and idempotency keys, and the access log, raw',
+      '                        readings and predictions past their retention (ACCESS_LOG_RETENTION_DAYS,',
+      '                        READINGS_RETENTION_DAYS, PREDICTIONS_RETENTION_DAYS), in batches of RETENTION_BATCH_ROWS;',
+      '                        prints the rows deleted per table. Skipped when another process is running it',
       "reference-temperature   recompute every animal's ReferenceTemperature now, or only the animals of --user U",
       '                        (the service also does this daily at 00:00 UTC)',
       'predictions             score every active animal (or those of --user U) for the hours completed since the last',
@@ -66,6 +71,15 @@ export const jobCommands: Command[] = [
       const [job] = positionals
       if (job === 'prune-tokens') {
         await ctx.withDatabase(async ({ db }) => ctx.out({ job, deleted: await pruneExpiredTokens(db, Date.now()) }))
+        return
+      }
+      if (job === 'maintenance') {
+        await ctx.withDatabase(async (database) => {
+          const outcome = await withSingleRunner(database, MAINTENANCE_LOCK, (conn) =>
+            runMaintenance(conn, ctx.config(), Date.now()),
+          )
+          ctx.out({ job, ...(outcome ?? { skipped: 'another process is running the maintenance now' }) })
+        })
         return
       }
       if (job === 'reference-temperature') {

@@ -18,7 +18,7 @@ import { startSchedule, type ScheduledJob } from './scheduler.ts'
 import type { EventHub } from '../modules/events/event-hub.ts'
 
 /** pg_try_advisory_lock key of this job (distinct from the other jobs'). */
-export const EVENTS_LOCK = 6_105_003
+export const EVENTS_LOCK = 6_105_005
 export const EVENTS_EVERY_MS = 60_000
 export const ACTIVITY_EVERY_MS = 10 * 60_000
 

@@ -10,7 +10,7 @@ import { SERIES, hourOf, packTag, type ReadingKind } from '../modules/readings/r
 import { withSingleRunner } from './single-runner.ts'
 
 /** pg_try_advisory_lock key of this job (distinct from the other jobs' keys). */
-export const PACKING_LOCK = 6_105_003
+export const PACKING_LOCK = 6_105_004
 /** An hour is closed this long after its end: gateways send its last readings a little late (later ones merge in). */
 export const PACK_DELAY_MS = 15 * 60_000
 

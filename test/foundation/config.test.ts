@@ -120,6 +120,51 @@ describe('loadConfig', () => {
     assert.throws(() => loadConfig({ MQTT_SHARE_GROUP: '#' }), /MQTT_SHARE_GROUP must be/)
   })
 
+  it('keeps every reading and rollup and 90 days of predictions by default, and refuses retentions that would cut what is read', () => {
+    assert.deepEqual(loadConfig({}).retention, {
+      readingsDays: 0,
+      rollupsDays: 0,
+      predictionsDays: 90,
+      batchRows: 1000,
+    })
+    assert.deepEqual(
+      loadConfig({ READINGS_RETENTION_DAYS: '400', ROLLUPS_RETENTION_DAYS: '800', PREDICTIONS_RETENTION_DAYS: '0' })
+        .retention,
+      { readingsDays: 400, rollupsDays: 800, predictionsDays: 0, batchRows: 1000 },
+    )
+    assert.throws(
+      () =>
+        loadConfig({
+          READINGS_RETENTION_DAYS: '7',
+          PREDICTIONS_RETENTION_DAYS: '30',
+          RETENTION_BATCH_ROWS: '0',
+          ROLLUPS_RETENTION_DAYS: 'a year',
+        }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError)
+        assert.deepEqual(err.problems, [
+          'READINGS_RETENTION_DAYS must be 0 (keep every reading) or at least 40 days, got 7',
+          'ROLLUPS_RETENTION_DAYS must be a whole number, got "a year"',
+          'PREDICTIONS_RETENTION_DAYS must be 0 (keep every prediction) or at least 60 days, got 30',
+          'RETENTION_BATCH_ROWS must be between 1 and 100000, got 0',
+        ])
+        return true
+      },
+    )
+    assert.throws(
+      () => loadConfig({ READINGS_RETENTION_DAYS: '100', ROLLUPS_RETENTION_DAYS: '50' }),
+      /ROLLUPS_RETENTION_DAYS \(50\) must be 0 or at least READINGS_RETENTION_DAYS \(100\)/,
+    )
+    assert.throws(
+      () => loadConfig({ ROLLUPS_RETENTION_DAYS: '365' }),
+      /ROLLUPS_RETENTION_DAYS \(365\) must be 0 or at least READINGS_RETENTION_DAYS \(0: every reading\)/,
+    )
+    assert.throws(
+      () => loadConfig({ READINGS_RETENTION_DAYS: '-1' }),
+      /READINGS_RETENTION_DAYS must be between 0 and 36500/,
+    )
+  })
+
   it('redacts passwords in connection URLs', () => {
     assert.equal(redactUrl('postgres://u:secret@h:5432/db'), 'postgres://u:***@h:5432/db')
   })

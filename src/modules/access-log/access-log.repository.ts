@@ -134,18 +134,18 @@ export async function integratorUsage(
   }))
 }
 
-const PRUNE_BATCH = 10_000
-
-/** Deletes records older than the retention, in batches, so that no delete holds its locks for long. */
-export async function pruneAccessLog(db: Kysely<DB>, olderThan: Date): Promise<number> {
+/** Deletes records older than the retention, at most `batchRows` a statement, so that no delete holds its locks for long. */
+export async function pruneAccessLog(db: Kysely<DB>, olderThan: Date, batchRows: number): Promise<number> {
   let deleted = 0
   for (;;) {
     const result = await db
       .deleteFrom('access_log')
-      .where('id', 'in', (q) => q.selectFrom('access_log').select('id').where('at', '<', olderThan).limit(PRUNE_BATCH))
+      .where('id', 'in', (q) =>
+        q.selectFrom('access_log').select('id').where('at', '<', olderThan).orderBy('at').limit(batchRows),
+      )
       .executeTakeFirst()
     const count = Number(result.numDeletedRows)
     deleted += count
-    if (count < PRUNE_BATCH) return deleted
+    if (count < batchRows) return deleted
   }
 }

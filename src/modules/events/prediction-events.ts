@@ -27,6 +27,9 @@ const ALARM: Record<AlarmClass, { type: EventType; threshold: keyof AlertRules['
   lameness: { type: 'lameness-alarm', threshold: 'lamenessProbability' },
 }
 
+/** The events an alarm raises: each names the prediction that raised it (evidence.predictionId). */
+export const ALARM_EVENT_TYPES: readonly EventType[] = Object.values(ALARM).map((a) => a.type)
+
 /** Raises and clears the alarms of a run's scores; returns the events raised. */
 export async function derivePredictionEvents(
   db: Kysely<DB>,

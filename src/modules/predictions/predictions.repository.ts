@@ -4,6 +4,9 @@ import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
 import type { DB, PredictionResult } from '../../db/schema.ts'
 import { paginate, type Page } from '../../db/paginate.ts'
 import type { Row } from '../../resource/resource.ts'
+import { pruneBefore } from '../../db/prune.ts'
+import { ALARM_EVENT_TYPES } from '../events/prediction-events.ts'
+import { ALARM_PROBABILITY } from './accuracy.rules.ts'
 import type { ClassificationType } from './predictions.rules.ts'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -161,4 +164,26 @@ export async function lastScoredAt(db: Kysely<DB>, uid: string): Promise<number 
     .where('source', '=', 'scorer')
     .executeTakeFirst()
   return last?.last ?? undefined
+}
+
+/**
+ * Deletes the scorer's predictions made before `before` (ms), at most `batchRows` a statement, but for alarms:
+ * a probability at the alarm level of the accuracy route, or the prediction an alarm event names. Predictions
+ * posted through the API are their poster's and stay.
+ */
+export function prunePredictions(db: Kysely<DB>, before: number, batchRows: number): Promise<number> {
+  return pruneBefore(
+    db,
+    {
+      table: 'predictions',
+      group: ['uid', 'animal_id'],
+      time: 'predicted_at',
+      row: 'id',
+      keep: sql<boolean>`r.source <> 'scorer' OR r.peak_probability >= ${ALARM_PROBABILITY}
+        OR EXISTS (SELECT 1 FROM events e WHERE e.uid = r.uid AND e.animal_id = r.animal_id
+                   AND e.event_type IN (${sql.join(ALARM_EVENT_TYPES)}) AND e.evidence->>'predictionId' = r.id::text)`,
+    },
+    before,
+    batchRows,
+  )
 }

@@ -2,6 +2,7 @@
 // detections, litter-device readings), and the ear-tag reads, latest samples and analytics, all in SQL.
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { DB } from '../../db/schema.ts'
+import { pruneBefore } from '../../db/prune.ts'
 import { MOVING_THRESHOLD_G, VALID_TEMPERATURE, type HourSummary } from './readings.rules.ts'
 import type { DeviceRow, LocationRow, SensorAnalyticsBody, SensorRow } from './readings.schemas.ts'
 
@@ -555,6 +556,29 @@ export async function sensorWindowStats(
     db,
   )
   return rows
+}
+
+/**
+ * Deletes a series' readings before `before` (the series' unit of t, the start of an hour), recent rows and
+ * packed hours, at most `batchRows` rows a statement. Returns the rows deleted per table. The owner's latest
+ * state lives on its own row and stays.
+ */
+export async function pruneReadings(
+  db: Kysely<DB>,
+  series: Series,
+  before: number,
+  batchRows: number,
+): Promise<Record<string, number>> {
+  const tag = ['uid', 'mac'] as const
+  return {
+    [series.table]: await pruneBefore(db, { table: series.table, group: tag, time: 't', row: 't' }, before, batchRows),
+    [series.packed]: await pruneBefore(
+      db,
+      { table: series.packed, group: tag, time: 'hour', row: 'hour' },
+      before,
+      batchRows,
+    ),
+  }
 }
 
 /** The embedded store has no autovacuum; without it the visibility map goes stale and reads stop being index-only. */

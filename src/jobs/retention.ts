@@ -1,0 +1,35 @@
+// Retention (docs/operations.md#retention): the maintenance job deletes raw readings, predictions (but for
+// alarms) and, once they are older than their settings, in statements of at most RETENTION_BATCH_ROWS rows,
+// each its own short transaction, then vacuums what lost rows so that new rows reuse the space.
+import { sql, type Kysely } from 'kysely'
+import type { RetentionConfig } from '../config.ts'
+import type { DB } from '../db/schema.ts'
+import { prunePredictions } from '../modules/predictions/predictions.repository.ts'
+import { SERIES, hourOf, pruneReadings, type Series } from '../modules/readings/readings.repository.ts'
+
+const DAY_MS = 86_400_000
+
+/** The first t (the series' unit) kept when `days` days are: the start of the hour `days` days before `at`. */
+export function retainedFrom(series: Series, at: number, days: number): number {
+  const hour = hourOf(series)
+  return Math.floor((at - days * DAY_MS) / series.msPerT / hour) * hour
+}
+
+/** Deletes what the settings no longer keep at `at` (ms); the rows deleted per table. */
+export async function applyRetention(
+  db: Kysely<DB>,
+  retention: RetentionConfig,
+  at: number,
+): Promise<Record<string, number>> {
+  const deleted: Record<string, number> = {}
+  if (retention.readingsDays > 0)
+    for (const series of Object.values(SERIES))
+      Object.assign(
+        deleted,
+        await pruneReadings(db, series, retainedFrom(series, at, retention.readingsDays), retention.batchRows),
+      )
+  if (retention.predictionsDays > 0)
+    deleted.predictions = await prunePredictions(db, at - retention.predictionsDays * DAY_MS, retention.batchRows)
+  for (const [table, count] of Object.entries(deleted)) if (count > 0) await sql`VACUUM ${sql.table(table)}`.execute(db)
+  return deleted
+}
