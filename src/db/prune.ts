@@ -8,7 +8,7 @@ import type { DB } from './schema.ts'
 
 /** A table whose key leads with two columns that name a group of rows ordered by time. */
 export interface PruneTarget {
-  table: keyof DB & string
+  table: keyof DB
   /** The key's leading columns naming one group: (uid, mac) of a tag, (uid, animal_id) of an animal. */
   group: readonly [string, string]
   /** The time column (in the key after the group): rows with it below the bound go. */

@@ -143,7 +143,15 @@ export function startMqttIngest(app: App, options: MqttIngestOptions): MqttInges
     for (let attempt = 0; ; attempt++) {
       let result: IngestOutcome
       try {
-        result = await ingest(app.database.db, target.uid, target.mac, checked.batch, app.clock(), app.events)
+        result = await ingest(
+          app.database.db,
+          target.uid,
+          target.mac,
+          checked.batch,
+          app.clock(),
+          app.events,
+          app.config.retention.readingsDays,
+        )
       } catch (err) {
         // A database outage must not lose readings: hold this message (its topic's next messages wait behind
         // it, unacknowledged) and retry until the database answers again. A service

@@ -1,19 +1,14 @@
-// Retention (docs/operations.md#retention): the maintenance job deletes raw readings, predictions (but for
-// alarms) and, once they are older than their settings, in statements of at most RETENTION_BATCH_ROWS rows,
+// Retention (docs/operations.md#retention): the maintenance job deletes raw readings, hourly rollups and
+// predictions (but for alarms) older than their settings, in statements of at most RETENTION_BATCH_ROWS rows,
 // each its own short transaction, then vacuums what lost rows so that new rows reuse the space.
 import { sql, type Kysely } from 'kysely'
 import type { RetentionConfig } from '../config.ts'
 import type { DB } from '../db/schema.ts'
 import { prunePredictions } from '../modules/predictions/predictions.repository.ts'
-import { SERIES, hourOf, pruneReadings, type Series } from '../modules/readings/readings.repository.ts'
+import { SERIES, pruneReadings, pruneRollups } from '../modules/readings/readings.repository.ts'
+import { retainedFrom } from '../modules/readings/readings.rules.ts'
 
 const DAY_MS = 86_400_000
-
-/** The first t (the series' unit) kept when `days` days are: the start of the hour `days` days before `at`. */
-export function retainedFrom(series: Series, at: number, days: number): number {
-  const hour = hourOf(series)
-  return Math.floor((at - days * DAY_MS) / series.msPerT / hour) * hour
-}
 
 /** Deletes what the settings no longer keep at `at` (ms); the rows deleted per table. */
 export async function applyRetention(
@@ -26,7 +21,13 @@ export async function applyRetention(
     for (const series of Object.values(SERIES))
       Object.assign(
         deleted,
-        await pruneReadings(db, series, retainedFrom(series, at, retention.readingsDays), retention.batchRows),
+        await pruneReadings(db, series, retainedFrom(series.msPerT, at, retention.readingsDays), retention.batchRows),
+      )
+  if (retention.rollupsDays > 0)
+    for (const series of Object.values(SERIES))
+      Object.assign(
+        deleted,
+        await pruneRollups(db, series, retainedFrom(series.msPerT, at, retention.rollupsDays), retention.batchRows),
       )
   if (retention.predictionsDays > 0)
     deleted.predictions = await prunePredictions(db, at - retention.predictionsDays * DAY_MS, retention.batchRows)

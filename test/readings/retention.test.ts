@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql, type KyselyPlugin } from 'kysely'
 import { createTestApp, type TestContext } from '../support/app.ts'
+import { bearer, integratorToken, manualClock } from '../support/fixtures.ts'
 import { cliInProcess } from '../support/cli.ts'
 import { PACKING_LOCK, packReadings } from '../../src/jobs/packing.ts'
 import { MAINTENANCE_LOCK } from '../../src/jobs/maintenance.ts'
@@ -16,7 +17,7 @@ import { applyRetention } from '../../src/jobs/retention.ts'
 import { insertScoredPredictions } from '../../src/modules/predictions/predictions.repository.ts'
 import { derivePredictionEvents } from '../../src/modules/events/prediction-events.ts'
 import { defaultRules } from '../../src/modules/events/alert-rules.rules.ts'
-import { deviceFarm } from '../litterguards/farm.ts'
+import { nextDeviceMac } from '../litterguards/farm.ts'
 import { readingsFarm } from './farm.ts'
 
 const HOUR = 3_600_000
@@ -29,13 +30,18 @@ const NOW = Date.now()
 /** The first hour kept: the start of the hour KEEP_DAYS before now (a run in the next hour keeps one hour less: none of the data lies there). */
 const KEPT_FROM = Math.floor((NOW - KEEP_DAYS * DAY) / HOUR) * HOUR
 const OLD = KEPT_FROM - 5 * DAY
+const MIDDLE = KEPT_FROM - DAY
 const YOUNG = KEPT_FROM + 2 * DAY
 
 let ctx: TestContext
+// The service's clock: the old readings arrive while young, 10 days back; then it is now.
+const clock = manualClock(NOW - 10 * DAY)
 before(async () => {
   ctx = await createTestApp({
+    clock: () => clock.now,
     env: {
       READINGS_RETENTION_DAYS: String(KEEP_DAYS),
+      ROLLUPS_RETENTION_DAYS: String(KEEP_DAYS + 2),
       PREDICTIONS_RETENTION_DAYS: '60',
       RETENTION_BATCH_ROWS: String(BATCH),
       PACKING_INTERVAL_SECONDS: '0',
@@ -56,49 +62,79 @@ async function rowsOf(table: string, uid: string): Promise<number> {
   return rows[0]!.n
 }
 
+/** The readings an animal's sensor rollup counts, per hour. */
+async function rollupHours(uid: string, mac: string): Promise<Record<number, number>> {
+  const rows = await ctx.database.db
+    .selectFrom('animal_sensor_hourly')
+    .select(['hour', 'n'])
+    .where('uid', '=', uid)
+    .where('mac', '=', mac)
+    .execute()
+  return Object.fromEntries(rows.map((r) => [Number(r.hour), Number(r.n)]))
+}
+
 describe('retention', () => {
-  it('deletes old readings of both parts and keeps young ones, the latest state and late packing (jobs maintenance)', async () => {
+  it('deletes old readings of both parts and rollups, keeps young ones, the latest state and late packing (jobs maintenance)', async () => {
     const f = await readingsFarm(ctx)
     const a = await f.animal()
-    const devices = await deviceFarm(ctx)
-    const d = await devices.device()
+    // Tokens issued now: the clock moves on 10 days.
+    let headers = f.headers
+    const inject = (method: 'GET' | 'POST', url: string, payload?: object) =>
+      ctx.app.inject({ method, url, headers, ...(payload ? { payload } : {}) })
     const post = async (path: string, readings: unknown[]) => {
-      const res = await f.inject('POST', path, { readings })
+      const res = await inject('POST', `${f.base}${path}`, { readings })
       assert.equal(res.statusCode, 200, res.body)
       return res.json().data as { stored: number; duplicates: number }
     }
-    // Old and young hours, packed; the newest readings stay recent rows.
+    const devices = `/api/v1/users/${f.user.uid}/litterguards`
+    const registered = await inject('POST', devices, { MAC: nextDeviceMac(), Name: 'Pen 1' })
+    assert.equal(registered.statusCode, 201, registered.body)
+    const d = registered.json().data as { MAC: string }
+    const sendDevice = async (readings: unknown[]) => {
+      const res = await inject('POST', `${devices}/${d.MAC}/sensordata`, { readings })
+      assert.equal(res.statusCode, 200, res.body)
+    }
+    const seconds = <R extends { t: number }>(rows: R[]) => rows.map((r) => ({ ...r, t: Math.floor(r.t / 1000) }))
+    // Old hours (gone with their rollups), a middle hour (its readings gone, its rollup kept) and young hours, packed.
     const old = sensorRows(OLD, 150)
+    const middle = sensorRows(MIDDLE, 60)
     const young = sensorRows(YOUNG, 150)
-    const newest = sensorRows(NOW - 20 * MINUTE, 10, 39.1)
-    await post(`/${a.MAC}/sensordata`, [...old, ...young, ...newest])
+    await post(`/${a.MAC}/sensordata`, [...old, ...middle, ...young])
     await post(
       `/${a.MAC}/locations`,
       [...old, ...young].map((r, i) => ({ t: r.t, rssi: -60, nodeuid: `node-${i % 2}` })),
     )
-    const seconds = <R extends { t: number }>(rows: R[]) => rows.map((r) => ({ ...r, t: Math.floor(r.t / 1000) }))
-    await devices.send(d.MAC, seconds([...old, ...young, ...newest]))
+    await sendDevice(seconds([...old, ...young]))
     await packReadings(ctx.database.db, { now: NOW })
     // Late readings of an old hour arrive after packing: recent rows of an old hour.
     const lateOld = sensorRows(OLD - 3 * HOUR, 20)
     assert.equal((await post(`/${a.MAC}/sensordata`, lateOld)).stored, 20)
+    // Now: the newest readings stay recent rows.
+    clock.now = NOW
+    headers = bearer((await integratorToken(ctx, f.integrator.uid)).accessToken)
+    const newest = sensorRows(NOW - 20 * MINUTE, 10, 39.1)
+    await post(`/${a.MAC}/sensordata`, newest)
+    await sendDevice(seconds(newest))
     const packed = [
       await rowsOf('animal_sensor_packed', f.user.uid),
       await rowsOf('animal_location_packed', f.user.uid),
-      await rowsOf('litterguard_packed', devices.user.uid),
+      await rowsOf('litterguard_packed', f.user.uid),
     ]
-    assert.deepEqual(packed, [6, 6, 6])
+    assert.deepEqual(packed, [7, 6, 6])
 
     const res = await cliInProcess(ctx, ['jobs', 'maintenance'])
     assert.equal(res.code, 0, res.stderr)
     const { deleted } = res.json()
     assert.equal(deleted.animal_sensor_readings, 20)
-    assert.equal(deleted.animal_sensor_packed, 3)
+    assert.equal(deleted.animal_sensor_packed, 4)
     assert.equal(deleted.animal_location_packed, 3)
     assert.equal(deleted.litterguard_packed, 3)
+    assert.equal(deleted.animal_sensor_hourly, 4)
+    assert.equal(deleted.animal_location_hourly, 3)
+    assert.equal(deleted.litterguard_hourly, 3)
 
     const series = async (path: string) => {
-      const res = await f.inject('GET', `${path}?startTime=0&endTime=${NOW + HOUR}&limit=10000&sortOrder=asc`)
+      const res = await inject('GET', `${f.base}${path}?startTime=0&endTime=${NOW + HOUR}&limit=10000&sortOrder=asc`)
       assert.equal(res.statusCode, 200, res.body)
       return res.json().data as { t: number }[]
     }
@@ -111,7 +147,7 @@ describe('retention', () => {
       young.map((r) => r.t),
     )
     // Newest first up to the young hours' 11th minute: nothing older than their first reading is left.
-    const deviceRows = await devices.inject('GET', `/${d.MAC}/sensordata?startTime=0&endTime=${young[10]!.t / 1000}`)
+    const deviceRows = await inject('GET', `${devices}/${d.MAC}/sensordata?startTime=0&endTime=${young[10]!.t / 1000}`)
     assert.deepEqual(
       deviceRows.json().data.map((r: { t: number }) => r.t),
       young
@@ -119,29 +155,32 @@ describe('retention', () => {
         .reverse()
         .map((r) => Math.floor(r.t / 1000)),
     )
+    const hours = await rollupHours(f.user.uid, a.MAC)
+    assert.equal(hours[MIDDLE], 60)
+    assert.ok(Object.keys(hours).every((hour) => Number(hour) >= MIDDLE))
 
     // The owners' latest state is on their rows.
-    const animal = (await f.inject('GET', `/${a.MAC}`)).json().data
+    const animal = (await inject('GET', `${f.base}/${a.MAC}`)).json().data
     assert.equal(animal.CurrentTemperature, 39.1)
-    const device = (await devices.inject('GET', `/${d.MAC}`)).json().data
+    const device = (await inject('GET', `${devices}/${d.MAC}`)).json().data
     assert.equal(device.CurrentTemperature, 39.1)
     assert.equal(device.LastSeen.seconds, Math.floor(newest.at(-1)!.t / 1000))
 
-    // A late reading for a kept, packed hour is stored once and merged; one for a deleted hour is stored and goes next time.
+    // A late reading for a kept, packed hour is stored once and merged; one older than the retention is not stored,
+    // re-sent or new: nothing is left to tell which, and the middle hour's rollup would count it twice.
     const lateYoung = { t: YOUNG + 30 * MINUTE + 1, c: 37.9, x: 0, y: 0, z: 1 }
     assert.equal((await post(`/${a.MAC}/sensordata`, [lateYoung, ...young.slice(0, 3)])).stored, 1)
-    const lateGone = { t: OLD + 7, c: 37.9, x: 0, y: 0, z: 1 }
-    assert.equal((await post(`/${a.MAC}/sensordata`, [lateGone])).stored, 1)
+    const beyond = await post(`/${a.MAC}/sensordata`, [{ ...middle[5]! }, { t: OLD + 7, c: 37.9, x: 0, y: 0, z: 1 }])
+    assert.deepEqual(beyond, { received: 2, stored: 0, duplicates: 2 })
     await packReadings(ctx.database.db, { now: NOW })
     assert.deepEqual(
       (await series(`/${a.MAC}/sensordata`)).map((r) => r.t),
-      [lateGone, ...young.slice(0, 31), lateYoung, ...young.slice(31), ...newest].map((r) => r.t),
+      [...young.slice(0, 31), lateYoung, ...young.slice(31), ...newest].map((r) => r.t),
     )
     assert.equal((await post(`/${a.MAC}/sensordata`, [lateYoung])).duplicates, 1)
+    assert.deepEqual(await rollupHours(f.user.uid, a.MAC), { ...hours, [YOUNG]: 61 })
     const again = (await cliInProcess(ctx, ['jobs', 'maintenance'])).json().deleted
-    assert.equal(again.animal_sensor_packed, 1)
-    assert.equal((await series(`/${a.MAC}/sensordata`))[0]!.t, young[0]!.t)
-    // The CLI's run found its job free, and says what it deleted; the access log's retention ran with it.
+    assert.equal(again.animal_sensor_packed, 0)
     assert.equal(typeof again.accessLog, 'number')
   })
 
@@ -213,7 +252,7 @@ describe('retention', () => {
       },
     }
     const db = ctx.database.withoutTimeouts.withPlugin(recorder)
-    const deleted = await applyRetention(db, { ...ctx.config.retention, readingsDays: 0 }, NOW)
+    const deleted = await applyRetention(db, { ...ctx.config.retention, readingsDays: 0, rollupsDays: 0 }, NOW)
     assert.equal(deleted.predictions, 30)
     assert.deepEqual(deletes, [7, 7, 7, 7, 2])
 

@@ -307,6 +307,7 @@ async function litterguardRoutes(app: App) {
         { kind: 'devicedata', rows: req.body.readings },
         app.clock(),
         app.events,
+        app.config.retention.readingsDays,
       )
       if (result.outcome === 'unknownMac') throw notFound('Litterguard')
       if (result.outcome === 'invalid') throw validationFailed(result.details)

@@ -14,7 +14,7 @@ import { isMac, normalizeMac } from '../animals/animals.rules.ts'
 import type { EventHub } from '../events/event-hub.ts'
 import type { EventRow } from '../events/events.repository.ts'
 import { deriveFromReadings } from '../events/reading-events.ts'
-import { currentStateUntil, firstFutureRow, FUTURE_SKEW_MS } from './readings.rules.ts'
+import { currentStateUntil, retainedFrom, firstFutureRow, FUTURE_SKEW_MS } from './readings.rules.ts'
 import { DeviceIngestBody, LocationIngestBody, SensorIngestBody } from './readings.schemas.ts'
 import { SERIES, storeReadings, type IngestBatch, type IngestCounts, type ReadingKind } from './readings.repository.ts'
 
@@ -29,6 +29,7 @@ export type IngestOutcome =
 /**
  * Stores a validated batch for the tag or device `mac` of user `uid`: all rows or none. With an event hub that
  * derives, the events the new rows give rise to are stored in the same transaction and announced after it.
+ * With a readings retention (days; 0: every reading), rows older than its first kept hour are not stored.
  */
 export async function ingest(
   db: Kysely<DB>,
@@ -37,6 +38,7 @@ export async function ingest(
   batch: IngestBatch,
   now: number,
   events?: EventHub,
+  retentionDays = 0,
 ): Promise<IngestOutcome> {
   const { msPerT } = SERIES[batch.kind]
   const future = firstFutureRow(batch.rows, now, msPerT)
@@ -56,7 +58,8 @@ export async function ingest(
         created.push(...(await deriveFromReadings(trx, uid, tag, batch.kind, now)))
       }
     : undefined
-  const counts = await storeReadings(db, uid, tag, batch, currentStateUntil(now, msPerT), derive)
+  const keptFrom = retentionDays > 0 ? retainedFrom(msPerT, now, retentionDays) : undefined
+  const counts = await storeReadings(db, uid, tag, batch, currentStateUntil(now, msPerT), keptFrom, derive)
   events?.announce(created)
   return counts ? { outcome: 'stored', counts } : { outcome: 'unknownMac' }
 }

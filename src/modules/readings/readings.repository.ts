@@ -2,7 +2,7 @@
 // detections, litter-device readings), and the ear-tag reads, latest samples and analytics, all in SQL.
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { DB } from '../../db/schema.ts'
-import { pruneBefore } from '../../db/prune.ts'
+import { pruneBefore, type PruneTarget } from '../../db/prune.ts'
 import { MOVING_THRESHOLD_G, VALID_TEMPERATURE, type HourSummary } from './readings.rules.ts'
 import type { DeviceRow, LocationRow, SensorAnalyticsBody, SensorRow } from './readings.schemas.ts'
 
@@ -355,7 +355,9 @@ export async function packTag(
  * skipped (ON CONFLICT DO NOTHING), so a re-sent batch stores nothing twice. The rows travel as one array
  * per column through unnest(): one statement whatever the batch size, and no 65,535-parameter limit.
  * Returns undefined when the user has no animal (or device, for devicedata) with this MAC. The owner's latest
- * state moves only to rows stamped at most `currentUntil` (the series' unit of t).
+ * state moves only to rows stamped at most `currentUntil` (the series' unit of t). Rows stamped before `keptFrom`
+ * (the retention's first kept hour, docs/operations.md#retention) are not stored: their hour's readings are gone, so
+ * nothing would tell a re-sent one from a new one, and its rollup would count it twice.
  * `afterStore` runs in the same transaction once new rows are in and the owner's latest state is updated
  * (event derivation).
  */
@@ -365,6 +367,7 @@ export async function storeReadings(
   mac: string,
   batch: IngestBatch,
   currentUntil: number,
+  keptFrom: number | undefined,
   afterStore?: (trx: Kysely<DB>) => Promise<void>,
 ): Promise<IngestCounts | undefined> {
   const series = SERIES[batch.kind]
@@ -411,7 +414,8 @@ export async function storeReadings(
         INSERT INTO ${sql.table(series.table)} (uid, mac, ${sql.join(columns.map((c) => sql.ref(c)))})
         SELECT ${uid}, ${mac}, ${sql.join(columns.map((c) => sql.ref(`r.${c}`)))}
         FROM unnest(${sql.join(columns.map((c) => sql`${rows.map((row) => row[c])}::${arrayType(c)}`))}) AS r (${sql.join(columns.map((c) => sql.ref(c)))})
-        WHERE NOT EXISTS (SELECT 1 FROM ${sql.table(series.packed)} p
+        WHERE ${keptFrom === undefined ? sql`true` : sql`r.t >= ${keptFrom}`}
+          AND NOT EXISTS (SELECT 1 FROM ${sql.table(series.packed)} p
                           WHERE p.uid = ${uid} AND p.mac = ${mac} AND p.hour = r.t - r.t % ${hour} AND (r.t - p.hour)::integer = ANY (p.dt))
         ON CONFLICT (uid, mac, t) DO NOTHING
         RETURNING ${sql.join(columns.map((c) => sql.ref(c)))}
@@ -558,6 +562,14 @@ export async function sensorWindowStats(
   return rows
 }
 
+/** A tag's rows of a table keyed (uid, mac, <time>), for pruneBefore. */
+const byTag = (table: PruneTarget['table'], time: 't' | 'hour'): PruneTarget => ({
+  table,
+  group: ['uid', 'mac'],
+  time,
+  row: time,
+})
+
 /**
  * Deletes a series' readings before `before` (the series' unit of t, the start of an hour), recent rows and
  * packed hours, at most `batchRows` rows a statement. Returns the rows deleted per table. The owner's latest
@@ -569,16 +581,20 @@ export async function pruneReadings(
   before: number,
   batchRows: number,
 ): Promise<Record<string, number>> {
-  const tag = ['uid', 'mac'] as const
   return {
-    [series.table]: await pruneBefore(db, { table: series.table, group: tag, time: 't', row: 't' }, before, batchRows),
-    [series.packed]: await pruneBefore(
-      db,
-      { table: series.packed, group: tag, time: 'hour', row: 'hour' },
-      before,
-      batchRows,
-    ),
+    [series.table]: await pruneBefore(db, byTag(series.table, 't'), before, batchRows),
+    [series.packed]: await pruneBefore(db, byTag(series.packed, 'hour'), before, batchRows),
   }
+}
+
+/** Deletes a series' rollup hours before `before` (the start of an hour), at most `batchRows` rows a statement. */
+export async function pruneRollups(
+  db: Kysely<DB>,
+  series: Series,
+  before: number,
+  batchRows: number,
+): Promise<Record<string, number>> {
+  return { [series.rollup.table]: await pruneBefore(db, byTag(series.rollup.table, 'hour'), before, batchRows) }
 }
 
 /** The embedded store has no autovacuum; without it the visibility map goes stale and reads stop being index-only. */

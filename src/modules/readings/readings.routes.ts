@@ -88,6 +88,7 @@ async function readingRoutes(app: App) {
           { kind: 'sensordata', rows: req.body.readings },
           app.clock(),
           app.events,
+          app.config.retention.readingsDays,
         ),
       )
       app.countIngested('http', 'sensordata', counts.stored)
@@ -117,6 +118,7 @@ async function readingRoutes(app: App) {
           { kind: 'locations', rows: req.body.readings },
           app.clock(),
           app.events,
+          app.config.retention.readingsDays,
         ),
       )
       app.countIngested('http', 'locations', counts.stored)

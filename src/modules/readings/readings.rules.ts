@@ -169,3 +169,12 @@ export interface HourSummary {
   detections: number
   nodeChanges: number
 }
+
+/**
+ * The first t kept (in the series' unit: `msPerT` ms) when a retention keeps `days` days at `at` (ms): the start
+ * of the hour `days` days before, so that an hour of readings, packed or not, is wholly kept or wholly gone.
+ */
+export function retainedFrom(msPerT: number, at: number, days: number): number {
+  const hour = 3_600_000 / msPerT
+  return Math.floor((at - days * 86_400_000) / msPerT / hour) * hour
+}
