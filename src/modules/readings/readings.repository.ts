@@ -367,7 +367,7 @@ export async function storeReadings(
   mac: string,
   batch: IngestBatch,
   currentUntil: number,
-  keptFrom: number | undefined,
+  keptFrom?: number,
   afterStore?: (trx: Kysely<DB>) => Promise<void>,
 ): Promise<IngestCounts | undefined> {
   const series = SERIES[batch.kind]
