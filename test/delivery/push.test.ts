@@ -2,92 +2,24 @@
 // messages:send): the service authorises with a service-account key, sends each event to the phones of the
 // ranks its kind notifies, in the user's language, and drops a token FCM calls UNREGISTERED.
 import assert from 'node:assert/strict'
-import { generateKeyPairSync } from 'node:crypto'
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createUser, userToken } from '../support/fixtures.ts'
 import { eventually } from '../support/eventually.ts'
+import { startFcmStandIn, type FcmStandIn } from '../support/fcm-stand-in.ts'
 import { recordEvent } from '../../src/modules/events/events.repository.ts'
 
-interface Sent {
-  authorization: string | undefined
-  message: { token: string; notification: { title: string; body: string }; data: Record<string, string> }
-}
-
 let ctx: TestContext
-let standIn: Server
-let tokensIssued = 0
-const sent: Sent[] = []
+let standIn: FcmStandIn
 
 describe('push notifications through FCM HTTP v1', () => {
   before(async () => {
-    standIn = createServer((req, res) => {
-      let body = ''
-      req.on('data', (chunk: Buffer) => (body += chunk.toString()))
-      req.on('end', () => {
-        if (req.url === '/token') {
-          assert.match(body, /grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer/)
-          tokensIssued++
-          res.writeHead(200, { 'content-type': 'application/json' })
-          res.end(
-            JSON.stringify({ access_token: `ya29.stand-in-${tokensIssued}`, expires_in: 3600, token_type: 'Bearer' }),
-          )
-          return
-        }
-        const { message } = JSON.parse(body) as { message: Sent['message'] }
-        if (message.token === 'dead-phone') {
-          res.writeHead(404, { 'content-type': 'application/json' })
-          res.end(
-            JSON.stringify({
-              error: {
-                code: 404,
-                status: 'NOT_FOUND',
-                details: [
-                  { '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode: 'UNREGISTERED' },
-                ],
-              },
-            }),
-          )
-          return
-        }
-        sent.push({ authorization: req.headers.authorization, message })
-        res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ name: 'projects/p/messages/1' }))
-      })
-    })
-    await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve))
-    const address = standIn.address()
-    assert.ok(address && typeof address === 'object')
-    const base = `http://127.0.0.1:${address.port}`
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
-    const keyFile = join(mkdtempSync(join(tmpdir(), 'lsapi-fcm-')), 'service-account.json')
-    writeFileSync(
-      keyFile,
-      JSON.stringify({
-        type: 'service_account',
-        project_id: 'farm-app-test',
-        private_key_id: 'k1',
-        private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }),
-        client_email: 'pusher@farm-app-test.iam.gserviceaccount.com',
-        token_uri: `${base}/token`,
-      }),
-    )
-    ctx = await createTestApp({
-      env: {
-        FCM_SERVICE_ACCOUNT_FILE: keyFile,
-        FCM_ENDPOINT: `${base}/v1/projects/farm-app-test/messages:send`,
-        DELIVERY_POLL_MS: '50',
-      },
-    })
+    standIn = await startFcmStandIn({ unregistered: ['dead-phone'] })
+    ctx = await createTestApp({ env: { ...standIn.env, DELIVERY_POLL_MS: '50' } })
   })
   after(async () => {
     await ctx?.close()
-    standIn?.close()
+    await standIn?.close()
   })
 
   it('sends an event to the phones of the notified ranks, in the user language, and drops an unregistered token', async () => {
@@ -138,7 +70,7 @@ describe('push notifications through FCM HTTP v1', () => {
     ctx.app.events.announce([row])
 
     const [message] = await eventually(
-      () => sent,
+      () => standIn.sent,
       (list) => list.length >= 1,
       'a push message',
     )
@@ -159,7 +91,7 @@ describe('push notifications through FCM HTTP v1', () => {
     assert.deepEqual(phones.map((p) => p.Token).sort(), ['manager-phone', 'worker-phone'])
     await new Promise((resolve) => setTimeout(resolve, 300))
     assert.deepEqual(
-      sent.map((s) => s.message.token),
+      standIn.sent.map((s) => s.message.token),
       ['worker-phone'],
       'the manager is not told of a birth alarm by default, and nothing is sent twice',
     )
