@@ -40501,13 +40501,13 @@ export interface operations {
                             interval: "5m" | "15m" | "1h" | "6h" | "1d";
                             /**
                              * Format: int64
-                             * @description The span's first instant, Unix SECONDS (as given, or its default). Unix SECONDS (at most 4102444800, the year 2100): a value in ms is a 400
+                             * @description The span's first instant, Unix SECONDS (as given, or its default)
                              * @example 1793515200
                              */
                             startTime: number;
                             /**
                              * Format: int64
-                             * @description The span's last instant, Unix SECONDS (as given, or its default: now). Unix SECONDS (at most 4102444800, the year 2100): a value in ms is a 400
+                             * @description The span's last instant, Unix SECONDS (as given, or its default: now)
                              * @example 1793601600
                              */
                             endTime: number;
@@ -40515,7 +40515,7 @@ export interface operations {
                             buckets: {
                                 /**
                                  * Format: int64
-                                 * @description Start of the bucket, Unix SECONDS: a multiple of the interval since the epoch. Unix SECONDS (at most 4102444800, the year 2100): a value in ms is a 400
+                                 * @description Start of the bucket, Unix SECONDS: a multiple of the interval since the epoch
                                  * @example 1793601600
                                  */
                                 t: number;

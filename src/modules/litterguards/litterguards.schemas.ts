@@ -29,7 +29,8 @@ export const DEVICE_AGGREGATE: AggregateSchemaUnit = {
   title: 'DeviceSensor',
   msPerT: 1000,
   unitName: 'Unix SECONDS',
-  time: Seconds,
+  time: (description, example) => Integer({ minimum: 0, maximum: T_MAX_SECONDS, description, examples: [example] }),
+  queryTime: Seconds,
   example: EXAMPLE.seconds,
   temperature: { mean: 31.2, min: 30.6, max: 32.1, sd: 0.3 },
 }

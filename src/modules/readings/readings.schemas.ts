@@ -175,7 +175,10 @@ export interface AggregateSchemaUnit {
   title: string
   msPerT: 1 | 1000
   unitName: string
+  /** A time in the answer. */
   time: (description: string, example: number) => ReturnType<typeof Integer>
+  /** A time in the query: as `time`, or stricter (a device's refuses a value in ms with words to say so). */
+  queryTime: (description: string, example: number) => ReturnType<typeof Integer>
   example: number
   temperature: StatsExample
 }
@@ -185,6 +188,7 @@ export const EAR_TAG_AGGREGATE: AggregateSchemaUnit = {
   msPerT: 1,
   unitName: 'ms',
   time: EpochMs,
+  queryTime: EpochMs,
   example: EXAMPLE.ms,
   temperature: { mean: 38.4, min: 38.1, max: 38.7, sd: 0.15 },
 }
@@ -209,9 +213,9 @@ export function AggregateQuery(unit: AggregateSchemaUnit) {
       examples: ['15m'],
     }),
     startTime: Type.Optional(
-      unit.time(`First instant, ${unit.unitName}, inclusive; default endTime − 24 hours`, unit.example - day),
+      unit.queryTime(`First instant, ${unit.unitName}, inclusive; default endTime − 24 hours`, unit.example - day),
     ),
-    endTime: Type.Optional(unit.time(`Last instant, ${unit.unitName}, inclusive; default now`, unit.example)),
+    endTime: Type.Optional(unit.queryTime(`Last instant, ${unit.unitName}, inclusive; default now`, unit.example)),
   })
 }
 
