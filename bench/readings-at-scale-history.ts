@@ -1,9 +1,16 @@
 // Rows 4-7 of the readings-at-scale scenario (readings-at-scale.ts): farms with days of history, then the
 // predictions job, the analytics, the litter-device summary and the aggregate route on them.
-import { sql } from 'kysely'
+import { sql, type Kysely } from 'kysely'
+import type { DB } from '../src/db/schema.ts'
 import { packReadings } from '../src/jobs/packing.ts'
 import { RUN_MINUTES_PAST, scorePredictions } from '../src/jobs/predictions.ts'
-import { readingRows, sensorAnalytics, SERIES, summedUp } from '../src/modules/readings/readings.repository.ts'
+import {
+  readingRows,
+  sensorAnalytics,
+  SERIES,
+  summedUp,
+  type ReadingKind,
+} from '../src/modules/readings/readings.repository.ts'
 import type { TableRow } from './scenario.ts'
 import { benchFarm, median, type BenchApp } from './support.ts'
 import {
@@ -40,11 +47,32 @@ export interface History {
   end: number
 }
 
+/** Tags of a farm whose readings of `kind` come every `everyMinutes`. */
+interface Sending {
+  kind: ReadingKind
+  tags: string[]
+  everyMinutes: number
+}
+
 /**
- * Farms with history written through the service's ingestion code (which keeps the hourly rollups, where built)
- * in batches of 10,000, as a gateway backfilling them would, then packed by the packing job: each of the two
- * history farms `scoredAnimals` animals with a sensor reading a minute and a location detection every 5 minutes,
- * and a farm of `summaryDevices` litter devices with a reading a minute.
+ * `days` of readings up to `end`, a day at a time as they would arrive: each tag's day through the service's
+ * ingestion code (which keeps the hourly rollups), then the packing job as it runs by the day's end.
+ */
+async function writeDays(db: Kysely<DB>, uid: string, sendings: Sending[], days: number, end: number) {
+  for (let day = days - 1; day >= 0; day--) {
+    const dayEnd = end - day * DAY
+    for (const { kind, tags, everyMinutes } of sendings)
+      for (const [n, tag] of tags.entries()) {
+        const readings = history(kind, n, dayEnd, DAY / (everyMinutes * MINUTE), everyMinutes, 7 + 1000 * day)
+        await ingestAll(db, uid, tag, kind, readings, 10_000)
+      }
+    await packReadings(db, { now: dayEnd, uid })
+  }
+}
+
+/**
+ * Farms with history: the two history farms, each `scoredAnimals` animals with a sensor reading a minute and a
+ * location detection every 5 minutes, and a farm of `summaryDevices` litter devices with a reading a minute.
  */
 export async function seedHistory(plan: Plan, bench: BenchApp): Promise<History> {
   const db = bench.database.db
@@ -53,34 +81,17 @@ export async function seedHistory(plan: Plan, bench: BenchApp): Promise<History>
   for (const days of plan.historyDays) {
     const farm = await benchFarm(bench)
     const macs: string[] = []
-    for (let n = 0; n < plan.scoredAnimals; n++) {
-      const tag = await farm.animal()
-      macs.push(tag)
-      await ingestAll(db, farm.uid, tag, 'sensordata', history('sensordata', n, end, (days * DAY) / MINUTE), 10_000)
-      await ingestAll(
-        db,
-        farm.uid,
-        tag,
-        'locations',
-        history('locations', n, end, (days * DAY) / (5 * MINUTE), 5),
-        10_000,
-      )
-    }
-    await packReadings(db, { now: end, uid: farm.uid })
+    for (let n = 0; n < plan.scoredAnimals; n++) macs.push(await farm.animal())
+    const sendings: Sending[] = [
+      { kind: 'sensordata', tags: macs, everyMinutes: 1 },
+      { kind: 'locations', tags: macs, everyMinutes: 5 },
+    ]
+    await writeDays(db, farm.uid, sendings, days, end)
     farms.push({ farm, days, macs })
   }
   const devicesFarm = await benchFarm(bench)
   const devices = await addTags(bench, devicesFarm.uid, 'devicedata', 3, plan.summaryDevices)
-  for (const [n, tag] of devices.entries())
-    await ingestAll(
-      db,
-      devicesFarm.uid,
-      tag,
-      'devicedata',
-      history('devicedata', n, end, (plan.deviceDays * DAY) / MINUTE),
-      10_000,
-    )
-  await packReadings(db, { now: end, uid: devicesFarm.uid })
+  await writeDays(db, devicesFarm.uid, [{ kind: 'devicedata', tags: devices, everyMinutes: 1 }], plan.deviceDays, end)
   await sql`VACUUM ANALYZE`.execute(db)
   return { farms: farms as [HistoryFarm, HistoryFarm], devices: { farm: devicesFarm, macs: devices }, end }
 }
