@@ -179,6 +179,28 @@ describe('hourly rollups', () => {
     assert.equal(await count('animal_location_hourly', f.user.uid), 0)
   })
 
+  it('count every detection when batches of one tag and hour arrive at once (each sums the hour up after the other)', async () => {
+    const f = await readingsFarm(ctx)
+    const a = await f.animal()
+    const hour = NOW - 40 * MINUTE - 3 * HOUR
+    // Eight batches interleaved in time within one hour (and one reaching into the next), sent concurrently.
+    const batches = Array.from({ length: 8 }, (_, k) =>
+      Array.from({ length: 9 }, (_, i) => ({
+        t: hour + (i * 8 + k) * 60_000 + 11,
+        rssi: -60,
+        nodeuid: `node-${(i + k) % 3}`,
+      })),
+    )
+    const answers = await Promise.all(batches.map((readings) => f.inject('POST', `/${a.MAC}/locations`, { readings })))
+    for (const res of answers) assert.equal(res.statusCode, 200, res.body)
+    assert.equal(await assertRollupsExact('locations', f.user.uid, a.MAC), 2)
+    const { rows } = await sql<{ n: number }>`
+      SELECT sum(n)::int AS n FROM animal_location_hourly WHERE uid = ${f.user.uid} AND mac = ${a.MAC}`.execute(
+      ctx.database.db,
+    )
+    assert.equal(rows[0]!.n, 72)
+  })
+
   it('of litter devices (t in seconds) equal their readings summed up, packed or not, and go with the device', async () => {
     const f = await deviceFarm(ctx)
     const d = await f.device()
