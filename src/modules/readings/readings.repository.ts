@@ -83,20 +83,22 @@ const isValidTemperature = sql`r.c >= ${sql.lit(VALID_TEMPERATURE.min)} AND r.c 
  */
 const sensorRollup = (table: 'animal_sensor_hourly' | 'litterguard_hourly'): Rollup => ({
   table,
-  derived: sql`sqrt(r.x * r.x + r.y * r.y + r.z * r.z) AS m`,
+  // Each value's decimal computed once a reading (the conversion costs more than the sums).
+  derived: sql`sqrt(r.x * r.x + r.y * r.y + r.z * r.z) AS m, r.c::numeric AS c_decimal,
+    sqrt(r.x * r.x + r.y * r.y + r.z * r.z)::numeric AS m_decimal`,
   columns: {
     n: { of: sql`count(*)`, merge: 'sum' },
-    c_sum: { of: sql`sum(r.c::numeric)`, merge: 'sum' },
-    c_sumsq: { of: sql`sum(r.c::numeric * r.c::numeric)`, merge: 'sum' },
+    c_sum: { of: sql`sum(r.c_decimal)`, merge: 'sum' },
+    c_sumsq: { of: sql`sum(r.c_decimal * r.c_decimal)`, merge: 'sum' },
     c_min: { of: sql`min(r.c)`, merge: 'min' },
     c_max: { of: sql`max(r.c)`, merge: 'max' },
-    m_sum: { of: sql`sum(r.m::numeric)`, merge: 'sum' },
-    m_sumsq: { of: sql`sum(r.m::numeric * r.m::numeric)`, merge: 'sum' },
+    m_sum: { of: sql`sum(r.m_decimal)`, merge: 'sum' },
+    m_sumsq: { of: sql`sum(r.m_decimal * r.m_decimal)`, merge: 'sum' },
     m_min: { of: sql`min(r.m)`, merge: 'min' },
     m_max: { of: sql`max(r.m)`, merge: 'max' },
     moving_n: { of: sql`count(*) FILTER (WHERE abs(r.m - 1) > ${sql.lit(MOVING_THRESHOLD_G)}::float8)`, merge: 'sum' },
     valid_n: { of: sql`count(*) FILTER (WHERE ${isValidTemperature})`, merge: 'sum' },
-    valid_c_sum: { of: sql`coalesce(sum(r.c::numeric) FILTER (WHERE ${isValidTemperature}), 0)`, merge: 'sum' },
+    valid_c_sum: { of: sql`coalesce(sum(r.c_decimal) FILTER (WHERE ${isValidTemperature}), 0)`, merge: 'sum' },
   },
 })
 
@@ -245,7 +247,7 @@ const mergesIn = (rollup: Rollup) => Object.values(rollup.columns).every((c) => 
 export function summedUp(series: Series, rows: RawBuilder<unknown>): RawBuilder<unknown> {
   const { derived, columns } = series.rollup
   return sql`SELECT r.hour, ${sql.join(Object.entries(columns).map(([name, c]) => sql`${c.of} AS ${sql.ref(name)}`))}
-    FROM (SELECT r.*, ${derived} FROM (SELECT r.*, r.t - r.t % ${sql.lit(hourOf(series))} AS hour FROM ${rows} r) r) r
+    FROM (SELECT r.*, ${derived} FROM (SELECT r.*, r.t - r.t % ${sql.lit(hourOf(series))} AS hour FROM ${rows} r) r OFFSET 0) r
     GROUP BY r.hour`
 }
 
