@@ -19,12 +19,12 @@ const window = { start: end - DAY, end }
 const baseline = baselineWindow(window)
 const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length
 
-/** Bucket means of the rows in [from, to), numbered from the window's start. */
+/** Bucket means of the rows in [from, to), UTC-aligned and numbered from the epoch, as the service's. */
 function buckets(rows: { t: number; activity: number }[], from: number, to: number) {
   const byBucket = new Map<number, number[]>()
   for (const row of rows) {
     if (row.t < from || row.t >= to) continue
-    const bucket = Math.floor((row.t - window.start) / BUCKET_SECONDS)
+    const bucket = Math.floor(row.t / BUCKET_SECONDS)
     byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), row.activity])
   }
   return [...byBucket.entries()]

@@ -229,6 +229,19 @@ export interface SensorHourlyTable {
   valid_c_sum: number
 }
 
+/** A litter device's hour: the sensor sums, and what its activity rules read (migration 0065). */
+export interface LitterguardHourlyTable extends SensorHourlyTable {
+  /** Sum of the readings' dynamic acceleration |m - 1| (exact). */
+  a_sum: number
+  /** The hour's 10-minute buckets with readings: their count, the sum and sum of squares of their mean |m - 1|. */
+  act_n: number
+  act_mean_sum: number
+  act_mean_sumsq: number
+  /** Each such bucket's number within the hour (0-5) and its mean, in time order. */
+  act_bucket: number[]
+  act_mean: number[]
+}
+
 /** One tag's hour of location detections summed up (migration 0060). */
 export interface LocationHourlyTable {
   uid: string
@@ -374,7 +387,7 @@ export interface DB extends RecordTables {
   litterguard_packed: PackedSensorTable
   animal_sensor_hourly: SensorHourlyTable
   animal_location_hourly: LocationHourlyTable
-  litterguard_hourly: SensorHourlyTable
+  litterguard_hourly: LitterguardHourlyTable
   idempotency_keys: IdempotencyKeysTable
   access_log: AccessLogTable
   predictions: PredictionsTable

@@ -8,6 +8,7 @@ import { sql, type Kysely } from 'kysely'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { packReadings } from '../../src/jobs/packing.ts'
 import { BACKFILL_THRESHOLDS, backfill } from '../../src/db/migrations/0060_hourly_rollups.ts'
+import { backfill as backfillActivity } from '../../src/db/migrations/0065_litterguard_activity.ts'
 import { MOVING_THRESHOLD_G, TIME_RANGES, VALID_TEMPERATURE } from '../../src/modules/readings/readings.rules.ts'
 import {
   SERIES,
@@ -78,7 +79,7 @@ async function assertRollupsExact(kind: ReadingKind, uid: string, mac: string): 
   return stored.length
 }
 
-/** The migration sums the account's readings up into the same rows as ingestion did (in a transaction undone after). */
+/** The migrations sum the account's readings up into the same rows as ingestion did (in a transaction undone after). */
 async function assertBackfillSame(uid: string): Promise<void> {
   const tables = ['animal_sensor_hourly', 'animal_location_hourly', 'litterguard_hourly']
   const snapshot = async (db: typeof ctx.database.db) => {
@@ -92,6 +93,7 @@ async function assertBackfillSame(uid: string): Promise<void> {
     ctx.database.db.transaction().execute(async (trx) => {
       for (const table of tables) await sql`DELETE FROM ${sql.table(table)} WHERE uid = ${uid}`.execute(trx)
       await backfill(trx as unknown as Kysely<unknown>, uid)
+      await backfillActivity(trx as unknown as Kysely<unknown>, uid)
       assert.deepEqual(await snapshot(trx), ingested)
       throw new Error('undone')
     }),

@@ -15,6 +15,7 @@ import * as events from './0020_events.ts'
 import * as scorerFarmSettings from './0050_scorer_farm_settings.ts'
 import * as packedReadings from './0030_packed_readings.ts'
 import * as hourlyRollups from './0060_hourly_rollups.ts'
+import * as litterguardActivity from './0065_litterguard_activity.ts'
 import * as emailChanges from './0070_email_changes.ts'
 
 // Listed explicitly (not read from the folder) so the same list works from src/ and from dist/.
@@ -36,5 +37,6 @@ export const migrations: Record<string, Migration> = {
   '0050_scorer_farm_settings': scorerFarmSettings,
   '0055_deliveries': deliveries,
   '0060_hourly_rollups': hourlyRollups,
+  '0065_litterguard_activity': litterguardActivity,
   '0070_email_changes': emailChanges,
 }

@@ -1,7 +1,7 @@
 // Litter-monitoring devices as stored, their readings, and the aggregates of the analytics and the
 // summary, computed by the database. Rows become the spec's device through the resource's mappers
 // (litterguards.resource.ts); the aggregates become verdicts through litterguards.rules.ts.
-import { sql, type Insertable, type Kysely, type Selectable } from 'kysely'
+import { sql, type Insertable, type Kysely, type RawBuilder, type Selectable } from 'kysely'
 import type { DB, LitterguardsTable } from '../../db/schema.ts'
 import { uniqueViolation } from '../../db/errors.ts'
 import { paginate, type Page, type PageParams } from '../../db/paginate.ts'
@@ -9,9 +9,17 @@ import type { FilterValue } from '../../http/list-params.ts'
 import type { ApiObject } from '../../resource/resource.ts'
 import { isMac, normalizeMac } from '../animals/animals.rules.ts'
 import type { DeviceRow } from '../readings/readings.schemas.ts'
-import { SERIES, newestReadings, readingRows } from '../readings/readings.repository.ts'
+import {
+  SERIES,
+  hourlyRows,
+  newestReadings,
+  readingRows,
+  summedUp,
+  type Span,
+} from '../readings/readings.repository.ts'
+import { LITTER_BUCKET } from '../readings/readings.rules.ts'
 import { litterguards } from './litterguards.resource.ts'
-import { BUCKET_SECONDS, type BucketStats, type Window } from './litterguards.rules.ts'
+import type { BucketStats, Window } from './litterguards.rules.ts'
 
 /** A device row with `active`, judged against `activeSince` (Unix seconds) when it was read. */
 export type LitterguardRow = Selectable<LitterguardsTable> & { active: boolean }
@@ -163,11 +171,12 @@ export interface ActivityAggregates extends BucketStats {
 }
 
 /**
- * Per device of the account (or the one `mac`): the window's temperature and acceleration aggregates,
- * the mean dynamic acceleration of the window and of its baseline [baselineStart, window.start), the
- * baseline's 10-minute buckets' statistics and the window's bucket means (buckets aligned on window.start,
- * numbered from it). One pass over the readings of baseline and window, each device's through its own key
- * range, sums them per 10-minute bucket; the figures come from the buckets.
+ * Per device of the account (or the one `mac`): the window's temperature and acceleration aggregates, the mean
+ * dynamic acceleration of the window and of its baseline [baselineStart, window.start), the baseline's 10-minute
+ * buckets' statistics and the window's bucket means (buckets UTC-aligned, cut by the window's start; numbered
+ * from the epoch). Read from the devices' hourly rollups (hourlyRows: the hours the baseline or the window cut are
+ * summed up from their readings), a few hundred rows a device whatever its reading rate; `rollups: false` sums every
+ * reading up instead (the same figures: the test compares them).
  */
 export async function activityAggregates(
   db: Kysely<DB>,
@@ -175,7 +184,17 @@ export async function activityAggregates(
   window: Window,
   baselineStart: number,
   mac?: string,
+  options: { rollups?: boolean } = {},
 ): Promise<ActivityAggregates[]> {
+  const series = SERIES.devicedata
+  const hours = (span: Span) =>
+    options.rollups === false
+      ? sql`(${summedUp(series, readingRows(series, uid, sql.ref('d.mac'), span))})`
+      : hourlyRows(series, uid, sql.ref('d.mac'), span)
+  const owned = sql`d.uid = ${uid} ${mac === undefined ? sql`` : sql`AND d.mac = ${mac}`}`
+  const ratio = (sum: string, count: string, side: RawBuilder<unknown>) =>
+    sql`(sum(${sql.ref(`h.${sum}`)}) FILTER (WHERE ${side}) / sum(${sql.ref(`h.${count}`)}) FILTER (WHERE ${side}))::float8`
+  const [inWindow, inBaseline] = [sql`h.in_window`, sql`NOT h.in_window`]
   const { rows } = await sql<{
     mac: string
     n: number
@@ -191,34 +210,37 @@ export async function activityAggregates(
     window_buckets: number[] | null
     window_activities: number[] | null
   }>`
-    WITH buckets AS (
-      -- One row per device and 10-minute bucket (numbered from the window's start: the baseline's are negative).
-      SELECT d.mac, floor((r.t - ${window.start}) / ${BUCKET_SECONDS}::float8) AS bucket,
-        count(*)::float8 AS n, sum(r.c) AS sum_c, min(r.c) AS min_c, max(r.c) AS max_c,
-        sum(m.magnitude) AS sum_m, sum(abs(m.magnitude - 1)) AS sum_activity
-      FROM litterguards d
-      CROSS JOIN LATERAL ${readingRows(SERIES.devicedata, uid, sql.ref('d.mac'), { start: baselineStart, end: window.end })} r
-      CROSS JOIN LATERAL (SELECT sqrt(r.x * r.x + r.y * r.y + r.z * r.z) AS magnitude) m
-      WHERE d.uid = ${uid} ${mac === undefined ? sql`` : sql`AND d.mac = ${mac}`}
-      GROUP BY d.mac, bucket
+    WITH h AS (
+      SELECT d.mac, false AS in_window, h.* FROM litterguards d
+        CROSS JOIN LATERAL ${hours({ start: baselineStart, end: window.start - 1 })} h
+        WHERE ${owned}
+      UNION ALL
+      SELECT d.mac, true, h.* FROM litterguards d
+        CROSS JOIN LATERAL ${hours({ start: window.start, end: window.end })} h
+        WHERE ${owned}
     )
     SELECT d.mac,
-      coalesce(sum(b.n) FILTER (WHERE b.bucket >= 0), 0) AS n,
-      sum(b.sum_c) FILTER (WHERE b.bucket >= 0) / sum(b.n) FILTER (WHERE b.bucket >= 0) AS avg_c,
-      min(b.min_c) FILTER (WHERE b.bucket >= 0) AS min_c,
-      max(b.max_c) FILTER (WHERE b.bucket >= 0) AS max_c,
-      sum(b.sum_m) FILTER (WHERE b.bucket >= 0) / sum(b.n) FILTER (WHERE b.bucket >= 0) AS avg_m,
-      sum(b.sum_activity) FILTER (WHERE b.bucket >= 0) / sum(b.n) FILTER (WHERE b.bucket >= 0) AS window_activity,
-      sum(b.sum_activity) FILTER (WHERE b.bucket < 0) / sum(b.n) FILTER (WHERE b.bucket < 0) AS baseline_activity,
-      count(b.bucket) FILTER (WHERE b.bucket < 0) AS baseline_buckets,
-      avg(b.sum_activity / b.n) FILTER (WHERE b.bucket < 0) AS baseline_mean,
-      stddev_pop(b.sum_activity / b.n) FILTER (WHERE b.bucket < 0) AS baseline_sd,
-      array_agg(b.bucket ORDER BY b.bucket) FILTER (WHERE b.bucket >= 0) AS window_buckets,
-      array_agg(b.sum_activity / b.n ORDER BY b.bucket) FILTER (WHERE b.bucket >= 0) AS window_activities
+      coalesce(sum(h.n) FILTER (WHERE ${inWindow}), 0) AS n,
+      ${ratio('c_sum', 'n', inWindow)} AS avg_c,
+      min(h.c_min) FILTER (WHERE ${inWindow}) AS min_c,
+      max(h.c_max) FILTER (WHERE ${inWindow}) AS max_c,
+      ${ratio('m_sum', 'n', inWindow)} AS avg_m,
+      ${ratio('a_sum', 'n', inWindow)} AS window_activity,
+      ${ratio('a_sum', 'n', inBaseline)} AS baseline_activity,
+      sum(h.act_n) FILTER (WHERE ${inBaseline}) AS baseline_buckets,
+      ${ratio('act_mean_sum', 'act_n', inBaseline)} AS baseline_mean,
+      sqrt(greatest(0, sum(h.act_mean_sumsq) FILTER (WHERE ${inBaseline}) / sum(h.act_n) FILTER (WHERE ${inBaseline})
+        - (sum(h.act_mean_sum) FILTER (WHERE ${inBaseline}) / sum(h.act_n) FILTER (WHERE ${inBaseline})) ^ 2))::float8 AS baseline_sd,
+      w.buckets AS window_buckets, w.activities AS window_activities
     FROM litterguards d
-    LEFT JOIN buckets b ON b.mac = d.mac
-    WHERE d.uid = ${uid} ${mac === undefined ? sql`` : sql`AND d.mac = ${mac}`}
-    GROUP BY d.mac
+    LEFT JOIN h ON h.mac = d.mac
+    LEFT JOIN LATERAL (
+      SELECT array_agg(h.hour / ${sql.lit(LITTER_BUCKET)} + u.bucket ORDER BY h.hour, u.bucket) AS buckets,
+             array_agg(u.mean ORDER BY h.hour, u.bucket) AS activities
+      FROM h CROSS JOIN LATERAL unnest(h.act_bucket, h.act_mean) AS u (bucket, mean)
+      WHERE h.mac = d.mac AND h.in_window) w ON true
+    WHERE ${owned}
+    GROUP BY d.mac, w.buckets, w.activities
     ORDER BY d.mac`.execute(db)
   return rows.map((r) => ({
     mac: r.mac,

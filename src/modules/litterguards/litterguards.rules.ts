@@ -1,7 +1,7 @@
 // Pure rules of the litter-monitoring devices: time windows in Unix seconds, connectivity (Active), and
 // the activity rules of the analytics. The database computes the aggregates (litterguards.repository.ts);
 // these functions turn them into the API's verdicts.
-import type { TimeRange } from '../readings/readings.rules.ts'
+import { LITTER_BUCKET, type TimeRange } from '../readings/readings.rules.ts'
 
 const MINUTE = 60
 const HOUR = 60 * MINUTE
@@ -84,7 +84,7 @@ export const NOISE_FLOOR_G = 0.01
  * a litter's suckling bouts more often (bench/litterguard-unusual.ts, the simulator's quiet pens: 25-36 of 40 days
  * for one bucket, 0-1 for two in a row).
  */
-export const BUCKET_SECONDS = 10 * MINUTE
+export const BUCKET_SECONDS = LITTER_BUCKET
 export const UNUSUAL_SIGMAS = 3
 export const UNUSUAL_RUN_BUCKETS = 2
 /** Baseline buckets needed before anything is called unusual: 6 hours of data. */
@@ -120,12 +120,13 @@ export interface BucketStats {
   baselineMean: number | null
   /** Population standard deviation of the baseline buckets. */
   baselineSd: number | null
-  /** The window's buckets with readings, in time order; `bucket` numbers them from the window's start. */
+  /** The window's buckets with readings, in time order; `bucket` numbers them from the epoch (UTC-aligned). */
   windowBuckets: readonly { bucket: number; activity: number }[]
 }
 
 /**
- * Unusual when two consecutive buckets of the window (10 minutes each, aligned on its start) lie more than
+ * Unusual when two consecutive buckets of the window (10 minutes each, UTC-aligned, the first cut by the window's
+ * start) lie more than
  * 3 standard deviations (at least the noise floor) from the mean of the baseline's buckets, either way;
  * never with fewer than 36 baseline buckets. A bucket without readings breaks a run.
  */

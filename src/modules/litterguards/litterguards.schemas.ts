@@ -95,7 +95,7 @@ export const DeviceAnalytics = Type.Object(
     }),
     unusualActivityDetected: Type.Boolean({
       description:
-        `true when the mean activity of ${UNUSUAL_RUN_BUCKETS} consecutive ${bucketMinutes}-minute buckets of the window (aligned on its start) ` +
+        `true when the mean activity of ${UNUSUAL_RUN_BUCKETS} consecutive ${bucketMinutes}-minute buckets of the window (UTC-aligned, the first cut by its start) ` +
         `lies more than ${UNUSUAL_SIGMAS} standard deviations (at least ${NOISE_FLOOR_G} g) from the mean of the baseline's ${bucketMinutes}-minute buckets, ` +
         `either way (one bucket alone crosses 3σ by chance on many ordinary days). false while the baseline has fewer than ` +
         `${MIN_BASELINE_BUCKETS} buckets with readings. ${ACTIVITY_RULES}`,

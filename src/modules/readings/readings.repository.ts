@@ -3,7 +3,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { DB } from '../../db/schema.ts'
 import { pruneBefore, type PruneTarget } from '../../db/prune.ts'
-import { MOVING_THRESHOLD_G, VALID_TEMPERATURE, type HourSummary } from './readings.rules.ts'
+import { LITTER_BUCKET, MOVING_THRESHOLD_G, VALID_TEMPERATURE, type HourSummary } from './readings.rules.ts'
 import type { DeviceRow, LocationRow, SensorAnalyticsBody, SensorRow } from './readings.schemas.ts'
 
 /** The series a batch belongs to: an animal's sensor readings or locations, or a litter device's readings. */
@@ -81,11 +81,14 @@ const isValidTemperature = sql`r.c >= ${sql.lit(VALID_TEMPERATURE.min)} AND r.c 
  * (exact, so the same in any order), min and max, with m the magnitude sqrt(x² + y² + z²), and the scorer's
  * counts (readings.rules.ts): readings moving, and readings with a valid temperature and their sum.
  */
-const sensorRollup = (table: 'animal_sensor_hourly' | 'litterguard_hourly'): Rollup => ({
+const sensorRollup = (
+  table: 'animal_sensor_hourly' | 'litterguard_hourly',
+  extra: Pick<Rollup, 'derived' | 'columns'> = { derived: sql``, columns: {} },
+): Rollup => ({
   table,
   // Each value's decimal computed once a reading (the conversion costs more than the sums).
   derived: sql`sqrt(r.x * r.x + r.y * r.y + r.z * r.z) AS m, r.c::numeric AS c_decimal,
-    sqrt(r.x * r.x + r.y * r.y + r.z * r.z)::numeric AS m_decimal`,
+    sqrt(r.x * r.x + r.y * r.y + r.z * r.z)::numeric AS m_decimal ${extra.derived}`,
   columns: {
     n: { of: sql`count(*)`, merge: 'sum' },
     c_sum: { of: sql`sum(r.c_decimal)`, merge: 'sum' },
@@ -99,8 +102,35 @@ const sensorRollup = (table: 'animal_sensor_hourly' | 'litterguard_hourly'): Rol
     moving_n: { of: sql`count(*) FILTER (WHERE abs(r.m - 1) > ${sql.lit(MOVING_THRESHOLD_G)}::float8)`, merge: 'sum' },
     valid_n: { of: sql`count(*) FILTER (WHERE ${isValidTemperature})`, merge: 'sum' },
     valid_c_sum: { of: sql`coalesce(sum(r.c_decimal) FILTER (WHERE ${isValidTemperature}), 0)`, merge: 'sum' },
+    ...extra.columns,
   },
 })
+
+/** A litter device's 10-minute activity bucket (UTC-aligned, LITTER_BUCKET of its hour) of a reading `r`. */
+const litterBucket = sql`((r.t - r.hour) / ${sql.lit(LITTER_BUCKET)})`
+const litterActivity = sql`abs(sqrt(r.x * r.x + r.y * r.y + r.z * r.z) - 1)::numeric`
+/** A bucket's mean activity (exact: numeric). */
+const bucketMean = sql`(r.bucket_a / r.bucket_n)`
+
+/**
+ * A litter device's hour also keeps what its activity rules read (docs/litterguards.md#activity): the sum of the
+ * readings' dynamic acceleration |m - 1|, and of its 10-minute buckets (UTC-aligned, six an hour) the count with
+ * readings, the sum and sum of squares of their means, and each bucket's number within the hour and mean. The
+ * bucket figures do not add up when a late reading lands in a bucket: the hour is summed up again.
+ */
+const LITTER_ACTIVITY: Pick<Rollup, 'derived' | 'columns'> = {
+  derived: sql`, count(*) OVER (PARTITION BY r.hour, ${litterBucket}) AS bucket_n,
+    sum(${litterActivity}) OVER (PARTITION BY r.hour, ${litterBucket}) AS bucket_a,
+    row_number() OVER (PARTITION BY r.hour, ${litterBucket} ORDER BY r.t) = 1 AS bucket_first`,
+  columns: {
+    a_sum: { of: sql`sum(abs(r.m - 1)::numeric)` },
+    act_n: { of: sql`count(*) FILTER (WHERE r.bucket_first)` },
+    act_mean_sum: { of: sql`sum(${bucketMean}) FILTER (WHERE r.bucket_first)` },
+    act_mean_sumsq: { of: sql`sum(${bucketMean} * ${bucketMean}) FILTER (WHERE r.bucket_first)` },
+    act_bucket: { of: sql`array_agg(${litterBucket}::smallint ORDER BY r.t) FILTER (WHERE r.bucket_first)` },
+    act_mean: { of: sql`array_agg(${bucketMean}::float8 ORDER BY r.t) FILTER (WHERE r.bucket_first)` },
+  },
+}
 
 /**
  * An hour of location detections: by node, and the node changes within it with its first and last node, so that
@@ -156,7 +186,7 @@ export const SERIES: Record<ReadingKind, Series> = {
     msPerT: 1000,
     columns: { c: 'float8', x: 'float8', y: 'float8', z: 'float8' },
     packing: { c: { scale: 100 }, x: { scale: 1000 }, y: { scale: 1000 }, z: { scale: 1000 } },
-    rollup: sensorRollup('litterguard_hourly'),
+    rollup: sensorRollup('litterguard_hourly', LITTER_ACTIVITY),
     updateOwnerLatest: (uid, mac, until) => sql`
       UPDATE litterguards d SET last_seen = r.t, current_temperature = r.c, updated_at = now()
       FROM (SELECT t, c FROM litterguard_readings WHERE uid = ${uid} AND mac = ${mac} AND t <= ${until} ORDER BY t DESC LIMIT 1) r
@@ -398,10 +428,12 @@ export async function storeReadings(
                WHERE r.t - r.t % ${sql.lit(hour)} IN (SELECT t - t % ${sql.lit(hour)} FROM stored)
                UNION ALL SELECT * FROM stored)`,
         )
+    // An hour summed up again replaces every column, those that would add up too.
     const update = Object.entries(rollup.columns).map(([name, c]) => {
       const [stored, added] = [sql.ref(`h.${name}`), sql.ref(`excluded.${name}`)]
-      const value =
-        c.merge === 'sum'
+      const value = !merged
+        ? added
+        : c.merge === 'sum'
           ? sql`${stored} + ${added}`
           : c.merge === 'min'
             ? sql`least(${stored}, ${added})`

@@ -178,3 +178,6 @@ export function retainedFrom(msPerT: number, at: number, days: number): number {
   const hour = 3_600_000 / msPerT
   return Math.floor((at - days * 86_400_000) / msPerT / hour) * hour
 }
+
+/** A litter device's activity bucket, seconds: its hourly rollup keeps six an hour, aligned to UTC (docs/litterguards.md#activity). */
+export const LITTER_BUCKET = 600
