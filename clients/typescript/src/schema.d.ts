@@ -40829,7 +40829,7 @@ export interface operations {
                              * @enum {string}
                              */
                             activityLevel: "low" | "normal" | "high";
-                            /** @description true when the mean activity of 2 consecutive 10-minute buckets of the window (aligned on its start) lies more than 3 standard deviations (at least 0.01 g) from the mean of the baseline's 10-minute buckets, either way (one bucket alone crosses 3σ by chance on many ordinary days). false while the baseline has fewer than 36 buckets with readings. Activity is the dynamic acceleration |√(x²+y²+z²) − 1 g| (a device at rest measures gravity, so the magnitude itself barely moves). The baseline is the device's own 7 days before the window. */
+                            /** @description true when the mean activity of 2 consecutive 10-minute buckets of the window (UTC-aligned, the first cut by its start) lies more than 3 standard deviations (at least 0.01 g) from the mean of the baseline's 10-minute buckets, either way (one bucket alone crosses 3σ by chance on many ordinary days). false while the baseline has fewer than 36 buckets with readings. Activity is the dynamic acceleration |√(x²+y²+z²) − 1 g| (a device at rest measures gravity, so the magnitude itself barely moves). The baseline is the device's own 7 days before the window. */
                             unusualActivityDetected: boolean;
                             /**
                              * Format: int64
