@@ -61,18 +61,32 @@ describe('litter-device activity from the rollups', () => {
       for (const range of TIME_RANGES) {
         const window = deviceWindow(range, NOW)
         const baselineStart = baselineWindow(window).start
-        const rolled = await activityAggregates(ctx.database.db, f.user.uid, window, baselineStart)
-        const raw = await activityAggregates(ctx.database.db, f.user.uid, window, baselineStart, undefined, {
-          rollups: false,
-        })
+        const rolled = await activityAggregates(ctx.database.withoutTimeouts, f.user.uid, window, baselineStart)
+        const raw = await activityAggregates(
+          ctx.database.withoutTimeouts,
+          f.user.uid,
+          window,
+          baselineStart,
+          undefined,
+          {
+            rollups: false,
+          },
+        )
         assert.equal(rolled.length, 3)
         assertClose(raw, rolled, `${stage} ${range}`)
       }
       const summary = (await f.inject('GET', '/summary')).json().data
       const day = deviceWindow('24h', NOW)
-      const raw = await activityAggregates(ctx.database.db, f.user.uid, day, baselineWindow(day).start, undefined, {
-        rollups: false,
-      })
+      const raw = await activityAggregates(
+        ctx.database.withoutTimeouts,
+        f.user.uid,
+        day,
+        baselineWindow(day).start,
+        undefined,
+        {
+          rollups: false,
+        },
+      )
       assert.equal(summary.devicesWithUnusualActivity, raw.filter(unusualActivity).length, stage)
       const analytics = (await f.inject('GET', `/${restless.MAC}/analytics?timeRange=24h`)).json().data
       const mine = raw.find((r) => r.mac === restless.MAC)!
