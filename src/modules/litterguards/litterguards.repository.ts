@@ -218,33 +218,34 @@ export async function activityAggregates(
       SELECT d.mac, true, h.* FROM litterguards d
         CROSS JOIN LATERAL ${hours({ start: window.start, end: window.end })} h
         WHERE ${owned}
-    )
-    SELECT d.mac,
-      coalesce(sum(h.n) FILTER (WHERE ${inWindow}), 0) AS n,
-      ${ratio('c_sum', 'n', inWindow)} AS avg_c,
-      min(h.c_min) FILTER (WHERE ${inWindow}) AS min_c,
-      max(h.c_max) FILTER (WHERE ${inWindow}) AS max_c,
-      ${ratio('m_sum', 'n', inWindow)} AS avg_m,
-      ${ratio('a_sum', 'n', inWindow)} AS window_activity,
-      ${ratio('a_sum', 'n', inBaseline)} AS baseline_activity,
-      sum(h.act_n) FILTER (WHERE ${inBaseline}) AS baseline_buckets,
-      ${ratio('act_mean_sum', 'act_n', inBaseline)} AS baseline_mean,
-      sqrt(greatest(0, sum(h.act_mean_sumsq) FILTER (WHERE ${inBaseline}) / sum(h.act_n) FILTER (WHERE ${inBaseline})
-        - (sum(h.act_mean_sum) FILTER (WHERE ${inBaseline}) / sum(h.act_n) FILTER (WHERE ${inBaseline})) ^ 2))::float8 AS baseline_sd,
-      w.buckets AS window_buckets, w.activities AS window_activities
-    FROM litterguards d
-    LEFT JOIN h ON h.mac = d.mac
-    LEFT JOIN LATERAL (
-      SELECT array_agg(h.hour / ${sql.lit(LITTER_BUCKET)} + u.bucket ORDER BY h.hour, u.bucket) AS buckets,
-             array_agg(u.mean ORDER BY h.hour, u.bucket) AS activities
+    ), sums AS (
+      SELECT h.mac,
+        coalesce(sum(h.n) FILTER (WHERE ${inWindow}), 0) AS n,
+        ${ratio('c_sum', 'n', inWindow)} AS avg_c,
+        min(h.c_min) FILTER (WHERE ${inWindow}) AS min_c,
+        max(h.c_max) FILTER (WHERE ${inWindow}) AS max_c,
+        ${ratio('m_sum', 'n', inWindow)} AS avg_m,
+        ${ratio('a_sum', 'n', inWindow)} AS window_activity,
+        ${ratio('a_sum', 'n', inBaseline)} AS baseline_activity,
+        sum(h.act_n) FILTER (WHERE ${inBaseline}) AS baseline_buckets,
+        ${ratio('act_mean_sum', 'act_n', inBaseline)} AS baseline_mean,
+        sqrt(greatest(0, sum(h.act_mean_sumsq) FILTER (WHERE ${inBaseline}) / sum(h.act_n) FILTER (WHERE ${inBaseline})
+          - (sum(h.act_mean_sum) FILTER (WHERE ${inBaseline}) / sum(h.act_n) FILTER (WHERE ${inBaseline})) ^ 2))::float8 AS baseline_sd
+      FROM h GROUP BY h.mac
+    ), buckets AS (
+      SELECT h.mac, array_agg(h.hour / ${sql.lit(LITTER_BUCKET)} + u.bucket ORDER BY h.hour, u.bucket) AS window_buckets,
+             array_agg(u.mean ORDER BY h.hour, u.bucket) AS window_activities
       FROM h CROSS JOIN LATERAL unnest(h.act_bucket, h.act_mean) AS u (bucket, mean)
-      WHERE h.mac = d.mac AND h.in_window) w ON true
+      WHERE h.in_window GROUP BY h.mac
+    )
+    SELECT d.mac, s.n, s.avg_c, s.min_c, s.max_c, s.avg_m, s.window_activity, s.baseline_activity, s.baseline_buckets,
+           s.baseline_mean, s.baseline_sd, b.window_buckets, b.window_activities
+    FROM litterguards d LEFT JOIN sums s ON s.mac = d.mac LEFT JOIN buckets b ON b.mac = d.mac
     WHERE ${owned}
-    GROUP BY d.mac, w.buckets, w.activities
     ORDER BY d.mac`.execute(db)
   return rows.map((r) => ({
     mac: r.mac,
-    count: Number(r.n),
+    count: Number(r.n ?? 0),
     averageTemperature: r.avg_c,
     minTemperature: r.min_c,
     maxTemperature: r.max_c,
