@@ -8,7 +8,7 @@ import { sql, type Kysely } from 'kysely'
 import { benchFarm, median, scratchEnv, startBenchApp } from './support.ts'
 import type { Scenario } from './scenario.ts'
 import type { DB } from '../src/db/schema.ts'
-import { readingRows, sensorAnalytics, SERIES, summedUp } from '../src/modules/readings/readings.repository.ts'
+import { sensorAnalytics, SERIES, sumUpRollups } from '../src/modules/readings/readings.repository.ts'
 
 const MINUTE = 60_000
 const DAY = 86_400_000
@@ -241,14 +241,8 @@ export async function loadHerd(db: Kysely<DB>, uid: string, macs: string[], end:
     })
   }
   // The load bypasses ingestion, which keeps the hourly rollups that analytics read: sum them up as it would have.
-  const { rollup } = SERIES.sensordata
-  const columns = sql.join(['hour', ...Object.keys(rollup.columns)].map((c) => sql.ref(c)))
-  for (const mac of macs)
-    await sql`INSERT INTO ${sql.table(rollup.table)} (uid, mac, ${columns})
-      SELECT ${uid}, ${mac}, h.* FROM (${summedUp(SERIES.sensordata, readingRows(SERIES.sensordata, uid, mac, {}))}) h`.execute(
-      db,
-    )
-  await sql`VACUUM (ANALYZE) animal_sensor_readings, ${sql.table(rollup.table)}`.execute(db)
+  for (const mac of macs) await sumUpRollups(db, SERIES.sensordata, uid, mac)
+  await sql`VACUUM (ANALYZE) animal_sensor_readings, ${sql.table(SERIES.sensordata.rollup.table)}`.execute(db)
 }
 
 /** The plan of the analytics scan: it must read the covering key only. */

@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { loadConfig } from '../../src/config.ts'
 import { openDatabase } from '../../src/db/database.ts'
+import { SERIES, sumUpRollups } from '../../src/modules/readings/readings.repository.ts'
 import { TEST_JWT_SECRET } from '../support/app.ts'
 import { startPrivatePostgres, type PrivatePostgres } from './support/servers.ts'
 import { call, keepAliveAgent, serviceEnv, startService, type ServiceProcess } from './support/service.ts'
@@ -34,6 +35,7 @@ async function seedExpensiveData(store: StoreEnv, farm: Farm, treatments = 0): P
       insert into animal_sensor_readings (uid, mac, t, c, x, y, z)
       select ${farm.uid}, ${MAC}, ${now}::bigint - g * ${READING_EVERY_MS}::bigint, 38 + (g % 13) * 0.1, 0.1, 0.2, 1
       from generate_series(0, ${(30 * DAY_MS) / READING_EVERY_MS - 1}::bigint) g`.execute(database.withoutTimeouts)
+    await sumUpRollups(database.withoutTimeouts, SERIES.sensordata, farm.uid, MAC)
     if (treatments > 0) {
       await sql`
         insert into treatments (uid, id, animal_id, t, medicine, diagnose, custom_name, comment, treatment_amount,
@@ -190,13 +192,14 @@ describe('one caller cannot take the service from everyone', () => {
         cheap.every((c) => c.status === 200),
         `statuses ${[...new Set(cheap.map((c) => c.status))].join(', ')}`,
       )
-      // Without the bound the cheap reads waited up to 3.4 s behind the pool; the measured figure (docs/performance.md)
-      // is ~100 ms, and the test's bound leaves room for a loaded CI machine (a handful of samples: p95 is the max).
+      // Without the bound the cheap reads waited up to 3.4 s behind the pool. Since analytics read rollups they end in
+      // milliseconds and free their places for the sorted deep pages, whose sorts take the 2 cores: one cheap read in
+      // about ten then waits (docs/performance.md). The bound keeps the 5 s and the 503 of the issue far away.
       assert.ok(
         percentile(
           cheap.map((c) => c.ms),
           95,
-        ) <= 500,
+        ) <= 1000,
         summary(cheap),
       )
       assert.ok(

@@ -282,6 +282,17 @@ export function summedUp(series: Series, rows: RawBuilder<unknown>): RawBuilder<
 }
 
 /**
+ * Sums up one tag's hourly rollups from all its stored readings, for readings written around ingestion (a bulk
+ * load, a benchmark's or a test's seed); ingestion keeps them itself. The tag must have no rollup rows yet.
+ */
+export async function sumUpRollups(db: Kysely<DB>, series: Series, uid: string, mac: string): Promise<void> {
+  const { rollup } = series
+  const columns = sql.join(['hour', ...Object.keys(rollup.columns)].map((c) => sql.ref(c)))
+  await sql`INSERT INTO ${sql.table(rollup.table)} (uid, mac, ${columns})
+    SELECT ${uid}, ${mac}, h.* FROM (${summedUp(series, readingRows(series, uid, mac, {}))}) h`.execute(db)
+}
+
+/**
  * One tag's rollup rows of `span` (the series' unit of t, both ends inclusive) as a subquery of `hour` and the
  * rollup's columns: the whole hours inside the span from the rollup table, an hour the span cuts summed up from
  * its readings in the span (readingRows), so that the rows sum up exactly the readings in the span.
