@@ -249,20 +249,44 @@ export interface ClassScores {
   lameness: number
 }
 
+/**
+ * The values in ascending order, a copy. The rules sort a few dozen values at a time, thousands of times an hour
+ * scored: an insertion sort into a reused buffer beats Array.prototype.sort with a comparator there, and puts
+ * equal values (0 and -0 alike) in the same order.
+ */
+function sortedCopy(values: readonly number[]): ArrayLike<number> {
+  const n = values.length
+  if (n > SORT_BUFFER.length) return [...values].sort((a, b) => a - b)
+  const sorted = SORT_BUFFER
+  for (let i = 0; i < n; i++) {
+    const v = values[i]!
+    let j = i - 1
+    while (j >= 0 && sorted[j]! > v) {
+      sorted[j + 1] = sorted[j]!
+      j--
+    }
+    sorted[j + 1] = v
+  }
+  return sorted
+}
+const SORT_BUFFER = new Float64Array(64)
+
 export function median(values: readonly number[]): number | undefined {
-  if (values.length === 0) return undefined
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1]! + sorted[mid]!) / 2
+  const n = values.length
+  if (n === 0) return undefined
+  const sorted = sortedCopy(values)
+  const mid = n >> 1
+  return n % 2 === 1 ? sorted[mid] : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
 /** The q-quantile (0-1) of values, interpolated; undefined without any. */
 export function quantile(values: readonly number[], q: number): number | undefined {
   if (values.length === 0) return undefined
-  const sorted = [...values].sort((a, b) => a - b)
-  const at = q * (sorted.length - 1)
+  const n = values.length
+  const sorted = sortedCopy(values)
+  const at = q * (n - 1)
   const low = Math.floor(at)
-  return sorted[low]! + (sorted[Math.min(low + 1, sorted.length - 1)]! - sorted[low]!) * (at - low)
+  return sorted[low]! + (sorted[Math.min(low + 1, n - 1)]! - sorted[low]!) * (at - low)
 }
 
 const hasData = (h: HourSummary | undefined): h is HourSummary => h !== undefined && h.samples >= MIN_SAMPLES_PER_HOUR
@@ -580,14 +604,23 @@ export function scoreHerd<K>(
     ),
   )
   const groupLevel = groupMedians(herd, dayFrom, to, (k, e) => dayActivity[k]![e], settings, undefined)
-  const dayFactor = groupLevel.map((levels) =>
-    levels.map((level, e) => {
-      const week: number[] = []
-      for (let d = 1; d <= 7; d++) if (levels[e - d * DAY_HOURS] !== undefined) week.push(levels[e - d * DAY_HOURS]!)
-      const usual = median(week)
-      return level === undefined || usual === undefined || usual <= 0 ? 1 : (level + floor) / (usual + floor)
-    }),
-  )
+  // The animals of a group share their group's levels (one array): its factors are computed once.
+  const factorsOf = new Map<(number | undefined)[], number[]>()
+  const dayFactor = groupLevel.map((levels) => {
+    let factors = factorsOf.get(levels)
+    if (!factors)
+      factorsOf.set(
+        levels,
+        (factors = levels.map((level, e) => {
+          const week: number[] = []
+          for (let d = 1; d <= 7; d++)
+            if (levels[e - d * DAY_HOURS] !== undefined) week.push(levels[e - d * DAY_HOURS]!)
+          const usual = median(week)
+          return level === undefined || usual === undefined || usual <= 0 ? 1 : (level + floor) / (usual + floor)
+        })),
+      )
+    return factors
+  })
 
   // 3. Heat, hour by hour: the animal's activity and its usual at that hour (the mean of the same hour on the baseline
   //    days in its current phase, with how many days that mean has); over a window, the ratio of their sums (an hour
@@ -779,19 +812,30 @@ function groupMedians<K>(
   herd.forEach((a, k) => groups.set(a.group ?? '', [...(groups.get(a.group ?? '') ?? []), k]))
   const start = Math.max(0, from - usualHours)
   const levels = new Map<string, (number | undefined)[]>([...groups.keys()].map((g) => [g, new Array(to + 1)]))
+  // Each group's values of an index in an array reused from index to index; the farm's level only when a group
+  // has too few values of its own.
+  const memberLists = [...groups.values()]
+  const series = [...levels.values()]
+  const byGroup = memberLists.map(() => [] as number[])
   for (let i = start; i <= to; i++) {
-    const all: number[] = []
-    const byGroup = new Map<string, number[]>()
-    for (const [name, members] of groups) {
-      const values = members.map((k) => value(k, i)).filter((v): v is number => v !== undefined)
-      byGroup.set(name, values)
-      all.push(...values)
-    }
-    const farm = all.length >= settings.groupMinAnimals ? quantile(all, q) : undefined
-    for (const name of groups.keys()) {
-      const values = byGroup.get(name)!
-      levels.get(name)![i] = values.length >= settings.groupMinAnimals ? quantile(values, q) : farm
-    }
+    let count = 0
+    memberLists.forEach((members, g) => {
+      const values = byGroup[g]!
+      values.length = 0
+      for (const k of members) {
+        const v = value(k, i)
+        if (v !== undefined) values.push(v)
+      }
+      count += values.length
+    })
+    let farm: number | undefined | null = null
+    byGroup.forEach((values, g) => {
+      if (values.length >= settings.groupMinAnimals) series[g]![i] = quantile(values, q)
+      else {
+        if (farm === null) farm = count >= settings.groupMinAnimals ? quantile(byGroup.flat(), q) : undefined
+        series[g]![i] = farm
+      }
+    })
   }
   const out = herd.map(() => new Array<number | undefined>(to + 1))
   for (const [name, members] of groups) {
