@@ -3,7 +3,7 @@
 import Type, { type TSchema } from 'typebox'
 import type { Limits } from '../config.ts'
 import { validationFailed } from './errors.ts'
-import { Integer } from './schema-types.ts'
+import { HowMany, Integer } from './schema-types.ts'
 import { EXPENSIVE_PAGE_OFFSET } from './route-policy.ts'
 
 export type FieldKind = 'string' | 'number' | 'integer' | 'boolean'
@@ -69,13 +69,7 @@ export function listQueryProperties(
 ) {
   return {
     page: pageParameter(limits),
-    limit: Integer({
-      minimum: 1,
-      maximum: limits.pageLimitMax,
-      default: limits.pageLimitDefault,
-      description: `Page size, 1-${limits.pageLimitMax}`,
-      examples: [Math.min(25, limits.pageLimitMax)],
-    }),
+    limit: HowMany('Page size', limits.pageLimitMax, limits.pageLimitDefault, 25),
     sortBy: StringEnum(Object.keys(fields), {
       default: defaultSort,
       description: 'Field to sort by',

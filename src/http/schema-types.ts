@@ -39,6 +39,16 @@ interface IntegerOptions {
 export const Integer = (options: IntegerOptions) =>
   Type.Integer({ format: integerFormat(options.minimum, options.maximum), ...options })
 
+/** How many to answer (a limit, a count): 1 up to `maximum`, `byDefault` when not given; `noun` names what is counted. */
+export const HowMany = (noun: string, maximum: number, byDefault: number, example: number) =>
+  Integer({
+    minimum: 1,
+    maximum,
+    default: byDefault,
+    description: `${noun}, 1-${maximum}`,
+    examples: [Math.min(example, maximum)],
+  })
+
 /** A count of things (rows, requests, bytes, devices): 0 up to 2^53 − 1. */
 export const Count = (description: string, example: number, maximum = Number.MAX_SAFE_INTEGER) =>
   Integer({ minimum: 0, maximum, description, examples: [example] })

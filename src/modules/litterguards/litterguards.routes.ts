@@ -8,7 +8,7 @@ import { Envelope, MessageEnvelope, PageEnvelope, ok, okMessage, page } from '..
 import { conflict, notFound, validationFailed } from '../../http/errors.ts'
 import { parseFilters } from '../../http/list-params.ts'
 import type { App } from '../../types.ts'
-import { ingest } from '../readings/ingest.ts'
+import { ingestOverHttp } from '../readings/ingest.ts'
 import { aggregateReadings } from '../readings/readings.aggregate.ts'
 import { SERIES } from '../readings/readings.repository.ts'
 import { aggregateIsExpensive, aggregateSpan, type AggregateParams } from '../readings/readings.rules.ts'
@@ -300,19 +300,8 @@ async function litterguardRoutes(app: App) {
       config: { access: 'sensorData' },
     },
     async (req) => {
-      const result = await ingest(
-        db,
-        req.params.userId,
-        req.params.macAddress,
-        { kind: 'devicedata', rows: req.body.readings },
-        app.clock(),
-        app.events,
-        app.config.retention.readingsDays,
-      )
-      if (result.outcome === 'unknownMac') throw notFound('Litterguard')
-      if (result.outcome === 'invalid') throw validationFailed(result.details)
-      const { counts } = result
-      app.countIngested('http', 'devicedata', counts.stored)
+      const batch = { kind: 'devicedata' as const, rows: req.body.readings }
+      const counts = await ingestOverHttp(app, req.params.userId, req.params.macAddress, batch, 'Litterguard')
       return ok(counts, `${counts.stored} of ${counts.received} readings stored`)
     },
   )

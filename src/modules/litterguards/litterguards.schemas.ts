@@ -3,7 +3,7 @@
 import Type, { type Static } from 'typebox'
 import type { Limits } from '../../config.ts'
 import { StringEnum } from '../../http/list-params.ts'
-import { Count, EXAMPLE, Integer } from '../../http/schema-types.ts'
+import { Count, EXAMPLE, HowMany, Integer } from '../../http/schema-types.ts'
 import { TIME_RANGES, T_MAX_SECONDS } from '../readings/readings.rules.ts'
 import type { AggregateSchemaUnit } from '../readings/readings.schemas.ts'
 import {
@@ -43,13 +43,7 @@ export function DeviceReadingsQuery(limits: Limits) {
       ),
       startTime: Type.Optional(Seconds('First second, inclusive', EXAMPLE.seconds - 3600)),
       endTime: Type.Optional(Seconds('Last second, inclusive', EXAMPLE.seconds)),
-      limit: Integer({
-        minimum: 1,
-        maximum: limits.deviceReadingsLimitMax,
-        default: limits.deviceReadingsLimitDefault,
-        description: `Rows, 1-${limits.deviceReadingsLimitMax}`,
-        examples: [Math.min(60, limits.deviceReadingsLimitMax)],
-      }),
+      limit: HowMany('Rows', limits.deviceReadingsLimitMax, limits.deviceReadingsLimitDefault, 60),
     },
     { description: 'Without timeRange, startTime or endTime: the newest `limit` readings' },
   )
@@ -57,13 +51,7 @@ export function DeviceReadingsQuery(limits: Limits) {
 
 export function DeviceLatestQuery(limits: Limits) {
   return Type.Object({
-    count: Integer({
-      minimum: 1,
-      maximum: limits.latestCountMax,
-      default: limits.latestCountDefault,
-      description: `Readings, 1-${limits.latestCountMax}`,
-      examples: [Math.min(5, limits.latestCountMax)],
-    }),
+    count: HowMany('Readings', limits.latestCountMax, limits.latestCountDefault, 5),
   })
 }
 

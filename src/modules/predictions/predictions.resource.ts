@@ -3,7 +3,7 @@
 import Type from 'typebox'
 import type { Limits } from '../../config.ts'
 import { pageParameter, StringEnum } from '../../http/list-params.ts'
-import { EXAMPLE, Integer } from '../../http/schema-types.ts'
+import { EXAMPLE, HowMany } from '../../http/schema-types.ts'
 import { field } from '../../resource/field.ts'
 import { defineResource } from '../../resource/resource.ts'
 import { AnimalMacPath } from '../animals/animals.resource.ts'
@@ -206,13 +206,7 @@ function windowProperties() {
 function pageProperties(limits: Limits) {
   return {
     page: pageParameter(limits),
-    limit: Integer({
-      minimum: 1,
-      maximum: limits.pageLimitMax,
-      default: limits.pageLimitDefault,
-      description: `Page size, 1-${limits.pageLimitMax}`,
-      examples: [Math.min(24, limits.pageLimitMax)],
-    }),
+    limit: HowMany('Page size', limits.pageLimitMax, limits.pageLimitDefault, 24),
   }
 }
 
@@ -230,13 +224,7 @@ export function ClassificationListQuery(limits: Limits) {
 
 export function RecentQuery(limits: Limits) {
   return Type.Object({
-    limit: Integer({
-      minimum: 1,
-      maximum: limits.recentLimitMax,
-      default: limits.recentLimitDefault,
-      description: `Predictions, 1-${limits.recentLimitMax}`,
-      examples: [Math.min(5, limits.recentLimitMax)],
-    }),
+    limit: HowMany('Predictions', limits.recentLimitMax, limits.recentLimitDefault, 5),
     classificationType: Type.Optional(Classification),
   })
 }

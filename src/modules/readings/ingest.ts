@@ -7,7 +7,7 @@ import { Ajv, type ValidateFunction } from 'ajv'
 import type { Kysely } from 'kysely'
 import type { Limits } from '../../config.ts'
 import type { DB } from '../../db/schema.ts'
-import type { FieldProblem } from '../../http/errors.ts'
+import { notFound, validationFailed, type FieldProblem } from '../../http/errors.ts'
 import { validationDetails, type AjvIssue } from '../../http/validation-details.ts'
 import { unstorableValue } from '../../http/storable.ts'
 import { isMac, normalizeMac } from '../animals/animals.rules.ts'
@@ -17,6 +17,7 @@ import { deriveFromReadings } from '../events/reading-events.ts'
 import { currentStateUntil, retainedFrom, firstFutureRow, FUTURE_SKEW_MS } from './readings.rules.ts'
 import { DeviceIngestBody, LocationIngestBody, SensorIngestBody } from './readings.schemas.ts'
 import { SERIES, storeReadings, type IngestBatch, type IngestCounts, type ReadingKind } from './readings.repository.ts'
+import type { App } from '../../types.ts'
 
 export type { IngestBatch, ReadingKind } from './readings.repository.ts'
 
@@ -62,6 +63,25 @@ export async function ingest(
   const counts = await storeReadings(db, uid, tag, batch, currentStateUntil(now, msPerT), keptFrom, derive)
   events?.announce(created)
   return counts ? { outcome: 'stored', counts } : { outcome: 'unknownMac' }
+}
+
+/**
+ * An ingestion over HTTP: the batch stored with the app's clock, events and retention, counted in the metrics.
+ * Answers the counts, or throws the 404 (`unknown` is what the MAC names) or 400 that the outcome stands for.
+ */
+export async function ingestOverHttp(
+  app: App,
+  uid: string,
+  mac: string,
+  batch: IngestBatch,
+  unknown: 'Animal' | 'Litterguard',
+): Promise<IngestCounts> {
+  const db = app.database.db
+  const result = await ingest(db, uid, mac, batch, app.clock(), app.events, app.config.retention.readingsDays)
+  if (result.outcome === 'unknownMac') throw notFound(unknown)
+  if (result.outcome === 'invalid') throw validationFailed(result.details)
+  app.countIngested('http', batch.kind, result.counts.stored)
+  return result.counts
 }
 
 export type PayloadCheck = { ok: true; batch: IngestBatch } | { ok: false; details: FieldProblem[] }

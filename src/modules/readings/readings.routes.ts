@@ -1,10 +1,13 @@
 // Ear-tag time series of one animal (by tag MAC): ingestion, reads, latest samples, analytics.
+import type { TSchema } from 'typebox'
+import type { Kysely } from 'kysely'
+import type { DB } from '../../db/schema.ts'
 import type { App } from '../../types.ts'
 import { defineModule } from '../../http/api-module.ts'
 import { Envelope, ok, sendJsonItems } from '../../http/envelope.ts'
-import { notFound, validationFailed } from '../../http/errors.ts'
+import { validationFailed } from '../../http/errors.ts'
 import { AnimalMacPath } from '../animals/animals.resource.ts'
-import { ingest, type IngestOutcome } from './ingest.ts'
+import { ingestOverHttp, type IngestBatch } from './ingest.ts'
 import { aggregateReadings } from './readings.aggregate.ts'
 import { aggregateIsExpensive, aggregateSpan, analyticsWindow, type AggregateParams } from './readings.rules.ts'
 import {
@@ -49,13 +52,6 @@ function checkTimeQuery(q: TimeQuery) {
   }
 }
 
-/** An ingestion outcome as the HTTP answer: the counts, or the 404/400 the outcome stands for. */
-function countsOrThrow(result: IngestOutcome) {
-  if (result.outcome === 'unknownMac') throw notFound('Animal')
-  if (result.outcome === 'invalid') throw validationFailed(result.details)
-  return result.counts
-}
-
 export const readingsModule = defineModule({
   tag: 'readings',
   description: 'Ear-tag time series: sensor readings and location detections, ingestion, analytics',
@@ -66,109 +62,37 @@ async function readingRoutes(app: App) {
   const db = app.database.db
   const { limits } = app.config
 
-  app.post(
-    '/users/:userId/animals/:animalMac/sensordata',
-    {
-      schema: {
-        operationId: 'ingestSensorData',
-        summary: 'Store sensor readings of a tag',
-        description: `${INGEST_RULES} Updates the animal's CurrentTemperature and t from its newest reading. ${INGEST_ACCESS}`,
-        params: AnimalMacPath,
-        body: SensorIngestBody(limits),
-        response: { 200: Envelope(IngestResult, 'Counts of received and new rows', '118 of 120 readings stored') },
-      },
-      config: { access: 'sensorData' },
-    },
-    async (req) => {
-      const counts = countsOrThrow(
-        await ingest(
-          db,
-          req.params.userId,
-          req.params.animalMac,
-          { kind: 'sensordata', rows: req.body.readings },
-          app.clock(),
-          app.events,
-          app.config.retention.readingsDays,
-        ),
-      )
-      app.countIngested('http', 'sensordata', counts.stored)
-      return ok(counts, `${counts.stored} of ${counts.received} readings stored`)
-    },
-  )
-
-  app.post(
-    '/users/:userId/animals/:animalMac/locations',
-    {
-      schema: {
-        operationId: 'ingestLocations',
-        summary: 'Store location detections of a tag',
-        description: `${INGEST_RULES} Updates the animal's Node and SignalStrength from its newest detection. ${INGEST_ACCESS}`,
-        params: AnimalMacPath,
-        body: LocationIngestBody(limits),
-        response: { 200: Envelope(IngestResult, 'Counts of received and new rows', '118 of 120 detections stored') },
-      },
-      config: { access: 'sensorData' },
-    },
-    async (req) => {
-      const counts = countsOrThrow(
-        await ingest(
-          db,
-          req.params.userId,
-          req.params.animalMac,
-          { kind: 'locations', rows: req.body.readings },
-          app.clock(),
-          app.events,
-          app.config.retention.readingsDays,
-        ),
-      )
-      app.countIngested('http', 'locations', counts.stored)
-      return ok(counts, `${counts.stored} of ${counts.received} detections stored`)
-    },
-  )
-
-  app.get(
-    '/users/:userId/animals/:animalMac/locations',
-    {
-      schema: {
-        operationId: 'listLocations',
-        summary: 'Location detections of a tag',
-        description:
-          'Between startTime and endTime (ms, both inclusive, both optional), newest first unless sortOrder=asc. ' +
-          'Access as the animal registry (owner or linked integrator): the tier rule of the spec names the /sensordata paths only.',
-        params: AnimalMacPath,
-        querystring: ReadingsQuery(limits),
-        response: { 200: Envelope(Rows(LocationReading, limits.readingsLimitMax), 'Detections') },
-      },
-      config: { access: 'own', animal: 'path', cost: isLongSeries },
-    },
-    async (req, reply) => {
-      checkTimeQuery(req.query)
-      // The animal's stored MAC (upper case) is what the readings are keyed by.
-      const mac = req.pathAnimal.mac
-      return sendJsonItems(reply, await readLocations(db, req.params.userId, mac, req.query))
-    },
-  )
-
-  app.get(
-    '/users/:userId/animals/:animalMac/sensordata',
-    {
-      schema: {
-        operationId: 'listSensorData',
-        summary: 'Sensor readings of a tag',
-        description: `Between startTime and endTime (ms, both inclusive, both optional), newest first unless sortOrder=asc. ${SENSOR_ACCESS}`,
-        params: AnimalMacPath,
-        querystring: ReadingsQuery(limits),
-        response: { 200: Envelope(Rows(SensorReading, limits.readingsLimitMax), 'Readings') },
-      },
-      config: { access: 'sensorData', animal: 'path', cost: isLongSeries },
-    },
-    async (req, reply) => {
-      checkTimeQuery(req.query)
-      // The animal's stored MAC (upper case) is what the readings are keyed by.
-      const mac = req.pathAnimal.mac
-      return sendJsonItems(reply, await readSensorData(db, req.params.userId, mac, req.query))
-    },
-  )
+  ingestRoute(app, 'sensordata', {
+    operationId: 'ingestSensorData',
+    summary: 'Store sensor readings of a tag',
+    updates: 'CurrentTemperature and t from its newest reading',
+    rows: 'readings',
+  })
+  ingestRoute(app, 'locations', {
+    operationId: 'ingestLocations',
+    summary: 'Store location detections of a tag',
+    updates: 'Node and SignalStrength from its newest detection',
+    rows: 'detections',
+  })
+  seriesRoute(app, 'locations', {
+    operationId: 'listLocations',
+    summary: 'Location detections of a tag',
+    access: 'own',
+    accessNote:
+      'Access as the animal registry (owner or linked integrator): the tier rule of the spec names the /sensordata paths only.',
+    row: LocationReading,
+    rows: 'Detections',
+    read: readLocations,
+  })
+  seriesRoute(app, 'sensordata', {
+    operationId: 'listSensorData',
+    summary: 'Sensor readings of a tag',
+    access: 'sensorData',
+    accessNote: SENSOR_ACCESS,
+    row: SensorReading,
+    rows: 'Readings',
+    read: readSensorData,
+  })
 
   app.get(
     '/users/:userId/animals/:animalMac/sensordata/latest',
@@ -235,6 +159,73 @@ async function readingRoutes(app: App) {
       if ('problem' in span) throw validationFailed([span.problem])
       // The animal's stored MAC (upper case) is what the readings are keyed by.
       return ok(await aggregateReadings(db, SERIES.sensordata, req.params.userId, req.pathAnimal.mac, span))
+    },
+  )
+}
+
+/** POST /users/:userId/animals/:animalMac/sensordata and POST /users/:userId/animals/:animalMac/locations */
+function ingestRoute(
+  app: App,
+  kind: 'sensordata' | 'locations',
+  doc: { operationId: string; summary: string; updates: string; rows: string },
+) {
+  const { limits } = app.config
+  app.post(
+    `/users/:userId/animals/:animalMac/${kind}`,
+    {
+      schema: {
+        operationId: doc.operationId,
+        summary: doc.summary,
+        description: `${INGEST_RULES} Updates the animal's ${doc.updates}. ${INGEST_ACCESS}`,
+        params: AnimalMacPath,
+        body: kind === 'sensordata' ? SensorIngestBody(limits) : LocationIngestBody(limits),
+        response: {
+          200: Envelope(IngestResult, 'Counts of received and new rows', `118 of 120 ${doc.rows} stored`),
+        },
+      },
+      config: { access: 'sensorData' },
+    },
+    async (req) => {
+      // The body schema of `kind` has checked every row, so they are that kind's rows.
+      const batch = { kind, rows: req.body.readings } as IngestBatch
+      const counts = await ingestOverHttp(app, req.params.userId, req.params.animalMac, batch, 'Animal')
+      return ok(counts, `${counts.stored} of ${counts.received} ${doc.rows} stored`)
+    },
+  )
+}
+
+/** GET /users/:userId/animals/:animalMac/locations and GET /users/:userId/animals/:animalMac/sensordata */
+function seriesRoute(
+  app: App,
+  kind: 'sensordata' | 'locations',
+  doc: {
+    operationId: string
+    summary: string
+    access: 'own' | 'sensorData'
+    accessNote: string
+    row: TSchema
+    rows: string
+    read: (db: Kysely<DB>, uid: string, mac: string, q: TimeQuery) => Promise<string[]>
+  },
+) {
+  const { limits } = app.config
+  app.get(
+    `/users/:userId/animals/:animalMac/${kind}`,
+    {
+      schema: {
+        operationId: doc.operationId,
+        summary: doc.summary,
+        description: `Between startTime and endTime (ms, both inclusive, both optional), newest first unless sortOrder=asc. ${doc.accessNote}`,
+        params: AnimalMacPath,
+        querystring: ReadingsQuery(limits),
+        response: { 200: Envelope(Rows(doc.row, limits.readingsLimitMax), doc.rows) },
+      },
+      config: { access: doc.access, animal: 'path', cost: isLongSeries },
+    },
+    async (req, reply) => {
+      checkTimeQuery(req.query)
+      // The animal's stored MAC (upper case) is what the readings are keyed by.
+      return sendJsonItems(reply, await doc.read(app.database.db, req.params.userId, req.pathAnimal.mac, req.query))
     },
   )
 }

@@ -1,7 +1,7 @@
 import Type, { type Static, type TSchema } from 'typebox'
 import type { Limits } from '../../config.ts'
 import { SortOrder, StringEnum } from '../../http/list-params.ts'
-import { Count, EXAMPLE, EpochMs, Integer } from '../../http/schema-types.ts'
+import { Count, EXAMPLE, EpochMs, HowMany, Integer } from '../../http/schema-types.ts'
 import {
   ACCELERATION_BOUNDS,
   AGGREGATE_DEFAULT_INTERVAL,
@@ -103,26 +103,14 @@ export function ReadingsQuery(limits: Limits) {
   return Type.Object({
     startTime: Type.Optional(EpochMs('ms since epoch, inclusive', EXAMPLE.ms - 86_400_000)),
     endTime: Type.Optional(EpochMs('ms since epoch, inclusive')),
-    limit: Integer({
-      minimum: 1,
-      maximum: limits.readingsLimitMax,
-      default: limits.readingsLimitDefault,
-      description: `Rows, 1-${limits.readingsLimitMax}`,
-      examples: [Math.min(1000, limits.readingsLimitMax)],
-    }),
+    limit: HowMany('Rows', limits.readingsLimitMax, limits.readingsLimitDefault, 1000),
     sortOrder: SortOrder,
   })
 }
 
 export function LatestQuery(limits: Limits) {
   return Type.Object({
-    count: Integer({
-      minimum: 1,
-      maximum: limits.latestCountMax,
-      default: limits.latestCountDefault,
-      description: `Samples, 1-${limits.latestCountMax}`,
-      examples: [Math.min(5, limits.latestCountMax)],
-    }),
+    count: HowMany('Samples', limits.latestCountMax, limits.latestCountDefault, 5),
   })
 }
 

@@ -10,7 +10,7 @@ import { Envelope, MessageEnvelope, PageEnvelope, ok, page } from '../../http/en
 import { validationFailed } from '../../http/errors.ts'
 import { listQueryOptions, listQueryProperties, parseFilters } from '../../http/list-params.ts'
 import { MAX_PATH_SEGMENT } from '../../http/route-policy.ts'
-import { EXAMPLE, Integer } from '../../http/schema-types.ts'
+import { EXAMPLE, HowMany } from '../../http/schema-types.ts'
 import type { App } from '../../types.ts'
 import { AnimalMacPath, UserPath } from '../animals/animals.resource.ts'
 import { settleDueEvents } from '../events/due-events.ts'
@@ -360,13 +360,7 @@ function recentAnimalRecords(app: App, kit: Kit) {
         description: 'The newest `limit` records, newest first by t (when they were recorded).',
         params: AnimalMacPath,
         querystring: Type.Object({
-          limit: Integer({
-            minimum: 1,
-            maximum: limits.recentLimitMax,
-            default: limits.recentLimitDefault,
-            description: `Records, 1-${limits.recentLimitMax}`,
-            examples: [Math.min(5, limits.recentLimitMax)],
-          }),
+          limit: HowMany('Records', limits.recentLimitMax, limits.recentLimitDefault, 5),
         }),
         response: { 200: Envelope(Type.Array(resource.ref, { maxItems: limits.recentLimitMax })) },
       },
