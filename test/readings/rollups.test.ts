@@ -218,6 +218,36 @@ describe('hourly rollups', () => {
   })
 })
 
+describe('acceleration components too small to square in float8', () => {
+  // PostgreSQL refuses a float8 product that underflows; the magnitude counts such a component as 0.
+  it('are stored and summed up as 0 in the magnitude: ingestion, analytics and aggregates answer', async () => {
+    const animals = await readingsFarm(ctx)
+    const a = await animals.animal()
+    const tiny = [
+      { t: NOW - 3 * MINUTE, c: 38.6, x: 0, y: -5e-324, z: 0.99 },
+      { t: NOW - 2 * MINUTE, c: 38.7, x: 1e-160, y: 2.5e-308, z: 1 },
+    ]
+    const sent = await animals.inject('POST', `/${a.MAC}/sensordata`, { readings: tiny })
+    assert.equal(sent.statusCode, 200, sent.body)
+    await assertRollupsExact('sensordata', animals.user.uid, a.MAC)
+    const analytics = await animals.inject('GET', `/${a.MAC}/sensordata/analytics?timeRange=1h`)
+    assert.equal(analytics.statusCode, 200, analytics.body)
+    const aggregate = await animals.inject('GET', `/${a.MAC}/sensordata/aggregate?interval=5m`)
+    assert.equal(aggregate.statusCode, 200, aggregate.body)
+    const stored = await animals.inject('GET', `/${a.MAC}/sensordata`)
+    assert.deepEqual(
+      stored.json().data.map((r: { y: number }) => r.y),
+      [2.5e-308, -5e-324],
+    )
+
+    const devices = await deviceFarm(ctx)
+    const d = await devices.device()
+    await devices.send(d.MAC, [{ t: Math.floor(NOW / 1000) - 60, c: 0, x: 5e-324, y: 0.01, z: 1.02 }])
+    await assertRollupsExact('devicedata', devices.user.uid, d.MAC)
+    assert.equal((await devices.inject('GET', `/${d.MAC}/analytics?timeRange=1h`)).statusCode, 200)
+  })
+})
+
 const RANGE_MS = { '1h': HOUR, '6h': 6 * HOUR, '24h': 24 * HOUR, '7d': 7 * 24 * HOUR, '30d': 30 * 24 * HOUR }
 
 describe('sensor analytics from the rollups', () => {

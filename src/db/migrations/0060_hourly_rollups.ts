@@ -8,6 +8,11 @@
 // copy of the readings module's SQL and thresholds as they are today (a migration never changes once run).
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 
+/** sqrt(x² + y² + z²), a component whose square underflows float8 counted as 0 (PostgreSQL refuses the product). */
+const MAGNITUDE = sql.raw(
+  ['x', 'y', 'z'].map((v) => `CASE WHEN abs(${v}) < 1e-150 THEN 0 ELSE ${v} * ${v} END`).join(' + '),
+)
+
 /** The scorer's thresholds the sensor rollups count by (readings.rules.ts ROLLUP_THRESHOLDS; a test checks they agree). */
 export const BACKFILL_THRESHOLDS = { MOVING_THRESHOLD_G: 0.1, VALID_TEMPERATURE: { min: 25, max: 42 } }
 
@@ -50,7 +55,7 @@ const ROLLUPS = [
 /** Every reading of a sensor series, both parts (as readingRows reads them), with its hour and magnitude m. */
 function sensorReadings(readings: string, packed: string, hour: number, only: RawBuilder<unknown>) {
   return sql`
-    SELECT uid, mac, t - t % ${sql.lit(hour)} AS hour, t, c, sqrt(x * x + y * y + z * z) AS m
+    SELECT uid, mac, t - t % ${sql.lit(hour)} AS hour, t, c, sqrt(${MAGNITUDE}) AS m
     FROM (SELECT uid, mac, t, c, x, y, z FROM ${sql.table(readings)} WHERE ${only}
           UNION ALL
           SELECT p.uid, p.mac, p.hour + u.dt, u.c::float8 / 100, u.x::float8 / 1000, u.y::float8 / 1000, u.z::float8 / 1000

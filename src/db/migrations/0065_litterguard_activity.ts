@@ -7,6 +7,11 @@
 // from their readings, both parts, with a copy of that SQL as it is today (a migration never changes once run).
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 
+/** sqrt(x² + y² + z²), a component whose square underflows float8 counted as 0 (PostgreSQL refuses the product). */
+const MAGNITUDE = sql.raw(
+  ['x', 'y', 'z'].map((v) => `CASE WHEN abs(${v}) < 1e-150 THEN 0 ELSE ${v} * ${v} END`).join(' + '),
+)
+
 const BUCKET = 600
 
 const COLUMNS = [
@@ -33,7 +38,7 @@ export async function backfill(db: Kysely<unknown>, uid?: string): Promise<void>
              array_agg((bucket_a / bucket_n)::float8 ORDER BY t) FILTER (WHERE first) AS act_mean
       FROM (SELECT r.*, count(*) OVER w AS bucket_n, sum(r.a) OVER w AS bucket_a, row_number() OVER (w ORDER BY r.t) = 1 AS first
             FROM (SELECT uid, mac, t - t % 3600 AS hour, (t % 3600) / ${sql.lit(BUCKET)} AS bucket, t,
-                         abs(sqrt(x * x + y * y + z * z) - 1)::numeric AS a
+                         abs(sqrt(${MAGNITUDE}) - 1)::numeric AS a
                   FROM (SELECT uid, mac, t, x, y, z FROM litterguard_readings WHERE ${only}
                         UNION ALL
                         SELECT p.uid, p.mac, p.hour + u.dt, u.x::float8 / 1000, u.y::float8 / 1000, u.z::float8 / 1000

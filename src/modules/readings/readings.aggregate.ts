@@ -2,7 +2,7 @@
 // per bucket by the database, from the hourly rollups where the buckets are whole hours, else from the readings.
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { DB } from '../../db/schema.ts'
-import { hourlyRows, readingRows, type Series, type Span } from './readings.repository.ts'
+import { hourlyRows, magnitudeSql, readingRows, type Series, type Span } from './readings.repository.ts'
 import { fromRollups, type AggregateSpan } from './readings.rules.ts'
 import type { AggregateBucketBody, AggregateSeriesBody } from './readings.schemas.ts'
 
@@ -38,7 +38,7 @@ function readingSums(series: Series, uid: string, mac: string, span: Span, size:
     SELECT t - t % ${size} AS bucket, 1 AS n,
            c::numeric AS c_sum, c::numeric * c::numeric AS c_sumsq, c AS c_min, c AS c_max,
            m::numeric AS m_sum, m::numeric * m::numeric AS m_sumsq, m AS m_min, m AS m_max
-    FROM (SELECT t, c, sqrt(x * x + y * y + z * z) AS m FROM ${readingRows(series, uid, mac, span)} r) r`
+    FROM (SELECT t, c, ${magnitudeSql()} AS m FROM ${readingRows(series, uid, mac, span)} r) r`
 }
 
 /** The sums of a bucket, in the order of BucketSums (and of the rollup's columns). */

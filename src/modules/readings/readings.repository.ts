@@ -74,6 +74,19 @@ export interface Series {
 /** The packed arrays' element bounds (smallint). */
 const SMALLINT_MAX = 32767
 
+/**
+ * The magnitude sqrt(x² + y² + z²) of a reading's acceleration, of the row `alias` (or unqualified columns). A component
+ * whose square underflows float8 counts as 0: PostgreSQL refuses such a product with an error, and the value lies far
+ * below any tag's resolution.
+ */
+export function magnitudeSql(alias?: string): RawBuilder<unknown> {
+  const square = (axis: 'x' | 'y' | 'z') => {
+    const v = sql.ref(alias ? `${alias}.${axis}` : axis)
+    return sql`CASE WHEN abs(${v}) < 1e-150 THEN 0 ELSE ${v} * ${v} END`
+  }
+  return sql`sqrt(${square('x')} + ${square('y')} + ${square('z')})`
+}
+
 const isValidTemperature = sql`r.c >= ${sql.lit(VALID_TEMPERATURE.min)} AND r.c <= ${sql.lit(VALID_TEMPERATURE.max)}`
 
 /**
@@ -87,8 +100,8 @@ const sensorRollup = (
 ): Rollup => ({
   table,
   // Each value's decimal computed once a reading (the conversion costs more than the sums).
-  derived: sql`sqrt(r.x * r.x + r.y * r.y + r.z * r.z) AS m, r.c::numeric AS c_decimal,
-    sqrt(r.x * r.x + r.y * r.y + r.z * r.z)::numeric AS m_decimal ${extra.derived}`,
+  derived: sql`${magnitudeSql('r')} AS m, r.c::numeric AS c_decimal,
+    ${magnitudeSql('r')}::numeric AS m_decimal ${extra.derived}`,
   columns: {
     n: { of: sql`count(*)`, merge: 'sum' },
     c_sum: { of: sql`sum(r.c_decimal)`, merge: 'sum' },
@@ -108,7 +121,7 @@ const sensorRollup = (
 
 /** A litter device's 10-minute activity bucket (UTC-aligned, LITTER_BUCKET of its hour) of a reading `r`. */
 const litterBucket = sql`((r.t - r.hour) / ${sql.lit(LITTER_BUCKET)})`
-const litterActivity = sql`abs(sqrt(r.x * r.x + r.y * r.y + r.z * r.z) - 1)::numeric`
+const litterActivity = sql`abs(${magnitudeSql('r')} - 1)::numeric`
 /** A bucket's mean activity (exact: numeric). */
 const bucketMean = sql`(r.bucket_a / r.bucket_n)`
 
