@@ -11,6 +11,7 @@ import type { CallerSource } from './auth/caller.ts'
 import { cachingCallerSource } from './auth/caller-cache.ts'
 import { createAccessChangeFeed, type AccessChangeFeed } from './db/access-changes.ts'
 import { TokenSigner } from './auth/jwt.ts'
+import { findAccountAsCaller } from './auth/token-store.ts'
 import type { ApiModule } from './http/api-module.ts'
 import { sharedSchemas } from './http/envelope.ts'
 import { deferChildLoggers } from './http/request-logger.ts'
@@ -38,10 +39,9 @@ import { makeValidatorCompiler, refuseUnknownQueryParameters } from './plugins/v
 import { healthModule } from './modules/health/health.routes.ts'
 import { tokensModule } from './modules/tokens/tokens.routes.ts'
 import { integratorsModule } from './modules/integrators/integrators.routes.ts'
-import { findIntegratorAsCaller, isLinked } from './modules/integrators/integrators.repository.ts'
+import { isLinked } from './modules/integrators/integrators.repository.ts'
 import { usersModule } from './modules/users/users.routes.ts'
 import { credentialsModule } from './modules/users/credentials.routes.ts'
-import { findUserAsCaller } from './modules/users/users.repository.ts'
 import { animalsModule } from './modules/animals/animals.routes.ts'
 import { findAnimalByMac } from './modules/animals/animals.repository.ts'
 import { readingsModule } from './modules/readings/readings.routes.ts'
@@ -234,8 +234,8 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   const limits = limitsPlugin(app, { config, redis: deps.redis, clock: app.clock })
   const db = database.db
   let callers: CallerSource = {
-    integrator: (uid, jti) => findIntegratorAsCaller(db, uid, jti),
-    user: (uid, jti) => findUserAsCaller(db, uid, jti),
+    integrator: (uid, jti) => findAccountAsCaller(db, 'integrators', uid, jti),
+    user: (uid, jti) => findAccountAsCaller(db, 'users', uid, jti),
     isLinked: (userUid, integratorUid) => isLinked(db, userUid, integratorUid),
   }
   // The feed starts listening once the app is built: a build that fails leaves no connection open.

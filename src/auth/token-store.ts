@@ -5,13 +5,28 @@
 import { createHash } from 'node:crypto'
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely'
 import type { DB, RefreshTokensTable, TokenFamiliesTable } from '../db/schema.ts'
+import type { PrincipalState } from './caller.ts'
 
 export type RefreshRow = Selectable<RefreshTokensTable>
 export type FamilyRow = Selectable<TokenFamiliesTable>
 
-/** A select column `revoked`: whether the access token `jti` is revoked (the caller's state and this, in one round trip). */
-export function revokedColumn(jti: string) {
-  return sql<boolean>`exists (select 1 from revoked_tokens where jti = ${jti})`.as('revoked')
+/** The account (user or integrator) a token names and whether that token is revoked, in one round trip (auth/caller.ts). */
+export async function findAccountAsCaller<Table extends 'users' | 'integrators'>(
+  db: Kysely<DB>,
+  table: Table,
+  uid: string,
+  jti: string,
+): Promise<PrincipalState<Selectable<DB[Table]>> | undefined> {
+  const row = await db
+    .selectFrom<'users' | 'integrators'>(table)
+    .selectAll()
+    .select(sql<boolean>`exists (select 1 from revoked_tokens where jti = ${jti})`.as('revoked'))
+    .where('uid', '=', uid)
+    .executeTakeFirst()
+  if (!row) return undefined
+  const { revoked, ...principal } = row
+  // Its columns are those of `table`, which TypeScript does not narrow a union of tables to.
+  return { principal: principal as Selectable<DB[Table]>, revoked }
 }
 type Db = Kysely<DB> | Transaction<DB>
 

@@ -1,30 +1,11 @@
 // Integrators (UserIntegrator) and their links to user accounts.
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely'
-import type { PrincipalState } from '../../auth/caller.ts'
-import { revokedColumn } from '../../auth/token-store.ts'
 import type { DB, IntegratorsTable } from '../../db/schema.ts'
 
 export type IntegratorRow = Selectable<IntegratorsTable>
 
 export async function findIntegrator(db: Kysely<DB>, uid: string): Promise<IntegratorRow | undefined> {
   return db.selectFrom('integrators').selectAll().where('uid', '=', uid).executeTakeFirst()
-}
-
-/** The integrator a token names and whether that token is revoked, in one round trip (auth/caller.ts). */
-export async function findIntegratorAsCaller(
-  db: Kysely<DB>,
-  uid: string,
-  jti: string,
-): Promise<PrincipalState<IntegratorRow> | undefined> {
-  const row = await db
-    .selectFrom('integrators')
-    .selectAll()
-    .select(revokedColumn(jti))
-    .where('uid', '=', uid)
-    .executeTakeFirst()
-  if (!row) return undefined
-  const { revoked, ...principal } = row
-  return { principal, revoked }
 }
 
 export async function insertIntegrator(

@@ -11,11 +11,13 @@ import { validationFailed } from '../../http/errors.ts'
 import { listQueryOptions, listQueryProperties, parseFilters } from '../../http/list-params.ts'
 import { MAX_PATH_SEGMENT } from '../../http/route-policy.ts'
 import { EXAMPLE, HowMany } from '../../http/schema-types.ts'
+import type { FastifyRequest } from 'fastify'
+import type { RoutePolicy } from '../../http/route-policy.ts'
 import type { App } from '../../types.ts'
 import { AnimalMacPath, UserPath } from '../animals/animals.resource.ts'
 import { settleDueEvents } from '../events/due-events.ts'
 import { UID_PATTERN } from '../users/users.rules.ts'
-import { RANGE_MAX, listRecords, recentRecords, recordsInRange } from './records.repository.ts'
+import { RANGE_MAX, listRecords, recentRecords, recordsInRange, type RecordScope } from './records.repository.ts'
 import { ISO_8601_PATTERN, calendarDay } from './records.rules.ts'
 import { recordWrites, type Collection } from './record-writes.ts'
 
@@ -33,23 +35,23 @@ async function recordRoutes(app: App, collection: Collection) {
   const kit = routeKit(app, collection)
   if (collection.extraRoutes) await collection.extraRoutes(app)
   if (collection.userLevel) {
-    listUserRecords(app, kit)
+    listRecordsOf(app, kit, 'user')
     searchUserRecords(app, kit)
     listActiveOrArchivedUserRecords(app, kit, 'active')
     listActiveOrArchivedUserRecords(app, kit, 'archived')
-    getUserRecord(app, kit)
-    createUserRecord(app, kit)
-    updateUserRecord(app, kit)
-    deleteUserRecord(app, kit)
+    getRecord(app, kit, 'user')
+    createRecord(app, kit, 'user')
+    updateRecord(app, kit, 'user')
+    deleteRecord(app, kit, 'user')
   }
   if (collection.animalLevel) {
-    listAnimalRecords(app, kit)
+    listRecordsOf(app, kit, 'animal')
     recentAnimalRecords(app, kit)
     animalRecordsInRange(app, kit)
-    getAnimalRecord(app, kit)
-    createAnimalRecord(app, kit)
-    updateAnimalRecord(app, kit)
-    deleteAnimalRecord(app, kit)
+    getRecord(app, kit, 'animal')
+    createRecord(app, kit, 'animal')
+    updateRecord(app, kit, 'animal')
+    deleteRecord(app, kit, 'animal')
   }
 }
 
@@ -88,11 +90,26 @@ function routeKit(app: App, collection: Collection) {
     writes: recordWrites(collection, app.database.db, createIdSource(app.clock), app.clock, (uid, animalId) =>
       settleDueEvents(app, uid, animalId),
     ),
-    userBase: `/users/:userId/${segment}`,
-    animalBase: `/users/:userId/animals/:animalMac/${segment}`,
     item: `/:${idParam}`,
-    UserItemPath: Type.Object({ userId: Uid, [idParam]: RecordId }),
-    AnimalItemPath: Type.Object({ ...AnimalMacPath.properties, [idParam]: RecordId }),
+    /** What the two views differ by: a user's records, or those of the path's animal. */
+    levels: {
+      user: {
+        base: `/users/:userId/${segment}`,
+        name: '',
+        Path: UserPath,
+        ItemPath: Type.Object({ userId: Uid, [idParam]: RecordId }),
+        config: { access: 'own' },
+        scope: (req: FastifyRequest, uid: string): RecordScope => ({ uid }),
+      },
+      animal: {
+        base: `/users/:userId/animals/:animalMac/${segment}`,
+        name: 'Animal',
+        Path: AnimalMacPath,
+        ItemPath: Type.Object({ ...AnimalMacPath.properties, [idParam]: RecordId }),
+        config: { access: 'own', animal: 'path' },
+        scope: (req: FastifyRequest, uid: string): RecordScope => ({ uid, animalId: req.pathAnimal.id }),
+      },
+    } satisfies Record<Level, { config: RoutePolicy; [k: string]: unknown }>,
     /** The path's user and record id (the parameter is named by the collection, so the route's type cannot know it). */
     itemParams: (params: unknown) => {
       const named = params as Record<string, string>
@@ -117,6 +134,7 @@ function routeKit(app: App, collection: Collection) {
 }
 
 type Kit = ReturnType<typeof routeKit>
+type Level = 'user' | 'animal'
 
 /** The search parameters of .../search, each typed by the field it matches. */
 function searchParameters({ resource, userLevel }: Collection): Record<string, TSchema> {
@@ -139,10 +157,10 @@ function searchParameters({ resource, userLevel }: Collection): Record<string, T
   return params
 }
 
-/** A page of the user's records: all, the active or archived part, or the search's matches. */
-async function userPage(
+/** A page of the scope's records: all, the active or archived part, or the search's matches. */
+async function recordsPage(
   kit: Kit,
-  uid: string,
+  scope: RecordScope,
   query: Record<string, unknown> & { page: number; limit: number; sortBy: string; sortOrder: 'asc' | 'desc' },
   view: { archived?: boolean; search?: true },
 ) {
@@ -153,30 +171,31 @@ async function userPage(
     if (typeof value === 'string' || typeof value === 'boolean') matches[fieldName] = value
   }
   const filters = parseFilters(query, collection.resource.filterFields)
-  const { rows, total } = await listRecords(db, collection, { uid }, query, filters, {
+  const { rows, total } = await listRecords(db, collection, scope, query, filters, {
     archived: view.archived,
     matches,
   })
   return page(rows.map(writes.toApi), query.page, query.limit, total)
 }
 
-/** GET /users/:userId/<segment> */
-function listUserRecords(app: App, kit: Kit) {
+/** GET /users/:userId/<segment> and GET /users/:userId/animals/:animalMac/<segment> */
+function listRecordsOf(app: App, kit: Kit, level: Level) {
   const { names, resource } = kit.collection
+  const at = kit.levels[level]
   app.get(
-    kit.userBase,
+    at.base,
     {
       schema: {
-        operationId: `list${names.plural}`,
-        summary: `List the user's ${names.plural.toLowerCase()}`,
+        operationId: `list${at.name}${names.plural}`,
+        summary: `${level === 'user' ? 'List the user' : 'The animal'}'s ${names.plural.toLowerCase()}`,
         description: listDescription,
-        params: UserPath,
+        params: at.Path,
         querystring: kit.ListQuery(),
         response: { 200: PageEnvelope(resource.ref) },
       },
-      config: { access: 'own' },
+      config: at.config,
     },
-    async (req) => userPage(kit, req.params.userId, req.query, {}),
+    async (req) => recordsPage(kit, at.scope(req, req.params.userId), req.query, {}),
   )
 }
 
@@ -184,7 +203,7 @@ function listUserRecords(app: App, kit: Kit) {
 function searchUserRecords(app: App, kit: Kit) {
   const { names, resource, userLevel } = kit.collection
   app.get(
-    `${kit.userBase}/search`,
+    `${kit.levels.user.base}/search`,
     {
       schema: {
         operationId: `search${names.plural}`,
@@ -198,7 +217,7 @@ function searchUserRecords(app: App, kit: Kit) {
       },
       config: { access: 'own' },
     },
-    async (req) => userPage(kit, req.params.userId, req.query, { search: true }),
+    async (req) => recordsPage(kit, { uid: req.params.userId }, req.query, { search: true }),
   )
 }
 
@@ -207,7 +226,7 @@ function listActiveOrArchivedUserRecords(app: App, kit: Kit, view: 'active' | 'a
   const { names, resource } = kit.collection
   const archived = view === 'archived'
   app.get(
-    `${kit.userBase}/${view}`,
+    `${kit.levels.user.base}/${view}`,
     {
       schema: {
         operationId: `list${archived ? 'Archived' : 'Active'}${names.plural}`,
@@ -219,131 +238,7 @@ function listActiveOrArchivedUserRecords(app: App, kit: Kit, view: 'active' | 'a
       },
       config: { access: 'own' },
     },
-    async (req) => userPage(kit, req.params.userId, req.query, { archived }),
-  )
-}
-
-/** GET /users/:userId/<segment>/:<idParam> */
-function getUserRecord(app: App, kit: Kit) {
-  const { names, resource } = kit.collection
-  app.get(
-    kit.userBase + kit.item,
-    {
-      schema: {
-        operationId: `get${names.singular}`,
-        summary: `Get one ${names.label.toLowerCase()}`,
-        description: kit.getDescription,
-        params: kit.UserItemPath,
-        response: { 200: Envelope(resource.ref) },
-      },
-      config: { access: 'own' },
-    },
-    async (req) => {
-      const { uid, id } = kit.itemParams(req.params)
-      return ok(kit.writes.toApi(await kit.writes.find({ uid }, id)))
-    },
-  )
-}
-
-/** POST /users/:userId/<segment> */
-function createUserRecord(app: App, kit: Kit) {
-  const { names, resource, segment, macField, userLevel } = kit.collection
-  app.post(
-    kit.userBase,
-    {
-      schema: {
-        operationId: `create${names.singular}`,
-        summary: `Record a ${names.label.toLowerCase()}`,
-        description:
-          `${macField} must be one of the user's animals. Answers 201 with the stored record (ID and t generated) ` +
-          `and a Location header. ${rulesNote}`,
-        params: UserPath,
-        body: resource.createBody(userLevel?.create),
-        response: { 201: Envelope(resource.ref, 'The stored record', `${names.label} created`) },
-      },
-      attachValidation: true,
-      config: { access: 'own', idempotent: true },
-    },
-    async (req, reply) => {
-      const row = await kit.writes.create(req, req.params.userId, undefined)
-      const location = `/users/${req.params.userId}/${segment}/${String(row.id)}`
-      return created(reply, location, ok(kit.writes.toApi(row), `${names.label} created`))
-    },
-  )
-}
-
-/** PATCH /users/:userId/<segment>/:<idParam> */
-function updateUserRecord(app: App, kit: Kit) {
-  const { names, resource } = kit.collection
-  app.patch(
-    kit.userBase + kit.item,
-    {
-      schema: {
-        operationId: `update${names.singular}`,
-        summary: `Change a ${names.label.toLowerCase()}`,
-        description: kit.patchDescription,
-        params: kit.UserItemPath,
-        body: resource.patchBody(),
-        response: {
-          200: Envelope(resource.ref, 'The record as stored now', `${names.label} updated`),
-          ...kit.notFoundResponse,
-        },
-      },
-      attachValidation: true,
-      config: { access: 'own' },
-    },
-    async (req) => {
-      const { uid, id } = kit.itemParams(req.params)
-      return kit.writes.update(req, { uid }, id)
-    },
-  )
-}
-
-/** DELETE /users/:userId/<segment>/:<idParam> */
-function deleteUserRecord(app: App, kit: Kit) {
-  const { names } = kit.collection
-  app.delete(
-    kit.userBase + kit.item,
-    {
-      schema: {
-        operationId: `delete${names.singular}`,
-        summary: `Delete a ${names.label.toLowerCase()}`,
-        description: deleteDescription,
-        params: kit.UserItemPath,
-        response: { 200: MessageEnvelope('Deleted', `${names.label} deleted`) },
-      },
-      config: { access: 'own' },
-    },
-    async (req) => {
-      const { uid, id } = kit.itemParams(req.params)
-      return kit.writes.remove({ uid }, id)
-    },
-  )
-}
-
-/** GET /users/:userId/animals/:animalMac/<segment> */
-function listAnimalRecords(app: App, kit: Kit) {
-  const { collection, db, writes } = kit
-  const { names, resource } = collection
-  app.get(
-    kit.animalBase,
-    {
-      schema: {
-        operationId: `listAnimal${names.plural}`,
-        summary: `The animal's ${names.plural.toLowerCase()}`,
-        description: listDescription,
-        params: AnimalMacPath,
-        querystring: kit.ListQuery(),
-        response: { 200: PageEnvelope(resource.ref) },
-      },
-      config: { access: 'own', animal: 'path' },
-    },
-    async (req) => {
-      const scope = { uid: req.params.userId, animalId: req.pathAnimal.id }
-      const filters = parseFilters(req.query, resource.filterFields)
-      const { rows, total } = await listRecords(db, collection, scope, req.query, filters)
-      return page(rows.map(writes.toApi), req.query.page, req.query.limit, total)
-    },
+    async (req) => recordsPage(kit, { uid: req.params.userId }, req.query, { archived }),
   )
 }
 
@@ -352,7 +247,7 @@ function recentAnimalRecords(app: App, kit: Kit) {
   const { collection, db, writes, limits } = kit
   const { names, resource } = collection
   app.get(
-    `${kit.animalBase}/recent`,
+    `${kit.levels.animal.base}/recent`,
     {
       schema: {
         operationId: `recentAnimal${names.plural}`,
@@ -381,7 +276,7 @@ function animalRecordsInRange(app: App, kit: Kit) {
   if (!rangeField) return
   const column = resource.fields[rangeField]!.column
   app.get(
-    `${kit.animalBase}/range`,
+    `${kit.levels.animal.base}/range`,
     {
       schema: {
         operationId: `animal${names.plural}InRange`,
@@ -408,67 +303,79 @@ function animalRecordsInRange(app: App, kit: Kit) {
   )
 }
 
-/** GET /users/:userId/animals/:animalMac/<segment>/:<idParam> */
-function getAnimalRecord(app: App, kit: Kit) {
+/** GET /users/:userId/<segment>/:<idParam> and GET /users/:userId/animals/:animalMac/<segment>/:<idParam> */
+function getRecord(app: App, kit: Kit, level: Level) {
   const { names, resource } = kit.collection
+  const at = kit.levels[level]
   app.get(
-    kit.animalBase + kit.item,
+    at.base + kit.item,
     {
       schema: {
-        operationId: `getAnimal${names.singular}`,
-        summary: `Get one of the animal's ${names.plural.toLowerCase()}`,
-        description: `${kit.getDescription} It must be one of the path animal's.`,
-        params: kit.AnimalItemPath,
+        operationId: `get${at.name}${names.singular}`,
+        summary:
+          level === 'user'
+            ? `Get one ${names.label.toLowerCase()}`
+            : `Get one of the animal's ${names.plural.toLowerCase()}`,
+        description:
+          level === 'user' ? kit.getDescription : `${kit.getDescription} It must be one of the path animal's.`,
+        params: at.ItemPath,
         response: { 200: Envelope(resource.ref) },
       },
-      config: { access: 'own', animal: 'path' },
+      config: at.config,
     },
     async (req) => {
       const { uid, id } = kit.itemParams(req.params)
-      return ok(kit.writes.toApi(await kit.writes.find({ uid, animalId: req.pathAnimal.id }, id)))
+      return ok(kit.writes.toApi(await kit.writes.find(at.scope(req, uid), id)))
     },
   )
 }
 
-/** POST /users/:userId/animals/:animalMac/<segment> */
-function createAnimalRecord(app: App, kit: Kit) {
-  const { names, resource, segment, macField, animalLevel } = kit.collection
+/** POST /users/:userId/<segment> and POST /users/:userId/animals/:animalMac/<segment> */
+function createRecord(app: App, kit: Kit, level: Level) {
+  const { names, resource, segment, macField } = kit.collection
+  const at = kit.levels[level]
+  const stored = `Answers 201 with the stored record (ID and t generated) and a Location header. ${rulesNote}`
   app.post(
-    kit.animalBase,
+    at.base,
     {
       schema: {
-        operationId: `createAnimal${names.singular}`,
-        summary: `Record a ${names.label.toLowerCase()} of the animal`,
+        operationId: `create${at.name}${names.singular}`,
+        summary: `Record a ${names.label.toLowerCase()}${level === 'user' ? '' : ' of the animal'}`,
         description:
-          `The animal is the path's; ${macField} may be left out, and when sent must be its MAC. Answers 201 with the ` +
-          `stored record (ID and t generated) and a Location header. ${rulesNote}`,
-        params: AnimalMacPath,
-        body: resource.createBody(animalLevel?.create),
+          level === 'user'
+            ? `${macField} must be one of the user's animals. ${stored}`
+            : `The animal is the path's; ${macField} may be left out, and when sent must be its MAC. ${stored}`,
+        params: at.Path,
+        body: resource.createBody(kit.collection[`${level}Level`]?.create),
         response: { 201: Envelope(resource.ref, 'The stored record', `${names.label} created`) },
       },
       attachValidation: true,
-      config: { access: 'own', idempotent: true, animal: 'path' },
+      config: { ...at.config, idempotent: true },
     },
     async (req, reply) => {
-      const animal = req.pathAnimal
+      const animal = level === 'user' ? undefined : req.pathAnimal
       const row = await kit.writes.create(req, req.params.userId, animal)
-      const location = `/users/${req.params.userId}/animals/${animal.mac}/${segment}/${String(row.id)}`
+      const location = `/users/${req.params.userId}${animal ? `/animals/${animal.mac}` : ''}/${segment}/${String(row.id)}`
       return created(reply, location, ok(kit.writes.toApi(row), `${names.label} created`))
     },
   )
 }
 
-/** PATCH /users/:userId/animals/:animalMac/<segment>/:<idParam> */
-function updateAnimalRecord(app: App, kit: Kit) {
+/** PATCH /users/:userId/<segment>/:<idParam> and PATCH /users/:userId/animals/:animalMac/<segment>/:<idParam> */
+function updateRecord(app: App, kit: Kit, level: Level) {
   const { names, resource } = kit.collection
+  const at = kit.levels[level]
   app.patch(
-    kit.animalBase + kit.item,
+    at.base + kit.item,
     {
       schema: {
-        operationId: `updateAnimal${names.singular}`,
-        summary: `Change one of the animal's ${names.plural.toLowerCase()}`,
+        operationId: `update${at.name}${names.singular}`,
+        summary:
+          level === 'user'
+            ? `Change a ${names.label.toLowerCase()}`
+            : `Change one of the animal's ${names.plural.toLowerCase()}`,
         description: kit.patchDescription,
-        params: kit.AnimalItemPath,
+        params: at.ItemPath,
         body: resource.patchBody(),
         response: {
           200: Envelope(resource.ref, 'The record as stored now', `${names.label} updated`),
@@ -476,33 +383,37 @@ function updateAnimalRecord(app: App, kit: Kit) {
         },
       },
       attachValidation: true,
-      config: { access: 'own', animal: 'path' },
+      config: at.config,
     },
     async (req) => {
       const { uid, id } = kit.itemParams(req.params)
-      return kit.writes.update(req, { uid, animalId: req.pathAnimal.id }, id)
+      return kit.writes.update(req, at.scope(req, uid), id)
     },
   )
 }
 
-/** DELETE /users/:userId/animals/:animalMac/<segment>/:<idParam> */
-function deleteAnimalRecord(app: App, kit: Kit) {
+/** DELETE /users/:userId/<segment>/:<idParam> and DELETE /users/:userId/animals/:animalMac/<segment>/:<idParam> */
+function deleteRecord(app: App, kit: Kit, level: Level) {
   const { names } = kit.collection
+  const at = kit.levels[level]
   app.delete(
-    kit.animalBase + kit.item,
+    at.base + kit.item,
     {
       schema: {
-        operationId: `deleteAnimal${names.singular}`,
-        summary: `Delete one of the animal's ${names.plural.toLowerCase()}`,
+        operationId: `delete${at.name}${names.singular}`,
+        summary:
+          level === 'user'
+            ? `Delete a ${names.label.toLowerCase()}`
+            : `Delete one of the animal's ${names.plural.toLowerCase()}`,
         description: deleteDescription,
-        params: kit.AnimalItemPath,
+        params: at.ItemPath,
         response: { 200: MessageEnvelope('Deleted', `${names.label} deleted`) },
       },
-      config: { access: 'own', animal: 'path' },
+      config: at.config,
     },
     async (req) => {
       const { uid, id } = kit.itemParams(req.params)
-      return kit.writes.remove({ uid, animalId: req.pathAnimal.id }, id)
+      return kit.writes.remove(at.scope(req, uid), id)
     },
   )
 }

@@ -9,7 +9,7 @@ import { confirmEmailChange } from './email-change.ts'
 import { burnPasswordCheck, hashPassword, verifyPassword } from './passwords.ts'
 import { changePassword } from './users.repository.ts'
 import { ChangePasswordBody, EmailConfirmationBody, UserIdParams, users } from './users.resource.ts'
-import { userViewFor } from './users.routes.ts'
+import { userViewFor } from './user-view.ts'
 
 export const credentialsModule = defineModule({
   tag: 'users',

@@ -4,8 +4,7 @@ import { uniqueViolation } from '../../db/errors.ts'
 import { paginate, type Page, type PageParams } from '../../db/paginate.ts'
 import type { FilterValue } from '../../http/list-params.ts'
 import type { DB, UserPushTokensTable, UsersTable } from '../../db/schema.ts'
-import { findRefreshByAccessJti, revokeSubjectFamilies, revokedColumn } from '../../auth/token-store.ts'
-import type { PrincipalState } from '../../auth/caller.ts'
+import { findRefreshByAccessJti, revokeSubjectFamilies } from '../../auth/token-store.ts'
 import { containsPattern } from './users.rules.ts'
 import { userListColumns, users } from './users.resource.ts'
 
@@ -14,23 +13,6 @@ export type NewUser = Insertable<UsersTable>
 
 export async function findUserByUid(db: Kysely<DB>, uid: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('uid', '=', uid).executeTakeFirst()
-}
-
-/** The user a token names and whether that token is revoked, in one round trip (auth/caller.ts). */
-export async function findUserAsCaller(
-  db: Kysely<DB>,
-  uid: string,
-  jti: string,
-): Promise<PrincipalState<UserRow> | undefined> {
-  const row = await db
-    .selectFrom('users')
-    .selectAll()
-    .select(revokedColumn(jti))
-    .where('uid', '=', uid)
-    .executeTakeFirst()
-  if (!row) return undefined
-  const { revoked, ...principal } = row
-  return { principal, revoked }
 }
 
 export async function findUserByEmail(db: Kysely<DB>, email: string): Promise<UserRow | undefined> {

@@ -2,9 +2,7 @@
 import type { App } from '../../types.ts'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import Type from 'typebox'
-import type { Kysely } from 'kysely'
-import { callerOf, type Caller } from '../../auth/caller.ts'
-import type { DB } from '../../db/schema.ts'
+import { callerOf } from '../../auth/caller.ts'
 import { defineModule } from '../../http/api-module.ts'
 import { created } from '../../http/created.ts'
 import { Envelope, MessageEnvelope, PageEnvelope, ok, okMessage, page } from '../../http/envelope.ts'
@@ -12,6 +10,7 @@ import { conflict, forbidden, notFound, serviceUnavailable, validationFailed } f
 import { createMailer } from '../../mail.ts'
 import { EMAIL_CHANGE_DESCRIPTION, EMAIL_CHANGE_PENDING, NO_MAIL_SERVER, requestEmailChange } from './email-change.ts'
 import { parseFilters } from '../../http/list-params.ts'
+import type { Page } from '../../db/paginate.ts'
 import { hashPassword } from './passwords.ts'
 import {
   MAX_PUSH_TOKENS,
@@ -26,9 +25,10 @@ import {
   updateUniqueUser,
   updateUserStatus,
   type NewUser,
+  type UniqueResult,
   type UserRow,
 } from './users.repository.ts'
-import { linkedIntegratorUids } from '../integrators/integrators.repository.ts'
+import { userViewFor } from './user-view.ts'
 import {
   MAX_INTEGRATION_FLAGS,
   RESERVED_UIDS,
@@ -60,18 +60,27 @@ const OWN = "Access: the account owner's user token, or an integrator linked to 
 
 const duplicateMessage = (field: 'Uid' | 'Email') => `A user with this ${field} already exists`
 
-/** The single-user view: integrators as this caller may see them, and the push tokens. */
-export async function userViewFor(db: Kysely<DB>, caller: Caller, row: UserRow) {
-  const integrators = caller.kind === 'integrator' ? [caller.integrator.uid] : await linkedIntegratorUids(db, row.uid)
-  const tokens = await listPushTokens(db, row.uid)
-  return { ...toApiUser(row, integrators), FCMTokens: tokens.map(toApiPushToken) }
-}
-
 const PendingEmailChange = Envelope(
   UserRef,
   'The account as stored now; the new e-mail address waits for confirmation from it',
   EMAIL_CHANGE_PENDING,
 )
+
+/** A page of users: the account fields only (a single user's view adds its push tokens and integrators). */
+const usersPage = ({ rows, total }: Page<UserRow>, pageNumber: number, limit: number) =>
+  page(
+    rows.map((r) => toApiUser(r)),
+    pageNumber,
+    limit,
+    total,
+  )
+
+/** The answers of PUT and PATCH /users/:userId. */
+const ProfileChanged = {
+  200: Envelope(UserRef, 'The user as stored now', 'User updated'),
+  202: PendingEmailChange,
+  409: Type.Ref('ErrorEnvelope', { description: 'Email already in use (EMAIL_CHANGE=immediate only)' }),
+}
 
 function checkFlagCount(count: number) {
   if (count > MAX_INTEGRATION_FLAGS) {
@@ -128,6 +137,19 @@ async function userRoutes(app: App) {
     return ok(await userView(req, row), EMAIL_CHANGE_PENDING)
   }
 
+  /** The answer of a profile change (PUT, PATCH): 404, 409, 202 with an e-mail address to confirm, or 200. */
+  async function profileChangedAnswer(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    result: UniqueResult | undefined,
+    newEmail: string | undefined,
+  ) {
+    if (!result) throw notFound('User')
+    if (result.duplicate) throw conflict(duplicateMessage(result.duplicate))
+    if (newEmail !== undefined) return pendingEmailAnswer(req, reply, result.row, newEmail)
+    return ok(await userView(req, result.row), 'User updated')
+  }
+
   app.get(
     '/users',
     {
@@ -145,17 +167,12 @@ async function userRoutes(app: App) {
     },
     async (req) => {
       const { page: pageNumber, limit, sortBy, sortOrder } = req.query
-      const { rows, total } = await listUsers(
+      const found = await listUsers(
         db,
         { page: pageNumber, limit, sortBy, sortOrder },
         parseFilters(req.query, users.filterFields),
       )
-      return page(
-        rows.map((r) => toApiUser(r)),
-        pageNumber,
-        limit,
-        total,
-      )
+      return usersPage(found, pageNumber, limit)
     },
   )
 
@@ -176,17 +193,12 @@ async function userRoutes(app: App) {
     },
     async (req) => {
       const { page: pageNumber, limit, sortBy, sortOrder, email, name, flagged, inactive, language } = req.query
-      const { rows, total } = await searchUsers(
+      const found = await searchUsers(
         db,
         { email, name, flagged, inactive, language },
         { page: pageNumber, limit, sortBy, sortOrder },
       )
-      return page(
-        rows.map((r) => toApiUser(r)),
-        pageNumber,
-        limit,
-        total,
-      )
+      return usersPage(found, pageNumber, limit)
     },
   )
 
@@ -262,11 +274,7 @@ async function userRoutes(app: App) {
           EMAIL_CHANGE_DESCRIPTION,
         params: UserIdParams,
         body: ReplaceUserBody,
-        response: {
-          200: Envelope(UserRef, 'The user as stored now', 'User updated'),
-          202: PendingEmailChange,
-          409: Type.Ref('ErrorEnvelope', { description: 'Email already in use (EMAIL_CHANGE=immediate only)' }),
-        },
+        response: ProfileChanged,
       },
       config: { changesAccess: true, access: 'own' },
     },
@@ -294,10 +302,7 @@ async function userRoutes(app: App) {
         ...columns,
         integration_flags: JSON.stringify(flags),
       })
-      if (!result) throw notFound('User')
-      if (result.duplicate) throw conflict(duplicateMessage(result.duplicate))
-      if (newEmail !== undefined) return pendingEmailAnswer(req, reply, result.row, newEmail)
-      return ok(await userView(req, result.row), 'User updated')
+      return profileChangedAnswer(req, reply, result, newEmail)
     },
   )
 
@@ -314,11 +319,7 @@ async function userRoutes(app: App) {
           EMAIL_CHANGE_DESCRIPTION,
         params: UserIdParams,
         body: PatchUserBody,
-        response: {
-          200: Envelope(UserRef, 'The user as stored now', 'User updated'),
-          202: PendingEmailChange,
-          409: Type.Ref('ErrorEnvelope', { description: 'Email already in use (EMAIL_CHANGE=immediate only)' }),
-        },
+        response: ProfileChanged,
       },
       config: { changesAccess: true, access: 'own' },
     },
@@ -335,10 +336,7 @@ async function userRoutes(app: App) {
         ...users.toColumns(newEmail === undefined ? body : { ...body, Email: undefined }),
         ...(hasFlags ? { integration_flags: mergedIntegrationFlags(flags.set, flags.remove) } : {}),
       })
-      if (!result) throw notFound('User')
-      if (result.duplicate) throw conflict(duplicateMessage(result.duplicate))
-      if (newEmail !== undefined) return pendingEmailAnswer(req, reply, result.row, newEmail)
-      return ok(await userView(req, result.row), 'User updated')
+      return profileChangedAnswer(req, reply, result, newEmail)
     },
   )
 
