@@ -166,16 +166,8 @@ export interface LitterguardsTable {
   updated_at: Timestamp
 }
 
-export interface LitterguardReadingsTable {
-  uid: string
-  mac: string
-  /** Unix seconds (not ms like the ear-tag readings). */
-  t: number
-  c: number
-  x: number
-  y: number
-  z: number
-}
+/** The columns of the ear-tag readings, but t in Unix seconds (not ms). */
+export type LitterguardReadingsTable = AnimalSensorReadingsTable
 
 /** One tag's closed hour of readings, packed (migration 0030, docs/storage.md#readings). */
 interface PackedHour {

@@ -172,13 +172,7 @@ export async function updateAnimal(
   const columns = animals.toColumns(body) as Updateable<AnimalsTable>
   try {
     return await db.transaction().execute(async (trx) => {
-      const current = await trx
-        .selectFrom('animals')
-        .select('mac')
-        .where('uid', '=', uid)
-        .where('id', '=', id)
-        .forUpdate()
-        .executeTakeFirst()
+      const current = await lockAnimal(trx, uid, id)
       if (!current) return undefined
       const row = await trx
         .updateTable('animals')
@@ -204,6 +198,17 @@ export async function updateAnimal(
   }
 }
 
+/** The animal's MAC, its row locked (FOR UPDATE) until the transaction ends; undefined when there is no such animal. */
+function lockAnimal(trx: Kysely<DB>, uid: string, id: number): Promise<{ mac: string } | undefined> {
+  return trx
+    .selectFrom('animals')
+    .select('mac')
+    .where('uid', '=', uid)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst()
+}
+
 /** A table of farm records that hang off an animal, and the collection's name in the API. */
 export interface RecordTable {
   table: string
@@ -227,13 +232,7 @@ export async function deleteAnimal(
 ): Promise<DeleteOutcome> {
   try {
     return await db.transaction().execute(async (trx): Promise<DeleteOutcome> => {
-      const animal = await trx
-        .selectFrom('animals')
-        .select('mac')
-        .where('uid', '=', uid)
-        .where('id', '=', id)
-        .forUpdate()
-        .executeTakeFirst()
+      const animal = await lockAnimal(trx, uid, id)
       if (!animal) return { deleted: false, missing: true }
       if (recordTables.length > 0) {
         if (withRecords) {

@@ -94,6 +94,16 @@ export interface NewPrediction {
   animal?: { name?: string | undefined; group?: string | null | undefined; weight?: number | undefined }
 }
 
+/** The columns of a prediction that every source stores alike. */
+const predictionColumns = (uid: string, p: NewPrediction) => ({
+  uid,
+  animal_id: p.animalId,
+  classification_type: p.classificationType,
+  predicted_at: p.predictedAt,
+  results: JSON.stringify(p.results),
+  peak_probability: p.peakProbability,
+})
+
 /** Stores a prediction an owner or integrator posted, and returns it as the reads show it. */
 export async function insertExternalPrediction(
   db: Kysely<DB>,
@@ -104,12 +114,7 @@ export async function insertExternalPrediction(
   const { id } = await db
     .insertInto('predictions')
     .values({
-      uid,
-      animal_id: p.animalId,
-      classification_type: p.classificationType,
-      predicted_at: p.predictedAt,
-      results: JSON.stringify(p.results),
-      peak_probability: p.peakProbability,
+      ...predictionColumns(uid, p),
       source: 'external',
       created_by: createdBy,
       animal_name: p.animal?.name ?? null,
@@ -135,12 +140,7 @@ export async function insertScoredPredictions(
     .insertInto('predictions')
     .values(
       rows.map((p) => ({
-        uid,
-        animal_id: p.animalId,
-        classification_type: p.classificationType,
-        predicted_at: p.predictedAt,
-        results: JSON.stringify(p.results),
-        peak_probability: p.peakProbability,
+        ...predictionColumns(uid, p),
         source: 'scorer' as const,
         created_by: null,
       })),

@@ -61,6 +61,16 @@ export const PredictionAnimal = (extra: Record<string, unknown> = {}) =>
   )
 
 /** `animal` in a posted prediction: any part of what the reads show; the ids must name the path's animal. */
+/** A body's userId: the path's user, which a client may repeat. */
+const PathUserIfGiven = Type.Optional(
+  Type.String({
+    pattern: UID_PATTERN,
+    maxLength: 128,
+    description: "The path's user, if given",
+    examples: [EXAMPLE.uid],
+  }),
+)
+
 const PostedAnimal = Type.Object(
   {
     id: Type.Optional(AnimalId("The path's animal's ID, if given")),
@@ -88,14 +98,7 @@ const PostedAnimal = Type.Object(
         examples: [212.5],
       }),
     ),
-    userId: Type.Optional(
-      Type.String({
-        pattern: UID_PATTERN,
-        maxLength: 128,
-        description: "The path's user, if given",
-        examples: [EXAMPLE.uid],
-      }),
-    ),
+    userId: PathUserIfGiven,
   },
   { additionalProperties: false, description: "The animal (AIPrediction's `animal`); every part optional" },
 )
@@ -154,14 +157,7 @@ export const predictions = defineResource({
 
 export const PredictionCreate = predictions.createBody({
   extra: {
-    userId: Type.Optional(
-      Type.String({
-        pattern: UID_PATTERN,
-        maxLength: 128,
-        description: "The path's user, if given",
-        examples: [EXAMPLE.uid],
-      }),
-    ),
+    userId: PathUserIfGiven,
     animal: Type.Optional(PostedAnimal),
   },
   description:
