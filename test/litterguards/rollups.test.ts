@@ -6,8 +6,13 @@ import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { assertClose } from '../support/assertions.ts'
 import { packReadings } from '../../src/jobs/packing.ts'
-import { activityAggregates } from '../../src/modules/litterguards/litterguards.repository.ts'
-import { baselineWindow, deviceWindow, unusualActivity } from '../../src/modules/litterguards/litterguards.rules.ts'
+import { activityAggregates, summaryBuckets } from '../../src/modules/litterguards/litterguards.repository.ts'
+import {
+  baselineWindow,
+  deviceWindow,
+  summaryWindow,
+  unusualActivity,
+} from '../../src/modules/litterguards/litterguards.rules.ts'
 import { TIME_RANGES } from '../../src/modules/readings/readings.rules.ts'
 import { deviceFarm, type DeviceReading } from './farm.ts'
 
@@ -112,5 +117,60 @@ describe('litter-device activity from the rollups', () => {
     const idleAnalytics = (await f.inject('GET', `/${idle.MAC}/analytics?timeRange=7d`)).json().data
     assert.equal(idleAnalytics.dataPointsCount, 0)
     assert.equal(idleAnalytics.averageTemperature, null)
+  })
+
+  it("gives the summary the buckets of every reading summed up over its window's whole 10-minute buckets", async () => {
+    const f = await deviceFarm(ctx)
+    const restless = await f.device('Pen 1')
+    const quiet = await f.device('Pen 2')
+    const late = await f.device('Pen 3')
+    const [a, b, c] = [deviceRows(0, 40), deviceRows(1000, 0), deviceRows(2000, 6)]
+    await f.send(
+      restless.MAC,
+      a.filter((_, i) => i % 5 !== 0),
+    )
+    await f.send(quiet.MAC, b)
+    await f.send(late.MAC, c)
+    // NOW is 37 min 13 s into an hour: the window is the 24 hours before its last whole 10 minutes, the baseline
+    // the 7 days before that; neither starts on an hour.
+    const span = summaryWindow(NOW)
+    assert.equal(span.endBefore, Math.floor(NOW / 600_000) * 600)
+    assert.equal(span.start % 3600, 30 * MINUTE)
+    const compare = async (stage: string) => {
+      const buckets = await summaryBuckets(ctx.database.withoutTimeouts, f.user.uid, span)
+      const raw = await activityAggregates(
+        ctx.database.withoutTimeouts,
+        f.user.uid,
+        { start: span.start, end: span.endBefore - 1 },
+        span.baselineStart,
+        undefined,
+        { rollups: false },
+      )
+      assert.equal(buckets.length, 3)
+      raw.forEach((r, i) => {
+        const mine = buckets[i]!
+        assert.equal(mine.mac, r.mac, stage)
+        assert.equal(mine.baselineBuckets, r.baselineBuckets, stage)
+        assertClose(mine.baselineMean, r.baselineMean, `${stage} baseline mean`)
+        assertClose(mine.baselineSd, r.baselineSd, `${stage} baseline sd`)
+        assert.deepEqual(mine.windowBuckets, r.windowBuckets, stage)
+        assert.equal(unusualActivity(mine), unusualActivity(r), stage)
+      })
+      const summary = (await f.inject('GET', '/summary')).json().data
+      assert.equal(summary.devicesWithUnusualActivity, raw.filter(unusualActivity).length, stage)
+      return summary.devicesWithUnusualActivity as number
+    }
+    await compare('recent')
+    await packReadings(ctx.database.db, { now: NOW })
+    await compare('packed')
+    await f.send(
+      restless.MAC,
+      a.filter((_, i) => i % 5 === 0),
+    )
+    await compare('late readings')
+    await packReadings(ctx.database.db, { now: NOW })
+    // Restless for 40 minutes: unusual. Restless for the last 6 minutes only, in the 10 minutes not yet whole: not
+    // yet in the summary's window.
+    assert.equal(await compare('late readings packed'), 1)
   })
 })

@@ -262,6 +262,76 @@ export async function activityAggregates(
   }))
 }
 
+/**
+ * Per device of the account: the 10-minute buckets' statistics of the baseline [baselineStart, start) and the
+ * window's bucket means [start, endBefore), all three on bucket boundaries (summaryWindow), from the hourly
+ * rollups alone: a whole hour's bucket sums as stored, an hour a boundary cuts from its buckets' means. The
+ * same figures as activityAggregates over those spans (to float8 rounding: a cut hour's bucket means are
+ * summed as stored, in float8).
+ */
+export async function summaryBuckets(
+  db: Kysely<DB>,
+  uid: string,
+  span: { baselineStart: number; start: number; endBefore: number },
+): Promise<(BucketStats & { mac: string })[]> {
+  const { baselineStart, start, endBefore } = span
+  if ([baselineStart, start, endBefore].some((t) => t % LITTER_BUCKET !== 0))
+    throw new Error('summaryBuckets: the spans must start and end on 10-minute buckets')
+  const hour = 3600
+  const { rows } = await sql<{
+    mac: string
+    baseline_n: number | null
+    baseline_mean: number | null
+    baseline_sd: number | null
+    window_hours: string | null
+  }>`
+    WITH whole AS (
+      SELECT d.mac, sum(h.act_n) AS n, sum(h.act_mean_sum) AS s, sum(h.act_mean_sumsq) AS ss
+      FROM litterguards d
+      JOIN litterguard_hourly h ON h.uid = d.uid AND h.mac = d.mac AND h.hour >= ${baselineStart} AND h.hour <= ${start - hour}
+      WHERE d.uid = ${uid} GROUP BY d.mac
+    ), cut AS (
+      SELECT d.mac, count(*) AS n, sum(u.mean::numeric) AS s, sum(u.mean::numeric * u.mean::numeric) AS ss
+      FROM litterguards d
+      JOIN litterguard_hourly h ON h.uid = d.uid AND h.mac = d.mac
+        AND ((h.hour >= ${baselineStart - (baselineStart % hour)} AND h.hour < ${baselineStart})
+             OR (h.hour > ${start - hour} AND h.hour < ${start}))
+      CROSS JOIN LATERAL unnest(h.act_bucket, h.act_mean) AS u (bucket, mean)
+      WHERE d.uid = ${uid} AND h.hour + u.bucket * ${sql.lit(LITTER_BUCKET)} >= ${baselineStart}
+        AND h.hour + u.bucket * ${sql.lit(LITTER_BUCKET)} < ${start}
+      GROUP BY d.mac
+    ), baseline AS (
+      SELECT mac, sum(n) AS n, sum(s) AS s, sum(ss) AS ss FROM (SELECT * FROM whole UNION ALL SELECT * FROM cut) b GROUP BY mac
+    ), win AS (
+      SELECT d.mac, json_agg(json_build_array(h.hour, h.act_bucket, h.act_mean) ORDER BY h.hour)::text AS window_hours
+      FROM litterguards d
+      JOIN litterguard_hourly h ON h.uid = d.uid AND h.mac = d.mac AND h.hour > ${start - hour} AND h.hour < ${endBefore}
+      WHERE d.uid = ${uid} GROUP BY d.mac
+    )
+    SELECT d.mac, b.n AS baseline_n, (b.s / nullif(b.n, 0))::float8 AS baseline_mean,
+           sqrt(greatest(0, b.ss / nullif(b.n, 0) - (b.s / nullif(b.n, 0)) ^ 2))::float8 AS baseline_sd,
+           w.window_hours
+    FROM litterguards d LEFT JOIN baseline b ON b.mac = d.mac LEFT JOIN win w ON w.mac = d.mac
+    WHERE d.uid = ${uid}
+    ORDER BY d.mac`.execute(db)
+  return rows.map((r) => {
+    // The window's buckets in time order: each hour's buckets as stored (in order), those inside the window.
+    const windowBuckets: { bucket: number; activity: number }[] = []
+    for (const [hourStart, buckets, means] of JSON.parse(r.window_hours ?? '[]') as [number, number[], number[]][])
+      buckets.forEach((b, i) => {
+        const t = hourStart + b * LITTER_BUCKET
+        if (t >= start && t < endBefore) windowBuckets.push({ bucket: t / LITTER_BUCKET, activity: means[i]! })
+      })
+    return {
+      mac: r.mac,
+      baselineBuckets: Number(r.baseline_n ?? 0),
+      baselineMean: r.baseline_mean,
+      baselineSd: r.baseline_sd,
+      windowBuckets,
+    }
+  })
+}
+
 /** The account's device counts, the active devices' mean CurrentTemperature, and the newest LastSeen. */
 export async function deviceTotals(
   db: Kysely<DB>,

@@ -30,6 +30,7 @@ import {
   insertLitterguard,
   listLitterguards,
   readDeviceReadings,
+  summaryBuckets,
   toApiLitterguard,
   updateLitterguard,
   type ActivityAggregates,
@@ -50,6 +51,7 @@ import {
   baselineWindow,
   deviceWindow,
   readingsRange,
+  summaryWindow,
   unusualActivity,
   type Window,
 } from './litterguards.rules.ts'
@@ -179,10 +181,9 @@ async function litterguardRoutes(app: App) {
     },
     async (req) => {
       const now = app.clock()
-      const window = deviceWindow('24h', now)
       const [totals, activity] = await Promise.all([
         deviceTotals(db, req.params.userId, activeSince(now, windowMinutes)),
-        activityAggregates(db, req.params.userId, window, baselineWindow(window).start),
+        summaryBuckets(db, req.params.userId, summaryWindow(now)),
       ])
       const summary: DeviceSummaryBody = {
         totalDevices: totals.total,

@@ -95,6 +95,17 @@ export function baselineWindow(window: Window): { start: number; endBefore: numb
   return { start: window.start - BASELINE_SECONDS, endBefore: window.start }
 }
 
+/**
+ * The summary's window: the 144 whole 10-minute buckets (UTC) ending at the last whole 10 minutes at or before
+ * `nowMs`, [start, end) in Unix seconds; its baseline the 7 days before `start`. Both on bucket boundaries, so that
+ * the summary reads the hourly rollups' buckets alone, never a reading (the bucket in progress is not in it yet).
+ */
+export function summaryWindow(nowMs: number): { start: number; endBefore: number; baselineStart: number } {
+  const endBefore = Math.floor(nowMs / 1000 / BUCKET_SECONDS) * BUCKET_SECONDS
+  const start = endBefore - RANGE_SECONDS['24h']
+  return { start, endBefore, baselineStart: start - BASELINE_SECONDS }
+}
+
 /** The acceleration beyond gravity of one reading, g. */
 export function dynamicAcceleration(x: number, y: number, z: number): number {
   return Math.abs(Math.sqrt(x * x + y * y + z * z) - 1)
