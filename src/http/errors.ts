@@ -43,6 +43,11 @@ export function unauthorized(message: string, error?: 'invalid_token' | 'invalid
 export const invalidToken = (message: string) => unauthorized(message, 'invalid_token')
 export const forbidden = (message: string) => new ApiError(403, message)
 export const notFound = (what: string) => new ApiError(404, `${what} not found`)
+/** What a lookup found, or the 404 "<what> not found" when it found nothing. */
+export function orNotFound<T>(found: T | undefined, what: string): T {
+  if (!found) throw notFound(what)
+  return found
+}
 export const conflict = (message: string) => new ApiError(409, message)
 export const serviceUnavailable = (message: string, retryAfterSeconds = 5) =>
   new ApiError(503, message, { headers: { 'retry-after': String(retryAfterSeconds) } })

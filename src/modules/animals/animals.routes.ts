@@ -3,7 +3,7 @@ import Type from 'typebox'
 import { defineModule } from '../../http/api-module.ts'
 import type { App } from '../../types.ts'
 import { Envelope, MessageEnvelope, PageEnvelope, ok, okMessage, page } from '../../http/envelope.ts'
-import { ApiError, conflict, notFound } from '../../http/errors.ts'
+import { ApiError, conflict, notFound, orNotFound } from '../../http/errors.ts'
 import { parseFilters } from '../../http/list-params.ts'
 import { createIdSource } from '../../db/ids.ts'
 import { created } from '../../http/created.ts'
@@ -53,11 +53,8 @@ async function animalRoutes(app: App) {
   const db = app.database.db
   const ids = createIdSource(app.clock)
 
-  async function requireAnimal(userId: string, animalId: string) {
-    const row = await findAnimal(db, userId, animalId)
-    if (!row) throw notFound('Animal')
-    return row
-  }
+  const requireAnimal = async (userId: string, animalId: string) =>
+    orNotFound(await findAnimal(db, userId, animalId), 'Animal')
 
   app.get(
     '/users/:userId/animals',
@@ -183,8 +180,7 @@ async function animalRoutes(app: App) {
       const row = await updateAnimal(db, req.params.userId, current.id, req.body, new Date(app.clock())).catch(
         rethrowDuplicate,
       )
-      if (!row) throw notFound('Animal')
-      return ok(toApiAnimal(row), 'Animal updated')
+      return ok(toApiAnimal(orNotFound(row, 'Animal')), 'Animal updated')
     },
   )
 

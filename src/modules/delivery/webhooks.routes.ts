@@ -7,7 +7,7 @@ import type { App } from '../../types.ts'
 import { callerOf } from '../../auth/caller.ts'
 import { defineModule } from '../../http/api-module.ts'
 import { Envelope, ok } from '../../http/envelope.ts'
-import { badRequest, forbidden, notFound, validationFailed } from '../../http/errors.ts'
+import { badRequest, forbidden, notFound, orNotFound, validationFailed } from '../../http/errors.ts'
 import {
   deleteSubscription,
   findSubscription,
@@ -69,11 +69,8 @@ async function webhookRoutes(app: App) {
     if (caller.kind !== 'integrator') throw forbidden('An integrator token is required')
     return caller.integrator.uid
   }
-  const subscriptionOf = async (integratorUid: string, id: string) => {
-    const s = await findSubscription(db, integratorUid, id)
-    if (!s) throw notFound('Subscription')
-    return s
-  }
+  const subscriptionOf = async (integratorUid: string, id: string) =>
+    orNotFound(await findSubscription(db, integratorUid, id), 'Subscription')
   const checkUrl = (url: string) => {
     const refused = refusedUrl(url, delivery.allowInsecure)
     if (refused) throw validationFailed([{ field: 'url', message: refused }])
@@ -196,8 +193,7 @@ async function webhookRoutes(app: App) {
         },
         app.clock(),
       )
-      if (!row) throw notFound('Subscription')
-      return ok(toApi(row), 'Webhook subscription updated')
+      return ok(toApi(orNotFound(row, 'Subscription')), 'Webhook subscription updated')
     },
   )
 

@@ -5,7 +5,7 @@ import Type from 'typebox'
 import { defineModule } from '../../http/api-module.ts'
 import { created } from '../../http/created.ts'
 import { Envelope, MessageEnvelope, PageEnvelope, ok, okMessage, page } from '../../http/envelope.ts'
-import { conflict, notFound, validationFailed } from '../../http/errors.ts'
+import { conflict, notFound, orNotFound, validationFailed } from '../../http/errors.ts'
 import { parseFilters } from '../../http/list-params.ts'
 import type { App } from '../../types.ts'
 import { ingestOverHttp } from '../readings/ingest.ts'
@@ -100,11 +100,8 @@ async function litterguardRoutes(app: App) {
     409: Type.Ref('ErrorEnvelope', { description: 'The account already has a device with this MAC' }),
   }
 
-  async function requireDevice(userId: string, mac: string): Promise<LitterguardRow> {
-    const row = await findLitterguard(db, userId, mac, since())
-    if (!row) throw notFound('Litterguard')
-    return row
-  }
+  const requireDevice = async (userId: string, mac: string) =>
+    orNotFound(await findLitterguard(db, userId, mac, since()), 'Litterguard')
 
   app.get(
     base,
@@ -259,8 +256,7 @@ async function litterguardRoutes(app: App) {
     async (req) => {
       const { mac } = await requireDevice(req.params.userId, req.params.macAddress)
       const row = await updateLitterguard(db, req.params.userId, mac, req.body, new Date(app.clock()), since())
-      if (!row) throw notFound('Litterguard')
-      return ok(toApiLitterguard(row), 'Litterguard updated')
+      return ok(toApiLitterguard(orNotFound(row, 'Litterguard')), 'Litterguard updated')
     },
   )
 

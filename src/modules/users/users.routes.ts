@@ -6,7 +6,7 @@ import { callerOf } from '../../auth/caller.ts'
 import { defineModule } from '../../http/api-module.ts'
 import { created } from '../../http/created.ts'
 import { Envelope, MessageEnvelope, PageEnvelope, ok, okMessage, page } from '../../http/envelope.ts'
-import { conflict, forbidden, notFound, serviceUnavailable, validationFailed } from '../../http/errors.ts'
+import { conflict, forbidden, notFound, orNotFound, serviceUnavailable, validationFailed } from '../../http/errors.ts'
 import { createMailer } from '../../mail.ts'
 import { EMAIL_CHANGE_DESCRIPTION, EMAIL_CHANGE_PENDING, NO_MAIL_SERVER, requestEmailChange } from './email-change.ts'
 import { parseFilters } from '../../http/list-params.ts'
@@ -103,11 +103,7 @@ async function userRoutes(app: App) {
   const mailer = createMailer(app.config.mail)
   app.addHook('onClose', async () => mailer?.close())
 
-  async function requireUser(uid: string): Promise<UserRow> {
-    const row = await findUserByUid(db, uid)
-    if (!row) throw notFound('User')
-    return row
-  }
+  const requireUser = async (uid: string) => orNotFound(await findUserByUid(db, uid), 'User')
 
   const userView = (req: FastifyRequest, row: UserRow) => userViewFor(db, callerOf(req), row)
 
@@ -472,8 +468,7 @@ async function userRoutes(app: App) {
         },
         app.clock(),
       )
-      if (!row) throw notFound('User')
-      return ok(await userView(req, row), 'User status updated')
+      return ok(await userView(req, orNotFound(row, 'User')), 'User status updated')
     },
   )
 }
