@@ -8,6 +8,7 @@ import { defineModule } from '../../http/api-module.ts'
 import { Envelope, PageEnvelope, ok, page } from '../../http/envelope.ts'
 import { conflict, notFound, validationFailed, type FieldProblem } from '../../http/errors.ts'
 import { parseFilters } from '../../http/list-params.ts'
+import type { PageParams } from '../../db/paginate.ts'
 import type { App } from '../../types.ts'
 import { findAnimalByMac } from '../animals/animals.repository.ts'
 import { normalizeMac } from '../animals/animals.rules.ts'
@@ -86,6 +87,13 @@ async function eventRoutes(app: App) {
   const db = app.database.db
   const { limits } = app.config
   const List = PageEnvelope(events.ref)
+
+  /** A page of the feed; with `after` (the sync cursor), the first page of the events created after it. */
+  async function eventsPage(criteria: EventCriteria, query: PageParams & Record<string, unknown>) {
+    const filters = parseFilters(query, events.filterFields)
+    const { rows, total } = await listEvents(db, criteria, query, filters)
+    return page(rows.map(toApi), criteria.after === undefined ? query.page : 1, query.limit, total)
+  }
   // Streams end at shutdown, so that closing the server does not wait for their clients.
   const openStreams = new Set<() => void>()
   app.addHook('preClose', (done) => {
@@ -111,9 +119,7 @@ async function eventRoutes(app: App) {
     async (req) => {
       const criteria = criteriaOf(req.params.userId, req.query)
       if (req.query.MAC !== undefined) criteria.mac = normalizeMac(req.query.MAC)
-      const filters = parseFilters(req.query, events.filterFields)
-      const { rows, total } = await listEvents(db, criteria, req.query, filters)
-      return page(rows.map(toApi), criteria.after === undefined ? req.query.page : 1, req.query.limit, total)
+      return eventsPage(criteria, req.query)
     },
   )
 
@@ -296,9 +302,7 @@ async function eventRoutes(app: App) {
       const criteria = criteriaOf(req.params.userId, req.query)
       const animal = await findAnimalByMac(db, req.params.userId, req.params.animalMac)
       if (!animal) throw notFound('Animal')
-      const filters = parseFilters(req.query, events.filterFields)
-      const { rows, total } = await listEvents(db, { ...criteria, animalId: animal.id }, req.query, filters)
-      return page(rows.map(toApi), criteria.after === undefined ? req.query.page : 1, req.query.limit, total)
+      return eventsPage({ ...criteria, animalId: animal.id }, req.query)
     },
   )
 

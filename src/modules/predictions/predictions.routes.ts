@@ -77,6 +77,17 @@ async function predictionRoutes(app: App) {
   const { limits } = app.config
   const base = '/users/:userId/animals/:animalMac/predictions'
   const List = PageEnvelope(predictions.ref)
+
+  /** A page of the animal's predictions (of one class, or of every class) in the query's window. */
+  async function predictionsPage(
+    animal: { uid: string; id: number },
+    classificationType: PredictionCriteria['classificationType'],
+    query: WindowQuery & { page: number; limit: number },
+  ) {
+    const criteria = { uid: animal.uid, animalId: animal.id, classificationType, ...windowOf(query) }
+    const { rows, total } = await listPredictions(db, criteria, query)
+    return page(rows.map(toApi), query.page, query.limit, total)
+  }
   await predictionAccuracyRoute(app)
   await predictionSettingsRoute(app)
 
@@ -95,16 +106,7 @@ async function predictionRoutes(app: App) {
       },
       config: { access: 'own', animal: 'path' },
     },
-    async (req) => {
-      const window = windowOf(req.query)
-      const animal = req.pathAnimal
-      const { rows, total } = await listPredictions(
-        db,
-        { uid: animal.uid, animalId: animal.id, classificationType: req.query.classificationType, ...window },
-        req.query,
-      )
-      return page(rows.map(toApi), req.query.page, req.query.limit, total)
-    },
+    async (req) => predictionsPage(req.pathAnimal, req.query.classificationType, req.query),
   )
 
   app.get(
@@ -184,18 +186,7 @@ async function predictionRoutes(app: App) {
       },
       config: { access: 'own', animal: 'path' },
     },
-    async (req) => {
-      const window = windowOf(req.query)
-      const animal = req.pathAnimal
-      const criteria = {
-        uid: animal.uid,
-        animalId: animal.id,
-        classificationType: req.params.classificationType,
-        ...window,
-      }
-      const { rows, total } = await listPredictions(db, criteria, req.query)
-      return page(rows.map(toApi), req.query.page, req.query.limit, total)
-    },
+    async (req) => predictionsPage(req.pathAnimal, req.params.classificationType, req.query),
   )
 
   app.post(
