@@ -221,7 +221,10 @@ async function measureStore(store: Store, plan: Plan, step: (what: string) => vo
 /** Every row on PostgreSQL (with DATABASE_URL), then on the embedded store. */
 export async function measureReadingsAtScale(): Promise<TableRow[]> {
   const smoke = process.env.BENCH_SMOKE === '1'
-  const stores: Store[] = process.env.DATABASE_URL ? ['postgres', 'embedded'] : ['embedded']
+  const all: Store[] = process.env.DATABASE_URL ? ['postgres', 'embedded'] : ['embedded']
+  // BENCH_STORES=postgres (or embedded): one store alone.
+  const only = process.env.BENCH_STORES?.split(',')
+  const stores = only ? all.filter((store) => only.includes(store)) : all
   const clock = performance.now()
   const step = (what: string) =>
     console.log(`[${((performance.now() - clock) / 1000).toFixed(0).padStart(3)} s] ${what}`)

@@ -1,6 +1,7 @@
-// The reference (baseline) pinna temperature of the spec's Animal model, as pure rules:
-// the median of the valid samples of the last 7 days, or null while the tag has under 7 days of data
-// or under 100 valid samples in the window.
+// The reference (baseline) pinna temperature of the spec's Animal model, as pure rules: the median of the valid
+// samples of the last 7 days' whole hours, each sample counted at its hour's mean of valid samples (what the hourly
+// rollups keep: docs/animals-and-readings.md), or null while the tag has under 7 days of data or under 100 valid
+// samples in the window.
 
 export const WINDOW_DAYS = 7
 export const DAY_MS = 86_400_000
@@ -14,9 +15,18 @@ export function isValidSample(c: number): boolean {
   return c >= VALID_MIN_C && c <= VALID_MAX_C
 }
 
-/** The window ending at `now`: (now - 7 days, now]. */
+export const HOUR_MS = 3_600_000
+
+/** The window's hours: the 7 days of whole hours before the last whole hour at or before `now`, [from, to). */
+export function windowHours(now: number): { from: number; to: number } {
+  const to = Math.floor(now / HOUR_MS) * HOUR_MS
+  return { from: to - WINDOW_MS, to }
+}
+
+/** Whether a reading at t is in the window of `now` (windowHours). */
 export function inWindow(t: number, now: number): boolean {
-  return t > now - WINDOW_MS && t <= now
+  const { from, to } = windowHours(now)
+  return t >= from && t < to
 }
 
 /** "7 days of data": the tag's first reading is at least 7 days before now. */
@@ -29,6 +39,32 @@ export function median(values: readonly number[]): number | null {
   const sorted = [...values].sort((a, b) => a - b)
   const mid = sorted.length >> 1
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+/** An hour of the window as the rollups keep it: its valid samples and their mean. */
+export interface ValidHour {
+  samples: number
+  mean: number
+}
+
+/**
+ * The median of the hours' samples, each sample counted at its hour's mean: the hours ordered by their mean, the
+ * k-th smallest sample is the mean of the first hour whose running count of samples reaches k; the middle one, or
+ * the mean of the middle two. The median of the samples themselves wherever an hour's samples lie on one side of it.
+ */
+export function medianOfHours(hours: readonly ValidHour[]): number | null {
+  const sorted = hours.filter((h) => h.samples > 0).sort((a, b) => a.mean - b.mean)
+  const total = sorted.reduce((n, h) => n + h.samples, 0)
+  if (total === 0) return null
+  const kth = (k: number) => {
+    let upto = 0
+    for (const h of sorted) {
+      upto += h.samples
+      if (upto >= k) return h.mean
+    }
+    return sorted.at(-1)!.mean
+  }
+  return (kth(Math.floor((total + 1) / 2)) + kth(Math.floor(total / 2) + 1)) / 2
 }
 
 /** Baselines are reported to 0.01 °C, finer than any tag resolves. */
@@ -52,11 +88,19 @@ export function referenceFromStats(stats: WindowStats, now: number): number | nu
   return roundReference(stats.validMedian)
 }
 
-/** The same rule over raw readings: the reference the SQL path must agree with. */
+/** The same rule over raw readings (their valid samples summed up per hour here): what the job must agree with. */
 export function referenceFromReadings(readings: readonly { t: number; c: number }[], now: number): number | null {
   const firstReadingT = readings.length === 0 ? null : Math.min(...readings.map((r) => r.t))
-  const valid = readings.filter((r) => inWindow(r.t, now) && isValidSample(r.c)).map((r) => r.c)
-  return referenceFromStats({ firstReadingT, validSamples: valid.length, validMedian: median(valid) }, now)
+  const hours = new Map<number, { samples: number; sum: number }>()
+  for (const r of readings) {
+    if (!inWindow(r.t, now) || !isValidSample(r.c)) continue
+    const hour = Math.floor(r.t / HOUR_MS) * HOUR_MS
+    const h = hours.get(hour) ?? { samples: 0, sum: 0 }
+    hours.set(hour, { samples: h.samples + 1, sum: h.sum + r.c })
+  }
+  const valid = [...hours.values()].map((h) => ({ samples: h.samples, mean: h.sum / h.samples }))
+  const validSamples = valid.reduce((n, h) => n + h.samples, 0)
+  return referenceFromStats({ firstReadingT, validSamples, validMedian: medianOfHours(valid) }, now)
 }
 
 /** The next 00:00 UTC strictly after `now`. */

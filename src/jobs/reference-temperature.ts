@@ -1,5 +1,5 @@
 // Refreshes every animal's ReferenceTemperature (rules in reference-temperature.rules.ts). The window
-// statistics come from the database, one grouped query per user; Node only applies the decision.
+// statistics come from the hourly rollups, one grouped query per user; Node only applies the decision.
 // In the service it runs daily at 00:00 UTC (and once at start for a missed midnight) as the job's single
 // runner; a run skips the animals already refreshed for that midnight (by another process, or before a restart).
 import type { Kysely } from 'kysely'
@@ -7,15 +7,16 @@ import type { DB } from '../db/schema.ts'
 import type { Database } from '../db/database.ts'
 import type { App } from '../types.ts'
 import { setReferenceTemperatures, uidsWithAnimals } from '../modules/animals/animals.repository.ts'
-import { sensorWindowStats, vacuumReadings } from '../modules/readings/readings.repository.ts'
+import { hourlyTemperatureStats, vacuumReadings } from '../modules/readings/readings.repository.ts'
+import { VALID_TEMPERATURE } from '../modules/readings/readings.rules.ts'
 import {
   VALID_MAX_C,
   VALID_MIN_C,
   WINDOW_DAYS,
-  WINDOW_MS,
   lastUtcMidnight,
   nextUtcMidnight,
   referenceFromStats,
+  windowHours,
 } from './reference-temperature.rules.ts'
 import { runJobOnce, startSchedule, type ScheduledJob } from './scheduler.ts'
 import { withSingleRunner } from './single-runner.ts'
@@ -24,7 +25,7 @@ import { withSingleRunner } from './single-runner.ts'
 export const REFERENCE_TEMPERATURE_LOCK = 6_105_001
 
 export interface RefreshOptions {
-  /** The instant the baseline is computed for: the window is (now - 7 days, now]. */
+  /** The instant the baseline is computed for: the window is the 7 days of whole hours before it (windowHours). */
   now: number
   /** Only this user's animals. */
   uid?: string | undefined
@@ -40,19 +41,18 @@ export interface RefreshOutcome {
 
 export async function refreshReferenceTemperatures(db: Kysely<DB>, options: RefreshOptions): Promise<RefreshOutcome> {
   const { now } = options
+  if (VALID_MIN_C !== VALID_TEMPERATURE.min || VALID_MAX_C !== VALID_TEMPERATURE.max)
+    throw new Error('reference temperature: the valid range is not the one the rollups count by (readings.rules.ts)')
   const outcome: RefreshOutcome = { users: 0, animals: 0, withReference: 0 }
   for (const uid of await uidsWithAnimals(db, { activeOnly: false, uid: options.uid })) {
-    const rows = await sensorWindowStats(db, uid, {
-      from: now - WINDOW_MS,
-      to: now,
-      validMin: VALID_MIN_C,
-      validMax: VALID_MAX_C,
+    const rows = await hourlyTemperatureStats(db, uid, {
+      ...windowHours(now),
       staleBefore: options.onlyStale ? now : undefined,
     })
     if (rows.length === 0) continue
     const decided = rows.map((r) => ({
       id: r.id,
-      value: referenceFromStats({ firstReadingT: r.first_t, validSamples: Number(r.n), validMedian: r.med }, now),
+      value: referenceFromStats({ firstReadingT: r.first_t, validSamples: r.n, validMedian: r.med }, now),
     }))
     await setReferenceTemperatures(db, uid, decided, now, WINDOW_DAYS)
     outcome.users++

@@ -12,9 +12,11 @@ import {
   isValidSample,
   lastUtcMidnight,
   median,
+  medianOfHours,
   nextUtcMidnight,
   referenceFromReadings,
   referenceFromStats,
+  windowHours,
 } from '../../src/jobs/reference-temperature.rules.ts'
 import {
   REFERENCE_TEMPERATURE_LOCK,
@@ -26,6 +28,7 @@ import { cliInProcess } from '../support/cli.ts'
 import { insertAnimal, findAnimalByMac } from '../../src/modules/animals/animals.repository.ts'
 import { createIdSource } from '../../src/db/ids.ts'
 import { ingest } from '../../src/modules/readings/ingest.ts'
+import { packReadings } from '../../src/jobs/packing.ts'
 import { openDatabase } from '../../src/db/database.ts'
 
 const NOW = Date.UTC(2026, 2, 15, 0, 0, 0)
@@ -41,11 +44,50 @@ describe('reference temperature rules', () => {
     assert.equal(isValidSample(0), false)
   })
 
-  it('takes the window (now - 7 days, now]', () => {
-    assert.equal(inWindow(NOW, NOW), true)
-    assert.equal(inWindow(NOW - WINDOW_MS + 1, NOW), true)
-    assert.equal(inWindow(NOW - WINDOW_MS, NOW), false)
-    assert.equal(inWindow(NOW + 1, NOW), false)
+  it('takes the 7 days of whole hours before the last whole hour, [hour - 7 days, hour)', () => {
+    assert.equal(inWindow(NOW - 1, NOW), true)
+    assert.equal(inWindow(NOW - WINDOW_MS, NOW), true)
+    assert.equal(inWindow(NOW - WINDOW_MS - 1, NOW), false)
+    assert.equal(inWindow(NOW, NOW), false)
+    assert.deepEqual(windowHours(NOW + 59 * MINUTE), { from: NOW - WINDOW_MS, to: NOW })
+    assert.equal(inWindow(NOW + MINUTE, NOW + 59 * MINUTE), false, 'the hour in progress is not in it')
+  })
+
+  it("takes the median of the samples counted at their hour's mean", () => {
+    assert.equal(medianOfHours([]), null)
+    assert.equal(
+      medianOfHours([
+        { samples: 3, mean: 38 },
+        { samples: 2, mean: 36 },
+      ]),
+      38,
+    )
+    // An even count: the mean of the middle two, here in two hours.
+    assert.equal(
+      medianOfHours([
+        { samples: 2, mean: 38 },
+        { samples: 2, mean: 36 },
+      ]),
+      37,
+    )
+    // Each hour's samples on one side of the median: the samples' own median (50 at 37, 50 at 38).
+    assert.equal(
+      medianOfHours([
+        { samples: 20, mean: 38 },
+        { samples: 50, mean: 37 },
+        { samples: 30, mean: 38 },
+      ]),
+      37.5,
+    )
+    assert.equal(
+      medianOfHours([
+        { samples: 1, mean: 40 },
+        { samples: 0, mean: 10 },
+        { samples: 1, mean: 39 },
+        { samples: 1, mean: 41 },
+      ]),
+      40,
+    )
   })
 
   it('needs the first reading at least 7 days back', () => {
@@ -84,7 +126,11 @@ describe('reference temperature rules', () => {
 
   it('over raw readings: excludes out-of-range samples and samples outside the window from the median and the count', () => {
     const first = { t: NOW - 8 * DAY_MS, c: 41 } // counts for the 7 days of data; outside the window
-    const valid = Array.from({ length: 100 }, (_, i) => ({ t: NOW - i * MINUTE, c: i < 50 ? 37 : 38 }))
+    // 50 samples at 38 in the last hour, 50 at 37 in the hour before: the median of the samples, 37.5.
+    const valid = Array.from({ length: 100 }, (_, i) => ({
+      t: i < 50 ? NOW - (i + 1) * MINUTE : NOW - 3_600_000 - (i - 49) * MINUTE,
+      c: i < 50 ? 38 : 37,
+    }))
     const glitches = [
       { t: NOW - 1000, c: 0 },
       { t: NOW - 2000, c: 24.99 },
@@ -94,9 +140,12 @@ describe('reference temperature rules', () => {
     assert.equal(referenceFromReadings([first, ...valid, ...glitches], NOW), 37.5)
     // 99 valid samples plus glitches: still too few.
     assert.equal(referenceFromReadings([first, ...valid.slice(1), ...glitches], NOW), null)
-    // The edge values are valid samples.
-    const edges = [...valid.slice(1, 99), { t: NOW - 5000, c: 25.0 }, { t: NOW - 6000, c: 42.0 }]
-    assert.equal(referenceFromReadings([first, ...edges], NOW), 37.5)
+    // The edge values are valid samples: 49 at 38 and 42.0 in the last hour (mean 38.08), 49 at 37 and 25.0 in the
+    // hour before (36.76): the middle two samples are one of each.
+    const edges = [...valid.slice(1, 99), { t: NOW - 5000, c: 42.0 }, { t: NOW - 3_600_000 - 5000, c: 25.0 }]
+    assert.equal(referenceFromReadings([first, ...edges], NOW), 37.42)
+    // Samples at the hour in progress are not in the window.
+    assert.equal(referenceFromReadings([first, ...valid.slice(1), { t: NOW, c: 37 }], NOW), null)
     // Under 7 days of data.
     assert.equal(referenceFromReadings(valid, NOW), null)
   })
@@ -169,6 +218,38 @@ describe('reference temperature job', () => {
       assert.equal(row.reference_temperature_updated_at, NOW, mac)
       assert.equal(row.reference_temperature_window_days, 7, mac)
     }
+  })
+
+  it('reads the hourly rollups: the rule over every reading, through packing and readings arriving late', async () => {
+    const { uid } = await createUser(ctx)
+    const mac = 'AD:00:00:00:00:01'
+    await insertAnimal(
+      ctx.database.db,
+      uid,
+      { MAC: mac, Sex: 'female' },
+      createIdSource(() => NOW - 30 * DAY_MS),
+    )
+    // 8 days a reading every 7 minutes (a few seconds off), a day's cycle, glitches; every 5th held back.
+    const rows = Array.from({ length: Math.floor((8 * DAY_MS) / (7 * MINUTE)) }, (_, i) => ({
+      t: NOW - 8 * DAY_MS + i * 7 * MINUTE + (i % 13) * 1000,
+      c: i % 61 === 0 ? 80 : Math.round((37.5 + Math.sin(i / 30) + ((i * 7) % 11) / 20) * 100) / 100,
+      x: 0,
+      y: 0,
+      z: 1,
+    }))
+    const send = (batch: typeof rows) =>
+      ingest(ctx.database.db, uid, mac, { kind: 'sensordata', rows: batch }, NOW + 5 * MINUTE)
+    await send(rows.filter((_, i) => i % 5 !== 0))
+    await packReadings(ctx.database.db, { now: NOW, uid })
+    await send(rows.filter((_, i) => i % 5 === 0))
+    const expected = referenceFromReadings(rows, NOW)
+    assert.ok(expected !== null && expected > 37 && expected < 39)
+    await refreshReferenceTemperatures(ctx.database.db, { now: NOW, uid })
+    assert.equal((await findAnimalByMac(ctx.database.db, uid, mac))!.reference_temperature, expected)
+    await packReadings(ctx.database.db, { now: NOW + 2 * 3_600_000, uid })
+    // On demand mid-hour: the same whole hours.
+    await refreshReferenceTemperatures(ctx.database.db, { now: NOW + 30 * MINUTE, uid })
+    assert.equal((await findAnimalByMac(ctx.database.db, uid, mac))!.reference_temperature, expected)
   })
 
   it('shows through the API as ReferenceTemperature, ReferenceTemperatureUpdatedAt and ReferenceTemperatureWindowDays', async () => {

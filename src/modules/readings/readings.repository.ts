@@ -620,6 +620,45 @@ export async function sensorWindowStats(
   return rows
 }
 
+/**
+ * Per animal of the account, from the hourly rollups of [from, to) (whole hours): the first reading's time, the
+ * valid samples (VALID_TEMPERATURE) and their median with each sample counted at its hour's mean of valid samples
+ * (the hours ordered by that mean, the middle one or two samples' hours; docs/animals-and-readings.md). Reads
+ * 168 rows a tag for a week, whatever its reading rate.
+ */
+export async function hourlyTemperatureStats(
+  db: Kysely<DB>,
+  uid: string,
+  window: { from: number; to: number; staleBefore?: number | undefined },
+): Promise<{ id: number; first_t: number | null; n: number; med: number | null }[]> {
+  const hour = hourOf(SERIES.sensordata)
+  if (window.from % hour !== 0 || window.to % hour !== 0)
+    throw new Error('hourlyTemperatureStats: the window must start and end on whole hours')
+  const { rows } = await sql<{ id: number; first_t: number | null; n: number | null; med: number | null }>`
+    SELECT a.id, f.first_t, s.n, s.med
+    FROM animals a
+    -- The first reading: the recent part's, or the first packed hour's first offset (dt ascends).
+    CROSS JOIN LATERAL (SELECT least(
+      (SELECT min(r.t) FROM animal_sensor_readings r WHERE r.uid = a.uid AND r.mac = a.mac),
+      (SELECT p.hour + p.dt[1] FROM animal_sensor_packed p WHERE p.uid = a.uid AND p.mac = a.mac ORDER BY p.hour LIMIT 1)
+    ) AS first_t) f
+    -- The k-th smallest sample is the mean of the first hour (by mean) whose running count reaches k.
+    CROSS JOIN LATERAL (
+      SELECT max(h.total) AS n,
+             ((min(h.mean) FILTER (WHERE h.upto >= (h.total + 1) / 2) + min(h.mean) FILTER (WHERE h.upto >= h.total / 2 + 1)) / 2)::float8 AS med
+      FROM (SELECT h.valid_c_sum / h.valid_n AS mean,
+                   sum(h.valid_n) OVER (ORDER BY h.valid_c_sum / h.valid_n ROWS UNBOUNDED PRECEDING) AS upto,
+                   sum(h.valid_n) OVER () AS total
+            FROM animal_sensor_hourly h
+            WHERE h.uid = a.uid AND h.mac = a.mac AND h.hour >= ${window.from} AND h.hour < ${window.to} AND h.valid_n > 0) h
+    ) s
+    WHERE a.uid = ${uid}
+      ${window.staleBefore !== undefined ? sql`AND (a.reference_temperature_updated_at IS NULL OR a.reference_temperature_updated_at < ${window.staleBefore})` : sql``}`.execute(
+    db,
+  )
+  return rows.map((r) => ({ ...r, n: Number(r.n ?? 0) }))
+}
+
 /** A tag's rows of a table keyed (uid, mac, <time>), for pruneBefore. */
 const byTag = (table: PruneTarget['table'], time: 't' | 'hour'): PruneTarget => ({
   table,
