@@ -33,7 +33,7 @@ import { runJobOnce, startSchedule, type ScheduledJob } from './scheduler.ts'
 import type { EventHub } from '../modules/events/event-hub.ts'
 import { alertRulesOf } from '../modules/events/events.repository.ts'
 import { derivePredictionEvents } from '../modules/events/prediction-events.ts'
-import { settingsWithFactors } from '../modules/predictions/scorer.rules.ts'
+import { SCORER, settingsWithFactors, uncalibrate } from '../modules/predictions/scorer.rules.ts'
 import { MATCH_WINDOWS, mergeMoments } from '../modules/predictions/accuracy.rules.ts'
 import { alarmsAndEvents } from '../modules/predictions/predictions.accuracy.ts'
 import {
@@ -185,7 +185,11 @@ export async function learnFarmSettings(db: Kysely<DB>, uid: string, now: number
   if (stored && now - stored.learnedAt < LEARNING.everyDays * DAY_MS) return stored.factors
   const current = stored?.factors ?? DEFAULT_FACTORS
   const from = now - LEARNING.periodDays * DAY_MS
-  const peaks = await scorerDayPeaks(db, uid, from, now)
+  // Stored probabilities are calibrated; learning reasons in raw scores (p = s / (s + f T)).
+  const calibrated = await scorerDayPeaks(db, uid, from, now)
+  const peaks = {} as typeof calibrated
+  for (const kind of CLASSIFICATION_TYPES)
+    peaks[kind] = calibrated[kind].map((d) => ({ ...d, peak: uncalibrate(SCORER.calibration?.[kind], d.peak) }))
   if (CLASSIFICATION_TYPES.every((kind) => peaks[kind].length === 0)) return current
   const { events } = await alarmsAndEvents(db, uid, from, now)
   const classes = {} as Record<(typeof CLASSIFICATION_TYPES)[number], ClassLearning>

@@ -5,18 +5,30 @@
 // (ethogram-herd.ts) too, which they were not tuned on.
 import { planAnimal, planFarm, simulateReadings, simulatedHerd } from './herd-simulator.ts'
 import { ethogramHerd, ethogramReadings, planEthogramAnimal, planEthogramFarm } from './ethogram-herd.ts'
-import { auc, bootstrapMedian, medianOf, poissonRate, reliability, wilson, type ReliabilityBin } from './statistics.ts'
+import {
+  auc,
+  bootstrapMedian,
+  isotonicKnots,
+  medianOf,
+  poissonRate,
+  reliability,
+  wilson,
+  type ReliabilityBin,
+} from './statistics.ts'
 import type { LocationRow, SensorRow } from '../modules/readings/readings.schemas.ts'
 import {
   HOUR_MS,
   NO_RECORDS,
   SCORER,
+  alarmLevel,
   alignHours,
   scoreHerd,
   settingsWithFactors,
   summarizeHours,
+  uncalibrate,
   type AnimalHours,
   type AnimalRecords,
+  type ClassCalibration,
   type HourSummary,
   type ScorerSettings,
 } from '../modules/predictions/scorer.rules.ts'
@@ -216,7 +228,7 @@ export function simulateHerdHours(options: Required<EvaluationOptions>): Simulat
 /** Per animal and hour index: the 0-1 score of each class (a plain threshold gives 0 or 1). */
 export type Scores = Record<ClassificationType, number[]>[]
 
-export function evaluatePredictions(input: EvaluationOptions): EvaluationReport {
+export function evaluatePredictions(input: EvaluationOptions, settings: ScorerSettings = SCORER): EvaluationReport {
   const began = performance.now()
   const options: Required<EvaluationOptions> = {
     family: TUNING_FAMILY,
@@ -242,8 +254,8 @@ export function evaluatePredictions(input: EvaluationOptions): EvaluationReport 
       from: new Date(herd[0]!.hours[from]!.hour).toISOString(),
       to: new Date(herd[0]!.hours[to]!.hour + HOUR_MS).toISOString(),
     },
-    scorer: measure(herd, scoresOf(herd, from, to, true), from, to),
-    scorerWithoutRecords: measure(herd, scoresOf(herd, from, to, false), from, to),
+    scorer: measure(herd, scoresOf(herd, from, to, true, settings), from, to, scorerLevels(settings)),
+    scorerWithoutRecords: measure(herd, scoresOf(herd, from, to, false, settings), from, to, scorerLevels(settings)),
     plainThreshold: measure(
       herd,
       herd.map((a) => plainThresholds(a.hours, from, to)),
@@ -288,10 +300,15 @@ export function scoresOf(
 }
 
 /** The alarms of one score series: [first hour index, last hour index] of each, merged when close. */
-export function alarmsOf(scores: readonly number[], from: number, to: number): [number, number][] {
+export function alarmsOf(
+  scores: readonly number[],
+  from: number,
+  to: number,
+  level: number = ALARM_PROBABILITY,
+): [number, number][] {
   const alarms: [number, number][] = []
   for (let i = from; i <= to; i++) {
-    if ((scores[i] ?? 0) < ALARM_PROBABILITY) continue
+    if ((scores[i] ?? 0) < level) continue
     const last = alarms.at(-1)
     if (last && i - last[1] <= ALARM_MERGE_HOURS) last[1] = i
     else alarms.push([i, i])
@@ -365,7 +382,22 @@ function episodesOf(
 
 const CONFOUNDER_AFTER_MS = DAY_MS
 
-export function measure(herd: readonly SimulatedAnimalData[], scores: Scores, from: number, to: number): VariantReport {
+/** The probability at which each class alarms: the scorer's calibrated levels, or 0.5 (a plain threshold's 1). */
+export type AlarmLevels = Record<ClassificationType, number>
+const PLAIN_LEVELS: AlarmLevels = { birth: ALARM_PROBABILITY, heat: ALARM_PROBABILITY, lameness: ALARM_PROBABILITY }
+export const scorerLevels = (settings: ScorerSettings = SCORER): AlarmLevels => ({
+  birth: alarmLevel('birth', settings),
+  heat: alarmLevel('heat', settings),
+  lameness: alarmLevel('lameness', settings),
+})
+
+export function measure(
+  herd: readonly SimulatedAnimalData[],
+  scores: Scores,
+  from: number,
+  to: number,
+  levels: AlarmLevels = PLAIN_LEVELS,
+): VariantReport {
   const hourEnd = (i: number) => herd[0]!.hours[i]!.hour + HOUR_MS
   const windowFrom = hourEnd(from) - HOUR_MS
   const windowTo = hourEnd(to)
@@ -374,7 +406,9 @@ export function measure(herd: readonly SimulatedAnimalData[], scores: Scores, fr
   const report = {} as VariantReport
   for (const type of CLASSIFICATION_TYPES) {
     const scoredAnimals = herd.map((a) => type === 'lameness' || a.sex === 'female')
-    const alarms = scores.map((s) => alarmsOf(s[type], from, to).map(([a, b]) => [hourEnd(a), hourEnd(b)] as const))
+    const alarms = scores.map((s) =>
+      alarmsOf(s[type], from, to, levels[type]).map(([a, b]) => [hourEnd(a), hourEnd(b)] as const),
+    )
     const leads: number[] = []
     let detected = 0
     let late = 0
@@ -432,27 +466,7 @@ export function measure(herd: readonly SimulatedAnimalData[], scores: Scores, fr
       }
       return max
     })
-    const negatives: number[] = []
-    const pairs: [number, boolean][] = []
-    herd.forEach((a, animal) => {
-      if (!scoredAnimals[animal]) return
-      const own = episodes[type].filter((e) => e.animal === animal)
-      let blockMax: number | undefined
-      let blockStart = windowFrom
-      for (let i = from; i <= to; i++) {
-        const t = hourEnd(i)
-        if (t - blockStart > block) {
-          if (blockMax !== undefined) negatives.push(blockMax)
-          blockMax = undefined
-          blockStart = t
-        }
-        const p = scores[animal]![type][i] ?? 0
-        const inEpisode = own.some((e) => t >= e.detectFrom && t <= e.detectTo)
-        const excused = own.some((e) => t >= e.excuseFrom && t <= e.excuseTo)
-        if (!excused) blockMax = Math.max(blockMax ?? 0, p)
-        if (inEpisode || !excused) pairs.push([p, inEpisode])
-      }
-    })
+    const { negatives, pairs } = scoredHours(herd, scores, type, episodes[type], from, to, block)
     const calibration = reliability(pairs)
     leads.sort((a, b) => a - b)
     const animalMonths = scoredMs / month
@@ -493,6 +507,98 @@ export function measure(herd: readonly SimulatedAnimalData[], scores: Scores, fr
     }
   }
   return report
+}
+
+/**
+ * Hour by hour, each scored hour's probability and whether it lies in an episode's detection window (hours excused
+ * after an episode left out): what reliability and calibration read; and each block of time's highest probability
+ * outside every episode (the AUC's negatives).
+ */
+function scoredHours(
+  herd: readonly SimulatedAnimalData[],
+  scores: Scores,
+  type: ClassificationType,
+  episodes: readonly Episode[],
+  from: number,
+  to: number,
+  block: number,
+): { negatives: number[]; pairs: [number, boolean][] } {
+  const hourEnd = (i: number) => herd[0]!.hours[i]!.hour + HOUR_MS
+  const windowFrom = hourEnd(from) - HOUR_MS
+  const negatives: number[] = []
+  const pairs: [number, boolean][] = []
+  herd.forEach((a, animal) => {
+    if (type !== 'lameness' && a.sex !== 'female') return
+    const own = episodes.filter((e) => e.animal === animal)
+    let blockMax: number | undefined
+    let blockStart = windowFrom
+    for (let i = from; i <= to; i++) {
+      const t = hourEnd(i)
+      if (t - blockStart > block) {
+        if (blockMax !== undefined) negatives.push(blockMax)
+        blockMax = undefined
+        blockStart = t
+      }
+      const p = scores[animal]![type][i] ?? 0
+      const inEpisode = own.some((e) => t >= e.detectFrom && t <= e.detectTo)
+      const excused = own.some((e) => t >= e.excuseFrom && t <= e.excuseTo)
+      if (!excused) blockMax = Math.max(blockMax ?? 0, p)
+      if (inEpisode || !excused) pairs.push([p, inEpisode])
+    }
+  })
+  return { negatives, pairs }
+}
+
+/** The tuning family's seeds and herds the calibration is fitted on (as the job runs: with the farm's records). */
+export const CALIBRATION_FIT = {
+  family: TUNING_FAMILY,
+  seeds: [TUNING_SEED, 'dev-1'],
+  animals: 150,
+  days: 60,
+  intervalMs: 120_000,
+} as const
+
+/**
+ * Fits each class's calibration on the tuning family only: the raw scores of every scored hour of its seeds' herds,
+ * with the farm's records, against whether the hour lies in an episode's detection window, by isotonic regression
+ * (isotonicKnots). The result is SCORER.calibration.
+ */
+export function fitCalibration(
+  fit: {
+    family: HerdFamily
+    seeds: readonly string[]
+    animals: number
+    days: number
+    intervalMs: number
+  } = CALIBRATION_FIT,
+): ClassCalibration {
+  const raw: ScorerSettings = { ...SCORER, calibration: null }
+  const pairs: Record<ClassificationType, [number, boolean][]> = { birth: [], heat: [], lameness: [] }
+  for (const seed of fit.seeds) {
+    const herd = simulateHerdHours({
+      family: fit.family,
+      profile: 'default',
+      seed,
+      animals: fit.animals,
+      days: fit.days,
+      historyDays: 28,
+      intervalMs: fit.intervalMs,
+      start: Date.UTC(2026, 0, 5),
+    })
+    const from = 28 * 24
+    const to = herd[0]!.hours.length - 1
+    const hourEnd = (i: number) => herd[0]!.hours[i]!.hour + HOUR_MS
+    const episodes = episodesOf(herd, hourEnd(from) - HOUR_MS, hourEnd(to))
+    const scores = scoresOf(herd, from, to, true, raw)
+    for (const type of CLASSIFICATION_TYPES)
+      for (const pair of scoredHours(herd, scores, type, episodes[type], from, to, Infinity).pairs)
+        pairs[type].push(pair)
+  }
+  return {
+    birth: isotonicKnots(pairs.birth),
+    heat: isotonicKnots(pairs.heat),
+    lameness: isotonicKnots(pairs.lameness),
+  }
 }
 
 /**
@@ -611,8 +717,14 @@ export function evaluateFarmLearning(input: {
     learningDays,
     measuredDays,
     learned,
-    defaults: measure(herd, scoresOf(herd, measureFrom, to, true), measureFrom, to),
-    afterLearning: measure(herd, scoresOf(herd, measureFrom, to, true, settingsWithFactors(factors)), measureFrom, to),
+    defaults: measure(herd, scoresOf(herd, measureFrom, to, true), measureFrom, to, scorerLevels()),
+    afterLearning: measure(
+      herd,
+      scoresOf(herd, measureFrom, to, true, settingsWithFactors(factors)),
+      measureFrom,
+      to,
+      scorerLevels(),
+    ),
     seconds: Math.round((performance.now() - began) / 100) / 10,
   }
 }
@@ -635,7 +747,7 @@ function learnFarm(
       for (let i = from; i + 23 <= to; i += 24) {
         let peak = 0
         for (let j = i; j < i + 24; j++) peak = Math.max(peak, stored[k]![kind][j] ?? 0)
-        dayPeaks.push({ animalId: k, day: a.hours[i]!.hour, peak })
+        dayPeaks.push({ animalId: k, day: a.hours[i]!.hour, peak: uncalibrate(SCORER.calibration?.[kind], peak) })
       }
     })
     const recorded = herd.flatMap((a, k) =>

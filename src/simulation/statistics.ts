@@ -93,3 +93,54 @@ export function reliability(
         : counted.reduce((s, b) => s + Math.abs(b.meanPredicted - b.observed), 0) / counted.length,
   }
 }
+
+/**
+ * Isotonic regression (pool-adjacent-violators) of events on scores, as calibration knots [score, share of events]:
+ * scores pooled per 0.05, blocks merged while a lower score's share of events is not below a higher one's, and
+ * blocks of fewer than minHours merged into a neighbour (a share of a few hours is noise). Both coordinates strictly
+ * rising (a share at least 0.0005 above the one before), so that the map can be inverted.
+ */
+export function isotonicKnots(
+  pairs: readonly (readonly [score: number, event: boolean])[],
+  minHours = 300,
+): [number, number][] {
+  const bins = new Map<number, { n: number; score: number; events: number }>()
+  for (const [p, e] of pairs) {
+    const key = Math.round(p * 20)
+    const b = bins.get(key) ?? { n: 0, score: 0, events: 0 }
+    b.n++
+    b.score += p
+    if (e) b.events++
+    bins.set(key, b)
+  }
+  const share = (b: { n: number; events: number }) => b.events / b.n
+  const blocks: { n: number; score: number; events: number }[] = []
+  const merge = (a: { n: number; score: number; events: number }, b: { n: number; score: number; events: number }) => ({
+    n: a.n + b.n,
+    score: a.score + b.score,
+    events: a.events + b.events,
+  })
+  for (const [, b] of [...bins].sort(([a], [c]) => a - c)) {
+    blocks.push({ ...b })
+    while (blocks.length >= 2 && share(blocks.at(-2)!) >= share(blocks.at(-1)!))
+      blocks.push(merge(blocks.pop()!, blocks.pop()!))
+  }
+  for (let k = 0; k < blocks.length && blocks.length > 1;) {
+    if (blocks[k]!.n >= minHours) {
+      k++
+      continue
+    }
+    const into = k === blocks.length - 1 ? k - 1 : k + 1
+    blocks.splice(Math.min(k, into), 2, merge(blocks[k]!, blocks[into]!))
+    k = Math.max(0, Math.min(k, into) - 1)
+  }
+  const knots: [number, number][] = []
+  for (const b of blocks) {
+    const score = Math.round((b.score / b.n) * 1000) / 1000
+    const observed = Math.round(share(b) * 10_000) / 10_000
+    const before = knots.at(-1)
+    if (before && score <= before[0]) continue
+    knots.push([score, before ? Math.max(observed, Math.round((before[1] + 0.0005) * 10_000) / 10_000) : observed])
+  }
+  return knots
+}

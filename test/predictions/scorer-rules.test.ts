@@ -8,9 +8,11 @@ import {
   NO_RECORDS,
   SCORER,
   activityRatio,
+  alarmLevel,
   alignHours,
   birthCusum,
   birthThreshold,
+  calibrate,
   crateMoveIndex,
   expectedActivity,
   groupSharesHeat,
@@ -29,6 +31,7 @@ import {
   reproductiveState,
   scoreHerd,
   summarizeHours,
+  uncalibrate,
   type AnimalHours,
   type AnimalRecords,
   type HourSummary,
@@ -195,6 +198,27 @@ describe('heat, lameness and probabilities', () => {
     assert.ok(probabilityOf(12, 4) > 0.7 && probabilityOf(12, 4) < 1)
     assert.ok(probabilityOf(2, 4) < probabilityOf(3, 4))
   })
+
+  it('maps a raw score to a probability through its knots (linear between, flat beyond), and back', () => {
+    const knots = [
+      [0.1, 0.01],
+      [0.5, 0.2],
+      [0.7, 0.6],
+    ] as const
+    assert.equal(calibrate(knots, 0), 0.01)
+    assert.equal(calibrate(knots, 0.1), 0.01)
+    assert.ok(Math.abs(calibrate(knots, 0.6) - 0.4) < 1e-12)
+    assert.equal(calibrate(knots, 0.9), 0.6)
+    assert.ok(Math.abs(uncalibrate(knots, 0.4) - 0.6) < 1e-12)
+    assert.equal(calibrate(undefined, 0.42), 0.42)
+    for (const kind of ['birth', 'heat', 'lameness'] as const) {
+      const table = SCORER.calibration![kind]
+      for (let k = 1; k < table.length; k++)
+        assert.ok(table[k]![0] > table[k - 1]![0] && table[k]![1] > table[k - 1]![1], `${kind} rises`)
+      assert.equal(alarmLevel(kind), Math.round(calibrate(table, 0.5) * 10_000) / 10_000)
+      assert.ok(Math.abs(uncalibrate(table, calibrate(table, 0.5)) - 0.5) < 1e-9)
+    }
+  })
 })
 
 describe("what the farm's records change", () => {
@@ -337,6 +361,13 @@ describe("what the farm's records change", () => {
 })
 
 describe('the herd scorer', () => {
+  // Scores are calibrated probabilities: an alarm from its class's level; a score of 0 is the calibration's lowest.
+  const level = { birth: alarmLevel('birth'), heat: alarmLevel('heat'), lameness: alarmLevel('lameness') }
+  const lowest = {
+    birth: calibrate(SCORER.calibration?.birth, 0),
+    heat: calibrate(SCORER.calibration?.heat, 0),
+    lameness: calibrate(SCORER.calibration?.lameness, 0),
+  }
   const days = 30
   const last = days * 24 - 1
   const herdOf = (
@@ -356,34 +387,34 @@ describe('the herd scorer', () => {
   const final = (herd: AnimalHours<number>[]) => scoreHerd(herd, last, last).map((s) => s[0]!)
 
   it('scores a steady herd near 0 for every class', () => {
-    for (const s of final(herdOf((_, i) => steady(i)))) assert.deepEqual(s, { birth: 0, heat: 0, lameness: 0 })
+    for (const s of final(herdOf((_, i) => steady(i)))) assert.deepEqual(s, lowest)
   })
 
   it('alarms birth for the one sow restless for the last 10 hours, not for her pen mates', () => {
     const scores = final(herdOf((k, i) => (k === 0 && i > last - 10 ? 0.45 : steady(i))))
-    assert.ok(scores[0]!.birth >= 0.5, JSON.stringify(scores[0]))
-    assert.ok(scores.slice(1).every((s) => s.birth === 0))
+    assert.ok(scores[0]!.birth >= level.birth, JSON.stringify(scores[0]))
+    assert.ok(scores.slice(1).every((s) => s.birth === lowest.birth))
   })
 
   it('does not alarm when the whole pen is restless together (a late feeding, a disturbance)', () => {
     for (const s of final(herdOf((_, i) => (i > last - 10 ? 0.45 : steady(i)))))
-      assert.ok(s.birth < 0.5 && s.heat < 0.5, JSON.stringify(s))
+      assert.ok(s.birth < level.birth && s.heat < level.heat, JSON.stringify(s))
   })
 
   it("lowers the birth threshold while the sow's ear is warmer than usual (and her pen's is not)", () => {
     const restless = (k: number, i: number) => (k === 0 && i > last - 3 ? 0.3 : steady(i))
     const cool = final(herdOf(restless))[0]!.birth
     const warm = final(herdOf(restless, (k, i) => ({ temperature: k === 0 && i > last - 8 ? 37.5 : 37 })))[0]!.birth
-    assert.ok(warm > cool && warm >= 0.5 && cool < 0.5, `${cool} -> ${warm}`)
+    assert.ok(warm > cool && warm >= level.birth && cool < level.birth, `${cool} -> ${warm}`)
   })
 
   it('alarms heat for an animal 1.6x as active for the last day, not at 1.2x', () => {
     const scores = final(
       herdOf((k, i) => (i > last - 24 ? steady(i) * (k === 0 ? 1.6 : k === 1 ? 1.2 : 1) : steady(i))),
     )
-    assert.ok(scores[0]!.heat >= 0.5, JSON.stringify(scores[0]))
-    assert.ok(scores[1]!.heat < 0.5, JSON.stringify(scores[1]))
-    assert.ok(scores.slice(2).every((s) => s.heat === 0))
+    assert.ok(scores[0]!.heat >= level.heat, JSON.stringify(scores[0]))
+    assert.ok(scores[1]!.heat < level.heat, JSON.stringify(scores[1]))
+    assert.ok(scores.slice(2).every((s) => s.heat === lowest.heat))
   })
 
   it('alarms lameness for an animal whose activity and movement declined by 40 % over two weeks', () => {
@@ -394,40 +425,40 @@ describe('the herd scorer', () => {
         (k, i) => ({ nodeChanges: k === 0 ? 3 * declined(i) : 3 }),
       ),
     )
-    assert.ok(scores[0]!.lameness >= 0.5, JSON.stringify(scores[0]))
-    assert.ok(scores.slice(1).every((s) => s.lameness === 0))
+    assert.ok(scores[0]!.lameness >= level.lameness, JSON.stringify(scores[0]))
+    assert.ok(scores.slice(1).every((s) => s.lameness === lowest.lameness))
   })
 
   it("does not call a recorded weaning's jump in activity a heat: baselines stay in the current phase", () => {
     const weaned = T0 + (days - 3) * DAY
     const herd = herdOf((k, i) => steady(i) * (k === 0 && T0 + i * HOUR_MS < weaned ? 0.5 : 1))
-    assert.ok(final(herd)[0]!.heat >= 0.5, 'without the record it looks like a heat')
+    assert.ok(final(herd)[0]!.heat >= level.heat, 'without the record it looks like a heat')
     herd[0]!.records = { services: [], weanings: [weaned], births: [] }
-    assert.ok(final(herd)[0]!.heat < 0.5, JSON.stringify(final(herd)[0]))
+    assert.ok(final(herd)[0]!.heat < level.heat, JSON.stringify(final(herd)[0]))
   })
 
   it('alarms a weak nest builder (6 h at about 2.7x) only while a recorded service makes her farrowing due', () => {
     const weak = (k: number, i: number) => (k === 0 && i > last - 6 ? steady(i) + 0.12 : steady(i))
     const herd = herdOf(weak)
-    assert.ok(final(herd)[0]!.birth < 0.5, 'without a service record it is no nest building')
+    assert.ok(final(herd)[0]!.birth < level.birth, 'without a service record it is no nest building')
     const t = T0 + (last + 1) * HOUR_MS
     herd[0]!.records = { services: [t - 115 * DAY], weanings: [], births: [] }
-    assert.ok(final(herd)[0]!.birth >= 0.5, JSON.stringify(final(herd)[0]))
+    assert.ok(final(herd)[0]!.birth >= level.birth, JSON.stringify(final(herd)[0]))
     herd[0]!.records = { services: [t - 90 * DAY], weanings: [], births: [] }
-    assert.ok(final(herd)[0]!.birth < 0.5, 'day 90 after a service: not due')
+    assert.ok(final(herd)[0]!.birth < level.birth, 'day 90 after a service: not due')
   })
 
   it('keeps birth alarms for a sow when a share of her pen (not most of it) nest-builds at the same time', () => {
     const scores = final(herdOf((k, i) => (k <= 1 && i > last - 10 ? 0.45 : steady(i))))
-    assert.ok(scores[0]!.birth >= 0.5 && scores[1]!.birth >= 0.5, JSON.stringify(scores.slice(0, 2)))
+    assert.ok(scores[0]!.birth >= level.birth && scores[1]!.birth >= level.birth, JSON.stringify(scores.slice(0, 2)))
   })
 
   it('gives no birth alarm for a rise that has lasted more than a day (a loose tag), nor for a tag reading cool', () => {
     const long = final(herdOf((k, i) => (k === 0 && i > last - 40 ? 0.45 : steady(i))))
-    assert.equal(long[0]!.birth, 0)
+    assert.equal(long[0]!.birth, lowest.birth)
     const restless = (k: number, i: number) => (k === 0 && i > last - 10 ? 0.45 : steady(i))
     const cool = final(herdOf(restless, (k, i) => ({ temperature: k === 0 && i > last - 8 ? 36 : 37 })))
-    assert.equal(cool[0]!.birth, 0)
+    assert.equal(cool[0]!.birth, lowest.birth)
   })
 
   it('leaves hours without data out of both sides of the heat comparison (a night-time dropout)', () => {
@@ -438,7 +469,7 @@ describe('the herd scorer', () => {
         (k, i) => (k === 0 && i > last - 72 && night(i) ? { samples: 0 } : {}),
       ),
     )
-    assert.ok(scores[0]!.heat < 0.5, JSON.stringify(scores[0]))
+    assert.ok(scores[0]!.heat < level.heat, JSON.stringify(scores[0]))
   })
 
   it('alarms heat for a weaned sow of a batch weaned together: a rise most of her group shares is the heat the records expect', () => {
@@ -446,12 +477,12 @@ describe('the herd scorer', () => {
     // The whole pen (weaned together) 1.25x as active for the last day, none of it more than another.
     const herd = herdOf((_, i) => steady(i) * (i > last - 24 ? 1.25 : 1))
     assert.ok(
-      final(herd).every((s) => s.heat < 0.5),
+      final(herd).every((s) => s.heat < level.heat),
       'without records a rise the pen shares is no heat',
     )
     for (const a of herd) a.records = { services: [], weanings: [weaned], births: [] }
     assert.ok(
-      final(herd).every((s) => s.heat >= 0.5),
+      final(herd).every((s) => s.heat >= level.heat),
       JSON.stringify(final(herd)),
     )
   })
@@ -459,22 +490,22 @@ describe('the herd scorer', () => {
   it('alarms heat sooner where it is expected: 1.35x for the last 12 hours alarms then (the shorter window), not without the record', () => {
     const weaned = T0 + (days - 5) * DAY
     const herd = herdOf((k, i) => steady(i) * (k === 0 && i > last - 12 ? 1.35 : 1))
-    assert.ok(final(herd)[0]!.heat < 0.5, JSON.stringify(final(herd)[0]))
+    assert.ok(final(herd)[0]!.heat < level.heat, JSON.stringify(final(herd)[0]))
     herd[0]!.records = { services: [], weanings: [weaned], births: [] }
-    assert.ok(final(herd)[0]!.heat >= 0.5, JSON.stringify(final(herd)[0]))
+    assert.ok(final(herd)[0]!.heat >= level.heat, JSON.stringify(final(herd)[0]))
   })
 
   it('gives no heat alarm early in a recorded lactation, however active the sow', () => {
     const herd = herdOf((k, i) => steady(i) * (k === 0 && i > last - 24 ? 2 : 1))
-    assert.ok(final(herd)[0]!.heat >= 0.5)
+    assert.ok(final(herd)[0]!.heat >= level.heat)
     herd[0]!.records = { services: [], weanings: [], births: [T0 + (days - 10) * DAY] }
-    assert.equal(final(herd)[0]!.heat, 0)
+    assert.equal(final(herd)[0]!.heat, lowest.heat)
   })
 
   it('gives no birth alarm in the two weeks after a recorded farrowing', () => {
     const herd = herdOf((k, i) => (k === 0 && i > last - 10 ? 0.45 : steady(i)))
     herd[0]!.records = { services: [], weanings: [], births: [T0 + (days - 2) * DAY] }
-    assert.equal(final(herd)[0]!.birth, 0)
+    assert.equal(final(herd)[0]!.birth, lowest.birth)
   })
 })
 

@@ -8,7 +8,7 @@ import { assertError, assertInvalid } from '../support/assertions.ts'
 import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
 import { insertScoredPredictions, type NewPrediction } from '../../src/modules/predictions/predictions.repository.ts'
 import { learnFarmSettings } from '../../src/jobs/predictions.ts'
-import { SCORER } from '../../src/modules/predictions/scorer.rules.ts'
+import { SCORER, calibrate } from '../../src/modules/predictions/scorer.rules.ts'
 
 let ctx: TestContext
 let uid: string
@@ -53,8 +53,9 @@ describe('prediction settings', () => {
   })
 
   it('lowers the birth threshold after births the scorer came close to but missed, within its limits', async () => {
-    // Six sows farrow on the 20th at 09:00. The scorer's daily peak was 0.1 for ten days before, then on the
-    // day of farrowing 0.6 for two sows (caught) and 0.45 for four (missed).
+    // Six sows farrow on the 20th at 09:00. The scorer's daily peak was a raw 0.1 for ten days before, then on the
+    // day of farrowing 0.6 for two sows (caught) and 0.45 for four (missed); stored calibrated, as the job stores them.
+    const stored = (raw: number) => calibrate(SCORER.calibration?.birth, raw)
     const rows: NewPrediction[] = []
     const births = Date.parse('2026-03-20T09:00:00Z')
     for (const [k, MAC] of MACS.entries()) {
@@ -63,8 +64,8 @@ describe('prediction settings', () => {
         .select('id')
         .where('mac', '=', MAC)
         .executeTakeFirstOrThrow()
-      for (let d = 10; d >= 1; d--) rows.push(row(Number(animal.id), births - d * DAY - 3 * HOUR, 0.1))
-      rows.push(row(Number(animal.id), births - 8 * HOUR, k < 2 ? 0.6 : 0.45))
+      for (let d = 10; d >= 1; d--) rows.push(row(Number(animal.id), births - d * DAY - 3 * HOUR, stored(0.1)))
+      rows.push(row(Number(animal.id), births - 8 * HOUR, stored(k < 2 ? 0.6 : 0.45)))
       const res = await ctx.app.inject({
         method: 'POST',
         url: `/api/v1/users/${uid}/animals/${MAC}/births`,

@@ -13,6 +13,7 @@ import {
   type FarmPlan,
 } from '../../src/simulation/herd-simulator.ts'
 import { ALARM_MERGE_HOURS, alarmsOf, evaluatePredictions } from '../../src/simulation/evaluation.ts'
+import { isotonicKnots } from '../../src/simulation/statistics.ts'
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
@@ -160,6 +161,25 @@ describe('the evaluation', () => {
       [6 + ALARM_MERGE_HOURS, 6 + ALARM_MERGE_HOURS],
     ])
     assert.deepEqual(alarmsOf(p, 3, 4), [])
+  })
+
+  it('fits a calibration by isotonic regression: shares of events per score, pooled where they fall, strictly rising', () => {
+    const pairs: [number, boolean][] = []
+    const add = (score: number, hours: number, events: number) => {
+      for (let h = 0; h < hours; h++) pairs.push([score, h < events])
+    }
+    add(0, 1000, 10) // 0.01
+    add(0.3, 400, 40) // 0.10
+    add(0.5, 400, 20) // 0.05: below the 0.3's share, pooled with it: 60 / 800
+    add(0.8, 400, 300) // 0.75
+    assert.deepEqual(isotonicKnots(pairs), [
+      [0, 0.01],
+      [0.4, 0.075],
+      [0.8, 0.75],
+    ])
+    // A block of fewer than minHours is merged into its neighbour: (320 + 9) / 410, 310 / 410.
+    add(0.9, 10, 10)
+    assert.deepEqual(isotonicKnots(pairs).at(-1), [0.802, 0.7561])
   })
 
   it('measures the scorer and a plain threshold on the same herd; the plain threshold is far from perfect', () => {

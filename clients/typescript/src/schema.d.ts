@@ -1538,7 +1538,7 @@ export interface paths {
         };
         /**
          * How the farm's own records bear out the alarms
-         * @description Per class, over `from` to `to` (ISO 8601; a bare date is its whole UTC day; default the 30 days to now; at most 366 days): alarms (predictions of probability 0.5 or more, any source; alarm predictions of one animal less than 12 h apart are one alarm, from its first) matched with the records: confirmed, late, false; events detected and missed; lead times; false alarms per animal-month. Archived records count.
+         * @description Per class, over `from` to `to` (ISO 8601; a bare date is its whole UTC day; default the 30 days to now; at most 366 days): alarms (posted predictions of probability 0.5 or more; the scorer's calibrated ones from its alarm level: birth 0.08, heat 0.2153, lameness 0.5966; alarm predictions of one animal less than 12 h apart are one alarm, from its first) matched with the records: confirmed, late, false; events detected and missed; lead times; false alarms per animal-month. Archived records count.
          */
         get: operations["getPredictionAccuracy"];
         put?: never;
@@ -3452,8 +3452,8 @@ export interface components {
                  */
                 temperatureRedDelta: number;
                 /**
-                 * @description Heat probability that raises a heat alarm (default 0.7)
-                 * @example 0.7
+                 * @description Heat probability that raises a heat alarm (default 0.55)
+                 * @example 0.55
                  */
                 heatProbability: number;
                 /**
@@ -3462,8 +3462,8 @@ export interface components {
                  */
                 birthProbability: number;
                 /**
-                 * @description Lameness probability that raises an alarm (default 0.6)
-                 * @example 0.6
+                 * @description Lameness probability that raises an alarm (default 0.95)
+                 * @example 0.95
                  */
                 lamenessProbability: number;
                 /**
@@ -34535,7 +34535,7 @@ export interface operations {
                              */
                             to: string;
                             /**
-                             * @description An alarm: a prediction whose highest probability reaches this
+                             * @description An alarm: a posted prediction whose highest probability reaches this (the scorer's calibrated ones alarm from their class's level, in the operation's description)
                              * @example 0.5
                              */
                             alarmProbability: number;
@@ -42969,8 +42969,8 @@ export interface operations {
                          */
                         temperatureRedDelta?: number;
                         /**
-                         * @description Heat probability that raises a heat alarm (default 0.7)
-                         * @example 0.7
+                         * @description Heat probability that raises a heat alarm (default 0.55)
+                         * @example 0.55
                          */
                         heatProbability?: number;
                         /**
@@ -42979,8 +42979,8 @@ export interface operations {
                          */
                         birthProbability?: number;
                         /**
-                         * @description Lameness probability that raises an alarm (default 0.6)
-                         * @example 0.6
+                         * @description Lameness probability that raises an alarm (default 0.95)
+                         * @example 0.95
                          */
                         lamenessProbability?: number;
                         /**

@@ -55,9 +55,11 @@ export interface AlertRulesInput {
 export const DEFAULT_THRESHOLDS: Thresholds = {
   temperatureYellowDelta: 0.3,
   temperatureRedDelta: 0.6,
-  heatProbability: 0.7,
+  // The scorer's calibrated probabilities (docs/predictions.md#calibration): about as high above each rule's threshold
+  // as before calibration (raw 0.7, 0.7, 0.6).
+  heatProbability: 0.55,
   birthProbability: 0.7,
-  lamenessProbability: 0.6,
+  lamenessProbability: 0.95,
   probabilityHysteresis: 0.1,
   alarmCooldownHours: 12,
   tagSilentMinutes: 60,

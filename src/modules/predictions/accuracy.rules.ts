@@ -7,7 +7,10 @@ import type { ClassificationType } from './predictions.rules.ts'
 const HOUR_MS = 3_600_000
 const DAY_MS = 24 * HOUR_MS
 
-/** An alarm: a prediction whose highest probability reaches this. */
+/**
+ * An alarm: a posted prediction whose highest probability reaches this; the scorer's calibrated probabilities alarm
+ * at their class's level (scorer.rules.ts alarmLevel: its threshold's probability).
+ */
 export const ALARM_PROBABILITY = 0.5
 /** Alarm predictions of one animal and class less than this apart are one alarm (from its first hour). */
 export const ALARM_MERGE_MS = 12 * HOUR_MS

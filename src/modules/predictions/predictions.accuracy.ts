@@ -9,6 +9,7 @@ import { Count, DateTime } from '../../http/schema-types.ts'
 import type { App } from '../../types.ts'
 import { UserPath } from '../animals/animals.resource.ts'
 import { T_MAX, T_MIN } from '../readings/readings.rules.ts'
+import { alarmLevel } from './scorer.rules.ts'
 import {
   ALARM_MERGE_MS,
   ALARM_PROBABILITY,
@@ -51,7 +52,18 @@ export async function alarmsAndEvents(db: Kysely<DB>, uid: string, from: number,
     .selectFrom('predictions')
     .select(['animal_id', 'classification_type', 'predicted_at'])
     .where('uid', '=', uid)
-    .where('peak_probability', '>=', ALARM_PROBABILITY)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('source', '<>', 'scorer'), eb('peak_probability', '>=', ALARM_PROBABILITY)]),
+        ...CLASSIFICATION_TYPES.map((kind) =>
+          eb.and([
+            eb('source', '=', 'scorer'),
+            eb('classification_type', '=', kind),
+            eb('peak_probability', '>=', alarmLevel(kind)),
+          ]),
+        ),
+      ]),
+    )
     .where('predicted_at', '>=', lo)
     .where('predicted_at', '<=', hi)
     .execute()
@@ -167,7 +179,8 @@ export const PredictionAccuracy = Type.Object(
     from: DateTime('First instant of the period'),
     to: DateTime('Last instant of the period'),
     alarmProbability: Type.Number({
-      description: 'An alarm: a prediction whose highest probability reaches this',
+      description:
+        "An alarm: a posted prediction whose highest probability reaches this (the scorer's calibrated ones alarm from their class's level, in the operation's description)",
       examples: [0.5],
     }),
     birth: ClassAccuracySchema('birth', 'a birth record (StartDate and StartTime; noon UTC without a time)'),
@@ -192,7 +205,8 @@ export async function predictionAccuracyRoute(app: App) {
         summary: "How the farm's own records bear out the alarms",
         description:
           `Per class, over \`from\` to \`to\` (ISO 8601; a bare date is its whole UTC day; default the 30 days to now; at most ` +
-          `${ACCURACY_PERIOD_MAX_DAYS} days): alarms (predictions of probability ${ALARM_PROBABILITY} or more, any source; ` +
+          `${ACCURACY_PERIOD_MAX_DAYS} days): alarms (posted predictions of probability ${ALARM_PROBABILITY} or more; the scorer's ` +
+          `calibrated ones from its alarm level: birth ${alarmLevel('birth')}, heat ${alarmLevel('heat')}, lameness ${alarmLevel('lameness')}; ` +
           `alarm predictions of one animal less than ${ALARM_MERGE_MS / HOUR_MS} h apart are one alarm, from its first) ` +
           'matched with the records: confirmed, late, false; events detected and missed; lead times; false alarms per ' +
           'animal-month. Archived records count.',

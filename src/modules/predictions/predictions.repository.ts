@@ -6,7 +6,7 @@ import { paginate, type Page } from '../../db/paginate.ts'
 import type { Row } from '../../resource/resource.ts'
 import { pruneBefore } from '../../db/prune.ts'
 import { ALARM_EVENT_TYPES } from '../events/prediction-events.ts'
-import { ALARM_PROBABILITY } from './accuracy.rules.ts'
+import { alarmLevel } from './scorer.rules.ts'
 import type { ClassificationType } from './predictions.rules.ts'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -168,7 +168,7 @@ export async function lastScoredAt(db: Kysely<DB>, uid: string): Promise<number 
 
 /**
  * Deletes the scorer's predictions made before `before` (ms), at most `batchRows` a statement, but for alarms:
- * a probability at the alarm level of the accuracy route, or the prediction an alarm event names. Predictions
+ * a probability at its class's alarm level (as the accuracy route reads them), or the prediction an alarm event names. Predictions
  * posted through the API are their poster's and stay.
  */
 export function prunePredictions(db: Kysely<DB>, before: number, batchRows: number): Promise<number> {
@@ -179,7 +179,9 @@ export function prunePredictions(db: Kysely<DB>, before: number, batchRows: numb
       group: ['uid', 'animal_id'],
       time: 'predicted_at',
       row: 'id',
-      keep: sql<boolean>`r.source <> 'scorer' OR r.peak_probability >= ${ALARM_PROBABILITY}
+      keep: sql<boolean>`r.source <> 'scorer' OR r.peak_probability >= CASE r.classification_type
+          WHEN 'birth' THEN ${sql.lit(alarmLevel('birth'))} WHEN 'heat' THEN ${sql.lit(alarmLevel('heat'))}
+          ELSE ${sql.lit(alarmLevel('lameness'))} END
         OR EXISTS (SELECT 1 FROM events e WHERE e.uid = r.uid AND e.animal_id = r.animal_id
                    AND e.event_type IN (${sql.join(ALARM_EVENT_TYPES)}) AND e.evidence->>'predictionId' = r.id::text)`,
     },

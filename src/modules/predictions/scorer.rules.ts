@@ -81,6 +81,51 @@ export interface ScorerSettings {
   }
   /** The last recentDays days against days baselineFromDay-baselineToDay back; alarm at a decline of `threshold`. */
   lameness: { recentDays: number; baselineFromDay: number; baselineToDay: number; threshold: number }
+  /**
+   * Each class's raw score (score / (score + threshold): 0.5 at the alarm threshold) mapped to a probability, so that
+   * a probability says how often such an hour lies in the event's window; null keeps the raw scores (for fitting).
+   */
+  calibration: ClassCalibration | null
+}
+
+export type ClassCalibration = Record<keyof ClassScores, Calibration>
+
+/**
+ * A calibration: knots [raw score, probability], both strictly rising; linear between knots, the end knots' values
+ * beyond them. Fitted by isotonic regression on the tuning family (fitCalibration in src/simulation/evaluation.ts).
+ */
+export type Calibration = readonly (readonly [raw: number, probability: number])[]
+
+/** The probability of a raw score under a calibration (the raw score itself without one). */
+export function calibrate(knots: Calibration | undefined, raw: number): number {
+  if (knots === undefined || knots.length === 0) return raw
+  return interpolate(knots, raw, 0, 1)
+}
+
+/** The raw score of a calibrated probability: calibrate's inverse (per-farm learning reads stored probabilities). */
+export function uncalibrate(knots: Calibration | undefined, probability: number): number {
+  if (knots === undefined || knots.length === 0) return probability
+  return interpolate(knots, probability, 1, 0)
+}
+
+function interpolate(knots: Calibration, x: number, from: 0 | 1, to: 0 | 1): number {
+  if (x <= knots[0]![from]) return knots[0]![to]
+  for (let k = 1; k < knots.length; k++) {
+    const [a, b] = [knots[k - 1]!, knots[k]!]
+    if (x <= b[from]) return a[to] + ((b[to] - a[to]) * (x - a[from])) / (b[from] - a[from])
+  }
+  return knots.at(-1)![to]
+}
+
+/** A raw score at which a rule alarms: its threshold. */
+export const RAW_ALARM = 0.5
+
+/**
+ * The probability at which a class alarms: its raw alarm score calibrated (a stored probability at or above it is an
+ * alarm; rounded as the stored probabilities are).
+ */
+export function alarmLevel(kind: keyof ClassScores, settings: ScorerSettings = SCORER): number {
+  return roundProbability(calibrate(settings.calibration?.[kind], RAW_ALARM))
 }
 
 export const SCORER: ScorerSettings = {
@@ -111,6 +156,13 @@ export const SCORER: ScorerSettings = {
     quietLactationDays: 18,
   },
   lameness: { recentDays: 4, baselineFromDay: 12, baselineToDay: 20, threshold: 0.2 },
+  // fitCalibration() (src/simulation/evaluation.ts) on the tuning family; refit whenever a rule changes.
+  // prettier-ignore
+  calibration: {
+    birth: [[0.016, 0.0084], [0.167, 0.0148], [0.248, 0.0231], [0.298, 0.0405], [0.348, 0.0466], [0.399, 0.0568], [0.471, 0.0696], [0.548, 0.0971], [0.598, 0.1573], [0.647, 0.3186], [0.7, 0.6718], [0.778, 0.9215], [0.855, 1]],
+    heat: [[0.004, 0.0063], [0.1, 0.0074], [0.15, 0.009], [0.199, 0.0104], [0.249, 0.0137], [0.299, 0.0207], [0.348, 0.0364], [0.398, 0.0572], [0.448, 0.1184], [0.498, 0.2123], [0.549, 0.288], [0.599, 0.4309], [0.649, 0.5068], [0.699, 0.5499], [0.75, 0.5763], [0.807, 0.6497]],
+    lameness: [[0.003, 0.057], [0.1, 0.0604], [0.15, 0.0698], [0.2, 0.0842], [0.25, 0.1042], [0.3, 0.1281], [0.349, 0.1726], [0.399, 0.254], [0.448, 0.3796], [0.499, 0.5912], [0.549, 0.8619], [0.6, 0.9695], [0.648, 0.9981], [0.701, 1]],
+  },
 }
 
 /** The settings with each class's alarm threshold multiplied by a farm's factor (per-farm learning). */
@@ -136,8 +188,10 @@ export const LOOKBACK_HOURS = (SCORER.lameness.baselineToDay + 8) * DAY_HOURS
 const { baseline, birth, heat, lameness } = SCORER
 export const SCORER_SUMMARY =
   'Predictions come from an external model (POST) or from our own transparent, rule-based scorer, ' +
-  'which runs hourly and stores one prediction per active animal, class and hour; its probability is 0.5 where a rule ' +
-  'reaches its alarm threshold. It measures each animal against its own baseline (the same hours of day on days ' +
+  'which runs hourly and stores one prediction per active animal, class and hour. Its probabilities are calibrated: ' +
+  "the share of such hours that lay in the event's window (48 h before a farrowing, 12 h before a heat to its end, " +
+  `2-21 days into a lameness) on the simulated herds it was tuned on; a class alarms from the probability of its rule's ` +
+  `threshold (birth ${alarmLevel('birth')}, heat ${alarmLevel('heat')}, lameness ${alarmLevel('lameness')}). It measures each animal against its own baseline (the same hours of day on days ` +
   `${baseline.fromDay}-${baseline.toDay} back) and against its group at the same hour. ` +
   `birth: a CUSUM of hourly activity above ${birth.reference}x the sow's baseline over ${birth.hours} h, meal hours left out, alarm at ${birth.threshold} ` +
   `(${birth.threshold * birth.warmFactor} while her ear is ${birth.warmC} °C warmer than usual), none while the rise has lasted over a day ` +
@@ -784,13 +838,21 @@ export function scoreHerd<K>(
         settings,
       )
       const lamenessP = decline === undefined ? 0 : probabilityOf(decline, settings.lameness.threshold)
-      scores.push({ birth: round3(birthP), heat: round3(heatP), lameness: round3(lamenessP) })
+      const c = settings.calibration
+      scores.push({
+        birth: roundProbability(calibrate(c?.birth, birthP)),
+        heat: roundProbability(calibrate(c?.heat, heatP)),
+        lameness: roundProbability(calibrate(c?.lameness, lamenessP)),
+      })
     }
     return scores
   })
 }
 
-const round3 = (p: number) => Math.round(p * 1000) / 1000
+/** Probabilities are stored to 4 decimals: a calibrated probability near the alarm level keeps its order. */
+function roundProbability(p: number): number {
+  return Math.round(p * 10_000) / 10_000
+}
 
 /**
  * For each animal and index, the group's level: the `quantile` of value(animal, index) over its group's animals
