@@ -54,8 +54,18 @@ export function webhookPayload(row: EventRow): string {
 }
 
 /** webhook-signature: one v1 signature per secret in use (two while a rotation overlaps). */
-export function signatures(secrets: string[], messageId: string, at: Date, payload: string): string {
+function signatures(secrets: string[], messageId: string, at: Date, payload: string): string {
   return secrets.map((secret) => new Webhook(secret).sign(messageId, at, payload)).join(' ')
+}
+
+/** The Standard Webhooks headers of a POST of `payload` at `now` (ms), signed with every secret in use. */
+export function webhookHeaders(messageId: string, secrets: string[], now: number, payload: string) {
+  return {
+    'webhook-id': messageId,
+    'webhook-timestamp': String(Math.floor(now / 1000)),
+    'webhook-signature': signatures(secrets, messageId, new Date(now), payload),
+    'user-agent': 'livestock-api-webhooks/1',
+  }
 }
 
 export function secretsInUse(s: SubscriptionRow, serviceSecret: string, now: number): string[] {
@@ -92,23 +102,11 @@ export function startDeliveryWorker(deps: {
     if (!event) return settleDelivery(db, d, { status: 'cancelled', lastError: 'event gone' })
     const now = clock()
     const payload = webhookPayload(event)
-    const at = new Date(now)
-    const answer = await postJson(
-      subscription.url,
-      payload,
-      {
-        'webhook-id': d.message_id,
-        'webhook-timestamp': String(Math.floor(now / 1000)),
-        'webhook-signature': signatures(
-          secretsInUse(subscription, settings.serviceSecret, now),
-          d.message_id,
-          at,
-          payload,
-        ),
-        'user-agent': 'livestock-api-webhooks/1',
-      },
-      { timeoutMs: settings.timeoutMs, allowInsecure: settings.allowInsecure },
-    )
+    const secrets = secretsInUse(subscription, settings.serviceSecret, now)
+    const answer = await postJson(subscription.url, payload, webhookHeaders(d.message_id, secrets, now, payload), {
+      timeoutMs: settings.timeoutMs,
+      allowInsecure: settings.allowInsecure,
+    })
     const answeredAt = clock()
     await recordAttempt(db, d, { at: now, status: answer.status, error: answer.error, latencyMs: answer.latencyMs })
     const outcome = outcomeOf(

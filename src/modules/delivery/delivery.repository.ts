@@ -2,6 +2,7 @@
 // The outbox rows are written by events.repository.ts (enqueueDeliveries) in the transaction of the event.
 import { sql, type Kysely } from 'kysely'
 import type { DB } from '../../db/schema.ts'
+import { messageIdSql } from '../events/events.repository.ts'
 
 export interface SubscriptionRow {
   integrator_uid: string
@@ -241,7 +242,7 @@ export async function redeliver(
       LIMIT 100000
     ), queued AS (
       INSERT INTO deliveries (uid, event_id, channel, integrator_uid, subscription_id, message_id, next_attempt_at, created_at)
-      SELECT chosen.uid, chosen.id, 'webhook', ${s.integrator_uid}, ${s.id}, ${messageIdSql}, ${now}, ${now} FROM chosen
+      SELECT chosen.uid, chosen.id, 'webhook', ${s.integrator_uid}, ${s.id}, ${messageIdSql(sql.ref('chosen.id'), sql.ref('chosen.uid'))}, ${now}, ${now} FROM chosen
       ON CONFLICT ON CONSTRAINT deliveries_pkey DO UPDATE SET
         status = 'pending', attempts = 0, first_attempt_at = NULL, next_attempt_at = ${now}, locked_until = NULL,
         last_error = NULL
@@ -250,6 +251,3 @@ export async function redeliver(
     SELECT count(*)::int AS n FROM queued`.execute(db)
   return rows[0]?.n ?? 0
 }
-
-/** The webhook-id of an event's delivery: the same for every attempt and redelivery of it. */
-const messageIdSql = sql`'msg_' || chosen.id || '_' || substr(md5(chosen.uid), 1, 10)`

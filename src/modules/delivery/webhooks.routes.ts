@@ -21,7 +21,7 @@ import {
 } from './delivery.repository.ts'
 import type { EventType } from '../events/event-kinds.ts'
 import { postJson, refusedUrl } from './outbound.ts'
-import { signatures } from './delivery-worker.ts'
+import { webhookHeaders } from './delivery-worker.ts'
 import { newWebhookSecret, openSecret, sealSecret } from './webhook-secrets.ts'
 import {
   Attempt,
@@ -277,17 +277,10 @@ async function webhookRoutes(app: App) {
         data: { subscriptionId: s.id },
       })
       const secrets = [openSecret(s.secret, serviceSecret)]
-      const answer = await postJson(
-        s.url,
-        payload,
-        {
-          'webhook-id': messageId,
-          'webhook-timestamp': String(Math.floor(now / 1000)),
-          'webhook-signature': signatures(secrets, messageId, new Date(now), payload),
-          'user-agent': 'livestock-api-webhooks/1',
-        },
-        { timeoutMs: delivery.timeoutMs, allowInsecure: delivery.allowInsecure },
-      )
+      const answer = await postJson(s.url, payload, webhookHeaders(messageId, secrets, now, payload), {
+        timeoutMs: delivery.timeoutMs,
+        allowInsecure: delivery.allowInsecure,
+      })
       const delivered = answer.status !== undefined && answer.status >= 200 && answer.status < 300
       return ok({ delivered, status: answer.status ?? null, latencyMs: answer.latencyMs, error: answer.error ?? null })
     },

@@ -1,6 +1,6 @@
 // Events as stored: the one insert path (recordEvent, inside the transaction of the event's cause), the
 // resolution of open events, the subject states of the derivations, the feed's reads and the alert rules.
-import { sql, type Kysely } from 'kysely'
+import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { DB } from '../../db/schema.ts'
 import { paginate, type Page, type PageParams } from '../../db/paginate.ts'
 import type { FilterValue } from '../../http/list-params.ts'
@@ -57,6 +57,10 @@ export async function recordEvent(trx: Kysely<DB>, e: NewEvent): Promise<EventRo
   return event
 }
 
+/** The webhook-id of an event's deliveries (SQL): the same for every attempt and redelivery of it. */
+export const messageIdSql = (eventId: EventRow['id'] | RawBuilder<unknown>, uid: string | RawBuilder<unknown>) =>
+  sql<string>`'msg_' || ${eventId} || '_' || substr(md5(${uid}), 1, 10)`
+
 /**
  * The delivery outbox (docs/delivery.md), written with the event: one row per webhook subscription of an
  * integrator linked to the account that covers the event's kind and account, and one for the account's phones
@@ -66,7 +70,7 @@ async function enqueueDeliveries(trx: Kysely<DB>, event: EventRow): Promise<void
   await sql`
     INSERT INTO deliveries (uid, event_id, channel, integrator_uid, subscription_id, message_id, next_attempt_at, created_at)
     SELECT ${event.uid}, ${event.id}::bigint, 'webhook', s.integrator_uid, s.id,
-           'msg_' || ${event.id} || '_' || substr(md5(${event.uid}), 1, 10), ${event.created_at}::bigint, ${event.created_at}::bigint
+           ${messageIdSql(event.id, event.uid)}, ${event.created_at}::bigint, ${event.created_at}::bigint
     FROM webhook_subscriptions s
     JOIN user_integrator_links l ON l.integrator_uid = s.integrator_uid AND l.uid = ${event.uid}
     WHERE s.enabled
@@ -74,7 +78,7 @@ async function enqueueDeliveries(trx: Kysely<DB>, event: EventRow): Promise<void
       AND (s.account_uids IS NULL OR s.account_uids ? ${event.uid})
     UNION ALL
     SELECT ${event.uid}, ${event.id}::bigint, 'push', '', '',
-           'msg_' || ${event.id} || '_' || substr(md5(${event.uid}), 1, 10), ${event.created_at}::bigint, ${event.created_at}::bigint
+           ${messageIdSql(event.id, event.uid)}, ${event.created_at}::bigint, ${event.created_at}::bigint
     WHERE EXISTS (SELECT 1 FROM user_push_tokens p WHERE p.uid = ${event.uid} AND p.rank IS NOT NULL)
     ON CONFLICT ON CONSTRAINT deliveries_pkey DO NOTHING`.execute(trx)
 }
