@@ -10,7 +10,7 @@ import {
   type Command,
 } from './command.ts'
 import type { DB } from '../db/schema.ts'
-import { isEmail, isUid } from '../modules/users/users.rules.ts'
+import { checkedEmail, checkedUid } from './account-options.ts'
 import { findUserByUid } from '../modules/users/users.repository.ts'
 import { generateClientSecret, generateIntegratorUid, hashClientSecret } from '../modules/integrators/client-secrets.ts'
 import {
@@ -116,11 +116,9 @@ const integratorCommand: Command = {
     }
     if (action === 'create') {
       const name = requireString(values, 'name')
-      const email = requireString(values, 'email')
-      if (!isEmail(email)) throw new UsageError(`--email is not a valid e-mail address: ${email}`)
+      const email = checkedEmail(requireString(values, 'email'))
       const tier = tierOf(requireString(values, 'tier'))
-      const uid = optionalString(values, 'uid') ?? generateIntegratorUid()
-      if (!isUid(uid)) throw new UsageError('--uid may hold letters, digits and _ . : @ - (1-128 characters)')
+      const uid = checkedUid(optionalString(values, 'uid') ?? generateIntegratorUid())
       const secret = values['no-secret'] ? undefined : generateClientSecret()
       await ctx.withDatabase(async ({ db }) => {
         if (await findIntegrator(db, uid)) throw new Error(`An integrator with uid ${uid} already exists`)
@@ -142,9 +140,7 @@ const integratorCommand: Command = {
       const uid = requireString(values, 'uid')
       if (values['rotate-secret'] && values['clear-secret'])
         throw new UsageError('--rotate-secret and --clear-secret exclude each other')
-      const email = optionalString(values, 'email')
-      if (email !== undefined && !isEmail(email))
-        throw new UsageError(`--email is not a valid e-mail address: ${email}`)
+      const email = checkedEmail(optionalString(values, 'email'))
       const secret = values['rotate-secret'] ? generateClientSecret() : undefined
       const active = booleanOption(values, 'active')
       const changes = {

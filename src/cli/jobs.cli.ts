@@ -1,5 +1,6 @@
 // Operator commands that run the service's scheduled jobs on demand.
-import { UsageError, intOption, optionalString, type Command } from './command.ts'
+import { UsageError, intOption, optionalString, type CliContext, type CliValues, type Command } from './command.ts'
+import type { Database } from '../db/database.ts'
 import { pruneExpiredTokens } from '../auth/token-store.ts'
 import { refreshNow } from '../jobs/reference-temperature.ts'
 import { findUserByUid } from '../modules/users/users.repository.ts'
@@ -83,60 +84,42 @@ export const jobCommands: Command[] = [
         return
       }
       if (job === 'reference-temperature') {
-        const uid = optionalString(values, 'user')
-        await ctx.withDatabase(async (database) => {
-          if (uid !== undefined && !(await findUserByUid(database.db, uid))) throw new Error(`User ${uid} not found`)
-          const outcome = await refreshNow(database, { now: Date.now(), uid })
-          ctx.out({
-            job,
-            ...(uid ? { user: uid } : {}),
-            ...(outcome ?? { skipped: 'another process is refreshing reference temperatures now' }),
-          })
-        })
+        await runForUsers(
+          ctx,
+          values,
+          job,
+          'another process is refreshing reference temperatures now',
+          (database, uid) => refreshNow(database, { now: Date.now(), uid }),
+        )
         return
       }
       if (job === 'events') {
-        const uid = optionalString(values, 'user')
-        await ctx.withDatabase(async (database) => {
-          if (uid !== undefined && !(await findUserByUid(database.db, uid))) throw new Error(`User ${uid} not found`)
+        await runForUsers(ctx, values, job, 'another process is deriving events now', async (database, uid) => {
           const created = await withSingleRunner(database, EVENTS_LOCK, (conn) =>
             deriveScheduledEvents(conn, { now: Date.now(), uid, activity: true }),
           )
-          ctx.out({
-            job,
-            ...(uid ? { user: uid } : {}),
-            ...(created ? { created: created.length } : { skipped: 'another process is deriving events now' }),
-          })
+          return created && { created: created.length }
         })
         return
       }
       if (job === 'predictions') {
-        const uid = optionalString(values, 'user')
-        await ctx.withDatabase(async (database) => {
-          if (uid !== undefined && !(await findUserByUid(database.db, uid))) throw new Error(`User ${uid} not found`)
-          const outcome = await withSingleRunner(database, PREDICTIONS_LOCK, (conn) =>
+        await runForUsers(ctx, values, job, 'another process is scoring predictions now', (database, uid) =>
+          withSingleRunner(database, PREDICTIONS_LOCK, (conn) =>
             scorePredictions(conn, {
               now: Date.now(),
               uid,
               events: createEventHub({ derive: ctx.config().eventDerivation }),
             }),
-          )
-          ctx.out({
-            job,
-            ...(uid ? { user: uid } : {}),
-            ...(outcome ?? { skipped: 'another process is scoring predictions now' }),
-          })
-        })
+          ),
+        )
         return
       }
       if (job === 'pack') {
-        const uid = optionalString(values, 'user')
-        await ctx.withDatabase(async (database) => {
-          const outcome = await withSingleRunner(database, PACKING_LOCK, (conn) =>
+        const pack = (database: Database, uid: string | undefined) =>
+          withSingleRunner(database, PACKING_LOCK, (conn) =>
             packReadings(conn, { now: Date.now(), ...(uid ? { uid } : {}) }),
           )
-          ctx.out({ job, ...(uid ? { user: uid } : {}), ...(outcome ?? { skipped: 'another process is packing now' }) })
-        })
+        await runForUsers(ctx, values, job, 'another process is packing now', pack, { checkUser: false })
         return
       }
       if (job === 'evaluate-predictions') {
@@ -159,3 +142,24 @@ export const jobCommands: Command[] = [
     },
   },
 ]
+
+/**
+ * Runs a job for every account, or only for --user U (which must exist, unless `checkUser` is false), and prints
+ * what it did, or `skipped: busy` when another process was running it (the job answered undefined).
+ */
+async function runForUsers(
+  ctx: CliContext,
+  values: CliValues,
+  job: string,
+  busy: string,
+  run: (database: Database, uid: string | undefined) => Promise<object | undefined>,
+  { checkUser = true } = {},
+): Promise<void> {
+  const uid = optionalString(values, 'user')
+  await ctx.withDatabase(async (database) => {
+    if (checkUser && uid !== undefined && !(await findUserByUid(database.db, uid)))
+      throw new Error(`User ${uid} not found`)
+    const outcome = await run(database, uid)
+    ctx.out({ job, ...(uid ? { user: uid } : {}), ...(outcome ?? { skipped: busy }) })
+  })
+}

@@ -19,7 +19,7 @@ import {
   updateUniqueUser,
 } from '../modules/users/users.repository.ts'
 import { linkedIntegratorUids } from '../modules/integrators/integrators.repository.ts'
-import { isEmail, isUid } from '../modules/users/users.rules.ts'
+import { checkedEmail, checkedUid } from './account-options.ts'
 import { toApiUser } from '../modules/users/users.resource.ts'
 
 async function readPassword(values: CliValues, ctx: CliContext, required: boolean): Promise<string | undefined> {
@@ -80,10 +80,8 @@ export const userCommands: Command[] = [
       const [action] = positionals
       const config = ctx.config()
       if (action === 'create') {
-        const uid = requireString(values, 'uid')
-        if (!isUid(uid)) throw new UsageError('--uid may hold letters, digits and _ . : @ - (1-128 characters)')
-        const email = requireString(values, 'email')
-        if (!isEmail(email)) throw new UsageError(`--email is not a valid e-mail address: ${email}`)
+        const uid = checkedUid(requireString(values, 'uid'))
+        const email = checkedEmail(requireString(values, 'email'))
         const name = requireString(values, 'name')
         const password = await readPassword(values, ctx, false)
         const passwordHash = password ? await hashPassword(password, config.passwordScryptLogN) : null
@@ -118,9 +116,7 @@ export const userCommands: Command[] = [
       }
       if (action === 'update') {
         const uid = requireString(values, 'uid')
-        const email = optionalString(values, 'email')
-        if (email !== undefined && !isEmail(email))
-          throw new UsageError(`--email is not a valid e-mail address: ${email}`)
+        const email = checkedEmail(optionalString(values, 'email'))
         const changes = {
           ...(email !== undefined ? { email } : {}),
           ...(booleanOption(values, 'bduser') !== undefined ? { bd_user: booleanOption(values, 'bduser') } : {}),
