@@ -4,7 +4,7 @@
 // template database, that each test file's store starts from.
 import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { globSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { globSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { adminQuery } from './support/app.ts'
@@ -14,19 +14,30 @@ import { loadConfig } from '../src/config.ts'
 import { COMPILE_CACHE_DIR } from '../bin/compile-cache.js'
 
 const filters = process.argv.slice(2)
-const files = globSync('test/**/*.test.ts')
+const serverUrl = process.env.DATABASE_URL
+// A file that no store changes (pure rules, the docs page) says so in its first line and runs in the embedded
+// pass only: the PostgreSQL pass would run the same code again.
+const STORE_INDEPENDENT = '// Store-independent:'
+const storeIndependent = (file: string) => readFileSync(file, 'utf8').startsWith(STORE_INDEPENDENT)
+const matching = globSync('test/**/*.test.ts')
   .sort()
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
-if (files.length === 0) {
+if (matching.length === 0) {
   console.error(`no test files match ${filters.join(' ')}`)
   process.exit(1)
+}
+const files = matching.filter((f) => !serverUrl || !storeIndependent(f))
+if (files.length === 0) {
+  console.log(`${matching.join(', ')}: store-independent, run in the embedded pass only (unset DATABASE_URL)`)
+  process.exit(0)
 }
 
 const runId = randomBytes(3).toString('hex')
 const prefix = `lsapi_test_${runId}_`
-const serverUrl = process.env.DATABASE_URL
 const mode = serverUrl ? `PostgreSQL${process.env.REDIS_URL ? ' + Redis' : ''}` : 'embedded PGlite'
-console.log(`livestock-api tests on ${mode}: ${files.length} files`)
+console.log(
+  `livestock-api tests on ${mode}: ${files.length} files${serverUrl ? ' (store-independent files run in the embedded pass only)' : ''}`,
+)
 
 const started = performance.now()
 const scratch = mkdtempSync(join(tmpdir(), 'lsapi-test-run-'))

@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // TokenSigner keeps access tokens it has verified (auth/jwt.ts): what the cache must never change.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'

@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // The client's retry policy on its own, against a scripted fetch: which requests are sent again on 429 and
 // 503, how long it waits, where it stops, and what the error carries when it gives up.
 import assert from 'node:assert/strict'

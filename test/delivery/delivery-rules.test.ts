@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // Delivery's pure rules: backoff with jitter over about three days, Retry-After, what an answer means, which
 // addresses a webhook may reach, quiet hours and the phones an event reaches.
 import assert from 'node:assert/strict'

@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // The farm app's pure rules: the spec's temperature bands, the herd search, record bodies, where the API's
 // validation details land, the event-stream parser and the language choice.
 import assert from 'node:assert/strict'

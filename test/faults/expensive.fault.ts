@@ -105,32 +105,40 @@ describe('one caller cannot take the service from everyone', () => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
   })
 
-  it('embedded: /health answers within 100 ms while one caller reads 10,000-row pages, 4 at once', async () => {
+  it('embedded: /health answers within 100 ms while one caller reads 10,000-row pages, 8 at once', async () => {
     const dir = scratchDir('expensive-embedded')
     dirs.push(dir)
     const store = { DATA_DIR: dir }
     const farm = await seedFarm(store)
+    const other = await seedFarm(store)
     await seedExpensiveData(store, farm)
     const service = await startService(serviceEnv(store))
     const agent = keepAliveAgent(16)
     try {
       const headers = await farmHeaders(agent, service, farm)
+      const otherHeaders = await farmHeaders(agent, service, other)
+      const otherRead = `/api/v1/users/${other.uid}/animals?limit=10`
+      for (let i = 0; i < 3; i++) await call(agent, service.port, 'GET', otherRead, { headers: otherHeaders })
       const analytics = `/api/v1/users/${farm.uid}/animals/${MAC}/sensordata/analytics?timeRange=30d`
       const first = await call(agent, service.port, 'GET', analytics, { headers, timeoutMs: 60_000 })
       assert.equal(first.status, 200, JSON.stringify(first.body))
       // The window ends now: the oldest readings leave it while the test runs.
       assert.ok(first.body.data.dataPointsCount > (29 * DAY_MS) / READING_EVERY_MS)
 
-      // Analytics read hourly rollups and end in milliseconds; the held load is 10,000-row pages of raw readings,
-      // which take long enough that the third and fourth arrive while the first two still run.
+      // Analytics read hourly rollups and end in milliseconds; the load is 8 pages of 10,000 raw readings at once.
       const longPage = `/api/v1/users/${farm.uid}/animals/${MAC}/sensordata?limit=10000`
       const load = Promise.all(
-        Array.from({ length: 4 }, () => call(agent, service.port, 'GET', longPage, { headers, timeoutMs: 60_000 })),
+        Array.from({ length: 8 }, () => call(agent, service.port, 'GET', longPage, { headers, timeoutMs: 60_000 })),
       )
-      const health = await poll(agent, service, '/api/v1/health', {}, load)
+      const [health, cheap] = await Promise.all([
+        poll(agent, service, '/api/v1/health', {}, load),
+        poll(agent, service, otherRead, otherHeaders, load),
+      ])
       const answers = await load
       console.log(`  10,000-row pages ${answers.map((a) => `${a.status} in ${Math.round(a.ms)} ms`).join(', ')}`)
       console.log(`  /health meanwhile: ${summary(health)}`)
+      console.log(`  the other farm's cheap reads meanwhile: ${summary(cheap)}`)
+      assert.ok(cheap.every((c) => c.status === 200))
       assert.ok(health.every((h) => h.status === 200))
       assert.ok(
         percentile(
@@ -139,8 +147,10 @@ describe('one caller cannot take the service from everyone', () => {
         ) <= 100,
         summary(health),
       )
-      // Two at once per caller; the others are told to come back at once, before they reach the store.
-      assert.equal(answers.filter((a) => a.status === 200).length, 2)
+      // Two at once per caller; the others are told to come back at once, before they reach the store. How many
+      // find two still running depends on when each ends (test/http/expensive-requests.test.ts holds them to count).
+      assert.ok(answers.filter((a) => a.status === 200).length >= 2)
+      assert.ok(answers.some((a) => a.status !== 200))
       for (const refused of answers.filter((a) => a.status !== 200)) assertTooMany(refused)
     } finally {
       service.child.kill('SIGTERM')

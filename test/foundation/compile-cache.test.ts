@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // The entries (bin/serve.js for npm start, bin/livestock-api.js for the CLI) run the sources through Node's
 // compile cache, in the project's node_modules/.cache: a start after the first loads no TypeScript stripper.
 import assert from 'node:assert/strict'

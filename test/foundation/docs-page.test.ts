@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // The interactive reference renders in a real headless Chromium, offline: every request it makes
 // goes to this service, and the page lists the operations of the OpenAPI document.
 import assert from 'node:assert/strict'

@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // The service's V8 flags (src/runtime-flags.ts) are on every command that starts it: `npm start`,
 // the shebangs of the CLI and of bin/serve.js, the workers of `serve --workers N` (workers.test.ts checks their command
 // lines on PostgreSQL) and the bench's service process.

@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // The fuzz suite's oracle (it runs with `npm run test:fuzz`, not here): each kind of breach it must report.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'

@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // The sow-cycle rules on hand-built histories: every state with its day count, repeated services of one heat,
 // returns and negative checks, culls, and the due lists each state puts a sow on (docs/herd-performance.md).
 import assert from 'node:assert/strict'

@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // The KPI rules on the hand-computed fixture herd (herd-fixture.ts gives each sow's share of every figure),
 // and the reading of matings: repeated services, returns, negative checks, culls.
 import assert from 'node:assert/strict'

@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // closeStalledConnections (src/http/stalled-connections.ts): a connection whose client stops reading its
 // response is closed once no write to it has completed for stallMs; a client that reads in bursts with
 // pauses, and an idle keep-alive connection, are left alone. A bare node:http server over a real port.

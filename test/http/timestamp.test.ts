@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // isoTimestamp (src/http/timestamp.ts): Date#toISOString's string, formatted once per millisecond.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'

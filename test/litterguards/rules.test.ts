@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // The pure rules of the litter devices: windows in seconds, Active, the sensordata range, activity.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'

@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // Matching alarms with the farm's records, on hand-built alarms and events: confirmed within the lead window,
 // late after an event, false, missed; merged runs of alarm hours and of records; the summary's figures by hand.
 import assert from 'node:assert/strict'

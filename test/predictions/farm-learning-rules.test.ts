@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // Per-farm learning's rules on hand-made inputs: how a stored probability maps to another factor, when a
 // threshold moves and how far (limits, one step, shrinkage), and what the learning reads from days and events.
 import assert from 'node:assert/strict'

@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // The scorer's rules as pure functions, on short synthetic series: hourly summaries, the animal's own
 // baseline, the birth CUSUM, heat excess, lameness decline, probabilities, what the records change, and the
 // herd scorer end to end (an animal alone against its group, the group all together).

@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // The pure rules of the aggregate routes: buckets aligned to the epoch, the span and its defaults, the bound.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'

@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // A record collection is one noun and one file: its names derive from the noun, and its file opens with
 // its paths (so searching for a path finds the declaration that builds it).
 import assert from 'node:assert/strict'

@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // The resource layer's derivations from one field table: schemas, list fields, columns, mappers.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'

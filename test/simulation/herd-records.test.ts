@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // The simulated herd's farm records against its plan (so against its readings): a birth at each farrowing's
 // onset, a pregnancy check after each service that held, a return at the heat after each that did not, weanings,
 // culls after which the tag is silent; and the herd they make, read by the cycle and KPI rules.

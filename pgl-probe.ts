@@ -1,0 +1,13 @@
+import { PGlite } from '@electric-sql/pglite'
+const t0 = performance.now()
+const a = await PGlite.create()
+const t1 = performance.now()
+await a.query('select 1')
+const blob = await a.dumpDataDir('none')
+await a.close()
+const t2 = performance.now()
+const b = await PGlite.create({ loadDataDir: blob })
+const t3 = performance.now()
+console.log(`create ${Math.round(t1-t0)} dump ${Math.round(t2-t1)} load-create ${Math.round(t3-t2)}`)
+const wasm = await import('node:fs').then(fs => fs.statSync(new URL('../work/main/node_modules/@electric-sql/pglite/dist/postgres.wasm', import.meta.url)).size).catch(()=>0)
+console.log(wasm)
