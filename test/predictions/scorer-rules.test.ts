@@ -33,6 +33,7 @@ import {
   scoreHerd,
   summarizeHours,
   uncalibrate,
+  withInferredWeanings,
   type AnimalHours,
   type AnimalRecords,
   type HourSummary,
@@ -198,6 +199,21 @@ describe('heat, lameness and probabilities', () => {
     assert.equal(probabilityOf(-1, 4), 0)
     assert.ok(probabilityOf(12, 4) > 0.7 && probabilityOf(12, 4) < 1)
     assert.ok(probabilityOf(2, 4) < probabilityOf(3, 4))
+  })
+
+  it('reads an unrecorded weaning from movement between nodes rising to 2.5x its usual, not while a service may hold', () => {
+    const days = 20
+    const hours = alignHours([], T0, T0 + (days * 24 - 1) * HOUR_MS)
+    const movement = hours.map((_, e) => (e < 10 * 24 ? 0.03 : 0.2))
+    const rise = SCORER.heat.weaningRise
+    const { weanings } = withInferredWeanings(NO_RECORDS, movement, hours, 0, hours.length - 1, rise)
+    assert.deepEqual(weanings, [T0 + 10 * DAY + HOUR_MS])
+    const pregnant = { services: [T0 - 50 * DAY], weanings: [], births: [] }
+    assert.deepEqual(withInferredWeanings(pregnant, movement, hours, 0, hours.length - 1, rise), pregnant)
+    const recorded = { services: [], weanings: [T0 + 9 * DAY], births: [] }
+    assert.deepEqual(withInferredWeanings(recorded, movement, hours, 0, hours.length - 1, rise), recorded)
+    const small = hours.map((_, e) => (e < 10 * 24 ? 0.01 : 0.04))
+    assert.deepEqual(withInferredWeanings(NO_RECORDS, small, hours, 0, hours.length - 1, rise).weanings, [])
   })
 
   it('maps a raw score to a probability through its knots (linear between, flat beyond), and back', () => {

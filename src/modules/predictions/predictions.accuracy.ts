@@ -206,7 +206,7 @@ export async function predictionAccuracyRoute(app: App) {
         description:
           `Per class, over \`from\` to \`to\` (ISO 8601; a bare date is its whole UTC day; default the 30 days to now; at most ` +
           `${ACCURACY_PERIOD_MAX_DAYS} days): alarms (posted predictions of probability ${ALARM_PROBABILITY} or more; the scorer's ` +
-          `calibrated ones from its alarm level: birth ${alarmLevel('birth')}, heat ${alarmLevel('heat')}, lameness ${alarmLevel('lameness')}; ` +
+          "calibrated ones from its class's alarm level, the probability of its rule's threshold (see the predictions tag); " +
           `alarm predictions of one animal less than ${ALARM_MERGE_MS / HOUR_MS} h apart are one alarm, from its first) ` +
           'matched with the records: confirmed, late, false; events detected and missed; lead times; false alarms per ' +
           'animal-month. Archived records count.',

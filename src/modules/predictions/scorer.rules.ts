@@ -78,6 +78,11 @@ export interface ScorerSettings {
     shortFactor: number
     /** No heat alarm in the first quietLactationDays after a recorded farrowing (lactational anoestrus). */
     quietLactationDays: number
+    /**
+     * A weaning the farm did not record, read from the data: movement between nodes risen to weaningRise x its usual
+     * (days 2-8 before) in a day, as when a sow leaves the farrowing crate; it counts as a weaning from then on.
+     */
+    weaningRise: number
   }
   /** The last recentDays days against days baselineFromDay-baselineToDay back; alarm at a decline of `threshold`. */
   lameness: { recentDays: number; baselineFromDay: number; baselineToDay: number; threshold: number }
@@ -154,13 +159,14 @@ export const SCORER: ScorerSettings = {
     shortHours: 12,
     shortFactor: 1.4,
     quietLactationDays: 18,
+    weaningRise: 2.5,
   },
   lameness: { recentDays: 4, baselineFromDay: 12, baselineToDay: 20, threshold: 0.2 },
   // fitCalibration() (src/simulation/evaluation.ts) on the tuning family; refit whenever a rule changes.
   // prettier-ignore
   calibration: {
     birth: [[0.016, 0.0084], [0.167, 0.0148], [0.248, 0.0231], [0.298, 0.0405], [0.348, 0.0466], [0.399, 0.0568], [0.471, 0.0696], [0.548, 0.0971], [0.598, 0.1573], [0.647, 0.3186], [0.7, 0.6718], [0.778, 0.9215], [0.855, 1]],
-    heat: [[0.004, 0.0063], [0.1, 0.0074], [0.15, 0.009], [0.199, 0.0104], [0.249, 0.0137], [0.299, 0.0207], [0.348, 0.0364], [0.398, 0.0572], [0.448, 0.1184], [0.498, 0.2123], [0.549, 0.288], [0.599, 0.4309], [0.649, 0.5068], [0.699, 0.5499], [0.75, 0.5763], [0.807, 0.6497]],
+    heat: [[0.004, 0.0063], [0.1, 0.0074], [0.15, 0.009], [0.199, 0.0104], [0.249, 0.0137], [0.299, 0.0207], [0.348, 0.0366], [0.398, 0.0573], [0.448, 0.1184], [0.498, 0.2126], [0.549, 0.2865], [0.599, 0.4262], [0.649, 0.4982], [0.699, 0.5363], [0.75, 0.5659], [0.807, 0.6301]],
     lameness: [[0.003, 0.057], [0.1, 0.0604], [0.15, 0.0698], [0.2, 0.0842], [0.25, 0.1042], [0.3, 0.1281], [0.349, 0.1726], [0.399, 0.254], [0.448, 0.3796], [0.499, 0.5912], [0.549, 0.8619], [0.6, 0.9695], [0.648, 0.9981], [0.701, 1]],
   },
 }
@@ -426,7 +432,7 @@ export function lamenessDecline(
   }
   const a = level(activity, settings.activityFloor / 4)
   if (a === undefined) return undefined
-  const m = movement ? level(movement, 0.02) : undefined
+  const m = movement ? level(movement, MOVEMENT_FLOOR) : undefined
   return Math.max(0, 1 - (m === undefined ? a : Math.sqrt(a * m)))
 }
 
@@ -579,6 +585,47 @@ export function crateMoveIndex(
 }
 
 /**
+ * Weanings the records do not hold, read from the data: the first day block (the 24 h ending at an hour) of a rise
+ * of movement between nodes to `rise` x its usual (days 2-8 before it), as when a sow leaves the farrowing crate.
+ * Dated at the end of that block (when it shows), none within 14 days of another, none where a weaning was recorded
+ * in the 30 days before nor while a recorded service may have held (125 days, no farrowing since). Returns
+ * the records with these weanings added.
+ */
+/** Added to both sides of a movement ratio (node changes per detection), so that a crate's near-zero does not divide. */
+const MOVEMENT_FLOOR = 0.02
+
+export function withInferredWeanings(
+  records: AnimalRecords,
+  movement: readonly (number | undefined)[],
+  hours: readonly HourSummary[],
+  from: number,
+  to: number,
+  rise: number,
+): AnimalRecords {
+  const inferred: number[] = []
+  for (let e = Math.max(from, 8 * DAY_HOURS); e <= to; e++) {
+    const now = movement[e]
+    if (now === undefined) continue
+    const before: number[] = []
+    for (let d = 2; d <= 8; d++)
+      if (movement[e - d * DAY_HOURS] !== undefined) before.push(movement[e - d * DAY_HOURS]!)
+    const usual = median(before)
+    if (before.length < 4 || usual === undefined || now + MOVEMENT_FLOOR < rise * (usual + MOVEMENT_FLOOR)) continue
+    const t = hours[e]!.hour + HOUR_MS
+    const last = inferred.at(-1)
+    if (last !== undefined && t - last < 14 * DAY_MS) continue
+    if (records.weanings.some((w) => w <= t && t - w < 30 * DAY_MS)) continue
+    const service = latestBefore(records.services, t)
+    const birth = latestBefore(records.births, t)
+    if (service !== undefined && t - service < 125 * DAY_MS && (birth === undefined || birth < service)) continue
+    inferred.push(t)
+  }
+  return inferred.length === 0
+    ? records
+    : { ...records, weanings: [...records.weanings, ...inferred].sort((a, b) => a - b) }
+}
+
+/**
  * Hourly scores of every animal for the hours `from`-`to` (indices into the aligned hours; the hour scored is
  * the one ending at its index's end). The herd matters: each hour is also compared with the animal's group.
  */
@@ -657,6 +704,10 @@ export function scoreHerd<K>(
       true,
     ),
   )
+  // The records, with the weanings the farm did not record read from the data.
+  const records = herd.map((a, k) =>
+    withInferredWeanings(a.records, dayMovement[k]!, a.hours, dayFrom, to, heatSettings.weaningRise),
+  )
   const groupLevel = groupMedians(herd, dayFrom, to, (k, e) => dayActivity[k]![e], settings, undefined)
   // The animals of a group share their group's levels (one array): its factors are computed once.
   const factorsOf = new Map<(number | undefined)[], number[]>()
@@ -680,14 +731,14 @@ export function scoreHerd<K>(
   //    days in its current phase, with how many days that mean has); over a window, the ratio of their sums (an hour
   //    without data leaves both sides, so a night-time dropout leaves no daytime-only average).
   const heatFrom = Math.max(0, from - Math.max(heatSettings.hours, heatSettings.shortHours) + 1)
-  const heatHourly = herd.map((a) => {
+  const heatHourly = herd.map((a, k) => {
     const now = new Array<number | undefined>(to + 1)
     const usual = new Array<number | undefined>(to + 1)
     const usualDays = new Array<number>(to + 1).fill(0)
     const phase = new Array<number>(to + 1).fill(-Infinity)
     for (let j = heatFrom; j <= to; j++) {
       const h = a.hours[j]!
-      phase[j] = phaseStart(a.records, h.hour + HOUR_MS) ?? -Infinity
+      phase[j] = phaseStart(records[k]!, h.hour + HOUR_MS) ?? -Infinity
       if (!hasData(h) || h.hour < phase[j]!) continue
       const same: number[] = []
       for (let d = settings.baseline.fromDay; d <= settings.baseline.toDay; d++) {
@@ -712,9 +763,9 @@ export function scoreHerd<K>(
   }
   // When most of an animal's group is expected on heat with it (a batch weaned together), the group's rise is that
   // heat: no upward correction then.
-  const expectedOnHeat = herd.map((a) => {
+  const expectedOnHeat = herd.map((a, k) => {
     const out = new Array<boolean>(to + 1).fill(false)
-    for (let i = from; i <= to; i++) out[i] = heatExpected(a.records, a.hours[i]!.hour + HOUR_MS)
+    for (let i = from; i <= to; i++) out[i] = heatExpected(records[k]!, a.hours[i]!.hour + HOUR_MS)
     return out
   })
   const members = new Map<string, number[]>()
@@ -734,9 +785,9 @@ export function scoreHerd<K>(
     }
     for (let i = from; i <= to; i++) {
       const t = animal.hours[i]!.hour + HOUR_MS
-      let phase = phaseStart(animal.records, t) ?? -Infinity
+      let phase = phaseStart(records[k]!, t) ?? -Infinity
       // In the crate window after a service, a move into the crate (fewer node changes at once) starts a phase too.
-      const { sinceService } = reproductiveState(animal.records, t)
+      const { sinceService } = reproductiveState(records[k]!, t)
       if (
         sinceService !== undefined &&
         sinceService >= CRATE_WINDOW_DAYS.from &&
@@ -768,8 +819,8 @@ export function scoreHerd<K>(
         recentWarming.length >= 3 ? recentWarming.reduce((a, b) => a + b, 0) / recentWarming.length : undefined
       const tagOff = meanWarming !== undefined && meanWarming <= birthSettings.tagOffC
       const warm = meanWarming !== undefined && meanWarming >= birthSettings.warmC
-      const birthThresholdNow = birthThreshold(animal.records, t, settings) * (warm ? birthSettings.warmFactor : 1)
-      const { sinceBirth } = reproductiveState(animal.records, t)
+      const birthThresholdNow = birthThreshold(records[k]!, t, settings) * (warm ? birthSettings.warmFactor : 1)
+      const { sinceBirth } = reproductiveState(records[k]!, t)
       const short = birthSettings.short
       const due = sinceService !== undefined && sinceService >= short.dueFromDay && sinceService <= short.dueToDay
       const shortP = due
@@ -790,12 +841,12 @@ export function scoreHerd<K>(
       // window too (an earlier alarm), against the animal's usual at the same hours, less its group's rise; none
       // where the records rule a heat out.
       let heatP = 0
-      if (!heatRuledOut(animal.records, t, settings)) {
-        const bar = heatThreshold(animal.records, t, settings)
+      if (!heatRuledOut(records[k]!, t, settings)) {
+        const bar = heatThreshold(records[k]!, t, settings)
         const factor = heatFactor(k, i)
         const excess = (ratio: number | undefined) => (ratio === undefined ? 0 : ratio / factor - 1)
         heatP = probabilityOf(excess(heatRise(k, i, heatSettings.hours)), bar)
-        if (heatLikely(animal.records, t))
+        if (heatLikely(records[k]!, t))
           heatP = Math.max(
             heatP,
             probabilityOf(excess(heatRise(k, i, heatSettings.shortHours)), bar * heatSettings.shortFactor),
