@@ -6,7 +6,8 @@ import { defineModule } from '../../http/api-module.ts'
 import { created } from '../../http/created.ts'
 import { Envelope, MessageEnvelope, PageEnvelope, ok, okMessage, page } from '../../http/envelope.ts'
 import { conflict, notFound, orNotFound, validationFailed } from '../../http/errors.ts'
-import { parseFilters } from '../../http/list-params.ts'
+import { parseFilters, type FilterValue } from '../../http/list-params.ts'
+import type { PageParams } from '../../db/paginate.ts'
 import type { App } from '../../types.ts'
 import { ingestOverHttp } from '../readings/ingest.ts'
 import { aggregateReadings } from '../readings/readings.aggregate.ts'
@@ -34,6 +35,7 @@ import {
   toApiLitterguard,
   updateLitterguard,
   type ActivityAggregates,
+  type LitterguardCriteria,
   type LitterguardRow,
 } from './litterguards.repository.ts'
 import {
@@ -103,6 +105,18 @@ async function litterguardRoutes(app: App) {
   const requireDevice = async (userId: string, mac: string) =>
     orNotFound(await findLitterguard(db, userId, mac, since()), 'Litterguard')
 
+  /** A page of the user's devices: those matching `active` (judged now), `mac` and `name`, and the filters. */
+  async function devicesPage(
+    uid: string,
+    query: PageParams & LitterguardCriteria,
+    filters: Record<string, FilterValue>,
+  ) {
+    const { page: pageNumber, limit, sortBy, sortOrder, active, mac, name } = query
+    const params = { page: pageNumber, limit, sortBy, sortOrder }
+    const { rows, total } = await listLitterguards(db, uid, since(), params, filters, { active, mac, name })
+    return page(rows.map(toApiLitterguard), pageNumber, limit, total)
+  }
+
   app.get(
     base,
     {
@@ -120,16 +134,7 @@ async function litterguardRoutes(app: App) {
     },
     async (req) => {
       const filters = parseFilters(req.query, litterguards.filterFields)
-      const { page: pageNumber, limit, sortBy, sortOrder, active, mac, name } = req.query
-      const { rows, total } = await listLitterguards(
-        db,
-        req.params.userId,
-        since(),
-        { page: pageNumber, limit, sortBy, sortOrder },
-        filters,
-        { active, mac, name },
-      )
-      return page(rows.map(toApiLitterguard), pageNumber, limit, total)
+      return devicesPage(req.params.userId, req.query, filters)
     },
   )
 
@@ -149,16 +154,7 @@ async function litterguardRoutes(app: App) {
       config: { access: 'own' },
     },
     async (req) => {
-      const { page: pageNumber, limit, active, mac, name } = req.query
-      const { rows, total } = await listLitterguards(
-        db,
-        req.params.userId,
-        since(),
-        { page: pageNumber, limit, sortBy: 't', sortOrder: 'desc' },
-        {},
-        { active, mac, name },
-      )
-      return page(rows.map(toApiLitterguard), pageNumber, limit, total)
+      return devicesPage(req.params.userId, { ...req.query, sortBy: 't', sortOrder: 'desc' }, {})
     },
   )
 
