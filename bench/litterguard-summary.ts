@@ -1,5 +1,7 @@
-// The litter-device summary's query (GET .../litterguards/summary: each device's 24 hours against its 7 days
-// before) from the devices' hourly rollups against the same figures summed up from every reading: 50 devices with
+// The litter-device summary's statements (GET .../litterguards/summary: each device's 24 hours of whole 10-minute
+// buckets against its 7 days before, summaryBuckets) from the devices' hourly rollups against the same figures summed
+// up from every reading, and against the statement it replaced (activityAggregates over the window ending now, the
+// hours it cuts summed up from their readings): 50 devices with
 // 8 days of a reading a minute, ingested a device-day at a time as the service does (rollups kept by the ingestion
 // transaction), VACUUM ANALYZE, then alternating rounds of both, with a clock that cuts an hour and a 10-minute
 // bucket. `node bench/litterguard-summary.ts` (DATABASE_URL for PostgreSQL, in a scratch database; else the
@@ -9,8 +11,18 @@ import { loadConfig } from '../src/config.ts'
 import { IN_MEMORY, openDatabase } from '../src/db/database.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
 import { packReadings } from '../src/jobs/packing.ts'
-import { activityAggregates, deviceTotals } from '../src/modules/litterguards/litterguards.repository.ts'
-import { activeSince, baselineWindow, deviceWindow } from '../src/modules/litterguards/litterguards.rules.ts'
+import {
+  activityAggregates,
+  deviceTotals,
+  summaryBuckets,
+} from '../src/modules/litterguards/litterguards.repository.ts'
+import {
+  activeSince,
+  baselineWindow,
+  deviceWindow,
+  summaryWindow,
+  unusualActivity,
+} from '../src/modules/litterguards/litterguards.rules.ts'
 import { storeReadings } from '../src/modules/readings/readings.repository.ts'
 import { alternatingMedians, scratchEnv } from './support.ts'
 
@@ -65,17 +77,24 @@ try {
 
   const window = deviceWindow('24h', now * 1000)
   const baselineStart = baselineWindow(window).start
-  const summary = (rollups: boolean) => () =>
+  const span = summaryWindow(now * 1000)
+  const totals = () => deviceTotals(db, uid, activeSince(now * 1000, 15))
+  const summary = () => Promise.all([totals(), summaryBuckets(db, uid, span)])
+  const raw = () =>
     Promise.all([
-      deviceTotals(db, uid, activeSince(now * 1000, 15)),
-      activityAggregates(db, uid, window, baselineStart, undefined, { rollups }),
+      totals(),
+      activityAggregates(db, uid, { start: span.start, end: span.endBefore - 1 }, span.baselineStart, undefined, {
+        rollups: false,
+      }),
     ])
-  const [, fromRollups] = await summary(true)()
-  const [, fromReadings] = await summary(false)()
+  const previous = () => Promise.all([totals(), activityAggregates(db, uid, window, baselineStart)])
+  const [, fromRollups] = await summary()
+  const [, fromReadings] = await raw()
   const worst = fromRollups.reduce((most, a, i) => {
     const b = fromReadings[i]!
+    if (unusualActivity(a) !== unusualActivity(b) || a.baselineBuckets !== b.baselineBuckets) return Infinity
     const gap =
-      Math.abs((a.baselineSd ?? 0) - (b.baselineSd ?? 0)) + Math.abs((a.windowActivity ?? 0) - (b.windowActivity ?? 0))
+      Math.abs((a.baselineSd ?? 0) - (b.baselineSd ?? 0)) + Math.abs((a.baselineMean ?? 0) - (b.baselineMean ?? 0))
     return Math.max(most, gap)
   }, 0)
   if (fromRollups.length !== DEVICES || worst > 1e-12) throw new Error(`rollups and readings differ (${worst})`)
@@ -93,7 +112,7 @@ try {
       },
       transformResult: async (args) => args.result,
     })
-    await activityAggregates(recorder, uid, window, baselineStart)
+    await summaryBuckets(recorder, uid, span)
     const { rows } = await sql
       .raw<Record<string, string>>(
         `EXPLAIN (ANALYZE, BUFFERS) ${compiled!.sql.replace(/\$(\d+)/g, (_, i) => `'${String(compiled!.parameters[Number(i) - 1])}'`)}`,
@@ -101,7 +120,8 @@ try {
       .execute(db)
     console.log(rows.map((r) => Object.values(r)[0]).join('\n'))
   }
-  const { baseline, measured } = await alternatingMedians(ROUNDS, timed(summary(false)), timed(summary(true)))
+  const { baseline, measured } = await alternatingMedians(ROUNDS, timed(raw), timed(summary))
+  const before = await alternatingMedians(ROUNDS, timed(previous), timed(summary))
   console.log(
     JSON.stringify({
       store: scratch.env.DATABASE_URL ? 'postgres' : 'embedded',
@@ -112,6 +132,8 @@ try {
       fromReadingsMs: round(baseline, 2),
       fromRollupsMs: round(measured, 2),
       ratio: round(baseline / measured, 1),
+      previousStatementMs: round(before.baseline, 2),
+      againstPrevious: round(before.baseline / before.measured, 1),
       sameFigures: true,
     }),
   )
