@@ -22,6 +22,7 @@ import {
 } from 'kysely'
 import { StoreBusyError, StoreTimeoutError } from './errors.ts'
 import { rowObjects } from './row-objects.ts'
+import { isBehindOtherStoreWork } from './store-priority.ts'
 import type {
   EmbeddedReply,
   EmbeddedRequest,
@@ -59,9 +60,11 @@ export class EmbeddedStore {
   #nextId = 1
   #closed: Error | undefined
   #exited: Promise<void>
-  // The one connection: held by a statement or a transaction; the others wait in line.
+  // The one connection: held by a statement or a transaction; the others wait in line, work that runs behind
+  // other work (store-priority.ts) in a line of its own that moves only when the first is empty.
   #held = false
   readonly #waiting: { grant: () => void }[] = []
+  readonly #waitingBehind: { grant: () => void }[] = []
   #started: { resolve: () => void; reject: (err: Error) => void } | undefined
 
   /** Commits reach the disk (fsync(2)) before they are acknowledged. */
@@ -208,12 +211,13 @@ export class EmbeddedStore {
     clearTimeout(timer)
   }
 
-  /** Takes the one connection, waiting at most `waitMs` (0: no bound). */
-  acquire(waitMs: number): Promise<void> {
+  /** Takes the one connection, waiting at most `waitMs` (0: no bound); `behind`: after every other waiter. */
+  acquire(waitMs: number, behind = false): Promise<void> {
     if (!this.#held) {
       this.#held = true
       return Promise.resolve()
     }
+    const line = behind ? this.#waitingBehind : this.#waiting
     return new Promise<void>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined
       const waiter = {
@@ -224,17 +228,17 @@ export class EmbeddedStore {
       }
       if (waitMs > 0) {
         timer = setTimeout(() => {
-          const at = this.#waiting.indexOf(waiter)
-          if (at >= 0) this.#waiting.splice(at, 1)
+          const at = line.indexOf(waiter)
+          if (at >= 0) line.splice(at, 1)
           reject(new StoreBusyError(`no embedded-store connection came free within ${waitMs} ms`))
         }, waitMs)
       }
-      this.#waiting.push(waiter)
+      line.push(waiter)
     })
   }
 
   release(): void {
-    const next = this.#waiting.shift()
+    const next = this.#waiting.shift() ?? this.#waitingBehind.shift()
     if (next) next.grant()
     else this.#held = false
   }
@@ -285,7 +289,7 @@ class EmbeddedDriver implements Driver {
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    await this.store.acquire(this.timeouts.waitMs)
+    await this.store.acquire(this.timeouts.waitMs, isBehindOtherStoreWork())
     return new EmbeddedConnection(this.store, this.timeouts.queryMs)
   }
 

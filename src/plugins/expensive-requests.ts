@@ -1,13 +1,15 @@
 // A bound on each caller's concurrent expensive requests (analytics, statistics, summaries, long series, deep or
 // re-sorted pages), so that one caller's permitted reads cannot take every store connection from everyone else:
 // past EXPENSIVE_REQUESTS_PER_CALLER at once, the next answers 429 with Retry-After at once, before it reaches
-// the store. A cheap request is never counted nor refused here.
+// the store. A cheap request is never counted nor refused here. On the embedded store an admitted expensive
+// request's statements also wait behind every cheap request's (db/store-priority.ts).
 //
 // The count is per process, in memory: it counts work in flight, which ends with the request (or the process),
 // so it needs no expiry and costs no round trip; counted in Redis, a process killed mid-request would leave its
 // counts behind. N processes admit up to N times the bound per caller (docs/authentication-and-limits.md).
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { callerKey } from '../auth/caller.ts'
+import { runBehindOtherStoreWork } from '../db/store-priority.ts'
 import { ApiError } from '../http/errors.ts'
 import { EXPENSIVE_PAGE_OFFSET, type RouteCost } from '../http/route-policy.ts'
 
@@ -47,7 +49,7 @@ export function expensiveRequestsPlugin(app: FastifyInstance, { perCaller }: { p
       }
       inFlight.set(key, running + 1)
       try {
-        return await handler.call(this, req, reply)
+        return await runBehindOtherStoreWork(() => handler.call(this, req, reply))
       } finally {
         const left = (inFlight.get(key) ?? 1) - 1
         if (left === 0) inFlight.delete(key)

@@ -127,9 +127,16 @@ describe('one caller cannot take the service from everyone', () => {
 
       // Analytics read hourly rollups and end in milliseconds; the load is 8 pages of 10,000 raw readings at once.
       const longPage = `/api/v1/users/${farm.uid}/animals/${MAC}/sensordata?limit=10000`
-      const load = Promise.all(
-        Array.from({ length: 8 }, () => call(agent, service.port, 'GET', longPage, { headers, timeoutMs: 60_000 })),
-      )
+      const burst = () =>
+        Promise.all(
+          Array.from({ length: 8 }, () => call(agent, service.port, 'GET', longPage, { headers, timeoutMs: 60_000 })),
+        )
+      // Ten bursts one after the other, so that the cheap reads meet the pages many times.
+      const load = (async () => {
+        const all = []
+        for (let round = 0; round < 10; round++) all.push(...(await burst()))
+        return all
+      })()
       const [health, cheap] = await Promise.all([
         poll(agent, service, '/api/v1/health', {}, load),
         poll(agent, service, otherRead, otherHeaders, load),
@@ -139,6 +146,15 @@ describe('one caller cannot take the service from everyone', () => {
       console.log(`  /health meanwhile: ${summary(health)}`)
       console.log(`  the other farm's cheap reads meanwhile: ${summary(cheap)}`)
       assert.ok(cheap.every((c) => c.status === 200))
+      // Their statements go before the pages' (db/store-priority.ts); what is left is the statement running and the
+      // event loop's own work on the pages (docs/testing.md, Faults).
+      assert.ok(
+        percentile(
+          cheap.map((c) => c.ms),
+          95,
+        ) <= 1000,
+        summary(cheap),
+      )
       assert.ok(health.every((h) => h.status === 200))
       assert.ok(
         percentile(

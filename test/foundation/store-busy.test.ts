@@ -52,6 +52,45 @@ describe('the embedded store in a thread of its own', { skip: embeddedOnly }, ()
     }
   })
 
+  it("runs a cheap request's statement before those of expensive requests waiting for the connection", async () => {
+    const finished: string[] = []
+    const ctx = await createTestApp({
+      extend: (api) => {
+        api.get('/probe/hold', { config: { access: 'public' } }, async () => {
+          await SLOW_EMBEDDED.execute(api.database.db)
+          return ok({})
+        })
+        api.get('/probe/expensive', { config: { access: 'public', cost: 'expensive' } }, async () => {
+          await sql`select 1`.execute(api.database.db)
+          finished.push('expensive')
+          return ok({})
+        })
+        api.get('/probe/cheap', { config: { access: 'public' } }, async () => {
+          await sql`select 1`.execute(api.database.db)
+          finished.push('cheap')
+          return ok({})
+        })
+      },
+    })
+    const after = (ms: number, url: string) =>
+      new Promise((resolve) => setTimeout(resolve, ms)).then(() => ctx.app.inject({ method: 'GET', url }))
+    try {
+      // The held statement takes the one connection; an expensive request queues first, a cheap one after it.
+      const answers = await Promise.all([
+        ctx.app.inject({ method: 'GET', url: '/api/v1/probe/hold' }),
+        after(20, '/api/v1/probe/expensive'),
+        after(40, '/api/v1/probe/cheap'),
+      ])
+      assert.deepEqual(
+        answers.map((res) => res.statusCode),
+        [200, 200, 200],
+      )
+      assert.deepEqual(finished, ['cheap', 'expensive'])
+    } finally {
+      await ctx.close()
+    }
+  })
+
   it('answers 503 busy when a statement passes DB_STATEMENT_TIMEOUT_MS or the connection is not free in time, then serves again', async () => {
     const { app, database, logs, close } = await probeApp(
       { DB_STATEMENT_TIMEOUT_MS: '150', DB_CONNECT_TIMEOUT_MS: '50' },
