@@ -100,24 +100,23 @@ export function cachingCallerSource(
     }
     return value
   }
-  // An unknown principal is not kept: the next request asks again (a newly created account is seen at once).
-  const found = <T>(value: PrincipalState<T> | undefined) => value !== undefined
+  /**
+   * A principal of `kind` and its token's revocation, kept until a change to that principal or token. An unknown
+   * principal is not kept: the next request asks again (a newly created account is seen at once).
+   */
+  const principal =
+    <P>(kind: 'integrator' | 'user', load: (uid: string, jti: string) => Promise<PrincipalState<P> | undefined>) =>
+    (uid: string, jti: string) =>
+      cached(
+        `${kind}:${JSON.stringify([uid, jti])}`,
+        [`${kind}:${uid}`, `jti:${jti}`],
+        () => load(uid, jti),
+        (value) => value !== undefined,
+      )
 
   return {
-    integrator: (uid, jti) =>
-      cached<PrincipalState<IntegratorPrincipal> | undefined>(
-        `i:${JSON.stringify([uid, jti])}`,
-        [`integrator:${uid}`, `jti:${jti}`],
-        () => source.integrator(uid, jti),
-        found,
-      ),
-    user: (uid, jti) =>
-      cached<PrincipalState<UserPrincipal> | undefined>(
-        `u:${JSON.stringify([uid, jti])}`,
-        [`user:${uid}`, `jti:${jti}`],
-        () => source.user(uid, jti),
-        found,
-      ),
+    integrator: principal<IntegratorPrincipal>('integrator', (uid, jti) => source.integrator(uid, jti)),
+    user: principal<UserPrincipal>('user', (uid, jti) => source.user(uid, jti)),
     isLinked: (userUid, integratorUid) =>
       cached(
         `l:${JSON.stringify([userUid, integratorUid])}`,
