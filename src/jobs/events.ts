@@ -1,4 +1,4 @@
-// The events that come from time passing (modules/events/watch-events.ts, due-events.ts): every minute, for
+// The events that come from time passing (watch-events.ts here, modules/events/due-events.ts): every minute, for
 // each account with animals or litter devices, silent tags, offline devices, low batteries and due dates;
 // unusual litter activity every ACTIVITY_EVERY_MS (it reads each device's week of readings). One process
 // runs it at a time (scheduler.ts); were two to run at once, their state changes still make each event once.
@@ -8,12 +8,7 @@ import type { App } from '../types.ts'
 import { alertRulesOf } from '../modules/events/events.repository.ts'
 import type { EventRow } from '../modules/events/events.repository.ts'
 import { deriveDueEvents } from '../modules/events/due-events.ts'
-import {
-  deriveActivityEvents,
-  deriveBatteryEvents,
-  deriveOfflineEvents,
-  deriveSilenceEvents,
-} from '../modules/events/watch-events.ts'
+import { deriveActivityEvents, deriveBatteryEvents, deriveOfflineEvents, deriveSilenceEvents } from './watch-events.ts'
 import { startSchedule, type ScheduledJob } from './scheduler.ts'
 import type { EventHub } from '../modules/events/event-hub.ts'
 

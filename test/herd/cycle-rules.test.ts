@@ -14,7 +14,7 @@ import {
   returnWindowOf,
   weanedNotServedDueOf,
   type CycleEvent,
-} from '../../src/modules/herd/cycle.rules.ts'
+} from '../../src/modules/cycle/cycle.rules.ts'
 
 const d = (date: string) => dayOf(date)!
 const TODAY = d('2026-06-01')

@@ -2,7 +2,7 @@
 // herd-routes.test.ts). Days are offsets from 2026-01-01 (day 0); the KPI period is 2026-01-01 to 2026-03-31
 // (days 0-89, 90 days) and "today" is 2026-03-31 (day 89). The farrowing-rate cohort is the matings of days
 // -120 to -31 (2025-09-03 to 2025-12-01).
-import { dateOf, dayOf, type CycleEvent } from '../../src/modules/herd/cycle.rules.ts'
+import { dateOf, dayOf, type CycleEvent } from '../../src/modules/cycle/cycle.rules.ts'
 
 export type FixtureEvent =
   | ['service', number]

@@ -3,7 +3,7 @@
 // and the reading of matings: repeated services, returns, negative checks, culls.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { cycleState, dateOf, dayOf, dueEntries, type CycleEvent } from '../../src/modules/herd/cycle.rules.ts'
+import { cycleState, dateOf, dayOf, dueEntries, type CycleEvent } from '../../src/modules/cycle/cycle.rules.ts'
 import { femaleDays, herdKpis, matingsOf } from '../../src/modules/herd/kpi.rules.ts'
 import {
   DAY0,

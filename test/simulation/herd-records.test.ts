@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { planAnimal, simulateReadings, simulatedHerd } from '../../src/simulation/herd-simulator.ts'
 import { planRecords, withCull } from '../../src/simulation/herd-records.ts'
-import { cycleState, dayOf, dayOfInstant, type CycleEvent } from '../../src/modules/herd/cycle.rules.ts'
+import { cycleState, dayOf, dayOfInstant, type CycleEvent } from '../../src/modules/cycle/cycle.rules.ts'
 import { herdKpis } from '../../src/modules/herd/kpi.rules.ts'
 
 const DAY = 86_400_000

@@ -6,7 +6,7 @@ import { MAX_PATH_SEGMENT } from '../../http/route-policy.ts'
 import { EXAMPLE, EpochMs } from '../../http/schema-types.ts'
 import { field } from '../../resource/field.ts'
 import { defineResource } from '../../resource/resource.ts'
-import { CYCLE_STATES } from '../herd/cycle.rules.ts'
+import { CYCLE_STATES } from '../cycle/cycle.rules.ts'
 import { UID_PATTERN } from '../users/users.rules.ts'
 import { MAC_PATTERN, normalizeMac } from './animals.rules.ts'
 

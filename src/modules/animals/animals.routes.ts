@@ -26,8 +26,8 @@ import {
   UserPath,
   animals,
 } from './animals.resource.ts'
-import { dayOfInstant } from '../herd/cycle.rules.ts'
-import { femaleIdsInState } from '../herd/herd.repository.ts'
+import { dayOfInstant } from '../cycle/cycle.rules.ts'
+import { femaleIdsInState } from '../cycle/cycle.repository.ts'
 
 /** Most animals a search answers: a herd larger than this narrows its criteria (a page of readings holds as many). */
 export const SEARCH_MAX = 10_000

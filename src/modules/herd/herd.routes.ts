@@ -17,8 +17,8 @@ import {
   dueEntries,
   type Day,
   type DueListName,
-} from './cycle.rules.ts'
-import { femalesWithEvents } from './herd.repository.ts'
+} from '../cycle/cycle.rules.ts'
+import { femalesWithEvents } from '../cycle/cycle.repository.ts'
 import { Cycle, DueLists, Kpis, type DueAnimalBody } from './herd.schemas.ts'
 import { herdKpis } from './kpi.rules.ts'
 

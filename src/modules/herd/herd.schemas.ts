@@ -4,7 +4,7 @@ import Type, { type Static, type TSchema } from 'typebox'
 import { StringEnum } from '../../http/list-params.ts'
 import { Count, EXAMPLE, Integer } from '../../http/schema-types.ts'
 import { MAC_PATTERN } from '../animals/animals.rules.ts'
-import { CYCLE, CYCLE_STATES } from './cycle.rules.ts'
+import { CYCLE, CYCLE_STATES } from '../cycle/cycle.rules.ts'
 
 const Nullable = <T extends TSchema>(schema: T, description: string) =>
   Type.Union([schema, Type.Null()], { description })

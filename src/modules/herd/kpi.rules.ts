@@ -1,6 +1,6 @@
 // The herd's reproductive KPIs over a period, from its females' records: pure arithmetic on UTC days, each
 // figure with the counts it comes from. Definitions and published benchmarks: docs/herd-performance.md.
-import { CYCLE, sortEvents, type CycleEvent, type CycleSettings, type Day } from './cycle.rules.ts'
+import { CYCLE, sortEvents, type CycleEvent, type CycleSettings, type Day } from '../cycle/cycle.rules.ts'
 
 /** A mating (the first service of a heat) and what came of it. */
 export interface Mating {

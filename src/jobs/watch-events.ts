@@ -3,16 +3,16 @@
 // runs these for each account on a schedule; each state change is its own short transaction, so a
 // second process running the same check at once changes nothing (transition) and stores nothing twice.
 import type { Kysely } from 'kysely'
-import type { DB } from '../../db/schema.ts'
-import { activityAggregates } from '../litterguards/litterguards.repository.ts'
+import type { DB } from '../db/schema.ts'
+import { activityAggregates } from '../modules/litterguards/litterguards.repository.ts'
 import {
   baselineWindow,
   deviceWindow,
   NOISE_FLOOR_G,
   unusualActivity,
   type BucketStats,
-} from '../litterguards/litterguards.rules.ts'
-import type { AlertRules } from './alert-rules.rules.ts'
+} from '../modules/litterguards/litterguards.rules.ts'
+import type { AlertRules } from '../modules/events/alert-rules.rules.ts'
 import {
   emitEvent,
   resolveOpenEvents,
@@ -20,8 +20,8 @@ import {
   transition,
   type EventRow,
   type NewEvent,
-} from './events.repository.ts'
-import { isSilent, minutesBetween } from './events.rules.ts'
+} from '../modules/events/events.repository.ts'
+import { isSilent, minutesBetween } from '../modules/events/events.rules.ts'
 
 /** Changes a subject's state and stores the event of the change, in one transaction; undefined when another run made it. */
 async function changeState(
