@@ -85,7 +85,14 @@ export interface ScorerSettings {
     weaningRise: number
   }
   /** The last recentDays days against days baselineFromDay-baselineToDay back; alarm at a decline of `threshold`. */
-  lameness: { recentDays: number; baselineFromDay: number; baselineToDay: number; threshold: number }
+  lameness: {
+    recentDays: number
+    baselineFromDay: number
+    baselineToDay: number
+    threshold: number
+    /** The decline scored is the least over the last persistHours hours (a lameness persists). */
+    persistHours: number
+  }
   /**
    * Each class's raw score (score / (score + threshold): 0.5 at the alarm threshold) mapped to a probability, so that
    * a probability says how often such an hour lies in the event's window; null keeps the raw scores (for fitting).
@@ -161,13 +168,13 @@ export const SCORER: ScorerSettings = {
     quietLactationDays: 18,
     weaningRise: 2.5,
   },
-  lameness: { recentDays: 4, baselineFromDay: 12, baselineToDay: 20, threshold: 0.2 },
+  lameness: { recentDays: 4, baselineFromDay: 12, baselineToDay: 20, threshold: 0.18, persistHours: 12 },
   // fitCalibration() (src/simulation/evaluation.ts) on the tuning family; refit whenever a rule changes.
   // prettier-ignore
   calibration: {
     birth: [[0.016, 0.0084], [0.167, 0.0148], [0.248, 0.0231], [0.298, 0.0405], [0.348, 0.0466], [0.399, 0.0568], [0.471, 0.0696], [0.548, 0.0971], [0.598, 0.1573], [0.647, 0.3186], [0.7, 0.6718], [0.778, 0.9215], [0.855, 1]],
     heat: [[0.004, 0.0063], [0.1, 0.0074], [0.15, 0.009], [0.199, 0.0104], [0.249, 0.0137], [0.299, 0.0207], [0.348, 0.0366], [0.398, 0.0573], [0.448, 0.1184], [0.498, 0.2126], [0.549, 0.2865], [0.599, 0.4262], [0.649, 0.4982], [0.699, 0.5363], [0.75, 0.5659], [0.807, 0.6301]],
-    lameness: [[0.003, 0.057], [0.1, 0.0604], [0.15, 0.0698], [0.2, 0.0842], [0.25, 0.1042], [0.3, 0.1281], [0.349, 0.1726], [0.399, 0.254], [0.448, 0.3796], [0.499, 0.5912], [0.549, 0.8619], [0.6, 0.9695], [0.648, 0.9981], [0.701, 1]],
+    lameness: [[0, 0.0598], [0.05, 0.0776], [0.099, 0.1036], [0.149, 0.1156], [0.2, 0.1286], [0.249, 0.1579], [0.3, 0.2118], [0.349, 0.2545], [0.399, 0.3987], [0.449, 0.528], [0.5, 0.7442], [0.55, 0.9448], [0.6, 0.9848], [0.669, 1]],
   },
 }
 
@@ -209,8 +216,8 @@ export const SCORER_SUMMARY =
   `a far lower bar 3-8 days after a recorded weaning and a somewhat lower one 17-25 days after a recorded insemination, where the last ${heat.shortHours} h count too (an earlier alarm), ` +
   'a higher one in the days after an insemination and while pregnant or lactating, none early in lactation or while a farrowing is due; ' +
   'a rise most of a group weaned together shares is not corrected away. ' +
-  `lameness: activity (and movement between nodes) of the last ${lameness.recentDays} days ${lameness.threshold * 100} % or more below ` +
-  `days ${lameness.baselineFromDay}-${lameness.baselineToDay} back, the move into the farrowing crate read from the data. Measured on simulated herds: docs/predictions.md.`
+  `lameness: activity (and movement between nodes) of the last ${lameness.recentDays} days ${Math.round(lameness.threshold * 100)} % or more below ` +
+  `days ${lameness.baselineFromDay}-${lameness.baselineToDay} back, held for ${lameness.persistHours} h, the move into the farrowing crate read from the data. Measured on simulated herds: docs/predictions.md.`
 
 export type { HourSummary }
 
@@ -777,6 +784,62 @@ export function scoreHerd<K>(
     return groupSharesHeat(mates.map((m) => expectedOnHeat[m]![i]!)) ? 1 : factor
   }
 
+  // Lameness at hour i: how far the recent days' activity and movement fell below the baseline days, both in the
+  // animal's current phase (its records, and in the crate window after a service a move into the crate read from
+  // the data: fewer node changes at once).
+  const declines = herd.map(() => new Map<number, number | undefined>())
+  const declineAt = (k: number, i: number): number | undefined => {
+    if (i < 0) return undefined
+    const cached = declines[k]!
+    if (cached.has(i)) return cached.get(i)
+    const animal = herd[k]!
+    const t = animal.hours[i]!.hour + HOUR_MS
+    let phase = phaseStart(records[k]!, t) ?? -Infinity
+    const { sinceService } = reproductiveState(records[k]!, t)
+    if (sinceService !== undefined && sinceService >= CRATE_WINDOW_DAYS.from && sinceService <= CRATE_WINDOW_DAYS.to) {
+      const windowStart = i - Math.floor(((sinceService - CRATE_WINDOW_DAYS.from) * DAY_MS) / HOUR_MS)
+      const move = crateMoveIndex(dayMovement[k]!, windowStart, i)
+      if (move !== undefined) phase = Math.max(phase, animal.hours[Math.max(0, move)]!.hour)
+    }
+    // Day blocks `fromDay`-`toDay` back that lie wholly in the animal's current phase (see phaseStart).
+    const days = (series: (number | undefined)[], fromDay: number, toDay: number, correct: boolean) => {
+      const out: number[] = []
+      for (let d = fromDay; d <= toDay; d++) {
+        const e = i - d * DAY_HOURS
+        const v = series[e]
+        if (v !== undefined && e - DAY_HOURS + 1 >= 0 && animal.hours[e - DAY_HOURS + 1]!.hour >= phase)
+          out.push(correct ? v / dayFactor[k]![e]! : v)
+      }
+      return out
+    }
+    // Shortly after a phase change the baseline days may be the last few before today.
+    const baselineDays = (
+      series: (number | undefined)[],
+      fromDay: number,
+      toDay: number,
+      closest: number,
+      correct: boolean,
+    ) => {
+      const chosen = days(series, fromDay, toDay, correct)
+      return chosen.length >= 4 ? chosen : days(series, closest, toDay, correct)
+    }
+    const { recentDays, baselineFromDay, baselineToDay } = settings.lameness
+    const movement = {
+      recent: days(dayMovement[k]!, 0, recentDays - 1, false),
+      baseline: baselineDays(dayMovement[k]!, baselineFromDay, baselineToDay, recentDays, false),
+    }
+    const decline = lamenessDecline(
+      {
+        recent: days(dayActivity[k]!, 0, recentDays - 1, true),
+        baseline: baselineDays(dayActivity[k]!, baselineFromDay, baselineToDay, recentDays, true),
+      },
+      movement.recent.length >= 3 && movement.baseline.length >= 4 ? movement : undefined,
+      settings,
+    )
+    cached.set(i, decline)
+    return decline
+  }
+
   return herd.map((animal, k) => {
     const scores: ClassScores[] = []
     const adjusted = (j: number) => {
@@ -785,18 +848,7 @@ export function scoreHerd<K>(
     }
     for (let i = from; i <= to; i++) {
       const t = animal.hours[i]!.hour + HOUR_MS
-      let phase = phaseStart(records[k]!, t) ?? -Infinity
-      // In the crate window after a service, a move into the crate (fewer node changes at once) starts a phase too.
       const { sinceService } = reproductiveState(records[k]!, t)
-      if (
-        sinceService !== undefined &&
-        sinceService >= CRATE_WINDOW_DAYS.from &&
-        sinceService <= CRATE_WINDOW_DAYS.to
-      ) {
-        const windowStart = i - Math.floor(((sinceService - CRATE_WINDOW_DAYS.from) * DAY_MS) / HOUR_MS)
-        const move = crateMoveIndex(dayMovement[k]!, windowStart, i)
-        if (move !== undefined) phase = Math.max(phase, animal.hours[Math.max(0, move)]!.hour)
-      }
 
       // Birth: the CUSUM of the last hours, daily peaks (meals) left out; none while the rise has lasted more than a
       // day (no nest building does) or the tag reads cooler than the ear (off the skin, a loose or torn tag).
@@ -853,41 +905,14 @@ export function scoreHerd<K>(
           )
       }
 
-      // Day blocks `fromDay`-`toDay` back that lie wholly in the animal's current phase (see phaseStart).
-      const days = (series: (number | undefined)[], fromDay: number, toDay: number, correct: boolean) => {
-        const out: number[] = []
-        for (let d = fromDay; d <= toDay; d++) {
-          const e = i - d * DAY_HOURS
-          const v = series[e]
-          if (v !== undefined && e - DAY_HOURS + 1 >= 0 && animal.hours[e - DAY_HOURS + 1]!.hour >= phase)
-            out.push(correct ? v / dayFactor[k]![e]! : v)
-        }
-        return out
+      // Lameness: the decline that held over the last persistHours (its least), so that a mean brushing past the
+      // threshold for an hour or two is no alarm; a lameness persists.
+      let decline: number | undefined
+      for (let j = i - settings.lameness.persistHours + 1; j <= i; j++) {
+        const d = declineAt(k, j)
+        if (d === undefined) continue
+        decline = decline === undefined ? d : Math.min(decline, d)
       }
-      // Shortly after a phase change the baseline days may be the last few before today.
-      const baselineDays = (
-        series: (number | undefined)[],
-        fromDay: number,
-        toDay: number,
-        closest: number,
-        correct: boolean,
-      ) => {
-        const chosen = days(series, fromDay, toDay, correct)
-        return chosen.length >= 4 ? chosen : days(series, closest, toDay, correct)
-      }
-      const { recentDays, baselineFromDay, baselineToDay } = settings.lameness
-      const movement = {
-        recent: days(dayMovement[k]!, 0, recentDays - 1, false),
-        baseline: baselineDays(dayMovement[k]!, baselineFromDay, baselineToDay, recentDays, false),
-      }
-      const decline = lamenessDecline(
-        {
-          recent: days(dayActivity[k]!, 0, recentDays - 1, true),
-          baseline: baselineDays(dayActivity[k]!, baselineFromDay, baselineToDay, recentDays, true),
-        },
-        movement.recent.length >= 3 && movement.baseline.length >= 4 ? movement : undefined,
-        settings,
-      )
       const lamenessP = decline === undefined ? 0 : probabilityOf(decline, settings.lameness.threshold)
       const c = settings.calibration
       scores.push({
