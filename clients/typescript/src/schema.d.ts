@@ -38685,7 +38685,7 @@ export interface operations {
                             averageTemperature: number | null;
                             /**
                              * Format: int64
-                             * @description Devices whose unusualActivityDetected holds over the last 24 hours (the analytics rule with timeRange=24h)
+                             * @description Devices whose unusualActivityDetected holds over the last 24 hours of whole 10-minute buckets (the analytics rule over the 144 buckets ending at the last whole 10 minutes, UTC)
                              * @example 1
                              */
                             devicesWithUnusualActivity: number;

@@ -118,7 +118,7 @@ export const DeviceSummary = Type.Object(
       31.2,
     ),
     devicesWithUnusualActivity: Count(
-      'Devices whose unusualActivityDetected holds over the last 24 hours (the analytics rule with timeRange=24h)',
+      'Devices whose unusualActivityDetected holds over the last 24 hours of whole 10-minute buckets (the analytics rule over the 144 buckets ending at the last whole 10 minutes, UTC)',
       1,
     ),
     lastDataReceived: Type.Union(
