@@ -5,10 +5,12 @@ import { pruneExpiredTokens } from '../auth/token-store.ts'
 import { refreshNow } from '../jobs/reference-temperature.ts'
 import { findUserByUid } from '../modules/users/users.repository.ts'
 import {
+  CALIBRATION_FIT,
   EVALUATION_SEED,
   HERD_FAMILIES,
   TUNING_FAMILY,
   evaluatePredictions,
+  fitCalibration,
   type HerdFamily,
 } from '../simulation/evaluation.ts'
 import { PREDICTIONS_LOCK, scorePredictions } from '../jobs/predictions.ts'
@@ -24,7 +26,7 @@ export const jobCommands: Command[] = [
     summary:
       'Run a scheduled job now (prune-tokens, maintenance, reference-temperature, predictions, events, pack), or evaluate the scorer',
     usage:
-      'livestock-api jobs <prune-tokens | maintenance | reference-temperature [--user U] | predictions [--user U] | events [--user U] | pack [--user U] | evaluate-predictions [--family F] [--seed S] [--animals N] [--days D]>',
+      'livestock-api jobs <prune-tokens | maintenance | reference-temperature [--user U] | predictions [--user U] | events [--user U] | pack [--user U] | evaluate-predictions [--family F] [--seed S] [--animals N] [--days D] | fit-calibration [--animals N] [--days D]>',
     options: {
       user: {
         type: 'string',
@@ -39,9 +41,13 @@ export const jobCommands: Command[] = [
       animals: {
         type: 'string',
         value: 'N',
-        description: 'animals in the simulated herd (evaluate-predictions; default 200)',
+        description: `animals in the simulated herd (evaluate-predictions; default 200; fit-calibration: ${CALIBRATION_FIT.animals})`,
       },
-      days: { type: 'string', value: 'D', description: 'days evaluated (evaluate-predictions; default 60)' },
+      days: {
+        type: 'string',
+        value: 'D',
+        description: 'days evaluated (evaluate-predictions, fit-calibration; default 60)',
+      },
       family: {
         type: 'string',
         value: 'F',
@@ -66,6 +72,9 @@ export const jobCommands: Command[] = [
       '                        sensitivity, lead, false alarms per animal-month, AUC and calibration with 95 % intervals,',
       `                        for the family the rules were tuned on (${TUNING_FAMILY}) and the one they were not, side by`,
       `                        side (default --seed ${EVALUATION_SEED}). Needs no database; takes a few minutes`,
+      "fit-calibration         fit the scorer's calibration (SCORER.calibration) on the tuning family's seeds",
+      `                        (${CALIBRATION_FIT.seeds.join(', ')}) with their records and print its knots per class;`,
+      '                        paste them into scorer.rules.ts after a rule changes. Needs no database; about 30 s',
       "pack                    pack every tag's closed hours of readings now (the service also does this every 10 minutes)",
     ].join('\n'),
     run: async (values, positionals, ctx) => {
@@ -136,6 +145,13 @@ export const jobCommands: Command[] = [
           tunedOn: reports.find((r) => r.tunedOn) ?? null,
           heldOut: reports.find((r) => !r.tunedOn) ?? null,
         })
+        return
+      }
+      if (job === 'fit-calibration') {
+        const animals = intOption(values, 'animals', CALIBRATION_FIT.animals, 20, 2000)
+        const days = intOption(values, 'days', CALIBRATION_FIT.days, 7, 365)
+        const fit = { ...CALIBRATION_FIT, animals, days }
+        ctx.out({ job, fittedOn: fit, calibration: fitCalibration(fit) })
         return
       }
       throw new UsageError(`Unknown job "${job ?? ''}"`)

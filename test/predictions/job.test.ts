@@ -242,6 +242,22 @@ describe('one runner at a time', () => {
   )
 })
 
+describe('livestock-api jobs fit-calibration', () => {
+  it("fits each class's calibration on the tuning family and prints knots rising in both coordinates", async () => {
+    const res = await cli(['jobs', 'fit-calibration', '--animals', '20', '--days', '7'])
+    assert.equal(res.code, 0, res.stderr)
+    const { job, fittedOn, calibration } = res.json()
+    assert.equal(job, 'fit-calibration')
+    assert.deepEqual([fittedOn.family, fittedOn.animals, fittedOn.days], ['cycle', 20, 7])
+    for (const type of ['birth', 'heat', 'lameness']) {
+      const knots: [number, number][] = calibration[type]
+      assert.ok(knots.length >= 1, type)
+      for (let k = 1; k < knots.length; k++)
+        assert.ok(knots[k]![0] > knots[k - 1]![0] && knots[k]![1] > knots[k - 1]![1], `${type} rises`)
+    }
+  })
+})
+
 describe('livestock-api jobs evaluate-predictions', () => {
   it('scores simulated herds in memory and reports every class of both families side by side, with intervals', async () => {
     const res = await cli(['jobs', 'evaluate-predictions', '--seed', 'tuning-1', '--animals', '20', '--days', '7'])
