@@ -236,8 +236,11 @@ function spawnService(env: Record<string, string>) {
 }
 
 describe('service process', () => {
+  // One DATA_DIR for the file's processes, one after another: the first serves it from empty, the others start on
+  // the store it left (a fresh one would cost every process the whole migration).
+  const dataDir = tempDir()
+
   it('serves, refuses a second process on the same DATA_DIR, and stops cleanly on SIGTERM', async () => {
-    const dataDir = tempDir()
     const { server, output, exited } = spawnService({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' })
     try {
       const port = await eventually(
@@ -271,7 +274,7 @@ describe('service process', () => {
 
   it('at LOG_LEVEL=warn writes no line for the requests it answers (the request lines are at info)', async () => {
     const port = await freePort()
-    const { server, output, exited } = spawnService({ DATA_DIR: tempDir(), PORT: String(port), LOG_LEVEL: 'warn' })
+    const { server, output, exited } = spawnService({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' })
     try {
       await eventually(
         () =>
@@ -293,8 +296,6 @@ describe('service process', () => {
   })
 
   it('takes over a lock left by a process that died', () => {
-    const dataDir = tempDir()
-    assert.equal(cli(['migrate'], { DATA_DIR: dataDir }).code, 0)
     // a lock naming a pid that cannot be alive on this host
     spawnSync('sh', [
       '-c',
