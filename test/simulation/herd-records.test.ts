@@ -17,7 +17,7 @@ const herd = simulatedHerd(SEED, 60)
 const plans = herd.map((a) => withCull(planAnimal(a, window), SEED, a.index))
 const records = herd.map((a) => planRecords(plans[a.index]!, SEED, a.index, end))
 
-/** The records as the cycle rules read them (herd.repository.ts does the same from the tables). */
+/** The records as the cycle rules read them (cycle/cycle.repository.ts does the same from the tables). */
 function eventsOf(list: (typeof records)[number]): CycleEvent[] {
   return list.map((r): CycleEvent => {
     const b = r.body

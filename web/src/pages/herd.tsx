@@ -1,7 +1,7 @@
 // Every animal with its pinna temperature, baseline, band, activity, group and last reading; sorted,
 // filtered by group and searched by MAC, ID or group. A 1,000-animal herd is ten pages of the API.
 import { useMemo, useState } from 'preact/hooks'
-import { CYCLE_STATES } from '../../../src/modules/herd/cycle.rules.ts'
+import { CYCLE_STATES } from '../../../src/modules/cycle/cycle.rules.ts'
 import { getAll, userPath, type Animal } from '../api.ts'
 import { ageOf, bandOf, deltaOf, matchesSearch } from '../farm.rules.ts'
 import { t, type TextKey } from '../i18n.ts'
