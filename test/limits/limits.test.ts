@@ -1,6 +1,6 @@
 // The spec's Limits, through HTTP: each limit at its boundary, the headers, the UTC-day reset.
 import assert from 'node:assert/strict'
-import { describe, it } from 'node:test'
+import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import {
   PASSWORD,
@@ -14,8 +14,16 @@ import {
 
 type Res = Awaited<ReturnType<TestContext['app']['inject']>>
 
+// Each test's app has limits of its own (the counters live in the app's process, or under its own Redis prefix), all
+// on one store: its accounts are new for each test, so a store of its own would prove nothing more.
+let store: TestContext
+before(async () => {
+  store = await createTestApp()
+})
+after(() => store.close())
+
 async function withApp(env: Record<string, string>, fn: (ctx: TestContext) => Promise<void>, clock?: () => number) {
-  const ctx = await createTestApp({ env, clock })
+  const ctx = await createTestApp({ env, clock, store })
   try {
     await fn(ctx)
   } finally {

@@ -30,6 +30,11 @@ export interface TestAppOptions {
   noRedis?: boolean
   /** A logger instead of none (tests about logging). */
   logger?: AppDependencies['logger']
+  /**
+   * Another test app whose store (already migrated) this app is built on, instead of a copy of its own: for a
+   * file whose apps differ in configuration only. Closing this app leaves that store open.
+   */
+  store?: TestContext
 }
 
 /** Environment of the mode under test: the real servers when the suite runs with DATABASE_URL/REDIS_URL. */
@@ -59,16 +64,18 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
 export const usingRealServers = Boolean(process.env.DATABASE_URL)
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestContext> {
-  const scratch = await createScratchDatabase()
+  const shared = options.store
+  const scratch = shared ? undefined : await createScratchDatabase()
+  const databaseUrl = shared ? shared.config.databaseUrl : scratch?.url
   const config = loadConfig(
     testEnv({
-      ...(scratch ? { DATABASE_URL: scratch.url } : {}),
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:`,
       ...options.env,
     }),
   )
-  const database = await openTestDatabase(config)
-  await migrateToLatest(database.withoutTimeouts)
+  const database = shared ? shared.database : await openTestDatabase(config)
+  if (!shared) await migrateToLatest(database.withoutTimeouts)
   let redis: Redis | undefined
   if (config.redisUrl && !options.noRedis) {
     redis = openRedis(config.redisUrl)
@@ -86,7 +93,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
     })
   } catch (err) {
     redis?.disconnect()
-    await database.close()
+    if (!shared) await database.close()
     await scratch?.drop()
     throw err
   }
@@ -98,7 +105,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
     close: async () => {
       await app.close()
       redis?.disconnect()
-      await database.close()
+      if (!shared) await database.close()
       await scratch?.drop()
     },
   }
