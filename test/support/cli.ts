@@ -1,7 +1,7 @@
 // The operator CLI in tests. Most tests run it in-process on the test app's own database (fast, and the
 // app sees the CLI's writes at once); one end-to-end spawn per command group proves the real binary.
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
@@ -56,10 +56,20 @@ export interface CliStore {
   cleanup: () => Promise<void>
 }
 
-/** The real binary as a separate process, on a store of its own: a scratch database, or a temporary DATA_DIR. */
+/**
+ * The real binary as a separate process, on a store of its own: a scratch database, or a temporary DATA_DIR. Either
+ * starts migrated, from the run's template (test/run.ts), so the binary's first command does not migrate it all.
+ */
 export async function cliStore(name: string): Promise<CliStore> {
   const scratch = await createScratchDatabase()
   const dataDir = mkdtempSync(join(tmpdir(), `lsapi-${name}-`))
+  const snapshot = process.env.TEST_PGLITE_SNAPSHOT
+  if (!scratch && snapshot) {
+    // The snapshot is PGlite's dump of a data folder (a tar of pgdata), the folder the binary opens in DATA_DIR.
+    mkdirSync(join(dataDir, 'pgdata'))
+    const untar = spawnSync('tar', ['-xf', snapshot, '-C', join(dataDir, 'pgdata')], { encoding: 'utf8' })
+    if (untar.status !== 0) throw new Error(`could not unpack ${snapshot}: ${untar.stderr}`)
+  }
   const env = testEnv(scratch ? { DATABASE_URL: scratch.url } : { DATA_DIR: dataDir })
   delete env.REDIS_URL
   return {
