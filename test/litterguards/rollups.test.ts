@@ -29,11 +29,14 @@ after(() => ctx.close())
 
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits
 
-/** 8 days and a bit of a reading a minute (a few seconds off the minute), restless in the last `restlessMinutes`. */
+/**
+ * 8 days and a bit of a reading every 2 minutes (a few seconds off the minute), restless in the last
+ * `restlessMinutes`: every 10-minute bucket and every hour has readings, late ones too.
+ */
 function deviceRows(seed: number, restlessMinutes: number): DeviceReading[] {
   const now = NOW / 1000
   const rows: DeviceReading[] = []
-  for (let t = now - 8 * DAY - 3 * 3600; t <= now + 5 * MINUTE; t += MINUTE) {
+  for (let t = now - 8 * DAY - 3 * 3600; t <= now + 5 * MINUTE; t += 2 * MINUTE) {
     const i = (t - now) / MINUTE + seed
     const restless = t > now - restlessMinutes * MINUTE
     const stir = restless ? 0.4 : 0.05 * Math.abs(Math.sin(i / 17))
