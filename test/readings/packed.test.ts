@@ -8,7 +8,8 @@ import { createTestApp, type TestContext } from '../support/app.ts'
 import { assertClose } from '../support/assertions.ts'
 import { packReadings } from '../../src/jobs/packing.ts'
 import { MOVING_THRESHOLD_G, VALID_TEMPERATURE } from '../../src/modules/predictions/scorer.rules.ts'
-import { hourlySummaries, sensorWindowStats } from '../../src/modules/readings/readings.repository.ts'
+import { hourlySummaries, sensorWindowStats, type TimeQuery } from '../../src/modules/readings/readings.repository.ts'
+import { readLocations, readSensorData } from '../../src/modules/readings/readings.pages.ts'
 import { deviceFarm } from '../litterguards/farm.ts'
 import { readingsFarm } from './farm.ts'
 
@@ -144,6 +145,37 @@ describe('packed readings', () => {
     // The latest state never moves back.
     const animal = (await f.inject('GET', `/${a.MAC}`)).json().data
     assert.equal(animal.CurrentTemperature, rows.at(-1)!.c)
+  })
+
+  it('reads a page in chunks (as the embedded store does for long pages) as in one statement', async () => {
+    const f = await readingsFarm(ctx)
+    const a = await f.animal()
+    const rows = sensorRows()
+    const odd = rows.findIndex((r) => r.t >= FIRST + 2 * HOUR)
+    rows[odd] = { ...rows[odd]!, c: 38.123 }
+    await f.inject('POST', `/${a.MAC}/sensordata`, { readings: rows })
+    const detections = rows.map((r, i) => ({ t: r.t, rssi: -50 - (i % 20), nodeuid: `node-${i % 3}` }))
+    await f.inject('POST', `/${a.MAC}/locations`, { readings: detections })
+    await packReadings(ctx.database.db, { now: NOW, uid: f.user.uid })
+    // A late reading in a packed hour: the chunks cross both parts.
+    await f.inject('POST', `/${a.MAC}/sensordata`, { readings: [{ t: FIRST + HOUR + 7, c: 38.5, x: 0, y: 0, z: 1 }] })
+    const queries: TimeQuery[] = [
+      { limit: 10_000, sortOrder: 'desc' },
+      { limit: 10_000, sortOrder: 'asc' },
+      { limit: 74, sortOrder: 'asc' },
+      { limit: 111, sortOrder: 'desc', startTime: FIRST + 30 * MINUTE, endTime: FIRST + 200 * MINUTE },
+      { limit: 1000, sortOrder: 'asc', startTime: FIRST + 30 * MINUTE, endTime: FIRST + 200 * MINUTE },
+      { limit: 5, sortOrder: 'desc', endTime: FIRST - 1 },
+    ]
+    for (const read of [readSensorData, readLocations]) {
+      for (const q of queries) {
+        const whole = (await read(ctx.database.db, f.user.uid, a.MAC, q)).join(',')
+        const chunked = (await read(ctx.database.db, f.user.uid, a.MAC, q, 37)).join(',')
+        assert.equal(chunked, whole, `${read.name} ${JSON.stringify(q)}`)
+      }
+    }
+    const all = JSON.parse(`[${(await readSensorData(ctx.database.db, f.user.uid, a.MAC, queries[0]!, 37)).join(',')}]`)
+    assert.equal(all.length, rows.length + 1)
   })
 
   it('moves with a new MAC and goes with a deleted animal', async () => {

@@ -504,40 +504,6 @@ function batchHours(rows: readonly Record<string, unknown>[], hour: number): Spa
   return { start: first - (first % hour), end: last - (last % hour) + hour - 1 }
 }
 
-/** Readings per piece of a page's JSON: each piece stays below V8's large-object size (128 kB). */
-const ITEMS_PER_PIECE = 500
-
-/**
- * A page of readings as the items of a JSON array (`{"t":...},{"t":...}`), written by the database: text
- * instead of up to 10,000 row objects to decode in this process and serialize again (docs/performance.md).
- * The text comes in pieces of ITEMS_PER_PIECE items, to be joined with commas, because one string of a whole
- * page goes straight to V8's old generation. The keys come in the selected column order, the schema's;
- * numbers in PostgreSQL's shortest exact form (1e-07 where JavaScript writes 1e-7).
- */
-async function jsonItems(db: Kysely<DB>, series: Series, uid: string, mac: string, q: TimeQuery): Promise<string[]> {
-  const order = sql.raw(q.sortOrder === 'asc' ? 'ASC' : 'DESC')
-  // One sorted array of the items' texts, cut into slices: the cheapest way to pieces that was measured
-  // (docs/performance.md), cheaper than numbering the rows and grouping them.
-  const { rows } = await sql<{ items: string }>`
-    SELECT array_to_string(page.items[k * ${sql.lit(ITEMS_PER_PIECE)} + 1 : (k + 1) * ${sql.lit(ITEMS_PER_PIECE)}], ',') AS items
-    FROM (SELECT array_agg(row_to_json(r)::text ORDER BY r.t ${order}) AS items
-          FROM (SELECT * FROM ${readingRows(series, uid, mac, { start: q.startTime, end: q.endTime }, { order: q.sortOrder, limit: q.limit })} r
-                ORDER BY t ${order} LIMIT ${q.limit}) r) page,
-         generate_series(0, (cardinality(page.items) - 1) / ${sql.lit(ITEMS_PER_PIECE)}) k
-    ORDER BY k`.execute(db)
-  return rows.map((row) => row.items)
-}
-
-/** An animal's sensor readings in [startTime, endTime], as pieces of JSON array items (jsonItems). */
-export function readSensorData(db: Kysely<DB>, uid: string, mac: string, q: TimeQuery): Promise<string[]> {
-  return jsonItems(db, SERIES.sensordata, uid, mac, q)
-}
-
-/** An animal's location detections in [startTime, endTime], as pieces of JSON array items (jsonItems). */
-export function readLocations(db: Kysely<DB>, uid: string, mac: string, q: TimeQuery): Promise<string[]> {
-  return jsonItems(db, SERIES.locations, uid, mac, q)
-}
-
 export async function latestSensorData(db: Kysely<DB>, uid: string, mac: string, count: number): Promise<SensorRow[]> {
   return newestReadings<SensorRow>(db, SERIES.sensordata, uid, mac, {}, count)
 }

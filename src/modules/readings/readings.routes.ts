@@ -10,14 +10,8 @@ import { AnimalMacPath } from '../animals/animals.resource.ts'
 import { ingestOverHttp, type IngestBatch } from './ingest.ts'
 import { aggregateReadings } from './readings.aggregate.ts'
 import { aggregateIsExpensive, aggregateSpan, analyticsWindow, type AggregateParams } from './readings.rules.ts'
-import {
-  SERIES,
-  latestSensorData,
-  readLocations,
-  readSensorData,
-  sensorAnalytics,
-  type TimeQuery,
-} from './readings.repository.ts'
+import { SERIES, latestSensorData, sensorAnalytics, type TimeQuery } from './readings.repository.ts'
+import { readLocations, readSensorData } from './readings.pages.ts'
 import {
   AGGREGATE_DESCRIPTION,
   AggregateQuery,
@@ -39,6 +33,11 @@ const SENSOR_ACCESS = 'Integrator tokens on the Pro or Enterprise tier, linked t
 /** A read of more rows than this is expensive: it counts against the caller's bound (plugins/expensive-requests.ts). */
 const LONG_SERIES_ROWS = 1000
 const isLongSeries = (query: Record<string, unknown>) => Number(query.limit) > LONG_SERIES_ROWS
+/**
+ * On the embedded store (one connection) a longer page is read in statements of this many rows, so that another
+ * request's statement waits for one of them rather than for the whole page (docs/runtime.md).
+ */
+const EMBEDDED_PAGE_CHUNK_ROWS = 2000
 const INGEST_ACCESS = `${SENSOR_ACCESS} Writes need the integrator's write permission.`
 const INGEST_RULES =
   'Body `{ "readings": [...] }`. Every row is validated; one bad row rejects the request (its index is in `details`) ' +
@@ -205,7 +204,7 @@ function seriesRoute(
     accessNote: string
     row: TSchema
     rows: string
-    read: (db: Kysely<DB>, uid: string, mac: string, q: TimeQuery) => Promise<string[]>
+    read: (db: Kysely<DB>, uid: string, mac: string, q: TimeQuery, chunkRows?: number) => Promise<string[]>
   },
 ) {
   const { limits } = app.config
@@ -225,7 +224,9 @@ function seriesRoute(
     async (req, reply) => {
       checkTimeQuery(req.query)
       // The animal's stored MAC (upper case) is what the readings are keyed by.
-      return sendJsonItems(reply, await doc.read(app.database.db, req.params.userId, req.pathAnimal.mac, req.query))
+      const { userId } = req.params
+      const chunkRows = app.database.kind === 'embedded' ? EMBEDDED_PAGE_CHUNK_ROWS : undefined
+      return sendJsonItems(reply, await doc.read(app.database.db, userId, req.pathAnimal.mac, req.query, chunkRows))
     },
   )
 }
