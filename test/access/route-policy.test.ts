@@ -14,9 +14,11 @@ before(async () => {
 after(() => ctx.close())
 
 describe('route policy', () => {
+  // The apps that must refuse to start are built on the file's store: what they refuse is in the routes.
   it('refuses to start when a route declares no access rule (secure by default)', async () => {
     await assert.rejects(
       createTestApp({
+        store: ctx,
         extend: (api) => {
           api.get('/probe/forgotten', async () => ok({}))
         },
@@ -28,6 +30,7 @@ describe('route policy', () => {
   it('refuses an own rule on a route without :userId', async () => {
     await assert.rejects(
       createTestApp({
+        store: ctx,
         extend: (api) => {
           api.get('/probe/nobody', { config: { access: 'own' } }, async () => ok({}))
         },

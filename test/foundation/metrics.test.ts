@@ -1,33 +1,36 @@
 import assert from 'node:assert/strict'
-import { describe, it } from 'node:test'
-import { createTestApp, usingRealServers } from '../support/app.ts'
+import { after, before, describe, it } from 'node:test'
+import { createTestApp, usingRealServers, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, integratorToken } from '../support/fixtures.ts'
 
 describe('GET /metrics', () => {
+  // One store; the tests that need another configuration build an app of their own on it.
+  let store: TestContext
+  before(async () => {
+    store = await createTestApp()
+  })
+  after(() => store.close())
+
   it('counts requests per route template with latency histograms', async () => {
-    const ctx = await createTestApp()
-    try {
-      await ctx.app.inject({ method: 'GET', url: '/api/v1/health' })
-      await ctx.app.inject({ method: 'GET', url: '/api/v1/health' })
-      await ctx.app.inject({ method: 'GET', url: '/api/v1/unknown/abc123' })
-      const res = await ctx.app.inject({ method: 'GET', url: '/metrics' })
-      assert.equal(res.statusCode, 200)
-      assert.match(String(res.headers['content-type']), /^text\/plain/)
-      assert.match(res.body, /http_requests_total\{method="GET",route="\/api\/v1\/health",status_code="200"\} 2/)
-      assert.match(
-        res.body,
-        /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/v1\/health",status_code="200"\}/,
-      )
-      // unmatched URLs share one label so they cannot blow up cardinality
-      assert.match(res.body, /route="unmatched",status_code="404"/)
-      assert.doesNotMatch(res.body, /abc123/)
-    } finally {
-      await ctx.close()
-    }
+    const ctx = store
+    await ctx.app.inject({ method: 'GET', url: '/api/v1/health' })
+    await ctx.app.inject({ method: 'GET', url: '/api/v1/health' })
+    await ctx.app.inject({ method: 'GET', url: '/api/v1/unknown/abc123' })
+    const res = await ctx.app.inject({ method: 'GET', url: '/metrics' })
+    assert.equal(res.statusCode, 200)
+    assert.match(String(res.headers['content-type']), /^text\/plain/)
+    assert.match(res.body, /http_requests_total\{method="GET",route="\/api\/v1\/health",status_code="200"\} 2/)
+    assert.match(
+      res.body,
+      /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/v1\/health",status_code="200"\}/,
+    )
+    // unmatched URLs share one label so they cannot blow up cardinality
+    assert.match(res.body, /route="unmatched",status_code="404"/)
+    assert.doesNotMatch(res.body, /abc123/)
   })
 
   it('counts rows ingested by path and kind, refusals by limit, and (on PostgreSQL) the pool', async () => {
-    const ctx = await createTestApp({ env: { RATE_LIMIT_IP_MAX: '3' } })
+    const ctx = await createTestApp({ env: { RATE_LIMIT_IP_MAX: '3' }, store })
     try {
       const user = await createUser(ctx)
       const integrator = await createIntegrator(ctx, { canWrite: true, linkTo: [user.uid] })
@@ -64,7 +67,7 @@ describe('GET /metrics', () => {
   })
 
   it('requires the bearer METRICS_TOKEN when one is configured', async () => {
-    const ctx = await createTestApp({ env: { METRICS_TOKEN: 'scrape-me-please' } })
+    const ctx = await createTestApp({ env: { METRICS_TOKEN: 'scrape-me-please' }, store })
     try {
       const none = await ctx.app.inject({ method: 'GET', url: '/metrics' })
       assert.equal(none.statusCode, 401)

@@ -401,7 +401,11 @@ describe('CORS', () => {
   })
 
   it('with CORS_ORIGINS: answers the preflight of an allowed origin and exposes the headers an app needs', async () => {
-    const cors = await createTestApp({ env: { CORS_ORIGINS: 'https://app.farmsoft.example, http://localhost:5173' } })
+    // On the file's store: the app differs in configuration only.
+    const cors = await createTestApp({
+      env: { CORS_ORIGINS: 'https://app.farmsoft.example, http://localhost:5173' },
+      store: ctx,
+    })
     try {
       const preflight = await cors.app.inject({
         method: 'OPTIONS',

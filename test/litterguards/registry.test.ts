@@ -206,7 +206,12 @@ describe('Active: data within the window, judged when read', () => {
   })
 
   it('takes its window from LITTERGUARD_ACTIVE_WINDOW_MINUTES', async () => {
-    const short = await createTestApp({ clock: () => clock.now, env: { LITTERGUARD_ACTIVE_WINDOW_MINUTES: '2' } })
+    // On the file's store: the app differs in configuration only, and its farm is a new one.
+    const short = await createTestApp({
+      clock: () => clock.now,
+      env: { LITTERGUARD_ACTIVE_WINDOW_MINUTES: '2' },
+      store: ctx,
+    })
     try {
       const f = await deviceFarm(short)
       const d = await f.device()

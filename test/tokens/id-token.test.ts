@@ -29,11 +29,12 @@ before(async () => {
   assert.ok(address && typeof address === 'object')
   jwksUrl = `http://127.0.0.1:${address.port}/jwks.json`
   ctx = await createTestApp({ env: { OIDC_ISSUER: ISSUER, OIDC_JWKS_URL: jwksUrl, OIDC_AUDIENCE: AUDIENCE } })
-  unconfigured = await createTestApp()
+  // The same store: the app without OIDC differs in configuration only.
+  unconfigured = await createTestApp({ store: ctx })
 })
 after(async () => {
-  await ctx.close()
   await unconfigured.close()
+  await ctx.close()
   idp.close()
 })
 

@@ -223,9 +223,10 @@ describe("an owner's e-mail change, confirmed from the new address", () => {
   })
 })
 
+// These apps differ from the file's in configuration only, so they run on its store (their owners are new ones).
 describe('without a mail server, and with EMAIL_CHANGE=immediate', () => {
   it('refuses an owner’s change alike for a free and a taken address when no mail server is set up', async () => {
-    const bare = await createTestApp()
+    const bare = await createTestApp({ store: ctx })
     try {
       const user = await owner(bare)
       const other = await owner(bare)
@@ -242,7 +243,7 @@ describe('without a mail server, and with EMAIL_CHANGE=immediate', () => {
   })
 
   it("keeps the spec's bare flow as the operator's opt-in: changed at once, 409 when in use", async () => {
-    const immediate = await createTestApp({ env: { EMAIL_CHANGE: 'immediate' } })
+    const immediate = await createTestApp({ env: { EMAIL_CHANGE: 'immediate' }, store: ctx })
     try {
       const user = await owner(immediate)
       const other = await owner(immediate)
