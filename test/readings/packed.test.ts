@@ -167,11 +167,11 @@ describe('packed readings', () => {
       { limit: 1000, sortOrder: 'asc', startTime: FIRST + 30 * MINUTE, endTime: FIRST + 200 * MINUTE },
       { limit: 5, sortOrder: 'desc', endTime: FIRST - 1 },
     ]
-    for (const read of [readSensorData, readLocations]) {
+    for (const [name, read] of Object.entries({ readSensorData, readLocations })) {
       for (const q of queries) {
         const whole = (await read(ctx.database.db, f.user.uid, a.MAC, q)).join(',')
         const chunked = (await read(ctx.database.db, f.user.uid, a.MAC, q, 37)).join(',')
-        assert.equal(chunked, whole, `${read.name} ${JSON.stringify(q)}`)
+        assert.equal(chunked, whole, `${name} ${JSON.stringify(q)}`)
       }
     }
     const all = JSON.parse(`[${(await readSensorData(ctx.database.db, f.user.uid, a.MAC, queries[0]!, 37)).join(',')}]`)

@@ -64,24 +64,11 @@ async function jsonItemsOnce(
   }
 }
 
-/** An animal's sensor readings in [startTime, endTime], as pieces of JSON array items (jsonItems). */
-export function readSensorData(
-  db: Kysely<DB>,
-  uid: string,
-  mac: string,
-  q: TimeQuery,
-  chunkRows?: number,
-): Promise<string[]> {
-  return jsonItems(db, SERIES.sensordata, uid, mac, q, chunkRows)
+/** A page reader of one series: an animal's readings in [startTime, endTime] as pieces of JSON array items. */
+function pageReader(series: Series) {
+  return (db: Kysely<DB>, uid: string, mac: string, q: TimeQuery, chunkRows?: number): Promise<string[]> =>
+    jsonItems(db, series, uid, mac, q, chunkRows)
 }
 
-/** An animal's location detections in [startTime, endTime], as pieces of JSON array items (jsonItems). */
-export function readLocations(
-  db: Kysely<DB>,
-  uid: string,
-  mac: string,
-  q: TimeQuery,
-  chunkRows?: number,
-): Promise<string[]> {
-  return jsonItems(db, SERIES.locations, uid, mac, q, chunkRows)
-}
+export const readSensorData = pageReader(SERIES.sensordata)
+export const readLocations = pageReader(SERIES.locations)
