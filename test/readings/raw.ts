@@ -80,3 +80,32 @@ export async function rawHourlySummaries(
   }
   return [...byHour.values()].sort((a, b) => a.hour - b.hour)
 }
+
+/**
+ * Per animal of the user: its first reading's t, and the count and median of its valid readings in (from, to], from
+ * every reading (what the reference-temperature job read before the rollups).
+ */
+export async function sensorWindowStats(
+  db: Kysely<DB>,
+  uid: string,
+  window: { from: number; to: number; validMin: number; validMax: number; staleBefore?: number | undefined },
+): Promise<{ id: number; first_t: number | null; n: number; med: number | null }[]> {
+  const { rows } = await sql<{ id: number; first_t: number | null; n: number; med: number | null }>`
+    SELECT a.id, f.first_t, s.n, s.med
+    FROM animals a
+    -- The first reading: the recent part's, or the first packed hour's first offset (dt ascends).
+    CROSS JOIN LATERAL (SELECT least(
+      (SELECT min(r.t) FROM animal_sensor_readings r WHERE r.uid = a.uid AND r.mac = a.mac),
+      (SELECT p.hour + p.dt[1] FROM animal_sensor_packed p WHERE p.uid = a.uid AND p.mac = a.mac ORDER BY p.hour LIMIT 1)
+    ) AS first_t) f
+    CROSS JOIN LATERAL (
+      SELECT count(*) AS n, percentile_cont(0.5) WITHIN GROUP (ORDER BY r.c) AS med
+      FROM ${readingRows(SERIES.sensordata, uid, sql.ref('a.mac'), { start: window.from + 1, end: window.to })} r
+      WHERE r.c >= ${window.validMin} AND r.c <= ${window.validMax}
+    ) s
+    WHERE a.uid = ${uid}
+      ${window.staleBefore !== undefined ? sql`AND (a.reference_temperature_updated_at IS NULL OR a.reference_temperature_updated_at < ${window.staleBefore})` : sql``}`.execute(
+    db,
+  )
+  return rows
+}
