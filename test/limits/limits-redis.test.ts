@@ -3,15 +3,14 @@
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { describe, it } from 'node:test'
+import { after, describe, it } from 'node:test'
 import { eventually } from '../support/eventually.ts'
 import { pausableProxy } from '../support/proxy.ts'
 import { freePort } from '../faults/support/servers.ts'
-import { createScratchDatabase, testEnv, TEST_JWT_SECRET } from '../support/app.ts'
+import { createTestApp, testEnv, TEST_JWT_SECRET, type TestContext } from '../support/app.ts'
 import { createIntegrator, integratorToken, bearer } from '../support/fixtures.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
-import { openDatabase, type Database } from '../../src/db/database.ts'
-import { migrateToLatest } from '../../src/db/migrate.ts'
+import type { Database } from '../../src/db/database.ts'
 import { openRedis, waitForRedis, type Redis } from '../../src/redis.ts'
 import { buildApp } from '../../src/app.ts'
 import type { App } from '../../src/types.ts'
@@ -42,19 +41,18 @@ async function instance(env: Record<string, string>, database: Database): Promis
   }
 }
 
+// One store for the file's instances: each test's integrators, and the Redis prefix or server its instances
+// count in, are its own.
+let shared: Promise<TestContext> | undefined
+after(async () => {
+  await (await shared)?.close()
+})
+
+/** The file's store (opened on first use) and the environment of an instance on it. */
 async function sharedStore() {
-  const scratch = await createScratchDatabase()
-  const env = testEnv(scratch ? { DATABASE_URL: scratch.url } : {})
-  const database = await openDatabase(loadConfig(env))
-  await migrateToLatest(database.db)
-  return {
-    env,
-    database,
-    close: async () => {
-      await database.close()
-      await scratch?.drop()
-    },
-  }
+  shared ??= createTestApp({ noRedis: true })
+  const { config, database } = await shared
+  return { env: testEnv(config.databaseUrl ? { DATABASE_URL: config.databaseUrl } : {}), database }
 }
 
 describe(
@@ -100,7 +98,6 @@ describe(
         }
       } finally {
         await b.close()
-        await store.close()
       }
     })
   },
@@ -145,7 +142,6 @@ describe(
         assert.equal(await a.redis.get(key), '4', 'the refused request did not count against the daily quota')
       } finally {
         await a.close()
-        await store.close()
       }
     })
   },
@@ -206,7 +202,6 @@ describe('Redis unreachable mid-run', () => {
       assert.equal(after.headers['x-ratelimit-remaining'], '3')
     } finally {
       await node.close()
-      await store.close()
       redisServer?.kill('SIGKILL')
     }
   })
@@ -283,7 +278,6 @@ describe('Redis hung mid-run', () => {
     } finally {
       proxy.thaw()
       await node.close()
-      await store.close()
       direct.disconnect()
       await proxy.close()
       redisServer.kill('SIGKILL')
@@ -352,7 +346,6 @@ describe('limit leases', { skip: process.env.REDIS_URL ? false : 'runs with REDI
     } finally {
       await a.close()
       await b.close()
-      await store.close()
     }
   })
 
@@ -377,7 +370,6 @@ describe('limit leases', { skip: process.env.REDIS_URL ? false : 'runs with REDI
       }
     } finally {
       await a.close()
-      await store.close()
     }
   })
 })
