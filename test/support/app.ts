@@ -1,8 +1,10 @@
 // Builds a migrated app for one test file. Embedded store by default (PGlite in memory); with
 // DATABASE_URL set, a database of its own on that server, dropped when the file is done; with
 // REDIS_URL set, a Redis key prefix of its own.
+import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import pg from 'pg'
 import { loadConfig, type Config } from '../../src/config.ts'
 import { IN_MEMORY, openDatabase, openEmbeddedSnapshot, type Database } from '../../src/db/database.ts'
@@ -117,6 +119,19 @@ async function openTestDatabase(config: Config): Promise<Database> {
   if (!config.databaseUrl && config.dataDir === IN_MEMORY && snapshot)
     return openEmbeddedSnapshot(new Blob([readFileSync(snapshot)]), config)
   return openDatabase(config)
+}
+
+/**
+ * Fills an empty DATA_DIR with the run's migrated embedded store (test/run.ts's snapshot, PGlite's dump of a data
+ * folder: a tar of pgdata), so what opens it there need not migrate it all. False outside a run, where there is none.
+ */
+export function migratedDataDir(dataDir: string): boolean {
+  const snapshot = process.env.TEST_PGLITE_SNAPSHOT
+  if (!snapshot) return false
+  mkdirSync(join(dataDir, 'pgdata'))
+  const untar = spawnSync('tar', ['-xf', snapshot, '-C', join(dataDir, 'pgdata')], { encoding: 'utf8' })
+  if (untar.status !== 0) throw new Error(`could not unpack ${snapshot}: ${untar.stderr}`)
+  return true
 }
 
 /**

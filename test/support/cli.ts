@@ -1,14 +1,14 @@
 // The operator CLI in tests. Most tests run it in-process on the test app's own database (fast, and the
 // app sees the CLI's writes at once); one end-to-end spawn per command group proves the real binary.
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { runCli } from '../../src/cli.ts'
 import type { Config } from '../../src/config.ts'
 import type { Database } from '../../src/db/database.ts'
-import { createScratchDatabase, testEnv } from './app.ts'
+import { createScratchDatabase, migratedDataDir, testEnv } from './app.ts'
 
 const BIN = join(import.meta.dirname, '../../bin/livestock-api.js')
 
@@ -63,13 +63,7 @@ export interface CliStore {
 export async function cliStore(name: string): Promise<CliStore> {
   const scratch = await createScratchDatabase()
   const dataDir = mkdtempSync(join(tmpdir(), `lsapi-${name}-`))
-  const snapshot = process.env.TEST_PGLITE_SNAPSHOT
-  if (!scratch && snapshot) {
-    // The snapshot is PGlite's dump of a data folder (a tar of pgdata), the folder the binary opens in DATA_DIR.
-    mkdirSync(join(dataDir, 'pgdata'))
-    const untar = spawnSync('tar', ['-xf', snapshot, '-C', join(dataDir, 'pgdata')], { encoding: 'utf8' })
-    if (untar.status !== 0) throw new Error(`could not unpack ${snapshot}: ${untar.stderr}`)
-  }
+  if (!scratch) migratedDataDir(dataDir)
   const env = testEnv(scratch ? { DATABASE_URL: scratch.url } : { DATA_DIR: dataDir })
   delete env.REDIS_URL
   return {
