@@ -44,6 +44,13 @@ async function rejection(promise: Promise<unknown>): Promise<LivestockApiError> 
   assert.fail('expected the call to fail')
 }
 
+// One store for the file; each describe's app (its own clock or limits) is built on it, with accounts of its own.
+let store: TestContext
+before(async () => {
+  store = await createTestApp()
+})
+after(() => store.close())
+
 describe('TypeScript client against the running service', () => {
   const serverClock = manualClock()
   let ctx: TestContext
@@ -53,7 +60,7 @@ describe('TypeScript client against the running service', () => {
   let integrator: { uid: string }
 
   before(async () => {
-    ctx = await createTestApp({ clock: () => serverClock.now })
+    ctx = await createTestApp({ clock: () => serverClock.now, store })
     baseUrl = await listen(ctx)
     farm = await createUser(ctx)
     otherFarm = await createUser(ctx)
@@ -286,7 +293,7 @@ describe('TypeScript client: Retry-After on 429', () => {
 
   before(async () => {
     // Two requests per IP per 3-second window: the third is a 429 with Retry-After of 1-3 s.
-    ctx = await createTestApp({ env: { RATE_LIMIT_IP_MAX: '2', RATE_LIMIT_WINDOW_SECONDS: '3' } })
+    ctx = await createTestApp({ env: { RATE_LIMIT_IP_MAX: '2', RATE_LIMIT_WINDOW_SECONDS: '3' }, store })
     baseUrl = await listen(ctx)
     farm = await createUser(ctx)
     integrator = await createIntegrator(ctx, { tier: 'pro', clientSecret: SECRET, linkTo: [farm.uid] })
