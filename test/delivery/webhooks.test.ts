@@ -86,8 +86,7 @@ describe('webhook subscriptions and deliveries', () => {
     receiverUrl = `http://127.0.0.1:${address.port}/hooks`
     ctx = await createTestApp({ env: { WEBHOOK_ALLOW_INSECURE: 'on', DELIVERY_POLL_MS: '50' } })
   })
-  after(async () => {
-    await ctx?.close()
+  after(() => {
     server?.close()
   })
 
@@ -299,10 +298,15 @@ describe('webhook subscriptions and deliveries', () => {
   })
 })
 
+// The file's store stays open for the app below, built on it: that app differs in configuration only.
+after(async () => {
+  await ctx?.close()
+})
+
 describe('webhook targets without the operator opt-in', () => {
   let strict: TestContext
   before(async () => {
-    strict = await createTestApp({ env: { DELIVERY_WORKER: 'off' } })
+    strict = await createTestApp({ env: { DELIVERY_WORKER: 'off' }, store: ctx })
   })
   after(async () => strict?.close())
 
