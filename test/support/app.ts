@@ -34,7 +34,8 @@ export interface TestAppOptions {
   logger?: AppDependencies['logger']
   /**
    * Another test app whose store (already migrated) this app is built on, instead of a copy of its own: for a
-   * file whose apps differ in configuration only. Closing this app leaves that store open.
+   * file whose apps differ in configuration only. The store keeps the settings it was opened with (the DB_*
+   * timeouts and pool). Closing this app leaves that store open.
    */
   store?: TestContext
 }
