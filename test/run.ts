@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { globSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { adminQuery } from './support/app.ts'
 import { IN_MEMORY, openDatabase, snapshotEmbedded } from '../src/db/database.ts'
@@ -63,7 +63,8 @@ if (serverUrl) {
 }
 console.log(`migrated the template store in ${Math.round(performance.now() - started)} ms`)
 
-const concurrency = process.env.TEST_CONCURRENCY ?? '2'
+// As many files at a time as the machine has cores, at least two (files wait on servers and processes too).
+const concurrency = process.env.TEST_CONCURRENCY ?? String(Math.max(2, availableParallelism()))
 // A hung test fails on its own after 3 minutes; a file whose process never exits stops the run after 15.
 const result = spawnSync(
   process.execPath,
