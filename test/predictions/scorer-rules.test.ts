@@ -465,6 +465,34 @@ describe('the herd scorer', () => {
     assert.ok(final(herd)[0]!.birth < level.birth, 'day 90 after a service: not due')
   })
 
+  it("measures a due sow's short rise against her last days (in the crate), not against the pen's days before the move", () => {
+    // Twice as active in the pen until 4.5 days ago, then in the crate; the last 6 h a little restless there.
+    const crated = (k: number, i: number) =>
+      k !== 0 ? steady(i) : i > last - 6 ? steady(i) + 0.08 : i > last - 108 ? steady(i) : 2 * steady(i)
+    const herd = herdOf(crated)
+    const t = T0 + (last + 1) * HOUR_MS
+    herd[0]!.records = { services: [t - 115 * DAY], weanings: [], births: [] }
+    assert.ok(final(herd)[0]!.birth >= level.birth, JSON.stringify(final(herd)[0]))
+    const penDays = { ...SCORER, birth: { ...SCORER.birth, short: { ...SCORER.birth.short, recentToDay: 8 } } }
+    assert.ok(scoreHerd(herd, last, last, penDays)[0]![0]!.birth < level.birth, 'against days 2-8 it hides')
+  })
+
+  it("keeps a due sow's rise when most of her group is due and nest-builds with her (a batch), not an undue pen's", () => {
+    const batch = (k: number, i: number) => (k <= 3 && i > last - 6 ? steady(i) + 0.08 : steady(i))
+    const herd = herdOf(batch)
+    const t = T0 + (last + 1) * HOUR_MS
+    for (const sow of herd.slice(0, 4))
+      assert.ok(final(herd)[sow.key]!.birth < level.birth, 'no records: the pen together')
+    for (const sow of herd.slice(0, 4)) sow.records = { services: [t - 114 * DAY], weanings: [], births: [] }
+    const scores = final(herd)
+    assert.ok(
+      scores.slice(0, 4).every((s) => s.birth >= level.birth),
+      JSON.stringify(scores),
+    )
+    const noBatch = { ...SCORER, birth: { ...SCORER.birth, short: { ...SCORER.birth.short, batchShare: 2 } } }
+    assert.ok(scoreHerd(herd, last, last, noBatch)[0]![0]!.birth < level.birth, 'the group correction took it')
+  })
+
   it('keeps birth alarms for a sow when a share of her pen (not most of it) nest-builds at the same time', () => {
     const scores = final(herdOf((k, i) => (k <= 1 && i > last - 10 ? 0.45 : steady(i))))
     assert.ok(scores[0]!.birth >= level.birth && scores[1]!.birth >= level.birth, JSON.stringify(scores.slice(0, 2)))

@@ -55,7 +55,20 @@ export interface ScorerSettings {
      * A second, shorter CUSUM for weak or short nest building, only while a recorded service makes farrowing due
      * (dueFromDay-dueToDay after it): over `hours` hours, ln(ratio / reference), alarm at `threshold`.
      */
-    short: { hours: number; reference: number; threshold: number; dueFromDay: number; dueToDay: number }
+    short: {
+      hours: number
+      reference: number
+      threshold: number
+      dueFromDay: number
+      dueToDay: number
+      /**
+       * Its usual is the same hours (±1 h) on days baseline.fromDay-recentToDay back only: a sow moved into the crate
+       * a few days before farrowing is far less active there than in the pen, and the pen's days would hide her rise.
+       */
+      recentToDay: number
+      /** When at least this share of its group's animals with data are due too (a batch), the group takes no rise away. */
+      batchShare: number
+    }
   }
   /** The group's level is this quantile of its animals' (not the median), so that a share of a group can share an event. */
   groupQuantile: number
@@ -154,7 +167,7 @@ export const SCORER: ScorerSettings = {
     peakFactor: 1.8,
     persistentShare: 0.5,
     tagOffC: -0.8,
-    short: { hours: 6, reference: 1.4, threshold: 2, dueFromDay: 111, dueToDay: 119 },
+    short: { hours: 6, reference: 1.4, threshold: 2, dueFromDay: 111, dueToDay: 119, recentToDay: 4, batchShare: 0.5 },
   },
   groupQuantile: 0.4,
   heat: {
@@ -172,7 +185,7 @@ export const SCORER: ScorerSettings = {
   // fitCalibration() (src/simulation/evaluation.ts) on the tuning family; refit whenever a rule changes.
   // prettier-ignore
   calibration: {
-    birth: [[0.016, 0.0084], [0.167, 0.0148], [0.248, 0.0231], [0.298, 0.0405], [0.348, 0.0466], [0.399, 0.0568], [0.471, 0.0696], [0.548, 0.0971], [0.598, 0.1573], [0.647, 0.3186], [0.7, 0.6718], [0.778, 0.9215], [0.855, 1]],
+    birth: [[0.016, 0.0074], [0.149, 0.0156], [0.198, 0.0172], [0.248, 0.0247], [0.298, 0.048], [0.348, 0.0571], [0.399, 0.0727], [0.449, 0.0866], [0.499, 0.0911], [0.548, 0.1175], [0.598, 0.1697], [0.648, 0.3206], [0.7, 0.6748], [0.778, 0.9234], [0.856, 1]],
     heat: [[0.004, 0.0063], [0.1, 0.0074], [0.15, 0.009], [0.199, 0.0104], [0.249, 0.0137], [0.299, 0.0207], [0.348, 0.0366], [0.398, 0.0573], [0.448, 0.1184], [0.498, 0.2126], [0.549, 0.2865], [0.599, 0.4262], [0.649, 0.4982], [0.699, 0.5363], [0.75, 0.5659], [0.807, 0.6301]],
     lameness: [[0, 0.0598], [0.05, 0.0776], [0.099, 0.1036], [0.149, 0.1156], [0.2, 0.1286], [0.249, 0.1579], [0.3, 0.2118], [0.349, 0.2545], [0.399, 0.3987], [0.449, 0.528], [0.5, 0.7442], [0.55, 0.9448], [0.6, 0.9848], [0.669, 1]],
   },
@@ -209,7 +222,8 @@ export const SCORER_SUMMARY =
   `birth: a CUSUM of hourly activity above ${birth.reference}x the sow's baseline over ${birth.hours} h, meal hours left out, alarm at ${birth.threshold} ` +
   `(${birth.threshold * birth.warmFactor} while her ear is ${birth.warmC} °C warmer than usual), none while the rise has lasted over a day ` +
   'or the tag reads cooler than the ear (a loose tag); 111-119 days after a recorded service also a shorter CUSUM ' +
-  `over ${birth.short.hours} h above ${birth.short.reference}x, alarm at ${birth.short.threshold} (weak or short nest building) ` +
+  `over ${birth.short.hours} h above ${birth.short.reference}x the same hours on days ${baseline.fromDay}-${birth.short.recentToDay} back (the crate, not the pen before the move), ` +
+  `alarm at ${birth.short.threshold} (weak or short nest building), not corrected away while most of her group is due too (a batch) ` +
   '(nest building lasts 14-17 h and peaks about 9 h before farrowing; Cornou 2012: CUSUM sensitivity 100 %, specificity 95-100 %; ' +
   'Oczak 2020: ear-tag alarms a median 8 h 51 min before onset). ' +
   `heat: activity over the last ${heat.hours} h at least ${1 + heat.threshold}x the same hours on days ${baseline.fromDay}-${baseline.toDay} back (heats run about 1.3x for 24-48 h), ` +
@@ -840,6 +854,31 @@ export function scoreHerd<K>(
     return decline
   }
 
+  // The short birth CUSUM, while farrowing is due: each hour against the same hours of the last few days, and no
+  // upward group correction while most of the group is due with her (a batch farrowing together).
+  const short = birthSettings.short
+  const shortFrom = Math.max(0, from - short.hours + 1)
+  const dueAt = herd.map((a, k) => {
+    const out = new Array<boolean>(to + 1).fill(false)
+    for (let i = shortFrom; i <= to; i++) {
+      const { sinceService } = reproductiveState(records[k]!, a.hours[i]!.hour + HOUR_MS)
+      out[i] = sinceService !== undefined && sinceService >= short.dueFromDay && sinceService <= short.dueToDay
+    }
+    return out
+  })
+  const recentBaseline = { ...settings, baseline: { ...settings.baseline, toDay: short.recentToDay, minHours: 3 } }
+  const shortRatio = (k: number, j: number) => {
+    const h = herd[k]!.hours[j]
+    const e = hasData(h) ? expectedActivity(herd[k]!.hours, j, recentBaseline) : undefined
+    if (e === undefined) return undefined
+    let factor = groupFactor[k]![j]!
+    if (factor > 1) {
+      const mates = members.get(herd[k]!.group ?? '')!.filter((m) => hasData(herd[m]!.hours[j]))
+      if (mates.filter((m) => dueAt[m]![j]).length >= short.batchShare * mates.length) factor = 1
+    }
+    return (h!.activity + floor) / (e + floor) / factor
+  }
+
   return herd.map((animal, k) => {
     const scores: ClassScores[] = []
     const adjusted = (j: number) => {
@@ -848,7 +887,6 @@ export function scoreHerd<K>(
     }
     for (let i = from; i <= to; i++) {
       const t = animal.hours[i]!.hour + HOUR_MS
-      const { sinceService } = reproductiveState(records[k]!, t)
 
       // Birth: the CUSUM of the last hours, daily peaks (meals) left out; none while the rise has lasted more than a
       // day (no nest building does) or the tag reads cooler than the ear (off the skin, a loose or torn tag).
@@ -873,11 +911,12 @@ export function scoreHerd<K>(
       const warm = meanWarming !== undefined && meanWarming >= birthSettings.warmC
       const birthThresholdNow = birthThreshold(records[k]!, t, settings) * (warm ? birthSettings.warmFactor : 1)
       const { sinceBirth } = reproductiveState(records[k]!, t)
-      const short = birthSettings.short
-      const due = sinceService !== undefined && sinceService >= short.dueFromDay && sinceService <= short.dueToDay
-      const shortP = due
+      const shortRecent: (number | undefined)[] = []
+      for (let j = Math.max(0, i - short.hours + 1); j <= i; j++)
+        shortRecent.push(peak[k]![j] ? undefined : shortRatio(k, j))
+      const shortP = dueAt[k]![i]
         ? probabilityOf(
-            birthCusum(recent.slice(-short.hours), {
+            birthCusum(shortRecent, {
               ...settings,
               birth: { ...birthSettings, reference: short.reference },
             }),
