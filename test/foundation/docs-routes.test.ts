@@ -27,7 +27,10 @@ function inFreshProcess(code: string, watched: string[]): unknown {
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
     encoding: 'utf8',
     cwd: SRC,
-    env: { PATH: process.env.PATH ?? '' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...(process.env.TEST_PGLITE_SNAPSHOT ? { TEST_PGLITE_SNAPSHOT: process.env.TEST_PGLITE_SNAPSHOT } : {}),
+    },
   })
   assert.equal(result.status, 0, result.stderr)
   return JSON.parse(result.stdout.trim().split('\n').at(-1)!)
@@ -89,10 +92,15 @@ describe('start-up imports', () => {
       await import('./server.ts'); await import('./app.ts'); await import('./db/database.ts')
       const onStart = [...seen].sort()
       const { buildApp } = await import('./app.ts')
-      const { openDatabase, IN_MEMORY } = await import('./db/database.ts')
+      const { openDatabase, openEmbeddedSnapshot, IN_MEMORY } = await import('./db/database.ts')
       const { loadConfig } = await import('./config.ts')
       const config = loadConfig({ DATA_DIR: IN_MEMORY, JWT_SECRET: 'x'.repeat(32), LOG_LEVEL: 'silent' })
-      const database = await openDatabase(config)
+      // The run's migrated snapshot when there is one: the same store, without initdb's cost.
+      const snapshot = process.env.TEST_PGLITE_SNAPSHOT
+      const { readFileSync } = await import('node:fs')
+      const database = snapshot
+        ? await openEmbeddedSnapshot(new Blob([readFileSync(snapshot)]), config)
+        : await openDatabase(config)
       const app = await buildApp({ config, database, logger: false })
       const scalarAtBuild = seen.has('@scalar/fastify-api-reference')
       const res = await app.inject({ method: 'GET', url: '/api/v1/docs/' })

@@ -7,7 +7,7 @@ import { IN_MEMORY, openDatabase } from '../../src/db/database.ts'
 import { openRedis } from '../../src/redis.ts'
 import { buildApp } from '../../src/app.ts'
 import { ok } from '../../src/http/envelope.ts'
-import { TEST_JWT_SECRET, createScratchDatabase, testEnv } from '../support/app.ts'
+import { TEST_JWT_SECRET, createScratchDatabase, openTestDatabase, testEnv } from '../support/app.ts'
 import { pausableProxy } from '../support/proxy.ts'
 import { migrateToLatest } from '../../src/db/migrate.ts'
 
@@ -93,7 +93,8 @@ describe('backing stores unreachable', () => {
 
   it('a closed embedded store answers 503 too', async () => {
     const config = loadConfig({ LOG_LEVEL: 'silent', JWT_SECRET: TEST_JWT_SECRET, DATA_DIR: IN_MEMORY })
-    const database = await openDatabase(config)
+    // From the run's snapshot when there is one: a store of its own, without initdb's cost.
+    const database = await openTestDatabase(config)
     const app = await buildApp({ config, database, logger: false })
     try {
       await database.close()

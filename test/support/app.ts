@@ -115,7 +115,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
 }
 
 /** The embedded store from the run's migrated snapshot (test/run.ts), or as the config says. */
-async function openTestDatabase(config: Config): Promise<Database> {
+export async function openTestDatabase(config: Config): Promise<Database> {
   const snapshot = process.env.TEST_PGLITE_SNAPSHOT
   if (!config.databaseUrl && config.dataDir === IN_MEMORY && snapshot)
     return openEmbeddedSnapshot(new Blob([readFileSync(snapshot)]), config)
