@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { Readable } from 'node:stream'
-import { adminQuery, createScratchDatabase, TEST_JWT_SECRET } from '../support/app.ts'
+import { adminQuery, createScratchDatabase, migratedDataDir, TEST_JWT_SECRET } from '../support/app.ts'
 import { eventually } from '../support/eventually.ts'
 import { freePort } from '../faults/support/servers.ts'
 import { runCli } from '../../src/cli.ts'
@@ -236,9 +236,11 @@ function spawnService(env: Record<string, string>) {
 }
 
 describe('service process', () => {
-  // One DATA_DIR for the file's processes, one after another: the first serves it from empty, the others start on
-  // the store it left (a fresh one would cost every process the whole migration).
+  // One DATA_DIR for the file's processes, one after another, each on the store the one before left (a fresh one
+  // would cost every process the whole migration). It starts as the run's migrated snapshot where there is one (the
+  // embedded pass); in the PostgreSQL pass it starts empty, and the first server migrates it.
   const dataDir = tempDir()
+  migratedDataDir(dataDir)
 
   it('serves, refuses a second process on the same DATA_DIR, and stops cleanly on SIGTERM', async () => {
     const { server, output, exited } = spawnService({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' })
