@@ -76,6 +76,19 @@ describe('per-farm learning', () => {
     assert.ok(r.falseAlarmsAtFactor! < r.falseAlarmsPerAnimalMonth!)
   })
 
+  it('raises a threshold for false alarms only as far as every event caught now stays caught', () => {
+    const r = learnClass('birth', {
+      currentFactor: 1,
+      events: events(0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.55),
+      quietDayPeaks: [...quiet(40), ...quiet(10, 0.52)],
+      animalMonths: 2,
+    })
+    // 1.25x would lose the event at 0.55 (still 9 of 10, "enough"); 1.2x keeps it and drops the quiet days at 0.52.
+    assert.equal(r.detectedAtFactor, 10)
+    assert.equal(r.factor, 1.1)
+    assert.equal(r.falseAlarmsAtFactor, 0)
+  })
+
   it("takes each event's peak over the days its lead window touches, and the other days as quiet", () => {
     const t0 = Date.UTC(2026, 2, 1)
     const days = [0, 1, 2, 3, 4, 5].map((d) => ({ animalId: 1, day: t0 + d * DAY, peak: d === 3 ? 0.4 : 0.1 }))

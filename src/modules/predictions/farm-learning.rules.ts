@@ -107,8 +107,9 @@ export function learnClass(kind: ClassificationType, input: ClassLearningInput):
         ? `caught ${now.detected} of ${events.length} events, but a lower threshold would raise the false alarms more than the events caught: unchanged`
         : `caught ${now.detected} of ${events.length} events; at ${round(best, 2)}x the default threshold it would have caught ${caught(best)}, with at most one more false alarm for each`
   } else if (now.falseAlarms !== null && now.falseAlarms > target.falseAlarms) {
-    // Enough caught but too many false alarms: the highest factor that still catches enough.
-    const best = candidates.find((f) => caught(f) >= wanted && (falseRate(f) ?? 0) < now.falseAlarms!)
+    // Enough caught but too many false alarms: the highest factor that still catches every event caught now (the
+    // farm's records confirmed them; a factor that gives one up, run week after week, walks sensitivity down).
+    const best = candidates.find((f) => caught(f) >= now.detected && (falseRate(f) ?? 0) < now.falseAlarms!)
     aim = best ?? currentFactor
     why =
       best === undefined
