@@ -73,19 +73,31 @@ const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
 }
-const summary = (answers: { ms: number }[]) =>
-  `${answers.length} answers, median ${Math.round(
+const p = (answers: { ms: number }[], at: number) =>
+  Math.round(
     percentile(
       answers.map((a) => a.ms),
-      50,
+      at,
     ),
-  )} ms, ` +
-  `p95 ${Math.round(
+  )
+const summary = (answers: { ms: number }[]) =>
+  `${answers.length} answers, median ${p(answers, 50)} ms, p95 ${p(answers, 95)} ms, ` +
+  `max ${Math.round(Math.max(...answers.map((a) => a.ms)))} ms`
+
+/** Every answer a 200, and 95 % of them within `ms`. */
+function assertAnsweredWithin(answers: { status: number; ms: number }[], ms: number) {
+  assert.ok(
+    answers.every((a) => a.status === 200),
+    `statuses ${[...new Set(answers.map((a) => a.status))].join(', ')}`,
+  )
+  assert.ok(
     percentile(
       answers.map((a) => a.ms),
       95,
-    ),
-  )} ms, max ${Math.round(Math.max(...answers.map((a) => a.ms)))} ms`
+    ) <= ms,
+    summary(answers),
+  )
+}
 
 function assertTooMany(res: { status: number; headers: Record<string, unknown>; body: any }) {
   assert.equal(res.status, 429, JSON.stringify(res.body))
@@ -148,24 +160,10 @@ describe('one caller cannot take the service from everyone', () => {
       )
       console.log(`  /health meanwhile: ${summary(health)}`)
       console.log(`  the other farm's cheap reads meanwhile: ${summary(cheap)}`)
-      assert.ok(cheap.every((c) => c.status === 200))
-      // Their statements go before the pages' (db/store-priority.ts); what is left is the statement running and the
-      // event loop's own work on the pages (docs/testing.md, Faults).
-      assert.ok(
-        percentile(
-          cheap.map((c) => c.ms),
-          95,
-        ) <= 1000,
-        summary(cheap),
-      )
-      assert.ok(health.every((h) => h.status === 200))
-      assert.ok(
-        percentile(
-          health.map((h) => h.ms),
-          95,
-        ) <= 100,
-        summary(health),
-      )
+      // Their statements go before the pages', which come in short statements (docs/runtime.md); the bound here is
+      // the issue's "never a hang"; the figures are in docs/performance.md.
+      assertAnsweredWithin(cheap, 1000)
+      assertAnsweredWithin(health, 100)
       // Two at once per caller; the others are told to come back at once, before they reach the store. How many
       // find two still running depends on when each ends (test/http/expensive-requests.test.ts holds them to count).
       assert.ok(answers.filter((a) => a.status === 200).length >= 2)
@@ -220,20 +218,10 @@ describe('one caller cannot take the service from everyone', () => {
         `  40 expensive: ${statuses.filter((s) => s === 200).length} answered, ${statuses.filter((s) => s === 429).length} refused with 429`,
       )
       console.log(`  the other farm's cheap reads meanwhile: ${summary(cheap)}`)
-      assert.ok(
-        cheap.every((c) => c.status === 200),
-        `statuses ${[...new Set(cheap.map((c) => c.status))].join(', ')}`,
-      )
       // Without the bound the cheap reads waited up to 3.4 s behind the pool. Since analytics read rollups they end in
       // milliseconds and free their places for the sorted deep pages, whose sorts take the 2 cores: one cheap read in
       // about ten then waits (docs/performance.md). The bound keeps the 5 s and the 503 of the issue far away.
-      assert.ok(
-        percentile(
-          cheap.map((c) => c.ms),
-          95,
-        ) <= 1000,
-        summary(cheap),
-      )
+      assertAnsweredWithin(cheap, 1000)
       assert.ok(
         statuses.every((s) => s === 200 || s === 429),
         `statuses ${[...new Set(statuses)].join(', ')}`,

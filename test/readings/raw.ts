@@ -2,7 +2,7 @@
 // compare the service's answers with these.
 import { sql, type Kysely } from 'kysely'
 import type { DB } from '../../src/db/schema.ts'
-import { SERIES, readingRows } from '../../src/modules/readings/readings.repository.ts'
+import { SERIES, firstSensorReading, readingRows } from '../../src/modules/readings/readings.repository.ts'
 import type { SensorAnalyticsBody } from '../../src/modules/readings/readings.schemas.ts'
 import { HOUR_MS, MOVING_THRESHOLD_G, VALID_TEMPERATURE } from '../../src/modules/predictions/scorer.rules.ts'
 import type { HourSummary } from '../../src/modules/readings/readings.rules.ts'
@@ -93,11 +93,7 @@ export async function sensorWindowStats(
   const { rows } = await sql<{ id: number; first_t: number | null; n: number; med: number | null }>`
     SELECT a.id, f.first_t, s.n, s.med
     FROM animals a
-    -- The first reading: the recent part's, or the first packed hour's first offset (dt ascends).
-    CROSS JOIN LATERAL (SELECT least(
-      (SELECT min(r.t) FROM animal_sensor_readings r WHERE r.uid = a.uid AND r.mac = a.mac),
-      (SELECT p.hour + p.dt[1] FROM animal_sensor_packed p WHERE p.uid = a.uid AND p.mac = a.mac ORDER BY p.hour LIMIT 1)
-    ) AS first_t) f
+    CROSS JOIN LATERAL ${firstSensorReading} f
     CROSS JOIN LATERAL (
       SELECT count(*) AS n, percentile_cont(0.5) WITHIN GROUP (ORDER BY r.c) AS med
       FROM ${readingRows(SERIES.sensordata, uid, sql.ref('a.mac'), { start: window.from + 1, end: window.to })} r

@@ -561,6 +561,15 @@ export async function sensorAnalytics(
 }
 
 /**
+ * The first sensor reading's t of the animal `a` (a lateral subquery giving first_t): the recent part's, or the first
+ * packed hour's first offset (dt ascends).
+ */
+export const firstSensorReading = sql`(SELECT least(
+      (SELECT min(r.t) FROM animal_sensor_readings r WHERE r.uid = a.uid AND r.mac = a.mac),
+      (SELECT p.hour + p.dt[1] FROM animal_sensor_packed p WHERE p.uid = a.uid AND p.mac = a.mac ORDER BY p.hour LIMIT 1)
+    ) AS first_t)`
+
+/**
  * Per animal of the account, from the hourly rollups of [from, to) (whole hours): the first reading's time, the
  * valid samples (VALID_TEMPERATURE) and their median with each sample counted at its hour's mean of valid samples
  * (the hours ordered by that mean, the middle one or two samples' hours; docs/animals-and-readings.md). Reads
@@ -577,11 +586,7 @@ export async function hourlyTemperatureStats(
   const { rows } = await sql<{ id: number; first_t: number | null; n: number | null; med: number | null }>`
     SELECT a.id, f.first_t, s.n, s.med
     FROM animals a
-    -- The first reading: the recent part's, or the first packed hour's first offset (dt ascends).
-    CROSS JOIN LATERAL (SELECT least(
-      (SELECT min(r.t) FROM animal_sensor_readings r WHERE r.uid = a.uid AND r.mac = a.mac),
-      (SELECT p.hour + p.dt[1] FROM animal_sensor_packed p WHERE p.uid = a.uid AND p.mac = a.mac ORDER BY p.hour LIMIT 1)
-    ) AS first_t) f
+    CROSS JOIN LATERAL ${firstSensorReading} f
     -- The k-th smallest sample is the mean of the first hour (by mean) whose running count reaches k.
     CROSS JOIN LATERAL (
       SELECT max(h.total) AS n,
