@@ -912,8 +912,9 @@ export function scoreHerd<K>(
       const birthThresholdNow = birthThreshold(records[k]!, t, settings) * (warm ? birthSettings.warmFactor : 1)
       const { sinceBirth } = reproductiveState(records[k]!, t)
       const shortRecent: (number | undefined)[] = []
-      for (let j = Math.max(0, i - short.hours + 1); j <= i; j++)
-        shortRecent.push(peak[k]![j] ? undefined : shortRatio(k, j))
+      if (dueAt[k]![i])
+        for (let j = Math.max(0, i - short.hours + 1); j <= i; j++)
+          shortRecent.push(peak[k]![j] ? undefined : shortRatio(k, j))
       const shortP = dueAt[k]![i]
         ? probabilityOf(
             birthCusum(shortRecent, {
