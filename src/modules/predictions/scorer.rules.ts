@@ -596,13 +596,23 @@ export function crateMoveIndex(
   for (let e = toIndex; e >= Math.max(fromIndex, 8 * DAY_HOURS); e--) {
     const now = movement[e]
     if (now === undefined) continue
-    const before: number[] = []
-    for (let d = 2; d <= 8; d++)
-      if (movement[e - d * DAY_HOURS] !== undefined) before.push(movement[e - d * DAY_HOURS]!)
-    const usual = median(before)
-    if (before.length >= 4 && usual !== undefined && usual > 0 && now < 0.5 * usual) return e - DAY_HOURS + 1
+    const usual = usualMovement(movement, e)
+    if (usual !== undefined && usual > 0 && now < 0.5 * usual) return e - DAY_HOURS + 1
   }
   return undefined
+}
+
+/** Added to both sides of a movement ratio (node changes per detection), so that a crate's near-zero does not divide. */
+const MOVEMENT_FLOOR = 0.02
+
+/** The median movement of the same day block on days 2-8 before hour index `e`; undefined with fewer than 4 of them. */
+function usualMovement(movement: readonly (number | undefined)[], e: number): number | undefined {
+  const before: number[] = []
+  for (let d = 2; d <= 8; d++) {
+    const value = movement[e - d * DAY_HOURS]
+    if (value !== undefined) before.push(value)
+  }
+  return before.length >= 4 ? median(before) : undefined
 }
 
 /**
@@ -612,9 +622,6 @@ export function crateMoveIndex(
  * in the 30 days before nor while a recorded service may have held (125 days, no farrowing since). Returns
  * the records with these weanings added.
  */
-/** Added to both sides of a movement ratio (node changes per detection), so that a crate's near-zero does not divide. */
-const MOVEMENT_FLOOR = 0.02
-
 export function withInferredWeanings(
   records: AnimalRecords,
   movement: readonly (number | undefined)[],
@@ -627,11 +634,8 @@ export function withInferredWeanings(
   for (let e = Math.max(from, 8 * DAY_HOURS); e <= to; e++) {
     const now = movement[e]
     if (now === undefined) continue
-    const before: number[] = []
-    for (let d = 2; d <= 8; d++)
-      if (movement[e - d * DAY_HOURS] !== undefined) before.push(movement[e - d * DAY_HOURS]!)
-    const usual = median(before)
-    if (before.length < 4 || usual === undefined || now + MOVEMENT_FLOOR < rise * (usual + MOVEMENT_FLOOR)) continue
+    const usual = usualMovement(movement, e)
+    if (usual === undefined || now + MOVEMENT_FLOOR < rise * (usual + MOVEMENT_FLOOR)) continue
     const t = hours[e]!.hour + HOUR_MS
     const last = inferred.at(-1)
     if (last !== undefined && t - last < 14 * DAY_MS) continue
