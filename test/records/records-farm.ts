@@ -33,6 +33,10 @@ export type AnimalSegment = (typeof ANIMAL_LEVEL)[number]
 /** Treatments name the animal `Mac`, every other collection `MAC`. */
 export const macField = (segment: string) => (segment === 'treatments' ? 'Mac' : 'MAC')
 
+/** The body without one of its fields. */
+export const without = (body: Body, field: string) =>
+  Object.fromEntries(Object.entries(body).filter(([k]) => k !== field))
+
 let macCounter = 0
 /** A MAC unique within the test file, upper case as stored. */
 export function nextMac(): string {
