@@ -65,7 +65,7 @@ const SQL = {
     '"created_at", "updated_at" from "animals" where "uid" = $1 and "mac" = $2',
   animalPage: 'select * from "animals" where "uid" = $1 order by "t" desc nulls last, "id" desc limit $2 offset $3',
   animalCount: 'select count(*) as "total" from "animals" where "uid" = $1',
-  // The page's JSON, written by the database in pieces of 500 items (readings.repository.ts jsonItems), newest first, no time bounds.
+  // The page's JSON, written by the database in pieces of 500 items (readings.pages.ts jsonItems), newest first, no time bounds.
   sensorData: `SELECT array_to_string(page.items[k * 500 + 1 : (k + 1) * 500], ',') AS items
     FROM (SELECT array_agg(row_to_json(r)::text ORDER BY r.t DESC) AS items
           FROM (SELECT "t", "c", "x", "y", "z" FROM "animal_sensor_readings"

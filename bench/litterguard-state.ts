@@ -9,7 +9,7 @@ import { loadConfig } from '../src/config.ts'
 import { IN_MEMORY, openDatabase } from '../src/db/database.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
 import { createScratchDatabase, testEnv } from '../test/support/app.ts'
-import { SERIES } from '../src/modules/readings/readings.repository.ts'
+import { SERIES } from '../src/modules/readings/readings.series.ts'
 import { currentStateUntil } from '../src/modules/readings/readings.rules.ts'
 import { median } from './support.ts'
 

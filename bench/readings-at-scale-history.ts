@@ -4,13 +4,8 @@ import { sql, type Kysely } from 'kysely'
 import type { DB } from '../src/db/schema.ts'
 import { packReadings } from '../src/jobs/packing.ts'
 import { RUN_MINUTES_PAST, scorePredictions } from '../src/jobs/predictions.ts'
-import {
-  readingRows,
-  sensorAnalytics,
-  SERIES,
-  summedUp,
-  type ReadingKind,
-} from '../src/modules/readings/readings.repository.ts'
+import { readingRows, sensorAnalytics, summedUp } from '../src/modules/readings/readings.repository.ts'
+import { SERIES, type ReadingKind } from '../src/modules/readings/readings.series.ts'
 import { aggregateReadings } from '../src/modules/readings/readings.aggregate.ts'
 import type { AggregateSpan } from '../src/modules/readings/readings.rules.ts'
 import type { TableRow } from './scenario.ts'

@@ -7,7 +7,7 @@
 import { Agent } from 'node:http'
 import { sql } from 'kysely'
 import { packReadings, PACK_DELAY_MS } from '../src/jobs/packing.ts'
-import { SERIES, type ReadingKind } from '../src/modules/readings/readings.repository.ts'
+import { SERIES, type ReadingKind } from '../src/modules/readings/readings.series.ts'
 import { readSensorData } from '../src/modules/readings/readings.pages.ts'
 import { send } from './readings.ts'
 import type { Scenario, TableRow } from './scenario.ts'

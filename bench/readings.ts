@@ -8,7 +8,8 @@ import { sql, type Kysely } from 'kysely'
 import { benchFarm, median, scratchEnv, startBenchApp } from './support.ts'
 import type { Scenario } from './scenario.ts'
 import type { DB } from '../src/db/schema.ts'
-import { sensorAnalytics, SERIES, sumUpRollups } from '../src/modules/readings/readings.repository.ts'
+import { sensorAnalytics, sumUpRollups } from '../src/modules/readings/readings.repository.ts'
+import { SERIES } from '../src/modules/readings/readings.series.ts'
 
 const MINUTE = 60_000
 const DAY = 86_400_000

@@ -17,13 +17,9 @@ import { packReadings } from '../src/jobs/packing.ts'
 import { scorePredictions } from '../src/jobs/predictions.ts'
 import { insertAnimal } from '../src/modules/animals/animals.repository.ts'
 import { ingest } from '../src/modules/readings/ingest.ts'
-import {
-  SERIES,
-  herdHourlySummaries,
-  hourlyRows,
-  readingRows,
-  sensorAnalytics,
-} from '../src/modules/readings/readings.repository.ts'
+import { hourlyRows, readingRows, sensorAnalytics } from '../src/modules/readings/readings.repository.ts'
+import { herdHourlySummaries } from '../src/modules/readings/readings.summaries.ts'
+import { SERIES } from '../src/modules/readings/readings.series.ts'
 import { HOUR_MS, LOOKBACK_HOURS, SUMMARY_THRESHOLDS } from '../src/modules/predictions/scorer.rules.ts'
 import { insertUser } from '../src/modules/users/users.repository.ts'
 import { BENCH_JWT_SECRET, median, scratchEnv } from './support.ts'

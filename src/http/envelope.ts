@@ -173,7 +173,7 @@ export function ok<T>(data: T, message?: string): SuccessBody<T> {
 
 /**
  * Sends `{"success":true,"data":[<items>],"timestamp":...}` where `items` are pieces of JSON array items
- * written by the database (readings.repository.ts jsonItems), to be joined with commas: the envelope ok()
+ * written by the database (readings.pages.ts jsonItems), to be joined with commas: the envelope ok()
  * gives, without decoding and re-encoding the rows. Sent piece by piece, never joined: a joined copy of a
  * large page per response drove the service's peak memory and its full collections (docs/performance.md).
  * The tag is hashed over the pieces; the socket encodes each as it writes it.

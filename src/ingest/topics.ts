@@ -1,7 +1,7 @@
 // The MQTT topics of the readings, livestock/v1/<user_id>/<registry>/<mac>/<segment> as their HTTP paths:
 // what the subscriber listens to and parses, and what the broker's ACL grants (broker.cli.ts).
 import { isMac } from '../modules/animals/animals.rules.ts'
-import type { ReadingKind } from '../modules/readings/readings.repository.ts'
+import type { ReadingKind } from '../modules/readings/readings.series.ts'
 import { isUid } from '../modules/users/users.rules.ts'
 
 export const DEFAULT_SHARE_GROUP = 'livestock-api'

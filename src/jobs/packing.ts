@@ -6,7 +6,8 @@
 import { sql, type Kysely } from 'kysely'
 import type { DB } from '../db/schema.ts'
 import type { App } from '../types.ts'
-import { SERIES, hourOf, packTag, type ReadingKind } from '../modules/readings/readings.repository.ts'
+import { packTag } from '../modules/readings/readings.repository.ts'
+import { SERIES, hourOf, type ReadingKind } from '../modules/readings/readings.series.ts'
 import { withSingleRunner } from './single-runner.ts'
 
 /** pg_try_advisory_lock key of this job (distinct from the other jobs' keys). */

@@ -12,7 +12,7 @@ import {
   lastScoredAt,
   type NewPrediction,
 } from '../modules/predictions/predictions.repository.ts'
-import { herdHourlySummaries } from '../modules/readings/readings.repository.ts'
+import { herdHourlySummaries } from '../modules/readings/readings.summaries.ts'
 import { recordDaysOf } from '../modules/records/records.repository.ts'
 import { births } from '../modules/records/births/births.ts'
 import { inseminations } from '../modules/records/inseminations/inseminations.ts'

@@ -5,7 +5,8 @@ import { sql, type Kysely } from 'kysely'
 import type { RetentionConfig } from '../config.ts'
 import type { DB } from '../db/schema.ts'
 import { prunePredictions } from '../modules/predictions/predictions.repository.ts'
-import { SERIES, pruneReadings, pruneRollups } from '../modules/readings/readings.repository.ts'
+import { pruneReadings, pruneRollups } from '../modules/readings/readings.repository.ts'
+import { SERIES } from '../modules/readings/readings.series.ts'
 import { retainedFrom } from '../modules/readings/readings.rules.ts'
 
 const DAY_MS = 86_400_000

@@ -12,7 +12,7 @@ import { insertAnimal } from '../../src/modules/animals/animals.repository.ts'
 import { ingest } from '../../src/modules/readings/ingest.ts'
 import { HOUR_MS, SUMMARY_THRESHOLDS, summarizeHours } from '../../src/modules/predictions/scorer.rules.ts'
 import { PREDICTIONS_LOCK, runScheduledPredictions, scorePredictions } from '../../src/jobs/predictions.ts'
-import { hourlySummaries } from '../../src/modules/readings/readings.repository.ts'
+import { hourlySummaries } from '../../src/modules/readings/readings.summaries.ts'
 import { withSingleRunner } from '../../src/jobs/single-runner.ts'
 
 let ctx: TestContext

@@ -9,7 +9,7 @@ import { bearer, createIntegrator, createUser, integratorToken, userToken } from
 import { ok } from '../../src/http/envelope.ts'
 import { packReadings } from '../../src/jobs/packing.ts'
 import { aggregateReadings } from '../../src/modules/readings/readings.aggregate.ts'
-import { SERIES } from '../../src/modules/readings/readings.repository.ts'
+import { SERIES } from '../../src/modules/readings/readings.series.ts'
 import { aggregateSpan, type AggregateInterval } from '../../src/modules/readings/readings.rules.ts'
 import { deviceFarm, nextDeviceMac } from '../litterguards/farm.ts'
 import { assertError, nextMac, readingsFarm } from './farm.ts'

@@ -2,7 +2,8 @@
 // compare the service's answers with these.
 import { sql, type Kysely } from 'kysely'
 import type { DB } from '../../src/db/schema.ts'
-import { SERIES, firstSensorReading, readingRows } from '../../src/modules/readings/readings.repository.ts'
+import { firstSensorReading, readingRows } from '../../src/modules/readings/readings.repository.ts'
+import { SERIES } from '../../src/modules/readings/readings.series.ts'
 import type { SensorAnalyticsBody } from '../../src/modules/readings/readings.schemas.ts'
 import { HOUR_MS, MOVING_THRESHOLD_G, VALID_TEMPERATURE } from '../../src/modules/predictions/scorer.rules.ts'
 import type { HourSummary } from '../../src/modules/readings/readings.rules.ts'

@@ -10,14 +10,9 @@ import { packReadings } from '../../src/jobs/packing.ts'
 import { BACKFILL_THRESHOLDS, backfill } from '../../src/db/migrations/0060_hourly_rollups.ts'
 import { backfill as backfillActivity } from '../../src/db/migrations/0065_litterguard_activity.ts'
 import { MOVING_THRESHOLD_G, TIME_RANGES, VALID_TEMPERATURE } from '../../src/modules/readings/readings.rules.ts'
-import {
-  SERIES,
-  herdHourlySummaries,
-  hourlySummaries,
-  readingRows,
-  summedUp,
-  type ReadingKind,
-} from '../../src/modules/readings/readings.repository.ts'
+import { readingRows, summedUp } from '../../src/modules/readings/readings.repository.ts'
+import { herdHourlySummaries, hourlySummaries } from '../../src/modules/readings/readings.summaries.ts'
+import { SERIES, type ReadingKind } from '../../src/modules/readings/readings.series.ts'
 import { SUMMARY_THRESHOLDS, summarizeHours } from '../../src/modules/predictions/scorer.rules.ts'
 import { assertClose } from '../support/assertions.ts'
 import { rawHourlySummaries, rawSensorAnalytics } from './raw.ts'

@@ -9,14 +9,8 @@ import type { FilterValue } from '../../http/list-params.ts'
 import type { ApiObject } from '../../resource/resource.ts'
 import { isMac, normalizeMac } from '../animals/animals.rules.ts'
 import type { DeviceRow } from '../readings/readings.schemas.ts'
-import {
-  SERIES,
-  hourlyRows,
-  newestReadings,
-  readingRows,
-  summedUp,
-  type Span,
-} from '../readings/readings.repository.ts'
+import { hourlyRows, newestReadings, readingRows, summedUp, type Span } from '../readings/readings.repository.ts'
+import { SERIES } from '../readings/readings.series.ts'
 import { LITTER_BUCKET } from '../readings/readings.rules.ts'
 import { litterguards } from './litterguards.resource.ts'
 import type { BucketStats, Window } from './litterguards.rules.ts'

@@ -11,7 +11,7 @@ import type { PageParams } from '../../db/paginate.ts'
 import type { App } from '../../types.ts'
 import { ingestOverHttp } from '../readings/ingest.ts'
 import { aggregateReadings } from '../readings/readings.aggregate.ts'
-import { SERIES } from '../readings/readings.repository.ts'
+import { SERIES } from '../readings/readings.series.ts'
 import { aggregateIsExpensive, aggregateSpan, type AggregateParams } from '../readings/readings.rules.ts'
 import {
   AGGREGATE_DESCRIPTION,

@@ -16,10 +16,12 @@ import type { EventRow } from '../events/events.repository.ts'
 import { deriveFromReadings } from '../events/reading-events.ts'
 import { currentStateUntil, retainedFrom, firstFutureRow, FUTURE_SKEW_MS } from './readings.rules.ts'
 import { DeviceIngestBody, LocationIngestBody, SensorIngestBody } from './readings.schemas.ts'
-import { SERIES, storeReadings, type IngestBatch, type IngestCounts, type ReadingKind } from './readings.repository.ts'
+import { storeReadings, type IngestBatch, type IngestCounts } from './readings.repository.ts'
+import { SERIES, type ReadingKind } from './readings.series.ts'
 import type { App } from '../../types.ts'
 
-export type { IngestBatch, ReadingKind } from './readings.repository.ts'
+export type { IngestBatch } from './readings.repository.ts'
+export type { ReadingKind } from './readings.series.ts'
 
 export type IngestOutcome =
   | { outcome: 'stored'; counts: IngestCounts }

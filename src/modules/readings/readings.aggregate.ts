@@ -2,7 +2,8 @@
 // per bucket by the database, from the hourly rollups where the buckets are whole hours, else from the readings.
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { DB } from '../../db/schema.ts'
-import { hourlyRows, magnitudeSql, readingRows, type Series, type Span } from './readings.repository.ts'
+import { hourlyRows, readingRows, type Span } from './readings.repository.ts'
+import { magnitudeSql, type Series } from './readings.series.ts'
 import { fromRollups, type AggregateSpan } from './readings.rules.ts'
 import type { AggregateBucketBody, AggregateSeriesBody } from './readings.schemas.ts'
 

@@ -2,7 +2,8 @@
 // embedded store.
 import { sql, type Kysely } from 'kysely'
 import type { DB } from '../../db/schema.ts'
-import { readingRows, SERIES, type Series, type TimeQuery } from './readings.repository.ts'
+import { readingRows, type TimeQuery } from './readings.repository.ts'
+import { SERIES, type Series } from './readings.series.ts'
 
 /** Readings per piece of a page's JSON: each piece stays below V8's large-object size (128 kB). */
 const ITEMS_PER_PIECE = 500

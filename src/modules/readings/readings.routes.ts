@@ -10,7 +10,8 @@ import { AnimalMacPath } from '../animals/animals.resource.ts'
 import { ingestOverHttp, type IngestBatch } from './ingest.ts'
 import { aggregateReadings } from './readings.aggregate.ts'
 import { aggregateIsExpensive, aggregateSpan, analyticsWindow, type AggregateParams } from './readings.rules.ts'
-import { SERIES, latestSensorData, sensorAnalytics, type TimeQuery } from './readings.repository.ts'
+import { latestSensorData, sensorAnalytics, type TimeQuery } from './readings.repository.ts'
+import { SERIES } from './readings.series.ts'
 import { readLocations, readSensorData } from './readings.pages.ts'
 import {
   AGGREGATE_DESCRIPTION,
