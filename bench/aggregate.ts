@@ -5,15 +5,12 @@
 // else the embedded store in memory). Figures: docs/performance.md.
 import assert from 'node:assert/strict'
 import { sql } from 'kysely'
-import { loadConfig } from '../src/config.ts'
-import { IN_MEMORY, openDatabase } from '../src/db/database.ts'
-import { migrateToLatest } from '../src/db/migrate.ts'
 import { packReadings } from '../src/jobs/packing.ts'
 import { aggregateReadings } from '../src/modules/readings/readings.aggregate.ts'
 import { storeReadings } from '../src/modules/readings/readings.repository.ts'
 import { SERIES } from '../src/modules/readings/readings.series.ts'
 import { aggregateSpan } from '../src/modules/readings/readings.rules.ts'
-import { alternatingMedians, scratchEnv } from './support.ts'
+import { alternatingMedians, openScratchStore } from './support.ts'
 
 const DAYS = Number(process.env.DAYS ?? 30)
 const ROUNDS = Number(process.env.ROUNDS ?? 15)
@@ -23,17 +20,10 @@ const uid = 'aggregate-bench-farm'
 const mac = 'BE:00:00:00:A6:01'
 const round = (v: number, d: number) => Math.round(v * 10 ** d) / 10 ** d
 
-const scratch = await scratchEnv()
-const config = loadConfig({
-  ...process.env,
-  ...scratch.env,
-  DATA_DIR: scratch.env.DATABASE_URL ? '' : IN_MEMORY,
-  JWT_SECRET: 'x'.repeat(32),
-})
-const database = await openDatabase(config)
+const store = await openScratchStore()
+const database = store.database
 const db = database.withoutTimeouts
 try {
-  await migrateToLatest(db)
   const end = Math.floor(Date.now() / DAY) * DAY
   const start = end - DAYS * DAY
   await sql`INSERT INTO users (uid, email, name) VALUES (${uid}, 'aggregate@bench.example', 'bench')`.execute(db)
@@ -69,7 +59,7 @@ try {
   const { baseline, measured } = await alternatingMedians(ROUNDS, timed(fromReadings), timed(fromRollups))
   console.log(
     JSON.stringify({
-      store: scratch.env.DATABASE_URL ? 'postgres' : 'embedded',
+      store: database.kind,
       readings: rows.length,
       buckets: raw.buckets.length,
       rounds: ROUNDS,
@@ -80,6 +70,5 @@ try {
     }),
   )
 } finally {
-  await database.close()
-  await scratch.drop()
+  await store.close()
 }

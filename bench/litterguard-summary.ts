@@ -7,9 +7,6 @@
 // bucket. `node bench/litterguard-summary.ts` (DATABASE_URL for PostgreSQL, in a scratch database; else the
 // embedded store in memory). DEVICES, DAYS, ROUNDS, PACK=1 (pack the closed hours first). Figures: docs/performance.md.
 import { sql } from 'kysely'
-import { loadConfig } from '../src/config.ts'
-import { IN_MEMORY, openDatabase } from '../src/db/database.ts'
-import { migrateToLatest } from '../src/db/migrate.ts'
 import { packReadings } from '../src/jobs/packing.ts'
 import {
   activityAggregates,
@@ -24,7 +21,7 @@ import {
   unusualActivity,
 } from '../src/modules/litterguards/litterguards.rules.ts'
 import { storeReadings } from '../src/modules/readings/readings.repository.ts'
-import { alternatingMedians, scratchEnv } from './support.ts'
+import { alternatingMedians, openScratchStore } from './support.ts'
 
 const DEVICES = Number(process.env.DEVICES ?? 50)
 const DAYS = Number(process.env.DAYS ?? 8)
@@ -33,17 +30,10 @@ const DAY = 86_400
 const uid = 'litter-summary-bench-farm'
 const round = (v: number, d: number) => Math.round(v * 10 ** d) / 10 ** d
 
-const scratch = await scratchEnv()
-const config = loadConfig({
-  ...process.env,
-  ...scratch.env,
-  DATA_DIR: scratch.env.DATABASE_URL ? '' : IN_MEMORY,
-  JWT_SECRET: 'x'.repeat(32),
-})
-const database = await openDatabase(config)
+const store = await openScratchStore()
+const database = store.database
 const db = database.withoutTimeouts
 try {
-  await migrateToLatest(db)
   // Now: 37 minutes 13 seconds into an hour, so the window and the baseline cut an hour and a bucket.
   const now = Math.floor(Date.now() / 3_600_000) * 3600 + 37 * 60 + 13
   const first = now - DAYS * DAY
@@ -124,7 +114,7 @@ try {
   const before = await alternatingMedians(ROUNDS, timed(previous), timed(summary))
   console.log(
     JSON.stringify({
-      store: scratch.env.DATABASE_URL ? 'postgres' : 'embedded',
+      store: database.kind,
       devices: DEVICES,
       readings: DEVICES * DAYS * 1440,
       packed: process.env.PACK === '1',
@@ -138,6 +128,5 @@ try {
     }),
   )
 } finally {
-  await database.close()
-  await scratch.drop()
+  await store.close()
 }

@@ -124,6 +124,29 @@ export async function scratchEnv(): Promise<{ env: Record<string, string>; drop:
   return { env: { DATABASE_URL: url.toString() }, drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) }
 }
 
+/**
+ * A migrated store for a bench script: a scratch database on DATABASE_URL's server (dropped by close), else the
+ * embedded store in memory. Its `database.withoutTimeouts` suits seeding and statements timed alone.
+ */
+export async function openScratchStore(): Promise<{ database: Database; close: () => Promise<void> }> {
+  const scratch = await scratchEnv()
+  const config = loadConfig({
+    ...process.env,
+    ...scratch.env,
+    DATA_DIR: scratch.env.DATABASE_URL ? '' : IN_MEMORY,
+    JWT_SECRET: 'x'.repeat(32),
+  })
+  const database = await openDatabase(config)
+  await migrateToLatest(database.withoutTimeouts)
+  return {
+    database,
+    close: async () => {
+      await database.close()
+      await scratch.drop()
+    },
+  }
+}
+
 export { loadGet } from './load-generator.ts'
 
 /**
