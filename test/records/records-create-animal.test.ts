@@ -3,34 +3,22 @@
 // reported at once. User-level creates: records-create-user.test.ts.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { createTestApp, type TestContext } from '../support/app.ts'
+import type { TestContext } from '../support/app.ts'
 import { assertError, assertInvalid } from '../support/assertions.ts'
 import { createUser } from '../support/fixtures.ts'
 import {
   ANIMAL_LEVEL,
   animalBodies,
   nextMac,
-  recordsFarm,
+  createFileFixture,
   without,
   type AnimalSegment,
   type Body,
   type RecordsFarm,
 } from './records-farm.ts'
 
-let ctx: TestContext
-let f: RecordsFarm
-/** Two of the farm's animals, and an animal of another farm. */
-let mac: string
-let otherMac: string
-let strangerMac: string
-
-before(async () => {
-  ctx = await createTestApp()
-  f = await recordsFarm(ctx)
-  mac = (await f.animal()).MAC
-  otherMac = (await f.animal()).MAC
-  strangerMac = (await (await recordsFarm(ctx)).animal()).MAC
-})
+let ctx: TestContext, f: RecordsFarm, mac: string, otherMac: string, strangerMac: string
+before(async () => ({ ctx, f, mac, otherMac, strangerMac } = await createFileFixture()))
 after(() => ctx.close())
 
 const REQUIRED_AT_ANIMAL_LEVEL: Record<AnimalSegment, string[]> = {

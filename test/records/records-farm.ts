@@ -1,7 +1,7 @@
 // A farm for the record tests: an owner with a user token, animals, and a valid create body for every
 // record collection at each level it is created at.
 import assert from 'node:assert/strict'
-import type { TestContext } from '../support/app.ts'
+import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createUser, userToken } from '../support/fixtures.ts'
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
@@ -132,4 +132,14 @@ export type RecordsFarm = Awaited<ReturnType<typeof recordsFarm>>
 /** The IDs of a list or array response, in order. */
 export function idsOf(envelope: { data: { ID: string }[] }): string[] {
   return envelope.data.map((r) => r.ID)
+}
+
+/** A create test file's app and farm: two of the farm's animals, and an animal of another farm. */
+export async function createFileFixture() {
+  const ctx = await createTestApp()
+  const f = await recordsFarm(ctx)
+  const mac = (await f.animal()).MAC
+  const otherMac = (await f.animal()).MAC
+  const strangerMac = (await (await recordsFarm(ctx)).animal()).MAC
+  return { ctx, f, mac, otherMac, strangerMac }
 }
