@@ -194,6 +194,20 @@ export function okMessage(message: string): MessageBody {
   return { success: true, message, timestamp: isoTimestamp() }
 }
 
+/** The answer to a list request: the page of rows a repository found (`query` asked for), as the API shows them. */
+export function pageOf<Row, T>(
+  found: { rows: Row[]; total: number },
+  query: { page: number; limit: number },
+  toApi: (row: Row) => T,
+): PageBody<T> {
+  return page(
+    found.rows.map((row) => toApi(row)),
+    query.page,
+    query.limit,
+    found.total,
+  )
+}
+
 export function page<T>(data: T[], pageNumber: number, limit: number, total: number): PageBody<T> {
   return {
     success: true,

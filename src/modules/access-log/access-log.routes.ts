@@ -4,7 +4,7 @@ import type { App } from '../../types.ts'
 import Type from 'typebox'
 import { callerOf, userCallerOf } from '../../auth/caller.ts'
 import { defineModule } from '../../http/api-module.ts'
-import { Envelope, PageEnvelope, ok, page } from '../../http/envelope.ts'
+import { Envelope, PageEnvelope, ok, pageOf } from '../../http/envelope.ts'
 import { validationFailed } from '../../http/errors.ts'
 import { listQueryOptions, listQueryProperties, parseFilters, type ListFields } from '../../http/list-params.ts'
 import { Count, DateTime, EXAMPLE, Integer } from '../../http/schema-types.ts'
@@ -195,7 +195,7 @@ async function accessLogRoutes(app: App) {
       config: { access: 'self' },
     },
     async (req) => {
-      const { page: pageNumber, limit, sortBy, sortOrder, from, to } = req.query
+      const { from, to } = req.query
       const bounds = {
         from: from === undefined ? undefined : new Date(from),
         to: to === undefined ? undefined : new Date(to),
@@ -203,14 +203,8 @@ async function accessLogRoutes(app: App) {
       if (bounds.from && bounds.to && bounds.from > bounds.to)
         throw validationFailed([{ field: 'query:from', message: 'must not be after to' }])
       const filters = parseFilters(req.query, ACCESS_LOG_FIELDS)
-      const { rows, total } = await listAccountAccessLog(
-        db,
-        userCallerOf(req).user.uid,
-        { page: pageNumber, limit, sortBy, sortOrder },
-        filters,
-        bounds,
-      )
-      return page(rows.map(toUsageRecord), pageNumber, limit, total)
+      const found = await listAccountAccessLog(db, userCallerOf(req).user.uid, req.query, filters, bounds)
+      return pageOf(found, req.query, toUsageRecord)
     },
   )
 

@@ -2,7 +2,7 @@
 import Type from 'typebox'
 import { defineModule } from '../../http/api-module.ts'
 import type { App } from '../../types.ts'
-import { Envelope, MessageEnvelope, PageEnvelope, ok, okMessage, page } from '../../http/envelope.ts'
+import { Envelope, MessageEnvelope, PageEnvelope, ok, okMessage, pageOf } from '../../http/envelope.ts'
 import { ApiError, conflict, notFound, orNotFound } from '../../http/errors.ts'
 import { parseFilters } from '../../http/list-params.ts'
 import { createIdSource } from '../../db/ids.ts'
@@ -74,19 +74,12 @@ async function animalRoutes(app: App) {
     },
     async (req) => {
       const filters = parseFilters(req.query, animals.filterFields)
-      const { page: pageNumber, limit, sortBy, sortOrder, cycleState } = req.query
+      const { cycleState } = req.query
       const onlyIds =
         cycleState === undefined
           ? undefined
           : await femaleIdsInState(db, req.params.userId, cycleState, dayOfInstant(app.clock()))
-      const { rows, total } = await listAnimals(
-        db,
-        req.params.userId,
-        { page: pageNumber, limit, sortBy, sortOrder },
-        filters,
-        onlyIds,
-      )
-      return page(rows.map(toApiAnimal), pageNumber, limit, total)
+      return pageOf(await listAnimals(db, req.params.userId, req.query, filters, onlyIds), req.query, toApiAnimal)
     },
   )
 

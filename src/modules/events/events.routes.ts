@@ -5,7 +5,7 @@
 import Type from 'typebox'
 import { callerOf, type Caller } from '../../auth/caller.ts'
 import { defineModule } from '../../http/api-module.ts'
-import { Envelope, PageEnvelope, ok, page } from '../../http/envelope.ts'
+import { Envelope, PageEnvelope, ok, pageOf } from '../../http/envelope.ts'
 import { conflict, notFound, validationFailed, type FieldProblem } from '../../http/errors.ts'
 import { parseFilters } from '../../http/list-params.ts'
 import type { PageParams } from '../../db/paginate.ts'
@@ -91,8 +91,8 @@ async function eventRoutes(app: App) {
   /** A page of the feed; with `after` (the sync cursor), the first page of the events created after it. */
   async function eventsPage(criteria: EventCriteria, query: PageParams & Record<string, unknown>) {
     const filters = parseFilters(query, events.filterFields)
-    const { rows, total } = await listEvents(db, criteria, query, filters)
-    return page(rows.map(toApi), criteria.after === undefined ? query.page : 1, query.limit, total)
+    const found = await listEvents(db, criteria, query, filters)
+    return pageOf(found, { page: criteria.after === undefined ? query.page : 1, limit: query.limit }, toApi)
   }
   // Streams end at shutdown, so that closing the server does not wait for their clients.
   const openStreams = new Set<() => void>()

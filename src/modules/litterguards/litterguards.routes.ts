@@ -4,7 +4,7 @@
 import Type from 'typebox'
 import { defineModule } from '../../http/api-module.ts'
 import { created } from '../../http/created.ts'
-import { Envelope, MessageEnvelope, PageEnvelope, ok, okMessage, page } from '../../http/envelope.ts'
+import { Envelope, MessageEnvelope, PageEnvelope, ok, okMessage, pageOf } from '../../http/envelope.ts'
 import { conflict, notFound, orNotFound, validationFailed } from '../../http/errors.ts'
 import { parseFilters, type FilterValue } from '../../http/list-params.ts'
 import type { PageParams } from '../../db/paginate.ts'
@@ -111,10 +111,9 @@ async function litterguardRoutes(app: App) {
     query: PageParams & LitterguardCriteria,
     filters: Record<string, FilterValue>,
   ) {
-    const { page: pageNumber, limit, sortBy, sortOrder, active, mac, name } = query
-    const params = { page: pageNumber, limit, sortBy, sortOrder }
-    const { rows, total } = await listLitterguards(db, uid, since(), params, filters, { active, mac, name })
-    return page(rows.map(toApiLitterguard), pageNumber, limit, total)
+    const { active, mac, name } = query
+    const found = await listLitterguards(db, uid, since(), query, filters, { active, mac, name })
+    return pageOf(found, query, toApiLitterguard)
   }
 
   app.get(

@@ -6,7 +6,7 @@ import type { Limits } from '../../config.ts'
 import { createIdSource } from '../../db/ids.ts'
 import { defineModule, type ApiModule } from '../../http/api-module.ts'
 import { created } from '../../http/created.ts'
-import { Envelope, MessageEnvelope, PageEnvelope, ok, page } from '../../http/envelope.ts'
+import { Envelope, MessageEnvelope, PageEnvelope, ok, pageOf } from '../../http/envelope.ts'
 import { validationFailed } from '../../http/errors.ts'
 import { listQueryOptions, listQueryProperties, parseFilters } from '../../http/list-params.ts'
 import { MAX_PATH_SEGMENT } from '../../http/route-policy.ts'
@@ -171,11 +171,8 @@ async function recordsPage(
     if (typeof value === 'string' || typeof value === 'boolean') matches[fieldName] = value
   }
   const filters = parseFilters(query, collection.resource.filterFields)
-  const { rows, total } = await listRecords(db, collection, scope, query, filters, {
-    archived: view.archived,
-    matches,
-  })
-  return page(rows.map(writes.toApi), query.page, query.limit, total)
+  const found = await listRecords(db, collection, scope, query, filters, { archived: view.archived, matches })
+  return pageOf(found, query, writes.toApi)
 }
 
 /** GET /users/:userId/<segment> and GET /users/:userId/animals/:animalMac/<segment> */

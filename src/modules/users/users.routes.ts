@@ -5,12 +5,11 @@ import Type from 'typebox'
 import { callerOf } from '../../auth/caller.ts'
 import { defineModule } from '../../http/api-module.ts'
 import { created } from '../../http/created.ts'
-import { Envelope, MessageEnvelope, PageEnvelope, ok, okMessage, page } from '../../http/envelope.ts'
+import { Envelope, MessageEnvelope, PageEnvelope, ok, okMessage, pageOf } from '../../http/envelope.ts'
 import { conflict, forbidden, notFound, orNotFound, serviceUnavailable, validationFailed } from '../../http/errors.ts'
 import { createMailer } from '../../mail.ts'
 import { EMAIL_CHANGE_DESCRIPTION, EMAIL_CHANGE_PENDING, NO_MAIL_SERVER, requestEmailChange } from './email-change.ts'
 import { parseFilters } from '../../http/list-params.ts'
-import type { Page } from '../../db/paginate.ts'
 import { hashPassword } from './passwords.ts'
 import {
   MAX_PUSH_TOKENS,
@@ -65,15 +64,6 @@ const PendingEmailChange = Envelope(
   'The account as stored now; the new e-mail address waits for confirmation from it',
   EMAIL_CHANGE_PENDING,
 )
-
-/** A page of users: the account fields only (a single user's view adds its push tokens and integrators). */
-const usersPage = ({ rows, total }: Page<UserRow>, pageNumber: number, limit: number) =>
-  page(
-    rows.map((r) => toApiUser(r)),
-    pageNumber,
-    limit,
-    total,
-  )
 
 /** The answers of PUT and PATCH /users/:userId. */
 const ProfileChanged = {
@@ -162,13 +152,9 @@ async function userRoutes(app: App) {
       config: { access: 'admin' },
     },
     async (req) => {
-      const { page: pageNumber, limit, sortBy, sortOrder } = req.query
-      const found = await listUsers(
-        db,
-        { page: pageNumber, limit, sortBy, sortOrder },
-        parseFilters(req.query, users.filterFields),
-      )
-      return usersPage(found, pageNumber, limit)
+      // List items carry the account fields only (a single user's view adds its push tokens and integrators).
+      const found = await listUsers(db, req.query, parseFilters(req.query, users.filterFields))
+      return pageOf(found, req.query, (row) => toApiUser(row))
     },
   )
 
@@ -188,13 +174,9 @@ async function userRoutes(app: App) {
       config: { access: 'bdUser' },
     },
     async (req) => {
-      const { page: pageNumber, limit, sortBy, sortOrder, email, name, flagged, inactive, language } = req.query
-      const found = await searchUsers(
-        db,
-        { email, name, flagged, inactive, language },
-        { page: pageNumber, limit, sortBy, sortOrder },
-      )
-      return usersPage(found, pageNumber, limit)
+      const { email, name, flagged, inactive, language } = req.query
+      const found = await searchUsers(db, { email, name, flagged, inactive, language }, req.query)
+      return pageOf(found, req.query, (row) => toApiUser(row))
     },
   )
 
