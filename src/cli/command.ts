@@ -63,6 +63,24 @@ export function booleanOption(values: CliValues, name: string): boolean | undefi
   throw new UsageError(`--${name} takes true or false`)
 }
 
+/** A `--name true|false` option (read with booleanOption). */
+export function trueOrFalse(description: string): CliOption {
+  return { type: 'string', value: 'true|false', description }
+}
+
+/** The true|false options that were given, each under the name `names` maps it to (a column to change). */
+export function givenBooleans<Name extends string>(
+  values: CliValues,
+  names: Record<string, Name>,
+): Partial<Record<Name, boolean>> {
+  const given: Partial<Record<Name, boolean>> = {}
+  for (const [option, name] of Object.entries(names)) {
+    const value = booleanOption(values, option)
+    if (value !== undefined) given[name] = value
+  }
+  return given
+}
+
 /** A whole-number option within bounds, or the fallback when absent. */
 export function intOption(values: CliValues, name: string, fallback: number, min: number, max: number): number {
   const raw = values[name]

@@ -1,14 +1,7 @@
 // Operator commands for integrators and account links.
 import type { Kysely } from 'kysely'
-import {
-  UsageError,
-  booleanOption,
-  optionalString,
-  requireString,
-  type CliContext,
-  type CliValues,
-  type Command,
-} from './command.ts'
+import { UsageError, booleanOption, givenBooleans, optionalString, requireString, trueOrFalse } from './command.ts'
+import type { CliContext, CliValues, Command } from './command.ts'
 import type { DB } from '../db/schema.ts'
 import { checkedEmail, checkedUid } from './account-options.ts'
 import { findUserByUid } from '../modules/users/users.repository.ts'
@@ -68,22 +61,10 @@ const integratorCommand: Command = {
     name: { type: 'string', value: 'N', description: "the integrator's name, e.g. its product" },
     email: { type: 'string', value: 'E', description: 'its contact address' },
     tier: { type: 'string', value: 'T', description: `its tier: ${TIER_NAMES}` },
-    'can-read': { type: 'string', value: 'true|false', description: 'may read linked accounts (default true)' },
-    'can-write': {
-      type: 'string',
-      value: 'true|false',
-      description: 'may create and change records of linked accounts (default false)',
-    },
-    'can-delete': {
-      type: 'string',
-      value: 'true|false',
-      description: 'may delete records of linked accounts (default false)',
-    },
-    active: {
-      type: 'string',
-      value: 'true|false',
-      description: 'false cuts its access at once and revokes its refresh tokens',
-    },
+    'can-read': trueOrFalse('may read linked accounts (default true)'),
+    'can-write': trueOrFalse('may create and change records of linked accounts (default false)'),
+    'can-delete': trueOrFalse('may delete records of linked accounts (default false)'),
+    active: trueOrFalse('false cuts its access at once and revokes its refresh tokens'),
     'no-secret': {
       type: 'boolean',
       description: "create it without a client secret (the spec's bare flow; see create below)",
@@ -142,17 +123,17 @@ const integratorCommand: Command = {
         throw new UsageError('--rotate-secret and --clear-secret exclude each other')
       const email = checkedEmail(optionalString(values, 'email'))
       const secret = values['rotate-secret'] ? generateClientSecret() : undefined
-      const active = booleanOption(values, 'active')
+      const flags = givenBooleans(values, {
+        active: 'is_active',
+        'can-read': 'can_read',
+        'can-write': 'can_write',
+        'can-delete': 'can_delete',
+      })
       const changes = {
         ...(optionalString(values, 'name') !== undefined ? { name: optionalString(values, 'name') } : {}),
         ...(email !== undefined ? { email } : {}),
         ...(typeof values.tier === 'string' ? { tier: tierOf(values.tier) } : {}),
-        ...(active !== undefined ? { is_active: active } : {}),
-        ...(booleanOption(values, 'can-read') !== undefined ? { can_read: booleanOption(values, 'can-read') } : {}),
-        ...(booleanOption(values, 'can-write') !== undefined ? { can_write: booleanOption(values, 'can-write') } : {}),
-        ...(booleanOption(values, 'can-delete') !== undefined
-          ? { can_delete: booleanOption(values, 'can-delete') }
-          : {}),
+        ...flags,
         ...(secret ? { client_secret_hash: hashClientSecret(secret) } : {}),
         ...(values['clear-secret'] ? { client_secret_hash: null } : {}),
       }
@@ -160,7 +141,8 @@ const integratorCommand: Command = {
       await ctx.withDatabase(async ({ db }) => {
         await requireIntegrator(db, uid)
         const row = await updateIntegrator(db, uid, changes)
-        if (active === false) await revokeSubjectFamilies(db, 'integrator', uid, Date.now(), 'integrator deactivated')
+        if (flags.is_active === false)
+          await revokeSubjectFamilies(db, 'integrator', uid, Date.now(), 'integrator deactivated')
         ctx.out(toOutput(row!, secret))
       })
       return

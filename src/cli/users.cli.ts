@@ -1,13 +1,6 @@
 // Operator commands for user accounts.
-import {
-  UsageError,
-  booleanOption,
-  optionalString,
-  requireString,
-  type CliContext,
-  type CliValues,
-  type Command,
-} from './command.ts'
+import { UsageError, booleanOption, givenBooleans, optionalString, requireString, trueOrFalse } from './command.ts'
+import type { CliContext, CliValues, Command } from './command.ts'
 import { revokeSubjectFamilies } from '../auth/token-store.ts'
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword } from '../modules/users/passwords.ts'
 import {
@@ -58,13 +51,9 @@ export const userCommands: Command[] = [
         description: 'the password (visible in the process list: prefer --password-stdin)',
       },
       'password-stdin': { type: 'boolean', description: 'read the password from standard input' },
-      bduser: { type: 'string', value: 'true|false', description: 'the BDUser flag' },
-      admin: { type: 'string', value: 'true|false', description: 'the Admin flag' },
-      inactive: {
-        type: 'string',
-        value: 'true|false',
-        description: 'true locks the user out at once and revokes every token; false lets them in again',
-      },
+      bduser: trueOrFalse('the BDUser flag'),
+      admin: trueOrFalse('the Admin flag'),
+      inactive: trueOrFalse('true locks the user out at once and revokes every token; false lets them in again'),
       language: { type: 'string', value: 'L', description: 'preferred language, e.g. da or en' },
       phone: { type: 'string', value: 'P', description: 'phone number' },
     },
@@ -119,9 +108,7 @@ export const userCommands: Command[] = [
         const email = checkedEmail(optionalString(values, 'email'))
         const changes = {
           ...(email !== undefined ? { email } : {}),
-          ...(booleanOption(values, 'bduser') !== undefined ? { bd_user: booleanOption(values, 'bduser') } : {}),
-          ...(booleanOption(values, 'admin') !== undefined ? { admin: booleanOption(values, 'admin') } : {}),
-          ...(booleanOption(values, 'inactive') !== undefined ? { inactive: booleanOption(values, 'inactive') } : {}),
+          ...givenBooleans(values, { bduser: 'bd_user', admin: 'admin', inactive: 'inactive' }),
         }
         if (Object.keys(changes).length === 0)
           throw new UsageError('Nothing to update: name --email, --bduser, --admin or --inactive')
