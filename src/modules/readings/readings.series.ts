@@ -142,14 +142,19 @@ const LOCATION_ROLLUP: Rollup = {
   },
 }
 
+/** The columns of a temperature and acceleration reading and how they pack: ear tags' and litter devices' alike. */
+const SENSOR_COLUMNS: Pick<Series, 'columns' | 'packing'> = {
+  columns: { c: 'float8', x: 'float8', y: 'float8', z: 'float8' },
+  packing: { c: { scale: 100 }, x: { scale: 1000 }, y: { scale: 1000 }, z: { scale: 1000 } },
+}
+
 export const SERIES: Record<ReadingKind, Series> = {
   sensordata: {
     table: 'animal_sensor_readings',
     packed: 'animal_sensor_packed',
     owner: 'animals',
     msPerT: 1,
-    columns: { c: 'float8', x: 'float8', y: 'float8', z: 'float8' },
-    packing: { c: { scale: 100 }, x: { scale: 1000 }, y: { scale: 1000 }, z: { scale: 1000 } },
+    ...SENSOR_COLUMNS,
     rollup: sensorRollup('animal_sensor_hourly'),
     updateOwnerLatest: (uid, mac, until) => sql`
       UPDATE animals a SET current_temperature = r.c, t = r.t, last_sensor_t = r.t, updated_at = now()
@@ -174,8 +179,7 @@ export const SERIES: Record<ReadingKind, Series> = {
     packed: 'litterguard_packed',
     owner: 'litterguards',
     msPerT: 1000,
-    columns: { c: 'float8', x: 'float8', y: 'float8', z: 'float8' },
-    packing: { c: { scale: 100 }, x: { scale: 1000 }, y: { scale: 1000 }, z: { scale: 1000 } },
+    ...SENSOR_COLUMNS,
     rollup: sensorRollup('litterguard_hourly', LITTER_ACTIVITY),
     updateOwnerLatest: (uid, mac, until) => sql`
       UPDATE litterguards d SET last_seen = r.t, current_temperature = r.c, updated_at = now()
