@@ -2,110 +2,35 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
-  addDays,
-  daysBetween,
-  dueItems,
-  farrowingDueDate,
-  opensOn,
-  pregnancyCheckDueDate,
-  serviceDueDate,
-  type SowRecords,
-} from '../../src/modules/events/due-dates.rules.ts'
-import { alarmStep, bandOf, isSilent, nextBand } from '../../src/modules/events/events.rules.ts'
+  alarmStep,
+  bandOf,
+  dueEventDay,
+  dueEventOpensOn,
+  isSilent,
+  nextBand,
+} from '../../src/modules/events/events.rules.ts'
 import { inQuietHours, ranksToNotify, ruleProblems, withDefaults } from '../../src/modules/events/alert-rules.rules.ts'
+import { CYCLE, dayOf } from '../../src/modules/cycle/cycle.rules.ts'
 
-const SETTINGS = { gestationDays: 115, pregnancyCheckDays: 28, weanedNotServedDays: 7, farrowingLeadDays: 0 }
-const none = (): SowRecords => ({ services: [], births: [], pregnancyChecks: [], returnsToEstrus: [], weanings: [] })
-
-describe('due dates', () => {
-  it('adds days across months, years and leap days', () => {
-    assert.equal(addDays('2026-07-11', 115), '2026-11-03')
-    assert.equal(farrowingDueDate('2026-07-11'), '2026-11-03')
-    assert.equal(farrowingDueDate('2026-07-11', 116), '2026-11-04')
-    assert.equal(addDays('2027-12-20', 15), '2028-01-04')
-    assert.equal(addDays('2028-02-28', 1), '2028-02-29')
-    assert.equal(addDays('2026-03-01', -1), '2026-02-28')
-    assert.equal(pregnancyCheckDueDate('2026-07-11'), '2026-08-08')
-    assert.equal(serviceDueDate('2026-11-30'), '2026-12-07')
-    assert.equal(daysBetween('2026-07-11', '2026-11-03'), 115)
-    assert.equal(daysBetween('2026-11-03', '2026-07-11'), -115)
-  })
-
-  it('makes a service due for a check and a farrowing, settled by a check, a birth, a return or a later service', () => {
-    const sow = { ...none(), services: [{ id: 1, day: '2026-07-11' }] }
-    const items = dueItems(sow, SETTINGS)
-    assert.deepEqual(
-      items.map((i) => [i.kind, i.dueDay, i.settledBy]),
-      [
-        ['farrowing-due', '2026-11-03', undefined],
-        ['pregnancy-check-due', '2026-08-08', undefined],
-      ],
-    )
-    const checked = dueItems({ ...sow, pregnancyChecks: [{ id: 2, day: '2026-08-06', result: 'pregnant' }] }, SETTINGS)
-    assert.equal(checked[1]!.settledBy?.record, 'pregnancy-check')
-    assert.equal(checked[0]!.settledBy, undefined, 'a positive check leaves the farrowing due')
-    const open = dueItems({ ...sow, pregnancyChecks: [{ id: 2, day: '2026-08-06', result: 'open' }] }, SETTINGS)
-    assert.equal(open[0]!.settledBy?.record, 'pregnancy-check')
-    const born = dueItems({ ...sow, births: [{ id: 3, day: '2026-11-02' }] }, SETTINGS)
-    assert.deepEqual(born[0]!.settledBy, { record: 'birth', id: 3, day: '2026-11-02' })
-    const returned = dueItems({ ...sow, returnsToEstrus: [{ id: 4, day: '2026-08-01' }] }, SETTINGS)
-    assert.equal(returned[0]!.settledBy?.record, 'return-to-estrus')
-    const reserved = dueItems({ ...sow, services: [...sow.services, { id: 5, day: '2026-08-02' }] }, SETTINGS)
-    assert.equal(reserved[0]!.settledBy?.record, 'insemination')
-    assert.equal(reserved[2]!.settledBy, undefined, 'the later service is due in its turn')
-  })
-
-  it('treats a second service of the same day as the one that counts', () => {
-    const items = dueItems(
-      {
-        ...none(),
-        services: [
-          { id: 10, day: '2026-07-11' },
-          { id: 11, day: '2026-07-11' },
-        ],
-      },
-      SETTINGS,
-    )
-    assert.deepEqual(
-      items.filter((i) => !i.settledBy).map((i) => [i.kind, i.causeId]),
-      [
-        ['farrowing-due', 11],
-        ['pregnancy-check-due', 11],
-      ],
-    )
-  })
-
-  it('makes a weaned sow due for service, settled by a service on or after the weaning', () => {
-    const sow = { ...none(), weanings: [{ id: 1, day: '2026-11-30' }] }
-    assert.equal(dueItems(sow, SETTINGS)[0]!.dueDay, '2026-12-07')
-    assert.equal(
-      dueItems({ ...sow, services: [{ id: 2, day: '2026-12-05' }] }, SETTINGS).find(
-        (i) => i.kind === 'weaned-not-served',
-      )!.settledBy?.id,
-      2,
-    )
-    assert.equal(
-      dueItems({ ...sow, services: [{ id: 2, day: '2026-06-05' }] }, SETTINGS).find(
-        (i) => i.kind === 'weaned-not-served',
-      )!.settledBy,
-      undefined,
-    )
-  })
-
+// What is due, and what settles it, are the sow cycle's rules (test/herd/cycle-rules.test.ts, "due items").
+describe('due events', () => {
   it('moves the farrowing event earlier by the lead days, and opens an item from its day for 21 days', () => {
-    const items = dueItems(
-      { ...none(), services: [{ id: 1, day: '2026-07-11' }] },
-      { ...SETTINGS, farrowingLeadDays: 2 },
-    )
-    const farrowing = items[0]!
-    assert.equal(farrowing.dueDay, '2026-11-01')
-    assert.equal(opensOn(farrowing, '2026-10-31'), false)
-    assert.equal(opensOn(farrowing, '2026-11-01'), true)
-    assert.equal(opensOn(farrowing, '2026-11-22'), true)
-    assert.equal(opensOn(farrowing, '2026-11-23'), false)
-    assert.equal(
-      opensOn({ ...farrowing, settledBy: { record: 'birth', id: 2, day: '2026-11-01' } }, '2026-11-02'),
-      false,
+    const d = (date: string) => dayOf(date)!
+    const farrowing = { kind: 'farrowing' as const, dueDate: d('2026-11-03') }
+    const day = dueEventDay(farrowing, 2)
+    assert.equal(day, d('2026-11-01'))
+    assert.equal(dueEventDay({ kind: 'pregnancyCheck', dueDate: d('2026-08-08') }, 2), d('2026-08-08'))
+    assert.equal(dueEventOpensOn(day, d('2026-10-31')), false)
+    assert.equal(dueEventOpensOn(day, d('2026-11-01')), true)
+    assert.equal(dueEventOpensOn(day, d('2026-11-22')), true)
+    assert.equal(dueEventOpensOn(day, d('2026-11-23')), false)
+  })
+
+  it("takes the alert rules' default cycle figures from the cycle rules", () => {
+    const t = withDefaults(undefined).thresholds
+    assert.deepEqual(
+      [t.gestationDays, t.pregnancyCheckDays, t.weanedNotServedDays],
+      [CYCLE.gestationDays, CYCLE.pregnancyCheckFromDays, CYCLE.weanedNotServedDays],
     )
   })
 })

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { deriveScheduledEvents } from '../../src/jobs/events.ts'
 import { withDefaults } from '../../src/modules/events/alert-rules.rules.ts'
-import { dayOf, addDays } from '../../src/modules/events/due-dates.rules.ts'
+import { dateOf, dayOf as dayOfDate, dayOfInstant } from '../../src/modules/cycle/cycle.rules.ts'
 import { derivePredictionEvents } from '../../src/modules/events/prediction-events.ts'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { eventsFarm, nextMac } from './farm.ts'
@@ -13,6 +13,10 @@ before(async () => {
   ctx = await createTestApp()
 })
 after(() => ctx.close())
+
+/** YYYY-MM-DD of an instant, and the date `days` after a date. */
+const dayOf = (ms: number) => dateOf(dayOfInstant(ms))
+const addDays = (date: string, days: number) => dateOf(dayOfDate(date)! + days)
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE

@@ -5,10 +5,12 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
   CYCLE,
+  cycleSettingsOf,
   cycleState,
   dateOf,
   dayOf,
   dueEntries,
+  dueItems,
   expectedFarrowingOf,
   pregnancyCheckDueOf,
   returnWindowOf,
@@ -47,6 +49,9 @@ describe('cycle state', () => {
       service: undefined,
       expectedFarrowing: undefined,
       parity: 0,
+      serviceId: undefined,
+      checkPending: false,
+      weaningId: undefined,
     })
     assert.equal(at([], TODAY, TODAY - 40).days, 40)
   })
@@ -126,7 +131,10 @@ describe('cycle state', () => {
 
 describe('due lists', () => {
   const lists = (events: CycleEvent[], today = TODAY, weanedDays?: number) =>
-    dueEntries(at(events, today), today, weanedDays).map((e) => [e.list, e.daysFromDue])
+    dueEntries(at(events, today), today, cycleSettingsOf({ weanedNotServedDays: weanedDays })).map((e) => [
+      e.list,
+      e.daysFromDue,
+    ])
 
   it('lists a sow due to farrow within the week or overdue by up to 14 days', () => {
     const service = (ahead: number) => [{ kind: 'service', day: TODAY + ahead - 115 } as CycleEvent]
@@ -157,5 +165,104 @@ describe('due lists', () => {
     assert.deepEqual(lists(weaned, TODAY, 8), [])
     assert.deepEqual(lists([...weaned, { kind: 'service', day: TODAY - 1 }]), [])
     assert.equal(CYCLE.weanedNotServedDays, 7)
+  })
+})
+
+describe('due items (the due lists and the due events both read them)', () => {
+  const d2 = (date: string) => d(date)
+  const items = (events: CycleEvent[], today = TODAY, settings = CYCLE) =>
+    dueItems(cycleState(events, today, undefined, settings), settings).map((i) => [
+      i.kind,
+      dateOf(i.dueDate),
+      i.causeId,
+    ])
+  const service = (id: number, date: string): CycleEvent => ({ kind: 'service', day: d2(date), id })
+
+  it('adds days across months, years and leap days', () => {
+    assert.equal(dateOf(expectedFarrowingOf(d2('2026-07-11'))), '2026-11-03')
+    assert.equal(dateOf(expectedFarrowingOf(d2('2026-07-11'), cycleSettingsOf({ gestationDays: 116 }))), '2026-11-04')
+    assert.equal(dateOf(d2('2027-12-20') + 15), '2028-01-04')
+    assert.equal(dateOf(d2('2028-02-28') + 1), '2028-02-29')
+    assert.equal(dateOf(d2('2026-03-01') - 1), '2026-02-28')
+    assert.equal(dateOf(pregnancyCheckDueOf(d2('2026-07-11'))), '2026-08-08')
+    assert.equal(dateOf(weanedNotServedDueOf(d2('2026-11-30'))), '2026-12-07')
+  })
+
+  it("takes the farm's figures over the defaults; the check's window keeps its length", () => {
+    assert.deepEqual(cycleSettingsOf({}), CYCLE)
+    const farm = cycleSettingsOf({ gestationDays: 117, pregnancyCheckDays: 35, weanedNotServedDays: 5 })
+    assert.deepEqual(
+      [farm.gestationDays, farm.pregnancyCheckFromDays, farm.pregnancyCheckToDays, farm.weanedNotServedDays],
+      [117, 35, 49, 5],
+    )
+    assert.equal(farm.sameHeatDays, CYCLE.sameHeatDays)
+  })
+
+  it('makes a service due for a check and a farrowing, settled by a check, a birth, a return, a new mating or a cull', () => {
+    const today = d2('2026-09-01')
+    const sow = [service(1, '2026-07-11')]
+    assert.deepEqual(items(sow, today), [
+      ['farrowing', '2026-11-03', 1],
+      ['pregnancyCheck', '2026-08-08', 1],
+    ])
+    const check = (result: 'pregnant' | 'open' | 'recheck'): CycleEvent => ({
+      kind: 'check',
+      day: d2('2026-08-06'),
+      result,
+      id: 2,
+    })
+    assert.deepEqual(items([...sow, check('pregnant')], today), [['farrowing', '2026-11-03', 1]])
+    assert.deepEqual(items([...sow, check('open')], today), [], 'an open check settles both')
+    assert.deepEqual(items([...sow, check('recheck')], today), items(sow, today), 'a recheck settles nothing')
+    assert.deepEqual(items([...sow, { kind: 'return', day: d2('2026-08-01'), id: 4 }], today), [])
+    assert.deepEqual(items([...sow, { kind: 'cull', day: d2('2026-08-20'), id: 6 }], today), [])
+    const born: CycleEvent = { kind: 'farrowing', day: d2('2026-11-02'), bornAlive: 12, stillborn: 0, id: 3 }
+    assert.deepEqual(items([...sow, born], d2('2026-11-05')), [])
+    // A later service (past the same heat) is a new mating, due in its turn.
+    assert.deepEqual(items([...sow, service(5, '2026-08-02')], today), [
+      ['farrowing', '2026-11-25', 5],
+      ['pregnancyCheck', '2026-08-30', 5],
+    ])
+  })
+
+  it("keeps a heat's first service as the mating that is due, whatever the repeats", () => {
+    const repeats = [service(10, '2026-07-11'), service(11, '2026-07-11'), service(12, '2026-07-13')]
+    assert.deepEqual(items(repeats, d2('2026-09-01')), [
+      ['farrowing', '2026-11-03', 10],
+      ['pregnancyCheck', '2026-08-08', 10],
+    ])
+  })
+
+  it('keeps the check due while no check has settled it, also once she is due to farrow', () => {
+    const late = items([service(1, '2026-07-11')], d2('2026-10-30'))
+    assert.deepEqual(late, [
+      ['farrowing', '2026-11-03', 1],
+      ['pregnancyCheck', '2026-08-08', 1],
+    ])
+  })
+
+  it('makes a weaned sow due for service, settled by a service after the weaning; a split weaning keeps the first', () => {
+    const weaning = (id: number, date: string): CycleEvent => ({
+      kind: 'weaning',
+      day: d2(date),
+      weaned: 6,
+      fosterIn: 0,
+      fosterOut: 0,
+      id,
+    })
+    const today = d2('2026-12-10')
+    assert.deepEqual(items([weaning(1, '2026-11-30')], today), [['weanedNotServed', '2026-12-07', 1]])
+    assert.deepEqual(items([weaning(1, '2026-11-30'), weaning(2, '2026-12-03')], today), [
+      ['weanedNotServed', '2026-12-07', 1],
+    ])
+    assert.deepEqual(
+      items([weaning(1, '2026-11-30'), service(2, '2026-12-05')], today).map((i) => i[0]),
+      ['farrowing', 'pregnancyCheck'],
+    )
+    assert.deepEqual(items([service(2, '2026-06-05'), weaning(1, '2026-11-30')], today), [
+      ['weanedNotServed', '2026-12-07', 1],
+    ])
+    const farm = cycleSettingsOf({ weanedNotServedDays: 5 })
+    assert.deepEqual(items([weaning(1, '2026-11-30')], today, farm), [['weanedNotServed', '2026-12-05', 1]])
   })
 })

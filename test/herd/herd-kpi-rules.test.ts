@@ -41,7 +41,7 @@ describe('the fixture herd', () => {
     for (const [name, events] of Object.entries(FIXTURE_HERD)) {
       const cycle = cycleState(cycleEventsOf(events), today)
       assert.deepEqual({ state: cycle.state, days: cycle.days ?? null }, FIXTURE_STATES[name], name)
-      for (const e of dueEntries(cycle, today, 7)) (due[e.list] ??= []).push([name, dateOf(e.dueDate), e.daysFromDue])
+      for (const e of dueEntries(cycle, today)) (due[e.list] ??= []).push([name, dateOf(e.dueDate), e.daysFromDue])
     }
     assert.deepEqual(due, FIXTURE_DUE)
   })

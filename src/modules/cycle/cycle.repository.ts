@@ -1,9 +1,20 @@
 // The user's females and the records the cycle rules read, as events per animal: services (inseminations),
 // pregnancy checks, returns to estrus, farrowings (births), weanings, and culls (a move to the cull stage, or a
-// death recorded as a general event). Archived records count too: they happened.
+// death recorded as a general event). Archived records count too: they happened. And the farm's own cycle
+// figures, from its alert rules.
 import { sql, type Kysely } from 'kysely'
 import type { DB } from '../../db/schema.ts'
-import { cycleState, dayOf, dayOfInstant, type CycleEvent, type CycleStateName, type Day } from './cycle.rules.ts'
+import {
+  cycleSettingsOf,
+  cycleState,
+  dateOf,
+  dayOf,
+  dayOfInstant,
+  type CycleEvent,
+  type CycleSettings,
+  type CycleStateName,
+  type Day,
+} from './cycle.rules.ts'
 
 export interface Female {
   id: number
@@ -17,11 +28,14 @@ export interface Female {
 export interface FemaleCriteria {
   animalId?: number | undefined
   group?: string | undefined
+  /** Only the records of this day or later (the events job's horizon). */
+  from?: Day | undefined
 }
 
 interface EventRow {
   kind: CycleEvent['kind']
   animal_id: number | string
+  id: number | string
   day: string | null
   at: number | string | null
   result: string | null
@@ -51,22 +65,25 @@ export async function femalesWithEvents(db: Kysely<DB>, uid: string, criteria: F
     })
   if (byId.size === 0) return []
   const one = criteria.animalId === undefined ? sql`` : sql`AND animal_id = ${criteria.animalId}`
+  const from = (column: 'start_date' | 'check_date' | 'return_date' | 'weaning_date' | 'movement_date') =>
+    criteria.from === undefined ? sql`` : sql`AND ${sql.ref(column)} >= ${dateOf(criteria.from)}`
+  const fromT = criteria.from === undefined ? sql`` : sql`AND t >= ${criteria.from * 86_400_000}`
   const { rows } = await sql<EventRow>`
-    SELECT 'service' AS kind, animal_id, start_date AS day, NULL::bigint AS at, NULL::text AS result,
+    SELECT 'service' AS kind, animal_id, id, start_date AS day, NULL::bigint AS at, NULL::text AS result,
       NULL::float8 AS a, NULL::float8 AS b, NULL::float8 AS c
-      FROM inseminations WHERE uid = ${uid} ${one}
-    UNION ALL SELECT 'check', animal_id, check_date, NULL, result, NULL, NULL, NULL
-      FROM pregnancy_checks WHERE uid = ${uid} ${one}
-    UNION ALL SELECT 'return', animal_id, return_date, NULL, NULL, NULL, NULL, NULL
-      FROM return_to_estrus WHERE uid = ${uid} ${one}
-    UNION ALL SELECT 'farrowing', animal_id, start_date, NULL, NULL, living, dead, NULL
-      FROM births WHERE uid = ${uid} ${one}
-    UNION ALL SELECT 'weaning', animal_id, weaning_date, NULL, NULL, count_weaned, foster_in, foster_out
-      FROM weanings WHERE uid = ${uid} ${one}
-    UNION ALL SELECT 'cull', animal_id, movement_date, NULL, NULL, NULL, NULL, NULL
-      FROM movements WHERE uid = ${uid} AND to_stage = 'cull' ${one}
-    UNION ALL SELECT 'cull', animal_id, NULL, t, NULL, NULL, NULL, NULL
-      FROM general_events WHERE uid = ${uid} AND diagnose = 'Death' ${one}`.execute(db)
+      FROM inseminations WHERE uid = ${uid} ${one} ${from('start_date')}
+    UNION ALL SELECT 'check', animal_id, id, check_date, NULL, result, NULL, NULL, NULL
+      FROM pregnancy_checks WHERE uid = ${uid} ${one} ${from('check_date')}
+    UNION ALL SELECT 'return', animal_id, id, return_date, NULL, NULL, NULL, NULL, NULL
+      FROM return_to_estrus WHERE uid = ${uid} ${one} ${from('return_date')}
+    UNION ALL SELECT 'farrowing', animal_id, id, start_date, NULL, NULL, living, dead, NULL
+      FROM births WHERE uid = ${uid} ${one} ${from('start_date')}
+    UNION ALL SELECT 'weaning', animal_id, id, weaning_date, NULL, NULL, count_weaned, foster_in, foster_out
+      FROM weanings WHERE uid = ${uid} ${one} ${from('weaning_date')}
+    UNION ALL SELECT 'cull', animal_id, id, movement_date, NULL, NULL, NULL, NULL, NULL
+      FROM movements WHERE uid = ${uid} AND to_stage = 'cull' ${one} ${from('movement_date')}
+    UNION ALL SELECT 'cull', animal_id, id, NULL, t, NULL, NULL, NULL, NULL
+      FROM general_events WHERE uid = ${uid} AND diagnose = 'Death' ${one} ${fromT}`.execute(db)
   for (const r of rows) {
     const female = byId.get(Number(r.animal_id))
     const day = r.day !== null ? dayOf(r.day) : r.at !== null ? dayOfInstant(Number(r.at)) : undefined
@@ -78,20 +95,30 @@ export async function femalesWithEvents(db: Kysely<DB>, uid: string, criteria: F
 }
 
 function eventOf(r: EventRow, day: Day): CycleEvent | undefined {
+  const id = Number(r.id)
   switch (r.kind) {
     case 'service':
     case 'return':
     case 'cull':
-      return { kind: r.kind, day }
+      return { kind: r.kind, day, id }
     case 'check':
       return r.result === 'pregnant' || r.result === 'open' || r.result === 'recheck'
-        ? { kind: 'check', day, result: r.result }
+        ? { kind: 'check', day, result: r.result, id }
         : undefined
     case 'farrowing':
-      return { kind: 'farrowing', day, bornAlive: r.a ?? 0, stillborn: r.b ?? 0 }
+      return { kind: 'farrowing', day, bornAlive: r.a ?? 0, stillborn: r.b ?? 0, id }
     case 'weaning':
-      return { kind: 'weaning', day, weaned: r.a ?? 0, fosterIn: r.b ?? 0, fosterOut: r.c ?? 0 }
+      return { kind: 'weaning', day, weaned: r.a ?? 0, fosterIn: r.b ?? 0, fosterOut: r.c ?? 0, id }
   }
+}
+
+/**
+ * The farm's cycle settings: the gestation length, pregnancy-check and weaned-not-served days of its alert rules
+ * (the events' thresholds) over the defaults, so that its due lists, cycle states and due events agree.
+ */
+export async function farmCycleSettings(db: Kysely<DB>, uid: string): Promise<CycleSettings> {
+  const row = await db.selectFrom('alert_rules').select('rules').where('uid', '=', uid).executeTakeFirst()
+  return cycleSettingsOf(row?.rules.thresholds ?? {})
 }
 
 /** The ids of the user's females in the state on `today` (the herd list's cycleState filter). */
@@ -101,6 +128,6 @@ export async function femaleIdsInState(
   state: CycleStateName,
   today: Day,
 ): Promise<number[]> {
-  const females = await femalesWithEvents(db, uid)
-  return females.filter((f) => cycleState(f.events, today, f.registered).state === state).map((f) => f.id)
+  const [females, settings] = await Promise.all([femalesWithEvents(db, uid), farmCycleSettings(db, uid)])
+  return females.filter((f) => cycleState(f.events, today, f.registered, settings).state === state).map((f) => f.id)
 }

@@ -53,6 +53,26 @@ export const CYCLE: CycleSettings = {
   weanedNotServedDays: 7,
 }
 
+/** The figures a farm may set (its alert rules' thresholds); what it leaves out is the default. */
+export interface FarmCycleFigures {
+  gestationDays?: number | undefined
+  /** The first day of the pregnancy check after the service; its window keeps CYCLE's length. */
+  pregnancyCheckDays?: number | undefined
+  weanedNotServedDays?: number | undefined
+}
+
+/** The settings of a farm: its own figures over CYCLE. */
+export function cycleSettingsOf(farm: FarmCycleFigures): CycleSettings {
+  const checkFrom = farm.pregnancyCheckDays ?? CYCLE.pregnancyCheckFromDays
+  return {
+    ...CYCLE,
+    gestationDays: farm.gestationDays ?? CYCLE.gestationDays,
+    pregnancyCheckFromDays: checkFrom,
+    pregnancyCheckToDays: checkFrom + (CYCLE.pregnancyCheckToDays - CYCLE.pregnancyCheckFromDays),
+    weanedNotServedDays: farm.weanedNotServedDays ?? CYCLE.weanedNotServedDays,
+  }
+}
+
 export const CYCLE_STATES = [
   'gilt',
   'served',
@@ -65,14 +85,15 @@ export const CYCLE_STATES = [
 ] as const
 export type CycleStateName = (typeof CYCLE_STATES)[number]
 
-/** What the records say happened to a female, each on its day. */
-export type CycleEvent =
+/** What the records say happened to a female, each on its day; `id` names the record, where it is known. */
+export type CycleEvent = (
   | { kind: 'service'; day: Day }
   | { kind: 'check'; day: Day; result: 'pregnant' | 'open' | 'recheck' }
   | { kind: 'return'; day: Day }
   | { kind: 'farrowing'; day: Day; bornAlive: number; stillborn: number }
   | { kind: 'weaning'; day: Day; weaned: number; fosterIn: number; fosterOut: number }
   | { kind: 'cull'; day: Day }
+) & { id?: number | undefined }
 
 /** Events of one day in the order they happen: a litter is born before it is weaned, a return comes before its service. */
 const ORDER: Record<CycleEvent['kind'], number> = {
@@ -101,6 +122,12 @@ export interface CycleState {
   expectedFarrowing: Day | undefined
   /** The litters she has had (farrowings recorded). */
   parity: number
+  /** The record id of `service` (the mating's first service), where the events carry ids. */
+  serviceId: number | undefined
+  /** Carrying a mating that no check has found pregnant or open (a `recheck` leaves it so): her check is due. */
+  checkPending: boolean
+  /** While weaned: the record id of the weaning she is weaned from, where the events carry ids. */
+  weaningId: number | undefined
 }
 
 /**
@@ -117,6 +144,8 @@ export function cycleState(
   let state = 'gilt' as CycleStateName // widened: enter() changes it inside the loop
   let since: Day | undefined = registered
   let service: Day | undefined
+  let serviceId: number | undefined
+  let weaningId: number | undefined
   let parity = 0
   const enter = (next: CycleStateName, day: Day) => {
     state = next
@@ -128,6 +157,7 @@ export function cycleState(
       case 'service':
         if ((state === 'served' || state === 'pregnant') && e.day - service! <= settings.sameHeatDays) break
         service = e.day
+        serviceId = e.id
         enter('served', e.day)
         break
       case 'check':
@@ -147,6 +177,7 @@ export function cycleState(
         // Any state but weaned: a weaning says she had a litter, recorded or not; a second one splits the same litter.
         if (state !== 'weaned') {
           service = undefined
+          weaningId = e.id
           enter('weaned', e.day)
         }
         break
@@ -156,18 +187,63 @@ export function cycleState(
     }
   }
   const carrying = state === 'served' || state === 'pregnant'
+  const checkPending = state === 'served' && service !== undefined
   const expectedFarrowing = carrying && service !== undefined ? service + settings.gestationDays : undefined
   if (expectedFarrowing !== undefined && today >= expectedFarrowing - settings.dueToFarrowBeforeDays)
     enter('due-to-farrow', expectedFarrowing - settings.dueToFarrowBeforeDays)
+  const mated = !(state === 'gilt' || state === 'lactating' || state === 'weaned' || state === 'culled')
   return {
     state,
     since,
     days: since === undefined ? undefined : today - since,
-    service:
-      state === 'gilt' || state === 'lactating' || state === 'weaned' || state === 'culled' ? undefined : service,
+    service: mated ? service : undefined,
     expectedFarrowing,
     parity,
+    serviceId: mated && service !== undefined ? serviceId : undefined,
+    checkPending,
+    weaningId: state === 'weaned' ? weaningId : undefined,
   }
+}
+
+/** What a female's records leave due: her farrowing, her pregnancy check, her next service. */
+export type DueItemKind = 'farrowing' | 'pregnancyCheck' | 'weanedNotServed'
+
+export interface DueItem {
+  kind: DueItemKind
+  /** What made it due: the mating (its first service), or the weaning. */
+  cause: 'service' | 'weaning'
+  causeDay: Day
+  /** The cause's record id, where the events carry ids. */
+  causeId: number | undefined
+  /** The expected farrowing, the check's first day, the day she is overdue for service. */
+  dueDate: Day
+}
+
+/**
+ * What a female's state leaves due, whatever the day: a carrying sow her farrowing (at the expected farrowing),
+ * and her pregnancy check while no check has settled it (from pregnancyCheckFromDays after the mating); a weaned
+ * sow her next service (weanedNotServedDays after the weaning). A record that moves her state on settles an
+ * item: a farrowing, an open check or a return the farrowing; a pregnant or open check the check; a service the
+ * weaning; a cull every one. The due lists and the due events both come from these items.
+ */
+export function dueItems(cycle: CycleState, settings: CycleSettings = CYCLE): DueItem[] {
+  const items: DueItem[] = []
+  const { service, expectedFarrowing } = cycle
+  if (service !== undefined && expectedFarrowing !== undefined) {
+    const mating = { cause: 'service' as const, causeDay: service, causeId: cycle.serviceId }
+    items.push({ kind: 'farrowing', ...mating, dueDate: expectedFarrowing })
+    if (cycle.checkPending)
+      items.push({ kind: 'pregnancyCheck', ...mating, dueDate: pregnancyCheckDueOf(service, settings) })
+  }
+  if (cycle.state === 'weaned' && cycle.since !== undefined)
+    items.push({
+      kind: 'weanedNotServed',
+      cause: 'weaning',
+      causeDay: cycle.since,
+      causeId: cycle.weaningId,
+      dueDate: weanedNotServedDueOf(cycle.since, settings.weanedNotServedDays),
+    })
+  return items
 }
 
 export const DUE_LISTS = ['dueToFarrow', 'pregnancyCheck', 'weanedNotServed', 'returnsToWatch'] as const
@@ -196,34 +272,29 @@ export const returnWindowOf = (service: Day, settings: CycleSettings = CYCLE): {
 })
 
 /**
- * The due lists a female is on today, from her state:
- * - dueToFarrow: carrying (served, pregnant, due to farrow), expected farrowing within the next 7 days (today
- *   included) or overdue by at most farrowingOverdueDays;
- * - pregnancyCheck: served, not checked nor returned since, pregnancyCheckFromDays-ToDays after the service;
- * - weanedNotServed: weaned at least `weanedDays` ago and not served since;
+ * The due lists a female is on today, from her due items (dueItems) and state:
+ * - dueToFarrow: her farrowing, expected within the next 7 days (today included) or overdue by at most
+ *   farrowingOverdueDays;
+ * - pregnancyCheck: her check, pregnancyCheckFromDays-ToDays after the mating;
+ * - weanedNotServed: her next service, on its due day or after;
  * - returnsToWatch: served or pregnant, returnFromDays-returnToDays after the service.
  */
-export function dueEntries(
-  cycle: CycleState,
-  today: Day,
-  weanedDays: number = CYCLE.weanedNotServedDays,
-  settings: CycleSettings = CYCLE,
-): DueEntry[] {
+export function dueEntries(cycle: CycleState, today: Day, settings: CycleSettings = CYCLE): DueEntry[] {
   const out: DueEntry[] = []
   const add = (list: DueListName, dueDate: Day) => out.push({ list, dueDate, daysFromDue: today - dueDate })
-  const { state, service, expectedFarrowing } = cycle
-  if (expectedFarrowing !== undefined) {
-    const ahead = expectedFarrowing - today
-    if (ahead <= 6 && ahead >= -settings.farrowingOverdueDays) add('dueToFarrow', expectedFarrowing)
+  for (const item of dueItems(cycle, settings)) {
+    const late = today - item.dueDate
+    if (item.kind === 'farrowing' && late >= -6 && late <= settings.farrowingOverdueDays)
+      add('dueToFarrow', item.dueDate)
+    if (item.kind === 'pregnancyCheck' && late >= 0 && today - item.causeDay <= settings.pregnancyCheckToDays)
+      add('pregnancyCheck', item.dueDate)
+    if (item.kind === 'weanedNotServed' && late >= 0) add('weanedNotServed', item.dueDate)
   }
+  const { state, service } = cycle
   if (service !== undefined && (state === 'served' || state === 'pregnant')) {
     const since = today - service
-    if (state === 'served' && since >= settings.pregnancyCheckFromDays && since <= settings.pregnancyCheckToDays)
-      add('pregnancyCheck', pregnancyCheckDueOf(service, settings))
     if (since >= settings.returnFromDays && since <= settings.returnToDays)
       add('returnsToWatch', returnWindowOf(service, settings).from)
   }
-  if (state === 'weaned' && cycle.since !== undefined && today - cycle.since >= weanedDays)
-    add('weanedNotServed', weanedNotServedDueOf(cycle.since, weanedDays))
   return out
 }

@@ -1,11 +1,7 @@
 // An account's alert rules: which kinds are on and who is notified of them by Rank, the thresholds of the
 // derivations, quiet hours per rank. Stored as the account wrote them; read through withDefaults, so an
 // account with no rules (or rules written before a kind existed) gets the defaults for what it left out.
-import {
-  DEFAULT_GESTATION_DAYS,
-  DEFAULT_PREGNANCY_CHECK_DAYS,
-  DEFAULT_WEANED_NOT_SERVED_DAYS,
-} from './due-dates.rules.ts'
+import { CYCLE } from '../cycle/cycle.rules.ts'
 import { EVENT_KINDS, EVENT_TYPES, RANKS, type EventType, type Rank } from './event-kinds.ts'
 
 export interface KindRule {
@@ -65,10 +61,10 @@ export const DEFAULT_THRESHOLDS: Thresholds = {
   tagSilentMinutes: 60,
   litterOfflineMinutes: 30,
   batteryPercent: 20,
-  gestationDays: DEFAULT_GESTATION_DAYS,
+  gestationDays: CYCLE.gestationDays,
   farrowingLeadDays: 0,
-  pregnancyCheckDays: DEFAULT_PREGNANCY_CHECK_DAYS,
-  weanedNotServedDays: DEFAULT_WEANED_NOT_SERVED_DAYS,
+  pregnancyCheckDays: CYCLE.pregnancyCheckFromDays,
+  weanedNotServedDays: CYCLE.weanedNotServedDays,
 }
 
 export function defaultRules(): AlertRules {

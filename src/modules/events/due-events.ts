@@ -1,16 +1,36 @@
-// Due dates from the farm records as events (rules in due-dates.rules.ts): farrowing due, pregnancy check due,
-// a weaned sow not served. The events job opens them once their day has come; a record that settles one
-// resolves it, at once when the record is created (records call this for the animal) or at the next run.
-import { sql, type Kysely } from 'kysely'
+// Due dates from the farm records as events: farrowing due, pregnancy check due, a weaned sow not served. They
+// come from the sow-cycle rules (cycle.rules.ts dueItems), the same items as the herd's due lists, with the
+// farm's gestation length and check days. The events job opens them once their day has come; a record that
+// settles one (her state moves on, so the item is gone) resolves it, at once when the record is written
+// (records call this for the animal) or at the next run.
+import type { Kysely } from 'kysely'
 import type { DB } from '../../db/schema.ts'
 import type { App } from '../../types.ts'
+import { femalesWithEvents } from '../cycle/cycle.repository.ts'
+import {
+  cycleSettingsOf,
+  cycleState,
+  dateOf,
+  dayOf,
+  dayOfInstant,
+  dueItems,
+  type DueItem,
+} from '../cycle/cycle.rules.ts'
 import type { AlertRules } from './alert-rules.rules.ts'
-import { addDays, daysBetween, dayOf, DUE_WINDOW_DAYS, dueItems, opensOn, type SowRecords } from './due-dates.rules.ts'
 import { alertRulesOf, emitEvent, resolveOpenEvents, type EventRow } from './events.repository.ts'
+import { DUE_EVENT_TYPES, DUE_WINDOW_DAYS, dueEventDay, dueEventOpensOn } from './events.rules.ts'
 
-export const DUE_KINDS = ['farrowing-due', 'pregnancy-check-due', 'weaned-not-served'] as const
+export const DUE_KINDS = Object.values(DUE_EVENT_TYPES)
 
-/** Opens the due events whose day has come and resolves the settled ones, for the account or one animal. */
+/** The episode key of a due item: its kind and the record that made it due. */
+const keyOf = (item: DueItem) =>
+  `${DUE_EVENT_TYPES[item.kind]}:${item.cause === 'service' ? 'insemination' : 'weaning'}:${item.causeId}`
+
+/**
+ * Opens the due events whose day has come and resolves those no longer due, for the account or one animal.
+ * The account's run reads the records from a horizon (what can still open an event, with a margin), and
+ * resolves only the open events whose cause lies within it; one animal's run reads all her records.
+ */
 export async function deriveDueEvents(
   db: Kysely<DB>,
   uid: string,
@@ -19,86 +39,62 @@ export async function deriveDueEvents(
   animalId?: number,
 ): Promise<EventRow[]> {
   const t = rules.thresholds
-  const today = dayOf(now)
-  // Records old enough that nothing they make due can still open or be open are left out.
-  const horizon = addDays(today, -(Math.max(t.gestationDays, t.pregnancyCheckDays) + DUE_WINDOW_DAYS + 30))
-  const only = animalId === undefined ? sql`` : sql`AND animal_id = ${animalId}`
-  const { rows } = await sql<{
-    kind: keyof SowRecords
-    animal_id: number
-    id: number
-    day: string
-    result: string | null
-  }>`
-    SELECT 'services' AS kind, animal_id, id, start_date AS day, NULL AS result FROM inseminations WHERE uid = ${uid} AND start_date >= ${horizon} ${only}
-    UNION ALL SELECT 'births', animal_id, id, start_date, NULL FROM births WHERE uid = ${uid} AND start_date >= ${horizon} ${only}
-    UNION ALL SELECT 'pregnancyChecks', animal_id, id, check_date, result FROM pregnancy_checks WHERE uid = ${uid} AND check_date >= ${horizon} ${only}
-    UNION ALL SELECT 'returnsToEstrus', animal_id, id, return_date, NULL FROM return_to_estrus WHERE uid = ${uid} AND return_date >= ${horizon} ${only}
-    UNION ALL SELECT 'weanings', animal_id, id, weaning_date, NULL FROM weanings WHERE uid = ${uid} AND weaning_date >= ${horizon} ${only}`.execute(
-    db,
+  const settings = cycleSettingsOf(t)
+  const today = dayOfInstant(now)
+  const horizon =
+    animalId === undefined
+      ? today - (Math.max(t.gestationDays, t.pregnancyCheckDays, t.weanedNotServedDays) + DUE_WINDOW_DAYS + 30)
+      : undefined
+  const females = (await femalesWithEvents(db, uid, { animalId, from: horizon })).filter(
+    (f) => f.events.length > 0 || animalId !== undefined,
   )
-  const sows = new Map<number, SowRecords>()
-  for (const r of rows) {
-    const id = Number(r.animal_id)
-    let records = sows.get(id)
-    if (!records)
-      sows.set(id, (records = { services: [], births: [], pregnancyChecks: [], returnsToEstrus: [], weanings: [] }))
-    const record = { id: Number(r.id), day: r.day }
-    if (r.kind === 'pregnancyChecks') records.pregnancyChecks.push({ ...record, result: r.result ?? '' })
-    else records[r.kind].push(record)
-  }
-  if (sows.size === 0) return []
+  if (females.length === 0) return []
   let known = db
     .selectFrom('events')
-    .select(['episode_key', 'status'])
+    .select(['animal_id', 'episode_key', 'event_type', 'status', 'evidence'])
     .where('uid', '=', uid)
     .where('event_type', 'in', DUE_KINDS)
   if (animalId !== undefined) known = known.where('animal_id', '=', animalId)
-  const stored = new Map((await known.execute()).map((e) => [e.episode_key, e.status]))
-  const animals = new Map(
-    (
-      await db
-        .selectFrom('animals')
-        .select(['id', 'mac', 'group_name'])
-        .where('uid', '=', uid)
-        .where('id', 'in', [...sows.keys()])
-        .execute()
-    ).map((a) => [Number(a.id), a]),
-  )
-  const settings = {
-    gestationDays: t.gestationDays,
-    pregnancyCheckDays: t.pregnancyCheckDays,
-    weanedNotServedDays: t.weanedNotServedDays,
-    farrowingLeadDays: t.farrowingLeadDays,
+  const stored = new Set<string>()
+  const open = new Map<number, { key: string; type: string; causeDay: number | undefined }[]>()
+  for (const e of await known.execute()) {
+    stored.add(e.episode_key)
+    if (e.status === 'resolved' || e.animal_id === null) continue
+    const causeDay = dayOf(String((e.evidence as { recordDate?: unknown }).recordDate))
+    const list = open.get(Number(e.animal_id)) ?? []
+    list.push({ key: e.episode_key, type: e.event_type, causeDay })
+    open.set(Number(e.animal_id), list)
   }
   const created: EventRow[] = []
-  for (const [id, records] of sows) {
-    const animal = animals.get(id)
-    if (!animal) continue
-    for (const item of dueItems(records, settings)) {
-      const key = `${item.kind}:${item.cause}:${item.causeId}`
-      const status = stored.get(key)
-      if (item.settledBy && status !== undefined && status !== 'resolved') {
-        await resolveOpenEvents(db, uid, { animalId: id, mac: animal.mac }, [item.kind], 'service', now, key)
-        continue
-      }
-      if (status !== undefined || !opensOn(item, today)) continue
+  for (const female of females) {
+    const items = dueItems(cycleState(female.events, today, female.registered, settings), settings)
+    const due = new Set(items.map(keyOf))
+    for (const event of open.get(female.id) ?? []) {
+      if (due.has(event.key)) continue
+      if (horizon !== undefined && (event.causeDay === undefined || event.causeDay < horizon)) continue
+      const target = { animalId: female.id, mac: female.mac }
+      await resolveOpenEvents(db, uid, target, [event.type], 'service', now, event.key)
+    }
+    for (const item of items) {
+      const key = keyOf(item)
+      const day = dueEventDay(item, t.farrowingLeadDays)
+      if (item.causeId === undefined || stored.has(key) || !dueEventOpensOn(day, today)) continue
       const event = await db.transaction().execute((trx) =>
         emitEvent(trx, rules, {
           uid,
-          type: item.kind,
-          mac: animal.mac,
-          animalId: id,
-          group: animal.group_name,
-          value: daysBetween(item.causeDay, today),
-          t: Date.parse(`${item.dueDay}T00:00:00Z`),
+          type: DUE_EVENT_TYPES[item.kind],
+          mac: female.mac,
+          animalId: female.id,
+          group: female.group,
+          value: today - item.causeDay,
+          t: day * 86_400_000,
           evidence: {
-            record: item.cause,
+            record: item.cause === 'service' ? 'insemination' : 'weaning',
             recordId: String(item.causeId),
-            recordDate: item.causeDay,
-            dueDate: item.dueDay,
-            ...(item.kind === 'farrowing-due'
-              ? { expectedFarrowingDate: addDays(item.causeDay, t.gestationDays), gestationDays: t.gestationDays }
+            recordDate: dateOf(item.causeDay),
+            dueDate: dateOf(day),
+            ...(item.kind === 'farrowing'
+              ? { expectedFarrowingDate: dateOf(item.dueDate), gestationDays: settings.gestationDays }
               : {}),
           },
           episodeKey: key,

@@ -55,3 +55,23 @@ export function isSilent(lastHeard: number, now: number, minutes: number): boole
 export function minutesBetween(from: number, to: number): number {
   return Math.max(0, Math.floor((to - from) / 60_000))
 }
+
+/** A due item (cycle.rules.ts dueItems) whose day passed this long ago no longer opens an event (old records, imports). */
+export const DUE_WINDOW_DAYS = 21
+
+/** The event type of each due item of the sow cycle. */
+export const DUE_EVENT_TYPES = {
+  farrowing: 'farrowing-due',
+  pregnancyCheck: 'pregnancy-check-due',
+  weanedNotServed: 'weaned-not-served',
+} as const
+
+/** The day (days since the epoch) a due item's event opens: its due date, a farrowing `leadDays` before it. */
+export function dueEventDay(item: { kind: keyof typeof DUE_EVENT_TYPES; dueDate: number }, leadDays: number): number {
+  return item.kind === 'farrowing' ? item.dueDate - leadDays : item.dueDate
+}
+
+/** Whether a due event opening on `openDay` opens on `today`: its day has come and is at most DUE_WINDOW_DAYS past. */
+export function dueEventOpensOn(openDay: number, today: number): boolean {
+  return today >= openDay && today - openDay <= DUE_WINDOW_DAYS
+}

@@ -18,7 +18,7 @@ import {
   type Day,
   type DueListName,
 } from '../cycle/cycle.rules.ts'
-import { femalesWithEvents } from '../cycle/cycle.repository.ts'
+import { farmCycleSettings, femalesWithEvents } from '../cycle/cycle.repository.ts'
 import { Cycle, DueLists, Kpis, type DueAnimalBody } from './herd.schemas.ts'
 import { herdKpis } from './kpi.rules.ts'
 
@@ -98,7 +98,8 @@ async function herdRoutes(app: App) {
           : undefined
       const none = { state: null, since: null, days: null, lastService: null, expectedFarrowing: null, parity: 0 }
       if (!female) return ok({ MAC: animal.mac, ...none, date: dateOf(date) })
-      const cycle = cycleState(female.events, date, female.registered)
+      const settings = await farmCycleSettings(db, req.params.userId)
+      const cycle = cycleState(female.events, date, female.registered, settings)
       return ok({
         MAC: animal.mac,
         state: cycle.state,
@@ -120,7 +121,8 @@ async function herdRoutes(app: App) {
         summary: 'Sows due for something: farrowing, a pregnancy check, a service, a return to watch',
         description:
           'Four lists on `date` (today unless asked), each sorted by due date then MAC, from the cycle state of every ' +
-          'female (of `group`, when given). See each list for its rule.',
+          "female (of `group`, when given), with the farm's gestation length, pregnancy-check and weaned-not-served " +
+          'days from its alert rules (GET /users/{userId}/alert-rules). See each list for its rule.',
         params: UserPath,
         querystring: Type.Object({
           date: DateQuery('The day (default today)', EXAMPLE.date),
@@ -128,8 +130,9 @@ async function herdRoutes(app: App) {
             Integer({
               minimum: 1,
               maximum: 365,
-              default: CYCLE.weanedNotServedDays,
-              description: 'weanedNotServed lists sows weaned at least this many days ago and not served since',
+              description:
+                'weanedNotServed lists sows weaned at least this many days ago and not served since (default: the ' +
+                `alert rules' weanedNotServedDays, ${CYCLE.weanedNotServedDays} unless the farm set it)`,
               examples: [7],
             }),
           ),
@@ -141,14 +144,15 @@ async function herdRoutes(app: App) {
     },
     async (req) => {
       const date = daysOf(req.query, ['date']).date ?? today()
-      const weanedDays = req.query.weanedDays ?? CYCLE.weanedNotServedDays
+      const farm = await farmCycleSettings(db, req.params.userId)
+      const settings = { ...farm, weanedNotServedDays: req.query.weanedDays ?? farm.weanedNotServedDays }
       const lists = Object.fromEntries(DUE_LISTS.map((name) => [name, [] as DueAnimalBody[]])) as Record<
         DueListName,
         DueAnimalBody[]
       >
       for (const female of await femalesWithEvents(db, req.params.userId, { group: req.query.group })) {
-        const cycle = cycleState(female.events, date, female.registered)
-        for (const entry of dueEntries(cycle, date, weanedDays)) {
+        const cycle = cycleState(female.events, date, female.registered, settings)
+        for (const entry of dueEntries(cycle, date, settings)) {
           lists[entry.list].push({
             MAC: female.mac,
             Group: female.group,
@@ -161,7 +165,7 @@ async function herdRoutes(app: App) {
       }
       for (const list of Object.values(lists))
         list.sort((a, b) => a.dueDate.localeCompare(b.dueDate) || a.MAC.localeCompare(b.MAC))
-      return ok({ date: dateOf(date), weanedDays, ...lists })
+      return ok({ date: dateOf(date), weanedDays: settings.weanedNotServedDays, ...lists })
     },
   )
 

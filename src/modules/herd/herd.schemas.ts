@@ -37,7 +37,10 @@ export const Cycle = Type.Object(
       'Set while served, pregnant, open or due to farrow',
     ),
     expectedFarrowing: Nullable(
-      DateString(`lastService + ${CYCLE.gestationDays} days`, '2026-11-03'),
+      DateString(
+        `lastService + the farm's gestation length (alert rules' gestationDays, ${CYCLE.gestationDays} days unless set)`,
+        '2026-11-03',
+      ),
       'Set while served, pregnant or due to farrow',
     ),
     parity: Count('Farrowings recorded', 3, 1_000),
@@ -67,12 +70,13 @@ export const DueLists = Type.Object(
     date: DateString('The day the lists are for', EXAMPLE.date),
     weanedDays: Integer({ minimum: 1, maximum: 365, description: 'N of weanedNotServed', examples: [7] }),
     dueToFarrow: DueList(
-      `Served or pregnant sows whose expected farrowing (service + ${CYCLE.gestationDays} days) lies in the 7 days from ` +
+      `Served or pregnant sows whose expected farrowing (service + gestationDays, ${CYCLE.gestationDays} unless set) lies in the 7 days from ` +
         `date, or at most ${CYCLE.farrowingOverdueDays} days before it (overdue); dueDate = the expected farrowing`,
     ),
     pregnancyCheck: DueList(
-      `Served sows not yet checked nor returned, ${CYCLE.pregnancyCheckFromDays}-${CYCLE.pregnancyCheckToDays} days ` +
-        `after the service; dueDate = service + ${CYCLE.pregnancyCheckFromDays} days`,
+      `Served sows that no check has found pregnant or open, nor returned, pregnancyCheckDays to pregnancyCheckDays + ` +
+        `${CYCLE.pregnancyCheckToDays - CYCLE.pregnancyCheckFromDays} days after the service ` +
+        `(${CYCLE.pregnancyCheckFromDays}-${CYCLE.pregnancyCheckToDays} unless set); dueDate = service + pregnancyCheckDays`,
     ),
     weanedNotServed: DueList('Weaned sows not served for weanedDays days or more; dueDate = weaning + weanedDays'),
     returnsToWatch: DueList(
