@@ -83,6 +83,25 @@ function routeKit(app: App, collection: Collection) {
     description: `The ${names.label.toLowerCase()}'s ID`,
     examples: [String(EXAMPLE.ms)],
   })
+  /** What the two views differ by: a user's records, or those of the path's animal. */
+  const levels = {
+    user: {
+      base: `/users/:userId/${segment}`,
+      name: '',
+      Path: UserPath,
+      ItemPath: Type.Object({ userId: Uid, [idParam]: RecordId }),
+      config: { access: 'own' },
+      scope: (req: FastifyRequest, uid: string): RecordScope => ({ uid }),
+    },
+    animal: {
+      base: `/users/:userId/animals/:animalMac/${segment}`,
+      name: 'Animal',
+      Path: AnimalMacPath,
+      ItemPath: Type.Object({ ...AnimalMacPath.properties, [idParam]: RecordId }),
+      config: { access: 'own', animal: 'path' },
+      scope: (req: FastifyRequest, uid: string): RecordScope => ({ uid, animalId: req.pathAnimal.id }),
+    },
+  } satisfies Record<Level, { config: RoutePolicy; [k: string]: unknown }>
   return {
     collection,
     db: app.database.db,
@@ -91,29 +110,12 @@ function routeKit(app: App, collection: Collection) {
       settleDueEvents(app, uid, animalId),
     ),
     item: `/:${idParam}`,
-    /** What the two views differ by: a user's records, or those of the path's animal. */
-    levels: {
-      user: {
-        base: `/users/:userId/${segment}`,
-        name: '',
-        Path: UserPath,
-        ItemPath: Type.Object({ userId: Uid, [idParam]: RecordId }),
-        config: { access: 'own' },
-        scope: (req: FastifyRequest, uid: string): RecordScope => ({ uid }),
-      },
-      animal: {
-        base: `/users/:userId/animals/:animalMac/${segment}`,
-        name: 'Animal',
-        Path: AnimalMacPath,
-        ItemPath: Type.Object({ ...AnimalMacPath.properties, [idParam]: RecordId }),
-        config: { access: 'own', animal: 'path' },
-        scope: (req: FastifyRequest, uid: string): RecordScope => ({ uid, animalId: req.pathAnimal.id }),
-      },
-    } satisfies Record<Level, { config: RoutePolicy; [k: string]: unknown }>,
-    /** The path's user and record id (the parameter is named by the collection, so the route's type cannot know it). */
-    itemParams: (params: unknown) => {
-      const named = params as Record<string, string>
-      return { uid: named.userId!, id: named[idParam]! }
+    levels,
+    /** The record the path names: the scope it must lie in (the user's, or the path animal's) and its id. */
+    pathRecord: (req: FastifyRequest, level: Level) => {
+      // The parameter is named by the collection, so the route's type cannot know it.
+      const named = req.params as Record<string, string>
+      return { scope: levels[level].scope(req, named.userId!), id: named[idParam]! }
     },
     ListQuery: (extra: Record<string, TSchema> = {}, description?: string) =>
       Type.Object(
@@ -135,6 +137,14 @@ function routeKit(app: App, collection: Collection) {
 
 type Kit = ReturnType<typeof routeKit>
 type Level = 'user' | 'animal'
+
+/** The summary of a route on one record: "Change a treatment", or "Change one of the animal's treatments". */
+function oneRecordSummary(kit: Kit, level: Level, verb: string, article = 'a') {
+  const { names } = kit.collection
+  return level === 'user'
+    ? `${verb} ${article} ${names.label.toLowerCase()}`
+    : `${verb} one of the animal's ${names.plural.toLowerCase()}`
+}
 
 /** The search parameters of .../search, each typed by the field it matches. */
 function searchParameters({ resource, userLevel }: Collection): Record<string, TSchema> {
@@ -309,10 +319,7 @@ function getRecord(app: App, kit: Kit, level: Level) {
     {
       schema: {
         operationId: `get${at.name}${names.singular}`,
-        summary:
-          level === 'user'
-            ? `Get one ${names.label.toLowerCase()}`
-            : `Get one of the animal's ${names.plural.toLowerCase()}`,
+        summary: oneRecordSummary(kit, level, 'Get', 'one'),
         description:
           level === 'user' ? kit.getDescription : `${kit.getDescription} It must be one of the path animal's.`,
         params: at.ItemPath,
@@ -321,8 +328,8 @@ function getRecord(app: App, kit: Kit, level: Level) {
       config: at.config,
     },
     async (req) => {
-      const { uid, id } = kit.itemParams(req.params)
-      return ok(kit.writes.toApi(await kit.writes.find(at.scope(req, uid), id)))
+      const { scope, id } = kit.pathRecord(req, level)
+      return ok(kit.writes.toApi(await kit.writes.find(scope, id)))
     },
   )
 }
@@ -367,10 +374,7 @@ function updateRecord(app: App, kit: Kit, level: Level) {
     {
       schema: {
         operationId: `update${at.name}${names.singular}`,
-        summary:
-          level === 'user'
-            ? `Change a ${names.label.toLowerCase()}`
-            : `Change one of the animal's ${names.plural.toLowerCase()}`,
+        summary: oneRecordSummary(kit, level, 'Change'),
         description: kit.patchDescription,
         params: at.ItemPath,
         body: resource.patchBody(),
@@ -383,8 +387,8 @@ function updateRecord(app: App, kit: Kit, level: Level) {
       config: at.config,
     },
     async (req) => {
-      const { uid, id } = kit.itemParams(req.params)
-      return kit.writes.update(req, at.scope(req, uid), id)
+      const { scope, id } = kit.pathRecord(req, level)
+      return kit.writes.update(req, scope, id)
     },
   )
 }
@@ -398,10 +402,7 @@ function deleteRecord(app: App, kit: Kit, level: Level) {
     {
       schema: {
         operationId: `delete${at.name}${names.singular}`,
-        summary:
-          level === 'user'
-            ? `Delete a ${names.label.toLowerCase()}`
-            : `Delete one of the animal's ${names.plural.toLowerCase()}`,
+        summary: oneRecordSummary(kit, level, 'Delete'),
         description: deleteDescription,
         params: at.ItemPath,
         response: { 200: MessageEnvelope('Deleted', `${names.label} deleted`) },
@@ -409,8 +410,8 @@ function deleteRecord(app: App, kit: Kit, level: Level) {
       config: at.config,
     },
     async (req) => {
-      const { uid, id } = kit.itemParams(req.params)
-      return kit.writes.remove(at.scope(req, uid), id)
+      const { scope, id } = kit.pathRecord(req, level)
+      return kit.writes.remove(scope, id)
     },
   )
 }
