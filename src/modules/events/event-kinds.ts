@@ -20,6 +20,10 @@ export interface EventKind {
   resolves?: readonly string[]
 }
 
+/** An all-clear: the kind that says a condition is over. It resolves the condition's open events and notifies nobody. */
+const allClear = (scale: string, title: string, resolves: readonly string[]) =>
+  ({ severity: 'info', scale, title, notifyRanks: [], resolves }) satisfies EventKind
+
 export const EVENT_KINDS = {
   'temperature-yellow': {
     severity: 'warning',
@@ -35,13 +39,10 @@ export const EVENT_KINDS = {
     notifyRanks: [2, 3],
     resolves: ['temperature-yellow'],
   },
-  'temperature-normal': {
-    severity: 'info',
-    scale: 'delta °C',
-    title: 'Temperature back to its reference (green band)',
-    notifyRanks: [],
-    resolves: ['temperature-yellow', 'temperature-red'],
-  },
+  'temperature-normal': allClear('delta °C', 'Temperature back to its reference (green band)', [
+    'temperature-yellow',
+    'temperature-red',
+  ]),
   'heat-alarm': { severity: 'warning', scale: 'probability', title: 'Heat expected', notifyRanks: [3] },
   'birth-alarm': { severity: 'warning', scale: 'probability', title: 'Farrowing expected', notifyRanks: [3] },
   'lameness-alarm': { severity: 'warning', scale: 'probability', title: 'Lameness suspected', notifyRanks: [2] },
@@ -57,21 +58,9 @@ export const EVENT_KINDS = {
     title: 'Litter device sends no data',
     notifyRanks: [2],
   },
-  'litter-online': {
-    severity: 'info',
-    scale: 'minutes',
-    title: 'Litter device back online',
-    notifyRanks: [],
-    resolves: ['litter-offline'],
-  },
+  'litter-online': allClear('minutes', 'Litter device back online', ['litter-offline']),
   'tag-silent': { severity: 'warning', scale: 'minutes', title: 'Ear tag silent', notifyRanks: [2] },
-  'tag-heard': {
-    severity: 'info',
-    scale: 'minutes',
-    title: 'Ear tag heard again',
-    notifyRanks: [],
-    resolves: ['tag-silent'],
-  },
+  'tag-heard': allClear('minutes', 'Ear tag heard again', ['tag-silent']),
   'tag-battery-low': { severity: 'warning', scale: '%', title: 'Ear tag battery low', notifyRanks: [2] },
   'farrowing-due': { severity: 'warning', scale: 'days', title: 'Farrowing due', notifyRanks: [3] },
   'pregnancy-check-due': { severity: 'info', scale: 'days', title: 'Pregnancy check due', notifyRanks: [3] },
