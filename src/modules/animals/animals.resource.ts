@@ -126,6 +126,9 @@ const Uid = Type.String({
   examples: [EXAMPLE.uid],
 })
 export const UserPath = Type.Object({ userId: Uid })
+/** A MAC as the API takes it, AA:BB:CC:DD:EE:FF in either case: a query parameter, or a field of another schema. */
+export const MacString = (description: string, example: string = EXAMPLE.mac) =>
+  Type.String({ pattern: MAC_PATTERN, maxLength: 17, description, examples: [example] })
 /** Ids and MACs that name nothing of the account's answer 404 whatever their form (docs/decisions.md), so they are not patterned here. */
 export const AnimalPath = Type.Object({
   userId: Uid,
@@ -173,7 +176,5 @@ export const AnimalSearchQuery = Type.Object({
   sex: Type.Optional(StringEnum(SEXES)),
   active: Type.Optional(QueryBoolean),
   suspicious: Type.Optional(QueryBoolean),
-  mac: Type.Optional(
-    Type.String({ pattern: MAC_PATTERN, maxLength: 17, description: 'Tag MAC, either case', examples: [EXAMPLE.mac] }),
-  ),
+  mac: Type.Optional(MacString('Tag MAC, either case')),
 })

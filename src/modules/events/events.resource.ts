@@ -8,7 +8,7 @@ import { EXAMPLE } from '../../http/schema-types.ts'
 import { field } from '../../resource/field.ts'
 import { defineResource } from '../../resource/resource.ts'
 import { MAC_PATTERN, normalizeMac } from '../animals/animals.rules.ts'
-import { AnimalMacPath, UserPath } from '../animals/animals.resource.ts'
+import { AnimalMacPath, MacString, UserPath } from '../animals/animals.resource.ts'
 import { EVENT_KINDS, EVENT_TYPES } from './event-kinds.ts'
 
 export const SEVERITIES = ['info', 'warning', 'critical'] as const
@@ -156,14 +156,7 @@ export function EventListQuery(limits: Limits) {
     {
       ...listQueryProperties(limits, events.sortFields, 't', events.filterFields, events.filterSchemas),
       ...criteria,
-      MAC: Type.Optional(
-        Type.String({
-          pattern: MAC_PATTERN,
-          maxLength: 17,
-          description: 'Only this tag or device, either case',
-          examples: [EXAMPLE.mac],
-        }),
-      ),
+      MAC: Type.Optional(MacString('Only this tag or device, either case')),
     },
     {
       ...listQueryOptions,

@@ -3,7 +3,7 @@
 import Type, { type Static, type TSchema } from 'typebox'
 import { StringEnum } from '../../http/list-params.ts'
 import { Count, EXAMPLE, Integer } from '../../http/schema-types.ts'
-import { MAC_PATTERN } from '../animals/animals.rules.ts'
+import { MacString } from '../animals/animals.resource.ts'
 import { CYCLE, CYCLE_STATES } from '../cycle/cycle.rules.ts'
 
 const Nullable = <T extends TSchema>(schema: T, description: string) =>
@@ -13,7 +13,7 @@ const DateString = (description: string, example: string) =>
 const Days = (description: string, example: number) =>
   Integer({ minimum: -1_000_000, maximum: 1_000_000, description, examples: [example] })
 const Figure = (example: number) => Type.Number({ examples: [example] })
-const Mac = Type.String({ pattern: MAC_PATTERN, maxLength: 17, description: 'Tag MAC', examples: [EXAMPLE.mac] })
+const Mac = MacString('Tag MAC')
 
 export const CycleStateName = StringEnum(CYCLE_STATES, {
   description:

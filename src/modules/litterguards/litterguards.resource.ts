@@ -7,7 +7,7 @@ import { EXAMPLE } from '../../http/schema-types.ts'
 import { field } from '../../resource/field.ts'
 import { defineResource } from '../../resource/resource.ts'
 import { MAC_PATTERN, normalizeMac } from '../animals/animals.rules.ts'
-import { UserPath } from '../animals/animals.resource.ts'
+import { MacString, UserPath } from '../animals/animals.resource.ts'
 
 export { UserPath }
 
@@ -86,14 +86,7 @@ const criteria = {
       description: 'true: devices with data in the last LITTERGUARD_ACTIVE_WINDOW_MINUTES; false: the others',
     }),
   ),
-  mac: Type.Optional(
-    Type.String({
-      pattern: MAC_PATTERN,
-      maxLength: 17,
-      description: 'Device MAC, exact, either case',
-      examples: [EXAMPLE.deviceMac],
-    }),
-  ),
+  mac: Type.Optional(MacString('Device MAC, exact, either case', EXAMPLE.deviceMac)),
   name: Type.Optional(
     Type.String({ minLength: 1, maxLength: 200, description: 'Part of the name, any case', examples: ['room 2'] }),
   ),

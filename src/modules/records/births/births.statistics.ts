@@ -4,10 +4,9 @@ import { sql } from 'kysely'
 import Type from 'typebox'
 import { Envelope, ok } from '../../../http/envelope.ts'
 import { validationFailed, type FieldProblem } from '../../../http/errors.ts'
-import { EXAMPLE } from '../../../http/schema-types.ts'
 import type { App } from '../../../types.ts'
-import { MAC_PATTERN, normalizeMac } from '../../animals/animals.rules.ts'
-import { UserPath } from '../../animals/animals.resource.ts'
+import { normalizeMac } from '../../animals/animals.rules.ts'
+import { MacString, UserPath } from '../../animals/animals.resource.ts'
 import { ISO_8601_PATTERN, calendarDay } from '../records.rules.ts'
 import { birthStatistics } from './births.rules.ts'
 
@@ -40,14 +39,7 @@ export async function birthStatisticsRoute(app: App) {
           'endDate (ISO 8601, both inclusive, compared by UTC calendar day; either may be left out).',
         params: UserPath,
         querystring: Type.Object({
-          mac: Type.Optional(
-            Type.String({
-              pattern: MAC_PATTERN,
-              maxLength: 17,
-              description: "Only this animal's births (MAC in either case)",
-              examples: [EXAMPLE.mac],
-            }),
-          ),
+          mac: Type.Optional(MacString("Only this animal's births (MAC in either case)")),
           startDate: IsoDate('First day', '2026-01-01'),
           endDate: IsoDate('Last day', '2026-12-31'),
         }),
