@@ -19,8 +19,10 @@ import {
   subjectStates,
   transition,
   type EventRow,
+  type EventTarget,
   type NewEvent,
 } from '../modules/events/events.repository.ts'
+import type { EventType } from '../modules/events/event-kinds.ts'
 import { isSilent, minutesBetween } from '../modules/events/events.rules.ts'
 
 /** Changes a subject's state and stores the event of the change, in one transaction; undefined when another run made it. */
@@ -36,6 +38,21 @@ async function changeState(
   return db.transaction().execute(async (trx) => {
     if (!(await transition(trx, key, expected, next, since))) return undefined
     return event && (await emitEvent(trx, rules, event))
+  })
+}
+
+/** Ends a subject's episode, in one transaction: its state moves back and the open events of the kind are resolved. */
+async function endEpisode(
+  db: Kysely<DB>,
+  key: { uid: string; subject: string; rule: string },
+  states: { from: string; to: string },
+  target: EventTarget,
+  type: EventType,
+  now: number,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    if (await transition(trx, key, states.from, states.to, now))
+      await resolveOpenEvents(trx, key.uid, target, [type], 'service', now)
   })
 }
 
@@ -114,10 +131,8 @@ export async function deriveBatteryEvents(
       })
       if (event) created.push(event)
     } else if (battery >= percent && state === 'low') {
-      await db.transaction().execute(async (trx) => {
-        if (await transition(trx, { uid, subject, rule: 'battery' }, 'low', 'ok', now))
-          await resolveOpenEvents(trx, uid, { animalId: Number(a.id), mac: a.mac }, ['tag-battery-low'], 'service', now)
-      })
+      const target = { animalId: Number(a.id), mac: a.mac }
+      await endEpisode(db, { uid, subject, rule: 'battery' }, { from: 'low', to: 'ok' }, target, 'tag-battery-low', now)
     }
   }
   return created
@@ -203,10 +218,8 @@ export async function deriveActivityEvents(
       })
       if (event) created.push(event)
     } else if (!unusual && state === 'unusual') {
-      await db.transaction().execute(async (trx) => {
-        if (await transition(trx, { uid, subject, rule: 'activity' }, 'unusual', 'usual', now))
-          await resolveOpenEvents(trx, uid, { mac: a.mac }, ['litter-unusual-activity'], 'service', now)
-      })
+      const key = { uid, subject, rule: 'activity' }
+      await endEpisode(db, key, { from: 'unusual', to: 'usual' }, { mac: a.mac }, 'litter-unusual-activity', now)
     }
   }
   return created
