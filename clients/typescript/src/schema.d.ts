@@ -1682,7 +1682,7 @@ export interface paths {
         };
         /**
          * Sows due for something: farrowing, a pregnancy check, a service, a return to watch
-         * @description Four lists on `date` (today unless asked), each sorted by due date then MAC, from the cycle state of every female (of `group`, when given). See each list for its rule.
+         * @description Four lists on `date` (today unless asked), each sorted by due date then MAC, from the cycle state of every female (of `group`, when given), with the farm's gestation length, pregnancy-check and weaned-not-served days from its alert rules (GET /users/{userId}/alert-rules). See each list for its rule.
          */
         get: operations["getDueLists"];
         put?: never;
@@ -36969,7 +36969,7 @@ export interface operations {
                  */
                 date?: string;
                 /**
-                 * @description weanedNotServed lists sows weaned at least this many days ago and not served since
+                 * @description weanedNotServed lists sows weaned at least this many days ago and not served since (default: the alert rules' weanedNotServedDays, 7 unless the farm set it)
                  * @example 7
                  */
                 weanedDays?: number;
@@ -37022,7 +37022,7 @@ export interface operations {
                              * @example 7
                              */
                             weanedDays: number;
-                            /** @description Served or pregnant sows whose expected farrowing (service + 115 days) lies in the 7 days from date, or at most 14 days before it (overdue); dueDate = the expected farrowing */
+                            /** @description Served or pregnant sows whose expected farrowing (service + gestationDays, 115 unless set) lies in the 7 days from date, or at most 14 days before it (overdue); dueDate = the expected farrowing */
                             dueToFarrow: {
                                 /**
                                  * @description Tag MAC
@@ -37052,7 +37052,7 @@ export interface operations {
                                  */
                                 daysFromDue: number;
                             }[];
-                            /** @description Served sows not yet checked nor returned, 28-42 days after the service; dueDate = service + 28 days */
+                            /** @description Served sows that no check has found pregnant or open, nor returned, pregnancyCheckDays to pregnancyCheckDays + 14 days after the service (28-42 unless set); dueDate = service + pregnancyCheckDays */
                             pregnancyCheck: {
                                 /**
                                  * @description Tag MAC
