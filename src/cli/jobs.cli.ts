@@ -13,6 +13,7 @@ import {
   fitCalibration,
   type HerdFamily,
 } from '../simulation/evaluation.ts'
+import { evaluateFarmCalibration } from '../simulation/farm-calibration-evaluation.ts'
 import { PREDICTIONS_LOCK, scorePredictions } from '../jobs/predictions.ts'
 import { withSingleRunner } from '../jobs/single-runner.ts'
 import { EVENTS_LOCK, deriveScheduledEvents } from '../jobs/events.ts'
@@ -26,7 +27,7 @@ export const jobCommands: Command[] = [
     summary:
       'Run a scheduled job now (prune-tokens, maintenance, reference-temperature, predictions, events, pack), or evaluate the scorer',
     usage:
-      'livestock-api jobs <prune-tokens | maintenance | reference-temperature [--user U] | predictions [--user U] | events [--user U] | pack [--user U] | evaluate-predictions [--family F] [--seed S] [--animals N] [--days D] | fit-calibration [--animals N] [--days D]>',
+      'livestock-api jobs <prune-tokens | maintenance | reference-temperature [--user U] | predictions [--user U] | events [--user U] | pack [--user U] | evaluate-predictions [--family F] [--seed S] [--animals N] [--days D] | evaluate-farm-calibration [--family F] [--seed S] [--animals N] | fit-calibration [--animals N] [--days D]>',
     options: {
       user: {
         type: 'string',
@@ -36,12 +37,12 @@ export const jobCommands: Command[] = [
       seed: {
         type: 'string',
         value: 'S',
-        description: `the simulated herd's seed (evaluate-predictions; default ${EVALUATION_SEED})`,
+        description: `the simulated herd's seed (evaluate-predictions, evaluate-farm-calibration; default ${EVALUATION_SEED})`,
       },
       animals: {
         type: 'string',
         value: 'N',
-        description: `animals in the simulated herd (evaluate-predictions; default 200; fit-calibration: ${CALIBRATION_FIT.animals})`,
+        description: `animals in the simulated herd (evaluate-predictions; default 200; evaluate-farm-calibration: 100; fit-calibration: ${CALIBRATION_FIT.animals})`,
       },
       days: {
         type: 'string',
@@ -51,7 +52,7 @@ export const jobCommands: Command[] = [
       family: {
         type: 'string',
         value: 'F',
-        description: `one family of simulated herds (${HERD_FAMILIES.join(', ')}; evaluate-predictions; default both)`,
+        description: `one family of simulated herds (${HERD_FAMILIES.join(', ')}; evaluate-predictions, evaluate-farm-calibration; default both)`,
       },
     },
     help: [
@@ -72,6 +73,10 @@ export const jobCommands: Command[] = [
       '                        sensitivity, lead, false alarms per animal-month, AUC and calibration with 95 % intervals,',
       `                        for the family the rules were tuned on (${TUNING_FAMILY}) and the one they were not, side by`,
       `                        side (default --seed ${EVALUATION_SEED}). Needs no database; takes a few minutes`,
+      "evaluate-farm-calibration  per-farm calibration: each family's herd (default 100 animals, a sample every 2",
+      "                        minutes), its first 30 evaluated days' records fit the farm's map, the next 30 measure the",
+      "                        calibration error and reliability with the global calibration and with the farm's, side",
+      '                        by side with 95 % intervals. Needs no database',
       "fit-calibration         fit the scorer's calibration (SCORER.calibration) on the tuning family's seeds",
       `                        (${CALIBRATION_FIT.seeds.join(', ')}) with their records and print its knots per class;`,
       '                        paste them into scorer.rules.ts after a rule changes. Needs no database; about 30 s',
@@ -140,6 +145,21 @@ export const jobCommands: Command[] = [
           throw new UsageError(`--family must be one of ${HERD_FAMILIES.join(', ')}`)
         const families = family === undefined ? HERD_FAMILIES : [family as HerdFamily]
         const reports = families.map((f) => evaluatePredictions({ family: f, seed, animals, days }))
+        ctx.out({
+          job,
+          tunedOn: reports.find((r) => r.tunedOn) ?? null,
+          heldOut: reports.find((r) => !r.tunedOn) ?? null,
+        })
+        return
+      }
+      if (job === 'evaluate-farm-calibration') {
+        const seed = optionalString(values, 'seed') ?? EVALUATION_SEED
+        const animals = intOption(values, 'animals', 100, 20, 2000)
+        const family = optionalString(values, 'family')
+        if (family !== undefined && !HERD_FAMILIES.includes(family as HerdFamily))
+          throw new UsageError(`--family must be one of ${HERD_FAMILIES.join(', ')}`)
+        const families = family === undefined ? HERD_FAMILIES : [family as HerdFamily]
+        const reports = families.map((f) => evaluateFarmCalibration({ family: f, seed, animals, intervalMs: 120_000 }))
         ctx.out({
           job,
           tunedOn: reports.find((r) => r.tunedOn) ?? null,

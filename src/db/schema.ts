@@ -260,6 +260,8 @@ export interface PredictionsTable {
   predicted_at: number
   results: ColumnType<PredictionResult[], string, string>
   peak_probability: number
+  /** The scorer's: the global calibration's probability, before the farm's map (migration 0085); else null. */
+  global_probability: Generated<number | null>
   source: 'scorer' | 'external'
   created_by: string | null
   /** The animal as its poster gave it (migration 0011); null where not given. */
@@ -358,6 +360,8 @@ export interface ScorerFarmSettingsTable {
   lameness_factor: number
   learned_at: number
   basis: ColumnType<Record<string, unknown>, string, string>
+  /** Per-farm calibration (migration 0085): each class's map and its counts; null: the global calibration. */
+  calibration: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>
 }
 
 export interface DB extends RecordTables {

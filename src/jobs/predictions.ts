@@ -44,7 +44,19 @@ import {
   type ClassLearning,
   type FarmFactors,
 } from '../modules/predictions/farm-learning.rules.ts'
-import { findFarmSettings, saveFarmSettings, scorerDayPeaks } from '../modules/predictions/farm-settings.repository.ts'
+import {
+  farmCalibrationMaps,
+  findFarmSettings,
+  saveFarmSettings,
+  scorerDayPeaks,
+  scorerHours,
+} from '../modules/predictions/farm-settings.repository.ts'
+import {
+  fitFarmCalibration,
+  labelHours,
+  recalibrate,
+  type FarmCalibrationFit,
+} from '../modules/predictions/farm-calibration.rules.ts'
 
 /** pg_try_advisory_lock key of this job (distinct from the reference-temperature job's). */
 export const PREDICTIONS_LOCK = 6_105_002
@@ -134,7 +146,10 @@ async function scoreUser(
   }
   const from = (ends[0]! - HOUR_MS - firstHour) / HOUR_MS
   const to = (lastHour - firstHour) / HOUR_MS
+  // The farm's factors move its thresholds (which hours alarm); its calibration maps then re-map each hour's global
+  // probability, strictly rising, so an hour alarms where its global probability reaches the class's alarm level.
   const scores = scoreHerd(herd, from, to, settingsWithFactors(await learnFarmSettings(db, uid, now)))
+  const maps = await farmCalibrationMaps(db, uid)
   const rows: NewPrediction[] = []
   herd.forEach((animal, k) => {
     scores[k]!.forEach((score, n) => {
@@ -143,12 +158,14 @@ async function scoreUser(
       const predictedAt = animal.hours[i]!.hour + HOUR_MS
       const timestamp = new Date(predictedAt).toISOString()
       for (const type of CLASSIFICATION_TYPES) {
+        const probability = roundProbability(recalibrate(maps[type], score[type]))
         rows.push({
           animalId: animal.key,
           classificationType: type,
           predictedAt,
-          results: [{ timestamp, probability: score[type] }],
-          peakProbability: score[type],
+          results: [{ timestamp, probability }],
+          peakProbability: probability,
+          globalProbability: score[type],
         })
       }
     })
@@ -164,7 +181,9 @@ async function scoreUser(
       group: tags.get(p.animalId)!.group_name,
       classificationType: p.classificationType,
       predictedAt: p.predictedAt,
-      probability: p.peakProbability,
+      // Alert rules compare the global probability: their thresholds keep the scale they were set on, which the
+      // farm's weekly refit does not move, and an alert fires where it did.
+      probability: p.globalProbability ?? p.peakProbability,
     }))
     events.announce(await derivePredictionEvents(db, uid, await alertRulesOf(db, uid), scores, now))
   }
@@ -178,7 +197,8 @@ async function scoreUser(
 /**
  * The farm's threshold factors, learned again from its records when the last learning is LEARNING.everyDays old
  * (farm-learning.rules.ts): the events of the last LEARNING.periodDays, matched as the accuracy route matches them,
- * against the scorer's daily peaks. Before anything was scored, the defaults.
+ * against the scorer's daily peaks; and with them its calibration maps (farm-calibration.rules.ts), from the same
+ * events against every scored hour's global probability. Before anything was scored, the defaults.
  */
 export async function learnFarmSettings(db: Kysely<DB>, uid: string, now: number): Promise<FarmFactors> {
   const stored = await findFarmSettings(db, uid)
@@ -202,9 +222,20 @@ export async function learnFarmSettings(db: Kysely<DB>, uid: string, now: number
     classes[kind] = learnClass(kind, learningInput(peaks[kind], inPeriod, window, current[kind]))
     factors[kind] = classes[kind].factor
   }
-  await saveFarmSettings(db, uid, { factors, learnedAt: now, basis: { from, to: now, classes } })
+  const calibration = {} as Record<(typeof CLASSIFICATION_TYPES)[number], FarmCalibrationFit>
+  for (const kind of CLASSIFICATION_TYPES) {
+    const window = MATCH_WINDOWS[kind]
+    const recorded = mergeMoments(events[kind], window.eventMergeMs).filter((e) => e.at <= now)
+    const inPeriod = recorded.filter((e) => e.at - window.leadMs >= from).length
+    const hours = labelHours(await scorerHours(db, uid, kind, from, now), recorded, window)
+    calibration[kind] = fitFarmCalibration(kind, hours, inPeriod)
+  }
+  await saveFarmSettings(db, uid, { factors, learnedAt: now, basis: { from, to: now, classes }, calibration })
   return factors
 }
+
+/** Probabilities are stored to 4 decimals, as the scorer rounds them. */
+const roundProbability = (p: number) => Math.round(p * 10_000) / 10_000
 
 /** Whether the tag sent readings in the 24 h up to hour i: a silent tag gets no prediction. */
 function heardFrom(hours: readonly HourSummary[], i: number): boolean {

@@ -100,7 +100,7 @@ export interface EvaluationOptions {
   start?: number
 }
 
-type Interval95 = [number, number] | null
+export type Interval95 = [number, number] | null
 
 export interface ClassReport {
   episodes: number
@@ -316,7 +316,7 @@ export function alarmsOf(
   return alarms
 }
 
-interface Episode {
+export interface Episode {
   animal: number
   onset: number
   detectFrom: number
@@ -329,7 +329,7 @@ interface Episode {
 }
 
 /** The ground truth of each class as episodes with their detection and excuse windows (ms). */
-function episodesOf(
+export function episodesOf(
   herd: readonly SimulatedAnimalData[],
   windowFrom: number,
   windowTo: number,
@@ -514,7 +514,7 @@ export function measure(
  * after an episode left out): what reliability and calibration read; and each block of time's highest probability
  * outside every episode (the AUC's negatives).
  */
-function scoredHours(
+export function scoredHours(
   herd: readonly SimulatedAnimalData[],
   scores: Scores,
   type: ClassificationType,
@@ -522,13 +522,15 @@ function scoredHours(
   from: number,
   to: number,
   block: number,
-): { negatives: number[]; pairs: [number, boolean][] } {
+): { negatives: number[]; pairs: [number, boolean][]; byAnimal: [number, boolean][][] } {
   const hourEnd = (i: number) => herd[0]!.hours[i]!.hour + HOUR_MS
   const windowFrom = hourEnd(from) - HOUR_MS
   const negatives: number[] = []
   const pairs: [number, boolean][] = []
+  const byAnimal: [number, boolean][][] = []
   herd.forEach((a, animal) => {
     if (type !== 'lameness' && a.sex !== 'female') return
+    const start = pairs.length
     const own = episodes.filter((e) => e.animal === animal)
     let blockMax: number | undefined
     let blockStart = windowFrom
@@ -545,8 +547,9 @@ function scoredHours(
       if (!excused) blockMax = Math.max(blockMax ?? 0, p)
       if (inEpisode || !excused) pairs.push([p, inEpisode])
     }
+    byAnimal.push(pairs.slice(start))
   })
-  return { negatives, pairs }
+  return { negatives, pairs, byAnimal }
 }
 
 /** The tuning family's seeds and herds the calibration is fitted on (as the job runs: with the farm's records). */

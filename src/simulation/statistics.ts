@@ -144,3 +144,25 @@ export function isotonicKnots(
   }
   return knots
 }
+
+/**
+ * A 95 % interval of the calibration error (reliability's mean |predicted − observed|) by resampling whole animals
+ * (an animal's hours are not independent of each other), 200 resamples.
+ */
+export function bootstrapCalibration(
+  byAnimal: readonly (readonly (readonly [number, boolean])[])[],
+): [number, number] | null {
+  if (byAnimal.length < 2) return null
+  const random = prng(byAnimal.length * 104_729)
+  const errors: number[] = []
+  for (let r = 0; r < 200; r++) {
+    const sample: (readonly [number, boolean])[] = []
+    for (let k = 0; k < byAnimal.length; k++)
+      for (const pair of byAnimal[Math.floor(random() * byAnimal.length)]!) sample.push(pair)
+    const error = reliability(sample).meanAbsoluteError
+    if (error !== null) errors.push(error)
+  }
+  if (errors.length < 20) return null
+  errors.sort((a, b) => a - b)
+  return [errors[Math.floor(errors.length * 0.025)]!, errors[Math.ceil(errors.length * 0.975) - 1]!]
+}

@@ -14,6 +14,8 @@ import { HOUR_MS, SUMMARY_THRESHOLDS, summarizeHours } from '../../src/modules/p
 import { PREDICTIONS_LOCK, runScheduledPredictions, scorePredictions } from '../../src/jobs/predictions.ts'
 import { hourlySummaries } from '../../src/modules/readings/readings.summaries.ts'
 import { withSingleRunner } from '../../src/jobs/single-runner.ts'
+import { findFarmSettings, saveFarmSettings } from '../../src/modules/predictions/farm-settings.repository.ts'
+import { IDENTITY_MAP, recalibrate } from '../../src/modules/predictions/farm-calibration.rules.ts'
 
 let ctx: TestContext
 before(async () => {
@@ -156,6 +158,45 @@ describe('livestock-api jobs predictions', () => {
     assert.ok((newest.t ?? 0) <= Date.now(), 'the inactive animal got no prediction for the new hour')
   })
 
+  it("stores the farm's probability through its calibration map and the global one beside it", async () => {
+    const rows = () =>
+      ctx.database.db
+        .selectFrom('predictions')
+        .select(['classification_type', 'predicted_at', 'peak_probability', 'global_probability'])
+        .where('uid', '=', uid)
+        .execute()
+    // No map fitted (no records): the farm's probability is the global one.
+    for (const r of await rows()) assert.equal(r.peak_probability, r.global_probability)
+    const now = Date.now() + 2 * HOUR_MS
+    const stored = (await findFarmSettings(ctx.database.db, uid))!
+    const fit = (map: typeof IDENTITY_MAP) => ({
+      map,
+      fitted: map,
+      events: 9,
+      hours: 100,
+      observed: 0.01,
+      meanPredicted: 0.02,
+      reason: 'test',
+    })
+    const birthMap = { intercept: -1, slope: 0.5 }
+    await saveFarmSettings(ctx.database.db, uid, {
+      ...stored,
+      learnedAt: now,
+      calibration: { birth: fit(birthMap), heat: fit(IDENTITY_MAP), lameness: fit(IDENTITY_MAP) },
+    })
+    const outcome = await scorePredictions(ctx.database.db, { now, uid })
+    assert.equal(outcome.hours, 1)
+    const newest = (await rows()).filter((r) => r.predicted_at === Math.floor(now / HOUR_MS) * HOUR_MS)
+    assert.equal(newest.length, outcome.stored)
+    for (const r of newest) {
+      const expected =
+        r.classification_type === 'birth'
+          ? Math.round(recalibrate(birthMap, r.global_probability!) * 10_000) / 10_000
+          : r.global_probability
+      assert.equal(r.peak_probability, expected, r.classification_type)
+    }
+  })
+
   it('refuses an unknown user (exit 1) and prints usage for a bad option (exit 2)', async () => {
     const unknown = await cli(['jobs', 'predictions', '--user', 'nobody-here'])
     assert.equal(unknown.code, 1)
@@ -282,6 +323,30 @@ describe('livestock-api jobs evaluate-predictions', () => {
             r.falseAlarmsCI[0] <= r.falseAlarmsPerAnimalMonth && r.falseAlarmsPerAnimalMonth <= r.falseAlarmsCI[1],
           )
         }
+      }
+    }
+  })
+})
+
+describe('livestock-api jobs evaluate-farm-calibration', () => {
+  it("fits each farm's map on its first 30 days and measures the next 30, alarms where they were", async () => {
+    const res = await cli(['jobs', 'evaluate-farm-calibration', '--seed', 'tuning-1', '--animals', '20'])
+    assert.equal(res.code, 0, res.stderr)
+    const { job, tunedOn, heldOut } = res.json()
+    assert.equal(job, 'evaluate-farm-calibration')
+    assert.deepEqual(
+      [tunedOn.family, heldOut.family, tunedOn.fitDays, tunedOn.measuredDays],
+      ['cycle', 'ethogram', 30, 30],
+    )
+    for (const report of [tunedOn, heldOut]) {
+      for (const type of ['birth', 'heat', 'lameness']) {
+        const [global, farm] = [report.global[type], report.farm[type]]
+        assert.deepEqual(
+          [farm.detected, farm.falseAlarms, farm.confounders.falseAlarms],
+          [global.detected, global.falseAlarms, global.confounders.falseAlarms],
+          `${report.family} ${type}: the map moves no alarm`,
+        )
+        assert.ok(report.fits[type].map.slope >= 0.5 && report.fits[type].map.slope <= 2)
       }
     }
   })

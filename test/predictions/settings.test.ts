@@ -8,7 +8,8 @@ import { assertError, assertInvalid } from '../support/assertions.ts'
 import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
 import { insertScoredPredictions, type NewPrediction } from '../../src/modules/predictions/predictions.repository.ts'
 import { learnFarmSettings } from '../../src/jobs/predictions.ts'
-import { SCORER, calibrate } from '../../src/modules/predictions/scorer.rules.ts'
+import { SCORER, alarmLevel, calibrate } from '../../src/modules/predictions/scorer.rules.ts'
+import { recalibrate } from '../../src/modules/predictions/farm-calibration.rules.ts'
 
 let ctx: TestContext
 let uid: string
@@ -50,6 +51,26 @@ describe('prediction settings', () => {
     )
     assert.equal(data.heat.reason, 'not learned yet: the default threshold')
     assert.equal(data.learning.minEvents, 5)
+    assert.deepEqual(data.birth.calibration, {
+      inUse: 'global',
+      intercept: 0,
+      slope: 1,
+      events: 0,
+      hours: 0,
+      observed: null,
+      meanPredicted: null,
+      globalAlarmLevel: alarmLevel('birth'),
+      alarmLevel: alarmLevel('birth'),
+      map: [0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9].map((p) => ({ global: p, farm: p })),
+      reason: 'not fitted yet: the global calibration',
+    })
+    assert.deepEqual(data.calibrationLimits, {
+      minEvents: 5,
+      shrinkEvents: 5,
+      minSlope: 0.5,
+      maxSlope: 2,
+      maxIntercept: 2.5,
+    })
   })
 
   it('lowers the birth threshold after births the scorer came close to but missed, within its limits', async () => {
@@ -92,6 +113,28 @@ describe('prediction settings', () => {
       /^caught 2 of 6 events; at 0.8x the default threshold it would have caught 6, with at most one more false alarm/,
     )
     assert.match(data.heat.reason, /0 events recorded in the period, fewer than 5: unchanged/)
+    // Calibration, fitted from the same records: 66 hours scored (11 per sow), 12 of them in a birth's 48-h lead
+    // window (the day-of-farrowing peak and the hour 27 h before), 6 events: the map moves 6 / 11 of the way.
+    const calibration = data.birth.calibration
+    assert.deepEqual(
+      [calibration.inUse, calibration.events, calibration.hours, calibration.observed],
+      ['farm', 6, 66, 0.1818],
+    )
+    assert.ok(calibration.slope >= 0.5 && calibration.slope <= 2 && Math.abs(calibration.intercept) <= 2.5)
+    assert.equal(
+      calibration.alarmLevel,
+      Math.round(recalibrate(calibration, alarmLevel('birth')) * 10_000) / 10_000,
+      'the alarm level is the map of the global one',
+    )
+    assert.match(calibration.reason, /^6 birth events: 18.18 % of the period's hours lay in an event's window/)
+    assert.match(calibration.reason, /moved 55 % of the way from the global calibration \(6 events\)$/)
+    const farm = calibration.map.map((m: { farm: number }) => m.farm)
+    assert.deepEqual(
+      [...farm].sort((a, b) => a - b),
+      farm,
+      'the map rises',
+    )
+    assert.equal(data.heat.calibration.inUse, 'global')
     // A week must pass before the next learning.
     assert.deepEqual(await learnFarmSettings(ctx.app.database.db, uid, NOW + 6 * DAY), factors)
     assert.equal((await get()).json().data.learnedAt, new Date(NOW).toISOString())

@@ -18,6 +18,7 @@ import * as hourlyRollups from './0060_hourly_rollups.ts'
 import * as litterguardActivity from './0065_litterguard_activity.ts'
 import * as emailChanges from './0070_email_changes.ts'
 import * as calibratedPredictions from './0075_calibrated_predictions.ts'
+import * as farmCalibration from './0085_farm_calibration.ts'
 
 // Listed explicitly (not read from the folder) so the same list works from src/ and from dist/.
 // Names sort in the order they run.
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '0065_litterguard_activity': litterguardActivity,
   '0070_email_changes': emailChanges,
   '0075_calibrated_predictions': calibratedPredictions,
+  '0085_farm_calibration': farmCalibration,
 }

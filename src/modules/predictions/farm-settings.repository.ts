@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely'
 import type { DB } from '../../db/schema.ts'
 import type { ClassificationType } from './predictions.rules.ts'
 import { DEFAULT_FACTORS, type ClassLearning, type DayPeak, type FarmFactors } from './farm-learning.rules.ts'
+import { IDENTITY_MAP, type FarmCalibrationFit, type FarmCalibrationMap } from './farm-calibration.rules.ts'
 
 const DAY_MS = 86_400_000
 // A prediction is stamped at the end of its hour: the hour it scored starts HOUR_MS before.
@@ -13,7 +14,14 @@ export interface FarmSettings {
   learnedAt: number
   /** The period read and each class's learning (counts and reason). */
   basis: { from: number; to: number; classes: Record<ClassificationType, ClassLearning> }
+  /** Each class's calibration map and the fit it came from (farm-calibration.rules.ts); null: the global one. */
+  calibration: Record<ClassificationType, FarmCalibrationFit> | null
 }
+
+export type FarmMaps = Record<ClassificationType, FarmCalibrationMap>
+export const GLOBAL_MAPS: FarmMaps = { birth: IDENTITY_MAP, heat: IDENTITY_MAP, lameness: IDENTITY_MAP }
+
+const parsed = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T
 
 export async function findFarmSettings(db: Kysely<DB>, uid: string): Promise<FarmSettings | undefined> {
   const row = await db.selectFrom('scorer_farm_settings').selectAll().where('uid', '=', uid).executeTakeFirst()
@@ -21,13 +29,21 @@ export async function findFarmSettings(db: Kysely<DB>, uid: string): Promise<Far
   return {
     factors: { birth: row.birth_factor, heat: row.heat_factor, lameness: row.lameness_factor },
     learnedAt: Number(row.learned_at),
-    basis: (typeof row.basis === 'string' ? JSON.parse(row.basis) : row.basis) as FarmSettings['basis'],
+    basis: parsed<FarmSettings['basis']>(row.basis),
+    calibration: row.calibration === null ? null : parsed<FarmSettings['calibration']>(row.calibration),
   }
 }
 
 /** The farm's factors, or the defaults when nothing was learned yet. */
 export async function farmFactors(db: Kysely<DB>, uid: string): Promise<FarmFactors> {
   return (await findFarmSettings(db, uid))?.factors ?? DEFAULT_FACTORS
+}
+
+/** The farm's calibration map per class, or the identity (the global calibration alone) when none was fitted. */
+export async function farmCalibrationMaps(db: Kysely<DB>, uid: string): Promise<FarmMaps> {
+  const calibration = (await findFarmSettings(db, uid))?.calibration
+  if (!calibration) return GLOBAL_MAPS
+  return { birth: calibration.birth.map, heat: calibration.heat.map, lameness: calibration.lameness.map }
 }
 
 export async function saveFarmSettings(db: Kysely<DB>, uid: string, settings: FarmSettings): Promise<void> {
@@ -37,6 +53,7 @@ export async function saveFarmSettings(db: Kysely<DB>, uid: string, settings: Fa
     lameness_factor: settings.factors.lameness,
     learned_at: settings.learnedAt,
     basis: JSON.stringify(settings.basis),
+    calibration: settings.calibration === null ? null : JSON.stringify(settings.calibration),
   }
   await db
     .insertInto('scorer_farm_settings')
@@ -45,7 +62,7 @@ export async function saveFarmSettings(db: Kysely<DB>, uid: string, settings: Fa
     .execute()
 }
 
-/** The scorer's highest probability per animal, class and UTC day in [from, to). */
+/** The scorer's highest global probability (before the farm's map) per animal, class and UTC day in [from, to). */
 export async function scorerDayPeaks(
   db: Kysely<DB>,
   uid: string,
@@ -58,7 +75,7 @@ export async function scorerDayPeaks(
     day: number | string
     peak: number
   }>`
-    SELECT classification_type AS kind, animal_id, (predicted_at - ${HOUR}) / ${DAY_MS} AS day, max(peak_probability) AS peak
+    SELECT classification_type AS kind, animal_id, (predicted_at - ${HOUR}) / ${DAY_MS} AS day, max(coalesce(global_probability, peak_probability)) AS peak
     FROM predictions
     WHERE uid = ${uid} AND source = 'scorer' AND predicted_at > ${from} AND predicted_at <= ${to}
     GROUP BY 1, 2, 3`.execute(db)
@@ -66,4 +83,32 @@ export async function scorerDayPeaks(
   for (const r of rows)
     out[r.kind].push({ animalId: Number(r.animal_id), day: Number(r.day) * DAY_MS, peak: Number(r.peak) })
   return out
+}
+
+/** Each hour the scorer scored of one class in (from, to]: when, and its global probability (before the farm's map). */
+export async function scorerHours(
+  db: Kysely<DB>,
+  uid: string,
+  kind: ClassificationType,
+  from: number,
+  to: number,
+): Promise<{ animalId: number; at: number; probability: number }[]> {
+  const rows = await db
+    .selectFrom('predictions')
+    .select((eb) => [
+      'animal_id',
+      'predicted_at',
+      eb.fn.coalesce('global_probability', 'peak_probability').as('probability'),
+    ])
+    .where('uid', '=', uid)
+    .where('source', '=', 'scorer')
+    .where('classification_type', '=', kind)
+    .where('predicted_at', '>', from)
+    .where('predicted_at', '<=', to)
+    .execute()
+  return rows.map((r) => ({
+    animalId: Number(r.animal_id),
+    at: Number(r.predicted_at),
+    probability: Number(r.probability),
+  }))
 }

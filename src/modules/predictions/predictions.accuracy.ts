@@ -59,7 +59,8 @@ export async function alarmsAndEvents(db: Kysely<DB>, uid: string, from: number,
           eb.and([
             eb('source', '=', 'scorer'),
             eb('classification_type', '=', kind),
-            eb('peak_probability', '>=', alarmLevel(kind)),
+            // The global calibration's probability: the farm's map moves the number, not the alarm.
+            eb(eb.fn.coalesce('global_probability', 'peak_probability'), '>=', alarmLevel(kind)),
           ]),
         ),
       ]),

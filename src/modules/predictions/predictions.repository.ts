@@ -90,6 +90,8 @@ export interface NewPrediction {
   predictedAt: number
   results: PredictionResult[]
   peakProbability: number
+  /** The scorer's: the global calibration's probability, before the farm's map. */
+  globalProbability?: number
   /** The animal's name, group and weight as the poster gave them. */
   animal?: { name?: string | undefined; group?: string | null | undefined; weight?: number | undefined }
 }
@@ -143,6 +145,7 @@ export async function insertScoredPredictions(
         ...predictionColumns(uid, p),
         source: 'scorer' as const,
         created_by: null,
+        global_probability: p.globalProbability ?? p.peakProbability,
       })),
     )
     .onConflict((oc) =>
@@ -168,7 +171,7 @@ export async function lastScoredAt(db: Kysely<DB>, uid: string): Promise<number 
 
 /**
  * Deletes the scorer's predictions made before `before` (ms), at most `batchRows` a statement, but for alarms:
- * a probability at its class's alarm level (as the accuracy route reads them), or the prediction an alarm event names. Predictions
+ * a global probability at its class's alarm level (as the accuracy route reads them), or the prediction an alarm event names. Predictions
  * posted through the API are their poster's and stay.
  */
 export function prunePredictions(db: Kysely<DB>, before: number, batchRows: number): Promise<number> {
@@ -179,7 +182,7 @@ export function prunePredictions(db: Kysely<DB>, before: number, batchRows: numb
       group: ['uid', 'animal_id'],
       time: 'predicted_at',
       row: 'id',
-      keep: sql<boolean>`r.source <> 'scorer' OR r.peak_probability >= CASE r.classification_type
+      keep: sql<boolean>`r.source <> 'scorer' OR coalesce(r.global_probability, r.peak_probability) >= CASE r.classification_type
           WHEN 'birth' THEN ${sql.lit(alarmLevel('birth'))} WHEN 'heat' THEN ${sql.lit(alarmLevel('heat'))}
           ELSE ${sql.lit(alarmLevel('lameness'))} END
         OR EXISTS (SELECT 1 FROM events e WHERE e.uid = r.uid AND e.animal_id = r.animal_id

@@ -1,6 +1,7 @@
 // GET /users/:userId/predictions/settings: what the scorer now uses for this farm and why. Per-farm learning
 // (farm-learning.rules.ts) sets each class's threshold as a factor of the default from the farm's own records;
-// this shows the thresholds, the factors, the counts they came from and the reason in words.
+// this shows the thresholds, the factors, the counts they came from and the reason in words; and per-farm
+// calibration (farm-calibration.rules.ts), the map that re-states the scorer's probability in this farm's terms.
 import Type from 'typebox'
 import { Envelope, ok } from '../../http/envelope.ts'
 import { Count, DateTime, Integer } from '../../http/schema-types.ts'
@@ -9,7 +10,14 @@ import { UserPath } from '../animals/animals.resource.ts'
 import type { ClassificationType } from './predictions.rules.ts'
 import { DEFAULT_FACTORS, LEARNING } from './farm-learning.rules.ts'
 import { findFarmSettings } from './farm-settings.repository.ts'
-import { SCORER } from './scorer.rules.ts'
+import { SCORER, alarmLevel } from './scorer.rules.ts'
+import {
+  FARM_CALIBRATION,
+  IDENTITY_MAP,
+  recalibrate,
+  type FarmCalibrationFit,
+  type FarmCalibrationMap,
+} from './farm-calibration.rules.ts'
 
 const DEFAULT_THRESHOLDS: Record<ClassificationType, { value: number; unit: string }> = {
   birth: { value: SCORER.birth.threshold, unit: 'CUSUM level of hourly activity against her baseline' },
@@ -20,7 +28,82 @@ const DEFAULT_THRESHOLDS: Record<ClassificationType, { value: number; unit: stri
 const Rate = (description: string, example: number) =>
   Type.Union([Type.Number({ minimum: 0, examples: [example] }), Type.Null()], { description })
 
-const ClassSettings = (kind: ClassificationType, example: { factor: number; reason: string }) =>
+/** Global probabilities the settings show the farm's map at. */
+const MAP_POINTS = [0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9] as const
+const round4 = (x: number) => Math.round(x * 10_000) / 10_000
+const mapPoints = (map: FarmCalibrationMap) => MAP_POINTS.map((p) => ({ global: p, farm: round4(recalibrate(map, p)) }))
+
+const EXAMPLE_MAP = { intercept: -1.12, slope: 0.78 }
+
+const ClassCalibration = (kind: ClassificationType, example: { inUse: boolean; reason: string }) =>
+  Type.Object(
+    {
+      inUse: Type.Union([Type.Literal('farm'), Type.Literal('global')], {
+        description:
+          "farm: the scorer's probability is re-mapped by this farm's map; global: the global calibration alone (too few events, or not fitted yet)",
+        examples: [example.inUse ? 'farm' : 'global'],
+      }),
+      intercept: Type.Number({
+        description: 'The map: logit(farm probability) = intercept + slope x logit(global probability); 0 and 1: none',
+        examples: [example.inUse ? EXAMPLE_MAP.intercept : 0],
+      }),
+      slope: Type.Number({
+        minimum: FARM_CALIBRATION.minSlope,
+        maximum: FARM_CALIBRATION.maxSlope,
+        description: `The map's slope (${FARM_CALIBRATION.minSlope}-${FARM_CALIBRATION.maxSlope}; positive, so no alarm moves)`,
+        examples: [example.inUse ? EXAMPLE_MAP.slope : 1],
+      }),
+      events: Count('Events the farm recorded in the period the map was fitted on (records of one event merged)', 12),
+      hours: Count('Hours the scorer scored in that period', 86_400),
+      observed: Rate(
+        "Share of those hours that lay in a recorded event's lead window; null when none was scored",
+        0.006,
+      ),
+      meanPredicted: Rate("The global calibration's mean probability over the same hours", 0.014),
+      globalAlarmLevel: Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description:
+          "The global probability at which this class alarms: the global calibration's probability of its rule's threshold (the factor above applied)",
+        examples: [alarmLevel(kind)],
+      }),
+      alarmLevel: Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description:
+          "The probability this farm's predictions carry where the class alarms: the map of globalAlarmLevel. The alarms are where they were; alert rules compare their thresholds with the global probability (a scale the weekly refit does not move), so they fire where they did",
+        examples: [round4(recalibrate(example.inUse ? EXAMPLE_MAP : IDENTITY_MAP, alarmLevel(kind)))],
+      }),
+      map: Type.Array(
+        Type.Object(
+          {
+            global: Type.Number({ minimum: 0, maximum: 1, description: 'A global probability' }),
+            farm: Type.Number({ minimum: 0, maximum: 1, description: "What the farm's predictions say for it" }),
+          },
+          { additionalProperties: false },
+        ),
+        {
+          maxItems: MAP_POINTS.length,
+          description: 'The map at a few global probabilities',
+          examples: [mapPoints(example.inUse ? EXAMPLE_MAP : IDENTITY_MAP)],
+        },
+      ),
+      reason: Type.String({
+        maxLength: 500,
+        description: 'Why the map is what it is, in words',
+        examples: [example.reason],
+      }),
+    },
+    {
+      additionalProperties: false,
+      description: `${kind}: the calibration in use for this farm and why`,
+    },
+  )
+
+const ClassSettings = (
+  kind: ClassificationType,
+  example: { factor: number; reason: string; calibration: { inUse: boolean; reason: string } },
+) =>
   Type.Object(
     {
       defaultThreshold: Type.Number({
@@ -50,6 +133,7 @@ const ClassSettings = (kind: ClassificationType, example: { factor: number; reas
         description: 'Why the factor is what it is, in words',
         examples: [example.reason],
       }),
+      calibration: ClassCalibration(kind, example.calibration),
     },
     { additionalProperties: false, description: `${kind}: the threshold in use and why` },
   )
@@ -102,18 +186,58 @@ export const PredictionSettings = Type.Object(
       },
       { additionalProperties: false, description: 'The limits that keep a few records from running it away' },
     ),
+    calibrationLimits: Type.Object(
+      {
+        minEvents: Integer({
+          minimum: 0,
+          maximum: 1000,
+          description: 'Fewer events of a class than this in the period: the global calibration alone',
+          examples: [FARM_CALIBRATION.minEvents],
+        }),
+        shrinkEvents: Integer({
+          minimum: 0,
+          maximum: 1000,
+          description: 'The fitted map is taken events / (events + this) of the way from the global calibration',
+          examples: [FARM_CALIBRATION.shrinkEvents],
+        }),
+        minSlope: Type.Number({ description: "The map's least slope", examples: [FARM_CALIBRATION.minSlope] }),
+        maxSlope: Type.Number({ description: "The map's greatest slope", examples: [FARM_CALIBRATION.maxSlope] }),
+        maxIntercept: Type.Number({
+          description: "The map's intercept stays within ± this (log-odds)",
+          examples: [FARM_CALIBRATION.maxIntercept],
+        }),
+      },
+      {
+        additionalProperties: false,
+        description: "Per-farm calibration's limits: refitted with the factors, from the same period's records",
+      },
+    ),
     birth: ClassSettings('birth', {
       factor: 0.85,
       reason:
         'caught 6 of 9 events; at 0.8x the default threshold it would have caught 8 without more false alarms (moved 47 % of the way: 9 events)',
+      calibration: {
+        inUse: true,
+        reason:
+          "12 birth events: 0.6 % of the period's hours lay in an event's window, the global calibration said 1.4 %; its line moved 71 % of the way from the global calibration (12 events)",
+      },
     }),
     heat: ClassSettings('heat', {
       factor: 1,
       reason: 'caught 21 of 24 events at 0.6 false alarms per animal-month: on target, unchanged',
+      calibration: {
+        inUse: true,
+        reason:
+          "24 heat events: 1.1 % of the period's hours lay in an event's window, the global calibration said 1.5 %; its line moved 83 % of the way from the global calibration (24 events)",
+      },
     }),
     lameness: ClassSettings('lameness', {
       factor: 1,
       reason: '2 events recorded in the period, fewer than 5: unchanged',
+      calibration: {
+        inUse: false,
+        reason: '2 lameness events recorded in the period, fewer than 5: the global calibration',
+      },
     }),
   },
   { additionalProperties: false, title: 'PredictionSettings' },
@@ -133,7 +257,13 @@ export async function predictionSettingsRoute(app: App) {
           'It lowers a threshold when recorded events went without an alarm and a lower one would not have raised the ' +
           'false alarms, and raises it when false alarms are many and a higher one would still catch enough; within ' +
           `${LEARNING.minFactor}-${LEARNING.maxFactor}x the default, at most ${LEARNING.maxStep}x per learning, only ` +
-          `with ${LEARNING.minEvents} events or more, and part of the way when events are few.`,
+          `with ${LEARNING.minEvents} events or more, and part of the way when events are few. ` +
+          "Per-farm calibration, refitted at the same time from the same period: the scorer's probability (the global " +
+          "calibration's) re-mapped per class, logit(farm) = intercept + slope x logit(global), fitted on every scored " +
+          "hour against whether it lay in a recorded event's lead window, taken events / (events + " +
+          `${FARM_CALIBRATION.shrinkEvents}) of the way from the global calibration, only with ${FARM_CALIBRATION.minEvents} events or ` +
+          `more, slope ${FARM_CALIBRATION.minSlope}-${FARM_CALIBRATION.maxSlope}, intercept within ±${FARM_CALIBRATION.maxIntercept}. ` +
+          'The map rises strictly, so alarms stay where the thresholds put them; alarmLevel is the probability they now carry.',
         params: UserPath,
         response: { 200: Envelope(PredictionSettings) },
       },
@@ -142,6 +272,23 @@ export async function predictionSettingsRoute(app: App) {
     async (req) => {
       const stored = await findFarmSettings(app.database.db, req.params.userId)
       const factors = stored?.factors ?? DEFAULT_FACTORS
+      const calibrationOf = (kind: ClassificationType, fit: FarmCalibrationFit | undefined) => {
+        const map = fit?.map ?? IDENTITY_MAP
+        const inUse = map.intercept !== 0 || map.slope !== 1
+        return {
+          inUse: inUse ? ('farm' as const) : ('global' as const),
+          intercept: map.intercept,
+          slope: map.slope,
+          events: fit?.events ?? 0,
+          hours: fit?.hours ?? 0,
+          observed: fit?.observed ?? null,
+          meanPredicted: fit?.meanPredicted ?? null,
+          globalAlarmLevel: alarmLevel(kind),
+          alarmLevel: round4(recalibrate(map, alarmLevel(kind))),
+          map: mapPoints(map),
+          reason: fit?.reason ?? 'not fitted yet: the global calibration',
+        }
+      }
       const classOf = (kind: ClassificationType) => {
         const learned = stored?.basis.classes[kind]
         return {
@@ -154,6 +301,7 @@ export async function predictionSettingsRoute(app: App) {
           falseAlarmsPerAnimalMonth: learned?.falseAlarmsPerAnimalMonth ?? null,
           falseAlarmsAtFactor: learned?.falseAlarmsAtFactor ?? null,
           reason: learned?.reason ?? 'not learned yet: the default threshold',
+          calibration: calibrationOf(kind, stored?.calibration?.[kind]),
         }
       }
       return ok({
@@ -167,6 +315,13 @@ export async function predictionSettingsRoute(app: App) {
           minEvents: LEARNING.minEvents,
           maxStep: LEARNING.maxStep,
           shrinkEvents: LEARNING.shrinkEvents,
+        },
+        calibrationLimits: {
+          minEvents: FARM_CALIBRATION.minEvents,
+          shrinkEvents: FARM_CALIBRATION.shrinkEvents,
+          minSlope: FARM_CALIBRATION.minSlope,
+          maxSlope: FARM_CALIBRATION.maxSlope,
+          maxIntercept: FARM_CALIBRATION.maxIntercept,
         },
         birth: classOf('birth'),
         heat: classOf('heat'),

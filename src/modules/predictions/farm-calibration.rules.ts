@@ -1,0 +1,173 @@
+// Per-farm calibration: the scorer's calibrated probability re-mapped per class from the farm's own records. The
+// global calibration (SCORER.calibration) carries the base rates of the herds it was fitted on; on a farm whose events
+// are rarer, or whose false alarms last longer, a 0.8 is followed by the event far less often. The farm's records say
+// which of its scored hours lay before an event (a birth record, an insemination, a lameness treatment: the accuracy
+// route's lead windows), so the map is refitted from them: logit q = intercept + slope · logit p, p the global
+// probability, by maximum likelihood over the farm's hours, shrunk toward the identity by the number of events and
+// kept within limits. A rising straight line in logit space is strictly monotone, so no alarm moves: an hour alarms
+// where its global probability reaches the class's alarm level, and the farm's probability then reaches the image of
+// that level. Pure: the job (src/jobs/predictions.ts) feeds it; docs/predictions.md has the why and the figures.
+import type { ClassificationType } from './predictions.rules.ts'
+
+export const FARM_CALIBRATION = {
+  /** Fewer recorded events of a class than this in the period: the global calibration alone. */
+  minEvents: 5,
+  /** Shrinkage: the fitted line is taken events / (events + shrinkEvents) of the way from the identity. */
+  shrinkEvents: 5,
+  /** The line's limits after shrinking: the slope, and the intercept (log-odds). */
+  minSlope: 0.5,
+  maxSlope: 2,
+  maxIntercept: 2.5,
+  /** Probabilities are read within these before their logit is taken. */
+  floor: 0.001,
+} as const
+
+/** The farm's map of one class: logit q = intercept + slope · logit p. Identity: intercept 0, slope 1. */
+export interface FarmCalibrationMap {
+  intercept: number
+  slope: number
+}
+
+export const IDENTITY_MAP: FarmCalibrationMap = { intercept: 0, slope: 1 }
+
+export interface FarmCalibrationFit {
+  /** The map in use: the identity when events are too few. */
+  map: FarmCalibrationMap
+  /** The unshrunk maximum-likelihood line, when fitted. */
+  fitted: FarmCalibrationMap | null
+  events: number
+  hours: number
+  /** Share of the period's hours that lay in an event's lead window, and the mean global probability of them all. */
+  observed: number | null
+  meanPredicted: number | null
+  reason: string
+}
+
+const logit = (p: number) => {
+  const x = Math.min(1 - FARM_CALIBRATION.floor, Math.max(FARM_CALIBRATION.floor, p))
+  return Math.log(x / (1 - x))
+}
+const expit = (x: number) => 1 / (1 + Math.exp(-x))
+const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits
+
+/** The farm's probability of a global one. Strictly rising in p (the slope is positive). */
+export function recalibrate(map: FarmCalibrationMap, p: number): number {
+  if (map.intercept === 0 && map.slope === 1) return p
+  return expit(map.intercept + map.slope * logit(p))
+}
+
+/**
+ * Fits one class's map from the farm's hours: each hour's global probability and whether it lay in a recorded
+ * event's lead window. `events` is how many events the windows came from (hours of one event are not independent:
+ * the shrinkage and the minimum count events, not hours).
+ */
+export function fitFarmCalibration(
+  kind: ClassificationType,
+  hours: readonly (readonly [probability: number, inWindow: boolean])[],
+  events: number,
+): FarmCalibrationFit {
+  const c = FARM_CALIBRATION
+  // The hours pooled by their probability (stored to 4 decimals, so few distinct values).
+  const pooled = new Map<number, { n: number; k: number }>()
+  let positives = 0
+  let sum = 0
+  for (const [p, inWindow] of hours) {
+    const key = Math.round(p * 10_000) / 10_000
+    const cell = pooled.get(key) ?? { n: 0, k: 0 }
+    cell.n++
+    if (inWindow) cell.k++
+    pooled.set(key, cell)
+    if (inWindow) positives++
+    sum += p
+  }
+  const base = {
+    events,
+    hours: hours.length,
+    observed: hours.length === 0 ? null : round(positives / hours.length, 4),
+    meanPredicted: hours.length === 0 ? null : round(sum / hours.length, 4),
+  }
+  if (events < c.minEvents)
+    return {
+      ...base,
+      map: IDENTITY_MAP,
+      fitted: null,
+      reason: `${events} ${kind} events recorded in the period, fewer than ${c.minEvents}: the global calibration`,
+    }
+  if (positives === 0 || positives === hours.length)
+    return {
+      ...base,
+      map: IDENTITY_MAP,
+      fitted: null,
+      reason: `no hour ${positives === 0 ? 'in' : 'outside'} an event's window: the global calibration`,
+    }
+  const fitted = logisticLine([...pooled].map(([p, cell]) => ({ x: logit(p), ...cell })))
+  const weight = events / (events + c.shrinkEvents)
+  const map = {
+    intercept: round(Math.max(-c.maxIntercept, Math.min(c.maxIntercept, weight * fitted.intercept)), 4),
+    slope: round(Math.max(c.minSlope, Math.min(c.maxSlope, 1 + weight * (fitted.slope - 1))), 4),
+  }
+  return {
+    ...base,
+    map,
+    fitted: { intercept: round(fitted.intercept, 4), slope: round(fitted.slope, 4) },
+    reason:
+      `${events} ${kind} events: ${round(base.observed! * 100, 2)} % of the period's hours lay in an event's window, ` +
+      `the global calibration said ${round(base.meanPredicted! * 100, 2)} %; its line moved ${round(weight * 100, 0)} % ` +
+      `of the way from the global calibration (${events} events)`,
+  }
+}
+
+/**
+ * Maximum likelihood of logit P(event) = a + b·x over cells of n hours with k events (Newton's method; a tiny ridge
+ * toward the identity keeps it defined when the cells separate).
+ */
+function logisticLine(cells: readonly { x: number; n: number; k: number }[]): FarmCalibrationMap {
+  let a = 0
+  let b = 1
+  const ridge = 1e-3
+  for (let iteration = 0; iteration < 50; iteration++) {
+    let ga = -ridge * a
+    let gb = -ridge * (b - 1)
+    let haa = ridge
+    let hab = 0
+    let hbb = ridge
+    for (const { x, n, k } of cells) {
+      const q = expit(a + b * x)
+      const w = n * q * (1 - q)
+      ga += k - n * q
+      gb += (k - n * q) * x
+      haa += w
+      hab += w * x
+      hbb += w * x * x
+    }
+    const det = haa * hbb - hab * hab
+    if (!(det > 0)) break
+    const da = (hbb * ga - hab * gb) / det
+    const db = (haa * gb - hab * ga) / det
+    a += da
+    b += db
+    if (Math.abs(da) + Math.abs(db) < 1e-9) break
+  }
+  return { intercept: a, slope: b }
+}
+
+/**
+ * Each scored hour of one class labelled as the accuracy route matches records: in an event's lead window (from
+ * leadMs before the record to the record), or not; hours within lateMs after a record are left out (the event
+ * itself, not its warning). `at` is when the hour's prediction was made (the end of its hour).
+ */
+export function labelHours(
+  hours: readonly { animalId: number; at: number; probability: number }[],
+  events: readonly { animalId: number; at: number }[],
+  window: { leadMs: number; lateMs: number },
+): [number, boolean][] {
+  const byAnimal = new Map<number, number[]>()
+  for (const e of events) byAnimal.set(e.animalId, [...(byAnimal.get(e.animalId) ?? []), e.at])
+  const out: [number, boolean][] = []
+  for (const h of hours) {
+    const own = byAnimal.get(h.animalId) ?? []
+    if (own.some((at) => h.at > at && h.at <= at + window.lateMs)) continue
+    out.push([h.probability, own.some((at) => h.at >= at - window.leadMs && h.at <= at)])
+  }
+  return out
+}

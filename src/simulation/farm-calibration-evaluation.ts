@@ -1,0 +1,165 @@
+// Per-farm calibration, measured (src/modules/predictions/farm-calibration.rules.ts): a simulated farm's first days
+// of records fit its map as the job would fit it, the next days measure the calibration with the global map and with
+// the farm's, side by side; the alarms are the same in both (the map rises strictly). docs/predictions.md has figures.
+import { HOUR_MS } from '../modules/predictions/scorer.rules.ts'
+import { CLASSIFICATION_TYPES, type ClassificationType } from '../modules/predictions/predictions.rules.ts'
+import { MATCH_WINDOWS, mergeMoments } from '../modules/predictions/accuracy.rules.ts'
+import {
+  fitFarmCalibration,
+  labelHours,
+  recalibrate,
+  type FarmCalibrationFit,
+} from '../modules/predictions/farm-calibration.rules.ts'
+import { bootstrapCalibration, reliability, type ReliabilityBin } from './statistics.ts'
+import {
+  TUNING_FAMILY,
+  episodesOf,
+  measure,
+  scoredHours,
+  scorerLevels,
+  scoresOf,
+  simulateHerdHours,
+  type AlarmLevels,
+  type HerdFamily,
+  type Interval95,
+  type Scores,
+  type VariantReport,
+} from './evaluation.ts'
+
+export interface FarmCalibrationReport {
+  family: HerdFamily
+  tunedOn: boolean
+  seed: string
+  animals: number
+  intervalSeconds: number
+  fitDays: number
+  measuredDays: number
+  /** Each class's map, fitted from the farm's records and scores of the first fitDays. */
+  fits: Record<ClassificationType, FarmCalibrationFit>
+  /**
+   * The measured days with the global calibration and with the farm's: each class's report (alarms, which the farm's
+   * map leaves where they were, and the reliability bins), and the calibration error's 95 % interval by resampling
+   * animals.
+   */
+  global: VariantReport
+  farm: VariantReport
+  calibrationCI: Record<'global' | 'farm', Record<ClassificationType, Interval95>>
+  /**
+   * The same measured days against the farm's own definition of an event (an hour in a record's lead window, as the
+   * accuracy route and the fit read them): calibration error and bins, global and farm.
+   */
+  byRecords: Record<
+    'global' | 'farm',
+    Record<ClassificationType, { calibration: number | null; bins: ReliabilityBin[] }>
+  >
+  seconds: number
+}
+
+/**
+ * Per-farm calibration, measured: the farm's first `fitDays` evaluated days are scored (with its records, default
+ * thresholds) and its records of them (births, inseminations, lameness treatments, matched as the job matches them)
+ * fit each class's map, as the job would from its stored predictions; the next `measuredDays` are measured with the
+ * global calibration and with the farm's map on top.
+ */
+export function evaluateFarmCalibration(input: {
+  family: HerdFamily
+  seed: string
+  animals: number
+  fitDays?: number
+  measuredDays?: number
+  intervalMs?: number
+}): FarmCalibrationReport {
+  const began = performance.now()
+  const fitDays = input.fitDays ?? 30
+  const measuredDays = input.measuredDays ?? 30
+  const intervalMs = input.intervalMs ?? 60_000
+  const herd = simulateHerdHours({
+    family: input.family,
+    profile: 'default',
+    seed: input.seed,
+    animals: input.animals,
+    days: fitDays + measuredDays,
+    historyDays: 28,
+    intervalMs,
+    start: Date.UTC(2026, 0, 5),
+  })
+  const from = 28 * 24
+  const fitTo = from + fitDays * 24 - 1
+  const to = herd[0]!.hours.length - 1
+  const scores = scoresOf(herd, from, to, true)
+  const hourEnd = (i: number) => herd[0]!.hours[i]!.hour + HOUR_MS
+  const periodFrom = hourEnd(from) - HOUR_MS
+  const periodTo = hourEnd(fitTo)
+  // As the job: every scored hour of every animal, the records known by the period's end.
+  const hoursOf = (s: Scores, kind: ClassificationType, a: number, b: number) =>
+    herd.flatMap((_, k) => {
+      const out: { animalId: number; at: number; probability: number }[] = []
+      for (let i = a; i <= b; i++) out.push({ animalId: k, at: hourEnd(i), probability: s[k]![kind][i]! })
+      return out
+    })
+  const recordedBy = (kind: ClassificationType, until: number) =>
+    mergeMoments(
+      herd.flatMap((a, k) =>
+        (kind === 'birth' ? a.records.births : kind === 'heat' ? a.records.services : a.treatments)
+          .filter((at) => at <= until)
+          .map((at) => ({ animalId: k, at })),
+      ),
+      MATCH_WINDOWS[kind].eventMergeMs,
+    )
+  const fits = {} as Record<ClassificationType, FarmCalibrationFit>
+  for (const kind of CLASSIFICATION_TYPES) {
+    const window = MATCH_WINDOWS[kind]
+    const recorded = recordedBy(kind, periodTo)
+    const events = recorded.filter((e) => e.at - window.leadMs >= periodFrom && e.at <= periodTo).length
+    fits[kind] = fitFarmCalibration(kind, labelHours(hoursOf(scores, kind, from, fitTo), recorded, window), events)
+  }
+  const measureFrom = fitTo + 1
+  const mapped: Scores = scores.map((s) => ({
+    birth: s.birth.map((p) => roundTo4(recalibrate(fits.birth.map, p))),
+    heat: s.heat.map((p) => roundTo4(recalibrate(fits.heat.map, p))),
+    lameness: s.lameness.map((p) => roundTo4(recalibrate(fits.lameness.map, p))),
+  }))
+  const globalLevels = scorerLevels()
+  const farmLevels = {} as AlarmLevels
+  for (const kind of CLASSIFICATION_TYPES) farmLevels[kind] = roundTo4(recalibrate(fits[kind].map, globalLevels[kind]))
+  const interval = (s: Scores) => {
+    const episodes = episodesOf(herd, hourEnd(measureFrom) - HOUR_MS, hourEnd(to))
+    const out = {} as Record<ClassificationType, Interval95>
+    for (const kind of CLASSIFICATION_TYPES) {
+      const { byAnimal } = scoredHours(herd, s, kind, episodes[kind], measureFrom, to, Infinity)
+      out[kind] = round3Pair(bootstrapCalibration(byAnimal))
+    }
+    return out
+  }
+  const byRecords = (s: Scores) => {
+    const out = {} as FarmCalibrationReport['byRecords']['farm']
+    for (const kind of CLASSIFICATION_TYPES) {
+      const pairs = labelHours(hoursOf(s, kind, measureFrom, to), recordedBy(kind, Infinity), MATCH_WINDOWS[kind])
+      const r = reliability(pairs)
+      out[kind] = {
+        calibration: r.meanAbsoluteError === null ? null : round3(r.meanAbsoluteError),
+        bins: r.bins.map((b) => ({ ...b, meanPredicted: round3(b.meanPredicted), observed: round3(b.observed) })),
+      }
+    }
+    return out
+  }
+  return {
+    family: input.family,
+    tunedOn: input.family === TUNING_FAMILY,
+    seed: input.seed,
+    animals: herd.length,
+    intervalSeconds: intervalMs / 1000,
+    fitDays,
+    measuredDays,
+    fits,
+    global: measure(herd, scores, measureFrom, to, globalLevels),
+    farm: measure(herd, mapped, measureFrom, to, farmLevels),
+    calibrationCI: { global: interval(scores), farm: interval(mapped) },
+    byRecords: { global: byRecords(scores), farm: byRecords(mapped) },
+    seconds: Math.round((performance.now() - began) / 100) / 10,
+  }
+}
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000
+const roundTo4 = (x: number) => Math.round(x * 10_000) / 10_000
+const round3Pair = (p: [number, number] | null): Interval95 => (p === null ? null : [round3(p[0]), round3(p[1])])
