@@ -49,11 +49,10 @@ import {
   findFarmSettings,
   saveFarmSettings,
   scorerDayPeaks,
-  scorerHours,
+  scorerHourCells,
 } from '../modules/predictions/farm-settings.repository.ts'
 import {
   fitFarmCalibration,
-  labelHours,
   recalibrate,
   type FarmCalibrationFit,
 } from '../modules/predictions/farm-calibration.rules.ts'
@@ -227,8 +226,8 @@ export async function learnFarmSettings(db: Kysely<DB>, uid: string, now: number
     const window = MATCH_WINDOWS[kind]
     const recorded = mergeMoments(events[kind], window.eventMergeMs).filter((e) => e.at <= now)
     const inPeriod = recorded.filter((e) => e.at - window.leadMs >= from).length
-    const hours = labelHours(await scorerHours(db, uid, kind, from, now), recorded, window)
-    calibration[kind] = fitFarmCalibration(kind, hours, inPeriod)
+    const cells = await scorerHourCells(db, uid, kind, { from, to: now }, recorded, window)
+    calibration[kind] = fitFarmCalibration(kind, cells, inPeriod)
   }
   await saveFarmSettings(db, uid, { factors, learnedAt: now, basis: { from, to: now, classes }, calibration })
   return factors

@@ -7,6 +7,7 @@ import { MATCH_WINDOWS, mergeMoments } from '../modules/predictions/accuracy.rul
 import {
   fitFarmCalibration,
   labelHours,
+  poolHours,
   recalibrate,
   type FarmCalibrationFit,
 } from '../modules/predictions/farm-calibration.rules.ts'
@@ -111,7 +112,11 @@ export function evaluateFarmCalibration(input: {
     const window = MATCH_WINDOWS[kind]
     const recorded = recordedBy(kind, periodTo)
     const events = recorded.filter((e) => e.at - window.leadMs >= periodFrom && e.at <= periodTo).length
-    fits[kind] = fitFarmCalibration(kind, labelHours(hoursOf(scores, kind, from, fitTo), recorded, window), events)
+    fits[kind] = fitFarmCalibration(
+      kind,
+      poolHours(labelHours(hoursOf(scores, kind, from, fitTo), recorded, window)),
+      events,
+    )
   }
   const measureFrom = fitTo + 1
   const mapped: Scores = scores.map((s) => ({

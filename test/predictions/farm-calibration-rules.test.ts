@@ -7,6 +7,7 @@ import {
   IDENTITY_MAP,
   fitFarmCalibration,
   labelHours,
+  poolHours,
   recalibrate,
 } from '../../src/modules/predictions/farm-calibration.rules.ts'
 
@@ -14,13 +15,13 @@ const logit = (p: number) => Math.log(p / (1 - p))
 const expit = (x: number) => 1 / (1 + Math.exp(-x))
 
 /** 10,000 hours at each probability, of which round(n · truth(p)) in an event's window. */
-function hoursAt(truth: (p: number) => number): [number, boolean][] {
+function hoursAt(truth: (p: number) => number) {
   const out: [number, boolean][] = []
   for (const p of [0.01, 0.05, 0.1, 0.3, 0.6, 0.9]) {
     const k = Math.round(10_000 * truth(p))
     for (let i = 0; i < 10_000; i++) out.push([p, i < k])
   }
-  return out
+  return poolHours(out)
 }
 
 describe('per-farm calibration rules', () => {
@@ -71,7 +72,12 @@ describe('per-farm calibration rules', () => {
       few.reason,
       /^5 birth events: .* its line moved 50 % of the way from the global calibration \(5 events\)$/,
     )
-    assert.equal(few.hours, hours.length)
+    assert.equal(few.hours, 60_000)
+    assert.deepEqual(hours[0], {
+      probability: 0.01,
+      hours: 10_000,
+      inWindow: Math.round(10_000 * expit(-1 + logit(0.01))),
+    })
   })
 
   it('keeps the line within its limits however far the records pull', () => {

@@ -56,35 +56,50 @@ export function recalibrate(map: FarmCalibrationMap, p: number): number {
   return expit(map.intercept + map.slope * logit(p))
 }
 
+/** Hours of one global probability: how many were scored, and how many of them lay in an event's lead window. */
+export interface HourCell {
+  probability: number
+  hours: number
+  inWindow: number
+}
+
+/** Labelled hours pooled by their probability (stored to 4 decimals, so few distinct values). */
+export function poolHours(hours: readonly (readonly [probability: number, inWindow: boolean])[]): HourCell[] {
+  const cells = new Map<number, HourCell>()
+  for (const [p, inWindow] of hours) {
+    const probability = Math.round(p * 10_000) / 10_000
+    const cell = cells.get(probability) ?? { probability, hours: 0, inWindow: 0 }
+    cell.hours++
+    if (inWindow) cell.inWindow++
+    cells.set(probability, cell)
+  }
+  return [...cells.values()]
+}
+
 /**
- * Fits one class's map from the farm's hours: each hour's global probability and whether it lay in a recorded
- * event's lead window. `events` is how many events the windows came from (hours of one event are not independent:
- * the shrinkage and the minimum count events, not hours).
+ * Fits one class's map from the farm's hours, pooled by global probability with how many lay in a recorded event's
+ * lead window. `events` is how many events the windows came from (hours of one event are not independent: the
+ * shrinkage and the minimum count events, not hours).
  */
 export function fitFarmCalibration(
   kind: ClassificationType,
-  hours: readonly (readonly [probability: number, inWindow: boolean])[],
+  cells: readonly HourCell[],
   events: number,
 ): FarmCalibrationFit {
   const c = FARM_CALIBRATION
-  // The hours pooled by their probability (stored to 4 decimals, so few distinct values).
-  const pooled = new Map<number, { n: number; k: number }>()
+  let hours = 0
   let positives = 0
   let sum = 0
-  for (const [p, inWindow] of hours) {
-    const key = Math.round(p * 10_000) / 10_000
-    const cell = pooled.get(key) ?? { n: 0, k: 0 }
-    cell.n++
-    if (inWindow) cell.k++
-    pooled.set(key, cell)
-    if (inWindow) positives++
-    sum += p
+  for (const cell of cells) {
+    hours += cell.hours
+    positives += cell.inWindow
+    sum += cell.probability * cell.hours
   }
   const base = {
     events,
-    hours: hours.length,
-    observed: hours.length === 0 ? null : round(positives / hours.length, 4),
-    meanPredicted: hours.length === 0 ? null : round(sum / hours.length, 4),
+    hours,
+    observed: hours === 0 ? null : round(positives / hours, 4),
+    meanPredicted: hours === 0 ? null : round(sum / hours, 4),
   }
   if (events < c.minEvents)
     return {
@@ -93,14 +108,14 @@ export function fitFarmCalibration(
       fitted: null,
       reason: `${events} ${kind} events recorded in the period, fewer than ${c.minEvents}: the global calibration`,
     }
-  if (positives === 0 || positives === hours.length)
+  if (positives === 0 || positives === hours)
     return {
       ...base,
       map: IDENTITY_MAP,
       fitted: null,
       reason: `no hour ${positives === 0 ? 'in' : 'outside'} an event's window: the global calibration`,
     }
-  const fitted = logisticLine([...pooled].map(([p, cell]) => ({ x: logit(p), ...cell })))
+  const fitted = logisticLine(cells.map((cell) => ({ x: logit(cell.probability), n: cell.hours, k: cell.inWindow })))
   const weight = events / (events + c.shrinkEvents)
   const map = {
     intercept: round(Math.max(-c.maxIntercept, Math.min(c.maxIntercept, weight * fitted.intercept)), 4),

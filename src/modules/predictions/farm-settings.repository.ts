@@ -3,7 +3,12 @@ import { sql, type Kysely } from 'kysely'
 import type { DB } from '../../db/schema.ts'
 import type { ClassificationType } from './predictions.rules.ts'
 import { DEFAULT_FACTORS, type ClassLearning, type DayPeak, type FarmFactors } from './farm-learning.rules.ts'
-import { IDENTITY_MAP, type FarmCalibrationFit, type FarmCalibrationMap } from './farm-calibration.rules.ts'
+import {
+  IDENTITY_MAP,
+  type FarmCalibrationFit,
+  type FarmCalibrationMap,
+  type HourCell,
+} from './farm-calibration.rules.ts'
 
 const DAY_MS = 86_400_000
 // A prediction is stamped at the end of its hour: the hour it scored starts HOUR_MS before.
@@ -85,30 +90,38 @@ export async function scorerDayPeaks(
   return out
 }
 
-/** Each hour the scorer scored of one class in (from, to]: when, and its global probability (before the farm's map). */
-export async function scorerHours(
+/**
+ * The scorer's hours of one class in (from, to], pooled by global probability (before the farm's map), each pool with
+ * how many of its hours lay in an event's lead window (from leadMs before a record to the record); hours within lateMs
+ * after a record left out. Labelled and counted in SQL: a farm's 60 days are millions of hours, the pools a few
+ * thousand at most (probabilities are stored to 4 decimals).
+ */
+export async function scorerHourCells(
   db: Kysely<DB>,
   uid: string,
   kind: ClassificationType,
-  from: number,
-  to: number,
-): Promise<{ animalId: number; at: number; probability: number }[]> {
-  const rows = await db
-    .selectFrom('predictions')
-    .select((eb) => [
-      'animal_id',
-      'predicted_at',
-      eb.fn.coalesce('global_probability', 'peak_probability').as('probability'),
-    ])
-    .where('uid', '=', uid)
-    .where('source', '=', 'scorer')
-    .where('classification_type', '=', kind)
-    .where('predicted_at', '>', from)
-    .where('predicted_at', '<=', to)
-    .execute()
+  period: { from: number; to: number },
+  events: readonly { animalId: number; at: number }[],
+  window: { leadMs: number; lateMs: number },
+): Promise<HourCell[]> {
+  const records =
+    events.length === 0
+      ? sql`SELECT NULL::bigint AS animal_id, NULL::bigint AS at WHERE false`
+      : sql`SELECT * FROM (VALUES ${sql.join(events.map((e) => sql`(${e.animalId}::bigint, ${e.at}::bigint)`))}) AS v (animal_id, at)`
+  const { rows } = await sql<{ probability: number | string; hours: number | string; in_window: number | string }>`
+    WITH ev AS (${records})
+    SELECT coalesce(p.global_probability, p.peak_probability) AS probability, count(*) AS hours,
+      count(*) FILTER (WHERE EXISTS (SELECT 1 FROM ev WHERE ev.animal_id = p.animal_id
+        AND p.predicted_at >= ev.at - ${window.leadMs} AND p.predicted_at <= ev.at)) AS in_window
+    FROM predictions p
+    WHERE p.uid = ${uid} AND p.source = 'scorer' AND p.classification_type = ${kind}
+      AND p.predicted_at > ${period.from} AND p.predicted_at <= ${period.to}
+      AND NOT EXISTS (SELECT 1 FROM ev WHERE ev.animal_id = p.animal_id
+        AND p.predicted_at > ev.at AND p.predicted_at <= ev.at + ${window.lateMs})
+    GROUP BY 1`.execute(db)
   return rows.map((r) => ({
-    animalId: Number(r.animal_id),
-    at: Number(r.predicted_at),
     probability: Number(r.probability),
+    hours: Number(r.hours),
+    inWindow: Number(r.in_window),
   }))
 }
