@@ -7,7 +7,6 @@ import { createIdSource } from '../../db/ids.ts'
 import { defineModule, type ApiModule } from '../../http/api-module.ts'
 import { created } from '../../http/created.ts'
 import { Envelope, MessageEnvelope, PageEnvelope, ok, pageOf } from '../../http/envelope.ts'
-import { validationFailed } from '../../http/errors.ts'
 import { listQueryOptions, listQueryProperties, parseFilters } from '../../http/list-params.ts'
 import { MAX_PATH_SEGMENT } from '../../http/route-policy.ts'
 import { EXAMPLE, HowMany } from '../../http/schema-types.ts'
@@ -18,7 +17,7 @@ import { AnimalMacPath, UserPath } from '../animals/animals.resource.ts'
 import { settleDueEvents } from '../events/due-events.ts'
 import { UID_PATTERN } from '../users/users.rules.ts'
 import { RANGE_MAX, listRecords, recentRecords, recordsInRange, type RecordScope } from './records.repository.ts'
-import { ISO_8601_PATTERN, calendarDay } from './records.rules.ts'
+import { IsoDate, dayRange } from './date-range.ts'
 import { recordWrites, type Collection } from './record-writes.ts'
 
 export function recordModule(collection: Collection): ApiModule {
@@ -61,13 +60,8 @@ const Uid = Type.String({
   description: "The account's Uid",
   examples: [EXAMPLE.uid],
 })
-const IsoDate = (description: string) =>
-  Type.String({
-    pattern: ISO_8601_PATTERN,
-    maxLength: 40,
-    description: `${description}: ISO 8601, a date or a date and time (compared by UTC calendar day)`,
-    examples: ['2026-11-01'],
-  })
+const RangeDay = (description: string) =>
+  IsoDate(`${description}: ISO 8601, a date or a date and time (compared by UTC calendar day)`, '2026-11-01')
 const rulesNote = 'Every problem of the body is reported at once, one `details` entry per field.'
 const deleteDescription = 'Owner, or an integrator with the delete permission.'
 const listDescription =
@@ -290,20 +284,13 @@ function animalRecordsInRange(app: App, kit: Kit) {
         summary: `The animal's ${names.plural.toLowerCase()} between two dates`,
         description: `Records whose ${rangeField} lies between startDate and endDate, both inclusive, oldest first (at most ${RANGE_MAX}).`,
         params: AnimalMacPath,
-        querystring: Type.Object({ startDate: IsoDate('First day'), endDate: IsoDate('Last day') }),
+        querystring: Type.Object({ startDate: RangeDay('First day'), endDate: RangeDay('Last day') }),
         response: { 200: Envelope(Type.Array(resource.ref, { maxItems: RANGE_MAX })) },
       },
       config: { access: 'own', animal: 'path' },
     },
     async (req) => {
-      const from = calendarDay(req.query.startDate)
-      const to = calendarDay(req.query.endDate)
-      const problems = [
-        ...(from ? [] : [{ field: 'query:startDate', message: 'is not a real date' }]),
-        ...(to ? [] : [{ field: 'query:endDate', message: 'is not a real date' }]),
-      ]
-      if (from && to && from > to) problems.push({ field: 'query:startDate', message: 'must not be after endDate' })
-      if (problems.length > 0) throw validationFailed(problems)
+      const { from, to } = dayRange(req.query.startDate, req.query.endDate)
       const scope = { uid: req.params.userId, animalId: req.pathAnimal.id }
       return ok((await recordsInRange(db, collection, scope, column, from!, to!)).map(writes.toApi))
     },

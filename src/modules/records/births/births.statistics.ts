@@ -3,11 +3,10 @@
 import { sql } from 'kysely'
 import Type from 'typebox'
 import { Envelope, ok } from '../../../http/envelope.ts'
-import { validationFailed, type FieldProblem } from '../../../http/errors.ts'
 import type { App } from '../../../types.ts'
 import { normalizeMac } from '../../animals/animals.rules.ts'
 import { MacString, UserPath } from '../../animals/animals.resource.ts'
-import { ISO_8601_PATTERN, calendarDay } from '../records.rules.ts'
+import { IsoDate, dayRange } from '../date-range.ts'
 import { birthStatistics } from './births.rules.ts'
 
 const Figure = (description: string, example: number) => Type.Number({ minimum: 0, description, examples: [example] })
@@ -24,9 +23,6 @@ export const BirthStatisticsSchema = Type.Object(
   { title: 'BirthStatistics', additionalProperties: false },
 )
 
-const IsoDate = (description: string, example: string) =>
-  Type.Optional(Type.String({ pattern: ISO_8601_PATTERN, maxLength: 40, description, examples: [example] }))
-
 export async function birthStatisticsRoute(app: App) {
   app.get(
     '/users/:userId/births/statistics',
@@ -40,8 +36,8 @@ export async function birthStatisticsRoute(app: App) {
         params: UserPath,
         querystring: Type.Object({
           mac: Type.Optional(MacString("Only this animal's births (MAC in either case)")),
-          startDate: IsoDate('First day', '2026-01-01'),
-          endDate: IsoDate('Last day', '2026-12-31'),
+          startDate: Type.Optional(IsoDate('First day', '2026-01-01')),
+          endDate: Type.Optional(IsoDate('Last day', '2026-12-31')),
         }),
         response: { 200: Envelope(BirthStatisticsSchema) },
       },
@@ -49,13 +45,7 @@ export async function birthStatisticsRoute(app: App) {
     },
     async (req) => {
       const { mac, startDate, endDate } = req.query
-      const from = startDate === undefined ? undefined : calendarDay(startDate)
-      const to = endDate === undefined ? undefined : calendarDay(endDate)
-      const problems: FieldProblem[] = []
-      if (startDate !== undefined && !from) problems.push({ field: 'query:startDate', message: 'is not a real date' })
-      if (endDate !== undefined && !to) problems.push({ field: 'query:endDate', message: 'is not a real date' })
-      if (from && to && from > to) problems.push({ field: 'query:startDate', message: 'must not be after endDate' })
-      if (problems.length > 0) throw validationFailed(problems)
+      const { from, to } = dayRange(startDate, endDate)
       const { rows } = await sql<{ births: number; living: number; dead: number }>`
       SELECT count(*)::int AS births, coalesce(sum(b.living), 0)::float8 AS living, coalesce(sum(b.dead), 0)::float8 AS dead
       FROM births b JOIN animals a ON a.uid = b.uid AND a.id = b.animal_id
