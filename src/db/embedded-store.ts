@@ -251,29 +251,23 @@ export interface EmbeddedTimeouts {
   queryMs: number
 }
 
-class EmbeddedConnection implements DatabaseConnection {
-  readonly store: EmbeddedStore
-  readonly queryMs: number
-
-  constructor(store: EmbeddedStore, queryMs: number) {
-    this.store = store
-    this.queryMs = queryMs
-  }
-
-  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    const { fields, rows, affectedRows } = await this.store.query(compiled.sql, compiled.parameters, this.queryMs)
-    return {
-      rows: rowObjects(
-        fields.map((name) => ({ name })),
-        rows,
-      ) as R[],
-      numAffectedRows: affectedRows === undefined ? undefined : BigInt(affectedRows),
-    }
-  }
-
-  // eslint-disable-next-line require-yield -- Kysely's interface; the store has no cursors
-  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
-    throw new Error('The embedded store does not stream results')
+/** The store's one session as Kysely's connection, each statement bounded by queryMs. */
+function embeddedConnection(store: EmbeddedStore, queryMs: number): DatabaseConnection {
+  return {
+    async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+      const { fields, rows, affectedRows } = await store.query(compiled.sql, compiled.parameters, queryMs)
+      return {
+        rows: rowObjects(
+          fields.map((name) => ({ name })),
+          rows,
+        ) as R[],
+        numAffectedRows: affectedRows === undefined ? undefined : BigInt(affectedRows),
+      }
+    },
+    // eslint-disable-next-line require-yield -- Kysely's interface; the store has no cursors
+    async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+      throw new Error('The embedded store does not stream results')
+    },
   }
 }
 
@@ -290,7 +284,7 @@ class EmbeddedDriver implements Driver {
 
   async acquireConnection(): Promise<DatabaseConnection> {
     await this.store.acquire(this.timeouts.waitMs, isBehindOtherStoreWork())
-    return new EmbeddedConnection(this.store, this.timeouts.queryMs)
+    return embeddedConnection(this.store, this.timeouts.queryMs)
   }
 
   async releaseConnection(): Promise<void> {
