@@ -22,6 +22,7 @@ import {
   heatLikely,
   heatRatio,
   heatRuledOut,
+  heatShortFactor,
   heatThreshold,
   isMoving,
   lamenessDecline,
@@ -304,6 +305,16 @@ describe("what the farm's records change", () => {
     assert.equal(heatLikely(NO_RECORDS, t), false)
   })
 
+  it('gives the shorter heat window a higher bar where a return is possible than after a weaning, none elsewhere', () => {
+    const { shortFactor, returnShortFactor } = SCORER.heat
+    assert.ok(returnShortFactor > shortFactor)
+    assert.equal(heatShortFactor(records({ weanings: [5], births: [30] }), t), shortFactor)
+    assert.equal(heatShortFactor(records({ services: [21], weanings: [27] }), t), returnShortFactor)
+    assert.equal(heatShortFactor(records({ services: [16], weanings: [21] }), t), undefined, 'the luteal phase')
+    assert.equal(heatShortFactor(records({ services: [40] }), t), undefined)
+    assert.equal(heatShortFactor(NO_RECORDS, t), undefined)
+  })
+
   it('rules a heat out early in lactation and while a farrowing is due, not later in lactation nor without records', () => {
     const { quietLactationDays } = SCORER.heat
     assert.equal(heatRuledOut(records({ births: [quietLactationDays - 1] }), t), true)
@@ -538,6 +549,20 @@ describe('the herd scorer', () => {
     assert.ok(final(herd)[0]!.heat < level.heat, JSON.stringify(final(herd)[0]))
     herd[0]!.records = { services: [], weanings: [weaned], births: [] }
     assert.ok(final(herd)[0]!.heat >= level.heat, JSON.stringify(final(herd)[0]))
+  })
+
+  it('needs 1.72x for the last 12 hours where a return is possible (17-25 days after a service): 1.6x is no alarm there', () => {
+    const served = T0 + (days - 20) * DAY
+    const { threshold, returnFactor, returnShortFactor, hours } = SCORER.heat
+    assert.ok(hours > 12)
+    const bar = 1 + threshold * returnFactor * returnShortFactor
+    const at = (rise: number) => {
+      const herd = herdOf((k, i) => steady(i) * (k === 0 && i > last - 12 ? rise : 1))
+      herd[0]!.records = { services: [served], weanings: [served - 5 * DAY], births: [] }
+      return final(herd)[0]!.heat
+    }
+    assert.ok(at(1.6) < level.heat, `${at(1.6)}`)
+    assert.ok(at(bar + 0.1) >= level.heat, `${at(bar + 0.1)}`)
   })
 
   it('gives no heat alarm early in a recorded lactation, however active the sow', () => {

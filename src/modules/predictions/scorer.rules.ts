@@ -89,6 +89,11 @@ export interface ScorerSettings {
      */
     shortHours: number
     shortFactor: number
+    /**
+     * In the return window (heatShortFactor) that shorter window's bar is the threshold x returnShortFactor: most
+     * services hold, so its noise raised more false alarms on pregnant sows than it found returns.
+     */
+    returnShortFactor: number
     /** No heat alarm in the first quietLactationDays after a recorded farrowing (lactational anoestrus). */
     quietLactationDays: number
     /**
@@ -178,6 +183,7 @@ export const SCORER: ScorerSettings = {
     unlikelyFactor: 2,
     shortHours: 12,
     shortFactor: 1.4,
+    returnShortFactor: 2,
     quietLactationDays: 18,
     weaningRise: 2.5,
   },
@@ -186,7 +192,7 @@ export const SCORER: ScorerSettings = {
   // prettier-ignore
   calibration: {
     birth: [[0.016, 0.0074], [0.149, 0.0156], [0.198, 0.0172], [0.248, 0.0247], [0.298, 0.048], [0.348, 0.0571], [0.399, 0.0727], [0.449, 0.0866], [0.499, 0.0911], [0.548, 0.1175], [0.598, 0.1697], [0.648, 0.3206], [0.7, 0.6748], [0.778, 0.9234], [0.856, 1]],
-    heat: [[0.004, 0.0063], [0.1, 0.0074], [0.15, 0.009], [0.199, 0.0104], [0.249, 0.0137], [0.299, 0.0207], [0.348, 0.0366], [0.398, 0.0573], [0.448, 0.1184], [0.498, 0.2126], [0.549, 0.2865], [0.599, 0.4262], [0.649, 0.4982], [0.699, 0.5363], [0.75, 0.5659], [0.807, 0.6301]],
+    heat: [[0.004, 0.0064], [0.1, 0.0075], [0.15, 0.009], [0.199, 0.0104], [0.249, 0.0146], [0.299, 0.0209], [0.348, 0.0363], [0.398, 0.0586], [0.448, 0.1225], [0.498, 0.2331], [0.548, 0.3256], [0.599, 0.4732], [0.649, 0.5371], [0.699, 0.5838], [0.75, 0.5946], [0.807, 0.6288]],
     lameness: [[0, 0.0598], [0.05, 0.0776], [0.099, 0.1036], [0.149, 0.1156], [0.2, 0.1286], [0.249, 0.1579], [0.3, 0.2118], [0.349, 0.2545], [0.399, 0.3987], [0.449, 0.528], [0.5, 0.7442], [0.55, 0.9448], [0.6, 0.9848], [0.669, 1]],
   },
 }
@@ -227,7 +233,7 @@ export const SCORER_SUMMARY =
   '(nest building lasts 14-17 h and peaks about 9 h before farrowing; Cornou 2012: CUSUM sensitivity 100 %, specificity 95-100 %; ' +
   'Oczak 2020: ear-tag alarms a median 8 h 51 min before onset). ' +
   `heat: activity over the last ${heat.hours} h at least ${1 + heat.threshold}x the same hours on days ${baseline.fromDay}-${baseline.toDay} back (heats run about 1.3x for 24-48 h), ` +
-  `a far lower bar 3-8 days after a recorded weaning and a somewhat lower one 17-25 days after a recorded insemination, where the last ${heat.shortHours} h count too (an earlier alarm), ` +
+  `a far lower bar 3-8 days after a recorded weaning and a somewhat lower one 17-25 days after a recorded insemination, where the last ${heat.shortHours} h count too (an earlier alarm; after an insemination at a higher bar, most services hold), ` +
   'a higher one in the days after an insemination and while pregnant or lactating, none early in lactation or while a farrowing is due; ' +
   'a rise most of a group weaned together shares is not corrected away. ' +
   `lameness: activity (and movement between nodes) of the last ${lameness.recentDays} days ${Math.round(lameness.threshold * 100)} % or more below ` +
@@ -547,6 +553,20 @@ export function heatThreshold(records: AnimalRecords, t: number, settings: Score
   if (returnPossible(records, t)) return threshold * returnFactor
   if (sinceService !== undefined && sinceService >= 3 && sinceService <= 125) return threshold * unlikelyFactor
   return threshold
+}
+
+/**
+ * The factor of the heat threshold for the shorter window, where the records make a heat likely: shortFactor after
+ * a weaning, returnShortFactor when a return is possible; undefined elsewhere (no shorter window).
+ */
+export function heatShortFactor(
+  records: AnimalRecords,
+  t: number,
+  settings: ScorerSettings = SCORER,
+): number | undefined {
+  if (heatExpected(records, t)) return settings.heat.shortFactor
+  if (returnPossible(records, t)) return settings.heat.returnShortFactor
+  return undefined
 }
 
 /** One hour of a heat window: the animal's activity, its usual at that hour and over how many baseline days. */
@@ -942,11 +962,9 @@ export function scoreHerd<K>(
         const factor = heatFactor(k, i)
         const excess = (ratio: number | undefined) => (ratio === undefined ? 0 : ratio / factor - 1)
         heatP = probabilityOf(excess(heatRise(k, i, heatSettings.hours)), bar)
-        if (heatLikely(records[k]!, t))
-          heatP = Math.max(
-            heatP,
-            probabilityOf(excess(heatRise(k, i, heatSettings.shortHours)), bar * heatSettings.shortFactor),
-          )
+        const shortFactor = heatShortFactor(records[k]!, t, settings)
+        if (shortFactor !== undefined)
+          heatP = Math.max(heatP, probabilityOf(excess(heatRise(k, i, heatSettings.shortHours)), bar * shortFactor))
       }
 
       // Lameness: the decline that held over the last persistHours (its least), so that a mean brushing past the
