@@ -140,31 +140,17 @@ export const jobCommands: Command[] = [
         const seed = optionalString(values, 'seed') ?? EVALUATION_SEED
         const animals = intOption(values, 'animals', 200, 20, 2000)
         const days = intOption(values, 'days', 60, 7, 365)
-        const family = optionalString(values, 'family')
-        if (family !== undefined && !HERD_FAMILIES.includes(family as HerdFamily))
-          throw new UsageError(`--family must be one of ${HERD_FAMILIES.join(', ')}`)
-        const families = family === undefined ? HERD_FAMILIES : [family as HerdFamily]
+        const families = familiesOf(values)
         const reports = families.map((f) => evaluatePredictions({ family: f, seed, animals, days }))
-        ctx.out({
-          job,
-          tunedOn: reports.find((r) => r.tunedOn) ?? null,
-          heldOut: reports.find((r) => !r.tunedOn) ?? null,
-        })
+        ctx.out({ job, ...tunedOnAndHeldOut(reports) })
         return
       }
       if (job === 'evaluate-farm-calibration') {
         const seed = optionalString(values, 'seed') ?? EVALUATION_SEED
         const animals = intOption(values, 'animals', 100, 20, 2000)
-        const family = optionalString(values, 'family')
-        if (family !== undefined && !HERD_FAMILIES.includes(family as HerdFamily))
-          throw new UsageError(`--family must be one of ${HERD_FAMILIES.join(', ')}`)
-        const families = family === undefined ? HERD_FAMILIES : [family as HerdFamily]
+        const families = familiesOf(values)
         const reports = families.map((f) => evaluateFarmCalibration({ family: f, seed, animals, intervalMs: 120_000 }))
-        ctx.out({
-          job,
-          tunedOn: reports.find((r) => r.tunedOn) ?? null,
-          heldOut: reports.find((r) => !r.tunedOn) ?? null,
-        })
+        ctx.out({ job, ...tunedOnAndHeldOut(reports) })
         return
       }
       if (job === 'fit-calibration') {
@@ -178,6 +164,20 @@ export const jobCommands: Command[] = [
     },
   },
 ]
+
+/** The herd families an evaluation runs on: the one --family names, or all. */
+function familiesOf(values: CliValues): readonly HerdFamily[] {
+  const family = optionalString(values, 'family')
+  if (family === undefined) return HERD_FAMILIES
+  if (!HERD_FAMILIES.includes(family as HerdFamily))
+    throw new UsageError(`--family must be one of ${HERD_FAMILIES.join(', ')}`)
+  return [family as HerdFamily]
+}
+
+/** An evaluation's answer: its report on the family the scorer was tuned on, and on the held-out one (null: not run). */
+function tunedOnAndHeldOut<Report extends { tunedOn: boolean }>(reports: Report[]) {
+  return { tunedOn: reports.find((r) => r.tunedOn) ?? null, heldOut: reports.find((r) => !r.tunedOn) ?? null }
+}
 
 /**
  * Runs a job for every account, or only for --user U (which must exist, unless `checkUser` is false), and prints
