@@ -1558,7 +1558,7 @@ export interface paths {
         };
         /**
          * What the scorer now uses for this farm, and why
-         * @description Per class, the alarm threshold our scorer uses for this farm: the rule's default times a factor learned from the farm's own records every 7 days, over the last 60 days (events as GET .../predictions/accuracy matches them, against the scorer's highest probability each day). It lowers a threshold when recorded events went without an alarm and a lower one would not have raised the false alarms, and raises it when false alarms are many and a higher one would still catch enough; within 0.6-1.5x the default, at most 1.25x per learning, only with 5 events or more, and part of the way when events are few.
+         * @description Per class, the alarm threshold our scorer uses for this farm: the rule's default times a factor learned from the farm's own records every 7 days, over the last 60 days (events as GET .../predictions/accuracy matches them, against the scorer's highest probability each day). It lowers a threshold when recorded events went without an alarm and a lower one would not have raised the false alarms, and raises it when false alarms are many and a higher one would still catch enough; within 0.6-1.5x the default, at most 1.25x per learning, only with 5 events or more, and part of the way when events are few. Per-farm calibration, refitted at the same time from the same period: the scorer's probability (the global calibration's) re-mapped per class, logit(farm) = intercept + slope x logit(global), fitted on every scored hour against whether it lay in a recorded event's lead window, taken events / (events + 5) of the way from the global calibration, only with 5 events or more, slope 0.5-2, intercept within ±2.5. The map rises strictly, so alarms stay where the thresholds put them; alarmLevel is the probability they now carry.
          */
         get: operations["getPredictionSettings"];
         put?: never;
@@ -35017,6 +35017,36 @@ export interface operations {
                                  */
                                 shrinkEvents: number;
                             };
+                            /** @description Per-farm calibration's limits: refitted with the factors, from the same period's records */
+                            calibrationLimits: {
+                                /**
+                                 * Format: int32
+                                 * @description Fewer events of a class than this in the period: the global calibration alone
+                                 * @example 5
+                                 */
+                                minEvents: number;
+                                /**
+                                 * Format: int32
+                                 * @description The fitted map is taken events / (events + this) of the way from the global calibration
+                                 * @example 5
+                                 */
+                                shrinkEvents: number;
+                                /**
+                                 * @description The map's least slope
+                                 * @example 0.5
+                                 */
+                                minSlope: number;
+                                /**
+                                 * @description The map's greatest slope
+                                 * @example 2
+                                 */
+                                maxSlope: number;
+                                /**
+                                 * @description The map's intercept stays within ± this (log-odds)
+                                 * @example 2.5
+                                 */
+                                maxIntercept: number;
+                            };
                             /** @description birth: the threshold in use and why */
                             birth: {
                                 /**
@@ -35061,6 +35091,98 @@ export interface operations {
                                  * @example caught 6 of 9 events; at 0.8x the default threshold it would have caught 8 without more false alarms (moved 47 % of the way: 9 events)
                                  */
                                 reason: string;
+                                /** @description birth: the calibration in use for this farm and why */
+                                calibration: {
+                                    /**
+                                     * @description farm: the scorer's probability is re-mapped by this farm's map; global: the global calibration alone (too few events, or not fitted yet)
+                                     * @example farm
+                                     */
+                                    inUse: "farm" | "global";
+                                    /**
+                                     * @description The map: logit(farm probability) = intercept + slope x logit(global probability); 0 and 1: none
+                                     * @example -1.12
+                                     */
+                                    intercept: number;
+                                    /**
+                                     * @description The map's slope (0.5-2; positive, so no alarm moves)
+                                     * @example 0.78
+                                     */
+                                    slope: number;
+                                    /**
+                                     * Format: int64
+                                     * @description Events the farm recorded in the period the map was fitted on (records of one event merged)
+                                     * @example 12
+                                     */
+                                    events: number;
+                                    /**
+                                     * Format: int64
+                                     * @description Hours the scorer scored in that period
+                                     * @example 86400
+                                     */
+                                    hours: number;
+                                    /** @description Share of those hours that lay in a recorded event's lead window; null when none was scored */
+                                    observed: number | null;
+                                    /** @description The global calibration's mean probability over the same hours */
+                                    meanPredicted: number | null;
+                                    /**
+                                     * @description The global probability at which this class alarms: the global calibration's probability of its rule's threshold (the factor above applied)
+                                     * @example 0.0916
+                                     */
+                                    globalAlarmLevel: number;
+                                    /**
+                                     * @description The probability this farm's predictions carry where the class alarms: the map of globalAlarmLevel. The alarms are where they were; alert rules compare their thresholds with the global probability (a scale the weekly refit does not move), so they fire where they did
+                                     * @example 0.0517
+                                     */
+                                    alarmLevel: number;
+                                    /**
+                                     * @description The map at a few global probabilities
+                                     * @example [
+                                     *       {
+                                     *         "global": 0.01,
+                                     *         "farm": 0.009
+                                     *       },
+                                     *       {
+                                     *         "global": 0.05,
+                                     *         "farm": 0.0318
+                                     *       },
+                                     *       {
+                                     *         "global": 0.1,
+                                     *         "farm": 0.0555
+                                     *       },
+                                     *       {
+                                     *         "global": 0.2,
+                                     *         "farm": 0.0996
+                                     *       },
+                                     *       {
+                                     *         "global": 0.3,
+                                     *         "farm": 0.1442
+                                     *       },
+                                     *       {
+                                     *         "global": 0.5,
+                                     *         "farm": 0.246
+                                     *       },
+                                     *       {
+                                     *         "global": 0.7,
+                                     *         "farm": 0.3872
+                                     *       },
+                                     *       {
+                                     *         "global": 0.9,
+                                     *         "farm": 0.6442
+                                     *       }
+                                     *     ]
+                                     */
+                                    map: {
+                                        /** @description A global probability */
+                                        global: number;
+                                        /** @description What the farm's predictions say for it */
+                                        farm: number;
+                                    }[];
+                                    /**
+                                     * @description Why the map is what it is, in words
+                                     * @example 12 birth events: 0.6 % of the period's hours lay in an event's window, the global calibration said 1.4 %; its line moved 71 % of the way from the global calibration (12 events)
+                                     */
+                                    reason: string;
+                                };
                             };
                             /** @description heat: the threshold in use and why */
                             heat: {
@@ -35106,6 +35228,98 @@ export interface operations {
                                  * @example caught 21 of 24 events at 0.6 false alarms per animal-month: on target, unchanged
                                  */
                                 reason: string;
+                                /** @description heat: the calibration in use for this farm and why */
+                                calibration: {
+                                    /**
+                                     * @description farm: the scorer's probability is re-mapped by this farm's map; global: the global calibration alone (too few events, or not fitted yet)
+                                     * @example farm
+                                     */
+                                    inUse: "farm" | "global";
+                                    /**
+                                     * @description The map: logit(farm probability) = intercept + slope x logit(global probability); 0 and 1: none
+                                     * @example -1.12
+                                     */
+                                    intercept: number;
+                                    /**
+                                     * @description The map's slope (0.5-2; positive, so no alarm moves)
+                                     * @example 0.78
+                                     */
+                                    slope: number;
+                                    /**
+                                     * Format: int64
+                                     * @description Events the farm recorded in the period the map was fitted on (records of one event merged)
+                                     * @example 12
+                                     */
+                                    events: number;
+                                    /**
+                                     * Format: int64
+                                     * @description Hours the scorer scored in that period
+                                     * @example 86400
+                                     */
+                                    hours: number;
+                                    /** @description Share of those hours that lay in a recorded event's lead window; null when none was scored */
+                                    observed: number | null;
+                                    /** @description The global calibration's mean probability over the same hours */
+                                    meanPredicted: number | null;
+                                    /**
+                                     * @description The global probability at which this class alarms: the global calibration's probability of its rule's threshold (the factor above applied)
+                                     * @example 0.2368
+                                     */
+                                    globalAlarmLevel: number;
+                                    /**
+                                     * @description The probability this farm's predictions carry where the class alarms: the map of globalAlarmLevel. The alarms are where they were; alert rules compare their thresholds with the global probability (a scale the weekly refit does not move), so they fire where they did
+                                     * @example 0.1158
+                                     */
+                                    alarmLevel: number;
+                                    /**
+                                     * @description The map at a few global probabilities
+                                     * @example [
+                                     *       {
+                                     *         "global": 0.01,
+                                     *         "farm": 0.009
+                                     *       },
+                                     *       {
+                                     *         "global": 0.05,
+                                     *         "farm": 0.0318
+                                     *       },
+                                     *       {
+                                     *         "global": 0.1,
+                                     *         "farm": 0.0555
+                                     *       },
+                                     *       {
+                                     *         "global": 0.2,
+                                     *         "farm": 0.0996
+                                     *       },
+                                     *       {
+                                     *         "global": 0.3,
+                                     *         "farm": 0.1442
+                                     *       },
+                                     *       {
+                                     *         "global": 0.5,
+                                     *         "farm": 0.246
+                                     *       },
+                                     *       {
+                                     *         "global": 0.7,
+                                     *         "farm": 0.3872
+                                     *       },
+                                     *       {
+                                     *         "global": 0.9,
+                                     *         "farm": 0.6442
+                                     *       }
+                                     *     ]
+                                     */
+                                    map: {
+                                        /** @description A global probability */
+                                        global: number;
+                                        /** @description What the farm's predictions say for it */
+                                        farm: number;
+                                    }[];
+                                    /**
+                                     * @description Why the map is what it is, in words
+                                     * @example 24 heat events: 1.1 % of the period's hours lay in an event's window, the global calibration said 1.5 %; its line moved 83 % of the way from the global calibration (24 events)
+                                     */
+                                    reason: string;
+                                };
                             };
                             /** @description lameness: the threshold in use and why */
                             lameness: {
@@ -35151,6 +35365,98 @@ export interface operations {
                                  * @example 2 events recorded in the period, fewer than 5: unchanged
                                  */
                                 reason: string;
+                                /** @description lameness: the calibration in use for this farm and why */
+                                calibration: {
+                                    /**
+                                     * @description farm: the scorer's probability is re-mapped by this farm's map; global: the global calibration alone (too few events, or not fitted yet)
+                                     * @example global
+                                     */
+                                    inUse: "farm" | "global";
+                                    /**
+                                     * @description The map: logit(farm probability) = intercept + slope x logit(global probability); 0 and 1: none
+                                     * @example 0
+                                     */
+                                    intercept: number;
+                                    /**
+                                     * @description The map's slope (0.5-2; positive, so no alarm moves)
+                                     * @example 1
+                                     */
+                                    slope: number;
+                                    /**
+                                     * Format: int64
+                                     * @description Events the farm recorded in the period the map was fitted on (records of one event merged)
+                                     * @example 12
+                                     */
+                                    events: number;
+                                    /**
+                                     * Format: int64
+                                     * @description Hours the scorer scored in that period
+                                     * @example 86400
+                                     */
+                                    hours: number;
+                                    /** @description Share of those hours that lay in a recorded event's lead window; null when none was scored */
+                                    observed: number | null;
+                                    /** @description The global calibration's mean probability over the same hours */
+                                    meanPredicted: number | null;
+                                    /**
+                                     * @description The global probability at which this class alarms: the global calibration's probability of its rule's threshold (the factor above applied)
+                                     * @example 0.7442
+                                     */
+                                    globalAlarmLevel: number;
+                                    /**
+                                     * @description The probability this farm's predictions carry where the class alarms: the map of globalAlarmLevel. The alarms are where they were; alert rules compare their thresholds with the global probability (a scale the weekly refit does not move), so they fire where they did
+                                     * @example 0.7442
+                                     */
+                                    alarmLevel: number;
+                                    /**
+                                     * @description The map at a few global probabilities
+                                     * @example [
+                                     *       {
+                                     *         "global": 0.01,
+                                     *         "farm": 0.01
+                                     *       },
+                                     *       {
+                                     *         "global": 0.05,
+                                     *         "farm": 0.05
+                                     *       },
+                                     *       {
+                                     *         "global": 0.1,
+                                     *         "farm": 0.1
+                                     *       },
+                                     *       {
+                                     *         "global": 0.2,
+                                     *         "farm": 0.2
+                                     *       },
+                                     *       {
+                                     *         "global": 0.3,
+                                     *         "farm": 0.3
+                                     *       },
+                                     *       {
+                                     *         "global": 0.5,
+                                     *         "farm": 0.5
+                                     *       },
+                                     *       {
+                                     *         "global": 0.7,
+                                     *         "farm": 0.7
+                                     *       },
+                                     *       {
+                                     *         "global": 0.9,
+                                     *         "farm": 0.9
+                                     *       }
+                                     *     ]
+                                     */
+                                    map: {
+                                        /** @description A global probability */
+                                        global: number;
+                                        /** @description What the farm's predictions say for it */
+                                        farm: number;
+                                    }[];
+                                    /**
+                                     * @description Why the map is what it is, in words
+                                     * @example 2 lameness events recorded in the period, fewer than 5: the global calibration
+                                     */
+                                    reason: string;
+                                };
                             };
                         };
                         /**
