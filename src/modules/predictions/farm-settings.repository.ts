@@ -104,21 +104,27 @@ export async function scorerHourCells(
   events: readonly { animalId: number; at: number }[],
   window: { leadMs: number; lateMs: number },
 ): Promise<HourCell[]> {
+  const relevant = events.filter((e) => e.at + window.lateMs > period.from && e.at - window.leadMs <= period.to)
   const records =
-    events.length === 0
+    relevant.length === 0
       ? sql`SELECT NULL::bigint AS animal_id, NULL::bigint AS at WHERE false`
-      : sql`SELECT * FROM (VALUES ${sql.join(events.map((e) => sql`(${e.animalId}::bigint, ${e.at}::bigint)`))}) AS v (animal_id, at)`
+      : sql`SELECT * FROM (VALUES ${sql.join(relevant.map((e) => sql`(${e.animalId}::bigint, ${e.at}::bigint)`))}) AS v (animal_id, at)`
+  // Each hour joined with its animal's records whose lead or late window holds it (a hash join on the animal, few
+  // rows each), then pooled.
   const { rows } = await sql<{ probability: number | string; hours: number | string; in_window: number | string }>`
-    WITH ev AS (${records})
-    SELECT coalesce(p.global_probability, p.peak_probability) AS probability, count(*) AS hours,
-      count(*) FILTER (WHERE EXISTS (SELECT 1 FROM ev WHERE ev.animal_id = p.animal_id
-        AND p.predicted_at >= ev.at - ${window.leadMs} AND p.predicted_at <= ev.at)) AS in_window
-    FROM predictions p
-    WHERE p.uid = ${uid} AND p.source = 'scorer' AND p.classification_type = ${kind}
-      AND p.predicted_at > ${period.from} AND p.predicted_at <= ${period.to}
-      AND NOT EXISTS (SELECT 1 FROM ev WHERE ev.animal_id = p.animal_id
-        AND p.predicted_at > ev.at AND p.predicted_at <= ev.at + ${window.lateMs})
-    GROUP BY 1`.execute(db)
+    WITH ev AS (${records}),
+    labelled AS (
+      SELECT coalesce(p.global_probability, p.peak_probability) AS probability,
+        bool_or(ev.at IS NOT NULL AND p.predicted_at <= ev.at) AS in_window,
+        bool_or(ev.at IS NOT NULL AND p.predicted_at > ev.at) AS after
+      FROM predictions p
+      LEFT JOIN ev ON ev.animal_id = p.animal_id
+        AND p.predicted_at >= ev.at - ${window.leadMs} AND p.predicted_at <= ev.at + ${window.lateMs}
+      WHERE p.uid = ${uid} AND p.source = 'scorer' AND p.classification_type = ${kind}
+        AND p.predicted_at > ${period.from} AND p.predicted_at <= ${period.to}
+      GROUP BY p.id, p.global_probability, p.peak_probability)
+    SELECT probability, count(*) AS hours, count(*) FILTER (WHERE in_window) AS in_window
+    FROM labelled WHERE NOT after GROUP BY probability`.execute(db)
   return rows.map((r) => ({
     probability: Number(r.probability),
     hours: Number(r.hours),
