@@ -10,10 +10,10 @@ import { burnPasswordCheck, hashPassword, verifyPassword } from './passwords.ts'
 import { changePassword } from './users.repository.ts'
 import { ChangePasswordBody, EmailConfirmationBody, UserIdParams, users } from './users.resource.ts'
 import { userViewFor } from './user-view.ts'
+import { USERS_TAG } from './users.routes.ts'
 
 export const credentialsModule = defineModule({
-  tag: 'users',
-  description: 'User (farm) accounts, their push tokens, status and password',
+  ...USERS_TAG,
   routes: credentialRoutes,
 })
 

@@ -80,9 +80,11 @@ function checkFlagCount(count: number) {
   }
 }
 
+/** The OpenAPI tag of the users module, which the credentials module (credentials.routes.ts) shares. */
+export const USERS_TAG = { tag: 'users', description: 'User (farm) accounts, their push tokens, status and password' }
+
 export const usersModule = defineModule({
-  tag: 'users',
-  description: 'User (farm) accounts, their push tokens, status and password',
+  ...USERS_TAG,
   schemas: [UserPhone, users.item],
   routes: userRoutes,
 })
