@@ -10,7 +10,9 @@ import {
   poolHours,
   recalibrate,
   type FarmCalibrationFit,
+  type FarmCalibrationMap,
 } from '../modules/predictions/farm-calibration.rules.ts'
+import { LEARNING } from '../modules/predictions/farm-learning.rules.ts'
 import { bootstrapCalibration, reliability, type ReliabilityBin } from './statistics.ts'
 import {
   TUNING_FAMILY,
@@ -52,6 +54,14 @@ export interface FarmCalibrationReport {
   byRecords: Record<
     'global' | 'farm',
     Record<ClassificationType, { calibration: number | null; bins: ReliabilityBin[] }>
+  >
+  /**
+   * As the job does it: refitted every LEARNING.everyDays from the records and scores of the LEARNING.periodDays
+   * before (from the first evaluated day on), each week of the measured days mapped by the fit of its start.
+   */
+  weekly: Record<
+    ClassificationType,
+    { calibration: number | null; ci: Interval95; bins: ReliabilityBin[]; maps: FarmCalibrationMap[] }
   >
   seconds: number
 }
@@ -148,6 +158,42 @@ export function evaluateFarmCalibration(input: {
     }
     return out
   }
+  const fitBefore = (kind: ClassificationType, end: number) => {
+    const start = Math.max(from, end - LEARNING.periodDays * 24)
+    const [pFrom, pTo] = [hourEnd(start) - HOUR_MS, hourEnd(end - 1)]
+    const window = MATCH_WINDOWS[kind]
+    const recorded = recordedBy(kind, pTo)
+    const events = recorded.filter((e) => e.at - window.leadMs >= pFrom && e.at <= pTo).length
+    return fitFarmCalibration(
+      kind,
+      poolHours(labelHours(hoursOf(scores, kind, start, end - 1), recorded, window)),
+      events,
+    )
+  }
+  const weeklyRefits = () => {
+    const episodes = episodesOf(herd, hourEnd(measureFrom) - HOUR_MS, hourEnd(to))
+    const out = {} as FarmCalibrationReport['weekly']
+    for (const kind of CLASSIFICATION_TYPES) {
+      const weekly: Scores = scores.map((s) => ({ birth: [...s.birth], heat: [...s.heat], lameness: [...s.lameness] }))
+      const maps: FarmCalibrationMap[] = []
+      for (let week = measureFrom; week <= to; week += LEARNING.everyDays * 24) {
+        const { map } = fitBefore(kind, week)
+        maps.push(map)
+        for (const [k, s] of scores.entries())
+          for (let i = week; i <= Math.min(to, week + LEARNING.everyDays * 24 - 1); i++)
+            weekly[k]![kind][i] = roundTo4(recalibrate(map, s[kind][i]!))
+      }
+      const { pairs, byAnimal } = scoredHours(herd, weekly, kind, episodes[kind], measureFrom, to, Infinity)
+      const r = reliability(pairs)
+      out[kind] = {
+        calibration: r.meanAbsoluteError === null ? null : round3(r.meanAbsoluteError),
+        ci: round3Pair(bootstrapCalibration(byAnimal)),
+        bins: r.bins.map((b) => ({ ...b, meanPredicted: round3(b.meanPredicted), observed: round3(b.observed) })),
+        maps,
+      }
+    }
+    return out
+  }
   return {
     family: input.family,
     tunedOn: input.family === TUNING_FAMILY,
@@ -161,6 +207,7 @@ export function evaluateFarmCalibration(input: {
     farm: measure(herd, mapped, measureFrom, to, farmLevels),
     calibrationCI: { global: interval(scores), farm: interval(mapped) },
     byRecords: { global: byRecords(scores), farm: byRecords(mapped) },
+    weekly: weeklyRefits(),
     seconds: Math.round((performance.now() - began) / 100) / 10,
   }
 }
