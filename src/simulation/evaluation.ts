@@ -3,7 +3,7 @@
 // the same pure functions the hourly job uses (summarizeHours stands in for the job's SQL). Two families of herds,
 // written apart: the rules are tuned on the cycle family (herd-simulator.ts) and measured on the ethogram family
 // (ethogram-herd.ts) too, which they were not tuned on.
-import { planAnimal, planFarm, simulateReadings, simulatedHerd } from './herd-simulator.ts'
+import { type CycleProfile, planAnimal, planFarm, simulateReadings, simulatedHerd } from './herd-simulator.ts'
 import { ethogramHerd, ethogramReadings, planEthogramAnimal, planEthogramFarm } from './ethogram-herd.ts'
 import {
   auc,
@@ -90,6 +90,8 @@ export interface EvaluationOptions {
   family?: HerdFamily
   /** The ethogram family's farm profile (default: the default farm). */
   profile?: 'default' | 'weak-nesters'
+  /** The cycle family's farm profile (herd-simulator.ts; default: the default farm). */
+  cycleProfile?: CycleProfile
   seed: string
   animals: number
   /** Days evaluated; the simulation runs historyDays longer, so that baselines exist on the first evaluated day. */
@@ -174,7 +176,9 @@ export interface SimulatedAnimalData {
 }
 
 /** The herd's readings summarized per hour (one animal in memory at a time), with its ground truth. */
-export function simulateHerdHours(options: Required<EvaluationOptions>): SimulatedAnimalData[] {
+export function simulateHerdHours(
+  options: Required<Omit<EvaluationOptions, 'cycleProfile'>> & Pick<EvaluationOptions, 'cycleProfile'>,
+): SimulatedAnimalData[] {
   const { seed, start, intervalMs } = options
   const end = start + (options.historyDays + options.days) * DAY_MS
   const first = Math.floor(start / HOUR_MS) * HOUR_MS
@@ -201,7 +205,7 @@ export function simulateHerdHours(options: Required<EvaluationOptions>): Simulat
   const window = { uid: seed, seed, start, end, intervalMs, batchSize: 1_000_000 }
   const farm = planFarm({ seed, start, end })
   return simulatedHerd(seed, options.animals).map((animal) => {
-    const plan = planAnimal(animal, { seed, start, end })
+    const plan = planAnimal(animal, { seed, start, end, profile: options.cycleProfile })
     const sensor: SensorRow[] = []
     const locations: LocationRow[] = []
     for (const batch of simulateReadings(animal, window, { animal: plan, farm })) {
@@ -233,6 +237,7 @@ export function evaluatePredictions(input: EvaluationOptions, settings: ScorerSe
   const options: Required<EvaluationOptions> = {
     family: TUNING_FAMILY,
     profile: 'default',
+    cycleProfile: 'default',
     historyDays: 28,
     intervalMs: 60_000,
     start: Date.UTC(2026, 0, 5),

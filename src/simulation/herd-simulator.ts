@@ -78,6 +78,8 @@ export interface FarrowingEpisode {
   nestPeakLeadMs: number
   nestDurationMs: number
   nestPeakShare: number
+  /** A weak nest builder of the late-crates profile: activity times up to this at the peak instead (0 share). */
+  nestFactor?: number
 }
 /** A heat (oestrus): when the activity rise starts and ends, and how strong it is (activity multiplier). */
 export interface HeatEpisode {
@@ -113,6 +115,8 @@ export interface AnimalPlan {
   disturbances: (Interval & { amplitude: number })[]
   /** When the animal left the farm (culled, herd-records.ts): its tag is silent from then. */
   culled?: number
+  /** How active a sow is in the farrowing crate, as a multiplier of her activity in the pen. */
+  crateActivity: number
   /** The animal's day-to-day activity variation (a factor) and ear warmth (°C), per UTC day number (t / DAY). */
   dailyFactor: (day: number) => number
   dailyWarmth: (day: number) => number
@@ -136,7 +140,17 @@ export interface PlanWindow {
   seed: string
   start: number
   end: number
+  /**
+   * `late-crates`: a farrowing unit unlike the default's, for tuning the birth rules on what the default hardly has:
+   * sows moved into the crate 0.5-9 days before farrowing (a third 0.5-2 days), far quieter there (0.4x the pen),
+   * one sow in four a weak nest builder (activity 1.5-2.5x her usual at the peak, not a share of her time, so that
+   * a meal hides it), one in five a short one (5-10 h).
+   */
+  profile?: CycleProfile
 }
+
+export const CYCLE_PROFILES = ['default', 'late-crates'] as const
+export type CycleProfile = (typeof CYCLE_PROFILES)[number]
 
 /** The farm-wide confounders over the window: one day in ten fed 1-3 h late, one day in twenty hot. */
 export function planFarm(window: PlanWindow): FarmPlan {
@@ -164,6 +178,7 @@ export function planAnimal(animal: SimulatedAnimal, window: PlanWindow): AnimalP
     services: [],
     weanings: [],
     crated: [],
+    crateActivity: 0.75,
     dropouts: [],
     disturbances: [],
     dailyFactor: (day) => {
@@ -179,19 +194,32 @@ export function planAnimal(animal: SimulatedAnimal, window: PlanWindow): AnimalP
       return warmth
     },
   }
+  // The profile's draws come from their own stream, so that its herd is the default's with the farrowing unit changed.
+  const late = window.profile === 'late-crates' ? prng(seedOf(window.seed, 'late-crates', animal.index)) : undefined
+  if (late) plan.crateActivity = 0.4
   if (animal.Sex === 'female') {
     // Start from a farrowing up to one cycle before the window, then follow the cycle past its end.
     let farrowing = window.start - uniform(random, 0, 150) * DAY
     while (farrowing < window.end + 2 * DAY) {
       // One sow in ten builds a weak nest.
       const nestPeakShare = random() < 0.1 ? uniform(random, 0.12, 0.2) : uniform(random, 0.25, 0.5)
-      plan.farrowings.push({
+      const episode: FarrowingEpisode = {
         onset: farrowing,
         nestPeakLeadMs: Math.min(14, Math.max(5, 9 + 2 * gaussian(random))) * HOUR,
         nestDurationMs: uniform(random, 14, 17) * HOUR,
         nestPeakShare,
-      })
-      plan.crated.push({ from: farrowing - uniform(random, 3, 7) * DAY, to: farrowing + uniform(random, 21, 28) * DAY })
+      }
+      const crate = { from: farrowing - uniform(random, 3, 7) * DAY, to: farrowing + uniform(random, 21, 28) * DAY }
+      if (late) {
+        if (late() < 0.25) Object.assign(episode, { nestPeakShare: 0, nestFactor: uniform(late, 1.5, 2.5) })
+        if (late() < 0.2) {
+          episode.nestDurationMs = uniform(late, 5, 10) * HOUR
+          episode.nestPeakLeadMs = Math.min(episode.nestPeakLeadMs, uniform(late, 2, 6) * HOUR)
+        }
+        crate.from = farrowing - (late() < 1 / 3 ? uniform(late, 0.5, 2) : uniform(late, 2, 9)) * DAY
+      }
+      plan.farrowings.push(episode)
+      plan.crated.push(crate)
       const weaning = plan.crated.at(-1)!.to
       plan.weanings.push(weaning)
       let heat = weaning + uniform(random, 3.5, 6.5) * DAY
@@ -287,7 +315,7 @@ export function physiologyAt(plan: AnimalPlan, farm: FarmPlan, t: number): Physi
   }
   const crated = within(t, plan.crated)
   if (crated) {
-    activity *= 0.75
+    activity *= plan.crateActivity
     movement *= 0.3
   }
   for (const f of plan.farrowings) {
@@ -300,6 +328,7 @@ export function physiologyAt(plan: AnimalPlan, farm: FarmPlan, t: number): Physi
       if (t >= from && t < to) {
         const phase = t < peak ? (t - from) / (peak - from) : (to - t) / (to - peak)
         restless = Math.max(restless, f.nestPeakShare * Math.sin((phase * Math.PI) / 2))
+        if (f.nestFactor !== undefined) activity *= 1 + (f.nestFactor - 1) * Math.sin((phase * Math.PI) / 2)
       } else if (t >= to) {
         activity *= 0.7 // calm in the last hours
       }

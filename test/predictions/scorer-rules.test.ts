@@ -14,6 +14,7 @@ import {
   birthCusum,
   birthThreshold,
   calibrate,
+  crateEntryIndex,
   crateMoveIndex,
   expectedActivity,
   groupSharesHeat,
@@ -381,6 +382,14 @@ describe("what the farm's records change", () => {
     assert.equal(crateMoveIndex(gradual, 10 * 24, 20 * 24 - 1), undefined, 'a slow decline is no move')
   })
 
+  it('dates the move into the crate from the first day whose movement fell below half its usual, half a day before it', () => {
+    const movement: (number | undefined)[] = Array.from({ length: 20 * 24 }, (_, e) => (e >= 15 * 24 ? 0.1 : 0.4))
+    assert.equal(crateEntryIndex(movement, 10 * 24, 20 * 24 - 1), 15 * 24 - 11)
+    assert.equal(crateEntryIndex(movement, 10 * 24, 15 * 24 - 1), undefined, 'before the drop')
+    const gradual = movement.map((_, e) => 0.4 * (1 - e / (40 * 24)))
+    assert.equal(crateEntryIndex(gradual, 10 * 24, 20 * 24 - 1), undefined, 'a slow decline is no move')
+  })
+
   it('takes a quantile by interpolation', () => {
     assert.equal(quantile([4, 1, 3, 2], 0.5), 2.5)
     assert.equal(quantile([1, 2, 3, 4, 5], 0.25), 2)
@@ -486,6 +495,36 @@ describe('the herd scorer', () => {
     assert.ok(final(herd)[0]!.birth >= level.birth, JSON.stringify(final(herd)[0]))
     const penDays = { ...SCORER, birth: { ...SCORER.birth, short: { ...SCORER.birth.short, recentToDay: 8 } } }
     assert.ok(scoreHerd(herd, last, last, penDays)[0]![0]!.birth < level.birth, 'against days 2-8 it hides')
+  })
+
+  it("measures a due sow moved into the crate 2 days ago against her crate's day, not the pen's days 2-4 back", () => {
+    // Twice as active in the pen until 48 h ago, then in the crate (fewer node changes); the last 6 h restless there.
+    const move = last - 48
+    const crated = (k: number, i: number) =>
+      k !== 0 ? steady(i) : i > last - 6 ? steady(i) + 0.08 : i > move ? steady(i) : 2 * steady(i)
+    const herd = herdOf(crated, (k, i) => ({ nodeChanges: k === 0 && i > move ? 0.5 : 3 }))
+    const t = T0 + (last + 1) * HOUR_MS
+    herd[0]!.records = { services: [t - 115 * DAY], weanings: [], births: [] }
+    assert.ok(final(herd)[0]!.birth >= level.birth, JSON.stringify(final(herd)[0]))
+    const penDays = { ...SCORER, birth: { ...SCORER.birth, short: { ...SCORER.birth.short, crate: null } } }
+    assert.ok(scoreHerd(herd, last, last, penDays)[0]![0]!.birth < level.birth, 'against days 2-4 (the pen) it hides')
+    herd[0]!.records = { services: [t - 90 * DAY], weanings: [], births: [] }
+    assert.ok(final(herd)[0]!.birth < level.birth, 'not due: no short CUSUM')
+  })
+
+  it("counts a due sow's meal hours in the short CUSUM, each against the same meal of her last days", () => {
+    // The pen is fed at 20-22 UTC (its busiest hours); the sow nest-builds through the last 6 h, meals included.
+    const meal = (i: number) => i % 24 >= 20 && i % 24 <= 22
+    const usual = (i: number) => (meal(i) ? 0.4 : steady(i))
+    const herd = herdOf((k, i) => (k === 0 && i > last - 6 ? (meal(i) ? 0.8 : usual(i) + 0.08) : usual(i)))
+    const t = T0 + (last + 1) * HOUR_MS
+    herd[0]!.records = { services: [t - 115 * DAY], weanings: [], births: [] }
+    assert.ok(final(herd)[0]!.birth >= level.birth, JSON.stringify(final(herd)[0]))
+    const mealsOut = { ...SCORER, birth: { ...SCORER.birth, short: { ...SCORER.birth.short, meals: false } } }
+    assert.ok(
+      scoreHerd(herd, last, last, mealsOut)[0]![0]!.birth < level.birth,
+      'without the meals, 3 hours are too few',
+    )
   })
 
   it("keeps a due sow's rise when most of her group is due and nest-builds with her (a batch), not an undue pen's", () => {

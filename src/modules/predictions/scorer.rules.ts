@@ -68,6 +68,17 @@ export interface ScorerSettings {
       recentToDay: number
       /** When at least this share of its group's animals with data are due too (a batch), the group takes no rise away. */
       batchShare: number
+      /**
+       * Once a move into the crate shows (crateEntryIndex, from fromDay after the service), the usual is the
+       * same hours on days 1-recentToDay back that lie in the crate, settleHours after the move (the move's own
+       * unrest left out): a move 1-2 days before farrowing leaves days 2-4 back in the pen. Null: days 2-4 always.
+       */
+      crate: { fromDay: number; settleHours: number } | null
+      /**
+       * Meal hours count here: each is compared with the same meal of her last (crate) days, so a nest builder
+       * restless at a meal rises above it. False: left out, as in the long CUSUM (whose pen days' meals differ).
+       */
+      meals: boolean
     }
   }
   /** The group's level is this quantile of its animals' (not the median), so that a share of a group can share an event. */
@@ -172,7 +183,17 @@ export const SCORER: ScorerSettings = {
     peakFactor: 1.8,
     persistentShare: 0.5,
     tagOffC: -0.8,
-    short: { hours: 6, reference: 1.4, threshold: 2, dueFromDay: 111, dueToDay: 119, recentToDay: 4, batchShare: 0.5 },
+    short: {
+      hours: 6,
+      reference: 1.4,
+      threshold: 2,
+      dueFromDay: 111,
+      dueToDay: 119,
+      recentToDay: 4,
+      batchShare: 0.5,
+      crate: { fromDay: 100, settleHours: 12 },
+      meals: true,
+    },
   },
   groupQuantile: 0.4,
   heat: {
@@ -191,7 +212,7 @@ export const SCORER: ScorerSettings = {
   // fitCalibration() (src/simulation/evaluation.ts) on the tuning family; refit whenever a rule changes.
   // prettier-ignore
   calibration: {
-    birth: [[0.016, 0.0074], [0.149, 0.0156], [0.198, 0.0172], [0.248, 0.0247], [0.298, 0.048], [0.348, 0.0571], [0.399, 0.0727], [0.449, 0.0866], [0.499, 0.0911], [0.548, 0.1175], [0.598, 0.1697], [0.648, 0.3206], [0.7, 0.6748], [0.778, 0.9234], [0.856, 1]],
+    birth: [[0.009, 0.0063], [0.099, 0.0068], [0.149, 0.0163], [0.198, 0.0182], [0.248, 0.0277], [0.299, 0.0528], [0.348, 0.0622], [0.399, 0.0849], [0.449, 0.1041], [0.499, 0.1071], [0.548, 0.1401], [0.598, 0.1958], [0.647, 0.3106], [0.7, 0.6469], [0.752, 0.8978], [0.799, 0.9552], [0.856, 1]],
     heat: [[0.004, 0.0064], [0.1, 0.0075], [0.15, 0.009], [0.199, 0.0104], [0.249, 0.0146], [0.299, 0.0209], [0.348, 0.0363], [0.398, 0.0586], [0.448, 0.1225], [0.498, 0.2331], [0.548, 0.3256], [0.599, 0.4732], [0.649, 0.5371], [0.699, 0.5838], [0.75, 0.5946], [0.807, 0.6288]],
     lameness: [[0, 0.0598], [0.05, 0.0776], [0.099, 0.1036], [0.149, 0.1156], [0.2, 0.1286], [0.249, 0.1579], [0.3, 0.2118], [0.349, 0.2545], [0.399, 0.3987], [0.449, 0.528], [0.5, 0.7442], [0.55, 0.9448], [0.6, 0.9848], [0.669, 1]],
   },
@@ -229,6 +250,8 @@ export const SCORER_SUMMARY =
   `(${birth.threshold * birth.warmFactor} while her ear is ${birth.warmC} °C warmer than usual), none while the rise has lasted over a day ` +
   'or the tag reads cooler than the ear (a loose tag); 111-119 days after a recorded service also a shorter CUSUM ' +
   `over ${birth.short.hours} h above ${birth.short.reference}x the same hours on days ${baseline.fromDay}-${birth.short.recentToDay} back (the crate, not the pen before the move), ` +
+  'once the move into the crate shows in her movement between nodes the same hours of her crate days only (a move 1-2 days before farrowing), ' +
+  'meal hours included (each against the same meal of those days), ' +
   `alarm at ${birth.short.threshold} (weak or short nest building), not corrected away while most of her group is due too (a batch) ` +
   '(nest building lasts 14-17 h and peaks about 9 h before farrowing; Cornou 2012: CUSUM sensitivity 100 %, specificity 95-100 %; ' +
   'Oczak 2020: ear-tag alarms a median 8 h 51 min before onset). ' +
@@ -622,6 +645,25 @@ export function crateMoveIndex(
   return undefined
 }
 
+/**
+ * The move into the crate as soon as it shows: the first day block (24 h ending at an hour) from `fromIndex` whose
+ * movement between nodes fell below half its usual (days 2-8 before it). A block falls below half once most of it
+ * lies in the crate, so the move is dated half a day before the block's end. Undefined without one.
+ */
+export function crateEntryIndex(
+  movement: readonly (number | undefined)[],
+  fromIndex: number,
+  toIndex: number,
+): number | undefined {
+  for (let e = Math.max(fromIndex, 8 * DAY_HOURS); e <= toIndex; e++) {
+    const now = movement[e]
+    if (now === undefined) continue
+    const usual = usualMovement(movement, e)
+    if (usual !== undefined && usual > 0 && now < 0.5 * usual) return e - DAY_HOURS / 2 + 1
+  }
+  return undefined
+}
+
 /** Added to both sides of a movement ratio (node changes per detection), so that a crate's near-zero does not divide. */
 const MOVEMENT_FLOOR = 0.02
 
@@ -891,9 +933,36 @@ export function scoreHerd<K>(
     return out
   })
   const recentBaseline = { ...settings, baseline: { ...settings.baseline, toDay: short.recentToDay, minHours: 3 } }
+  // The move into the crate before each recorded service's farrowing, from the data (the first from crate.fromDay).
+  const crateEntries = herd.map((a, k) => {
+    const entries = new Map<number, number>()
+    if (!short.crate || !dueAt[k]!.some(Boolean)) return entries
+    const indexOf = (t: number) => Math.ceil((t - a.hours[0]!.hour) / HOUR_MS)
+    for (const service of records[k]!.services) {
+      const start = indexOf(service + short.crate.fromDay * DAY_MS)
+      const end = Math.min(to, indexOf(service + (short.dueToDay + 1) * DAY_MS))
+      if (end < from - DAY_HOURS || start > to) continue
+      const entry = crateEntryIndex(dayMovement[k]!, Math.max(dayFrom, start), end)
+      if (entry !== undefined) entries.set(service, entry)
+    }
+    return entries
+  })
+  const crateExpected = (k: number, j: number) => {
+    const service = latestBefore(records[k]!.services, herd[k]!.hours[j]!.hour + HOUR_MS)
+    const entry = service === undefined ? undefined : crateEntries[k]!.get(service)
+    if (entry === undefined || entry > j || !short.crate) return undefined
+    const values: number[] = []
+    for (let day = 1; day <= short.recentToDay; day++)
+      for (let shift = -1; shift <= 1; shift++) {
+        const b = j - day * DAY_HOURS + shift
+        const h = herd[k]!.hours[b]
+        if (b >= entry + short.crate.settleHours && hasData(h)) values.push(h.activity)
+      }
+    return values.length >= 3 ? median(values) : undefined
+  }
   const shortRatio = (k: number, j: number) => {
     const h = herd[k]!.hours[j]
-    const e = hasData(h) ? expectedActivity(herd[k]!.hours, j, recentBaseline) : undefined
+    const e = hasData(h) ? (crateExpected(k, j) ?? expectedActivity(herd[k]!.hours, j, recentBaseline)) : undefined
     if (e === undefined) return undefined
     let factor = groupFactor[k]![j]!
     if (factor > 1) {
@@ -938,7 +1007,7 @@ export function scoreHerd<K>(
       const shortRecent: (number | undefined)[] = []
       if (dueAt[k]![i])
         for (let j = Math.max(0, i - short.hours + 1); j <= i; j++)
-          shortRecent.push(peak[k]![j] ? undefined : shortRatio(k, j))
+          shortRecent.push(peak[k]![j] && !short.meals ? undefined : shortRatio(k, j))
       const shortP = dueAt[k]![i]
         ? probabilityOf(
             birthCusum(shortRecent, {
