@@ -5,6 +5,8 @@ import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { assertError, assertInvalid } from '../support/assertions.ts'
 import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
+import { insertScoredPredictions } from '../../src/modules/predictions/predictions.repository.ts'
+import { alarmLevel } from '../../src/modules/predictions/scorer.rules.ts'
 
 let ctx: TestContext
 let uid: string
@@ -140,5 +142,58 @@ describe('prediction accuracy', () => {
       "Integrator does not have access to this user's data",
     )
     assertError(await get('', {}), 401, 'Authorization header is required')
+  })
+})
+
+describe("the scorer's alarms under a farm's calibration map", () => {
+  it('are read from the global probability: the map renames the number, the alarm stays', async () => {
+    const farmer = await createUser(ctx)
+    const as = bearer((await userToken(ctx, farmer.email)).accessToken)
+    const mac = 'AA:BB:CC:00:10:09'
+    const created = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/v1/users/${farmer.uid}/animals`,
+      headers: as,
+      payload: { MAC: mac, Sex: 'female' },
+    })
+    assert.equal(created.statusCode, 201, created.body)
+    const { id } = await ctx.app.database.db
+      .selectFrom('animals')
+      .select('id')
+      .where('mac', '=', mac)
+      .executeTakeFirstOrThrow()
+    const level = alarmLevel('birth')
+    // The 8th 00:00: the farm's map put this hour below the alarm level, its global probability is above: an
+    // alarm, 9 h before the farrowing. The 12th: the other way round: no alarm.
+    const hour = (at: string, farm: number, global: number) => ({
+      animalId: Number(id),
+      classificationType: 'birth' as const,
+      predictedAt: Date.parse(at),
+      results: [{ timestamp: at, probability: farm }],
+      peakProbability: farm,
+      globalProbability: global,
+    })
+    await insertScoredPredictions(ctx.app.database.db, farmer.uid, [
+      hour('2026-03-08T00:00:00.000Z', level / 2, level + 0.1),
+      hour('2026-03-12T00:00:00.000Z', level + 0.1, level / 2),
+    ])
+    const birth = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/v1/users/${farmer.uid}/animals/${mac}/births`,
+      headers: as,
+      payload: { StartDate: '2026-03-08', StartTime: '09:00', Living: 10, Dead: 0 },
+    })
+    assert.equal(birth.statusCode, 201, birth.body)
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/v1/users/${farmer.uid}/predictions/accuracy?from=2026-03-01&to=2026-03-31`,
+      headers: as,
+    })
+    assert.equal(res.statusCode, 200, res.body)
+    const data = res.json().data.birth
+    assert.deepEqual(
+      [data.alarms, data.confirmed, data.falseAlarms, data.detected, data.leadHours],
+      [1, 1, 0, 1, { median: 9, min: 9, max: 9 }],
+    )
   })
 })
