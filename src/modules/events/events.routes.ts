@@ -10,7 +10,6 @@ import { conflict, notFound, validationFailed, type FieldProblem } from '../../h
 import { parseFilters } from '../../http/list-params.ts'
 import type { PageParams } from '../../db/paginate.ts'
 import type { App } from '../../types.ts'
-import { findAnimalByMac } from '../animals/animals.repository.ts'
 import { normalizeMac } from '../animals/animals.rules.ts'
 import { isLinked } from '../integrators/integrators.repository.ts'
 import { ruleProblems, withDefaults } from './alert-rules.rules.ts'
@@ -296,13 +295,11 @@ async function eventRoutes(app: App) {
         querystring: AnimalEventListQuery(limits),
         response: { 200: List },
       },
-      config: { access: 'own' },
+      config: { access: 'own', animal: 'path' },
     },
     async (req) => {
       const criteria = criteriaOf(req.params.userId, req.query)
-      const animal = await findAnimalByMac(db, req.params.userId, req.params.animalMac)
-      if (!animal) throw notFound('Animal')
-      return eventsPage({ ...criteria, animalId: animal.id }, req.query)
+      return eventsPage({ ...criteria, animalId: req.pathAnimal.id }, req.query)
     },
   )
 
