@@ -197,20 +197,23 @@ describe('retention', () => {
           .executeTakeFirstOrThrow()
       ).id,
     )
-    const prediction = (at: number, probability: number) => ({
+    const prediction = (at: number, probability: number, globalProbability = probability) => ({
       animalId,
       classificationType: 'heat' as const,
       predictedAt: at,
       results: [{ timestamp: new Date(at).toISOString(), probability }],
       peakProbability: probability,
+      globalProbability,
     })
     const OLD_SCORES = NOW - 70 * DAY
     // 30 old quiet hours, an old alarm at 0.5, an old 0.35 that raised the farm's alarm (its threshold 0.3), young hours.
     const quiet = Array.from({ length: 30 }, (_, i) => prediction(OLD_SCORES + i * HOUR, 0.1))
     const alarm = prediction(OLD_SCORES + 40 * HOUR, 0.5)
     const farmAlarm = prediction(OLD_SCORES + 50 * HOUR, 0.35)
+    // An old alarm whose probability the farm's calibration map put at 0.05: alarms are read from the global one.
+    const mapped = prediction(OLD_SCORES + 45 * HOUR, 0.05, 0.5)
     const youngScores = Array.from({ length: 5 }, (_, i) => prediction(NOW - 2 * DAY + i * HOUR, 0.1))
-    await insertScoredPredictions(ctx.database.db, f.user.uid, [...quiet, alarm, farmAlarm, ...youngScores])
+    await insertScoredPredictions(ctx.database.db, f.user.uid, [...quiet, alarm, mapped, farmAlarm, ...youngScores])
     const rules = defaultRules()
     rules.thresholds.heatProbability = 0.3
     const raised = await derivePredictionEvents(
@@ -264,6 +267,7 @@ describe('retention', () => {
     assert.deepEqual(left, [
       [OLD_SCORES, 0.2],
       [alarm.predictedAt, 0.5],
+      [mapped.predictedAt, 0.05],
       [farmAlarm.predictedAt, 0.35],
       ...youngScores.map((p) => [p.predictedAt, 0.1]),
     ])
