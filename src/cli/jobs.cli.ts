@@ -14,6 +14,7 @@ import {
   type HerdFamily,
 } from '../simulation/evaluation.ts'
 import { evaluateFarmCalibration } from '../simulation/farm-calibration-evaluation.ts'
+import { CYCLE_PROFILES, type CycleProfile } from '../simulation/herd-simulator.ts'
 import { PREDICTIONS_LOCK, scorePredictions } from '../jobs/predictions.ts'
 import { withSingleRunner } from '../jobs/single-runner.ts'
 import { EVENTS_LOCK, deriveScheduledEvents } from '../jobs/events.ts'
@@ -27,7 +28,7 @@ export const jobCommands: Command[] = [
     summary:
       'Run a scheduled job now (prune-tokens, maintenance, reference-temperature, predictions, events, pack), or evaluate the scorer',
     usage:
-      'livestock-api jobs <prune-tokens | maintenance | reference-temperature [--user U] | predictions [--user U] | events [--user U] | pack [--user U] | evaluate-predictions [--family F] [--seed S] [--animals N] [--days D] | evaluate-farm-calibration [--family F] [--seed S] [--animals N] | fit-calibration [--animals N] [--days D]>',
+      'livestock-api jobs <prune-tokens | maintenance | reference-temperature [--user U] | predictions [--user U] | events [--user U] | pack [--user U] | evaluate-predictions [--family F] [--profile P] [--seed S] [--animals N] [--days D] | evaluate-farm-calibration [--family F] [--seed S] [--animals N] | fit-calibration [--animals N] [--days D]>',
     options: {
       user: {
         type: 'string',
@@ -54,6 +55,11 @@ export const jobCommands: Command[] = [
         value: 'F',
         description: `one family of simulated herds (${HERD_FAMILIES.join(', ')}; evaluate-predictions, evaluate-farm-calibration; default both)`,
       },
+      profile: {
+        type: 'string',
+        value: 'P',
+        description: `the cycle family's farm profile (${CYCLE_PROFILES.join(', ')}; evaluate-predictions; default default)`,
+      },
     },
     help: [
       'prune-tokens            delete revocations and refresh tokens past their expiry (the service also does this hourly)',
@@ -72,7 +78,9 @@ export const jobCommands: Command[] = [
       'evaluate-predictions    score simulated herds (default 200 animals) over 60 days in memory and print, per class,',
       '                        sensitivity, lead, false alarms per animal-month, AUC and calibration with 95 % intervals,',
       `                        for the family the rules were tuned on (${TUNING_FAMILY}) and the one they were not, side by`,
-      `                        side (default --seed ${EVALUATION_SEED}). Needs no database; takes a few minutes`,
+      `                        side (default --seed ${EVALUATION_SEED}). Needs no database; takes a few minutes. --profile`,
+      '                        late-crates: the cycle family with late crate moves, a quieter crate, weak and short',
+      '                        nest builders (for tuning the birth rules)',
       "evaluate-farm-calibration  per-farm calibration: each family's herd (default 100 animals, a sample every 2",
       "                        minutes), its first 30 evaluated days' records fit the farm's map, the next 30 measure the",
       "                        calibration error and reliability with the global calibration and with the farm's, side",
@@ -141,7 +149,12 @@ export const jobCommands: Command[] = [
         const animals = intOption(values, 'animals', 200, 20, 2000)
         const days = intOption(values, 'days', 60, 7, 365)
         const families = familiesOf(values)
-        const reports = families.map((f) => evaluatePredictions({ family: f, seed, animals, days }))
+        const cycleProfile = optionalString(values, 'profile') ?? 'default'
+        if (!CYCLE_PROFILES.includes(cycleProfile as CycleProfile))
+          throw new UsageError(`--profile must be one of ${CYCLE_PROFILES.join(', ')}`)
+        const reports = families.map((f) =>
+          evaluatePredictions({ family: f, seed, animals, days, cycleProfile: cycleProfile as CycleProfile }),
+        )
         ctx.out({ job, ...tunedOnAndHeldOut(reports) })
         return
       }

@@ -206,6 +206,9 @@ describe('livestock-api jobs predictions', () => {
     const family = await cli(['jobs', 'evaluate-predictions', '--family', 'imaginary'])
     assert.equal(family.code, 2)
     assert.match(family.stderr, /--family must be one of cycle, ethogram/)
+    const profile = await cli(['jobs', 'evaluate-predictions', '--profile', 'imaginary'])
+    assert.equal(profile.code, 2)
+    assert.match(profile.stderr, /--profile must be one of default, late-crates/)
   })
 })
 
