@@ -35126,12 +35126,12 @@ export interface operations {
                                     meanPredicted: number | null;
                                     /**
                                      * @description The global probability at which this class alarms: the global calibration's probability of its rule's threshold (the factor above applied)
-                                     * @example 0.0916
+                                     * @example 0.1078
                                      */
                                     globalAlarmLevel: number;
                                     /**
                                      * @description The probability this farm's predictions carry where the class alarms: the map of globalAlarmLevel. The alarms are where they were; alert rules compare their thresholds with the global probability (a scale the weekly refit does not move), so they fire where they did
-                                     * @example 0.0517
+                                     * @example 0.0591
                                      */
                                     alarmLevel: number;
                                     /**
