@@ -87,7 +87,7 @@ export const jobCommands: Command[] = [
       '                        by side with 95 % intervals. Needs no database',
       "fit-calibration         fit the scorer's calibration (SCORER.calibration) on the tuning family's seeds",
       `                        (${CALIBRATION_FIT.seeds.join(', ')}) with their records and print its knots per class;`,
-      '                        paste them into scorer.rules.ts after a rule changes. Needs no database; about 30 s',
+      '                        paste them into scorer-settings.rules.ts after a rule changes. Needs no database; about 30 s',
       "pack                    pack every tag's closed hours of readings now (the service also does this every 10 minutes)",
     ].join('\n'),
     run: async (values, positionals, ctx) => {

@@ -20,20 +20,19 @@ import { weanings } from '../modules/records/weanings/weanings.ts'
 import { CLASSIFICATION_TYPES, recordInstant } from '../modules/predictions/predictions.rules.ts'
 import {
   HOUR_MS,
-  LOOKBACK_HOURS,
   MIN_SAMPLES_PER_HOUR,
   SUMMARY_THRESHOLDS,
   alignHours,
-  scoreHerd,
-  type AnimalHours,
-  type AnimalRecords,
   type HourSummary,
-} from '../modules/predictions/scorer.rules.ts'
+} from '../modules/predictions/hour-summaries.rules.ts'
+import { LOOKBACK_HOURS, SCORER, settingsWithFactors } from '../modules/predictions/scorer-settings.rules.ts'
+import { uncalibrate } from '../modules/predictions/calibration.rules.ts'
+import type { AnimalRecords } from '../modules/predictions/reproduction.rules.ts'
+import { scoreHerd, type AnimalHours } from '../modules/predictions/scorer.rules.ts'
 import { runJobOnce, startSchedule, type ScheduledJob } from './scheduler.ts'
 import type { EventHub } from '../modules/events/event-hub.ts'
 import { alertRulesOf } from '../modules/events/events.repository.ts'
 import { derivePredictionEvents } from '../modules/events/prediction-events.ts'
-import { SCORER, settingsWithFactors, uncalibrate } from '../modules/predictions/scorer.rules.ts'
 import { MATCH_WINDOWS, mergeMoments } from '../modules/predictions/accuracy.rules.ts'
 import { alarmsAndEvents } from '../modules/predictions/predictions.accuracy.ts'
 import {

@@ -16,22 +16,16 @@ import {
   type ReliabilityBin,
 } from './statistics.ts'
 import type { LocationRow, SensorRow } from '../modules/readings/readings.schemas.ts'
+import { HOUR_MS, alignHours, summarizeHours, type HourSummary } from '../modules/predictions/hour-summaries.rules.ts'
 import {
-  HOUR_MS,
-  NO_RECORDS,
   SCORER,
-  alarmLevel,
-  alignHours,
-  scoreHerd,
   settingsWithFactors,
-  summarizeHours,
-  uncalibrate,
-  type AnimalHours,
-  type AnimalRecords,
   type ClassCalibration,
-  type HourSummary,
   type ScorerSettings,
-} from '../modules/predictions/scorer.rules.ts'
+} from '../modules/predictions/scorer-settings.rules.ts'
+import { alarmLevel, uncalibrate } from '../modules/predictions/calibration.rules.ts'
+import { NO_RECORDS, type AnimalRecords } from '../modules/predictions/reproduction.rules.ts'
+import { scoreHerd, type AnimalHours } from '../modules/predictions/scorer.rules.ts'
 import { CLASSIFICATION_TYPES, type ClassificationType } from '../modules/predictions/predictions.rules.ts'
 import { MATCH_WINDOWS, mergeMoments } from '../modules/predictions/accuracy.rules.ts'
 import {

@@ -1,7 +1,7 @@
 // Per-farm calibration, measured (src/modules/predictions/farm-calibration.rules.ts): a simulated farm's first days
 // of records fit its map as the job would fit it, the next days measure the calibration with the global map and with
 // the farm's, side by side; the alarms are the same in both (the map rises strictly). docs/predictions.md has figures.
-import { HOUR_MS } from '../modules/predictions/scorer.rules.ts'
+import { HOUR_MS } from '../modules/predictions/hour-summaries.rules.ts'
 import { CLASSIFICATION_TYPES, type ClassificationType } from '../modules/predictions/predictions.rules.ts'
 import { MATCH_WINDOWS, mergeMoments } from '../modules/predictions/accuracy.rules.ts'
 import {

@@ -6,7 +6,7 @@ import { createTestApp, type TestContext } from '../support/app.ts'
 import { assertError, assertInvalid } from '../support/assertions.ts'
 import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
 import { insertScoredPredictions } from '../../src/modules/predictions/predictions.repository.ts'
-import { alarmLevel } from '../../src/modules/predictions/scorer.rules.ts'
+import { alarmLevel } from '../../src/modules/predictions/calibration.rules.ts'
 
 let ctx: TestContext
 let uid: string

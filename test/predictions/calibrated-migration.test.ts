@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test'
 import { sql, type Kysely } from 'kysely'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { createUser } from '../support/fixtures.ts'
-import { calibrate } from '../../src/modules/predictions/scorer.rules.ts'
+import { calibrate } from '../../src/modules/predictions/calibration.rules.ts'
 import { KNOTS, calibrateStored } from '../../src/db/migrations/0075_calibrated_predictions.ts'
 
 let ctx: TestContext

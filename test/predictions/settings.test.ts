@@ -8,7 +8,8 @@ import { assertError, assertInvalid } from '../support/assertions.ts'
 import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
 import { insertScoredPredictions, type NewPrediction } from '../../src/modules/predictions/predictions.repository.ts'
 import { learnFarmSettings } from '../../src/jobs/predictions.ts'
-import { SCORER, alarmLevel, calibrate } from '../../src/modules/predictions/scorer.rules.ts'
+import { SCORER } from '../../src/modules/predictions/scorer-settings.rules.ts'
+import { alarmLevel, calibrate } from '../../src/modules/predictions/calibration.rules.ts'
 import { recalibrate } from '../../src/modules/predictions/farm-calibration.rules.ts'
 
 let ctx: TestContext

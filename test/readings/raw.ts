@@ -5,7 +5,7 @@ import type { DB } from '../../src/db/schema.ts'
 import { firstSensorReading, readingRows } from '../../src/modules/readings/readings.repository.ts'
 import { SERIES } from '../../src/modules/readings/readings.series.ts'
 import type { SensorAnalyticsBody } from '../../src/modules/readings/readings.schemas.ts'
-import { HOUR_MS, MOVING_THRESHOLD_G, VALID_TEMPERATURE } from '../../src/modules/predictions/scorer.rules.ts'
+import { HOUR_MS, MOVING_THRESHOLD_G, VALID_TEMPERATURE } from '../../src/modules/predictions/hour-summaries.rules.ts'
 import type { HourSummary } from '../../src/modules/readings/readings.rules.ts'
 
 /** The analytics of [start, end] over every reading: exact sums of the values' decimals, divided once (avg of numeric). */

@@ -13,7 +13,7 @@ import { MOVING_THRESHOLD_G, TIME_RANGES, VALID_TEMPERATURE } from '../../src/mo
 import { readingRows, summedUp } from '../../src/modules/readings/readings.repository.ts'
 import { herdHourlySummaries, hourlySummaries } from '../../src/modules/readings/readings.summaries.ts'
 import { SERIES, type ReadingKind } from '../../src/modules/readings/readings.series.ts'
-import { SUMMARY_THRESHOLDS, summarizeHours } from '../../src/modules/predictions/scorer.rules.ts'
+import { SUMMARY_THRESHOLDS, summarizeHours } from '../../src/modules/predictions/hour-summaries.rules.ts'
 import { assertClose } from '../support/assertions.ts'
 import { rawHourlySummaries, rawSensorAnalytics } from './raw.ts'
 import { deviceFarm } from '../litterguards/farm.ts'

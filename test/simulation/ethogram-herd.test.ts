@@ -10,7 +10,7 @@ import {
   planEthogramAnimal,
   planEthogramFarm,
 } from '../../src/simulation/ethogram-herd.ts'
-import { summarizeHours } from '../../src/modules/predictions/scorer.rules.ts'
+import { summarizeHours } from '../../src/modules/predictions/hour-summaries.rules.ts'
 import { auc, poissonRate, reliability, wilson } from '../../src/simulation/statistics.ts'
 
 const HOUR = 3_600_000

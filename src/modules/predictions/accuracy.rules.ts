@@ -9,7 +9,7 @@ const DAY_MS = 24 * HOUR_MS
 
 /**
  * An alarm: a posted prediction whose highest probability reaches this; the scorer's calibrated probabilities alarm
- * at their class's level (scorer.rules.ts alarmLevel: its threshold's probability).
+ * at their class's level (calibration.rules.ts alarmLevel: its threshold's probability).
  */
 export const ALARM_PROBABILITY = 0.5
 /** Alarm predictions of one animal and class less than this apart are one alarm (from its first hour). */

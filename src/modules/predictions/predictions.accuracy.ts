@@ -9,7 +9,7 @@ import { Count, DateTime } from '../../http/schema-types.ts'
 import type { App } from '../../types.ts'
 import { UserPath } from '../animals/animals.resource.ts'
 import { T_MAX, T_MIN } from '../readings/readings.rules.ts'
-import { alarmLevel } from './scorer.rules.ts'
+import { alarmLevel } from './calibration.rules.ts'
 import {
   ALARM_MERGE_MS,
   ALARM_PROBABILITY,

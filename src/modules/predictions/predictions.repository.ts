@@ -6,7 +6,7 @@ import { paginate, type Page } from '../../db/paginate.ts'
 import type { Row } from '../../resource/resource.ts'
 import { pruneBefore } from '../../db/prune.ts'
 import { ALARM_EVENT_TYPES } from '../events/prediction-events.ts'
-import { alarmLevel } from './scorer.rules.ts'
+import { alarmLevel } from './calibration.rules.ts'
 import type { ClassificationType } from './predictions.rules.ts'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

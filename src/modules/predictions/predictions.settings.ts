@@ -10,7 +10,8 @@ import { UserPath } from '../animals/animals.resource.ts'
 import type { ClassificationType } from './predictions.rules.ts'
 import { DEFAULT_FACTORS, LEARNING } from './farm-learning.rules.ts'
 import { findFarmSettings } from './farm-settings.repository.ts'
-import { SCORER, alarmLevel } from './scorer.rules.ts'
+import { SCORER } from './scorer-settings.rules.ts'
+import { alarmLevel } from './calibration.rules.ts'
 import {
   FARM_CALIBRATION,
   IDENTITY_MAP,

@@ -1,4 +1,4 @@
-// The readings summed up per hour for the predictions scorer (scorer.rules.ts summarizeHours), in SQL over the
+// The readings summed up per hour for the predictions scorer (hour-summaries.rules.ts summarizeHours), in SQL over the
 // hourly rollups (readings.repository.ts hourlyRows).
 import { sql, type Kysely } from 'kysely'
 import type { DB } from '../../db/schema.ts'
@@ -7,7 +7,7 @@ import { MOVING_THRESHOLD_G, VALID_TEMPERATURE, type HourSummary } from './readi
 import { hourOf, SERIES } from './readings.series.ts'
 
 /**
- * The scorer's figures an hourly summary uses (scorer.rules.ts). The rollups count by the readings' own
+ * The scorer's figures an hourly summary uses (hour-summaries.rules.ts). The rollups count by the readings' own
  * (readings.rules.ts), which the scorer imports; handing them in checks that they are the same.
  */
 export interface SummaryThresholds {
@@ -17,7 +17,7 @@ export interface SummaryThresholds {
 }
 
 /**
- * One tag's readings summed up per hour in [from, to): the same figures as summarizeHours in scorer.rules.ts
+ * One tag's readings summed up per hour in [from, to): the same figures as summarizeHours in hour-summaries.rules.ts
  * (samples, share moving, mean valid temperature, detections and node changes); herdHourlySummaries of one tag.
  */
 export async function hourlySummaries(

@@ -1,0 +1,86 @@
+// An animal measured against its own usual: medians and quantiles, its usual activity at an hour of day, its usual
+// movement between nodes over a day.
+import { DAY_HOURS, hasData, type HourSummary } from './hour-summaries.rules.ts'
+import { SCORER, type ScorerSettings } from './scorer-settings.rules.ts'
+
+/**
+ * The values in ascending order, a copy. The rules sort a few dozen values at a time, thousands of times an hour
+ * scored: an insertion sort into a reused buffer beats Array.prototype.sort with a comparator there, and puts
+ * equal values (0 and -0 alike) in the same order.
+ */
+function sortedCopy(values: readonly number[]): ArrayLike<number> {
+  const n = values.length
+  if (n > SORT_BUFFER.length) return [...values].sort((a, b) => a - b)
+  const sorted = SORT_BUFFER
+  for (let i = 0; i < n; i++) {
+    const v = values[i]!
+    let j = i - 1
+    while (j >= 0 && sorted[j]! > v) {
+      sorted[j + 1] = sorted[j]!
+      j--
+    }
+    sorted[j + 1] = v
+  }
+  return sorted
+}
+const SORT_BUFFER = new Float64Array(64)
+
+export function median(values: readonly number[]): number | undefined {
+  const n = values.length
+  if (n === 0) return undefined
+  const sorted = sortedCopy(values)
+  const mid = n >> 1
+  return n % 2 === 1 ? sorted[mid] : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+/** The q-quantile (0-1) of values, interpolated; undefined without any. */
+export function quantile(values: readonly number[], q: number): number | undefined {
+  if (values.length === 0) return undefined
+  const n = values.length
+  const sorted = sortedCopy(values)
+  const at = q * (n - 1)
+  const low = Math.floor(at)
+  return sorted[low]! + (sorted[Math.min(low + 1, n - 1)]! - sorted[low]!) * (at - low)
+}
+
+/** The activity an animal usually has at hour i: the median of the same hour of day (±1 h) on the baseline days. */
+export function expectedActivity(
+  hours: readonly HourSummary[],
+  i: number,
+  settings: ScorerSettings = SCORER,
+): number | undefined {
+  const values: number[] = []
+  for (let day = settings.baseline.fromDay; day <= settings.baseline.toDay; day++) {
+    for (let shift = -1; shift <= 1; shift++) {
+      const h = hours[i - day * DAY_HOURS + shift]
+      if (hasData(h)) values.push(h.activity)
+    }
+  }
+  return values.length >= settings.baseline.minHours ? median(values) : undefined
+}
+
+/** Activity of hour i relative to the animal's baseline (1 = as usual); undefined without data or baseline. */
+export function activityRatio(
+  hours: readonly HourSummary[],
+  i: number,
+  settings: ScorerSettings = SCORER,
+): number | undefined {
+  const h = hours[i]
+  const expected = hasData(h) ? expectedActivity(hours, i, settings) : undefined
+  return expected === undefined
+    ? undefined
+    : (h!.activity + settings.activityFloor) / (expected + settings.activityFloor)
+}
+
+/** Added to both sides of a movement ratio (node changes per detection), so that a crate's near-zero does not divide. */
+export const MOVEMENT_FLOOR = 0.02
+
+/** The median movement of the same day block on days 2-8 before hour index `e`; undefined with fewer than 4 of them. */
+export function usualMovement(movement: readonly (number | undefined)[], e: number): number | undefined {
+  const before: number[] = []
+  for (let d = 2; d <= 8; d++) {
+    const value = movement[e - d * DAY_HOURS]
+    if (value !== undefined) before.push(value)
+  }
+  return before.length >= 4 ? median(before) : undefined
+}

@@ -1,0 +1,26 @@
+// Birth: nest building, a sustained rise of activity over the sow's own baseline in the hours before farrowing.
+import { SCORER, type ScorerSettings } from './scorer-settings.rules.ts'
+import { reproductiveState, type AnimalRecords } from './reproduction.rules.ts'
+
+/**
+ * Birth: a one-sided CUSUM (Page 1954) of ln(ratio / reference) over hourly ratios (oldest first; undefined =
+ * no data, which neither adds nor removes), each capped, so that one wild hour cannot alarm alone. Returns
+ * its final level: it grows only while activity stays above `reference` times the baseline, as in nest building.
+ */
+export function birthCusum(ratios: readonly (number | undefined)[], settings: ScorerSettings = SCORER): number {
+  let level = 0
+  for (const r of ratios) {
+    if (r === undefined) continue
+    level = Math.max(0, level + Math.log(Math.min(r, settings.birth.cap) / settings.birth.reference))
+  }
+  return level
+}
+
+/** The CUSUM level at which birth alarms: lower near the recorded service's expected farrowing (114 days), higher far before it. */
+export function birthThreshold(records: AnimalRecords, t: number, settings: ScorerSettings = SCORER): number {
+  const { sinceService } = reproductiveState(records, t)
+  if (sinceService === undefined) return settings.birth.threshold
+  if (sinceService >= 108 && sinceService <= 122) return settings.birth.threshold * 0.75
+  if (sinceService < 100) return settings.birth.threshold * 2.5
+  return settings.birth.threshold
+}

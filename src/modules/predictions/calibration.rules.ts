@@ -1,0 +1,44 @@
+// A rule's score as a probability: its raw score (0.5 at its threshold) mapped through the class's calibration.
+import { SCORER, type Calibration, type ClassScores, type ScorerSettings } from './scorer-settings.rules.ts'
+
+/** A rule's score as a probability: 0.5 at the rule's threshold, rising towards 1 above it, 0 at or below 0. */
+export function probabilityOf(score: number, threshold: number): number {
+  return score <= 0 ? 0 : score / (score + threshold)
+}
+
+/** The probability of a raw score under a calibration (the raw score itself without one). */
+export function calibrate(knots: Calibration | undefined, raw: number): number {
+  if (knots === undefined || knots.length === 0) return raw
+  return interpolate(knots, raw, 0, 1)
+}
+
+/** The raw score of a calibrated probability: calibrate's inverse (per-farm learning reads stored probabilities). */
+export function uncalibrate(knots: Calibration | undefined, probability: number): number {
+  if (knots === undefined || knots.length === 0) return probability
+  return interpolate(knots, probability, 1, 0)
+}
+
+function interpolate(knots: Calibration, x: number, from: 0 | 1, to: 0 | 1): number {
+  if (x <= knots[0]![from]) return knots[0]![to]
+  for (let k = 1; k < knots.length; k++) {
+    const [a, b] = [knots[k - 1]!, knots[k]!]
+    if (x <= b[from]) return a[to] + ((b[to] - a[to]) * (x - a[from])) / (b[from] - a[from])
+  }
+  return knots.at(-1)![to]
+}
+
+/** A raw score at which a rule alarms: its threshold. */
+export const RAW_ALARM = 0.5
+
+/**
+ * The probability at which a class alarms: its raw alarm score calibrated (a stored probability at or above it is an
+ * alarm; rounded as the stored probabilities are).
+ */
+export function alarmLevel(kind: keyof ClassScores, settings: ScorerSettings = SCORER): number {
+  return roundProbability(calibrate(settings.calibration?.[kind], RAW_ALARM))
+}
+
+/** Probabilities are stored to 4 decimals: a calibrated probability near the alarm level keeps its order. */
+export function roundProbability(p: number): number {
+  return Math.round(p * 10_000) / 10_000
+}

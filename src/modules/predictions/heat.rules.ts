@@ -1,0 +1,107 @@
+// Heat: a rise of activity for a day or two, expected after weaning and after a service that did not hold.
+import { SCORER, type ScorerSettings } from './scorer-settings.rules.ts'
+import { CRATE_WINDOW_DAYS, reproductiveState, type AnimalRecords } from './reproduction.rules.ts'
+
+/**
+ * Heat: the share of time active over the last 24 h against its mean over the same 24 h on the baseline days
+ * (at least 2), minus 1 (0.3 = 30 % above). A mean, not a median: a heat is a sustained rise that a typical
+ * day must not hide.
+ */
+export function heatExcess(
+  recent: number,
+  baselineDays: readonly number[],
+  settings: ScorerSettings = SCORER,
+): number | undefined {
+  if (baselineDays.length < 2) return undefined
+  const usual = baselineDays.reduce((a, b) => a + b, 0) / baselineDays.length
+  return (recent + settings.activityFloor / 4) / (usual + settings.activityFloor / 4) - 1
+}
+
+/** Whether the records make a heat expected at t: 3-8 days after a weaning, before any service (most sows come on heat then). */
+export function heatExpected(records: AnimalRecords, t: number): boolean {
+  const { sinceService, sinceWeaning } = reproductiveState(records, t)
+  return sinceWeaning !== undefined && sinceWeaning >= 3 && sinceWeaning <= 8 && sinceService === undefined
+}
+
+/**
+ * Whether the records rule a heat out at t: early in lactation (lactational anoestrus; later, a weaning the farm did
+ * not record may already have happened), and while a farrowing is due (from the crate window after a service).
+ */
+export function heatRuledOut(records: AnimalRecords, t: number, settings: ScorerSettings = SCORER): boolean {
+  const { sinceService, lactatingDays } = reproductiveState(records, t)
+  return (
+    (lactatingDays !== undefined && lactatingDays < settings.heat.quietLactationDays) ||
+    (sinceService !== undefined && sinceService >= CRATE_WINDOW_DAYS.from && sinceService <= CRATE_WINDOW_DAYS.to)
+  )
+}
+
+/** Whether a return to heat is possible at t: 17-25 days after a service (one oestrous cycle), though most services hold. */
+function returnPossible(records: AnimalRecords, t: number): boolean {
+  const { sinceService } = reproductiveState(records, t)
+  return sinceService !== undefined && sinceService >= 17 && sinceService <= 25
+}
+
+/** Whether the records make a heat likely at t: expected after a weaning, or a return possible after a service. */
+export function heatLikely(records: AnimalRecords, t: number): boolean {
+  return heatExpected(records, t) || returnPossible(records, t)
+}
+
+/**
+ * Heat's threshold: far lower 3-8 days after a weaning (most sows come on heat then), somewhat lower 17-25 days
+ * after a service (a return is possible, but most services hold), higher while nursing, in the days after a service
+ * before a return could come (the luteal phase: no oestrus) and while pregnant.
+ */
+export function heatThreshold(records: AnimalRecords, t: number, settings: ScorerSettings = SCORER): number {
+  const { sinceService, lactatingDays } = reproductiveState(records, t)
+  const { threshold, expectedFactor, returnFactor, unlikelyFactor } = settings.heat
+  if (lactatingDays !== undefined) return threshold * unlikelyFactor
+  if (heatExpected(records, t)) return threshold * expectedFactor
+  if (returnPossible(records, t)) return threshold * returnFactor
+  if (sinceService !== undefined && sinceService >= 3 && sinceService <= 125) return threshold * unlikelyFactor
+  return threshold
+}
+
+/**
+ * The factor of the heat threshold for the shorter window, where the records make a heat likely: shortFactor after
+ * a weaning, returnShortFactor when a return is possible; undefined elsewhere (no shorter window).
+ */
+export function heatShortFactor(
+  records: AnimalRecords,
+  t: number,
+  settings: ScorerSettings = SCORER,
+): number | undefined {
+  if (heatExpected(records, t)) return settings.heat.shortFactor
+  if (returnPossible(records, t)) return settings.heat.returnShortFactor
+  return undefined
+}
+
+/** One hour of a heat window: the animal's activity, its usual at that hour and over how many baseline days. */
+export interface HeatHour {
+  activity: number
+  usual: number
+  usualDays: number
+}
+
+/**
+ * Heat: the activity of a window's hours against their usual (the ratio of the sums, 1 = as usual), needing data in
+ * half of its `hours`. A usual of few days (shortly after a weaning) is itself uncertain: the rise is shrunk by
+ * how much that widens its spread, taking a day's and a window's variation alike (none with every baseline day).
+ */
+export function heatRatio(
+  window: readonly HeatHour[],
+  hours: number,
+  fullBaselineDays: number,
+  settings: ScorerSettings = SCORER,
+): number | undefined {
+  if (window.length === 0 || window.length < hours / 2) return undefined
+  const floor = (window.length * settings.activityFloor) / 4
+  const ratio = (window.reduce((a, h) => a + h.activity, 0) + floor) / (window.reduce((a, h) => a + h.usual, 0) + floor)
+  const days = window.reduce((a, h) => a + h.usualDays, 0) / window.length
+  const widen = Math.sqrt((1 + 1 / days) / (1 + 1 / fullBaselineDays))
+  return 1 + (ratio - 1) / widen
+}
+
+/** Whether a group shares a heat its records expect: at least half of its animals with data (flags) expect one. */
+export function groupSharesHeat(expected: readonly boolean[]): boolean {
+  return expected.length > 0 && expected.filter(Boolean).length >= expected.length / 2
+}

@@ -1,0 +1,123 @@
+// What the farm's records say about an animal's reproductive cycle at an hour, and what its movement between nodes
+// adds: the move into the farrowing crate, weanings the farm did not record.
+import { DAY_HOURS, DAY_MS, HOUR_MS, type HourSummary } from './hour-summaries.rules.ts'
+import { MOVEMENT_FLOOR, usualMovement } from './baselines.rules.ts'
+
+/** What the farm recorded of an animal, ms since epoch: the rules only look at records dated before the hour they score. */
+export interface AnimalRecords {
+  services: number[]
+  weanings: number[]
+  births: number[]
+}
+
+export const NO_RECORDS: AnimalRecords = { services: [], weanings: [], births: [] }
+
+export const latestBefore = (times: readonly number[], t: number) =>
+  times.reduce<number | undefined>(
+    (latest, x) => (x <= t && (latest === undefined || x > latest) ? x : latest),
+    undefined,
+  )
+
+/** What the records say about the animal at t, in days since each event (undefined: none recorded before t). */
+export function reproductiveState(records: AnimalRecords, t: number) {
+  const service = latestBefore(records.services, t)
+  const weaning = latestBefore(records.weanings, t)
+  const birth = latestBefore(records.births, t)
+  const days = (x: number | undefined) => (x === undefined ? undefined : (t - x) / DAY_MS)
+  // A service counts while nothing followed it: a later farrowing or weaning closes it.
+  const openService =
+    service !== undefined && (birth === undefined || service > birth) && (weaning === undefined || service > weaning)
+      ? days(service)
+      : undefined
+  const lactatingDays =
+    birth !== undefined && (weaning === undefined || weaning < birth) && days(birth)! < 35 ? days(birth) : undefined
+  return { sinceService: openService, sinceWeaning: days(weaning), sinceBirth: days(birth), lactatingDays }
+}
+
+/**
+ * When the animal's current phase of life began, by its records: the latest weaning or farrowing; undefined
+ * without any. A baseline never reaches back past it: a nursing sow is less active, a weaned one more, and
+ * none of that is a heat or a lameness.
+ */
+export function phaseStart(records: AnimalRecords, t: number): number | undefined {
+  const starts = [latestBefore(records.weanings, t), latestBefore(records.births, t)].filter(
+    (x): x is number => x !== undefined,
+  )
+  return starts.length === 0 ? undefined : Math.max(...starts)
+}
+
+/** Days after a service in which a sow may be moved into the farrowing crate (farrowing comes 112-118 days after). */
+export const CRATE_WINDOW_DAYS = { from: 100, to: 125 } as const
+
+/**
+ * The move into the crate, read from the data rather than assumed: the last day block in the crate window whose
+ * movement between nodes fell below half its usual (days 2-8 before it); undefined without one. `movement` holds
+ * day blocks per hour index; returns the index of the first hour of that block.
+ */
+export function crateMoveIndex(
+  movement: readonly (number | undefined)[],
+  fromIndex: number,
+  toIndex: number,
+): number | undefined {
+  for (let e = toIndex; e >= Math.max(fromIndex, 8 * DAY_HOURS); e--) {
+    const now = movement[e]
+    if (now === undefined) continue
+    const usual = usualMovement(movement, e)
+    if (usual !== undefined && usual > 0 && now < 0.5 * usual) return e - DAY_HOURS + 1
+  }
+  return undefined
+}
+
+/**
+ * The move into the crate as soon as it shows: the first day block (24 h ending at an hour) from `fromIndex` whose
+ * movement between nodes fell below half its usual (days 2-8 before it). A block falls below half once most of it
+ * lies in the crate, so the move is dated half a day before the block's end. Undefined without one.
+ */
+export function crateEntryIndex(
+  movement: readonly (number | undefined)[],
+  fromIndex: number,
+  toIndex: number,
+): number | undefined {
+  for (let e = Math.max(fromIndex, 8 * DAY_HOURS); e <= toIndex; e++) {
+    const now = movement[e]
+    if (now === undefined) continue
+    const usual = usualMovement(movement, e)
+    if (usual !== undefined && usual > 0 && now < 0.5 * usual) return e - DAY_HOURS / 2 + 1
+  }
+  return undefined
+}
+
+/**
+ * Weanings the records do not hold, read from the data: the first day block (the 24 h ending at an hour) of a rise
+ * of movement between nodes to `rise` x its usual (days 2-8 before it), as when a sow leaves the farrowing crate.
+ * Dated at the end of that block (when it shows), none within 14 days of another, none where a weaning was recorded
+ * in the 30 days before nor while a recorded service may have held (125 days, no farrowing since). Returns
+ * the records with these weanings added.
+ */
+export function withInferredWeanings(
+  records: AnimalRecords,
+  movement: readonly (number | undefined)[],
+  hours: readonly HourSummary[],
+  from: number,
+  to: number,
+  rise: number,
+): AnimalRecords {
+  const inferred: number[] = []
+  for (let e = Math.max(from, 8 * DAY_HOURS); e <= to; e++) {
+    const now = movement[e]
+    if (now === undefined) continue
+    const usual = usualMovement(movement, e)
+    if (usual === undefined || now + MOVEMENT_FLOOR < rise * (usual + MOVEMENT_FLOOR)) continue
+    const t = hours[e]!.hour + HOUR_MS
+    const last = inferred.at(-1)
+    if (last !== undefined && t - last < 14 * DAY_MS) continue
+    if (records.weanings.some((w) => w <= t && t - w < 30 * DAY_MS)) continue
+    const service = latestBefore(records.services, t)
+    const birth = latestBefore(records.births, t)
+    if (service !== undefined && t - service < 125 * DAY_MS && (birth === undefined || birth < service)) continue
+    inferred.push(t)
+  }
+  return inferred.length === 0
+    ? records
+    : { ...records, weanings: [...records.weanings, ...inferred].sort((a, b) => a - b) }
+}

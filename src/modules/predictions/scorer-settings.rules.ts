@@ -1,0 +1,188 @@
+// The scorer's settings: every threshold of its rules in one object (SCORER), with its calibration.
+import { DAY_HOURS } from './hour-summaries.rules.ts'
+
+/** Every threshold of the rules; docs/predictions.md gives each one's reason. Tuned on the evaluation's tuning seed. */
+export interface ScorerSettings {
+  /** Added to both sides of an activity ratio (a share of the hour), so that quiet nights do not divide by ~0. */
+  activityFloor: number
+  /** The hourly baseline: the same hour of day (±1 h) on these days back; it needs minHours hours with data. */
+  baseline: { fromDay: number; toDay: number; minHours: number }
+  /** Group correction: the group's median needs this many animals with data that hour, else the farm's, else none. */
+  groupMinAnimals: number
+  /**
+   * CUSUM of ln(ratio / reference) over the last `hours`, each hour's ratio capped at `cap`; alarm (p = 0.5) at
+   * `threshold`, or at threshold x warmFactor while the ear is `warmC` warmer than usual (over 6 h, less its group's).
+   */
+  birth: {
+    reference: number
+    cap: number
+    hours: number
+    threshold: number
+    warmC: number
+    warmFactor: number
+    /** An hour whose usual activity is peakFactor x the animal's usual day (a meal) neither adds nor removes. */
+    peakFactor: number
+    /** Activity above `reference` for persistentShare of the hours 24-48 h back is no nest building (a loose tag, a move). */
+    persistentShare: number
+    /** An ear this much cooler than usual over 6 h (less its group's) has a tag off the skin: no birth alarm. */
+    tagOffC: number
+    /**
+     * A second, shorter CUSUM for weak or short nest building, only while a recorded service makes farrowing due
+     * (dueFromDay-dueToDay after it): over `hours` hours, ln(ratio / reference), alarm at `threshold`.
+     */
+    short: {
+      hours: number
+      reference: number
+      threshold: number
+      dueFromDay: number
+      dueToDay: number
+      /**
+       * Its usual is the same hours (±1 h) on days baseline.fromDay-recentToDay back only: a sow moved into the crate
+       * a few days before farrowing is far less active there than in the pen, and the pen's days would hide her rise.
+       */
+      recentToDay: number
+      /** When at least this share of its group's animals with data are due too (a batch), the group takes no rise away. */
+      batchShare: number
+      /**
+       * Once a move into the crate shows (crateEntryIndex, from fromDay after the service), the usual is the
+       * same hours on days 1-recentToDay back that lie in the crate, settleHours after the move (the move's own
+       * unrest left out): a move 1-2 days before farrowing leaves days 2-4 back in the pen. Null: days 2-4 always.
+       */
+      crate: { fromDay: number; settleHours: number } | null
+      /**
+       * Meal hours count here: each is compared with the same meal of her last (crate) days, so a nest builder
+       * restless at a meal rises above it. False: left out, as in the long CUSUM (whose pen days' meals differ).
+       */
+      meals: boolean
+    }
+  }
+  /** The group's level is this quantile of its animals' (not the median), so that a share of a group can share an event. */
+  groupQuantile: number
+  /**
+   * Activity of the last `hours` hours against the same hours on baseline days (hours without data on either side
+   * left out); alarm when `threshold` above it (0.3 = 1.3x), threshold x expectedFactor after a weaning,
+   * x returnFactor when a return is possible, x unlikelyFactor while pregnant or nursing.
+   */
+  heat: {
+    hours: number
+    threshold: number
+    expectedFactor: number
+    returnFactor: number
+    unlikelyFactor: number
+    /**
+     * Where the records make a heat likely (see heatLikely), also the last shortHours hours, alarm at the threshold x
+     * shortFactor (a shorter window is noisier, but alarms sooner after the rise begins).
+     */
+    shortHours: number
+    shortFactor: number
+    /**
+     * In the return window (heatShortFactor) that shorter window's bar is the threshold x returnShortFactor: most
+     * services hold, so its noise raised more false alarms on pregnant sows than it found returns.
+     */
+    returnShortFactor: number
+    /** No heat alarm in the first quietLactationDays after a recorded farrowing (lactational anoestrus). */
+    quietLactationDays: number
+    /**
+     * A weaning the farm did not record, read from the data: movement between nodes risen to weaningRise x its usual
+     * (days 2-8 before) in a day, as when a sow leaves the farrowing crate; it counts as a weaning from then on.
+     */
+    weaningRise: number
+  }
+  /** The last recentDays days against days baselineFromDay-baselineToDay back; alarm at a decline of `threshold`. */
+  lameness: {
+    recentDays: number
+    baselineFromDay: number
+    baselineToDay: number
+    threshold: number
+    /** The decline scored is the least over the last persistHours hours (a lameness persists). */
+    persistHours: number
+  }
+  /**
+   * Each class's raw score (score / (score + threshold): 0.5 at the alarm threshold) mapped to a probability, so that
+   * a probability says how often such an hour lies in the event's window; null keeps the raw scores (for fitting).
+   */
+  calibration: ClassCalibration | null
+}
+
+export interface ClassScores {
+  birth: number
+  heat: number
+  lameness: number
+}
+
+export type ClassCalibration = Record<keyof ClassScores, Calibration>
+
+/**
+ * A calibration: knots [raw score, probability], both strictly rising; linear between knots, the end knots' values
+ * beyond them. Fitted by isotonic regression on the tuning family (fitCalibration in src/simulation/evaluation.ts).
+ */
+export type Calibration = readonly (readonly [raw: number, probability: number])[]
+
+export const SCORER: ScorerSettings = {
+  activityFloor: 0.03,
+  baseline: { fromDay: 2, toDay: 8, minHours: 8 },
+  groupMinAnimals: 5,
+  birth: {
+    reference: 1.6,
+    cap: 6,
+    hours: 36,
+    threshold: 4,
+    warmC: 0.3,
+    warmFactor: 0.6,
+    peakFactor: 1.8,
+    persistentShare: 0.5,
+    tagOffC: -0.8,
+    short: {
+      hours: 6,
+      reference: 1.4,
+      threshold: 2,
+      dueFromDay: 111,
+      dueToDay: 119,
+      recentToDay: 4,
+      batchShare: 0.5,
+      crate: { fromDay: 100, settleHours: 12 },
+      meals: true,
+    },
+  },
+  groupQuantile: 0.4,
+  heat: {
+    hours: 24,
+    threshold: 0.4,
+    expectedFactor: 0.4,
+    returnFactor: 0.9,
+    unlikelyFactor: 2,
+    shortHours: 12,
+    shortFactor: 1.4,
+    returnShortFactor: 2,
+    quietLactationDays: 18,
+    weaningRise: 2.5,
+  },
+  lameness: { recentDays: 4, baselineFromDay: 12, baselineToDay: 20, threshold: 0.18, persistHours: 12 },
+  // fitCalibration() (src/simulation/evaluation.ts) on the tuning family; refit whenever a rule changes.
+  // prettier-ignore
+  calibration: {
+    birth: [[0.009, 0.0063], [0.099, 0.0068], [0.149, 0.0163], [0.198, 0.0182], [0.248, 0.0277], [0.299, 0.0528], [0.348, 0.0622], [0.399, 0.0849], [0.449, 0.1041], [0.499, 0.1071], [0.548, 0.1401], [0.598, 0.1958], [0.647, 0.3106], [0.7, 0.6469], [0.752, 0.8978], [0.799, 0.9552], [0.856, 1]],
+    heat: [[0.004, 0.0064], [0.1, 0.0075], [0.15, 0.009], [0.199, 0.0104], [0.249, 0.0146], [0.299, 0.0209], [0.348, 0.0363], [0.398, 0.0586], [0.448, 0.1225], [0.498, 0.2331], [0.548, 0.3256], [0.599, 0.4732], [0.649, 0.5371], [0.699, 0.5838], [0.75, 0.5946], [0.807, 0.6288]],
+    lameness: [[0, 0.0598], [0.05, 0.0776], [0.099, 0.1036], [0.149, 0.1156], [0.2, 0.1286], [0.249, 0.1579], [0.3, 0.2118], [0.349, 0.2545], [0.399, 0.3987], [0.449, 0.528], [0.5, 0.7442], [0.55, 0.9448], [0.6, 0.9848], [0.669, 1]],
+  },
+}
+
+/** The settings with each class's alarm threshold multiplied by a farm's factor (per-farm learning). */
+export function settingsWithFactors(
+  factors: { birth: number; heat: number; lameness: number },
+  settings: ScorerSettings = SCORER,
+): ScorerSettings {
+  return {
+    ...settings,
+    birth: {
+      ...settings.birth,
+      threshold: settings.birth.threshold * factors.birth,
+      short: { ...settings.birth.short, threshold: settings.birth.short.threshold * factors.birth },
+    },
+    heat: { ...settings.heat, threshold: settings.heat.threshold * factors.heat },
+    lameness: { ...settings.lameness, threshold: settings.lameness.threshold * factors.lameness },
+  }
+}
+
+/** Hours of summaries before the first scored hour that the rules need. */
+export const LOOKBACK_HOURS = (SCORER.lameness.baselineToDay + 8) * DAY_HOURS

@@ -1,0 +1,48 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
+// Birth's rules as pure functions: the CUSUM of activity above the reference, and its threshold by the records.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { SCORER } from '../../src/modules/predictions/scorer-settings.rules.ts'
+import { probabilityOf } from '../../src/modules/predictions/calibration.rules.ts'
+import { NO_RECORDS } from '../../src/modules/predictions/reproduction.rules.ts'
+import { birthCusum, birthThreshold } from '../../src/modules/predictions/birth.rules.ts'
+import { DAY, T0, recordsBefore } from './scorer-fixtures.ts'
+
+describe('birth: CUSUM of activity above the reference', () => {
+  const { reference, cap, threshold } = SCORER.birth
+
+  it('stays at 0 while activity is at or below the reference, and holds over hours without data', () => {
+    assert.equal(birthCusum([1, 1.2, reference, 0.5, undefined]), 0)
+    const level = birthCusum([3, undefined, 3])
+    assert.ok(Math.abs(level - 2 * Math.log(3 / reference)) < 1e-12)
+  })
+
+  it('caps each hour, so that one wild hour (a fight, a late feeding) cannot alarm alone', () => {
+    const spike = birthCusum([1, 1, 50, 1, 1])
+    assert.ok(spike <= Math.log(cap / reference))
+    assert.ok(probabilityOf(spike, threshold) < 0.5)
+  })
+
+  it('alarms after hours of sustained restlessness, as in nest building', () => {
+    const nest = [1, 1, ...Array<number>(8).fill(4)]
+    assert.ok(probabilityOf(birthCusum(nest), threshold) >= 0.5)
+    assert.ok(probabilityOf(birthCusum(nest.slice(0, 5)), threshold) < 0.5, 'three hours are not enough')
+  })
+
+  it('falls back as activity drops back below the reference', () => {
+    assert.ok(birthCusum([4, 4, 4, 4, 0.5, 0.5, 0.5]) < birthCusum([4, 4, 4, 4]))
+  })
+})
+
+describe("birth: what the farm's records change", () => {
+  const t = T0 + 200 * DAY
+  const records = recordsBefore(t)
+
+  it('lowers the birth threshold near the expected farrowing and raises it early in pregnancy', () => {
+    const base = SCORER.birth.threshold
+    assert.equal(birthThreshold(NO_RECORDS, t), base)
+    assert.equal(birthThreshold(records({ services: [114] }), t), base * 0.75)
+    assert.equal(birthThreshold(records({ services: [60] }), t), base * 2.5)
+    assert.equal(birthThreshold(records({ services: [104] }), t), base)
+  })
+})

@@ -1,0 +1,126 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
+// Heat's rules as pure functions: the rise of activity against the baseline days, and what the records change.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { SCORER } from '../../src/modules/predictions/scorer-settings.rules.ts'
+import { NO_RECORDS } from '../../src/modules/predictions/reproduction.rules.ts'
+import {
+  heatExcess,
+  heatExpected,
+  heatRuledOut,
+  heatLikely,
+  heatThreshold,
+  heatShortFactor,
+  heatRatio,
+  groupSharesHeat,
+} from '../../src/modules/predictions/heat.rules.ts'
+import { DAY, T0, recordsBefore } from './scorer-fixtures.ts'
+
+describe('heat: the rise of activity', () => {
+  it('heat excess: the last 24 h against the mean of the baseline days, needing 2 of them', () => {
+    assert.ok(
+      Math.abs(
+        heatExcess(0.145, [0.1, 0.1, 0.1])! - (0.145 + SCORER.activityFloor / 4) / (0.1 + SCORER.activityFloor / 4) + 1,
+      ) < 1e-12,
+    )
+    assert.equal(heatExcess(0.1, [0.1, 0.1]), 0)
+    assert.ok(heatExcess(0.08, [0.1, 0.1])! < 0)
+    assert.equal(heatExcess(0.2, [0.1]), undefined)
+  })
+
+  it('heat ratio: the sums of a window against their usual, shrunk when the usual rests on few days', () => {
+    const hour = (activity: number, usualDays = 7) => ({ activity, usual: 0.1, usualDays })
+    const floor = (24 * SCORER.activityFloor) / 4
+    const full = heatRatio(
+      Array.from({ length: 24 }, () => hour(0.13)),
+      24,
+      7,
+    )!
+    assert.ok(Math.abs(full - (24 * 0.13 + floor) / (24 * 0.1 + floor)) < 1e-9, `${full}`)
+    const few = heatRatio(
+      Array.from({ length: 24 }, () => hour(0.13, 2)),
+      24,
+      7,
+    )!
+    assert.ok(few > 1 && few < full, `${few} < ${full}`)
+    assert.equal(
+      heatRatio(
+        Array.from({ length: 24 }, () => hour(0.1, 2)),
+        24,
+        7,
+      ),
+      1,
+    )
+    assert.equal(
+      heatRatio(
+        Array.from({ length: 11 }, () => hour(0.2)),
+        24,
+        7,
+      ),
+      undefined,
+      'half the window needed',
+    )
+    assert.equal(heatRatio([], 12, 7), undefined)
+  })
+
+  it('says a group shares a heat when at least half of its animals with data expect one', () => {
+    assert.equal(groupSharesHeat([true, true, false, false]), true)
+    assert.equal(groupSharesHeat([true, false, false]), false)
+    assert.equal(groupSharesHeat([]), false)
+  })
+})
+
+describe("heat: what the farm's records change", () => {
+  const t = T0 + 200 * DAY
+  const records = recordsBefore(t)
+
+  it('lowers the heat threshold where a heat is due, less where a return is possible, and raises it while pregnant or nursing', () => {
+    const { threshold, expectedFactor, returnFactor, unlikelyFactor } = SCORER.heat
+    assert.ok(expectedFactor < returnFactor && returnFactor < 1 && unlikelyFactor > 1)
+    assert.equal(heatThreshold(NO_RECORDS, t), threshold)
+    assert.equal(heatThreshold(records({ weanings: [5], births: [30] }), t), threshold * expectedFactor)
+    assert.equal(heatThreshold(records({ services: [21], weanings: [27] }), t), threshold * returnFactor)
+    assert.equal(heatThreshold(records({ services: [60] }), t), threshold * unlikelyFactor)
+    assert.equal(heatThreshold(records({ births: [10] }), t), threshold * unlikelyFactor)
+    assert.equal(heatThreshold(records({ weanings: [12], births: [37] }), t), threshold)
+  })
+
+  it('raises the heat threshold in the days after a service before a return could come (the luteal phase)', () => {
+    const { threshold, unlikelyFactor, returnFactor } = SCORER.heat
+    assert.equal(heatThreshold(records({ services: [1], weanings: [6] }), t), threshold, 'the heat she was served in')
+    assert.equal(heatThreshold(records({ services: [10], weanings: [15] }), t), threshold * unlikelyFactor)
+    assert.equal(heatThreshold(records({ services: [16.5], weanings: [21] }), t), threshold * unlikelyFactor)
+    assert.equal(heatThreshold(records({ services: [17], weanings: [22] }), t), threshold * returnFactor)
+  })
+
+  it('expects a heat 3-8 days after a weaning, before a service; likely also where a return is possible', () => {
+    assert.equal(heatExpected(records({ weanings: [5], births: [30] }), t), true)
+    assert.equal(heatExpected(records({ weanings: [2], births: [27] }), t), false)
+    assert.equal(heatExpected(records({ weanings: [9], births: [34] }), t), false)
+    assert.equal(heatExpected(records({ services: [1], weanings: [6] }), t), false, 'served since')
+    assert.equal(heatLikely(records({ weanings: [5], births: [30] }), t), true)
+    assert.equal(heatLikely(records({ services: [20], weanings: [26] }), t), true)
+    assert.equal(heatLikely(records({ services: [40] }), t), false)
+    assert.equal(heatLikely(NO_RECORDS, t), false)
+  })
+
+  it('gives the shorter heat window a higher bar where a return is possible than after a weaning, none elsewhere', () => {
+    const { shortFactor, returnShortFactor } = SCORER.heat
+    assert.ok(returnShortFactor > shortFactor)
+    assert.equal(heatShortFactor(records({ weanings: [5], births: [30] }), t), shortFactor)
+    assert.equal(heatShortFactor(records({ services: [21], weanings: [27] }), t), returnShortFactor)
+    assert.equal(heatShortFactor(records({ services: [16], weanings: [21] }), t), undefined, 'the luteal phase')
+    assert.equal(heatShortFactor(records({ services: [40] }), t), undefined)
+    assert.equal(heatShortFactor(NO_RECORDS, t), undefined)
+  })
+
+  it('rules a heat out early in lactation and while a farrowing is due, not later in lactation nor without records', () => {
+    const { quietLactationDays } = SCORER.heat
+    assert.equal(heatRuledOut(records({ births: [quietLactationDays - 1] }), t), true)
+    assert.equal(heatRuledOut(records({ births: [quietLactationDays + 1] }), t), false, 'a weaning may be unrecorded')
+    assert.equal(heatRuledOut(records({ services: [112] }), t), true)
+    assert.equal(heatRuledOut(records({ services: [90] }), t), false)
+    assert.equal(heatRuledOut(records({ weanings: [5], births: [30] }), t), false)
+    assert.equal(heatRuledOut(NO_RECORDS, t), false)
+  })
+})

@@ -1,0 +1,80 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
+// What the records and the movement between nodes say about a sow's cycle, as pure functions.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { HOUR_MS, alignHours } from '../../src/modules/predictions/hour-summaries.rules.ts'
+import { SCORER } from '../../src/modules/predictions/scorer-settings.rules.ts'
+import {
+  NO_RECORDS,
+  reproductiveState,
+  phaseStart,
+  crateMoveIndex,
+  crateEntryIndex,
+  withInferredWeanings,
+} from '../../src/modules/predictions/reproduction.rules.ts'
+import { DAY, T0, recordsBefore } from './scorer-fixtures.ts'
+
+describe("what the farm's records say", () => {
+  const t = T0 + 200 * DAY
+  const records = recordsBefore(t)
+
+  it('reads the reproductive state: an open service, days since weaning and birth, lactation', () => {
+    assert.deepEqual(reproductiveState(records({ services: [20], weanings: [25], births: [50] }), t), {
+      sinceService: 20,
+      sinceWeaning: 25,
+      sinceBirth: 50,
+      lactatingDays: undefined,
+    })
+    assert.equal(
+      reproductiveState(records({ services: [130], births: [15] }), t).sinceService,
+      undefined,
+      'a farrowing closes the service',
+    )
+    assert.equal(reproductiveState(records({ births: [15] }), t).lactatingDays, 15)
+    assert.equal(
+      reproductiveState(records({ births: [15], services: [-1] }), t).sinceService,
+      undefined,
+      'records after t do not count',
+    )
+  })
+
+  it('starts a new phase at a weaning or a farrowing; the crate is not assumed from the service date', () => {
+    assert.equal(phaseStart(NO_RECORDS, t), undefined)
+    assert.equal(phaseStart(records({ weanings: [4], births: [30] }), t), t - 4 * DAY)
+    assert.equal(phaseStart(records({ services: [110], weanings: [135] }), t), t - 135 * DAY)
+    assert.equal(phaseStart(records({ services: [50], weanings: [55] }), t), t - 55 * DAY)
+  })
+})
+
+describe('what the movement between nodes says', () => {
+  it('finds the move into the crate as the last day whose movement between nodes fell below half its usual', () => {
+    const movement: (number | undefined)[] = Array.from({ length: 20 * 24 }, (_, e) => (e >= 15 * 24 ? 0.1 : 0.4))
+    assert.equal(crateMoveIndex(movement, 10 * 24, 20 * 24 - 1), 20 * 24 - 1 - 23)
+    assert.equal(crateMoveIndex(movement, 10 * 24, 15 * 24 - 1), undefined, 'before the drop')
+    const gradual = movement.map((_, e) => 0.4 * (1 - e / (40 * 24)))
+    assert.equal(crateMoveIndex(gradual, 10 * 24, 20 * 24 - 1), undefined, 'a slow decline is no move')
+  })
+
+  it('dates the move into the crate from the first day whose movement fell below half its usual, half a day before it', () => {
+    const movement: (number | undefined)[] = Array.from({ length: 20 * 24 }, (_, e) => (e >= 15 * 24 ? 0.1 : 0.4))
+    assert.equal(crateEntryIndex(movement, 10 * 24, 20 * 24 - 1), 15 * 24 - 11)
+    assert.equal(crateEntryIndex(movement, 10 * 24, 15 * 24 - 1), undefined, 'before the drop')
+    const gradual = movement.map((_, e) => 0.4 * (1 - e / (40 * 24)))
+    assert.equal(crateEntryIndex(gradual, 10 * 24, 20 * 24 - 1), undefined, 'a slow decline is no move')
+  })
+
+  it('reads an unrecorded weaning from movement between nodes rising to 2.5x its usual, not while a service may hold', () => {
+    const days = 20
+    const hours = alignHours([], T0, T0 + (days * 24 - 1) * HOUR_MS)
+    const movement = hours.map((_, e) => (e < 10 * 24 ? 0.03 : 0.2))
+    const rise = SCORER.heat.weaningRise
+    const { weanings } = withInferredWeanings(NO_RECORDS, movement, hours, 0, hours.length - 1, rise)
+    assert.deepEqual(weanings, [T0 + 10 * DAY + HOUR_MS])
+    const pregnant = { services: [T0 - 50 * DAY], weanings: [], births: [] }
+    assert.deepEqual(withInferredWeanings(pregnant, movement, hours, 0, hours.length - 1, rise), pregnant)
+    const recorded = { services: [], weanings: [T0 + 9 * DAY], births: [] }
+    assert.deepEqual(withInferredWeanings(recorded, movement, hours, 0, hours.length - 1, rise), recorded)
+    const small = hours.map((_, e) => (e < 10 * 24 ? 0.01 : 0.04))
+    assert.deepEqual(withInferredWeanings(NO_RECORDS, small, hours, 0, hours.length - 1, rise).weanings, [])
+  })
+})
