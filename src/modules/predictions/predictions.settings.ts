@@ -26,6 +26,13 @@ const DEFAULT_THRESHOLDS: Record<ClassificationType, { value: number; unit: stri
   lameness: { value: SCORER.lameness.threshold, unit: 'decline of activity and movement over days (0.2 = 20 %)' },
 }
 
+/** A learning's span in days (1-366). */
+const Days = (description: string, example: number) =>
+  Integer({ minimum: 1, maximum: 366, description, examples: [example] })
+/** A count of a class's events (0-1000). */
+const Events = (description: string, example: number) =>
+  Integer({ minimum: 0, maximum: 1000, description, examples: [example] })
+
 const Rate = (description: string, example: number) =>
   Type.Union([Type.Number({ minimum: 0, examples: [example] }), Type.Null()], { description })
 
@@ -156,51 +163,30 @@ export const PredictionSettings = Type.Object(
     ),
     learning: Type.Object(
       {
-        periodDays: Integer({
-          minimum: 1,
-          maximum: 366,
-          description: 'Days of records one learning reads',
-          examples: [LEARNING.periodDays],
-        }),
-        everyDays: Integer({
-          minimum: 1,
-          maximum: 366,
-          description: 'Days between learnings',
-          examples: [LEARNING.everyDays],
-        }),
-        minEvents: Integer({
-          minimum: 0,
-          maximum: 1000,
-          description: 'Fewer events of a class than this change nothing',
-          examples: [LEARNING.minEvents],
-        }),
+        periodDays: Days('Days of records one learning reads', LEARNING.periodDays),
+        everyDays: Days('Days between learnings', LEARNING.everyDays),
+        minEvents: Events('Fewer events of a class than this change nothing', LEARNING.minEvents),
         maxStep: Type.Number({
           description: 'One learning moves a factor at most this much (x or /)',
           examples: [LEARNING.maxStep],
         }),
-        shrinkEvents: Integer({
-          minimum: 0,
-          maximum: 1000,
-          description: 'A learning moves events / (events + this) of the way to what the records ask for',
-          examples: [LEARNING.shrinkEvents],
-        }),
+        shrinkEvents: Events(
+          'A learning moves events / (events + this) of the way to what the records ask for',
+          LEARNING.shrinkEvents,
+        ),
       },
       { additionalProperties: false, description: 'The limits that keep a few records from running it away' },
     ),
     calibrationLimits: Type.Object(
       {
-        minEvents: Integer({
-          minimum: 0,
-          maximum: 1000,
-          description: 'Fewer events of a class than this in the period: the global calibration alone',
-          examples: [FARM_CALIBRATION.minEvents],
-        }),
-        shrinkEvents: Integer({
-          minimum: 0,
-          maximum: 1000,
-          description: 'The fitted map is taken events / (events + this) of the way from the global calibration',
-          examples: [FARM_CALIBRATION.shrinkEvents],
-        }),
+        minEvents: Events(
+          'Fewer events of a class than this in the period: the global calibration alone',
+          FARM_CALIBRATION.minEvents,
+        ),
+        shrinkEvents: Events(
+          'The fitted map is taken events / (events + this) of the way from the global calibration',
+          FARM_CALIBRATION.shrinkEvents,
+        ),
         minSlope: Type.Number({ description: "The map's least slope", examples: [FARM_CALIBRATION.minSlope] }),
         maxSlope: Type.Number({ description: "The map's greatest slope", examples: [FARM_CALIBRATION.maxSlope] }),
         maxIntercept: Type.Number({
