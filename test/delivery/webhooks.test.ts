@@ -8,6 +8,7 @@ import { Webhook } from 'standardwebhooks'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
 import { eventually } from '../support/eventually.ts'
+import { assertError, assertInvalid } from '../support/assertions.ts'
 import { recordEvent } from '../../src/modules/events/events.repository.ts'
 
 interface Received {
@@ -264,6 +265,34 @@ describe('webhook subscriptions and deliveries', () => {
       payload: { eventId: '1' },
     })
     assert.equal(lone.statusCode, 400)
+  })
+
+  it('refuses bad delivery-log and redelivery parameters, and answers 404 for an unknown subscription', async () => {
+    const farm = await farmWithIntegrator()
+    const { id } = await subscribe(farm.headers)
+    const call = (method: 'GET' | 'POST', path: string, payload?: object) =>
+      ctx.app.inject({
+        method,
+        url: `/api/v1/webhooks/subscriptions/${path}`,
+        headers: farm.headers,
+        ...(payload ? { payload } : {}),
+      })
+    for (const query of ['limit=0', 'limit=101', 'limit=x', 'color=red'])
+      assertInvalid(await call('GET', `${id}/deliveries?${query}`), [`query:${query.split('=')[0]}`])
+    assertInvalid(await call('POST', `${id}/redeliver`, {}), ['(root)'])
+    assertInvalid(await call('POST', `${id}/redeliver`, { userId: farm.uid, eventId: 'abc' }), ['eventId'])
+    assertInvalid(await call('POST', `${id}/redeliver`, { since: 1, surprise: true }), ['surprise'])
+    assertError(await call('POST', `${id}/redeliver`, { since: 10, until: 5 }), 400, 'since is after until')
+    const queued = await call('POST', `${id}/redeliver`, { since: 1 })
+    assert.equal(queued.statusCode, 200, queued.body)
+    assert.equal(queued.json().data.queued, 0)
+    for (const [method, path, payload] of [
+      ['GET', 'sub_nope/deliveries', undefined],
+      ['POST', 'sub_nope/test', {}],
+      ['POST', 'sub_nope/redeliver', { since: 1 }],
+      ['POST', 'sub_nope/rotate-secret', {}],
+    ] as const)
+      assertError(await call(method, path, payload), 404, 'Subscription not found')
   })
 
   it('lets no user token and no other integrator see or touch a subscription', async () => {
