@@ -2,8 +2,9 @@
 // standardwebhooks package as a receiver would: signatures, the same webhook-id on a retry and a redelivery,
 // Retry-After, 410 Gone, unlinking, secret rotation; who may not touch a subscription; bad inputs.
 import assert from 'node:assert/strict'
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http'
 import { after, before, describe, it } from 'node:test'
+import { sql } from 'kysely'
 import { Webhook } from 'standardwebhooks'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
@@ -175,6 +176,59 @@ describe('webhook subscriptions and deliveries', () => {
       'the subscription disabled',
     )
     assert.match(s.disabledReason, /410/)
+  })
+
+  it('disables a subscription whose every delivery has failed for more than three days, and says why', async () => {
+    const farm = await farmWithIntegrator()
+    const { id, secret } = await subscribe(farm.headers)
+    const failingSince = Date.now() - 4 * 24 * 3_600_000
+    await sql`UPDATE webhook_subscriptions SET failing_since = ${failingSince}
+      WHERE integrator_uid = ${farm.integrator} AND id = ${id}`.execute(ctx.database.db)
+    answers.push([500, {}])
+    await derive(farm.uid)
+    await eventually(
+      () => forSubscription(secret),
+      (list) => list.length >= 1,
+      'the failed delivery',
+    )
+    const s = await eventually(
+      async () =>
+        (
+          await ctx.app.inject({ method: 'GET', url: `/api/v1/webhooks/subscriptions/${id}`, headers: farm.headers })
+        ).json().data,
+      (data) => data.enabled === false,
+      'the subscription disabled',
+    )
+    assert.equal(s.disabledReason, `every delivery failed since ${new Date(failingSince).toISOString()}`)
+  })
+
+  it('lets a receiver that hangs hold up no other subscription', async () => {
+    const farm = await farmWithIntegrator()
+    const hung: ServerResponse[] = []
+    const hanging = createServer((_req, res) => hung.push(res))
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve))
+    try {
+      const address = hanging.address()
+      assert.ok(address && typeof address === 'object')
+      await subscribe(farm.headers, { url: `http://127.0.0.1:${address.port}/hooks` })
+      const { secret } = await subscribe(farm.headers)
+      await derive(farm.uid)
+      await eventually(
+        () => hung.length,
+        (n) => n >= 1,
+        'the hanging receiver called',
+      )
+      await eventually(
+        () => forSubscription(secret),
+        (list) => list.length >= 1,
+        'the other receiver served meanwhile',
+      )
+      assert.equal(hung.length, 1)
+    } finally {
+      for (const res of hung) res.writeHead(200).end()
+      hanging.closeAllConnections()
+      hanging.close()
+    }
   })
 
   it('stops delivering an account the moment it unlinks the integrator', async () => {
