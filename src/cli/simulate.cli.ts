@@ -150,9 +150,7 @@ export const simulateCommands: Command[] = [
         // reference, then what time and the farm records make due (silent tags, due dates, litter activity).
         let events = 0
         for (const animal of herd)
-          events += (
-            await db.transaction().execute((trx) => deriveFromReadings(trx, uid, animal.MAC, 'sensordata', Date.now()))
-          ).length
+          events += (await deriveFromReadings(db, uid, animal.MAC, 'sensordata', Date.now())).length
         events += (await deriveScheduledEvents(db, { now: Date.now(), uid, activity: true })).length
         ctx.out({
           user: uid,

@@ -31,30 +31,101 @@ export type EventRow = Row & { uid: string; id: number; event_type: EventType; c
 
 /**
  * Stores an event in the transaction of its cause and returns it, or undefined when its episode is stored
- * already. The id comes from the account's counter row, which stays locked until the transaction commits,
- * so the account's events commit in id order (migration 0020). Then it resolves the open events the new
- * one supersedes (kinds.resolves). Announce what it returns once the transaction has committed.
+ * already: one statement (eventStatement) takes the id from the account's counter row, inserts the event and its
+ * delivery outbox rows, and resolves the open events the new one supersedes (kinds.resolves). The counter row
+ * stays locked until the transaction commits, so the account's events commit in id order (migration 0020): make
+ * this the transaction's last statement, or use transitionWithEvent, so that the lock is held for as short a
+ * time as can be (docs/events.md#cost). Announce what it returns once the transaction has committed.
  */
 export async function recordEvent(trx: Kysely<DB>, e: NewEvent): Promise<EventRow | undefined> {
+  const { rows } = await eventStatement([], sql`(SELECT 1) AS one`, e, true).execute(trx)
+  return rows[0]
+}
+
+/** What a subject's state is stored under (alert_states): the account, `animal:<id>` or `device:<MAC>`, the rule. */
+export interface StateKey {
+  uid: string
+  subject: string
+  rule: string
+}
+
+/**
+ * Moves a subject's state for a rule from `expected` (undefined: none stored yet) to `next` and, when this call made
+ * the move, stores its event (when its kind is on in `rules`; else it only resolves what the event would have), in
+ * one statement: with `db` not a transaction, a transaction of its own, whose counter lock lasts from that
+ * statement to its commit with no round trip to the service between. Of several concurrent calls only one moves
+ * the state (transition). Returns the event stored, if any.
+ */
+export async function transitionWithEvent(
+  db: Kysely<DB>,
+  rules: AlertRules,
+  key: StateKey,
+  expected: string | undefined,
+  next: string,
+  since: number,
+  e: NewEvent,
+): Promise<EventRow | undefined> {
+  const moved = sql`moved AS (
+    INSERT INTO alert_states (uid, subject, rule, state, since)
+    VALUES (${key.uid}, ${key.subject}, ${key.rule}, ${next}, ${since})
+    ON CONFLICT (uid, subject, rule) DO UPDATE SET state = EXCLUDED.state, since = EXCLUDED.since
+    WHERE alert_states.state = ${expected ?? null}
+    RETURNING 1
+  )`
+  const { rows } = await eventStatement([moved], sql`moved`, e, rules.kinds[e.type].enabled).execute(db)
+  return rows[0]
+}
+
+/**
+ * The statement that stores event `e` once for each row of `source` (one row, or none), after the `before` CTEs:
+ * its id from the account's counter, the event (nothing when its episode is stored already), its outbox rows,
+ * and the resolution of the open events it supersedes, only when it was stored. With `store` false only that
+ * resolution, once per row of `source`.
+ */
+function eventStatement(before: RawBuilder<unknown>[], source: RawBuilder<unknown>, e: NewEvent, store: boolean) {
   const kind = EVENT_KINDS[e.type]
-  const { rows } = await sql<EventRow>`
-    WITH next AS (
-      INSERT INTO event_counters (uid, last_id) VALUES (${e.uid}, 1)
-      ON CONFLICT (uid) DO UPDATE SET last_id = event_counters.last_id + 1
-      RETURNING last_id
-    )
+  const resolves = 'resolves' in kind ? kind.resolves : []
+  const stored = sql`event AS (
     INSERT INTO events (uid, id, event_type, severity, mac, animal_id, group_name, scale, value, t, evidence, episode_key, created_at)
     SELECT ${e.uid}, next.last_id, ${e.type}, ${kind.severity}, ${e.mac}, ${e.animalId ?? null}, ${e.group ?? null},
            ${kind.scale}, ${e.value}, ${e.t}, ${JSON.stringify(e.evidence)}::jsonb, ${e.episodeKey}, ${e.createdAt}
     FROM next
     ON CONFLICT ON CONSTRAINT events_episode_key DO NOTHING
-    RETURNING *`.execute(trx)
-  const event = rows[0]
-  if (!event) return undefined
-  await enqueueDeliveries(trx, event)
-  if ('resolves' in kind && kind.resolves.length > 0)
-    await resolveOpenEvents(trx, e.uid, { animalId: e.animalId, mac: e.mac }, kind.resolves, 'service', e.createdAt)
-  return event
+    RETURNING *
+  )`
+  const ctes = [
+    ...before,
+    ...(store
+      ? [
+          sql`next AS (
+            INSERT INTO event_counters (uid, last_id) SELECT ${e.uid}, 1 FROM ${source}
+            ON CONFLICT (uid) DO UPDATE SET last_id = event_counters.last_id + 1
+            RETURNING last_id
+          )`,
+          stored,
+          sql`outbox AS (${deliveriesOf(sql`event`)})`,
+        ]
+      : []),
+    ...(resolves.length > 0
+      ? [
+          sql`resolved AS (
+            ${resolveSql(e.uid, { animalId: e.animalId, mac: e.mac }, resolves, 'service', e.createdAt)}
+            AND EXISTS (SELECT 1 FROM ${store ? sql`event` : source})
+          )`,
+        ]
+      : []),
+  ]
+  return sql<EventRow>`WITH ${sql.join(ctes)} ${store ? sql`SELECT * FROM event` : sql`SELECT * FROM events WHERE false`}`
+}
+
+/** UPDATE resolving the open (or acknowledged) events of these kinds of one animal or device. */
+function resolveSql(uid: string, target: EventTarget, types: readonly string[], by: string, at: number) {
+  const subject =
+    target.animalId === undefined || target.animalId === null
+      ? sql`mac = ${target.mac} AND animal_id IS NULL`
+      : sql`animal_id = ${target.animalId}`
+  return sql`UPDATE events SET status = 'resolved', resolved_by = ${by}, resolved_at = ${at}
+    WHERE uid = ${uid} AND event_type IN (${sql.join([...types])}) AND status <> 'resolved' AND ${subject}`
 }
 
 /** The webhook-id of an event's deliveries (SQL): the same for every attempt and redelivery of it. */
@@ -62,25 +133,27 @@ export const messageIdSql = (eventId: EventRow['id'] | RawBuilder<unknown>, uid:
   sql<string>`'msg_' || ${eventId} || '_' || substr(md5(${uid}), 1, 10)`
 
 /**
- * The delivery outbox (docs/delivery.md), written with the event: one row per webhook subscription of an
- * integrator linked to the account that covers the event's kind and account, and one for the account's phones
- * when it has any. The delivery worker (modules/delivery) sends them; its webhook-id is the row's message_id.
+ * The delivery outbox (docs/delivery.md) of the events in `event` (a CTE of inserted events), written with them:
+ * one row per webhook subscription of an integrator linked to the account that covers the event's kind and
+ * account, and one for the account's phones when it has any. The delivery worker (modules/delivery) sends them;
+ * its webhook-id is the row's message_id.
  */
-async function enqueueDeliveries(trx: Kysely<DB>, event: EventRow): Promise<void> {
-  await sql`
+function deliveriesOf(event: RawBuilder<unknown>) {
+  const messageId = messageIdSql(sql`e.id`, sql`e.uid`)
+  return sql`
     INSERT INTO deliveries (uid, event_id, channel, integrator_uid, subscription_id, message_id, next_attempt_at, created_at)
-    SELECT ${event.uid}, ${event.id}::bigint, 'webhook', s.integrator_uid, s.id,
-           ${messageIdSql(event.id, event.uid)}, ${event.created_at}::bigint, ${event.created_at}::bigint
-    FROM webhook_subscriptions s
-    JOIN user_integrator_links l ON l.integrator_uid = s.integrator_uid AND l.uid = ${event.uid}
+    SELECT e.uid, e.id, 'webhook', s.integrator_uid, s.id, ${messageId}, e.created_at, e.created_at
+    FROM ${event} e
+    JOIN user_integrator_links l ON l.uid = e.uid
+    JOIN webhook_subscriptions s ON s.integrator_uid = l.integrator_uid
     WHERE s.enabled
-      AND (s.event_types IS NULL OR s.event_types ? ${event.event_type})
-      AND (s.account_uids IS NULL OR s.account_uids ? ${event.uid})
+      AND (s.event_types IS NULL OR s.event_types ? e.event_type)
+      AND (s.account_uids IS NULL OR s.account_uids ? e.uid)
     UNION ALL
-    SELECT ${event.uid}, ${event.id}::bigint, 'push', '', '',
-           ${messageIdSql(event.id, event.uid)}, ${event.created_at}::bigint, ${event.created_at}::bigint
-    WHERE EXISTS (SELECT 1 FROM user_push_tokens p WHERE p.uid = ${event.uid} AND p.rank IS NOT NULL)
-    ON CONFLICT ON CONSTRAINT deliveries_pkey DO NOTHING`.execute(trx)
+    SELECT e.uid, e.id, 'push', '', '', ${messageId}, e.created_at, e.created_at
+    FROM ${event} e
+    WHERE EXISTS (SELECT 1 FROM user_push_tokens p WHERE p.uid = e.uid AND p.rank IS NOT NULL)
+    ON CONFLICT ON CONSTRAINT deliveries_pkey DO NOTHING`
 }
 
 /** Stores the event when its kind is on in the account's rules; otherwise only resolves what it would have. */

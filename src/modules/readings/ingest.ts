@@ -13,7 +13,7 @@ import { unstorableValue } from '../../http/storable.ts'
 import { isMac, normalizeMac } from '../animals/animals.rules.ts'
 import type { EventHub } from '../events/event-hub.ts'
 import type { EventRow } from '../events/events.repository.ts'
-import { deriveFromReadings } from '../events/reading-events.ts'
+import { readingDerivation } from '../events/reading-events.ts'
 import { currentStateUntil, retainedFrom, firstFutureRow, FUTURE_SKEW_MS } from './readings.rules.ts'
 import { DeviceIngestBody, LocationIngestBody, SensorIngestBody } from './readings.schemas.ts'
 import { storeReadings, type IngestBatch, type IngestCounts } from './readings.repository.ts'
@@ -55,13 +55,9 @@ export async function ingest(
   }
   if (!isMac(mac)) return { outcome: 'unknownMac' }
   const tag = normalizeMac(mac)
-  const created: EventRow[] = []
-  const derive = events?.derive
-    ? async (trx: Kysely<DB>) => {
-        created.push(...(await deriveFromReadings(trx, uid, tag, batch.kind, now)))
-      }
-    : undefined
   const keptFrom = retentionDays > 0 ? retainedFrom(msPerT, now, retentionDays) : undefined
+  const created: EventRow[] = []
+  const derive = events?.derive ? readingDerivation(uid, tag, batch.kind, now, created) : undefined
   const counts = await storeReadings(db, uid, tag, batch, currentStateUntil(now, msPerT), keptFrom, derive)
   events?.announce(created)
   return counts ? { outcome: 'stored', counts } : { outcome: 'unknownMac' }

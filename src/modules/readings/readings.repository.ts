@@ -233,8 +233,8 @@ export async function packTag(
  * state moves only to rows stamped at most `currentUntil` (the series' unit of t). Rows stamped before `keptFrom`
  * (the retention's first kept hour, docs/operations.md#retention) are not stored: their hour's readings are gone, so
  * nothing would tell a re-sent one from a new one, and its rollup would count it twice.
- * `afterStore` runs in the same transaction once new rows are in and the owner's latest state is updated
- * (event derivation).
+ * `latest` (event derivation) wraps the statement that moves the owner's latest state in a query over it, and
+ * then runs what follows from its rows, last in the same transaction.
  */
 export async function storeReadings(
   db: Kysely<DB>,
@@ -243,7 +243,10 @@ export async function storeReadings(
   batch: IngestBatch,
   currentUntil: number,
   keptFrom?: number,
-  afterStore?: (trx: Kysely<DB>) => Promise<void>,
+  latest?: {
+    select: (update: RawBuilder<unknown>) => RawBuilder<Record<string, unknown>>
+    then: (trx: Kysely<DB>, rows: Record<string, unknown>[]) => Promise<void>
+  },
 ): Promise<IngestCounts | undefined> {
   const series = SERIES[batch.kind]
   const rows = batch.rows as readonly Record<string, unknown>[]
@@ -303,10 +306,10 @@ export async function storeReadings(
       )
       SELECT count(*) AS stored FROM stored`.execute(trx)
     const stored = Number(result[0]?.stored ?? 0)
-    if (stored > 0) {
-      await series.updateOwnerLatest(uid, mac, currentUntil).execute(trx)
-      await afterStore?.(trx)
-    }
+    if (stored > 0 && latest) {
+      const { rows: moved } = await latest.select(series.updateOwnerLatest(uid, mac, currentUntil)).execute(trx)
+      await latest.then(trx, moved)
+    } else if (stored > 0) await series.updateOwnerLatest(uid, mac, currentUntil).execute(trx)
     return { received: rows.length, stored, duplicates: rows.length - stored }
   })
 }
