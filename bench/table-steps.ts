@@ -6,6 +6,7 @@ import { sensorRows } from './readings.ts'
 import { median } from './support.ts'
 import { farmAppRows, measureFarmApp } from './farm-app.ts'
 import { deliveryRows, measureDelivery } from './delivery.ts'
+import { eventDerivationRow, measureEventDerivation } from './event-derivation.ts'
 import type { TableRow } from './scenario.ts'
 import {
   FARM,
@@ -470,12 +471,24 @@ export async function storesCompared(run: TableRun, versions: boolean): Promise<
   return pgVersions
 }
 
-/** Events to a webhook receiver (bench/delivery.ts), then the farm app in Chromium (bench/farm-app.ts). */
+/**
+ * Events: ingestion with derivation on vs off (bench/event-derivation.ts), events to a webhook receiver
+ * (bench/delivery.ts); then the farm app in Chromium (bench/farm-app.ts).
+ */
 export async function deliveryAndFarmApp(run: TableRun) {
   const { plan, store } = run
+  run.step('ingestion with event derivation on vs off')
+  const derivationStore = await newStore(store, run.work, 'derivation')
+  run.stores.push(derivationStore)
+  const derivation = await measureEventDerivation(
+    plan.smoke ? { requests: 50, rounds: 1, share: 0.016 } : { requests: 3000, rounds: 5, share: 0.016 },
+    derivationStore.env,
+  )
+  run.rows.push(eventDerivationRow(derivation, store === 'postgres' ? 'PostgreSQL' : 'embedded', plan.smoke))
   run.step('events to a webhook receiver: reading to webhook, and 10,000 events at once')
-  const deliveryStore = await newStore(store, run.work, 'delivery')
-  run.stores.push(deliveryStore)
+  // The smoke run's delivery shares the store just migrated (its own farm); a full run's starts on an empty one.
+  const deliveryStore = plan.smoke ? derivationStore : await newStore(store, run.work, 'delivery')
+  if (!plan.smoke) run.stores.push(deliveryStore)
   const deliveryFigures = await measureDelivery(
     deliveryStore.env,
     plan.smoke ? { samples: 20, events: 200 } : { samples: 200, events: 10_000 },
