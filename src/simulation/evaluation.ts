@@ -653,7 +653,8 @@ const round2 = (x: number) => Math.round(x * 100) / 100
 export interface LearningReport {
   seed: string
   animals: number
-  profile: 'weak-nesters'
+  /** The farm unlike the defaults: the ethogram family's weak nesters (held out), or the cycle family's late crates. */
+  profile: 'weak-nesters' | 'late-crates'
   learningDays: number
   measuredDays: number
   /** What learning chose from the first period's records, per class, and why. */
@@ -675,13 +676,17 @@ export function evaluateFarmLearning(input: {
   learningDays?: number
   measuredDays?: number
   intervalMs?: number
+  /** The family to learn on (default ethogram, held out); cycle is for tuning the learning. */
+  family?: 'ethogram' | 'cycle'
 }): LearningReport {
   const began = performance.now()
+  const profile = input.family === 'cycle' ? 'late-crates' : 'weak-nesters'
   const learningDays = input.learningDays ?? LEARNING.periodDays
   const measuredDays = input.measuredDays ?? 60
   const herd = simulateHerdHours({
-    family: 'ethogram',
-    profile: 'weak-nesters',
+    ...(input.family === 'cycle'
+      ? { family: 'cycle' as const, profile: 'default' as const, cycleProfile: 'late-crates' as const }
+      : { family: 'ethogram' as const, profile: 'weak-nesters' as const }),
     seed: input.seed,
     animals: input.animals,
     days: learningDays + measuredDays,
@@ -715,7 +720,7 @@ export function evaluateFarmLearning(input: {
   return {
     seed: input.seed,
     animals: herd.length,
-    profile: 'weak-nesters',
+    profile,
     learningDays,
     measuredDays,
     learned,

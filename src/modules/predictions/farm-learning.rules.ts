@@ -15,6 +15,11 @@ export const LEARNING = {
   maxStep: 1.25,
   /** Fewer events than this in the period change nothing. */
   minEvents: 5,
+  /**
+   * A raise keeps every caught event's peak score at least this many times the new threshold: the next period's
+   * events are not the ones learned from, and a missed event costs more than a false alarm.
+   */
+  raiseMargin: 1.25,
   /** Shrinkage: a run moves events / (events + shrinkEvents) of the way to the factor the records ask for. */
   shrinkEvents: 10,
   /** Days of records and predictions one learning run reads, and days between runs. */
@@ -59,6 +64,9 @@ export interface ClassLearning {
  * s ≥ g·T, i.e. when p ≥ g / (g + f).
  */
 export const alarmsAt = (p: number, scoredAt: number, factor: number) => p > 0 && p >= factor / (factor + scoredAt)
+
+/** The highest factor at which a stored probability p, scored at factor f, still alarms: s / T = f·p / (1 − p). */
+export const reachOf = (p: number, scoredAt: number) => (p >= 1 ? Infinity : (scoredAt * p) / (1 - p))
 
 const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits
 
@@ -108,13 +116,24 @@ export function learnClass(kind: ClassificationType, input: ClassLearningInput):
         : `caught ${now.detected} of ${events.length} events; at ${round(best, 2)}x the default threshold it would have caught ${caught(best)}, with at most one more false alarm for each`
   } else if (now.falseAlarms !== null && now.falseAlarms > target.falseAlarms) {
     // Enough caught but too many false alarms: the highest factor that still catches every event caught now (the
-    // farm's records confirmed them; a factor that gives one up, run week after week, walks sensitivity down).
-    const best = candidates.find((f) => caught(f) >= now.detected && (falseRate(f) ?? 0) < now.falseAlarms!)
+    // farm's records confirmed them; a factor that gives one up, run week after week, walks sensitivity down), and
+    // with a margin under the lowest of their peaks: an event caught just above the new bar is, in the next period,
+    // as likely just under it.
+    const ceiling =
+      Math.min(
+        ...events
+          .filter((e) => alarmsAt(e.peakBefore, currentFactor, currentFactor))
+          .map((e) => reachOf(e.peakBefore, currentFactor)),
+      ) / LEARNING.raiseMargin
+    const best = candidates.find(
+      (f) =>
+        f > currentFactor && f <= ceiling + 1e-9 && caught(f) >= now.detected && (falseRate(f) ?? 0) < now.falseAlarms!,
+    )
     aim = best ?? currentFactor
     why =
       best === undefined
-        ? `${round(now.falseAlarms, 2)} false alarms per animal-month, but a higher threshold would miss events: unchanged`
-        : `${round(now.falseAlarms, 2)} false alarms per animal-month with ${now.detected} of ${events.length} events caught; at ${round(best, 2)}x it would still catch ${caught(best)}`
+        ? `${round(now.falseAlarms, 2)} false alarms per animal-month, but a higher threshold would miss events or come within ${LEARNING.raiseMargin}x of the lowest caught event's peak: unchanged`
+        : `${round(now.falseAlarms, 2)} false alarms per animal-month with ${now.detected} of ${events.length} events caught; at ${round(best, 2)}x it would still catch ${caught(best)}, each at least ${LEARNING.raiseMargin}x above it`
   } else {
     why = `caught ${now.detected} of ${events.length} events at ${round(now.falseAlarms ?? 0, 2)} false alarms per animal-month: on target, unchanged`
   }

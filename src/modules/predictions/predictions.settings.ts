@@ -242,7 +242,8 @@ export async function predictionSettingsRoute(app: App) {
           `from the farm's own records every ${LEARNING.everyDays} days, over the last ${LEARNING.periodDays} days ` +
           "(events as GET .../predictions/accuracy matches them, against the scorer's highest probability each day). " +
           'It lowers a threshold when recorded events went without an alarm and a lower one would not have raised the ' +
-          'false alarms, and raises it when false alarms are many and a higher one would still catch enough; within ' +
+          'false alarms, and raises it when false alarms are many and a higher one would still catch every event caught, ' +
+          `each event's peak at least ${LEARNING.raiseMargin}x the new threshold (events to come are not the ones learned from); within ` +
           `${LEARNING.minFactor}-${LEARNING.maxFactor}x the default, at most ${LEARNING.maxStep}x per learning, only ` +
           `with ${LEARNING.minEvents} events or more, and part of the way when events are few. ` +
           "Per-farm calibration, refitted at the same time from the same period: the scorer's probability (the global " +
