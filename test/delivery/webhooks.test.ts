@@ -202,6 +202,77 @@ describe('webhook subscriptions and deliveries', () => {
     assert.equal(s.disabledReason, `every delivery failed since ${new Date(failingSince).toISOString()}`)
   })
 
+  it('sends each of many queued events once to a slow receiver, however long they wait for its one slot', async () => {
+    // One slot per endpoint and a 100 ms timeout make the lease 5.1 s, while 200 events at ~30 ms each take longer:
+    // a process that claimed more than it could send within the lease would send some twice.
+    const arrivals = new Map<string, number>()
+    const slow = createServer((req, res) => {
+      req.resume()
+      req.on('end', () => {
+        const id = String(req.headers['webhook-id'])
+        arrivals.set(id, (arrivals.get(id) ?? 0) + 1)
+        setTimeout(() => res.writeHead(204).end(), 25)
+      })
+    })
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve))
+    const own = await createTestApp({
+      env: {
+        WEBHOOK_ALLOW_INSECURE: 'on',
+        DELIVERY_POLL_MS: '50',
+        WEBHOOK_TIMEOUT_MS: '100',
+        WEBHOOK_CONCURRENCY: '1',
+      },
+    })
+    try {
+      const address = slow.address()
+      assert.ok(address && typeof address === 'object')
+      const user = await createUser(own)
+      const integrator = await createIntegrator(own, { linkTo: [user.uid] })
+      const { accessToken } = await integratorToken(own, integrator.uid)
+      const created = await own.app.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks/subscriptions',
+        headers: bearer(accessToken),
+        payload: { url: `http://127.0.0.1:${address.port}/hooks` },
+      })
+      assert.equal(created.statusCode, 201, created.body)
+      const events = 200
+      const now = Date.now()
+      const rows = []
+      for (let i = 0; i < events; i++) {
+        const row = await recordEvent(own.database.db, {
+          uid: user.uid,
+          type: 'birth-alarm',
+          mac: 'A4:C1:38:5F:2B:91',
+          value: 0.9,
+          t: now,
+          evidence: { probability: 0.9 },
+          episodeKey: `slow-${i}-${now}`,
+          createdAt: now,
+        })
+        assert.ok(row)
+        rows.push(row)
+      }
+      own.app.events.announce(rows)
+      await eventually(
+        () => arrivals.size,
+        (n) => n === events,
+        'every event delivered',
+        { timeoutMs: 30_000 },
+      )
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      assert.deepEqual(
+        [...arrivals.values()].filter((n) => n > 1),
+        [],
+        'no event delivered twice',
+      )
+    } finally {
+      await own.close()
+      slow.closeAllConnections()
+      slow.close()
+    }
+  })
+
   it('lets a receiver that hangs hold up no other subscription', async () => {
     const farm = await farmWithIntegrator()
     const hung: ServerResponse[] = []

@@ -17,6 +17,7 @@ import {
   claimDueDeliveries,
   findSubscription,
   recordAttempt,
+  renewLease,
   settleDelivery,
   stillLinked,
   updateSubscription,
@@ -42,6 +43,7 @@ export interface DeliveryWorker {
 }
 
 const LEASE_MARGIN_MS = 5_000
+const LEASE_RENEW_MARGIN_MS = 1_000
 const BATCH = 64
 
 /** What a subscriber receives: Standard Webhooks' recommended shape, {type, timestamp, data}. */
@@ -84,6 +86,9 @@ export function startDeliveryWorker(deps: {
 }): DeliveryWorker {
   const { db, settings, log, clock } = deps
   const inFlight = new Map<string, number>()
+  /** Claimed by this process and not yet sent, per endpoint. */
+  const waiting = new Map<string, number>()
+  const lease = settings.timeoutMs + LEASE_MARGIN_MS
   const running = new Set<Promise<void>>()
   let stopped = false
   let ticking: Promise<void> | undefined
@@ -221,22 +226,40 @@ export function startDeliveryWorker(deps: {
   }
 
   async function tick() {
-    const busy = [...inFlight.entries()].filter(([, n]) => n >= settings.perEndpointConcurrency).map(([key]) => key)
-    const lease = settings.timeoutMs + LEASE_MARGIN_MS
+    // An endpoint with deliveries waiting here is busy too: claiming more for it would only queue them past their lease.
+    const busy = [...new Set([...inFlight.keys(), ...waiting.keys()])].filter(
+      (key) => (inFlight.get(key) ?? 0) >= settings.perEndpointConcurrency || (waiting.get(key) ?? 0) > 0,
+    )
     const claimed = await claimDueDeliveries(db, clock(), lease, BATCH, busy)
-    // A claim may hold more of one endpoint than its cap: those wait here, in order, within their lease.
+    // A claim may hold more of one endpoint than its cap: those wait here, in order.
     const queues = new Map<string, DeliveryRow[]>()
     for (const d of claimed) queues.set(endpointKey(d), [...(queues.get(endpointKey(d)) ?? []), d])
-    for (const queue of queues.values()) void drain(queue)
+    for (const [key, queue] of queues) {
+      waiting.set(key, (waiting.get(key) ?? 0) + queue.length)
+      void drain(key, queue)
+    }
     if (claimed.length === BATCH) again = true
   }
 
-  async function drain(queue: DeliveryRow[]) {
-    for (const d of queue) {
-      while ((inFlight.get(endpointKey(d)) ?? 0) >= settings.perEndpointConcurrency && !stopped)
-        await Promise.race([...running])
-      if (stopped) return
-      dispatch(d)
+  async function drain(key: string, queue: DeliveryRow[]) {
+    try {
+      for (const d of queue) {
+        while ((inFlight.get(key) ?? 0) >= settings.perEndpointConcurrency && !stopped) await Promise.race([...running])
+        if (stopped) return
+        waiting.set(key, (waiting.get(key) ?? 1) - 1)
+        // A slow receiver can keep a delivery waiting here until too little of its lease is left to cover a send:
+        // renewed while this process still holds it, left to whoever claimed it since otherwise.
+        if (Number(d.locked_until) - clock() < settings.timeoutMs + LEASE_RENEW_MARGIN_MS) {
+          const until = clock() + lease
+          if (!(await renewLease(db, d, until))) continue
+          d.locked_until = until
+        }
+        dispatch(d)
+      }
+    } catch (err: unknown) {
+      log.warn({ err }, 'the delivery worker could not renew a lease')
+    } finally {
+      waiting.delete(key)
     }
   }
 

@@ -32,6 +32,8 @@ export interface DeliveryRow {
   attempts: number
   first_attempt_at: number | null
   next_attempt_at: number
+  /** ms since epoch: until when the process that claimed it holds it (NULL when nobody does). */
+  locked_until: number | null
   last_status: number | null
   last_error: string | null
   created_at: number
@@ -155,6 +157,24 @@ export async function claimDueDeliveries(
       AND d.integrator_uid = due.integrator_uid AND d.subscription_id = due.subscription_id
     RETURNING d.*`.execute(db)
   return rows.map((row) => ({ ...row, event_id: Number(row.event_id) }))
+}
+
+/**
+ * Moves a claimed delivery's lease to `until` if this process still holds it (its lease is the one it claimed);
+ * false when its lease ran out and another claim took it.
+ */
+export async function renewLease(
+  db: Kysely<DB>,
+  d: Pick<DeliveryRow, 'uid' | 'event_id' | 'channel' | 'integrator_uid' | 'subscription_id' | 'locked_until'>,
+  until: number,
+): Promise<boolean> {
+  const { rows } = await sql`
+    UPDATE deliveries SET locked_until = ${until}
+    WHERE uid = ${d.uid} AND event_id = ${d.event_id} AND channel = ${d.channel}
+      AND integrator_uid = ${d.integrator_uid} AND subscription_id = ${d.subscription_id}
+      AND status = 'pending' AND locked_until = ${d.locked_until}
+    RETURNING 1`.execute(db)
+  return rows.length > 0
 }
 
 export async function settleDelivery(
