@@ -71,6 +71,21 @@ const forSubscription = (secret: string) =>
     }
   })
 
+/** Waits for a delivery to the subscription, then for the subscription to be disabled; returns it. */
+async function disabledAfterADelivery(headers: Record<string, string>, id: string, secret: string) {
+  await eventually(
+    () => forSubscription(secret),
+    (list) => list.length >= 1,
+    'the delivery',
+  )
+  return eventually(
+    async () =>
+      (await ctx.app.inject({ method: 'GET', url: `/api/v1/webhooks/subscriptions/${id}`, headers })).json().data,
+    (data) => data.enabled === false,
+    'the subscription disabled',
+  )
+}
+
 describe('webhook subscriptions and deliveries', () => {
   before(async () => {
     server = createServer((req, res) => {
@@ -162,19 +177,7 @@ describe('webhook subscriptions and deliveries', () => {
     const { id, secret } = await subscribe(farm.headers)
     answers.push([410, {}])
     await derive(farm.uid)
-    await eventually(
-      () => forSubscription(secret),
-      (list) => list.length >= 1,
-      'the delivery',
-    )
-    const s = await eventually(
-      async () =>
-        (
-          await ctx.app.inject({ method: 'GET', url: `/api/v1/webhooks/subscriptions/${id}`, headers: farm.headers })
-        ).json().data,
-      (data) => data.enabled === false,
-      'the subscription disabled',
-    )
+    const s = await disabledAfterADelivery(farm.headers, id, secret)
     assert.match(s.disabledReason, /410/)
   })
 
@@ -186,19 +189,7 @@ describe('webhook subscriptions and deliveries', () => {
       WHERE integrator_uid = ${farm.integrator} AND id = ${id}`.execute(ctx.database.db)
     answers.push([500, {}])
     await derive(farm.uid)
-    await eventually(
-      () => forSubscription(secret),
-      (list) => list.length >= 1,
-      'the failed delivery',
-    )
-    const s = await eventually(
-      async () =>
-        (
-          await ctx.app.inject({ method: 'GET', url: `/api/v1/webhooks/subscriptions/${id}`, headers: farm.headers })
-        ).json().data,
-      (data) => data.enabled === false,
-      'the subscription disabled',
-    )
+    const s = await disabledAfterADelivery(farm.headers, id, secret)
     assert.equal(s.disabledReason, `every delivery failed since ${new Date(failingSince).toISOString()}`)
   })
 
