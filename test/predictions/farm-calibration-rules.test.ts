@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // Per-farm calibration's pure rules: the map, its fit from labelled hours (limits, shrinkage, too few events), that
 // no alarm moves, and how hours are labelled from records.
 import assert from 'node:assert/strict'
