@@ -93,21 +93,21 @@ const thresholdProperties = {
   ),
 } satisfies TProperties
 
+/** A local wall-clock time, HH:mm. */
+function LocalTime(description: string, example: string) {
+  return Type.String({
+    pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
+    maxLength: 5,
+    description,
+    examples: [example],
+  })
+}
+
 const QuietHours = Type.Union([
   Type.Object(
     {
-      start: Type.String({
-        pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
-        maxLength: 5,
-        description: 'HH:mm, local time',
-        examples: ['22:00'],
-      }),
-      end: Type.String({
-        pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
-        maxLength: 5,
-        description: 'HH:mm, local time (before start: over midnight)',
-        examples: ['06:00'],
-      }),
+      start: LocalTime('HH:mm, local time', '22:00'),
+      end: LocalTime('HH:mm, local time (before start: over midnight)', '06:00'),
     },
     { additionalProperties: false },
   ),

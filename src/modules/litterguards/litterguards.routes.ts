@@ -36,7 +36,6 @@ import {
   updateLitterguard,
   type ActivityAggregates,
   type LitterguardCriteria,
-  type LitterguardRow,
 } from './litterguards.repository.ts'
 import {
   LitterguardCreate,
@@ -82,6 +81,11 @@ function analyticsOf(a: ActivityAggregates | undefined, window: Window): DeviceA
     dataPointsCount: a?.count ?? 0,
     timeRange: { start: window.start, end: window.end },
   }
+}
+
+function rethrowDuplicate(err: unknown): never {
+  if (err instanceof DuplicateLitterguardError) throw conflict(err.message)
+  throw err
 }
 
 export const litterguardsModule = defineModule({
@@ -220,13 +224,7 @@ async function litterguardRoutes(app: App) {
       config: { access: 'own', idempotent: true },
     },
     async (req, reply) => {
-      let row: LitterguardRow
-      try {
-        row = await insertLitterguard(db, req.params.userId, req.body, app.clock())
-      } catch (err) {
-        if (err instanceof DuplicateLitterguardError) throw conflict(err.message)
-        throw err
-      }
+      const row = await insertLitterguard(db, req.params.userId, req.body, app.clock()).catch(rethrowDuplicate)
       return created(
         reply,
         `/users/${req.params.userId}/litterguards/${row.mac}`,
