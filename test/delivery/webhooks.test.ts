@@ -194,8 +194,9 @@ describe('webhook subscriptions and deliveries', () => {
   })
 
   it('sends each of many queued events once to a slow receiver, however long they wait for its one slot', async () => {
-    // One slot per endpoint and a 100 ms timeout make the lease 5.1 s, while 200 events at ~30 ms each take longer:
-    // a process that claimed more than it could send within the lease would send some twice.
+    // One slot per endpoint and a 1 s timeout make the lease 6 s, while 300 events at ~30 ms each take longer:
+    // a process that claimed more than it could send within the lease would send some twice. (A shorter timeout
+    // would let a loaded machine time out a send, which is then rightly sent again.)
     const arrivals = new Map<string, number>()
     const slow = createServer((req, res) => {
       req.resume()
@@ -210,7 +211,7 @@ describe('webhook subscriptions and deliveries', () => {
       env: {
         WEBHOOK_ALLOW_INSECURE: 'on',
         DELIVERY_POLL_MS: '50',
-        WEBHOOK_TIMEOUT_MS: '100',
+        WEBHOOK_TIMEOUT_MS: '1000',
         WEBHOOK_CONCURRENCY: '1',
       },
     })
@@ -227,7 +228,7 @@ describe('webhook subscriptions and deliveries', () => {
         payload: { url: `http://127.0.0.1:${address.port}/hooks` },
       })
       assert.equal(created.statusCode, 201, created.body)
-      const events = 200
+      const events = 300
       const now = Date.now()
       const rows = []
       for (let i = 0; i < events; i++) {

@@ -273,7 +273,7 @@ describe('alert rules', () => {
     assertInvalid(await put({ thresholds: { gestationDays: 131 } }), ['thresholds.gestationDays'])
     assertInvalid(await put({ thresholds: { heatProbability: 1.5 } }), ['thresholds.heatProbability'])
     assertInvalid(await put({ thresholds: { heatProbability: '0.5' } }), ['thresholds.heatProbability'])
-    assertInvalid(await put({ thresholds: { probabilityHysteresis: 0.5, lamenessProbability: 0.4 } }), [
+    assertInvalid(await put({ thresholds: { probabilityHysteresis: 0.05, lamenessProbability: 0.04 } }), [
       'thresholds.probabilityHysteresis',
     ])
     assertInvalid(await put({ thresholds: { loudness: 3 } }), ['thresholds.loudness'])

@@ -11,6 +11,7 @@ import {
 } from '../../src/modules/events/events.rules.ts'
 import { inQuietHours, ranksToNotify, ruleProblems, withDefaults } from '../../src/modules/events/alert-rules.rules.ts'
 import { CYCLE, dayOf } from '../../src/modules/cycle/cycle.rules.ts'
+import { alarmLevel } from '../../src/modules/predictions/calibration.rules.ts'
 
 // What is due, and what settles it, are the sow cycle's rules (test/herd/cycle-rules.test.ts, "due items").
 describe('due events', () => {
@@ -79,7 +80,9 @@ describe('alert rules', () => {
   it('fills in defaults and checks across fields', () => {
     const rules = withDefaults({ thresholds: { heatProbability: 0.8 } })
     assert.equal(rules.thresholds.heatProbability, 0.8)
-    assert.equal(rules.thresholds.birthProbability, 0.7)
+    // The prediction alarms' defaults are the scorer's alarm levels: a farm is alerted where its figures are measured.
+    assert.equal(rules.thresholds.birthProbability, alarmLevel('birth'))
+    assert.equal(rules.thresholds.lamenessProbability, alarmLevel('lameness'))
     assert.deepEqual(ruleProblems({ thresholds: { temperatureYellowDelta: 0.6 } }), [
       ['thresholds.temperatureRedDelta', 'must be above temperatureYellowDelta'],
     ])

@@ -164,7 +164,7 @@ describe('prediction alarms', () => {
   it('raises one event per episode: rising edge, hysteresis, cooldown', async () => {
     const farm = await eventsFarm(ctx)
     const sow = await farm.animal(null)
-    const rules = withDefaults(undefined)
+    const rules = withDefaults({ thresholds: { birthProbability: 0.7, probabilityHysteresis: 0.1 } })
     const start = Date.UTC(2026, 10, 1)
     const probabilities = [
       0.2, 0.75, 0.9, 0.65, 0.8, 0.5, 0.9, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.85,

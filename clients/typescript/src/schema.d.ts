@@ -3452,23 +3452,23 @@ export interface components {
                  */
                 temperatureRedDelta: number;
                 /**
-                 * @description Heat probability that raises a heat alarm (default 0.55)
-                 * @example 0.55
+                 * @description Heat probability that raises a heat alarm (default 0.2368)
+                 * @example 0.2368
                  */
                 heatProbability: number;
                 /**
-                 * @description Birth probability that raises a farrowing alarm (default 0.7)
-                 * @example 0.7
+                 * @description Birth probability that raises a farrowing alarm (default 0.1078)
+                 * @example 0.1078
                  */
                 birthProbability: number;
                 /**
-                 * @description Lameness probability that raises an alarm (default 0.95)
-                 * @example 0.95
+                 * @description Lameness probability that raises an alarm (default 0.7442)
+                 * @example 0.7442
                  */
                 lamenessProbability: number;
                 /**
-                 * @description An alarm clears once the probability is this far below its threshold (default 0.1)
-                 * @example 0.1
+                 * @description An alarm clears once the probability is this far below its threshold (default 0.05)
+                 * @example 0.05
                  */
                 probabilityHysteresis: number;
                 /**
@@ -43275,23 +43275,23 @@ export interface operations {
                          */
                         temperatureRedDelta?: number;
                         /**
-                         * @description Heat probability that raises a heat alarm (default 0.55)
-                         * @example 0.55
+                         * @description Heat probability that raises a heat alarm (default 0.2368)
+                         * @example 0.2368
                          */
                         heatProbability?: number;
                         /**
-                         * @description Birth probability that raises a farrowing alarm (default 0.7)
-                         * @example 0.7
+                         * @description Birth probability that raises a farrowing alarm (default 0.1078)
+                         * @example 0.1078
                          */
                         birthProbability?: number;
                         /**
-                         * @description Lameness probability that raises an alarm (default 0.95)
-                         * @example 0.95
+                         * @description Lameness probability that raises an alarm (default 0.7442)
+                         * @example 0.7442
                          */
                         lamenessProbability?: number;
                         /**
-                         * @description An alarm clears once the probability is this far below its threshold (default 0.1)
-                         * @example 0.1
+                         * @description An alarm clears once the probability is this far below its threshold (default 0.05)
+                         * @example 0.05
                          */
                         probabilityHysteresis?: number;
                         /**

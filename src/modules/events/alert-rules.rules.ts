@@ -2,6 +2,7 @@
 // derivations, quiet hours per rank. Stored as the account wrote them; read through withDefaults, so an
 // account with no rules (or rules written before a kind existed) gets the defaults for what it left out.
 import { CYCLE } from '../cycle/cycle.rules.ts'
+import { alarmLevel } from '../predictions/calibration.rules.ts'
 import { EVENT_KINDS, EVENT_TYPES, RANKS, type EventType, type Rank } from './event-kinds.ts'
 
 export interface KindRule {
@@ -51,12 +52,12 @@ export interface AlertRulesInput {
 export const DEFAULT_THRESHOLDS: Thresholds = {
   temperatureYellowDelta: 0.3,
   temperatureRedDelta: 0.6,
-  // The scorer's calibrated probabilities (docs/predictions.md#calibration): about as high above each rule's threshold
-  // as before calibration (raw 0.7, 0.7, 0.6).
-  heatProbability: 0.55,
-  birthProbability: 0.7,
-  lamenessProbability: 0.95,
-  probabilityHysteresis: 0.1,
+  // The scorer's alarm levels, so that a farm's alarms are the ones its figures are measured at
+  // (docs/predictions.md#one-alarm-per-class); a refit of the calibration moves them with it.
+  heatProbability: alarmLevel('heat'),
+  birthProbability: alarmLevel('birth'),
+  lamenessProbability: alarmLevel('lameness'),
+  probabilityHysteresis: 0.05,
   alarmCooldownHours: 12,
   tagSilentMinutes: 60,
   litterOfflineMinutes: 30,
