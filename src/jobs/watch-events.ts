@@ -14,10 +14,10 @@ import {
 } from '../modules/litterguards/litterguards.rules.ts'
 import type { AlertRules } from '../modules/events/alert-rules.rules.ts'
 import {
-  emitEvent,
   resolveOpenEvents,
   subjectStates,
   transition,
+  transitionWithEvent,
   type EventRow,
   type EventTarget,
   type NewEvent,
@@ -25,46 +25,59 @@ import {
 import type { EventType } from '../modules/events/event-kinds.ts'
 import { isSilent, minutesBetween } from '../modules/events/events.rules.ts'
 
-/** Changes a subject's state and stores the event of the change, in one transaction; undefined when another run made it. */
-async function changeState(
+/** A check the events job runs for one account (as deriveDueEvents): the events it stored. */
+type Derivation = (db: Kysely<DB>, uid: string, rules: AlertRules, now: number) => Promise<EventRow[]>
+
+/** What a check decides for one subject in this run, from the subject's stored state; undefined: nothing. */
+type Change =
+  /** An episode starts: the state moves to `start` as of `since`, and the event is stored. */
+  | { start: string; since: number; event: NewEvent }
+  /** The episode ends: the state moves to `end` and the subject's open events of `type` are resolved. */
+  | { end: string; target: EventTarget; type: EventType }
+  | undefined
+
+/**
+ * Runs one rule's check over its subjects (`animal:<id>` or `device:<MAC>`): `decide` sees each subject's stored
+ * state and says what changes. Each change is its own short transaction, made only while the state is still the
+ * one seen (transition), so a second run at once changes nothing. Returns the events stored.
+ */
+async function checkSubjects<T>(
   db: Kysely<DB>,
   rules: AlertRules,
-  key: { uid: string; subject: string; rule: string },
-  expected: string | undefined,
-  next: string,
-  since: number,
-  event: NewEvent | undefined,
-): Promise<EventRow | undefined> {
-  return db.transaction().execute(async (trx) => {
-    if (!(await transition(trx, key, expected, next, since))) return undefined
-    return event && (await emitEvent(trx, rules, event))
-  })
+  run: { uid: string; rule: string; now: number },
+  items: readonly T[],
+  subjectOf: (item: T) => string,
+  decide: (item: T, subject: string, state: string | undefined) => Change,
+): Promise<EventRow[]> {
+  const states = await subjectStates(db, run.uid, run.rule)
+  const created: EventRow[] = []
+  for (const item of items) {
+    const subject = subjectOf(item)
+    const key = { uid: run.uid, subject, rule: run.rule }
+    const state = states.get(subject)?.state
+    const change = decide(item, subject, state)
+    if (change === undefined) continue
+    if ('start' in change) {
+      const event = await transitionWithEvent(db, rules, key, state, change.start, change.since, change.event)
+      if (event) created.push(event)
+    } else {
+      await db.transaction().execute(async (trx) => {
+        if (await transition(trx, key, state, change.end, run.now))
+          await resolveOpenEvents(trx, run.uid, change.target, [change.type], 'service', run.now)
+      })
+    }
+  }
+  return created
 }
 
-/** Ends a subject's episode, in one transaction: its state moves back and the open events of the kind are resolved. */
-async function endEpisode(
-  db: Kysely<DB>,
-  key: { uid: string; subject: string; rule: string },
-  states: { from: string; to: string },
-  target: EventTarget,
-  type: EventType,
-  now: number,
-): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    if (await transition(trx, key, states.from, states.to, now))
-      await resolveOpenEvents(trx, key.uid, target, [type], 'service', now)
-  })
-}
+/** The subject of an animal's states (its tag's, whatever the tag), and of a litter device's. */
+const animalSubject = (a: { id: number }) => `animal:${a.id}`
+const deviceSubject = (d: { mac: string }) => `device:${d.mac}`
 
 /** Ear tags that sent no sensor reading for tagSilentMinutes: one tag-silent event per silence. */
-export async function deriveSilenceEvents(
-  db: Kysely<DB>,
-  uid: string,
-  rules: AlertRules,
-  now: number,
-): Promise<EventRow[]> {
+export const deriveSilenceEvents: Derivation = async (db, uid, rules, now) => {
   const minutes = rules.thresholds.tagSilentMinutes
-  const animals = await db
+  const tags = await db
     .selectFrom('animals')
     .select(['id', 'mac', 'group_name', 'last_sensor_t'])
     .where('uid', '=', uid)
@@ -72,14 +85,10 @@ export async function deriveSilenceEvents(
     .where('last_sensor_t', 'is not', null)
     .where('last_sensor_t', '<=', now - minutes * 60_000)
     .execute()
-  const states = await subjectStates(db, uid, 'silence')
-  const created: EventRow[] = []
-  for (const a of animals) {
-    const subject = `animal:${a.id}`
+  return checkSubjects(db, rules, { uid, rule: 'silence', now }, tags, animalSubject, (a, subject, state) => {
     const lastHeard = Number(a.last_sensor_t)
-    const state = states.get(subject)
-    if (state?.state === 'silent' || !isSilent(lastHeard, now, minutes)) continue
-    const event = await changeState(db, rules, { uid, subject, rule: 'silence' }, state?.state, 'silent', lastHeard, {
+    if (state === 'silent' || !isSilent(lastHeard, now, minutes)) return undefined
+    const event: NewEvent = {
       uid,
       type: 'tag-silent',
       mac: a.mac,
@@ -90,34 +99,24 @@ export async function deriveSilenceEvents(
       evidence: { lastHeard, silentMinutes: minutesBetween(lastHeard, now), thresholdMinutes: minutes },
       episodeKey: `tag-silent:${subject}:${lastHeard}`,
       createdAt: now,
-    })
-    if (event) created.push(event)
-  }
-  return created
+    }
+    return { start: 'silent', since: lastHeard, event }
+  })
 }
 
 /** Ear tags whose Battery is below batteryPercent: one event until the battery is back above it (a new tag). */
-export async function deriveBatteryEvents(
-  db: Kysely<DB>,
-  uid: string,
-  rules: AlertRules,
-  now: number,
-): Promise<EventRow[]> {
+export const deriveBatteryEvents: Derivation = async (db, uid, rules, now) => {
   const percent = rules.thresholds.batteryPercent
-  const animals = await db
+  const tags = await db
     .selectFrom('animals')
     .select(['id', 'mac', 'group_name', 'battery'])
     .where('uid', '=', uid)
     .where('battery', 'is not', null)
     .execute()
-  const states = await subjectStates(db, uid, 'battery')
-  const created: EventRow[] = []
-  for (const a of animals) {
-    const subject = `animal:${a.id}`
+  return checkSubjects(db, rules, { uid, rule: 'battery', now }, tags, animalSubject, (a, subject, state) => {
     const battery = Number(a.battery)
-    const state = states.get(subject)?.state
     if (battery < percent && state !== 'low') {
-      const event = await changeState(db, rules, { uid, subject, rule: 'battery' }, state, 'low', now, {
+      const event: NewEvent = {
         uid,
         type: 'tag-battery-low',
         mac: a.mac,
@@ -128,23 +127,17 @@ export async function deriveBatteryEvents(
         evidence: { battery, thresholdPercent: percent },
         episodeKey: `tag-battery-low:${subject}:${now}`,
         createdAt: now,
-      })
-      if (event) created.push(event)
-    } else if (battery >= percent && state === 'low') {
-      const target = { animalId: Number(a.id), mac: a.mac }
-      await endEpisode(db, { uid, subject, rule: 'battery' }, { from: 'low', to: 'ok' }, target, 'tag-battery-low', now)
+      }
+      return { start: 'low', since: now, event }
     }
-  }
-  return created
+    if (battery >= percent && state === 'low')
+      return { end: 'ok', target: { animalId: Number(a.id), mac: a.mac }, type: 'tag-battery-low' }
+    return undefined
+  })
 }
 
 /** Litter devices without a reading for litterOfflineMinutes: one litter-offline event per outage. */
-export async function deriveOfflineEvents(
-  db: Kysely<DB>,
-  uid: string,
-  rules: AlertRules,
-  now: number,
-): Promise<EventRow[]> {
+export const deriveOfflineEvents: Derivation = async (db, uid, rules, now) => {
   const minutes = rules.thresholds.litterOfflineMinutes
   const devices = await db
     .selectFrom('litterguards')
@@ -153,14 +146,10 @@ export async function deriveOfflineEvents(
     .where('last_seen', 'is not', null)
     .where('last_seen', '<=', Math.floor((now - minutes * 60_000) / 1000))
     .execute()
-  const states = await subjectStates(db, uid, 'offline')
-  const created: EventRow[] = []
-  for (const d of devices) {
-    const subject = `device:${d.mac}`
+  return checkSubjects(db, rules, { uid, rule: 'offline', now }, devices, deviceSubject, (d, subject, state) => {
     const lastSeen = Number(d.last_seen) * 1000
-    const state = states.get(subject)?.state
-    if (state === 'offline' || !isSilent(lastSeen, now, minutes)) continue
-    const event = await changeState(db, rules, { uid, subject, rule: 'offline' }, state, 'offline', lastSeen, {
+    if (state === 'offline' || !isSilent(lastSeen, now, minutes)) return undefined
+    const event: NewEvent = {
       uid,
       type: 'litter-offline',
       mac: d.mac,
@@ -169,10 +158,9 @@ export async function deriveOfflineEvents(
       evidence: { lastSeen, offlineMinutes: minutesBetween(lastSeen, now), thresholdMinutes: minutes },
       episodeKey: `litter-offline:${subject}:${lastSeen}`,
       createdAt: now,
-    })
-    if (event) created.push(event)
-  }
-  return created
+    }
+    return { start: 'offline', since: lastSeen, event }
+  })
 }
 
 /** The largest deviation of the window's buckets from the baseline, in baseline standard deviations. */
@@ -183,23 +171,14 @@ function deviationSigmas(s: BucketStats): number {
 }
 
 /** Unusual activity (the analytics rule) over the last hour of each device: one event per episode. */
-export async function deriveActivityEvents(
-  db: Kysely<DB>,
-  uid: string,
-  rules: AlertRules,
-  now: number,
-): Promise<EventRow[]> {
+export const deriveActivityEvents: Derivation = async (db, uid, rules, now) => {
   const window = deviceWindow('1h', now)
   const aggregates = await activityAggregates(db, uid, window, baselineWindow(window).start)
-  const states = await subjectStates(db, uid, 'activity')
-  const created: EventRow[] = []
-  for (const a of aggregates) {
-    const subject = `device:${a.mac}`
-    const state = states.get(subject)?.state
+  return checkSubjects(db, rules, { uid, rule: 'activity', now }, aggregates, deviceSubject, (a, subject, state) => {
     const unusual = unusualActivity(a)
     if (unusual && state !== 'unusual') {
       const sigmas = Math.round(deviationSigmas(a) * 10) / 10
-      const event = await changeState(db, rules, { uid, subject, rule: 'activity' }, state, 'unusual', now, {
+      const event: NewEvent = {
         uid,
         type: 'litter-unusual-activity',
         mac: a.mac,
@@ -215,12 +194,11 @@ export async function deriveActivityEvents(
         },
         episodeKey: `litter-unusual-activity:${subject}:${window.end}`,
         createdAt: now,
-      })
-      if (event) created.push(event)
-    } else if (!unusual && state === 'unusual') {
-      const key = { uid, subject, rule: 'activity' }
-      await endEpisode(db, key, { from: 'unusual', to: 'usual' }, { mac: a.mac }, 'litter-unusual-activity', now)
+      }
+      return { start: 'unusual', since: now, event }
     }
-  }
-  return created
+    if (!unusual && state === 'unusual')
+      return { end: 'usual', target: { mac: a.mac }, type: 'litter-unusual-activity' }
+    return undefined
+  })
 }
