@@ -6,7 +6,7 @@
 import { sql, type Kysely } from 'kysely'
 import type { DB } from '../db/schema.ts'
 import type { App } from '../types.ts'
-import { packTag } from '../modules/readings/readings.repository.ts'
+import { lockOwner, packTag } from '../modules/readings/readings.repository.ts'
 import { SERIES, hourOf, type ReadingKind } from '../modules/readings/readings.series.ts'
 import { withSingleRunner } from './single-runner.ts'
 
@@ -40,12 +40,8 @@ export async function packReadings(db: Kysely<DB>, options: { now: number; uid?:
       ORDER BY uid, mac`.execute(db)
     for (const { uid, mac } of tags) {
       const moved = await db.transaction().execute(async (trx) => {
-        // Ingestion of this tag holds the owner's row (KEY SHARE) until its rows are in; this waits for it and keeps the next one out.
-        const owner =
-          await sql`SELECT 1 FROM ${sql.table(series.owner)} WHERE uid = ${uid} AND mac = ${mac} FOR UPDATE`.execute(
-            trx,
-          )
-        return owner.rows.length === 0 ? 0 : packTag(trx, series, uid, mac, before)
+        const owned = await lockOwner(trx, series, uid, mac, 'UPDATE')
+        return owned ? packTag(trx, series, uid, mac, before) : 0
       })
       if (moved > 0) outcome.tags++
       outcome.readings += moved

@@ -9,7 +9,14 @@ import type { FilterValue } from '../../http/list-params.ts'
 import type { ApiObject } from '../../resource/resource.ts'
 import { isMac, normalizeMac } from '../animals/animals.rules.ts'
 import type { DeviceRow } from '../readings/readings.schemas.ts'
-import { hourlyRows, newestReadings, readingRows, summedUp, type Span } from '../readings/readings.repository.ts'
+import {
+  hourlyRows,
+  lockOwner,
+  newestReadings,
+  readingRows,
+  summedUp,
+  type Span,
+} from '../readings/readings.repository.ts'
 import { SERIES } from '../readings/readings.series.ts'
 import { LITTER_BUCKET } from '../readings/readings.rules.ts'
 import { litterguards } from './litterguards.resource.ts'
@@ -124,15 +131,7 @@ export async function updateLitterguard(
 /** Deletes a device and its readings; false when there is no such device. */
 export async function deleteLitterguard(db: Kysely<DB>, uid: string, mac: string): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    // The row lock waits for an ingestion in flight (it holds KEY SHARE) and keeps new ones out.
-    const device = await trx
-      .selectFrom('litterguards')
-      .select('mac')
-      .where('uid', '=', uid)
-      .where('mac', '=', mac)
-      .forUpdate()
-      .executeTakeFirst()
-    if (!device) return false
+    if (!(await lockOwner(trx, SERIES.devicedata, uid, mac, 'UPDATE'))) return false
     for (const table of ['litterguard_readings', 'litterguard_packed', 'litterguard_hourly'] as const)
       await trx.deleteFrom(table).where('uid', '=', uid).where('mac', '=', mac).execute()
     await trx.deleteFrom('litterguards').where('uid', '=', uid).where('mac', '=', mac).execute()

@@ -157,6 +157,23 @@ export function hourlyRows(
   )})`
 }
 
+/**
+ * Locks the row of the tag's or device's owner (`series.owner`, by uid and MAC) until the transaction ends; false
+ * when the account has none. Ingestion holds it KEY SHARE (NO KEY UPDATE) until its rows are in; packing and
+ * deleting a device hold it FOR UPDATE, so they wait for an ingestion in flight and keep the next one out.
+ */
+export async function lockOwner(
+  trx: Kysely<DB>,
+  series: Series,
+  uid: string,
+  mac: string,
+  strength: 'UPDATE' | 'NO KEY UPDATE' | 'KEY SHARE',
+): Promise<boolean> {
+  const { rows } = await sql`SELECT 1 FROM ${sql.table(series.owner)} WHERE uid = ${uid} AND mac = ${mac}
+    FOR ${sql.raw(strength)}`.execute(trx)
+  return rows.length > 0
+}
+
 /** Whether a column's value packs exactly: for a scaled column, value = round(value × scale) / scale within smallint. */
 function packsExactly(column: string, packing: Packing): RawBuilder<boolean> {
   if (!('scale' in packing)) return sql<boolean>`true`
@@ -259,9 +276,7 @@ export async function storeReadings(
     // KEY SHARE holds off a concurrent delete (or animal MAC change) of the owner until these rows are in. A rollup
     // whose hours are summed up again takes the row for itself (NO KEY UPDATE): two batches of the tag in turn, so
     // that the second sums up the first's readings too.
-    const owner = await sql`SELECT 1 FROM ${sql.table(series.owner)} WHERE uid = ${uid} AND mac = ${mac}
-      FOR ${sql.raw(merged ? 'KEY SHARE' : 'NO KEY UPDATE')}`.execute(trx)
-    if (owner.rows.length === 0) return undefined
+    if (!(await lockOwner(trx, series, uid, mac, merged ? 'KEY SHARE' : 'NO KEY UPDATE'))) return undefined
     const hour = hourOf(series)
     // The rollup from exactly the rows stored (RETURNING): a duplicate adds nothing. A merged rollup adds the new
     // rows' sums to their hours; another sums their hours up again from the readings stored before this statement
