@@ -9,16 +9,9 @@ import type { FilterValue } from '../../http/list-params.ts'
 import type { ApiObject } from '../../resource/resource.ts'
 import { animals } from './animals.resource.ts'
 import { isMac, normalizeMac } from './animals.rules.ts'
+import { readingTablesOf } from '../readings/readings.series.ts'
 
-/** A tag's readings, both parts of both series and their rollups (docs/storage.md#readings): they follow its MAC and go with the animal. */
-const ANIMAL_READING_TABLES = [
-  'animal_sensor_readings',
-  'animal_sensor_packed',
-  'animal_sensor_hourly',
-  'animal_location_readings',
-  'animal_location_packed',
-  'animal_location_hourly',
-] as const
+const ANIMAL_READING_TABLES = readingTablesOf('animals')
 
 export type AnimalRow = Selectable<AnimalsTable>
 

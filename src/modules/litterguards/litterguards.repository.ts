@@ -17,7 +17,7 @@ import {
   summedUp,
   type Span,
 } from '../readings/readings.repository.ts'
-import { SERIES } from '../readings/readings.series.ts'
+import { readingTablesOf, SERIES } from '../readings/readings.series.ts'
 import { LITTER_BUCKET } from '../readings/readings.rules.ts'
 import { litterguards } from './litterguards.resource.ts'
 import type { BucketStats, Window } from './litterguards.rules.ts'
@@ -132,7 +132,7 @@ export async function updateLitterguard(
 export async function deleteLitterguard(db: Kysely<DB>, uid: string, mac: string): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     if (!(await lockOwner(trx, SERIES.devicedata, uid, mac, 'UPDATE'))) return false
-    for (const table of ['litterguard_readings', 'litterguard_packed', 'litterguard_hourly'] as const)
+    for (const table of readingTablesOf('litterguards'))
       await trx.deleteFrom(table).where('uid', '=', uid).where('mac', '=', mac).execute()
     await trx.deleteFrom('litterguards').where('uid', '=', uid).where('mac', '=', mac).execute()
     return true

@@ -188,5 +188,15 @@ export const SERIES: Record<ReadingKind, Series> = {
   },
 }
 
+/**
+ * Every table that holds an owner's readings: the recent and packed parts and the hourly rollup of each of its series
+ * (docs/storage.md#readings). They follow a tag's MAC and go with the animal or device.
+ */
+export function readingTablesOf(owner: Series['owner']) {
+  return Object.values(SERIES)
+    .filter((series) => series.owner === owner)
+    .flatMap((series) => [series.table, series.packed, series.rollup.table])
+}
+
 /** An hour in the series' unit of t. */
 export const hourOf = (series: Series) => 3_600_000 / series.msPerT
