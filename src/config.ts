@@ -273,7 +273,7 @@ export function loadConfig(env: Env = process.env): Config {
         ? undefined
         : read.int('LIVESTOCK_WORKER_INDEX', 1, { min: 1, max: 64 }),
     dataDir: read.string('DATA_DIR') ?? './data',
-    embeddedFsync: read.oneOf('EMBEDDED_FSYNC', ['on', 'off'] as const, 'on') === 'on',
+    embeddedFsync: read.onOff('EMBEDDED_FSYNC', 'on'),
     databaseUrl,
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: read.string('REDIS_KEY_PREFIX') ?? 'livestock:',
@@ -315,18 +315,18 @@ export function loadConfig(env: Env = process.env): Config {
     oidc: readOidc(read, problems),
     authCacheTtlMs: read.int('AUTH_CACHE_TTL_MS', 30_000, { min: 0, max: 3_600_000 }),
     accessLog: {
-      enabled: read.oneOf('ACCESS_LOG', ['on', 'off'] as const, 'on') === 'on',
+      enabled: read.onOff('ACCESS_LOG', 'on'),
       retentionDays: read.int('ACCESS_LOG_RETENTION_DAYS', 90, { min: 1, max: 36500 }),
       flushIntervalMs: read.int('ACCESS_LOG_FLUSH_INTERVAL_MS', 1000, { min: 10, max: 60000 }),
     },
     litterguardActiveWindowMinutes: read.int('LITTERGUARD_ACTIVE_WINDOW_MINUTES', 15, { min: 1, max: 10080 }),
-    eventDerivation: read.oneOf('EVENT_DERIVATION', ['on', 'off'] as const, 'on') === 'on',
+    eventDerivation: read.onOff('EVENT_DERIVATION', 'on'),
     delivery: {
-      worker: read.oneOf('DELIVERY_WORKER', ['on', 'off'] as const, 'on') === 'on',
+      worker: read.onOff('DELIVERY_WORKER', 'on'),
       pollMs: read.int('DELIVERY_POLL_MS', 1000, { min: 10, max: 60_000 }),
       timeoutMs: read.int('WEBHOOK_TIMEOUT_MS', 10_000, { min: 100, max: 60_000 }),
       perEndpointConcurrency: read.int('WEBHOOK_CONCURRENCY', 4, { min: 1, max: 64 }),
-      allowInsecure: read.oneOf('WEBHOOK_ALLOW_INSECURE', ['on', 'off'] as const, 'off') === 'on',
+      allowInsecure: read.onOff('WEBHOOK_ALLOW_INSECURE', 'off'),
       fcmServiceAccountFile: read.string('FCM_SERVICE_ACCOUNT_FILE'),
       fcmEndpoint: read.url('FCM_ENDPOINT', ['https:', 'http:']),
     },
@@ -435,6 +435,11 @@ class EnvReader {
       return fallback
     }
     return raw as T
+  }
+
+  /** A switch written `on` or `off`: true when on. */
+  onOff(name: string, fallback: 'on' | 'off'): boolean {
+    return this.oneOf(name, ['on', 'off'] as const, fallback) === 'on'
   }
 
   url(name: string, protocols: string[]): string | undefined {
