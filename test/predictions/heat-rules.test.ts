@@ -74,9 +74,9 @@ describe("heat: what the farm's records change", () => {
   const t = T0 + 200 * DAY
   const records = recordsBefore(t)
 
-  it('lowers the heat threshold where a heat is due, less where a return is possible, and raises it while pregnant or nursing', () => {
+  it('lowers the heat threshold somewhat after a weaning, raises it where a return is possible, more while pregnant or nursing', () => {
     const { threshold, expectedFactor, returnFactor, unlikelyFactor } = SCORER.heat
-    assert.ok(expectedFactor < returnFactor && returnFactor < 1 && unlikelyFactor > 1)
+    assert.ok(expectedFactor < 1 && returnFactor > 1 && unlikelyFactor > returnFactor)
     assert.equal(heatThreshold(NO_RECORDS, t), threshold)
     assert.equal(heatThreshold(records({ weanings: [5], births: [30] }), t), threshold * expectedFactor)
     assert.equal(heatThreshold(records({ services: [21], weanings: [27] }), t), threshold * returnFactor)
@@ -104,9 +104,9 @@ describe("heat: what the farm's records change", () => {
     assert.equal(heatLikely(NO_RECORDS, t), false)
   })
 
-  it('gives the shorter heat window a higher bar where a return is possible than after a weaning, none elsewhere', () => {
-    const { shortFactor, returnShortFactor } = SCORER.heat
-    assert.ok(returnShortFactor > shortFactor)
+  it('gives the shorter heat window a lowered bar after a weaning, a raised one where a return is possible, none elsewhere', () => {
+    const { shortFactor, expectedFactor, returnShortFactor, returnFactor } = SCORER.heat
+    assert.ok(shortFactor < expectedFactor && returnShortFactor > returnFactor)
     assert.equal(heatShortFactor(records({ weanings: [5], births: [30] }), t), shortFactor)
     assert.equal(heatShortFactor(records({ services: [21], weanings: [27] }), t), returnShortFactor)
     assert.equal(heatShortFactor(records({ services: [16], weanings: [21] }), t), undefined, 'the luteal phase')

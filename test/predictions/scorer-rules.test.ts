@@ -264,8 +264,8 @@ describe('the herd scorer', () => {
 
   it('alarms heat for a weaned sow of a batch weaned together: a rise most of her group shares is the heat the records expect', () => {
     const weaned = T0 + (days - 5) * DAY
-    // The whole pen (weaned together) 1.25x as active for the last day, none of it more than another.
-    const herd = herdOf((_, i) => steady(i) * (i > last - 24 ? 1.25 : 1))
+    // The whole pen (weaned together) 1.3x as active for the last day, none of it more than another.
+    const herd = herdOf((_, i) => steady(i) * (i > last - 24 ? 1.3 : 1))
     assert.ok(
       final(herd).every((s) => s.heat < level.heat),
       'without records a rise the pen shares is no heat',
@@ -285,11 +285,20 @@ describe('the herd scorer', () => {
     assert.ok(final(herd)[0]!.heat >= level.heat, JSON.stringify(final(herd)[0]))
   })
 
+  it("after a weaning, a day 1.2x as active is no alarm: the day-long window's bar and the 12-h window's are both above it", () => {
+    const weaned = T0 + (days - 5) * DAY
+    const herd = herdOf((k, i) => steady(i) * (k === 0 && i > last - 24 ? 1.2 : 1))
+    herd[0]!.records = { services: [], weanings: [weaned], births: [] }
+    const { threshold, shortFactor, expectedFactor } = SCORER.heat
+    assert.ok(1 + threshold * shortFactor > 1.2 && 1 + threshold * expectedFactor > 1.2)
+    assert.ok(final(herd)[0]!.heat < level.heat, JSON.stringify(final(herd)[0]))
+  })
+
   it('needs 1.72x for the last 12 hours where a return is possible (17-25 days after a service): 1.6x is no alarm there', () => {
     const served = T0 + (days - 20) * DAY
-    const { threshold, returnFactor, returnShortFactor, hours } = SCORER.heat
+    const { threshold, returnShortFactor, hours } = SCORER.heat
     assert.ok(hours > 12)
-    const bar = 1 + threshold * returnFactor * returnShortFactor
+    const bar = 1 + threshold * returnShortFactor
     const at = (rise: number) => {
       const herd = herdOf((k, i) => steady(i) * (k === 0 && i > last - 12 ? rise : 1))
       herd[0]!.records = { services: [served], weanings: [served - 5 * DAY], births: [] }

@@ -47,9 +47,11 @@ export function heatLikely(records: AnimalRecords, t: number): boolean {
 }
 
 /**
- * Heat's threshold: far lower 3-8 days after a weaning (most sows come on heat then), somewhat lower 17-25 days
- * after a service (a return is possible, but most services hold), higher while nursing, in the days after a service
- * before a return could come (the luteal phase: no oestrus) and while pregnant.
+ * Heat's threshold for the 24-h window: somewhat lower 3-8 days after a weaning (most sows come on heat then; not
+ * far lower: a day-long window at a far lower bar is crossed by a day's noise before the heat about as often as by
+ * the heat, and the 12-h window carries what the weaning expects, see heatShortFactor), higher 17-25 days after a
+ * service (a return is possible, but most services hold: most sows there are pregnant), higher still while nursing,
+ * in the days after a service before a return could come (the luteal phase: no oestrus) and while pregnant.
  */
 export function heatThreshold(records: AnimalRecords, t: number, settings: ScorerSettings = SCORER): number {
   const { sinceService, lactatingDays } = reproductiveState(records, t)
@@ -62,8 +64,9 @@ export function heatThreshold(records: AnimalRecords, t: number, settings: Score
 }
 
 /**
- * The factor of the heat threshold for the shorter window, where the records make a heat likely: shortFactor after
- * a weaning, returnShortFactor when a return is possible; undefined elsewhere (no shorter window).
+ * The factor of the heat threshold for the shorter (12-h) window, where the records make a heat likely: shortFactor
+ * after a weaning (below 1: most sows come on heat then, and the shorter window alarms sooner after the rise
+ * begins), returnShortFactor when a return is possible; undefined elsewhere (no shorter window).
  */
 export function heatShortFactor(
   records: AnimalRecords,

@@ -71,7 +71,9 @@ export interface ScorerSettings {
     unlikelyFactor: number
     /**
      * Where the records make a heat likely (see heatLikely), also the last shortHours hours, alarm at the threshold x
-     * shortFactor (a shorter window is noisier, but alarms sooner after the rise begins).
+     * shortFactor after a weaning (a shorter window is noisier, but alarms sooner after the rise begins; the
+     * day-long window's bar there is kept near the plain one, so that two windows at a low bar do not both start
+     * alarms on the noise of the days before the heat).
      */
     shortHours: number
     shortFactor: number
@@ -148,12 +150,12 @@ export const SCORER: ScorerSettings = {
   heat: {
     hours: 24,
     threshold: 0.4,
-    expectedFactor: 0.4,
-    returnFactor: 0.9,
+    expectedFactor: 0.8,
+    returnFactor: 1.5,
     unlikelyFactor: 2,
     shortHours: 12,
-    shortFactor: 1.4,
-    returnShortFactor: 2,
+    shortFactor: 0.56,
+    returnShortFactor: 1.8,
     quietLactationDays: 18,
     weaningRise: 2.5,
   },
@@ -162,7 +164,7 @@ export const SCORER: ScorerSettings = {
   // prettier-ignore
   calibration: {
     birth: [[0.009, 0.0063], [0.099, 0.0068], [0.149, 0.0163], [0.198, 0.0182], [0.248, 0.0277], [0.299, 0.0528], [0.348, 0.0622], [0.399, 0.0849], [0.449, 0.1041], [0.499, 0.1071], [0.548, 0.1401], [0.598, 0.1958], [0.647, 0.3106], [0.7, 0.6469], [0.752, 0.8978], [0.799, 0.9552], [0.856, 1]],
-    heat: [[0.004, 0.0064], [0.1, 0.0075], [0.15, 0.009], [0.199, 0.0104], [0.249, 0.0146], [0.299, 0.0209], [0.348, 0.0363], [0.398, 0.0586], [0.448, 0.1225], [0.498, 0.2331], [0.548, 0.3256], [0.599, 0.4732], [0.649, 0.5371], [0.699, 0.5838], [0.75, 0.5946], [0.807, 0.6288]],
+    heat: [[0.001, 0.0065], [0.05, 0.007], [0.1, 0.0087], [0.15, 0.0107], [0.199, 0.0125], [0.249, 0.0156], [0.298, 0.0217], [0.348, 0.0385], [0.397, 0.0609], [0.448, 0.1473], [0.497, 0.2984], [0.548, 0.42], [0.599, 0.5824], [0.71, 0.6448]],
     lameness: [[0, 0.0598], [0.05, 0.0776], [0.099, 0.1036], [0.149, 0.1156], [0.2, 0.1286], [0.249, 0.1579], [0.3, 0.2118], [0.349, 0.2545], [0.399, 0.3987], [0.449, 0.528], [0.5, 0.7442], [0.55, 0.9448], [0.6, 0.9848], [0.669, 1]],
   },
 }

@@ -64,11 +64,16 @@ export const SCORER_SUMMARY =
   '(nest building lasts 14-17 h and peaks about 9 h before farrowing; Cornou 2012: CUSUM sensitivity 100 %, specificity 95-100 %; ' +
   'Oczak 2020: ear-tag alarms a median 8 h 51 min before onset). ' +
   `heat: activity over the last ${heat.hours} h at least ${1 + heat.threshold}x the same hours on days ${baseline.fromDay}-${baseline.toDay} back (heats run about 1.3x for 24-48 h), ` +
-  `a far lower bar 3-8 days after a recorded weaning and a somewhat lower one 17-25 days after a recorded insemination, where the last ${heat.shortHours} h count too (an earlier alarm; after an insemination at a higher bar, most services hold), ` +
-  'a higher one in the days after an insemination and while pregnant or lactating, none early in lactation or while a farrowing is due; ' +
+  `3-8 days after a recorded weaning ${round2(1 + heat.threshold * heat.expectedFactor)}x over ${heat.hours} h or ${round2(1 + heat.threshold * heat.shortFactor)}x over the last ${heat.shortHours} h (an earlier alarm where a heat is expected), ` +
+  `17-25 days after a recorded insemination ${round2(1 + heat.threshold * heat.returnFactor)}x over ${heat.hours} h or ${round2(1 + heat.threshold * heat.returnShortFactor)}x over the last ${heat.shortHours} h (a return is possible, but most services hold), ` +
+  'a higher bar in the days after an insemination and while pregnant or lactating, none early in lactation or while a farrowing is due; ' +
   'a rise most of a group weaned together shares is not corrected away. ' +
   `lameness: activity (and movement between nodes) of the last ${lameness.recentDays} days ${Math.round(lameness.threshold * 100)} % or more below ` +
   `days ${lameness.baselineFromDay}-${lameness.baselineToDay} back, held for ${lameness.persistHours} h, the move into the farrowing crate read from the data. Measured on simulated herds: docs/predictions.md.`
+
+function round2(x: number): number {
+  return Math.round(x * 100) / 100
+}
 
 /** One animal as the herd scorer takes it: its hours (aligned with every other animal's), its group and records. */
 export interface AnimalHours<K = string | number> {
@@ -399,7 +404,10 @@ export function scoreHerd<K>(
         heatP = probabilityOf(excess(heatRise(k, i, heatSettings.hours)), bar)
         const shortFactor = heatShortFactor(records[k]!, t, settings)
         if (shortFactor !== undefined)
-          heatP = Math.max(heatP, probabilityOf(excess(heatRise(k, i, heatSettings.shortHours)), bar * shortFactor))
+          heatP = Math.max(
+            heatP,
+            probabilityOf(excess(heatRise(k, i, heatSettings.shortHours)), heatSettings.threshold * shortFactor),
+          )
       }
 
       // Lameness: the decline that held over the last persistHours (its least), so that a mean brushing past the
