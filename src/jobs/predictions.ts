@@ -37,11 +37,15 @@ import { MATCH_WINDOWS, mergeMoments } from '../modules/predictions/accuracy.rul
 import { alarmsAndEvents } from '../modules/predictions/predictions.accuracy.ts'
 import {
   DEFAULT_FACTORS,
+  DEFAULT_GESTATION,
   LEARNING,
+  gestationPairs,
   learnClass,
+  learnGestation,
   learningInput,
   type ClassLearning,
   type FarmFactors,
+  type GestationLearning,
 } from '../modules/predictions/farm-learning.rules.ts'
 import {
   farmCalibrationMaps,
@@ -146,7 +150,8 @@ async function scoreUser(
   const to = (lastHour - firstHour) / HOUR_MS
   // The farm's factors move its thresholds (which hours alarm); its calibration maps then re-map each hour's global
   // probability, strictly rising, so an hour alarms where its global probability reaches the class's alarm level.
-  const scores = scoreHerd(herd, from, to, settingsWithFactors(await learnFarmSettings(db, uid, now)))
+  const learned = await learnFarmSettings(db, uid, now, records)
+  const scores = scoreHerd(herd, from, to, settingsWithFactors(learned.factors, SCORER, learned.gestation.days))
   const maps = await farmCalibrationMaps(db, uid)
   const rows: NewPrediction[] = []
   herd.forEach((animal, k) => {
@@ -192,15 +197,28 @@ async function scoreUser(
   }
 }
 
+/** What the scorer uses for a farm: its threshold factors and its gestation (per-farm learning). */
+export interface LearnedFarm {
+  factors: FarmFactors
+  gestation: GestationLearning
+}
+
 /**
- * The farm's threshold factors, learned again from its records when the last learning is LEARNING.everyDays old
- * (farm-learning.rules.ts): the events of the last LEARNING.periodDays, matched as the accuracy route matches them,
- * against the scorer's daily peaks; and with them its calibration maps (farm-calibration.rules.ts), from the same
- * events against every scored hour's global probability. Before anything was scored, the defaults.
+ * The farm's threshold factors and gestation, learned again from its records when the last learning is
+ * LEARNING.everyDays old (farm-learning.rules.ts): the events of the last LEARNING.periodDays, matched as the accuracy
+ * route matches them, against the scorer's daily peaks; the farrowings of the same days against their services; and
+ * with them its calibration maps (farm-calibration.rules.ts), from the same events against every scored hour's global
+ * probability. Before anything was scored, the defaults. `records`: the farm's, when the caller has read them.
  */
-export async function learnFarmSettings(db: Kysely<DB>, uid: string, now: number): Promise<FarmFactors> {
+export async function learnFarmSettings(
+  db: Kysely<DB>,
+  uid: string,
+  now: number,
+  records?: Map<number, AnimalRecords>,
+): Promise<LearnedFarm> {
   const stored = await findFarmSettings(db, uid)
-  if (stored && now - stored.learnedAt < LEARNING.everyDays * DAY_MS) return stored.factors
+  const storedFarm = stored && { factors: stored.factors, gestation: stored.basis.gestation ?? DEFAULT_GESTATION }
+  if (storedFarm && now - stored.learnedAt < LEARNING.everyDays * DAY_MS) return storedFarm
   const current = stored?.factors ?? DEFAULT_FACTORS
   const from = now - LEARNING.periodDays * DAY_MS
   // Stored probabilities are calibrated; learning reasons in raw scores (p = s / (s + f T)).
@@ -208,7 +226,8 @@ export async function learnFarmSettings(db: Kysely<DB>, uid: string, now: number
   const peaks = {} as typeof calibrated
   for (const kind of CLASSIFICATION_TYPES)
     peaks[kind] = calibrated[kind].map((d) => ({ ...d, peak: uncalibrate(SCORER.calibration?.[kind], d.peak) }))
-  if (CLASSIFICATION_TYPES.every((kind) => peaks[kind].length === 0)) return current
+  if (CLASSIFICATION_TYPES.every((kind) => peaks[kind].length === 0))
+    return storedFarm ?? { factors: current, gestation: DEFAULT_GESTATION }
   const { events } = await alarmsAndEvents(db, uid, from, now)
   const classes = {} as Record<(typeof CLASSIFICATION_TYPES)[number], ClassLearning>
   const factors = { ...current }
@@ -220,6 +239,8 @@ export async function learnFarmSettings(db: Kysely<DB>, uid: string, now: number
     classes[kind] = learnClass(kind, learningInput(peaks[kind], inPeriod, window, current[kind]))
     factors[kind] = classes[kind].factor
   }
+  // The records, not the scores, say when the farm's sows farrow: read afresh each learning, nothing fed back.
+  const gestation = learnGestation(gestationPairs((records ?? (await recordsOf(db, uid))).values(), from, now))
   const calibration = {} as Record<(typeof CLASSIFICATION_TYPES)[number], FarmCalibrationFit>
   for (const kind of CLASSIFICATION_TYPES) {
     const window = MATCH_WINDOWS[kind]
@@ -228,8 +249,13 @@ export async function learnFarmSettings(db: Kysely<DB>, uid: string, now: number
     const cells = await scorerHourCells(db, uid, kind, { from, to: now }, recorded, window)
     calibration[kind] = fitFarmCalibration(kind, cells, inPeriod)
   }
-  await saveFarmSettings(db, uid, { factors, learnedAt: now, basis: { from, to: now, classes }, calibration })
-  return factors
+  await saveFarmSettings(db, uid, {
+    factors,
+    learnedAt: now,
+    basis: { from, to: now, classes, gestation },
+    calibration,
+  })
+  return { factors, gestation }
 }
 
 /** Probabilities are stored to 4 decimals, as the scorer rounds them. */

@@ -30,10 +30,14 @@ import { CLASSIFICATION_TYPES, type ClassificationType } from '../modules/predic
 import { MATCH_WINDOWS, mergeMoments } from '../modules/predictions/accuracy.rules.ts'
 import {
   DEFAULT_FACTORS,
+  DEFAULT_GESTATION,
   LEARNING,
+  gestationPairs,
   learnClass,
+  learnGestation,
   learningInput,
   type ClassLearning,
+  type GestationLearning,
   type DayPeak,
   type FarmFactors,
 } from '../modules/predictions/farm-learning.rules.ts'
@@ -653,12 +657,14 @@ const round2 = (x: number) => Math.round(x * 100) / 100
 export interface LearningReport {
   seed: string
   animals: number
-  /** The farm unlike the defaults: the ethogram family's weak nesters (held out), or the cycle family's late crates. */
-  profile: 'weak-nesters' | 'late-crates'
+  /** The farm unlike the defaults: the ethogram family's weak nesters (held out), or a cycle family's profile. */
+  profile: 'weak-nesters' | CycleProfile
   learningDays: number
   measuredDays: number
   /** What learning chose from the first period's records, per class, and why. */
   learned: Record<ClassificationType, ClassLearning>
+  /** The farm's gestation learned from the same records (the birth windows after a service centre on it). */
+  gestation: GestationLearning
   /** The second period scored with the default thresholds and with the learned ones. */
   defaults: VariantReport
   afterLearning: VariantReport
@@ -678,14 +684,19 @@ export function evaluateFarmLearning(input: {
   intervalMs?: number
   /** The family to learn on (default ethogram, held out); cycle is for tuning the learning. */
   family?: 'ethogram' | 'cycle'
+  /** The cycle family's farm (default late-crates). */
+  cycleProfile?: CycleProfile
+  /** False: the thresholds alone, the default gestation kept (for comparison). */
+  learnGestation?: boolean
 }): LearningReport {
   const began = performance.now()
-  const profile = input.family === 'cycle' ? 'late-crates' : 'weak-nesters'
+  const cycleProfile = input.cycleProfile ?? 'late-crates'
+  const profile = input.family === 'cycle' ? cycleProfile : 'weak-nesters'
   const learningDays = input.learningDays ?? LEARNING.periodDays
   const measuredDays = input.measuredDays ?? 60
   const herd = simulateHerdHours({
     ...(input.family === 'cycle'
-      ? { family: 'cycle' as const, profile: 'default' as const, cycleProfile: 'late-crates' as const }
+      ? { family: 'cycle' as const, profile: 'default' as const, cycleProfile }
       : { family: 'ethogram' as const, profile: 'weak-nesters' as const }),
     seed: input.seed,
     animals: input.animals,
@@ -706,15 +717,25 @@ export function evaluateFarmLearning(input: {
   }))
   let factors: FarmFactors = { ...DEFAULT_FACTORS }
   let learned = {} as Record<ClassificationType, ClassLearning>
+  let gestation = DEFAULT_GESTATION
   const step = LEARNING.everyDays * 24
   for (let weekFrom = learnFrom; weekFrom <= learnTo; weekFrom += step) {
     const weekTo = Math.min(learnTo, weekFrom + step - 1)
-    scoresOf(herd, weekFrom, weekTo, true, settingsWithFactors(factors)).forEach((s, k) => {
+    scoresOf(herd, weekFrom, weekTo, true, settingsWithFactors(factors, SCORER, gestation.days)).forEach((s, k) => {
       for (const kind of CLASSIFICATION_TYPES)
         for (let i = weekFrom; i <= weekTo; i++) stored[k]![kind][i] = s[kind][i]!
     })
-    learned = learnFarm(herd, stored, Math.max(learnFrom, weekTo + 1 - LEARNING.periodDays * 24), weekTo, factors)
+    const periodFrom = Math.max(learnFrom, weekTo + 1 - LEARNING.periodDays * 24)
+    learned = learnFarm(herd, stored, periodFrom, weekTo, factors)
     factors = { birth: learned.birth.factor, heat: learned.heat.factor, lameness: learned.lameness.factor }
+    if (input.learnGestation !== false)
+      gestation = learnGestation(
+        gestationPairs(
+          herd.map((a) => a.records),
+          herd[0]!.hours[periodFrom]!.hour,
+          herd[0]!.hours[weekTo]!.hour + HOUR_MS,
+        ),
+      )
   }
   const measureFrom = learnTo + 1
   return {
@@ -724,10 +745,11 @@ export function evaluateFarmLearning(input: {
     learningDays,
     measuredDays,
     learned,
+    gestation,
     defaults: measure(herd, scoresOf(herd, measureFrom, to, true), measureFrom, to, scorerLevels()),
     afterLearning: measure(
       herd,
-      scoresOf(herd, measureFrom, to, true, settingsWithFactors(factors)),
+      scoresOf(herd, measureFrom, to, true, settingsWithFactors(factors, SCORER, gestation.days)),
       measureFrom,
       to,
       scorerLevels(),

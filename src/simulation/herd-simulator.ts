@@ -145,11 +145,14 @@ export interface PlanWindow {
    * sows moved into the crate 0.5-9 days before farrowing (a third 0.5-2 days), far quieter there (0.4x the pen),
    * one sow in four a weak nest builder (activity 1.5-2.5x her usual at the peak, not a share of her time, so that
    * a meal hides it), one in five a short one (5-10 h).
+   * `long-gestation`: the late-crates farrowing unit on a farm whose sows farrow 117-121 days after the service (a
+   * breed or line with a longer gestation; the default farm 113-117), for measuring what per-farm learning reads
+   * from the farm's own service and farrowing records.
    */
   profile?: CycleProfile
 }
 
-export const CYCLE_PROFILES = ['default', 'late-crates'] as const
+export const CYCLE_PROFILES = ['default', 'late-crates', 'long-gestation'] as const
 export type CycleProfile = (typeof CYCLE_PROFILES)[number]
 
 /** The farm-wide confounders over the window: one day in ten fed 1-3 h late, one day in twenty hot. */
@@ -195,7 +198,12 @@ export function planAnimal(animal: SimulatedAnimal, window: PlanWindow): AnimalP
     },
   }
   // The profile's draws come from their own stream, so that its herd is the default's with the farrowing unit changed.
-  const late = window.profile === 'late-crates' ? prng(seedOf(window.seed, 'late-crates', animal.index)) : undefined
+  const late =
+    window.profile === 'late-crates' || window.profile === 'long-gestation'
+      ? prng(seedOf(window.seed, 'late-crates', animal.index))
+      : undefined
+  // The same draws as the default farm's, days later: the herd is the late-crates one with a longer gestation.
+  const gestationShift = window.profile === 'long-gestation' ? 4 : 0
   if (late) plan.crateActivity = 0.4
   if (animal.Sex === 'female') {
     // Start from a farrowing up to one cycle before the window, then follow the cycle past its end.
@@ -236,7 +244,7 @@ export function planAnimal(animal: SimulatedAnimal, window: PlanWindow): AnimalP
         const service = heat + uniform(random, 12, 24) * HOUR
         plan.services.push(service)
         if (random() < 0.85) {
-          farrowing = service + uniform(random, 113, 117) * DAY
+          farrowing = service + (uniform(random, 113, 117) + gestationShift) * DAY
           break
         }
         heat = service + uniform(random, 18, 24) * DAY

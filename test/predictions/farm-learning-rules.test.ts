@@ -4,12 +4,17 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
+  GESTATION_LEARNING,
   LEARNING,
   alarmsAt,
+  gestationPairs,
   learnClass,
+  learnGestation,
   learningInput,
   reachOf,
 } from '../../src/modules/predictions/farm-learning.rules.ts'
+import { SCORER, dueDaysSince, settingsWithFactors } from '../../src/modules/predictions/scorer-settings.rules.ts'
+import { birthThreshold } from '../../src/modules/predictions/birth.rules.ts'
 
 const DAY = 86_400_000
 const quiet = (n: number, p = 0.1) => Array<number>(n).fill(p)
@@ -124,5 +129,60 @@ describe('per-farm learning', () => {
     assert.deepEqual(input.events, [{ peakBefore: 0.4 }])
     assert.deepEqual(input.quietDayPeaks, [0.1, 0.1], 'days 0 and 1: day 2 touches the lead window, day 5 the late one')
     assert.ok(Math.abs(input.animalMonths - 6 / 30.44) < 1e-9)
+  })
+})
+
+describe("per-farm learning: the farm's gestation", () => {
+  const t0 = Date.UTC(2026, 2, 1)
+
+  it('pairs each farrowing of the period with the latest service before it, within 105-127 days', () => {
+    const pairs = gestationPairs(
+      [
+        // A return: the farrowing counts from the second service.
+        { services: [t0, t0 + 21 * DAY], births: [t0 + (21 + 119) * DAY] },
+        // No service recorded within 127 days: no pair; a farrowing outside the period: none either.
+        { services: [t0], births: [t0 + 140 * DAY] },
+        { services: [t0], births: [t0 + 116 * DAY] },
+      ],
+      t0 + 120 * DAY,
+      t0 + 200 * DAY,
+    )
+    assert.deepEqual(pairs, [119])
+  })
+
+  it('keeps the default below minPairs pairs, and moves pairs / (pairs + shrinkPairs) of the way to their median', () => {
+    const few = learnGestation([119, 120, 118, 119])
+    assert.equal(few.days, GESTATION_LEARNING.defaultDays)
+    assert.equal(few.medianDays, 119)
+    assert.match(few.reason, /fewer than 5: the default gestation/)
+    const none = learnGestation([])
+    assert.equal(none.days, GESTATION_LEARNING.defaultDays)
+    assert.equal(none.medianDays, null)
+    // Five pairs, median 119: half of the way from 115.
+    const five = learnGestation([118, 119, 119, 120, 120])
+    assert.equal(five.days, 117)
+    assert.deepEqual(five.range, [118, 120])
+    // Twenty: 80 %; an odd pair (a wrong record within the limits) moves the median little.
+    const twenty = learnGestation([...Array<number>(19).fill(119), 106])
+    assert.equal(twenty.days, 118.2)
+  })
+
+  it('stays within maxShiftDays of the default however far the records lie', () => {
+    assert.equal(learnGestation(Array<number>(100).fill(126)).days, 120)
+    assert.equal(learnGestation(Array<number>(100).fill(106)).days, 110)
+    assert.match(learnGestation(Array<number>(100).fill(126)).reason, /held within 5 days/)
+  })
+
+  it('moves the birth windows after a service by the farm gestation less the default', () => {
+    const farm = settingsWithFactors({ birth: 1, heat: 1, lameness: 1 }, SCORER, 119)
+    assert.equal(dueDaysSince(120, farm), 116)
+    assert.equal(dueDaysSince(120), 120)
+    const records = { services: [t0], weanings: [], births: [] }
+    // The lower threshold runs 108-122 days after the service by default, 112-126 on a farm whose sows farrow at 119.
+    const at = (day: number) => t0 + day * DAY
+    assert.equal(birthThreshold(records, at(124)), SCORER.birth.threshold)
+    assert.equal(birthThreshold(records, at(124), farm), SCORER.birth.threshold * 0.75)
+    assert.equal(birthThreshold(records, at(110)), SCORER.birth.threshold * 0.75)
+    assert.equal(birthThreshold(records, at(110), farm), SCORER.birth.threshold)
   })
 })

@@ -51,6 +51,16 @@ describe('prediction settings', () => {
       [1, SCORER.birth.threshold, SCORER.birth.threshold],
     )
     assert.equal(data.heat.reason, 'not learned yet: the default threshold')
+    assert.deepEqual(data.gestation, {
+      days: 115,
+      defaultDays: 115,
+      pairs: 0,
+      medianDays: null,
+      range: null,
+      windows: { lowerThreshold: { from: 108, to: 122 }, shortCusum: { from: 111, to: 119 } },
+      limits: { minPairs: 5, shrinkPairs: 5, maxShiftDays: 5 },
+      reason: 'not learned yet: the default gestation',
+    })
     assert.equal(data.learning.minEvents, 5)
     assert.deepEqual(data.birth.calibration, {
       inUse: 'global',
@@ -74,7 +84,7 @@ describe('prediction settings', () => {
     })
   })
 
-  it('lowers the birth threshold after births the scorer came close to but missed, within its limits', async () => {
+  it('lowers the birth threshold after births the scorer came close to but missed, within its limits, and learns the gestation', async () => {
     // Six sows farrow on the 20th at 09:00. The scorer's daily peak was a raw 0.1 for ten days before, then on the
     // day of farrowing 0.6 for two sows (caught) and 0.45 for four (missed); stored calibrated, as the job stores them.
     const stored = (raw: number) => calibrate(SCORER.calibration?.birth, raw)
@@ -101,12 +111,22 @@ describe('prediction settings', () => {
         payload: { StartDate: '2026-03-20', StartTime: '09:00', Living: 12, Dead: 0 },
       })
       assert.equal(res.statusCode, 201, res.body)
+      // Each served 118-120 days before (the first two at 118, two at 119, two at 120): the farm's gestation.
+      const served = await ctx.app.inject({
+        method: 'POST',
+        url: `/api/v1/users/${uid}/animals/${MAC}/inseminations`,
+        headers,
+        payload: { Boar: 'Duroc', StartDate: ['2025-11-22', '2025-11-21', '2025-11-20'][k >> 1], StartTime: '09:00' },
+      })
+      assert.equal(served.statusCode, 201, served.body)
     }
     await insertScoredPredictions(ctx.app.database.db, uid, rows)
-    const factors = await learnFarmSettings(ctx.app.database.db, uid, NOW)
+    const learned = await learnFarmSettings(ctx.app.database.db, uid, NOW)
     // Wanted: all 6 (0.9 x 6, rounded up). Within one step (0.8-1.25x) the highest factor that alarms at 0.45 is 0.8
     // (0.45 ≥ 0.8 / 1.8); six events move it 6 / (6 + 10) of the way: 1 - 0.375 x 0.2 = 0.925.
-    assert.deepEqual(factors, { birth: 0.925, heat: 1, lameness: 1 })
+    assert.deepEqual(learned.factors, { birth: 0.925, heat: 1, lameness: 1 })
+    // Six farrowings 118-120 days after their service, median 119: 6 / (6 + 5) of the way from 115, 117.2 days.
+    assert.equal(learned.gestation.days, 117.2)
     const data = (await get()).json().data
     assert.equal(data.learnedAt, new Date(NOW).toISOString())
     assert.deepEqual(data.period, { from: new Date(NOW - 60 * DAY).toISOString(), to: new Date(NOW).toISOString() })
@@ -143,8 +163,19 @@ describe('prediction settings', () => {
       'the map rises',
     )
     assert.equal(data.heat.calibration.inUse, 'global')
+    assert.deepEqual(data.gestation, {
+      days: 117.2,
+      defaultDays: 115,
+      pairs: 6,
+      medianDays: 119,
+      range: [118, 120],
+      windows: { lowerThreshold: { from: 110.2, to: 124.2 }, shortCusum: { from: 113.2, to: 121.2 } },
+      limits: { minPairs: 5, shrinkPairs: 5, maxShiftDays: 5 },
+      reason:
+        '6 farrowings came a median 119 days (118-120) after their service; the birth windows centre on 117.2 days (the default 115), 55 % of the way',
+    })
     // A week must pass before the next learning.
-    assert.deepEqual(await learnFarmSettings(ctx.app.database.db, uid, NOW + 6 * DAY), factors)
+    assert.deepEqual(await learnFarmSettings(ctx.app.database.db, uid, NOW + 6 * DAY), learned)
     assert.equal((await get()).json().data.learnedAt, new Date(NOW).toISOString())
   })
 

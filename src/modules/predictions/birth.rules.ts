@@ -1,5 +1,5 @@
 // Birth: nest building, a sustained rise of activity over the sow's own baseline in the hours before farrowing.
-import { SCORER, type ScorerSettings } from './scorer-settings.rules.ts'
+import { SCORER, dueDaysSince, type ScorerSettings } from './scorer-settings.rules.ts'
 import { reproductiveState, type AnimalRecords } from './reproduction.rules.ts'
 
 /**
@@ -16,11 +16,19 @@ export function birthCusum(ratios: readonly (number | undefined)[], settings: Sc
   return level
 }
 
-/** The CUSUM level at which birth alarms: lower near the recorded service's expected farrowing (114 days), higher far before it. */
+/** Days after a service (at the default gestation) in which farrowing is due: birth's threshold is 0.75x there. */
+export const DUE_DAYS = { from: 108, to: 122, thresholdFactor: 0.75 } as const
+
+/**
+ * The CUSUM level at which birth alarms: lower near the recorded service's expected farrowing (the farm's gestation,
+ * 115 days by default), higher far before it.
+ */
 export function birthThreshold(records: AnimalRecords, t: number, settings: ScorerSettings = SCORER): number {
-  const { sinceService } = reproductiveState(records, t)
-  if (sinceService === undefined) return settings.birth.threshold
-  if (sinceService >= 108 && sinceService <= 122) return settings.birth.threshold * 0.75
+  const since = reproductiveState(records, t).sinceService
+  if (since === undefined) return settings.birth.threshold
+  const sinceService = dueDaysSince(since, settings)
+  if (sinceService >= DUE_DAYS.from && sinceService <= DUE_DAYS.to)
+    return settings.birth.threshold * DUE_DAYS.thresholdFactor
   if (sinceService < 100) return settings.birth.threshold * 2.5
   return settings.birth.threshold
 }

@@ -5,6 +5,7 @@
 // false alarms is chosen, shrunk towards the current factor when records are few and kept within limits, so that a
 // few records cannot run it away. Pure: the job (src/jobs/predictions.ts) feeds it; docs/predictions.md has the why.
 import type { ClassificationType } from './predictions.rules.ts'
+import { DEFAULT_GESTATION_DAYS } from './scorer-settings.rules.ts'
 
 /** Factors of each class's default threshold, the limits, and what learning aims at. */
 export const LEARNING = {
@@ -186,4 +187,99 @@ export function learningInput(
     )
     .map((d) => d.peak)
   return { currentFactor, events: learningEvents, quietDayPeaks, animalMonths: dayPeaks.length / 30.44 }
+}
+
+/**
+ * The farm's gestation, from its own records: each recorded farrowing of the period and the latest service before it
+ * (the one the birth rules count from). Breeds and lines differ by days; a farm whose sows farrow later than the
+ * defaults assume has its lower birth threshold and shorter CUSUM running in the days before its sows farrow, and
+ * their nest building after them. Limits, so a few records cannot run it away: pairs outside minDays-maxDays are no
+ * pair (a return, a missing record), nothing below minPairs, the median (an odd pair moves it little) taken
+ * pairs / (pairs + shrinkPairs) of the way from the default, within ± maxShiftDays of it. Each learning reads its
+ * period afresh: the records, not the scores, say when sows farrow, so nothing it learned feeds the next learning.
+ */
+export const GESTATION_LEARNING = {
+  defaultDays: DEFAULT_GESTATION_DAYS,
+  minDays: 105,
+  maxDays: 127,
+  minPairs: 5,
+  shrinkPairs: 5,
+  maxShiftDays: 5,
+} as const
+
+export interface GestationLearning {
+  /** The gestation the birth windows centre on for this farm, days after the service. */
+  days: number
+  /** Service-to-farrowing pairs in the period, and their median (null without any). */
+  pairs: number
+  medianDays: number | null
+  /** The shortest and longest gestation of those pairs (null without any). */
+  range: [number, number] | null
+  reason: string
+}
+
+export const DEFAULT_GESTATION: GestationLearning = {
+  days: GESTATION_LEARNING.defaultDays,
+  pairs: 0,
+  medianDays: null,
+  range: null,
+  reason: 'not learned yet: the default gestation',
+}
+
+/** Days from each farrowing in [from, to] to the latest service before it, when within minDays-maxDays. */
+export function gestationPairs(
+  records: Iterable<{ services: readonly number[]; births: readonly number[] }>,
+  from: number,
+  to: number,
+): number[] {
+  const out: number[] = []
+  for (const r of records)
+    for (const birth of r.births) {
+      if (birth < from || birth > to) continue
+      const service = r.services.reduce<number | undefined>(
+        (latest, s) => (s < birth && (latest === undefined || s > latest) ? s : latest),
+        undefined,
+      )
+      if (service === undefined) continue
+      const days = (birth - service) / DAY_MS
+      if (days >= GESTATION_LEARNING.minDays && days <= GESTATION_LEARNING.maxDays) out.push(days)
+    }
+  return out
+}
+
+/** The gestation the birth windows should centre on for this farm, from its pairs, and why. */
+export function learnGestation(pairs: readonly number[]): GestationLearning {
+  const { defaultDays, minPairs, shrinkPairs, maxShiftDays } = GESTATION_LEARNING
+  if (pairs.length === 0)
+    return {
+      ...DEFAULT_GESTATION,
+      reason: 'no farrowing with its service recorded in the period: the default gestation',
+    }
+  const sorted = [...pairs].sort((a, b) => a - b)
+  const middle = sorted.length / 2
+  const median = sorted.length % 2 === 1 ? sorted[Math.floor(middle)]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+  const seen = {
+    pairs: pairs.length,
+    medianDays: round(median, 1),
+    range: [round(sorted[0]!, 1), round(sorted.at(-1)!, 1)] as [number, number],
+  }
+  if (pairs.length < minPairs)
+    return {
+      ...seen,
+      days: defaultDays,
+      reason: `${pairs.length} farrowings with their service recorded in the period, fewer than ${minPairs}: the default gestation (${defaultDays} days)`,
+    }
+  const weight = pairs.length / (pairs.length + shrinkPairs)
+  const shift = Math.max(-maxShiftDays, Math.min(maxShiftDays, weight * (median - defaultDays)))
+  const days = round(defaultDays + shift, 1)
+  return {
+    ...seen,
+    days,
+    reason:
+      `${pairs.length} farrowings came a median ${seen.medianDays} days (${seen.range[0]}-${seen.range[1]}) after their service; ` +
+      `the birth windows centre on ${days} days (the default ${defaultDays}), ${round(weight * 100, 0)} % of the way` +
+      (Math.abs(weight * (median - defaultDays)) > maxShiftDays
+        ? `, held within ${maxShiftDays} days of the default`
+        : ''),
+  }
 }

@@ -2,7 +2,13 @@
 import { sql, type Kysely } from 'kysely'
 import type { DB } from '../../db/schema.ts'
 import type { ClassificationType } from './predictions.rules.ts'
-import { DEFAULT_FACTORS, type ClassLearning, type DayPeak, type FarmFactors } from './farm-learning.rules.ts'
+import {
+  DEFAULT_FACTORS,
+  type ClassLearning,
+  type DayPeak,
+  type FarmFactors,
+  type GestationLearning,
+} from './farm-learning.rules.ts'
 import {
   IDENTITY_MAP,
   type FarmCalibrationFit,
@@ -17,8 +23,16 @@ const HOUR = 3_600_000
 export interface FarmSettings {
   factors: FarmFactors
   learnedAt: number
-  /** The period read and each class's learning (counts and reason). */
-  basis: { from: number; to: number; classes: Record<ClassificationType, ClassLearning> }
+  /**
+   * The period read, each class's learning (counts and reason), and the farm's gestation learned from the same
+   * records (absent on learnings from before it was learned: the default gestation).
+   */
+  basis: {
+    from: number
+    to: number
+    classes: Record<ClassificationType, ClassLearning>
+    gestation?: GestationLearning
+  }
   /** Each class's calibration map and the fit it came from (farm-calibration.rules.ts); null: the global one. */
   calibration: Record<ClassificationType, FarmCalibrationFit> | null
 }

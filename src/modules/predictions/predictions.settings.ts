@@ -8,10 +8,17 @@ import { Count, DateTime, Integer } from '../../http/schema-types.ts'
 import type { App } from '../../types.ts'
 import { UserPath } from '../animals/animals.resource.ts'
 import type { ClassificationType } from './predictions.rules.ts'
-import { DEFAULT_FACTORS, LEARNING } from './farm-learning.rules.ts'
+import {
+  DEFAULT_FACTORS,
+  DEFAULT_GESTATION,
+  GESTATION_LEARNING,
+  LEARNING,
+  type GestationLearning,
+} from './farm-learning.rules.ts'
 import { findFarmSettings } from './farm-settings.repository.ts'
-import { SCORER } from './scorer-settings.rules.ts'
+import { DEFAULT_GESTATION_DAYS, SCORER } from './scorer-settings.rules.ts'
 import { alarmLevel } from './calibration.rules.ts'
+import { DUE_DAYS } from './birth.rules.ts'
 import {
   FARM_CALIBRATION,
   IDENTITY_MAP,
@@ -146,6 +153,95 @@ const ClassSettings = (
     { additionalProperties: false, description: `${kind}: the threshold in use and why` },
   )
 
+/** Days after a service, as the farm's gestation moves them: [from, to]. */
+const DaySpan = (description: string, example: [number, number]) =>
+  Type.Object(
+    {
+      from: Type.Number({ description: 'First day after the service', examples: [example[0]] }),
+      to: Type.Number({ description: 'Last day after the service', examples: [example[1]] }),
+    },
+    { additionalProperties: false, description },
+  )
+
+/** The birth windows after a service for a farm whose sows farrow `days` after it. */
+function birthWindows(days: number) {
+  const shift = Math.round((days - DEFAULT_GESTATION_DAYS) * 10) / 10
+  const span = (from: number, to: number) => ({
+    from: Math.round((from + shift) * 10) / 10,
+    to: Math.round((to + shift) * 10) / 10,
+  })
+  return {
+    lowerThreshold: span(DUE_DAYS.from, DUE_DAYS.to),
+    shortCusum: span(SCORER.birth.short.dueFromDay, SCORER.birth.short.dueToDay),
+  }
+}
+
+const EXAMPLE_GESTATION_DAYS = 118.4
+
+const GestationSettings = Type.Object(
+  {
+    days: Type.Number({
+      minimum: GESTATION_LEARNING.defaultDays - GESTATION_LEARNING.maxShiftDays,
+      maximum: GESTATION_LEARNING.defaultDays + GESTATION_LEARNING.maxShiftDays,
+      description:
+        "The days from a service to farrowing the scorer's birth windows centre on for this farm, learned from its own farrowing and service records",
+      examples: [EXAMPLE_GESTATION_DAYS],
+    }),
+    defaultDays: Type.Number({
+      description: 'What the default windows centre on',
+      examples: [GESTATION_LEARNING.defaultDays],
+    }),
+    pairs: Events(
+      'Farrowings recorded in the period with a service 105-127 days before (the latest before it counts)',
+      46,
+    ),
+    medianDays: Rate('Their median gestation, days; null without any', 118.8),
+    range: Type.Union(
+      [Type.Array(Type.Number(), { minItems: 2, maxItems: 2, examples: [[117.1, 121]] }), Type.Null()],
+      { description: 'Their shortest and longest gestation, days; null without any' },
+    ),
+    windows: Type.Object(
+      {
+        lowerThreshold: DaySpan(
+          'Days after a service in which the birth threshold is 0.75x (farrowing due)',
+          [111.4, 125.4],
+        ),
+        shortCusum: DaySpan(
+          'Days after a service in which the shorter CUSUM for weak or short nest building runs',
+          [114.4, 122.4],
+        ),
+      },
+      { additionalProperties: false, description: 'The birth windows this gestation puts in place' },
+    ),
+    limits: Type.Object(
+      {
+        minPairs: Events('Fewer pairs than this: the default gestation', GESTATION_LEARNING.minPairs),
+        shrinkPairs: Events(
+          'The gestation moves pairs / (pairs + this) of the way from the default to the median',
+          GESTATION_LEARNING.shrinkPairs,
+        ),
+        maxShiftDays: Type.Number({
+          description: 'It stays within this many days of the default',
+          examples: [GESTATION_LEARNING.maxShiftDays],
+        }),
+      },
+      { additionalProperties: false, description: 'The limits that keep a few records from running it away' },
+    ),
+    reason: Type.String({
+      maxLength: 500,
+      description: 'Why the gestation is what it is, in words',
+      examples: [
+        '46 farrowings came a median 118.8 days (117.1-121) after their service; the birth windows centre on 118.4 days (the default 115), 90 % of the way',
+      ],
+    }),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "The farm's gestation: where the birth rules expect a farrowing after a recorded service, learned with the thresholds from the same period",
+  },
+)
+
 export const PredictionSettings = Type.Object(
   {
     learnedAt: Type.Union([DateTime('When the farm was last learned from'), Type.Null()], {
@@ -226,9 +322,27 @@ export const PredictionSettings = Type.Object(
         reason: '2 lameness events recorded in the period, fewer than 5: the global calibration',
       },
     }),
+    gestation: GestationSettings,
   },
   { additionalProperties: false, title: 'PredictionSettings' },
 )
+
+function gestationOf(learned: GestationLearning) {
+  return {
+    days: learned.days,
+    defaultDays: GESTATION_LEARNING.defaultDays,
+    pairs: learned.pairs,
+    medianDays: learned.medianDays,
+    range: learned.range,
+    windows: birthWindows(learned.days),
+    limits: {
+      minPairs: GESTATION_LEARNING.minPairs,
+      shrinkPairs: GESTATION_LEARNING.shrinkPairs,
+      maxShiftDays: GESTATION_LEARNING.maxShiftDays,
+    },
+    reason: learned.reason,
+  }
+}
 
 export async function predictionSettingsRoute(app: App) {
   app.get(
@@ -251,7 +365,11 @@ export async function predictionSettingsRoute(app: App) {
           "hour against whether it lay in a recorded event's lead window, taken events / (events + " +
           `${FARM_CALIBRATION.shrinkEvents}) of the way from the global calibration, only with ${FARM_CALIBRATION.minEvents} events or ` +
           `more, slope ${FARM_CALIBRATION.minSlope}-${FARM_CALIBRATION.maxSlope}, intercept within ±${FARM_CALIBRATION.maxIntercept}. ` +
-          'The map rises strictly, so alarms stay where the thresholds put them; alarmLevel is the probability they now carry.',
+          'The map rises strictly, so alarms stay where the thresholds put them; alarmLevel is the probability they now carry. ' +
+          "The farm's gestation, learned at the same time: the median days from each farrowing recorded in the period " +
+          'to the latest service before it (105-127 days apart), taken pairs / (pairs + ' +
+          `${GESTATION_LEARNING.shrinkPairs}) of the way from the default ${GESTATION_LEARNING.defaultDays} days, only with ${GESTATION_LEARNING.minPairs} pairs or more, ` +
+          `within ${GESTATION_LEARNING.maxShiftDays} days of the default; the birth rules' windows after a service (the lower threshold, the shorter CUSUM) move with it.`,
         params: UserPath,
         response: { 200: Envelope(PredictionSettings) },
       },
@@ -314,6 +432,7 @@ export async function predictionSettingsRoute(app: App) {
         birth: classOf('birth'),
         heat: classOf('heat'),
         lameness: classOf('lameness'),
+        gestation: gestationOf(stored?.basis.gestation ?? DEFAULT_GESTATION),
       })
     },
   )

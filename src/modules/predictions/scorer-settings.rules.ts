@@ -27,6 +27,12 @@ export interface ScorerSettings {
     /** An ear this much cooler than usual over 6 h (less its group's) has a tag off the skin: no birth alarm. */
     tagOffC: number
     /**
+     * Days from a service to farrowing that the windows after a service centre on (the lower threshold, the short
+     * CUSUM's due days, the crate's search): the defaults' windows are for DEFAULT_GESTATION_DAYS, and a farm whose
+     * records show a longer or shorter gestation moves them by the difference (per-farm learning).
+     */
+    gestationDays: number
+    /**
      * A second, shorter CUSUM for weak or short nest building, only while a recorded service makes farrowing due
      * (dueFromDay-dueToDay after it): over `hours` hours, ln(ratio / reference), alarm at `threshold`.
      */
@@ -134,6 +140,7 @@ export const SCORER: ScorerSettings = {
     peakFactor: 1.8,
     persistentShare: 0.5,
     tagOffC: -0.8,
+    gestationDays: 115,
     short: {
       hours: 6,
       reference: 1.4,
@@ -169,15 +176,30 @@ export const SCORER: ScorerSettings = {
   },
 }
 
-/** The settings with each class's alarm threshold multiplied by a farm's factor (per-farm learning). */
+/** The gestation the default windows after a service centre on: 108-122 days, 111-119, 100 = 115 -7/+7, -4/+4, -15. */
+export const DEFAULT_GESTATION_DAYS = 115
+
+/**
+ * Days since a service as the birth windows read them: the farm's gestation moves every window by its difference
+ * from the default's (a sow of a farm whose sows farrow 119 days after the service is due at 119, not 115).
+ */
+export const dueDaysSince = (sinceService: number, settings: ScorerSettings = SCORER) =>
+  sinceService - (settings.birth.gestationDays - DEFAULT_GESTATION_DAYS)
+
+/**
+ * The settings with each class's alarm threshold multiplied by a farm's factor, at the farm's gestation (per-farm
+ * learning; the defaults' when not given).
+ */
 export function settingsWithFactors(
   factors: { birth: number; heat: number; lameness: number },
   settings: ScorerSettings = SCORER,
+  gestationDays: number = settings.birth.gestationDays,
 ): ScorerSettings {
   return {
     ...settings,
     birth: {
       ...settings.birth,
+      gestationDays,
       threshold: settings.birth.threshold * factors.birth,
       short: { ...settings.birth.short, threshold: settings.birth.short.threshold * factors.birth },
     },

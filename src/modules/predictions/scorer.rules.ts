@@ -21,7 +21,13 @@ import {
   hasData,
   type HourSummary,
 } from './hour-summaries.rules.ts'
-import { SCORER, type ClassScores, type ScorerSettings } from './scorer-settings.rules.ts'
+import {
+  DEFAULT_GESTATION_DAYS,
+  SCORER,
+  dueDaysSince,
+  type ClassScores,
+  type ScorerSettings,
+} from './scorer-settings.rules.ts'
 import { alarmLevel, calibrate, probabilityOf, roundProbability } from './calibration.rules.ts'
 import { expectedActivity, median, quantile } from './baselines.rules.ts'
 import {
@@ -298,7 +304,8 @@ export function scoreHerd<K>(
   const dueAt = herd.map((a, k) => {
     const out = new Array<boolean>(to + 1).fill(false)
     for (let i = shortFrom; i <= to; i++) {
-      const { sinceService } = reproductiveState(records[k]!, a.hours[i]!.hour + HOUR_MS)
+      const since = reproductiveState(records[k]!, a.hours[i]!.hour + HOUR_MS).sinceService
+      const sinceService = since === undefined ? undefined : dueDaysSince(since, settings)
       out[i] = sinceService !== undefined && sinceService >= short.dueFromDay && sinceService <= short.dueToDay
     }
     return out
@@ -309,9 +316,10 @@ export function scoreHerd<K>(
     const entries = new Map<number, number>()
     if (!short.crate || !dueAt[k]!.some(Boolean)) return entries
     const indexOf = (t: number) => Math.ceil((t - a.hours[0]!.hour) / HOUR_MS)
+    const shift = birthSettings.gestationDays - DEFAULT_GESTATION_DAYS
     for (const service of records[k]!.services) {
-      const start = indexOf(service + short.crate.fromDay * DAY_MS)
-      const end = Math.min(to, indexOf(service + (short.dueToDay + 1) * DAY_MS))
+      const start = indexOf(service + (short.crate.fromDay + shift) * DAY_MS)
+      const end = Math.min(to, indexOf(service + (short.dueToDay + shift + 1) * DAY_MS))
       if (end < from - DAY_HOURS || start > to) continue
       const entry = crateEntryIndex(dayMovement[k]!, Math.max(dayFrom, start), end)
       if (entry !== undefined) entries.set(service, entry)
