@@ -3452,8 +3452,8 @@ export interface components {
                  */
                 temperatureRedDelta: number;
                 /**
-                 * @description Heat probability that raises a heat alarm (default 0.2368)
-                 * @example 0.2368
+                 * @description Heat probability that raises a heat alarm (default 0.3056)
+                 * @example 0.3056
                  */
                 heatProbability: number;
                 /**
@@ -35263,12 +35263,12 @@ export interface operations {
                                     meanPredicted: number | null;
                                     /**
                                      * @description The global probability at which this class alarms: the global calibration's probability of its rule's threshold (the factor above applied)
-                                     * @example 0.2368
+                                     * @example 0.3056
                                      */
                                     globalAlarmLevel: number;
                                     /**
                                      * @description The probability this farm's predictions carry where the class alarms: the map of globalAlarmLevel. The alarms are where they were; alert rules compare their thresholds with the global probability (a scale the weekly refit does not move), so they fire where they did
-                                     * @example 0.1158
+                                     * @example 0.1468
                                      */
                                     alarmLevel: number;
                                     /**
@@ -43275,8 +43275,8 @@ export interface operations {
                          */
                         temperatureRedDelta?: number;
                         /**
-                         * @description Heat probability that raises a heat alarm (default 0.2368)
-                         * @example 0.2368
+                         * @description Heat probability that raises a heat alarm (default 0.3056)
+                         * @example 0.3056
                          */
                         heatProbability?: number;
                         /**
