@@ -1558,7 +1558,7 @@ export interface paths {
         };
         /**
          * What the scorer now uses for this farm, and why
-         * @description Per class, the alarm threshold our scorer uses for this farm: the rule's default times a factor learned from the farm's own records every 7 days, over the last 60 days (events as GET .../predictions/accuracy matches them, against the scorer's highest probability each day). It lowers a threshold when recorded events went without an alarm and a lower one would not have raised the false alarms, and raises it when false alarms are many and a higher one would still catch every event caught, each event's peak at least 1.25x the new threshold (events to come are not the ones learned from); within 0.6-1.5x the default, at most 1.25x per learning, only with 5 events or more, and part of the way when events are few. Per-farm calibration, refitted at the same time from the same period: the scorer's probability (the global calibration's) re-mapped per class, logit(farm) = intercept + slope x logit(global), fitted on every scored hour against whether it lay in a recorded event's lead window, taken events / (events + 5) of the way from the global calibration, only with 5 events or more, slope 0.5-2, intercept within ±2.5. The map rises strictly, so alarms stay where the thresholds put them; alarmLevel is the probability they now carry.
+         * @description Per class, the alarm threshold our scorer uses for this farm: the rule's default times a factor learned from the farm's own records every 7 days, over the last 60 days (events as GET .../predictions/accuracy matches them, against the scorer's highest probability each day). It lowers a threshold when recorded events went without an alarm and a lower one would not have raised the false alarms, and raises it when false alarms are many and a higher one would still catch every event caught, each event's peak at least 1.25x the new threshold (events to come are not the ones learned from); within 0.6-1.5x the default, at most 1.25x per learning, only with 5 events or more, and part of the way when events are few. Per-farm calibration, refitted at the same time from the same period: the scorer's probability (the global calibration's) re-mapped per class, logit(farm) = intercept + slope x logit(global), fitted on every scored hour against whether it lay in a recorded event's lead window, taken events / (events + 5) of the way from the global calibration, only with 5 events or more, slope 0.5-2, intercept within ±2.5. The map rises strictly, so alarms stay where the thresholds put them; alarmLevel is the probability they now carry. The farm's gestation, learned at the same time: the median days from each farrowing recorded in the period to the latest service before it (105-127 days apart), taken pairs / (pairs + 5) of the way from the default 115 days, only with 5 pairs or more, within 5 days of the default; the birth rules' windows after a service (the lower threshold, the shorter CUSUM) move with it.
          */
         get: operations["getPredictionSettings"];
         put?: never;
@@ -35457,6 +35457,83 @@ export interface operations {
                                      */
                                     reason: string;
                                 };
+                            };
+                            /** @description The farm's gestation: where the birth rules expect a farrowing after a recorded service, learned with the thresholds from the same period */
+                            gestation: {
+                                /**
+                                 * @description The days from a service to farrowing the scorer's birth windows centre on for this farm, learned from its own farrowing and service records
+                                 * @example 118.4
+                                 */
+                                days: number;
+                                /**
+                                 * @description What the default windows centre on
+                                 * @example 115
+                                 */
+                                defaultDays: number;
+                                /**
+                                 * Format: int32
+                                 * @description Farrowings recorded in the period with a service 105-127 days before (the latest before it counts)
+                                 * @example 46
+                                 */
+                                pairs: number;
+                                /** @description Their median gestation, days; null without any */
+                                medianDays: number | null;
+                                /** @description Their shortest and longest gestation, days; null without any */
+                                range: number[] | null;
+                                /** @description The birth windows this gestation puts in place */
+                                windows: {
+                                    /** @description Days after a service in which the birth threshold is 0.75x (farrowing due) */
+                                    lowerThreshold: {
+                                        /**
+                                         * @description First day after the service
+                                         * @example 111.4
+                                         */
+                                        from: number;
+                                        /**
+                                         * @description Last day after the service
+                                         * @example 125.4
+                                         */
+                                        to: number;
+                                    };
+                                    /** @description Days after a service in which the shorter CUSUM for weak or short nest building runs */
+                                    shortCusum: {
+                                        /**
+                                         * @description First day after the service
+                                         * @example 114.4
+                                         */
+                                        from: number;
+                                        /**
+                                         * @description Last day after the service
+                                         * @example 122.4
+                                         */
+                                        to: number;
+                                    };
+                                };
+                                /** @description The limits that keep a few records from running it away */
+                                limits: {
+                                    /**
+                                     * Format: int32
+                                     * @description Fewer pairs than this: the default gestation
+                                     * @example 5
+                                     */
+                                    minPairs: number;
+                                    /**
+                                     * Format: int32
+                                     * @description The gestation moves pairs / (pairs + this) of the way from the default to the median
+                                     * @example 5
+                                     */
+                                    shrinkPairs: number;
+                                    /**
+                                     * @description It stays within this many days of the default
+                                     * @example 5
+                                     */
+                                    maxShiftDays: number;
+                                };
+                                /**
+                                 * @description Why the gestation is what it is, in words
+                                 * @example 46 farrowings came a median 118.8 days (117.1-121) after their service; the birth windows centre on 118.4 days (the default 115), 90 % of the way
+                                 */
+                                reason: string;
                             };
                         };
                         /**
