@@ -28,7 +28,7 @@ export const jobCommands: Command[] = [
     summary:
       'Run a scheduled job now (prune-tokens, maintenance, reference-temperature, predictions, events, pack), or evaluate the scorer',
     usage:
-      'livestock-api jobs <prune-tokens | maintenance | reference-temperature [--user U] | predictions [--user U] | events [--user U] | pack [--user U] | evaluate-predictions [--family F] [--profile P] [--seed S] [--animals N] [--days D] | evaluate-farm-calibration [--family F] [--seed S] [--animals N] | fit-calibration [--animals N] [--days D]>',
+      'livestock-api jobs <prune-tokens | maintenance | reference-temperature [--user U] | predictions [--user U] | events [--user U] | pack [--user U] | evaluate-predictions [--family F] [--profile P] [--seed S] [--animals N] [--days D] | evaluate-farm-calibration [--family F] [--profile P] [--seed S] [--animals N] | fit-calibration [--animals N] [--days D]>',
     options: {
       user: {
         type: 'string',
@@ -58,7 +58,7 @@ export const jobCommands: Command[] = [
       profile: {
         type: 'string',
         value: 'P',
-        description: `the cycle family's farm profile (${CYCLE_PROFILES.join(', ')}; evaluate-predictions; default default)`,
+        description: `the cycle family's farm profile (${CYCLE_PROFILES.join(', ')}; evaluate-predictions, evaluate-farm-calibration; default default)`,
       },
     },
     help: [
@@ -86,9 +86,11 @@ export const jobCommands: Command[] = [
       "                        minutes), its first 30 evaluated days' records fit the farm's map, the next 30 measure the",
       "                        calibration error and reliability with the global calibration and with the farm's, side",
       '                        by side with 95 % intervals. Needs no database',
-      "fit-calibration         fit the scorer's calibration (SCORER.calibration) on the tuning family's seeds",
-      `                        (${CALIBRATION_FIT.seeds.join(', ')}) with their records and print its knots per class;`,
-      '                        paste them into scorer-settings.rules.ts after a rule changes. Needs no database; about 30 s',
+      "fit-calibration         fit the scorer's calibration (SCORER.calibration) on the tuning family's herds",
+      `                        (${[...new Set(CALIBRATION_FIT.conditions.map((c) => c.seed))].join(', ')}; default and late crates, a sample every`,
+      '                        2 minutes and every minute) with their records, each herd counting alike, and print its',
+      '                        knots per class; paste them into scorer-settings.rules.ts after a rule changes. Needs no',
+      '                        database; about 3 minutes',
       "pack                    pack every tag's closed hours of readings now (the service also does this every 10 minutes)",
     ].join('\n'),
     run: async (values, positionals, ctx) => {
@@ -150,12 +152,8 @@ export const jobCommands: Command[] = [
         const animals = intOption(values, 'animals', 200, 20, 2000)
         const days = intOption(values, 'days', 60, 7, 365)
         const families = familiesOf(values)
-        const cycleProfile = optionalString(values, 'profile') ?? 'default'
-        if (!CYCLE_PROFILES.includes(cycleProfile as CycleProfile))
-          throw new UsageError(`--profile must be one of ${CYCLE_PROFILES.join(', ')}`)
-        const reports = families.map((f) =>
-          evaluatePredictions({ family: f, seed, animals, days, cycleProfile: cycleProfile as CycleProfile }),
-        )
+        const cycleProfile = cycleProfileOf(values)
+        const reports = families.map((f) => evaluatePredictions({ family: f, seed, animals, days, cycleProfile }))
         ctx.out({ job, ...tunedOnAndHeldOut(reports) })
         return
       }
@@ -163,7 +161,16 @@ export const jobCommands: Command[] = [
         const seed = optionalString(values, 'seed') ?? EVALUATION_SEED
         const animals = intOption(values, 'animals', 100, 20, 2000)
         const families = familiesOf(values)
-        const reports = families.map((f) => evaluateFarmCalibration({ family: f, seed, animals, intervalMs: 120_000 }))
+        const cycleProfile = cycleProfileOf(values)
+        const reports = families.map((f) =>
+          evaluateFarmCalibration({
+            family: f,
+            cycleProfile,
+            seed,
+            animals,
+            intervalMs: 120_000,
+          }),
+        )
         ctx.out({ job, ...tunedOnAndHeldOut(reports) })
         return
       }
@@ -178,6 +185,14 @@ export const jobCommands: Command[] = [
     },
   },
 ]
+
+/** The cycle family's farm profile an evaluation runs on: the one --profile names, or the default farm. */
+function cycleProfileOf(values: CliValues): CycleProfile {
+  const profile = optionalString(values, 'profile') ?? 'default'
+  if (!CYCLE_PROFILES.includes(profile as CycleProfile))
+    throw new UsageError(`--profile must be one of ${CYCLE_PROFILES.join(', ')}`)
+  return profile as CycleProfile
+}
 
 /** The herd families an evaluation runs on: the one --family names, or all. */
 function familiesOf(values: CliValues): readonly HerdFamily[] {

@@ -8,7 +8,7 @@ import { ethogramHerd, ethogramReadings, planEthogramAnimal, planEthogramFarm } 
 import {
   auc,
   bootstrapMedian,
-  isotonicKnots,
+  farmAveragedKnots,
   medianOf,
   poissonRate,
   reliability,
@@ -555,55 +555,71 @@ export function scoredHours(
   return { negatives, pairs, byAnimal }
 }
 
-/** The tuning family's seeds and herds the calibration is fitted on (as the job runs: with the farm's records). */
-export const CALIBRATION_FIT = {
-  family: TUNING_FAMILY,
-  seeds: [TUNING_SEED, 'dev-1'],
-  animals: 150,
-  days: 60,
-  intervalMs: 120_000,
-} as const
+/** One herd of the tuning family the calibration is fitted on, scored with the farm's records or without any. */
+export interface CalibrationCondition {
+  seed: string
+  cycleProfile: CycleProfile
+  intervalMs: number
+  withRecords: boolean
+}
 
 /**
- * Fits each class's calibration on the tuning family only: the raw scores of every scored hour of its seeds' herds,
- * with the farm's records, against whether the hour lies in an episode's detection window, by isotonic regression
- * (isotonicKnots). The result is SCORER.calibration.
+ * The tuning family's conditions the calibration is fitted on: farms that differ as farms do (two seeds, the default
+ * farrowing unit and late crates, a sample every 2 minutes and every minute), each with the farm's records, as the
+ * job scores a farm that keeps them. Not the evaluation's seed, so that its tuned-on figures are out of the fit.
  */
-export function fitCalibration(
-  fit: {
-    family: HerdFamily
-    seeds: readonly string[]
-    animals: number
-    days: number
-    intervalMs: number
-  } = CALIBRATION_FIT,
-): ClassCalibration {
+export const CALIBRATION_FIT: {
+  family: HerdFamily
+  animals: number
+  days: number
+  conditions: readonly CalibrationCondition[]
+} = {
+  family: TUNING_FAMILY,
+  animals: 150,
+  days: 60,
+  conditions: [
+    { seed: TUNING_SEED, cycleProfile: 'default', intervalMs: 120_000, withRecords: true },
+    { seed: 'dev-1', cycleProfile: 'default', intervalMs: 120_000, withRecords: true },
+    { seed: TUNING_SEED, cycleProfile: 'late-crates', intervalMs: 120_000, withRecords: true },
+    { seed: 'dev-1', cycleProfile: 'late-crates', intervalMs: 120_000, withRecords: true },
+    { seed: TUNING_SEED, cycleProfile: 'default', intervalMs: 60_000, withRecords: true },
+    { seed: 'dev-1', cycleProfile: 'late-crates', intervalMs: 60_000, withRecords: true },
+  ],
+}
+
+/**
+ * Fits each class's calibration on the tuning family only: the raw scores of every scored hour of each condition's
+ * herd against whether the hour lies in an episode's detection window, by isotonic regression in which every
+ * condition counts alike at each score (farmAveragedKnots): what a raw score means across farms, not on the
+ * farm where the scorer does best. The result is SCORER.calibration.
+ */
+export function fitCalibration(fit: typeof CALIBRATION_FIT = CALIBRATION_FIT): ClassCalibration {
   const raw: ScorerSettings = { ...SCORER, calibration: null }
-  const pairs: Record<ClassificationType, [number, boolean][]> = { birth: [], heat: [], lameness: [] }
-  for (const seed of fit.seeds) {
+  const pairs: Record<ClassificationType, [number, boolean][][]> = { birth: [], heat: [], lameness: [] }
+  for (const condition of fit.conditions) {
     const herd = simulateHerdHours({
       family: fit.family,
       profile: 'default',
-      seed,
+      cycleProfile: condition.cycleProfile,
+      seed: condition.seed,
       animals: fit.animals,
       days: fit.days,
       historyDays: 28,
-      intervalMs: fit.intervalMs,
+      intervalMs: condition.intervalMs,
       start: Date.UTC(2026, 0, 5),
     })
     const from = 28 * 24
     const to = herd[0]!.hours.length - 1
     const hourEnd = (i: number) => herd[0]!.hours[i]!.hour + HOUR_MS
     const episodes = episodesOf(herd, hourEnd(from) - HOUR_MS, hourEnd(to))
-    const scores = scoresOf(herd, from, to, true, raw)
+    const scores = scoresOf(herd, from, to, condition.withRecords, raw)
     for (const type of CLASSIFICATION_TYPES)
-      for (const pair of scoredHours(herd, scores, type, episodes[type], from, to, Infinity).pairs)
-        pairs[type].push(pair)
+      pairs[type].push(scoredHours(herd, scores, type, episodes[type], from, to, Infinity).pairs)
   }
   return {
-    birth: isotonicKnots(pairs.birth),
-    heat: isotonicKnots(pairs.heat),
-    lameness: isotonicKnots(pairs.lameness),
+    birth: farmAveragedKnots(pairs.birth),
+    heat: farmAveragedKnots(pairs.heat),
+    lameness: farmAveragedKnots(pairs.lameness),
   }
 }
 

@@ -2,6 +2,7 @@
 // of records fit its map as the job would fit it, the next days measure the calibration with the global map and with
 // the farm's, side by side; the alarms are the same in both (the map rises strictly). docs/predictions.md has figures.
 import { HOUR_MS } from '../modules/predictions/hour-summaries.rules.ts'
+import type { CycleProfile } from './herd-simulator.ts'
 import { CLASSIFICATION_TYPES, type ClassificationType } from '../modules/predictions/predictions.rules.ts'
 import { MATCH_WINDOWS, mergeMoments } from '../modules/predictions/accuracy.rules.ts'
 import {
@@ -74,6 +75,8 @@ export interface FarmCalibrationReport {
  */
 export function evaluateFarmCalibration(input: {
   family: HerdFamily
+  /** The cycle family's farm profile (default: the default farm). */
+  cycleProfile?: CycleProfile
   seed: string
   animals: number
   fitDays?: number
@@ -87,6 +90,7 @@ export function evaluateFarmCalibration(input: {
   const herd = simulateHerdHours({
     family: input.family,
     profile: 'default',
+    cycleProfile: input.cycleProfile ?? 'default',
     seed: input.seed,
     animals: input.animals,
     days: fitDays + measuredDays,

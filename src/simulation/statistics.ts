@@ -104,25 +104,55 @@ export function isotonicKnots(
   pairs: readonly (readonly [score: number, event: boolean])[],
   minHours = 300,
 ): [number, number][] {
-  const bins = new Map<number, { n: number; score: number; events: number }>()
-  for (const [p, e] of pairs) {
-    const key = Math.round(p * 20)
-    const b = bins.get(key) ?? { n: 0, score: 0, events: 0 }
-    b.n++
-    b.score += p
-    if (e) b.events++
-    bins.set(key, b)
+  return farmAveragedKnots([pairs], minHours)
+}
+
+/**
+ * Isotonic knots over several farms (or conditions of one), each farm counting alike at every score: a 0.05 score
+ * bin's share of events is the mean of the farms' shares there, each weighted n / (n + farmHours) by its n hours in
+ * the bin (a farm with a few hours there says little), so that a farm with many hours at a score (longer false
+ * alarms, say) does not outvote the others. Then as isotonicKnots (one farm: the same knots).
+ */
+export function farmAveragedKnots(
+  farms: readonly (readonly (readonly [score: number, event: boolean])[])[],
+  minHours = 300,
+  farmHours = 30,
+): [number, number][] {
+  const bins = new Map<number, { n: number; score: number; farms: { n: number; events: number }[] }>()
+  farms.forEach((pairs, f) => {
+    for (const [p, e] of pairs) {
+      const key = Math.round(p * 20)
+      let b = bins.get(key)
+      if (b === undefined) bins.set(key, (b = { n: 0, score: 0, farms: farms.map(() => ({ n: 0, events: 0 })) }))
+      b.n++
+      b.score += p
+      b.farms[f]!.n++
+      if (e) b.farms[f]!.events++
+    }
+  })
+  const shareOf = (perFarm: readonly { n: number; events: number }[]) => {
+    if (perFarm.length === 1) return perFarm[0]!.events / perFarm[0]!.n
+    let weights = 0
+    let sum = 0
+    for (const { n, events } of perFarm) {
+      if (n === 0) continue
+      const weight = n / (n + farmHours)
+      weights += weight
+      sum += (weight * events) / n
+    }
+    return sum / weights
   }
-  const share = (b: { n: number; events: number }) => b.events / b.n
-  const blocks: { n: number; score: number; events: number }[] = []
-  const merge = (a: { n: number; score: number; events: number }, b: { n: number; score: number; events: number }) => ({
+  // A block: its hours, their summed score, and its share (of merged blocks: their shares weighted by hours).
+  type Block = { n: number; score: number; share: number }
+  const merge = (a: Block, b: Block): Block => ({
     n: a.n + b.n,
     score: a.score + b.score,
-    events: a.events + b.events,
+    share: (a.share * a.n + b.share * b.n) / (a.n + b.n),
   })
+  const blocks: Block[] = []
   for (const [, b] of [...bins].sort(([a], [c]) => a - c)) {
-    blocks.push({ ...b })
-    while (blocks.length >= 2 && share(blocks.at(-2)!) >= share(blocks.at(-1)!))
+    blocks.push({ n: b.n, score: b.score, share: shareOf(b.farms) })
+    while (blocks.length >= 2 && blocks.at(-2)!.share >= blocks.at(-1)!.share)
       blocks.push(merge(blocks.pop()!, blocks.pop()!))
   }
   for (let k = 0; k < blocks.length && blocks.length > 1;) {
@@ -137,7 +167,7 @@ export function isotonicKnots(
   const knots: [number, number][] = []
   for (const b of blocks) {
     const score = Math.round((b.score / b.n) * 1000) / 1000
-    const observed = Math.round(share(b) * 10_000) / 10_000
+    const observed = Math.round(b.share * 10_000) / 10_000
     const before = knots.at(-1)
     if (before && score <= before[0]) continue
     knots.push([score, before ? Math.max(observed, Math.round((before[1] + 0.0005) * 10_000) / 10_000) : observed])

@@ -38,6 +38,17 @@ export function alarmLevel(kind: keyof ClassScores, settings: ScorerSettings = S
   return roundProbability(calibrate(settings.calibration?.[kind], RAW_ALARM))
 }
 
+/**
+ * The probability stored for a raw score: calibrated, rounded as stored, and kept under the alarm level while the raw
+ * score is under the threshold (rounding would lift a score just under it onto the level where the map is flat).
+ */
+export function calibratedProbability(knots: Calibration | undefined, raw: number): number {
+  const p = roundProbability(calibrate(knots, raw))
+  if (raw >= RAW_ALARM) return p
+  const level = roundProbability(calibrate(knots, RAW_ALARM))
+  return p < level ? p : roundProbability(level - 0.0001)
+}
+
 /** Probabilities are stored to 4 decimals: a calibrated probability near the alarm level keeps its order. */
 export function roundProbability(p: number): number {
   return Math.round(p * 10_000) / 10_000

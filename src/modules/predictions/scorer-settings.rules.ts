@@ -122,7 +122,8 @@ export type ClassCalibration = Record<keyof ClassScores, Calibration>
 
 /**
  * A calibration: knots [raw score, probability], both strictly rising; linear between knots, the end knots' values
- * beyond them. Fitted by isotonic regression on the tuning family (fitCalibration in src/simulation/evaluation.ts).
+ * beyond them. Fitted by isotonic regression on the tuning family's herds, each counting alike (fitCalibration in
+ * src/simulation/evaluation.ts).
  */
 export type Calibration = readonly (readonly [raw: number, probability: number])[]
 
@@ -167,12 +168,13 @@ export const SCORER: ScorerSettings = {
     weaningRise: 2.5,
   },
   lameness: { recentDays: 4, baselineFromDay: 12, baselineToDay: 20, threshold: 0.18, persistHours: 12 },
-  // fitCalibration() (src/simulation/evaluation.ts) on the tuning family; refit whenever a rule changes.
+  // `jobs fit-calibration` (fitCalibration, src/simulation/evaluation.ts) on the tuning family's conditions; refit
+  // whenever a rule changes.
   // prettier-ignore
   calibration: {
-    birth: [[0.009, 0.0063], [0.099, 0.0068], [0.149, 0.0163], [0.198, 0.0182], [0.248, 0.0277], [0.299, 0.0528], [0.348, 0.0622], [0.399, 0.0849], [0.449, 0.1041], [0.499, 0.1071], [0.548, 0.1401], [0.598, 0.1958], [0.647, 0.3106], [0.7, 0.6469], [0.752, 0.8978], [0.799, 0.9552], [0.856, 1]],
-    heat: [[0.001, 0.0065], [0.05, 0.007], [0.1, 0.0087], [0.15, 0.0107], [0.199, 0.0125], [0.249, 0.0156], [0.298, 0.0217], [0.348, 0.0385], [0.397, 0.0609], [0.448, 0.1473], [0.497, 0.2984], [0.548, 0.42], [0.599, 0.5824], [0.71, 0.6448]],
-    lameness: [[0, 0.0598], [0.05, 0.0776], [0.099, 0.1036], [0.149, 0.1156], [0.2, 0.1286], [0.249, 0.1579], [0.3, 0.2118], [0.349, 0.2545], [0.399, 0.3987], [0.449, 0.528], [0.5, 0.7442], [0.55, 0.9448], [0.6, 0.9848], [0.669, 1]],
+    birth: [[0.016, 0.0071], [0.148, 0.0162], [0.198, 0.0205], [0.248, 0.0354], [0.299, 0.0611], [0.349, 0.0711], [0.399, 0.098], [0.449, 0.1082], [0.499, 0.1197], [0.549, 0.1412], [0.599, 0.1741], [0.65, 0.2257], [0.699, 0.3896], [0.75, 0.5811], [0.798, 0.7703], [0.858, 0.9256]],
+    heat: [[0.001, 0.0068], [0.05, 0.0078], [0.1, 0.0086], [0.15, 0.01], [0.199, 0.0124], [0.249, 0.0153], [0.299, 0.0222], [0.348, 0.0381], [0.398, 0.0634], [0.448, 0.1281], [0.498, 0.234], [0.548, 0.3592], [0.598, 0.5149], [0.649, 0.6281], [0.72, 0.6591], [0.813, 0.6691]],
+    lameness: [[0, 0.061], [0.05, 0.0875], [0.099, 0.1014], [0.15, 0.1152], [0.2, 0.1293], [0.249, 0.1671], [0.3, 0.2049], [0.349, 0.2628], [0.399, 0.3987], [0.449, 0.5514], [0.5, 0.7673], [0.55, 0.9258], [0.6, 0.9848], [0.649, 0.9971], [0.703, 1]],
   },
 }
 

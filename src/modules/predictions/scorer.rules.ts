@@ -28,7 +28,7 @@ import {
   type ClassScores,
   type ScorerSettings,
 } from './scorer-settings.rules.ts'
-import { alarmLevel, calibrate, probabilityOf, roundProbability } from './calibration.rules.ts'
+import { alarmLevel, calibratedProbability, probabilityOf } from './calibration.rules.ts'
 import { expectedActivity, median, quantile } from './baselines.rules.ts'
 import {
   CRATE_WINDOW_DAYS,
@@ -429,9 +429,9 @@ export function scoreHerd<K>(
       const lamenessP = decline === undefined ? 0 : probabilityOf(decline, settings.lameness.threshold)
       const c = settings.calibration
       scores.push({
-        birth: roundProbability(calibrate(c?.birth, birthP)),
-        heat: roundProbability(calibrate(c?.heat, heatP)),
-        lameness: roundProbability(calibrate(c?.lameness, lamenessP)),
+        birth: calibratedProbability(c?.birth, birthP),
+        heat: calibratedProbability(c?.heat, heatP),
+        lameness: calibratedProbability(c?.lameness, lamenessP),
       })
     }
     return scores
