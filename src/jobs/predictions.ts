@@ -26,7 +26,7 @@ import {
   type HourSummary,
 } from '../modules/predictions/hour-summaries.rules.ts'
 import { LOOKBACK_HOURS, SCORER, settingsWithFactors } from '../modules/predictions/scorer-settings.rules.ts'
-import { uncalibrate } from '../modules/predictions/calibration.rules.ts'
+import { alarmLevel, uncalibrate } from '../modules/predictions/calibration.rules.ts'
 import type { AnimalRecords } from '../modules/predictions/reproduction.rules.ts'
 import { scoreHerd, type AnimalHours } from '../modules/predictions/scorer.rules.ts'
 import { runJobOnce, startSchedule, type ScheduledJob } from './scheduler.ts'
@@ -56,7 +56,7 @@ import {
 } from '../modules/predictions/farm-settings.repository.ts'
 import {
   fitFarmCalibration,
-  recalibrate,
+  farmProbability,
   type FarmCalibrationFit,
 } from '../modules/predictions/farm-calibration.rules.ts'
 
@@ -161,7 +161,7 @@ async function scoreUser(
       const predictedAt = animal.hours[i]!.hour + HOUR_MS
       const timestamp = new Date(predictedAt).toISOString()
       for (const type of CLASSIFICATION_TYPES) {
-        const probability = roundProbability(recalibrate(maps[type], score[type]))
+        const probability = farmProbability(maps[type], score[type], alarmLevel(type))
         rows.push({
           animalId: animal.key,
           classificationType: type,
@@ -257,9 +257,6 @@ export async function learnFarmSettings(
   })
   return { factors, gestation }
 }
-
-/** Probabilities are stored to 4 decimals, as the scorer rounds them. */
-const roundProbability = (p: number) => Math.round(p * 10_000) / 10_000
 
 /** Whether the tag sent readings in the 24 h up to hour i: a silent tag gets no prediction. */
 function heardFrom(hours: readonly HourSummary[], i: number): boolean {

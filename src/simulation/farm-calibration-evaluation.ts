@@ -6,6 +6,7 @@ import type { CycleProfile } from './herd-simulator.ts'
 import { CLASSIFICATION_TYPES, type ClassificationType } from '../modules/predictions/predictions.rules.ts'
 import { MATCH_WINDOWS, mergeMoments } from '../modules/predictions/accuracy.rules.ts'
 import {
+  farmProbability,
   fitFarmCalibration,
   labelHours,
   poolHours,
@@ -133,12 +134,12 @@ export function evaluateFarmCalibration(input: {
     )
   }
   const measureFrom = fitTo + 1
-  const mapped: Scores = scores.map((s) => ({
-    birth: s.birth.map((p) => roundTo4(recalibrate(fits.birth.map, p))),
-    heat: s.heat.map((p) => roundTo4(recalibrate(fits.heat.map, p))),
-    lameness: s.lameness.map((p) => roundTo4(recalibrate(fits.lameness.map, p))),
-  }))
   const globalLevels = scorerLevels()
+  const mapped: Scores = scores.map((s) => ({
+    birth: s.birth.map((p) => farmProbability(fits.birth.map, p, globalLevels.birth)),
+    heat: s.heat.map((p) => farmProbability(fits.heat.map, p, globalLevels.heat)),
+    lameness: s.lameness.map((p) => farmProbability(fits.lameness.map, p, globalLevels.lameness)),
+  }))
   const farmLevels = {} as AlarmLevels
   for (const kind of CLASSIFICATION_TYPES) farmLevels[kind] = roundTo4(recalibrate(fits[kind].map, globalLevels[kind]))
   const interval = (s: Scores) => {
@@ -185,7 +186,7 @@ export function evaluateFarmCalibration(input: {
         maps.push(map)
         for (const [k, s] of scores.entries())
           for (let i = week; i <= Math.min(to, week + LEARNING.everyDays * 24 - 1); i++)
-            weekly[k]![kind][i] = roundTo4(recalibrate(map, s[kind][i]!))
+            weekly[k]![kind][i] = farmProbability(map, s[kind][i]!, globalLevels[kind])
       }
       const { pairs, byAnimal } = scoredHours(herd, weekly, kind, episodes[kind], measureFrom, to, Infinity)
       const r = reliability(pairs)

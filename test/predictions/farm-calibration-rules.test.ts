@@ -6,6 +6,7 @@ import { describe, it } from 'node:test'
 import {
   FARM_CALIBRATION,
   IDENTITY_MAP,
+  farmProbability,
   fitFarmCalibration,
   labelHours,
   poolHours,
@@ -37,6 +38,20 @@ describe('per-farm calibration rules', () => {
     for (const level of [0.0916, 0.2155, 0.7442]) {
       const farmLevel = recalibrate(map, level)
       for (let p = 0; p <= 1; p += 0.0001) assert.equal(recalibrate(map, p) >= farmLevel, p >= level, `${p} ${level}`)
+    }
+  })
+
+  it('moves no alarm as stored: a farm probability rounded to 4 decimals stays under the image of the level below it', () => {
+    const map = { intercept: -0.713, slope: 0.9462 }
+    const round4 = (x: number) => Math.round(x * 10_000) / 10_000
+    // Where the map is flatter than the identity, rounding alone lifts a global 0.1200 onto the image of 0.1201.
+    assert.equal(round4(recalibrate(map, 0.12)), round4(recalibrate(map, 0.1201)))
+    for (const level of [0.1201, 0.239, 0.7673]) {
+      const farmLevel = round4(recalibrate(map, level))
+      for (let k = 0; k <= 10_000; k++) {
+        const p = k / 10_000
+        assert.equal(farmProbability(map, p, level) >= farmLevel, p >= level, `${p} ${level}`)
+      }
     }
   })
 

@@ -56,6 +56,18 @@ export function recalibrate(map: FarmCalibrationMap, p: number): number {
   return expit(map.intercept + map.slope * logit(p))
 }
 
+/**
+ * The farm's probability of a stored global one, stored to 4 decimals as the global one is, and kept under the image
+ * of the class's alarm level while the global probability is under that level: where the map is flat, rounding would
+ * otherwise lift it onto the image, and the farm's probabilities would show an alarm the scorer did not raise.
+ */
+export function farmProbability(map: FarmCalibrationMap, p: number, alarmLevel: number): number {
+  const q = round(recalibrate(map, p), 4)
+  if (p >= alarmLevel) return q
+  const level = round(recalibrate(map, alarmLevel), 4)
+  return q < level ? q : round(level - 0.0001, 4)
+}
+
 /** Hours of one global probability: how many were scored, and how many of them lay in an event's lead window. */
 export interface HourCell {
   probability: number
