@@ -3452,18 +3452,18 @@ export interface components {
                  */
                 temperatureRedDelta: number;
                 /**
-                 * @description Heat probability that raises a heat alarm (default 0.3056)
-                 * @example 0.3056
+                 * @description Heat probability that raises a heat alarm (default 0.239)
+                 * @example 0.239
                  */
                 heatProbability: number;
                 /**
-                 * @description Birth probability that raises a farrowing alarm (default 0.1078)
-                 * @example 0.1078
+                 * @description Birth probability that raises a farrowing alarm (default 0.1201)
+                 * @example 0.1201
                  */
                 birthProbability: number;
                 /**
-                 * @description Lameness probability that raises an alarm (default 0.7442)
-                 * @example 0.7442
+                 * @description Lameness probability that raises an alarm (default 0.7673)
+                 * @example 0.7673
                  */
                 lamenessProbability: number;
                 /**
@@ -35126,12 +35126,12 @@ export interface operations {
                                     meanPredicted: number | null;
                                     /**
                                      * @description The global probability at which this class alarms: the global calibration's probability of its rule's threshold (the factor above applied)
-                                     * @example 0.1078
+                                     * @example 0.1201
                                      */
                                     globalAlarmLevel: number;
                                     /**
                                      * @description The probability this farm's predictions carry where the class alarms: the map of globalAlarmLevel. The alarms are where they were; alert rules compare their thresholds with the global probability (a scale the weekly refit does not move), so they fire where they did
-                                     * @example 0.0591
+                                     * @example 0.0646
                                      */
                                     alarmLevel: number;
                                     /**
@@ -35263,12 +35263,12 @@ export interface operations {
                                     meanPredicted: number | null;
                                     /**
                                      * @description The global probability at which this class alarms: the global calibration's probability of its rule's threshold (the factor above applied)
-                                     * @example 0.3056
+                                     * @example 0.239
                                      */
                                     globalAlarmLevel: number;
                                     /**
                                      * @description The probability this farm's predictions carry where the class alarms: the map of globalAlarmLevel. The alarms are where they were; alert rules compare their thresholds with the global probability (a scale the weekly refit does not move), so they fire where they did
-                                     * @example 0.1468
+                                     * @example 0.1168
                                      */
                                     alarmLevel: number;
                                     /**
@@ -35400,12 +35400,12 @@ export interface operations {
                                     meanPredicted: number | null;
                                     /**
                                      * @description The global probability at which this class alarms: the global calibration's probability of its rule's threshold (the factor above applied)
-                                     * @example 0.7442
+                                     * @example 0.7673
                                      */
                                     globalAlarmLevel: number;
                                     /**
                                      * @description The probability this farm's predictions carry where the class alarms: the map of globalAlarmLevel. The alarms are where they were; alert rules compare their thresholds with the global probability (a scale the weekly refit does not move), so they fire where they did
-                                     * @example 0.7442
+                                     * @example 0.7673
                                      */
                                     alarmLevel: number;
                                     /**
@@ -43352,18 +43352,18 @@ export interface operations {
                          */
                         temperatureRedDelta?: number;
                         /**
-                         * @description Heat probability that raises a heat alarm (default 0.3056)
-                         * @example 0.3056
+                         * @description Heat probability that raises a heat alarm (default 0.239)
+                         * @example 0.239
                          */
                         heatProbability?: number;
                         /**
-                         * @description Birth probability that raises a farrowing alarm (default 0.1078)
-                         * @example 0.1078
+                         * @description Birth probability that raises a farrowing alarm (default 0.1201)
+                         * @example 0.1201
                          */
                         birthProbability?: number;
                         /**
-                         * @description Lameness probability that raises an alarm (default 0.7442)
-                         * @example 0.7442
+                         * @description Lameness probability that raises an alarm (default 0.7673)
+                         * @example 0.7673
                          */
                         lamenessProbability?: number;
                         /**
