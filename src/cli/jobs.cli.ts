@@ -5,14 +5,13 @@ import { pruneExpiredTokens } from '../auth/token-store.ts'
 import { refreshNow } from '../jobs/reference-temperature.ts'
 import { findUserByUid } from '../modules/users/users.repository.ts'
 import {
-  CALIBRATION_FIT,
   EVALUATION_SEED,
   HERD_FAMILIES,
   TUNING_FAMILY,
   evaluatePredictions,
-  fitCalibration,
   type HerdFamily,
 } from '../simulation/evaluation.ts'
+import { CALIBRATION_FIT, fitCalibration } from '../simulation/calibration-fit.ts'
 import { evaluateFarmCalibration } from '../simulation/farm-calibration-evaluation.ts'
 import { CYCLE_PROFILES, type CycleProfile } from '../simulation/herd-simulator.ts'
 import { PREDICTIONS_LOCK, scorePredictions } from '../jobs/predictions.ts'
