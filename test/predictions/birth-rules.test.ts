@@ -5,7 +5,7 @@ import { describe, it } from 'node:test'
 import { SCORER } from '../../src/modules/predictions/scorer-settings.rules.ts'
 import { probabilityOf } from '../../src/modules/predictions/calibration.rules.ts'
 import { NO_RECORDS } from '../../src/modules/predictions/reproduction.rules.ts'
-import { birthCusum, birthThreshold } from '../../src/modules/predictions/birth.rules.ts'
+import { birthCusum, birthRuledOut, birthThreshold } from '../../src/modules/predictions/birth.rules.ts'
 import { DAY, T0, recordsBefore } from './scorer-fixtures.ts'
 
 describe('birth: CUSUM of activity above the reference', () => {
@@ -44,5 +44,16 @@ describe("birth: what the farm's records change", () => {
     assert.equal(birthThreshold(records({ services: [114] }), t), base * 0.75)
     assert.equal(birthThreshold(records({ services: [60] }), t), base * 2.5)
     assert.equal(birthThreshold(records({ services: [104] }), t), base)
+  })
+
+  it('rules a farrowing out until a gestation could have passed since a recorded one, weaning and heat included', () => {
+    const { quietAfterBirthDays } = SCORER.birth
+    assert.equal(birthRuledOut(NO_RECORDS, t), false)
+    assert.equal(birthRuledOut(records({ births: [1] }), t), true)
+    assert.equal(birthRuledOut(records({ births: [25], weanings: [1] }), t), true, 'a sow just weaned')
+    assert.equal(birthRuledOut(records({ births: [40], weanings: [15], services: [10] }), t), true, 'served since')
+    assert.equal(birthRuledOut(records({ births: [quietAfterBirthDays - 1] }), t), true)
+    assert.equal(birthRuledOut(records({ births: [quietAfterBirthDays + 1] }), t), false)
+    assert.equal(birthRuledOut(records({ births: [150], services: [114] }), t), false, 'due again')
   })
 })

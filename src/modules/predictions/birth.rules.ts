@@ -32,3 +32,9 @@ export function birthThreshold(records: AnimalRecords, t: number, settings: Scor
   if (sinceService < 100) return settings.birth.threshold * 2.5
   return settings.birth.threshold
 }
+
+/** No farrowing is possible so soon after a recorded one (a gestation takes over 110 days): no birth alarm then. */
+export function birthRuledOut(records: AnimalRecords, t: number, settings: ScorerSettings = SCORER): boolean {
+  const { sinceBirth } = reproductiveState(records, t)
+  return sinceBirth !== undefined && sinceBirth < settings.birth.quietAfterBirthDays
+}

@@ -27,6 +27,11 @@ export interface ScorerSettings {
     /** An ear this much cooler than usual over 6 h (less its group's) has a tag off the skin: no birth alarm. */
     tagOffC: number
     /**
+     * No birth alarm in the quietAfterBirthDays after a recorded farrowing: no sow farrows again before a gestation
+     * has passed since a service after it, so a rise then (leaving the crate at weaning, mixing, a heat) is none.
+     */
+    quietAfterBirthDays: number
+    /**
      * Days from a service to farrowing that the windows after a service centre on (the lower threshold, the short
      * CUSUM's due days, the crate's search): the defaults' windows are for DEFAULT_GESTATION_DAYS, and a farm whose
      * records show a longer or shorter gestation moves them by the difference (per-farm learning).
@@ -141,6 +146,7 @@ export const SCORER: ScorerSettings = {
     peakFactor: 1.8,
     persistentShare: 0.5,
     tagOffC: -0.8,
+    quietAfterBirthDays: 100,
     gestationDays: 115,
     short: {
       hours: 6,

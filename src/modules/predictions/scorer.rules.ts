@@ -40,7 +40,7 @@ import {
   withInferredWeanings,
   type AnimalRecords,
 } from './reproduction.rules.ts'
-import { birthCusum, birthThreshold } from './birth.rules.ts'
+import { birthCusum, birthRuledOut, birthThreshold } from './birth.rules.ts'
 import {
   groupSharesHeat,
   heatExpected,
@@ -361,7 +361,8 @@ export function scoreHerd<K>(
       const t = animal.hours[i]!.hour + HOUR_MS
 
       // Birth: the CUSUM of the last hours, daily peaks (meals) left out; none while the rise has lasted more than a
-      // day (no nest building does) or the tag reads cooler than the ear (off the skin, a loose or torn tag).
+      // day (no nest building does), the tag reads cooler than the ear (off the skin, a loose or torn tag) or a
+      // recorded farrowing rules another out.
       const recent: (number | undefined)[] = []
       for (let j = Math.max(0, i - birthSettings.hours + 1); j <= i; j++)
         recent.push(peak[k]![j] ? undefined : adjusted(j))
@@ -382,7 +383,6 @@ export function scoreHerd<K>(
       const tagOff = meanWarming !== undefined && meanWarming <= birthSettings.tagOffC
       const warm = meanWarming !== undefined && meanWarming >= birthSettings.warmC
       const birthThresholdNow = birthThreshold(records[k]!, t, settings) * (warm ? birthSettings.warmFactor : 1)
-      const { sinceBirth } = reproductiveState(records[k]!, t)
       const shortRecent: (number | undefined)[] = []
       if (dueAt[k]![i])
         for (let j = Math.max(0, i - short.hours + 1); j <= i; j++)
@@ -397,7 +397,7 @@ export function scoreHerd<K>(
           )
         : 0
       const birthP =
-        (sinceBirth !== undefined && sinceBirth < 14) || persistent || tagOff
+        birthRuledOut(records[k]!, t, settings) || persistent || tagOff
           ? 0
           : Math.max(probabilityOf(birthCusum(recent, settings), birthThresholdNow), shortP)
 
