@@ -315,9 +315,13 @@ describe('the herd scorer', () => {
     assert.equal(final(herd)[0]!.heat, lowest.heat)
   })
 
-  it('gives no birth alarm in the two weeks after a recorded farrowing', () => {
+  it('gives no birth alarm so soon after a recorded farrowing, nor for a sow weaned since', () => {
     const herd = herdOf((k, i) => (k === 0 && i > last - 10 ? 0.45 : steady(i)))
     herd[0]!.records = { services: [], weanings: [], births: [T0 + (days - 2) * DAY] }
     assert.equal(final(herd)[0]!.birth, lowest.birth)
+    herd[0]!.records = { services: [], weanings: [T0 + (days - 5) * DAY], births: [T0 - 10 * DAY] }
+    assert.equal(final(herd)[0]!.birth, lowest.birth, 'weaned 35 days after her farrowing, not served yet')
+    herd[0]!.records = { services: [], weanings: [], births: [] }
+    assert.ok(final(herd)[0]!.birth >= alarmLevel('birth'), 'the same rise alarms without the records')
   })
 })
