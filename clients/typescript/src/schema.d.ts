@@ -3457,8 +3457,8 @@ export interface components {
                  */
                 heatProbability: number;
                 /**
-                 * @description Birth probability that raises a farrowing alarm (default 0.1201)
-                 * @example 0.1201
+                 * @description Birth probability that raises a farrowing alarm (default 0.4049)
+                 * @example 0.4049
                  */
                 birthProbability: number;
                 /**
@@ -35126,12 +35126,12 @@ export interface operations {
                                     meanPredicted: number | null;
                                     /**
                                      * @description The global probability at which this class alarms: the global calibration's probability of its rule's threshold (the factor above applied)
-                                     * @example 0.1201
+                                     * @example 0.4049
                                      */
                                     globalAlarmLevel: number;
                                     /**
                                      * @description The probability this farm's predictions carry where the class alarms: the map of globalAlarmLevel. The alarms are where they were; alert rules compare their thresholds with the global probability (a scale the weekly refit does not move), so they fire where they did
-                                     * @example 0.0646
+                                     * @example 0.1946
                                      */
                                     alarmLevel: number;
                                     /**
@@ -43357,8 +43357,8 @@ export interface operations {
                          */
                         heatProbability?: number;
                         /**
-                         * @description Birth probability that raises a farrowing alarm (default 0.1201)
-                         * @example 0.1201
+                         * @description Birth probability that raises a farrowing alarm (default 0.4049)
+                         * @example 0.4049
                          */
                         birthProbability?: number;
                         /**
