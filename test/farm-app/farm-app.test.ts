@@ -12,6 +12,7 @@ import { launchChromium, noChromium } from '../support/chromium.ts'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, userToken } from '../support/fixtures.ts'
 import { recordEvent, type NewEvent } from '../../src/modules/events/events.repository.ts'
+import { alarmLevel } from '../../src/modules/predictions/calibration.rules.ts'
 
 const OUTPUT = 'test-output/farm-app'
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
@@ -173,6 +174,12 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
       await checkPage(page, viewport.name, 'herd')
       await page.getByRole('link', { name: farm.id }).click()
       await page.getByRole('heading', { name: `${farm.id} · ${farm.mac}` }).waitFor()
+      // The chart's alarm lines in words: the farm's alert thresholds, by default the scorer's alarm levels.
+      const percent = (kind: 'birth' | 'heat' | 'lameness') => `${Math.round(alarmLevel(kind) * 100)} %`
+      await page
+        .getByRole('region', { name: 'Predictions' })
+        .getByText(`Alarm at: Farrowing ${percent('birth')}, Heat ${percent('heat')}, Lameness ${percent('lameness')}`)
+        .waitFor()
       await page.getByRole('region', { name: 'Events' }).getByText('Farrowing expected').waitFor()
 
       await page.getByRole('button', { name: '+ Service / insemination' }).click()

@@ -13,6 +13,25 @@ import { EventItem, type FarmEvent } from './attention.tsx'
 
 type ChartProps = { predictions: Prediction[] }
 
+/** The probability at which each class raises its alarm on this farm: the alert rules' thresholds. */
+const ALARM_THRESHOLDS = [
+  { label: 'class_birth', threshold: 'birthProbability' },
+  { label: 'class_heat', threshold: 'heatProbability' },
+  { label: 'class_lameness', threshold: 'lamenessProbability' },
+] as const
+
+/** Where the chart's lines raise an alarm, so a farrowing at 40 % reads as the alarm it is. */
+function AlarmLevels({ thresholds }: { thresholds: Record<string, number> }) {
+  const levels = ALARM_THRESHOLDS.filter((c) => typeof thresholds[c.threshold] === 'number').map(
+    (c) => `${t(c.label)} ${Math.round(thresholds[c.threshold]! * 100)} %`,
+  )
+  return levels.length > 0 ? (
+    <p class="muted">
+      {t('alarmsAt')}: {levels.join(', ')}
+    </p>
+  ) : null
+}
+
 /** The chart library loads with the first chart, not with the app. */
 function PredictionChart(props: ChartProps) {
   const [Chart, setChart] = useState<FunctionComponent<ChartProps> | undefined>()
@@ -62,6 +81,7 @@ export function AnimalPage({ mac }: { mac: string }) {
     userPath(`/animals/${encodeURIComponent(mac)}/cycle`),
   )
   const predictions = useApi<Prediction[]>(mac, loadPredictions)
+  const alertRules = useApi<{ thresholds: Record<string, number> }>(userPath('/alert-rules'))
   const events = useApi<FarmEvent[]>(userPath(`/animals/${encodeURIComponent(mac)}/events?limit=20`))
   const timeline = useApi<TimelineEntry[]>(mac, loadTimeline)
   const [entering, setEntering] = useState<RecordKind | undefined>()
@@ -142,6 +162,7 @@ export function AnimalPage({ mac }: { mac: string }) {
       <Section title={t('predictions')}>
         <Loading when={predictions.loading} />
         {predictions.data && predictions.data.length > 0 && <PredictionChart predictions={predictions.data} />}
+        {alertRules.data && <AlarmLevels thresholds={alertRules.data.thresholds} />}
       </Section>
 
       <Section title={t('events')}>
