@@ -40,12 +40,11 @@ import {
   DEFAULT_GESTATION,
   LEARNING,
   gestationPairs,
-  learnClass,
   learnGestation,
-  learningInput,
   type ClassLearning,
   type FarmFactors,
   type GestationLearning,
+  learnClassFromPeriod,
 } from '../modules/predictions/farm-learning.rules.ts'
 import {
   farmCalibrationMaps,
@@ -232,11 +231,7 @@ export async function learnFarmSettings(
   const classes = {} as Record<(typeof CLASSIFICATION_TYPES)[number], ClassLearning>
   const factors = { ...current }
   for (const kind of CLASSIFICATION_TYPES) {
-    const window = MATCH_WINDOWS[kind]
-    const inPeriod = mergeMoments(events[kind], window.eventMergeMs).filter(
-      (e) => e.at - window.leadMs >= from && e.at <= now,
-    )
-    classes[kind] = learnClass(kind, learningInput(peaks[kind], inPeriod, window, current[kind]))
+    classes[kind] = learnClassFromPeriod(kind, peaks[kind], events[kind], { from, to: now }, current[kind])
     factors[kind] = classes[kind].factor
   }
   // The records, not the scores, say when the farm's sows farrow: read afresh each learning, nothing fed back.

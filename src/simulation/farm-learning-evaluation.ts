@@ -5,19 +5,17 @@ import { HOUR_MS } from '../modules/predictions/hour-summaries.rules.ts'
 import { SCORER, settingsWithFactors } from '../modules/predictions/scorer-settings.rules.ts'
 import { uncalibrate } from '../modules/predictions/calibration.rules.ts'
 import { CLASSIFICATION_TYPES, type ClassificationType } from '../modules/predictions/predictions.rules.ts'
-import { MATCH_WINDOWS, mergeMoments } from '../modules/predictions/accuracy.rules.ts'
 import {
   DEFAULT_FACTORS,
   DEFAULT_GESTATION,
   LEARNING,
   gestationPairs,
-  learnClass,
   learnGestation,
-  learningInput,
   type ClassLearning,
   type GestationLearning,
   type DayPeak,
   type FarmFactors,
+  learnClassFromPeriod,
 } from '../modules/predictions/farm-learning.rules.ts'
 import type { CycleProfile } from './herd-simulator.ts'
 import {
@@ -161,11 +159,7 @@ function learnFarm(
         at,
       })),
     )
-    const window = MATCH_WINDOWS[kind]
-    const events = mergeMoments(recorded, window.eventMergeMs).filter(
-      (e) => e.at - window.leadMs >= periodFrom && e.at <= periodTo,
-    )
-    learned[kind] = learnClass(kind, learningInput(dayPeaks, events, window, current[kind]))
+    learned[kind] = learnClassFromPeriod(kind, dayPeaks, recorded, { from: periodFrom, to: periodTo }, current[kind])
   }
   return learned
 }

@@ -6,6 +6,7 @@
 // few records cannot run it away. Pure: the job (src/jobs/predictions.ts) feeds it; docs/predictions.md has the why.
 import type { ClassificationType } from './predictions.rules.ts'
 import { DEFAULT_GESTATION_DAYS } from './scorer-settings.rules.ts'
+import { MATCH_WINDOWS, mergeMoments, type Moment } from './accuracy.rules.ts'
 
 /** Factors of each class's default threshold, the limits, and what learning aims at. */
 export const LEARNING = {
@@ -70,6 +71,24 @@ export const alarmsAt = (p: number, scoredAt: number, factor: number) => p > 0 &
 export const reachOf = (p: number, scoredAt: number) => (p >= 1 ? Infinity : (scoredAt * p) / (1 - p))
 
 const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits
+
+/**
+ * One class learned from a period [from, to] (ms): the days' peak raw scores and the farm's recorded events of the
+ * class, merged and matched as the accuracy route matches them. The job and the evaluation both learn through it.
+ */
+export function learnClassFromPeriod(
+  kind: ClassificationType,
+  rawDayPeaks: readonly DayPeak[],
+  recorded: readonly Moment[],
+  period: { from: number; to: number },
+  currentFactor: number,
+): ClassLearning {
+  const window = MATCH_WINDOWS[kind]
+  const events = mergeMoments(recorded, window.eventMergeMs).filter(
+    (e) => e.at - window.leadMs >= period.from && e.at <= period.to,
+  )
+  return learnClass(kind, learningInput(rawDayPeaks, events, window, currentFactor))
+}
 
 /** The factor a class's threshold should have on this farm, and why. */
 export function learnClass(kind: ClassificationType, input: ClassLearningInput): ClassLearning {
