@@ -86,13 +86,23 @@ function remappedSql(kind: RawBuilder<unknown>, old: RawBuilder<unknown>): RawBu
     ELSE least(${p}, round((${levels(NEW_KNOTS)} - 0.0001)::numeric, 4)::float8) END)`
 }
 
-/** Remaps the scorer's stored global probabilities (of one account with `uid`) and drops the farms' maps. */
+/**
+ * Remaps the scorer's stored global probabilities (of one account with `uid`) and drops the farms' maps. Stored to 4
+ * decimals, a class has at most 10,001 of them: each distinct one is mapped once, then joined back.
+ */
 export async function recalibrateStored(db: Kysely<unknown>, uid?: string): Promise<void> {
   const only = (column: string) => (uid === undefined ? sql`` : sql`AND ${sql.ref(column)} = ${uid}`)
   await sql`
-    UPDATE predictions p
-    SET global_probability = ${remappedSql(sql`p.classification_type`, sql`coalesce(p.global_probability, p.peak_probability)`)}
-    WHERE p.source = 'scorer' ${only('p.uid')}`.execute(db)
+    WITH old AS (
+      SELECT DISTINCT p.classification_type AS kind, coalesce(p.global_probability, p.peak_probability) AS probability
+      FROM predictions p WHERE p.source = 'scorer' ${only('p.uid')}
+    ), mapped AS MATERIALIZED (
+      SELECT o.kind, o.probability, ${remappedSql(sql`o.kind`, sql`o.probability`)} AS remapped FROM old o
+    )
+    UPDATE predictions p SET global_probability = m.remapped
+    FROM mapped m
+    WHERE p.source = 'scorer' ${only('p.uid')} AND m.kind = p.classification_type
+      AND m.probability = coalesce(p.global_probability, p.peak_probability)`.execute(db)
   await sql`UPDATE scorer_farm_settings f SET calibration = NULL WHERE f.calibration IS NOT NULL ${only('f.uid')}`.execute(
     db,
   )
