@@ -152,6 +152,7 @@ async function scoreUser(
   const learned = await learnFarmSettings(db, uid, now, records)
   const scores = scoreHerd(herd, from, to, settingsWithFactors(learned.factors, SCORER, learned.gestation.days))
   const maps = await farmCalibrationMaps(db, uid)
+  const levels = { birth: alarmLevel('birth'), heat: alarmLevel('heat'), lameness: alarmLevel('lameness') }
   const rows: NewPrediction[] = []
   herd.forEach((animal, k) => {
     scores[k]!.forEach((score, n) => {
@@ -160,7 +161,7 @@ async function scoreUser(
       const predictedAt = animal.hours[i]!.hour + HOUR_MS
       const timestamp = new Date(predictedAt).toISOString()
       for (const type of CLASSIFICATION_TYPES) {
-        const probability = farmProbability(maps[type], score[type], alarmLevel(type))
+        const probability = farmProbability(maps[type], score[type], levels[type])
         rows.push({
           animalId: animal.key,
           classificationType: type,

@@ -41,11 +41,15 @@ export function alarmLevel(kind: keyof ClassScores, settings: ScorerSettings = S
 /**
  * The probability stored for a raw score: calibrated, rounded as stored, and kept under the alarm level while the raw
  * score is under the threshold (rounding would lift a score just under it onto the level where the map is flat).
+ * `level`: the knots' alarm level, when the caller has it for many scores.
  */
-export function calibratedProbability(knots: Calibration | undefined, raw: number): number {
+export function calibratedProbability(
+  knots: Calibration | undefined,
+  raw: number,
+  level: number = roundProbability(calibrate(knots, RAW_ALARM)),
+): number {
   const p = roundProbability(calibrate(knots, raw))
   if (raw >= RAW_ALARM) return p
-  const level = roundProbability(calibrate(knots, RAW_ALARM))
   return p < level ? p : roundProbability(level - 0.0001)
 }
 

@@ -7,6 +7,7 @@
 import type { ClassificationType } from './predictions.rules.ts'
 import { DEFAULT_GESTATION_DAYS } from './scorer-settings.rules.ts'
 import { MATCH_WINDOWS, mergeMoments, type Moment } from './accuracy.rules.ts'
+import { median as medianOf } from './baselines.rules.ts'
 
 /** Factors of each class's default threshold, the limits, and what learning aims at. */
 export const LEARNING = {
@@ -274,13 +275,11 @@ export function learnGestation(pairs: readonly number[]): GestationLearning {
       ...DEFAULT_GESTATION,
       reason: 'no farrowing with its service recorded in the period: the default gestation',
     }
-  const sorted = [...pairs].sort((a, b) => a - b)
-  const middle = sorted.length / 2
-  const median = sorted.length % 2 === 1 ? sorted[Math.floor(middle)]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+  const median = medianOf(pairs)!
   const seen = {
     pairs: pairs.length,
     medianDays: round(median, 1),
-    range: [round(sorted[0]!, 1), round(sorted.at(-1)!, 1)] as [number, number],
+    range: [round(Math.min(...pairs), 1), round(Math.max(...pairs), 1)] as [number, number],
   }
   if (pairs.length < minPairs)
     return {

@@ -104,6 +104,12 @@ export function scoreHerd<K>(
   const dayFrom = Math.max(0, from - (settings.lameness.baselineToDay + 7) * DAY_HOURS)
   const floor = settings.activityFloor
   const { birth: birthSettings, heat: heatSettings } = settings
+  const calibration = settings.calibration
+  const levels = {
+    birth: alarmLevel('birth', settings),
+    heat: alarmLevel('heat', settings),
+    lameness: alarmLevel('lameness', settings),
+  }
 
   // 1. Each hour's activity against the animal's own baseline, then against its group's level at that hour.
   const expected = herd.map((a) => {
@@ -427,11 +433,10 @@ export function scoreHerd<K>(
         decline = decline === undefined ? d : Math.min(decline, d)
       }
       const lamenessP = decline === undefined ? 0 : probabilityOf(decline, settings.lameness.threshold)
-      const c = settings.calibration
       scores.push({
-        birth: calibratedProbability(c?.birth, birthP),
-        heat: calibratedProbability(c?.heat, heatP),
-        lameness: calibratedProbability(c?.lameness, lamenessP),
+        birth: calibratedProbability(calibration?.birth, birthP, levels.birth),
+        heat: calibratedProbability(calibration?.heat, heatP, levels.heat),
+        lameness: calibratedProbability(calibration?.lameness, lamenessP, levels.lameness),
       })
     }
     return scores
