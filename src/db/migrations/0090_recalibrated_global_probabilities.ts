@@ -7,8 +7,8 @@
 // (`results`, `peak_probability`: what the scorer said at its hour) is left as it was. Each farm's own map was fitted
 // on the old scale: it is dropped, and the farm reads the global calibration until the job fits its map again.
 import { sql, type Kysely, type RawBuilder } from 'kysely'
+import { interpolate, type Knots } from '../../math/piecewise-linear.ts'
 
-type Knots = readonly (readonly [raw: number, probability: number])[]
 type Kind = 'birth' | 'heat' | 'lameness'
 
 /** The knots of the last release (main at 47ef2f6), then this one's: copied here, since a migration never changes. */
@@ -27,16 +27,6 @@ export const NEW_KNOTS: Record<Kind, Knots> = {
 
 const RAW_ALARM = 0.5
 const round4 = (p: number) => Math.round(p * 10_000) / 10_000
-
-/** Linear between knots, the end knots' values beyond them; `from`/`to` pick the direction (raw → p or back). */
-function interpolate(knots: Knots, x: number, from: 0 | 1, to: 0 | 1): number {
-  if (x <= knots[0]![from]) return knots[0]![to]
-  for (let k = 1; k < knots.length; k++) {
-    const [a, b] = [knots[k - 1]!, knots[k]!]
-    if (x <= b[from]) return a[to] + ((b[to] - a[to]) * (x - a[from])) / (b[from] - a[from])
-  }
-  return knots.at(-1)![to]
-}
 
 /** A class's alarm level under some knots: its threshold's raw score, calibrated and stored to 4 decimals. */
 const levelOf = (knots: Knots) => round4(interpolate(knots, RAW_ALARM, 0, 1))

@@ -1,4 +1,5 @@
 // A rule's score as a probability: its raw score (0.5 at its threshold) mapped through the class's calibration.
+import { interpolate } from '../../math/piecewise-linear.ts'
 import { SCORER, type Calibration, type ClassScores, type ScorerSettings } from './scorer-settings.rules.ts'
 
 /** A rule's score as a probability: 0.5 at the rule's threshold, rising towards 1 above it, 0 at or below 0. */
@@ -16,15 +17,6 @@ export function calibrate(knots: Calibration | undefined, raw: number): number {
 export function uncalibrate(knots: Calibration | undefined, probability: number): number {
   if (knots === undefined || knots.length === 0) return probability
   return interpolate(knots, probability, 1, 0)
-}
-
-function interpolate(knots: Calibration, x: number, from: 0 | 1, to: 0 | 1): number {
-  if (x <= knots[0]![from]) return knots[0]![to]
-  for (let k = 1; k < knots.length; k++) {
-    const [a, b] = [knots[k - 1]!, knots[k]!]
-    if (x <= b[from]) return a[to] + ((b[to] - a[to]) * (x - a[from])) / (b[from] - a[from])
-  }
-  return knots.at(-1)![to]
 }
 
 /** A raw score at which a rule alarms: its threshold. */
