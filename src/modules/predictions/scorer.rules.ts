@@ -153,27 +153,8 @@ export function scoreHerd<K>(
 
   // 2. Day blocks (the 24 h ending at an hour): share of moving samples and node changes per detection, the
   //    activity corrected by how its group's level that day compares with the group's week before.
-  const dayActivity = herd.map((a) =>
-    dayBlocks(
-      a.hours,
-      dayFrom,
-      to,
-      (h) => h.activity,
-      (h) => (hasData(h) ? 1 : 0),
-      DAY_MIN_HOURS,
-    ),
-  )
-  const dayMovement = herd.map((a) =>
-    dayBlocks(
-      a.hours,
-      dayFrom,
-      to,
-      (h) => h.nodeChanges,
-      (h) => h.detections,
-      DAY_MIN_DETECTIONS,
-      true,
-    ),
-  )
+  const dayActivity = herd.map((a) => dayBlocks(a.hours, dayFrom, to, DAY_ACTIVITY))
+  const dayMovement = herd.map((a) => dayBlocks(a.hours, dayFrom, to, DAY_MOVEMENT))
   // The records, with the weanings the farm did not record read from the data.
   const records = herd.map((a, k) =>
     withInferredWeanings(a.records, dayMovement[k]!, a.hours, dayFrom, to, heatSettings.weaningRise),
@@ -509,18 +490,40 @@ function groupMedians<K>(
   return out
 }
 
+/** What a day block sums of each hour. */
+interface DayBlock {
+  value: (h: HourSummary) => number
+  /** A per-hour count. */
+  weight: (h: HourSummary) => number
+  /** The least sum of the weights for the block to have a value. */
+  min: number
+  /** The value is a count: the block is sum(value) / sum(weight) rather than value's weighted mean. */
+  ratio: boolean
+}
+/** A day's activity: the mean of the hours with data. */
+const DAY_ACTIVITY: DayBlock = {
+  value: (h) => h.activity,
+  weight: (h) => (hasData(h) ? 1 : 0),
+  min: DAY_MIN_HOURS,
+  ratio: false,
+}
+/** A day's movement: node changes per detection. */
+const DAY_MOVEMENT: DayBlock = {
+  value: (h) => h.nodeChanges,
+  weight: (h) => h.detections,
+  min: DAY_MIN_DETECTIONS,
+  ratio: true,
+}
+
 /**
- * For each hour e in [from, to], over the 24 h ending at e: the mean of value weighted by weight (a per-hour
- * count), or with `ratio` sum(value) / sum(weight); undefined when the weights sum to less than min.
+ * For each hour e in [from, to], over the 24 h ending at e: the block's value (see DayBlock); undefined when the
+ * weights sum to less than its min.
  */
 function dayBlocks(
   hours: readonly HourSummary[],
   from: number,
   to: number,
-  value: (h: HourSummary) => number,
-  weight: (h: HourSummary) => number,
-  min: number,
-  ratio = false,
+  { value, weight, min, ratio }: DayBlock,
 ): (number | undefined)[] {
   const out = new Array<number | undefined>(to + 1)
   let sum = 0
