@@ -39,8 +39,7 @@ import {
   DEFAULT_FACTORS,
   DEFAULT_GESTATION,
   LEARNING,
-  gestationPairs,
-  learnGestation,
+  learnGestationFromRecords,
   type ClassLearning,
   type FarmFactors,
   type GestationLearning,
@@ -236,7 +235,7 @@ export async function learnFarmSettings(
     factors[kind] = classes[kind].factor
   }
   // The records, not the scores, say when the farm's sows farrow: read afresh each learning, nothing fed back.
-  const gestation = learnGestation(gestationPairs((records ?? (await recordsOf(db, uid))).values(), from, now))
+  const gestation = learnGestationFromRecords((records ?? (await recordsOf(db, uid))).values(), from, now)
   const calibration = {} as Record<(typeof CLASSIFICATION_TYPES)[number], FarmCalibrationFit>
   for (const kind of CLASSIFICATION_TYPES) {
     const window = MATCH_WINDOWS[kind]

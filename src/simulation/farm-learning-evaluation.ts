@@ -9,8 +9,7 @@ import {
   DEFAULT_FACTORS,
   DEFAULT_GESTATION,
   LEARNING,
-  gestationPairs,
-  learnGestation,
+  learnGestationFromRecords,
   type ClassLearning,
   type GestationLearning,
   type DayPeak,
@@ -103,12 +102,10 @@ export function evaluateFarmLearning(input: {
     learned = learnFarm(herd, stored, periodFrom, weekTo, factors)
     factors = { birth: learned.birth.factor, heat: learned.heat.factor, lameness: learned.lameness.factor }
     if (input.learnGestation !== false)
-      gestation = learnGestation(
-        gestationPairs(
-          herd.map((a) => a.records),
-          herd[0]!.hours[periodFrom]!.hour,
-          herd[0]!.hours[weekTo]!.hour + HOUR_MS,
-        ),
+      gestation = learnGestationFromRecords(
+        herd.map((a) => a.records),
+        herd[0]!.hours[periodFrom]!.hour,
+        herd[0]!.hours[weekTo]!.hour + HOUR_MS,
       )
   }
   const measureFrom = learnTo + 1

@@ -10,6 +10,7 @@ import {
   gestationPairs,
   learnClass,
   learnGestation,
+  learnGestationFromRecords,
   learningInput,
   reachOf,
 } from '../../src/modules/predictions/farm-learning.rules.ts'
@@ -148,6 +149,8 @@ describe("per-farm learning: the farm's gestation", () => {
       t0 + 200 * DAY,
     )
     assert.deepEqual(pairs, [119])
+    const records = [{ services: [t0], births: [t0 + 119 * DAY] }]
+    assert.deepEqual(learnGestationFromRecords(records, t0, t0 + 200 * DAY), learnGestation([119]))
   })
 
   it('keeps the default below minPairs pairs, and moves pairs / (pairs + shrinkPairs) of the way to their median', () => {

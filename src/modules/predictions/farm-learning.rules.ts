@@ -267,6 +267,15 @@ export function gestationPairs(
   return out
 }
 
+/** The farm's gestation learned from the farrowings its records hold in [from, to] and their services. */
+export function learnGestationFromRecords(
+  records: Iterable<{ services: readonly number[]; births: readonly number[] }>,
+  from: number,
+  to: number,
+): GestationLearning {
+  return learnGestation(gestationPairs(records, from, to))
+}
+
 /** The gestation the birth windows should centre on for this farm, from its pairs, and why. */
 export function learnGestation(pairs: readonly number[]): GestationLearning {
   const { defaultDays, minPairs, shrinkPairs, maxShiftDays } = GESTATION_LEARNING
