@@ -303,6 +303,16 @@ export interface Episode {
   tags: string[]
 }
 
+/** A birth's or a heat's detection and excuse windows (DETECTION_WINDOWS); a farrowing ends at its onset. */
+function leadWindows(
+  w: { beforeOnsetHours: number; excusedAfterHours: number },
+  onset: number,
+  end: number,
+): Pick<Episode, 'detectFrom' | 'detectTo' | 'excuseFrom' | 'excuseTo'> {
+  const detectFrom = onset - w.beforeOnsetHours * HOUR_MS
+  return { detectFrom, detectTo: end, excuseFrom: detectFrom, excuseTo: end + w.excusedAfterHours * HOUR_MS }
+}
+
 /** The ground truth of each class as episodes with their detection and excuse windows (ms). */
 export function episodesOf(
   herd: readonly SimulatedAnimalData[],
@@ -313,30 +323,15 @@ export function episodesOf(
   const inWindow = (t: number) => t >= windowFrom && t < windowTo
   herd.forEach((a, animal) => {
     for (const f of a.truth.farrowings) {
-      const w = DETECTION_WINDOWS.birth
-      out.birth.push({
-        animal,
-        onset: f.onset,
-        detectFrom: f.onset - w.beforeOnsetHours * HOUR_MS,
-        detectTo: f.onset,
-        excuseFrom: f.onset - w.beforeOnsetHours * HOUR_MS,
-        excuseTo: f.onset + w.excusedAfterHours * HOUR_MS,
-        counted: inWindow(f.onset) && f.onset - w.beforeOnsetHours * HOUR_MS >= windowFrom,
-        tags: f.weak ? ['weakNesters'] : [],
-      })
+      const windows = leadWindows(DETECTION_WINDOWS.birth, f.onset, f.onset)
+      const counted = inWindow(f.onset) && windows.detectFrom >= windowFrom
+      out.birth.push({ animal, onset: f.onset, ...windows, counted, tags: f.weak ? ['weakNesters'] : [] })
     }
     for (const h of a.truth.heats) {
-      const w = DETECTION_WINDOWS.heat
-      out.heat.push({
-        animal,
-        onset: h.onset,
-        detectFrom: h.onset - w.beforeOnsetHours * HOUR_MS,
-        detectTo: h.end,
-        excuseFrom: h.onset - w.beforeOnsetHours * HOUR_MS,
-        excuseTo: h.end + w.excusedAfterHours * HOUR_MS,
-        counted: inWindow(h.onset) && h.end <= windowTo,
-        tags: h.silent ? ['silent'] : [heatHasRecord(a.records, h.onset) ? 'withRecord' : 'withoutRecord'],
-      })
+      const windows = leadWindows(DETECTION_WINDOWS.heat, h.onset, h.end)
+      const counted = inWindow(h.onset) && h.end <= windowTo
+      const tags = h.silent ? ['silent'] : [heatHasRecord(a.records, h.onset) ? 'withRecord' : 'withoutRecord']
+      out.heat.push({ animal, onset: h.onset, ...windows, counted, tags })
     }
     for (const l of a.truth.lameness) {
       const w = DETECTION_WINDOWS.lameness
