@@ -15,6 +15,7 @@ import { tokenDirectoryRoutes } from './directory.ts'
 import { IdTokenVerifier } from './id-token.ts'
 import type { Subject } from '../../auth/jwt.ts'
 import type { Kysely } from 'kysely'
+import type { FastifyRequest } from 'fastify'
 import type { DB } from '../../db/schema.ts'
 import {
   issueTokens,
@@ -162,23 +163,13 @@ async function tokenRoutes(app: App) {
     },
   )
 
-  app.post(
-    '/tokens/revoke',
-    {
-      schema: {
-        operationId: 'revokeToken',
-        summary: 'Revoke the presented token',
-        description:
-          'Revokes the presented access token at once for every process, and the refresh token issued with it.',
-        response: { 200: MessageEnvelope('Revoked', 'Token revoked successfully') },
-      },
-      config: { changesAccess: true, access: 'bearer' },
-    },
-    async (req) => {
-      await revokeToken(deps, callerOf(req).token)
-      return okMessage('Token revoked successfully')
-    },
-  )
+  revokingRoute(app, '/tokens/revoke', 'bearer', (req) => revokeToken(deps, callerOf(req).token), {
+    operationId: 'revokeToken',
+    summary: 'Revoke the presented token',
+    description: 'Revokes the presented access token at once for every process, and the refresh token issued with it.',
+    title: 'Revoked',
+    message: 'Token revoked successfully',
+  })
 
   app.get(
     '/tokens/info',
@@ -259,22 +250,13 @@ async function tokenRoutes(app: App) {
     },
   )
 
-  app.post(
-    '/tokens/logout',
-    {
-      schema: {
-        operationId: 'logout',
-        summary: 'Log a user out',
-        description: 'User token. Revokes the presented token and every token of its refresh family.',
-        response: { 200: MessageEnvelope('Logged out', 'Logged out successfully') },
-      },
-      config: { changesAccess: true, access: 'userToken' },
-    },
-    async (req) => {
-      await logout(deps, userCallerOf(req).token)
-      return okMessage('Logged out successfully')
-    },
-  )
+  revokingRoute(app, '/tokens/logout', 'userToken', (req) => logout(deps, userCallerOf(req).token), {
+    operationId: 'logout',
+    summary: 'Log a user out',
+    description: 'User token. Revokes the presented token and every token of its refresh family.',
+    title: 'Logged out',
+    message: 'Logged out successfully',
+  })
 
   app.post(
     '/tokens/verify-id-token',
@@ -306,6 +288,32 @@ async function tokenRoutes(app: App) {
       if (!user) throw notFound('User')
       if (user.inactive) throw forbidden(AUTH_ERRORS.inactiveUser)
       return ok({ user: toApiUser(user, await linkedIntegratorUids(app.database.db, user.uid)) }, 'ID token verified')
+    },
+  )
+}
+
+/** POST /tokens/revoke and POST /tokens/logout: revoke what the presented token stands for, answer with a message. */
+function revokingRoute(
+  app: App,
+  path: string,
+  access: 'bearer' | 'userToken',
+  revoke: (req: FastifyRequest) => Promise<void>,
+  doc: { operationId: string; summary: string; description: string; title: string; message: string },
+) {
+  app.post(
+    path,
+    {
+      schema: {
+        operationId: doc.operationId,
+        summary: doc.summary,
+        description: doc.description,
+        response: { 200: MessageEnvelope(doc.title, doc.message) },
+      },
+      config: { changesAccess: true, access },
+    },
+    async (req) => {
+      await revoke(req)
+      return okMessage(doc.message)
     },
   )
 }
