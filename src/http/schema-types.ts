@@ -65,6 +65,10 @@ export const EpochSeconds = (description: string, example: number = EXAMPLE.seco
 export const DateTime = (description: string, example: string = EXAMPLE.dateTime) =>
   Type.String({ format: 'date-time', maxLength: 40, description, examples: [example] })
 
+/** A string of `minLength` (one unless given) to `maxLength` characters: its description and an example. */
+export const BoundedString = (maxLength: number, description: string, example: string, minLength = 1) =>
+  Type.String({ minLength, maxLength, description, examples: [example] })
+
 /** A message the service writes: a sentence, not data. */
 export const Message = (description: string, example: string) =>
   Type.String({ minLength: 1, maxLength: 500, description, examples: [example] })

@@ -7,7 +7,7 @@ import { defineModule } from '../../http/api-module.ts'
 import { Envelope, PageEnvelope, ok, pageOf } from '../../http/envelope.ts'
 import { validationFailed } from '../../http/errors.ts'
 import { listQueryOptions, listQueryProperties, parseFilters, type ListFields } from '../../http/list-params.ts'
-import { Count, DateTime, EXAMPLE, Integer } from '../../http/schema-types.ts'
+import { BoundedString, Count, DateTime, EXAMPLE, Integer } from '../../http/schema-types.ts'
 import { tierLabel, utcDayWindow } from '../../auth/limits.rules.ts'
 import { IntegratorUid } from '../integrators/integrators.schemas.ts'
 import { integratorUsage, listAccountAccessLog, type AccessLogRow } from './access-log.repository.ts'
@@ -175,12 +175,7 @@ async function accessLogRoutes(app: App) {
           `(${accessLog.retentionDays} days here). Records appear within about ${accessLog.flushIntervalMs} ms of the response. ` +
           '`from`/`to` bound the time (from inclusive, to exclusive); `filter[Field]` on integratorUID, method, endpoint, responseCode.',
         params: Type.Object({
-          userId: Type.String({
-            minLength: 1,
-            maxLength: 200,
-            description: "The account's Uid",
-            examples: [EXAMPLE.uid],
-          }),
+          userId: BoundedString(200, "The account's Uid", EXAMPLE.uid),
         }),
         querystring: Type.Object(
           {

@@ -3,7 +3,7 @@ import Type from 'typebox'
 import type { Limits } from '../../config.ts'
 import { StringEnum, listQueryOptions, listQueryProperties } from '../../http/list-params.ts'
 import { MAX_PATH_SEGMENT } from '../../http/route-policy.ts'
-import { EXAMPLE, EpochMs } from '../../http/schema-types.ts'
+import { BoundedString, EXAMPLE, EpochMs } from '../../http/schema-types.ts'
 import { field } from '../../resource/field.ts'
 import { defineResource } from '../../resource/resource.ts'
 import { CYCLE_STATES } from '../cycle/cycle.rules.ts'
@@ -132,21 +132,11 @@ export const MacString = (description: string, example: string = EXAMPLE.mac) =>
 /** Ids and MACs that name nothing of the account's answer 404 whatever their form (docs/decisions.md), so they are not patterned here. */
 export const AnimalPath = Type.Object({
   userId: Uid,
-  animalId: Type.String({
-    minLength: 1,
-    maxLength: MAX_PATH_SEGMENT,
-    description: "The animal's ID, or its tag MAC (either case)",
-    examples: [String(EXAMPLE.ms)],
-  }),
+  animalId: BoundedString(MAX_PATH_SEGMENT, "The animal's ID, or its tag MAC (either case)", String(EXAMPLE.ms)),
 })
 export const AnimalMacPath = Type.Object({
   userId: Uid,
-  animalMac: Type.String({
-    minLength: 1,
-    maxLength: MAX_PATH_SEGMENT,
-    description: 'The tag MAC, AA:BB:CC:DD:EE:FF (either case)',
-    examples: [EXAMPLE.mac],
-  }),
+  animalMac: BoundedString(MAX_PATH_SEGMENT, 'The tag MAC, AA:BB:CC:DD:EE:FF (either case)', EXAMPLE.mac),
 })
 
 export function AnimalListQuery(limits: Limits) {

@@ -2,7 +2,7 @@
 import Type from 'typebox'
 import { StringEnum } from '../../http/list-params.ts'
 import { MAX_PATH_SEGMENT } from '../../http/route-policy.ts'
-import { EXAMPLE } from '../../http/schema-types.ts'
+import { BoundedString, EXAMPLE } from '../../http/schema-types.ts'
 import { UID_PATTERN } from '../users/users.rules.ts'
 import { EVENT_TYPES } from '../events/event-kinds.ts'
 
@@ -37,12 +37,12 @@ const Accounts = Type.Union(
     examples: [['hillside-farm']],
   },
 )
-const Url = Type.String({
-  minLength: 8,
-  maxLength: 2000,
-  description: 'Where events are POSTed: https, a public address (docs/delivery.md)',
-  examples: ['https://fms.example/hooks/livestock'],
-})
+const Url = BoundedString(
+  2000,
+  'Where events are POSTed: https, a public address (docs/delivery.md)',
+  'https://fms.example/hooks/livestock',
+  8,
+)
 
 export const SubscriptionCreate = Type.Object(
   { url: Url, eventTypes: Type.Optional(EventTypes), accounts: Type.Optional(Accounts) },

@@ -1,6 +1,6 @@
 // The alert rules document as the API reads and writes it (alert-rules.rules.ts holds its meaning).
 import Type, { type TProperties } from 'typebox'
-import { EpochMs, EXAMPLE, Integer } from '../../http/schema-types.ts'
+import { BoundedString, EpochMs, EXAMPLE, Integer } from '../../http/schema-types.ts'
 import { DEFAULT_THRESHOLDS } from './alert-rules.rules.ts'
 import { EVENT_KINDS, EVENT_TYPES } from './event-kinds.ts'
 
@@ -117,12 +117,7 @@ const QuietHours = Type.Union([
 const kindDescription = 'Per EventType: whether it is derived and which ranks are notified'
 const quietDescription =
   'Per rank ("1" Admin, "2" Manager, "3" Worker): a window of local time (timeZone) in which that rank gets no push, or null for none'
-const TimeZone = Type.String({
-  minLength: 1,
-  maxLength: 64,
-  description: 'IANA time zone of the quiet hours',
-  examples: ['Europe/Copenhagen'],
-})
+const TimeZone = BoundedString(64, 'IANA time zone of the quiet hours', 'Europe/Copenhagen')
 
 /** The rules in force (every part filled in from the defaults where the account wrote nothing). */
 export const AlertRules = Type.Object(

@@ -4,7 +4,7 @@ import Type from 'typebox'
 import type { Limits } from '../../config.ts'
 import { listQueryOptions, listQueryProperties, StringEnum } from '../../http/list-params.ts'
 import { MAX_PATH_SEGMENT } from '../../http/route-policy.ts'
-import { EXAMPLE } from '../../http/schema-types.ts'
+import { BoundedString, EXAMPLE } from '../../http/schema-types.ts'
 import { field } from '../../resource/field.ts'
 import { defineResource } from '../../resource/resource.ts'
 import { MAC_PATTERN, normalizeMac } from '../animals/animals.rules.ts'
@@ -120,12 +120,7 @@ export const events = defineResource({
   },
 })
 
-const EventId = Type.String({
-  minLength: 1,
-  maxLength: MAX_PATH_SEGMENT,
-  description: "The event's ID",
-  examples: ['1287'],
-})
+const EventId = BoundedString(MAX_PATH_SEGMENT, "The event's ID", '1287')
 
 export const EventPath = Type.Object({ userId: UserPath.properties.userId, eventId: EventId })
 export { AnimalMacPath, UserPath }
@@ -182,14 +177,7 @@ export const EventPatch = Type.Object(
       description: 'acknowledged (seen, being handled) or resolved (done)',
       examples: ['acknowledged'],
     }),
-    note: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 2000,
-        description: 'Optional note',
-        examples: ['Checked at 07:10, vet called'],
-      }),
-    ),
+    note: Type.Optional(BoundedString(2000, 'Optional note', 'Checked at 07:10, vet called')),
   },
   {
     additionalProperties: false,

@@ -4,7 +4,7 @@ import Type from 'typebox'
 import { defineModule } from '../../http/api-module.ts'
 import { Envelope, ok } from '../../http/envelope.ts'
 import { validationFailed, type FieldProblem } from '../../http/errors.ts'
-import { EXAMPLE, Integer } from '../../http/schema-types.ts'
+import { BoundedString, EXAMPLE, Integer } from '../../http/schema-types.ts'
 import type { App } from '../../types.ts'
 import { AnimalMacPath, UserPath } from '../animals/animals.resource.ts'
 import {
@@ -34,14 +34,7 @@ const DateQuery = (description: string, example: string) =>
       examples: [example],
     }),
   )
-const GroupQuery = Type.Optional(
-  Type.String({
-    minLength: 1,
-    maxLength: 200,
-    description: 'Only the females of this group (exact match)',
-    examples: ['Sows A'],
-  }),
-)
+const GroupQuery = Type.Optional(BoundedString(200, 'Only the females of this group (exact match)', 'Sows A'))
 
 /** The days of the named date parameters that were sent, or a 400 naming each that is not a real date. */
 function daysOf<K extends string>(query: Partial<Record<K, string>>, names: K[]): Partial<Record<K, Day>> {

@@ -3,7 +3,7 @@ import Type from 'typebox'
 import type { Limits } from '../../config.ts'
 import { listQueryOptions, listQueryProperties } from '../../http/list-params.ts'
 import { MAX_PATH_SEGMENT } from '../../http/route-policy.ts'
-import { EXAMPLE } from '../../http/schema-types.ts'
+import { BoundedString, EXAMPLE } from '../../http/schema-types.ts'
 import { field } from '../../resource/field.ts'
 import { defineResource } from '../../resource/resource.ts'
 import { MAC_PATTERN, normalizeMac } from '../animals/animals.rules.ts'
@@ -71,12 +71,7 @@ export const LitterguardPatch = litterguards.patchBody({
 /** Any form up to the router's segment length: a MAC that names none of the account's devices is a 404 whatever its form (docs/decisions.md). */
 export const LitterguardPath = Type.Object({
   userId: UserPath.properties.userId,
-  macAddress: Type.String({
-    minLength: 1,
-    maxLength: MAX_PATH_SEGMENT,
-    description: 'The device MAC, AA:BB:CC:DD:EE:FF (either case)',
-    examples: [EXAMPLE.deviceMac],
-  }),
+  macAddress: BoundedString(MAX_PATH_SEGMENT, 'The device MAC, AA:BB:CC:DD:EE:FF (either case)', EXAMPLE.deviceMac),
 })
 
 /** The criteria that list and search share. */

@@ -3,7 +3,7 @@
 import Type from 'typebox'
 import type { Limits } from '../../config.ts'
 import { pageParameter, StringEnum } from '../../http/list-params.ts'
-import { EXAMPLE, HowMany } from '../../http/schema-types.ts'
+import { BoundedString, EXAMPLE, HowMany } from '../../http/schema-types.ts'
 import { field } from '../../resource/field.ts'
 import { defineResource } from '../../resource/resource.ts'
 import { AnimalMacPath } from '../animals/animals.resource.ts'
@@ -32,14 +32,12 @@ export const PredictionAnimal = (extra: Record<string, unknown> = {}) =>
         description: "The animal's current tag MAC",
         examples: [EXAMPLE.mac],
       }),
-      name: Type.String({
-        minLength: 1,
-        maxLength: 200,
-        description:
-          "The animal's name as the prediction's poster gave it; else the animal's ID (the Animal model has no name " +
+      name: BoundedString(
+        200,
+        "The animal's name as the prediction's poster gave it; else the animal's ID (the Animal model has no name " +
           'field, and its ID is how the API names it)',
-        examples: [String(EXAMPLE.ms)],
-      }),
+        String(EXAMPLE.ms),
+      ),
       group: Type.Union([Type.String({ maxLength: 200, examples: ['Farrowing 2'] }), Type.Null()], {
         description: "The group as the prediction's poster gave it; else the animal's current Group; null when neither",
       }),

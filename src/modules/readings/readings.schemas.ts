@@ -1,7 +1,7 @@
 import Type, { type Static, type TSchema } from 'typebox'
 import type { Limits } from '../../config.ts'
 import { SortOrder, StringEnum } from '../../http/list-params.ts'
-import { Count, EXAMPLE, EpochMs, HowMany, Integer } from '../../http/schema-types.ts'
+import { BoundedString, Count, EXAMPLE, EpochMs, HowMany, Integer } from '../../http/schema-types.ts'
 import {
   ACCELERATION_BOUNDS,
   AGGREGATE_DEFAULT_INTERVAL,
@@ -37,12 +37,7 @@ export const LocationReading = Type.Object(
   {
     t: Time,
     rssi: Type.Number({ ...RSSI_BOUNDS, description: 'signal strength, dBm', examples: [-67] }),
-    nodeuid: Type.String({
-      minLength: 1,
-      maxLength: 100,
-      description: 'node that detected the tag',
-      examples: ['node-farrowing-2'],
-    }),
+    nodeuid: BoundedString(100, 'node that detected the tag', 'node-farrowing-2'),
   },
   {
     title: 'AnimalLocationReading',

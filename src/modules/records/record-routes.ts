@@ -9,7 +9,7 @@ import { created } from '../../http/created.ts'
 import { Envelope, MessageEnvelope, PageEnvelope, ok, pageOf } from '../../http/envelope.ts'
 import { listQueryOptions, listQueryProperties, parseFilters } from '../../http/list-params.ts'
 import { MAX_PATH_SEGMENT } from '../../http/route-policy.ts'
-import { EXAMPLE, HowMany } from '../../http/schema-types.ts'
+import { BoundedString, EXAMPLE, HowMany } from '../../http/schema-types.ts'
 import type { FastifyRequest } from 'fastify'
 import type { RoutePolicy } from '../../http/route-policy.ts'
 import type { App } from '../../types.ts'
@@ -71,12 +71,7 @@ const listDescription =
 function routeKit(app: App, collection: Collection) {
   const { resource, segment, idParam, names, macField } = collection
   const limits: Limits = app.config.limits
-  const RecordId = Type.String({
-    minLength: 1,
-    maxLength: MAX_PATH_SEGMENT,
-    description: `The ${names.label.toLowerCase()}'s ID`,
-    examples: [String(EXAMPLE.ms)],
-  })
+  const RecordId = BoundedString(MAX_PATH_SEGMENT, `The ${names.label.toLowerCase()}'s ID`, String(EXAMPLE.ms))
   /** What the two views differ by: a user's records, or those of the path's animal. */
   const levels = {
     user: {

@@ -2,7 +2,7 @@ import Type from 'typebox'
 import type { Limits } from '../../config.ts'
 import { TIERS } from '../../auth/tiers.ts'
 import { StringEnum } from '../../http/list-params.ts'
-import { Count, DateTime, EXAMPLE, EpochMs, Integer } from '../../http/schema-types.ts'
+import { BoundedString, Count, DateTime, EXAMPLE, EpochMs, Integer } from '../../http/schema-types.ts'
 import { UID_PATTERN } from '../users/users.rules.ts'
 import { IntegratorUid } from '../integrators/integrators.schemas.ts'
 
@@ -50,12 +50,7 @@ export function TokenRequest(limits: Limits) {
 
 export const RefreshRequest = Type.Object(
   {
-    refreshToken: Type.String({
-      minLength: 1,
-      maxLength: 4096,
-      description: 'The refresh token of the last issue; each works once',
-      examples: [REFRESH_EXAMPLE],
-    }),
+    refreshToken: BoundedString(4096, 'The refresh token of the last issue; each works once', REFRESH_EXAMPLE),
   },
   { additionalProperties: false },
 )
@@ -70,12 +65,7 @@ export const LoginRequest = Type.Object(
 
 export const IdTokenRequest = Type.Object(
   {
-    idToken: Type.String({
-      minLength: 1,
-      maxLength: 16384,
-      description: 'An OpenID Connect ID token of the configured issuer',
-      examples: [EXAMPLE.jwt],
-    }),
+    idToken: BoundedString(16384, 'An OpenID Connect ID token of the configured issuer', EXAMPLE.jwt),
   },
   { additionalProperties: false },
 )

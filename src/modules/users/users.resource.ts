@@ -4,7 +4,7 @@ import type { Limits } from '../../config.ts'
 import { listQueryOptions, listQueryProperties, type ListFields } from '../../http/list-params.ts'
 import { field } from '../../resource/field.ts'
 import { defineResource, type ApiObject } from '../../resource/resource.ts'
-import { EXAMPLE, EpochMs, Integer } from '../../http/schema-types.ts'
+import { BoundedString, EXAMPLE, EpochMs, Integer } from '../../http/schema-types.ts'
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts'
 import type { Selectable } from 'kysely'
 import type { UserPushTokensTable, UsersTable } from '../../db/schema.ts'
@@ -179,23 +179,13 @@ export const UserStatusBody = Type.Object(
 
 export const PushTokenBody = Type.Object(
   {
-    token: Type.String({
-      minLength: 1,
-      maxLength: 4096,
-      description: 'Push token (FCM registration token)',
-      examples: [PUSH_TOKEN_EXAMPLE],
-    }),
+    token: BoundedString(4096, 'Push token (FCM registration token)', PUSH_TOKEN_EXAMPLE),
     customName: Type.String({
       maxLength: 200,
       description: 'Custom device name; may be empty',
       examples: ['Farrowing house tablet'],
     }),
-    name: Type.String({
-      minLength: 1,
-      maxLength: 200,
-      description: 'Device name',
-      examples: ['Samsung Galaxy Tab Active4 Pro'],
-    }),
+    name: BoundedString(200, 'Device name', 'Samsung Galaxy Tab Active4 Pro'),
     email: Type.String({
       format: 'email',
       maxLength: 320,
@@ -222,12 +212,7 @@ export const ChangePasswordBody = Type.Object(
 
 export const EmailConfirmationBody = Type.Object(
   {
-    code: Type.String({
-      minLength: 1,
-      maxLength: 64,
-      description: 'The code mailed to the new address',
-      examples: ['q3V9Xh2cYk7mZ1tWbP0sLA'],
-    }),
+    code: BoundedString(64, 'The code mailed to the new address', 'q3V9Xh2cYk7mZ1tWbP0sLA'),
   },
   { additionalProperties: false },
 )
@@ -256,32 +241,13 @@ export function UserSearchQuery(limits: Limits) {
   return Type.Object(
     {
       ...listQueryProperties(limits, USER_SORT_FIELDS, 't', users.filterFields, users.filterSchemas),
-      email: Type.Optional(
-        Type.String({
-          minLength: 1,
-          maxLength: 320,
-          description: 'Exact e-mail, case-insensitive',
-          examples: [EXAMPLE.email],
-        }),
-      ),
+      email: Type.Optional(BoundedString(320, 'Exact e-mail, case-insensitive', EXAMPLE.email)),
       name: Type.Optional(
-        Type.String({
-          minLength: 1,
-          maxLength: 200,
-          description: 'Part of the name, case-insensitive; % and _ match themselves',
-          examples: ['Hillside'],
-        }),
+        BoundedString(200, 'Part of the name, case-insensitive; % and _ match themselves', 'Hillside'),
       ),
       flagged: Type.Optional(Type.Boolean()),
       inactive: Type.Optional(Type.Boolean()),
-      language: Type.Optional(
-        Type.String({
-          minLength: 1,
-          maxLength: 35,
-          description: 'Language tag, case-insensitive',
-          examples: ['de-AT'],
-        }),
-      ),
+      language: Type.Optional(BoundedString(35, 'Language tag, case-insensitive', 'de-AT')),
     },
     { additionalProperties: false },
   )
