@@ -20,6 +20,10 @@ export interface EventKind {
   resolves?: readonly string[]
 }
 
+/** A warning about an animal or a device that resolves no other kind. */
+const warning = (scale: string, title: string, notifyRanks: Rank[]) =>
+  ({ severity: 'warning', scale, title, notifyRanks }) satisfies EventKind
+
 /** An all-clear: the kind that says a condition is over. It resolves the condition's open events and notifies nobody. */
 const allClear = (scale: string, title: string, resolves: readonly string[]) =>
   ({ severity: 'info', scale, title, notifyRanks: [], resolves }) satisfies EventKind
@@ -43,33 +47,18 @@ export const EVENT_KINDS = {
     'temperature-yellow',
     'temperature-red',
   ]),
-  'heat-alarm': { severity: 'warning', scale: 'probability', title: 'Heat expected', notifyRanks: [3] },
-  'birth-alarm': { severity: 'warning', scale: 'probability', title: 'Farrowing expected', notifyRanks: [3] },
-  'lameness-alarm': { severity: 'warning', scale: 'probability', title: 'Lameness suspected', notifyRanks: [2] },
-  'litter-unusual-activity': {
-    severity: 'warning',
-    scale: 'sigma',
-    title: 'Unusual activity in the litter',
-    notifyRanks: [3],
-  },
-  'litter-offline': {
-    severity: 'warning',
-    scale: 'minutes',
-    title: 'Litter device sends no data',
-    notifyRanks: [2],
-  },
+  'heat-alarm': warning('probability', 'Heat expected', [3]),
+  'birth-alarm': warning('probability', 'Farrowing expected', [3]),
+  'lameness-alarm': warning('probability', 'Lameness suspected', [2]),
+  'litter-unusual-activity': warning('sigma', 'Unusual activity in the litter', [3]),
+  'litter-offline': warning('minutes', 'Litter device sends no data', [2]),
   'litter-online': allClear('minutes', 'Litter device back online', ['litter-offline']),
-  'tag-silent': { severity: 'warning', scale: 'minutes', title: 'Ear tag silent', notifyRanks: [2] },
+  'tag-silent': warning('minutes', 'Ear tag silent', [2]),
   'tag-heard': allClear('minutes', 'Ear tag heard again', ['tag-silent']),
-  'tag-battery-low': { severity: 'warning', scale: '%', title: 'Ear tag battery low', notifyRanks: [2] },
-  'farrowing-due': { severity: 'warning', scale: 'days', title: 'Farrowing due', notifyRanks: [3] },
+  'tag-battery-low': warning('%', 'Ear tag battery low', [2]),
+  'farrowing-due': warning('days', 'Farrowing due', [3]),
   'pregnancy-check-due': { severity: 'info', scale: 'days', title: 'Pregnancy check due', notifyRanks: [3] },
-  'weaned-not-served': {
-    severity: 'warning',
-    scale: 'days',
-    title: 'Weaned sow not served',
-    notifyRanks: [2],
-  },
+  'weaned-not-served': warning('days', 'Weaned sow not served', [2]),
 } as const satisfies Record<string, EventKind>
 
 export type EventType = keyof typeof EVENT_KINDS
