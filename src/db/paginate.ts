@@ -1,6 +1,12 @@
 // The one list pipeline: equality filters, a sort with a unique tiebreak (pages never overlap or skip
 // rows), and one page plus the total count. Users, animals and every record list run through it.
-import { sql, type Expression, type SelectQueryBuilder } from 'kysely'
+import {
+  sql,
+  type ComparisonOperatorExpression,
+  type Expression,
+  type ReferenceExpression,
+  type SelectQueryBuilder,
+} from 'kysely'
 
 export interface PageParams {
   page: number
@@ -45,6 +51,23 @@ const ref = (column: string | Expression<unknown>) => (typeof column === 'string
  * Runs one page of `query` (already scoped to its tenant and selecting the row's columns) and counts
  * every row the filters keep. Rows without a value in the sort field come last in either order.
  */
+
+/** A listing's optional criterion: the column it compares, how, and its value (undefined: not asked). */
+export type Criterion<DB, TB extends keyof DB> = readonly [
+  column: ReferenceExpression<DB, TB>,
+  operator: ComparisonOperatorExpression,
+  value: unknown,
+]
+
+/** The query narrowed by each criterion that has a value, in order. */
+export function whereGiven<DB, TB extends keyof DB, Row>(
+  query: SelectQueryBuilder<DB, TB, Row>,
+  criteria: readonly Criterion<DB, TB>[],
+): SelectQueryBuilder<DB, TB, Row> {
+  for (const [column, operator, value] of criteria)
+    if (value !== undefined) query = query.where(column, operator, value as never)
+  return query
+}
 
 export async function paginate<DB, TB extends keyof DB, Row>(
   query: SelectQueryBuilder<DB, TB, Row>,

@@ -2,7 +2,7 @@
 // resolution of open events, the subject states of the derivations, the feed's reads and the alert rules.
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { DB } from '../../db/schema.ts'
-import { paginate, type Page, type PageParams } from '../../db/paginate.ts'
+import { paginate, whereGiven, type Page, type PageParams } from '../../db/paginate.ts'
 import type { FilterValue } from '../../http/list-params.ts'
 import type { Row } from '../../resource/resource.ts'
 import { withDefaults, type AlertRules, type AlertRulesInput } from './alert-rules.rules.ts'
@@ -245,16 +245,16 @@ export interface EventCriteria {
 }
 
 function selectEvents(db: Kysely<DB>, c: EventCriteria) {
-  let query = db.selectFrom('events').selectAll().where('uid', '=', c.uid)
-  if (c.mac !== undefined) query = query.where('mac', '=', c.mac)
-  if (c.animalId !== undefined) query = query.where('animal_id', '=', c.animalId)
-  if (c.type !== undefined) query = query.where('event_type', '=', c.type)
-  if (c.severity !== undefined) query = query.where('severity', '=', c.severity as 'info')
-  if (c.status !== undefined) query = query.where('status', '=', c.status as 'open')
-  if (c.since !== undefined) query = query.where('t', '>=', c.since)
-  if (c.until !== undefined) query = query.where('t', '<=', c.until)
-  if (c.after !== undefined) query = query.where('id', '>', c.after)
-  return query
+  return whereGiven(db.selectFrom('events').selectAll().where('uid', '=', c.uid), [
+    ['mac', '=', c.mac],
+    ['animal_id', '=', c.animalId],
+    ['event_type', '=', c.type],
+    ['severity', '=', c.severity],
+    ['status', '=', c.status],
+    ['t', '>=', c.since],
+    ['t', '<=', c.until],
+    ['id', '>', c.after],
+  ])
 }
 
 /** A page of events; with `after`, in creation order (id ascending) whatever the sort asked. */

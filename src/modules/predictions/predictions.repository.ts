@@ -2,7 +2,7 @@
 // AIPrediction's `animal` object where its poster gave none (built in SQL, so every read shows the same shape).
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
 import type { DB, PredictionResult } from '../../db/schema.ts'
-import { paginate, type Page } from '../../db/paginate.ts'
+import { paginate, whereGiven, type Page } from '../../db/paginate.ts'
 import type { Row } from '../../resource/resource.ts'
 import { pruneBefore } from '../../db/prune.ts'
 import { ALARM_EVENT_TYPES } from '../events/prediction-events.ts'
@@ -24,7 +24,7 @@ export interface PredictionCriteria {
 }
 
 function selectPredictions(db: Kysely<DB>, c: PredictionCriteria): PredictionQuery {
-  let query = db
+  const query = db
     .selectFrom('predictions as p')
     .innerJoin('animals as a', (join) => join.onRef('a.uid', '=', 'p.uid').onRef('a.id', '=', 'p.animal_id'))
     .select(['p.id', 'p.uid', 'p.predicted_at', 'p.classification_type', 'p.results'])
@@ -37,12 +37,13 @@ function selectPredictions(db: Kysely<DB>, c: PredictionCriteria): PredictionQue
     )
     .where('p.uid', '=', c.uid)
     .where('p.animal_id', '=', c.animalId) as unknown as PredictionQuery
-  if (c.classificationType !== undefined) query = query.where('p.classification_type', '=', c.classificationType)
-  if (c.from !== undefined) query = query.where('p.predicted_at', '>=', c.from)
-  if (c.to !== undefined) query = query.where('p.predicted_at', '<=', c.to)
-  if (c.minProbability !== undefined) query = query.where('p.peak_probability', '>=', c.minProbability)
-  if (c.maxProbability !== undefined) query = query.where('p.peak_probability', '<=', c.maxProbability)
-  return query
+  return whereGiven(query, [
+    ['p.classification_type', '=', c.classificationType],
+    ['p.predicted_at', '>=', c.from],
+    ['p.predicted_at', '<=', c.to],
+    ['p.peak_probability', '>=', c.minProbability],
+    ['p.peak_probability', '<=', c.maxProbability],
+  ])
 }
 
 /** A page of predictions, newest first. */
