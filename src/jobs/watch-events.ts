@@ -28,10 +28,13 @@ import { isSilent, minutesBetween } from '../modules/events/events.rules.ts'
 /** A check the events job runs for one account (as deriveDueEvents): the events it stored. */
 type Derivation = (db: Kysely<DB>, uid: string, rules: AlertRules, now: number) => Promise<EventRow[]>
 
+/** A check's event, less what checkSubjects adds: the account, the episode key and the creation time. */
+type CheckEvent = Omit<NewEvent, 'uid' | 'episodeKey' | 'createdAt'>
+
 /** What a check decides for one subject in this run, from the subject's stored state; undefined: nothing. */
 type Change =
-  /** An episode starts: the state moves to `start` as of `since`, and the event is stored. */
-  | { start: string; since: number; event: NewEvent }
+  /** An episode starts: the state moves to `start` as of `since`; its event, keyed by `episodeAt`, is stored. */
+  | { start: string; since: number; episodeAt: number; event: CheckEvent }
   /** The episode ends: the state moves to `end` and the subject's open events of `type` are resolved. */
   | { end: string; target: EventTarget; type: EventType }
   | undefined
@@ -47,7 +50,7 @@ async function checkSubjects<T>(
   run: { uid: string; rule: string; now: number },
   items: readonly T[],
   subjectOf: (item: T) => string,
-  decide: (item: T, subject: string, state: string | undefined) => Change,
+  decide: (item: T, state: string | undefined) => Change,
 ): Promise<EventRow[]> {
   const states = await subjectStates(db, run.uid, run.rule)
   const created: EventRow[] = []
@@ -55,11 +58,17 @@ async function checkSubjects<T>(
     const subject = subjectOf(item)
     const key = { uid: run.uid, subject, rule: run.rule }
     const state = states.get(subject)?.state
-    const change = decide(item, subject, state)
+    const change = decide(item, state)
     if (change === undefined) continue
     if ('start' in change) {
-      const event = await transitionWithEvent(db, rules, key, state, change.start, change.since, change.event)
-      if (event) created.push(event)
+      const event: NewEvent = {
+        uid: run.uid,
+        ...change.event,
+        episodeKey: `${change.event.type}:${subject}:${change.episodeAt}`,
+        createdAt: run.now,
+      }
+      const stored = await transitionWithEvent(db, rules, key, state, change.start, change.since, event)
+      if (stored) created.push(stored)
     } else {
       await db.transaction().execute(async (trx) => {
         if (await transition(trx, key, state, change.end, run.now))
@@ -85,11 +94,10 @@ export const deriveSilenceEvents: Derivation = async (db, uid, rules, now) => {
     .where('last_sensor_t', 'is not', null)
     .where('last_sensor_t', '<=', now - minutes * 60_000)
     .execute()
-  return checkSubjects(db, rules, { uid, rule: 'silence', now }, tags, animalSubject, (a, subject, state) => {
+  return checkSubjects(db, rules, { uid, rule: 'silence', now }, tags, animalSubject, (a, state) => {
     const lastHeard = Number(a.last_sensor_t)
     if (state === 'silent' || !isSilent(lastHeard, now, minutes)) return undefined
-    const event: NewEvent = {
-      uid,
+    const event: CheckEvent = {
       type: 'tag-silent',
       mac: a.mac,
       animalId: Number(a.id),
@@ -97,10 +105,8 @@ export const deriveSilenceEvents: Derivation = async (db, uid, rules, now) => {
       value: minutesBetween(lastHeard, now),
       t: lastHeard + minutes * 60_000,
       evidence: { lastHeard, silentMinutes: minutesBetween(lastHeard, now), thresholdMinutes: minutes },
-      episodeKey: `tag-silent:${subject}:${lastHeard}`,
-      createdAt: now,
     }
-    return { start: 'silent', since: lastHeard, event }
+    return { start: 'silent', since: lastHeard, episodeAt: lastHeard, event }
   })
 }
 
@@ -113,11 +119,10 @@ export const deriveBatteryEvents: Derivation = async (db, uid, rules, now) => {
     .where('uid', '=', uid)
     .where('battery', 'is not', null)
     .execute()
-  return checkSubjects(db, rules, { uid, rule: 'battery', now }, tags, animalSubject, (a, subject, state) => {
+  return checkSubjects(db, rules, { uid, rule: 'battery', now }, tags, animalSubject, (a, state) => {
     const battery = Number(a.battery)
     if (battery < percent && state !== 'low') {
-      const event: NewEvent = {
-        uid,
+      const event: CheckEvent = {
         type: 'tag-battery-low',
         mac: a.mac,
         animalId: Number(a.id),
@@ -125,10 +130,8 @@ export const deriveBatteryEvents: Derivation = async (db, uid, rules, now) => {
         value: battery,
         t: now,
         evidence: { battery, thresholdPercent: percent },
-        episodeKey: `tag-battery-low:${subject}:${now}`,
-        createdAt: now,
       }
-      return { start: 'low', since: now, event }
+      return { start: 'low', since: now, episodeAt: now, event }
     }
     if (battery >= percent && state === 'low')
       return { end: 'ok', target: { animalId: Number(a.id), mac: a.mac }, type: 'tag-battery-low' }
@@ -146,20 +149,17 @@ export const deriveOfflineEvents: Derivation = async (db, uid, rules, now) => {
     .where('last_seen', 'is not', null)
     .where('last_seen', '<=', Math.floor((now - minutes * 60_000) / 1000))
     .execute()
-  return checkSubjects(db, rules, { uid, rule: 'offline', now }, devices, deviceSubject, (d, subject, state) => {
+  return checkSubjects(db, rules, { uid, rule: 'offline', now }, devices, deviceSubject, (d, state) => {
     const lastSeen = Number(d.last_seen) * 1000
     if (state === 'offline' || !isSilent(lastSeen, now, minutes)) return undefined
-    const event: NewEvent = {
-      uid,
+    const event: CheckEvent = {
       type: 'litter-offline',
       mac: d.mac,
       value: minutesBetween(lastSeen, now),
       t: lastSeen + minutes * 60_000,
       evidence: { lastSeen, offlineMinutes: minutesBetween(lastSeen, now), thresholdMinutes: minutes },
-      episodeKey: `litter-offline:${subject}:${lastSeen}`,
-      createdAt: now,
     }
-    return { start: 'offline', since: lastSeen, event }
+    return { start: 'offline', since: lastSeen, episodeAt: lastSeen, event }
   })
 }
 
@@ -174,12 +174,11 @@ function deviationSigmas(s: BucketStats): number {
 export const deriveActivityEvents: Derivation = async (db, uid, rules, now) => {
   const window = deviceWindow('1h', now)
   const aggregates = await activityAggregates(db, uid, window, baselineWindow(window).start)
-  return checkSubjects(db, rules, { uid, rule: 'activity', now }, aggregates, deviceSubject, (a, subject, state) => {
+  return checkSubjects(db, rules, { uid, rule: 'activity', now }, aggregates, deviceSubject, (a, state) => {
     const unusual = unusualActivity(a)
     if (unusual && state !== 'unusual') {
       const sigmas = Math.round(deviationSigmas(a) * 10) / 10
-      const event: NewEvent = {
-        uid,
+      const event: CheckEvent = {
         type: 'litter-unusual-activity',
         mac: a.mac,
         value: sigmas,
@@ -192,10 +191,8 @@ export const deriveActivityEvents: Derivation = async (db, uid, rules, now) => {
           windowActivity: a.windowActivity,
           deviationSigmas: sigmas,
         },
-        episodeKey: `litter-unusual-activity:${subject}:${window.end}`,
-        createdAt: now,
       }
-      return { start: 'unusual', since: now, event }
+      return { start: 'unusual', since: now, episodeAt: window.end, event }
     }
     if (!unusual && state === 'unusual')
       return { end: 'usual', target: { mac: a.mac }, type: 'litter-unusual-activity' }
