@@ -49,5 +49,15 @@ export function orNotFound<T>(found: T | undefined, what: string): T {
   return found
 }
 export const conflict = (message: string) => new ApiError(409, message)
+/**
+ * A `.catch` for a write that a unique key may refuse: the repository's `refusal` error becomes a 409 with its
+ * message; any other error passes on.
+ */
+export function conflictOn(refusal: new (...args: never[]) => Error) {
+  return (err: unknown): never => {
+    if (err instanceof refusal) throw conflict(err.message)
+    throw err
+  }
+}
 export const serviceUnavailable = (message: string, retryAfterSeconds = 5) =>
   new ApiError(503, message, { headers: { 'retry-after': String(retryAfterSeconds) } })

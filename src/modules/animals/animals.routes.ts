@@ -3,7 +3,7 @@ import Type from 'typebox'
 import { defineModule } from '../../http/api-module.ts'
 import type { App } from '../../types.ts'
 import { Envelope, MessageEnvelope, PageEnvelope, ok, okMessage, pageOf } from '../../http/envelope.ts'
-import { ApiError, conflict, notFound, orNotFound } from '../../http/errors.ts'
+import { ApiError, conflictOn, notFound, orNotFound } from '../../http/errors.ts'
 import { parseFilters } from '../../http/list-params.ts'
 import { createIdSource } from '../../db/ids.ts'
 import { created } from '../../http/created.ts'
@@ -36,10 +36,7 @@ const conflictError = {
   409: Type.Ref('ErrorEnvelope', { description: "The MAC is already used by another of the user's animals" }),
 }
 
-function rethrowDuplicate(err: unknown): never {
-  if (err instanceof DuplicateMacError) throw conflict(err.message)
-  throw err
-}
+const rethrowDuplicate = conflictOn(DuplicateMacError)
 
 export const animalsModule = defineModule({
   tag: 'animals',

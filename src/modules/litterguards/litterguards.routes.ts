@@ -5,7 +5,7 @@ import Type from 'typebox'
 import { defineModule } from '../../http/api-module.ts'
 import { created } from '../../http/created.ts'
 import { Envelope, MessageEnvelope, PageEnvelope, ok, okMessage, pageOf } from '../../http/envelope.ts'
-import { conflict, notFound, orNotFound, validationFailed } from '../../http/errors.ts'
+import { conflictOn, notFound, orNotFound, validationFailed } from '../../http/errors.ts'
 import { parseFilters, type FilterValue } from '../../http/list-params.ts'
 import type { PageParams } from '../../db/paginate.ts'
 import type { App } from '../../types.ts'
@@ -83,10 +83,7 @@ function analyticsOf(a: ActivityAggregates | undefined, window: Window): DeviceA
   }
 }
 
-function rethrowDuplicate(err: unknown): never {
-  if (err instanceof DuplicateLitterguardError) throw conflict(err.message)
-  throw err
-}
+const rethrowDuplicate = conflictOn(DuplicateLitterguardError)
 
 export const litterguardsModule = defineModule({
   tag: 'litterguards',
