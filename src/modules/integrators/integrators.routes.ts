@@ -1,4 +1,5 @@
 // Account links: the owner of an account authorises an integrator to read it (or withdraws that).
+import type { FastifyRequest } from 'fastify'
 import type { App } from '../../types.ts'
 import { userCallerOf } from '../../auth/caller.ts'
 import { defineModule } from '../../http/api-module.ts'
@@ -6,6 +7,11 @@ import { Envelope, ok } from '../../http/envelope.ts'
 import { notFound } from '../../http/errors.ts'
 import { findIntegrator, link, linkedIntegratorUids, unlink } from './integrators.repository.ts'
 import { LinkRequest, LinkResponse, UnlinkParams } from './integrators.schemas.ts'
+
+const LINKED = 'Integrator linked to the account'
+const UNLINKED = 'Integrator unlinked from the account'
+/** What link and unlink answer: the integrators linked to the account now, and what was done. */
+const LinksEnvelope = (message: string) => Envelope(LinkResponse, 'The integrators linked now', message)
 
 export const integratorsModule = defineModule({
   tag: 'partners',
@@ -15,6 +21,10 @@ export const integratorsModule = defineModule({
 
 async function integratorRoutes(app: App) {
   const db = app.database.db
+
+  /** The answer of a link and of an unlink: the integrators linked to the caller's account now. */
+  const answerWithLinks = async (req: FastifyRequest, message: string) =>
+    ok({ integrators: await linkedIntegratorUids(db, userCallerOf(req).user.uid) }, message)
 
   app.post(
     '/partners/link',
@@ -27,16 +37,15 @@ async function integratorRoutes(app: App) {
           'Body `{integratorUID}`. Linking an already linked integrator changes nothing. An unknown or inactive integrator gets 404. ' +
           "Returns the account's `integrators` array.",
         body: LinkRequest,
-        response: { 200: Envelope(LinkResponse, 'The integrators linked now', 'Integrator linked to the account') },
+        response: { 200: LinksEnvelope(LINKED) },
       },
       config: { changesAccess: true, access: 'userToken' },
     },
     async (req) => {
-      const { user } = userCallerOf(req)
       const integrator = await findIntegrator(db, req.body.integratorUID)
       if (!integrator || !integrator.is_active) throw notFound('Integrator')
-      await link(db, user.uid, integrator.uid, 'owner')
-      return ok({ integrators: await linkedIntegratorUids(db, user.uid) }, 'Integrator linked to the account')
+      await link(db, userCallerOf(req).user.uid, integrator.uid, 'owner')
+      return answerWithLinks(req, LINKED)
     },
   )
 
@@ -49,14 +58,13 @@ async function integratorRoutes(app: App) {
         description:
           'User token of the account owner. The integrator loses access to the account at once. 404 when it was not linked.',
         params: UnlinkParams,
-        response: { 200: Envelope(LinkResponse, 'The integrators linked now', 'Integrator unlinked from the account') },
+        response: { 200: LinksEnvelope(UNLINKED) },
       },
       config: { changesAccess: true, access: 'userToken' },
     },
     async (req) => {
-      const { user } = userCallerOf(req)
-      if (!(await unlink(db, user.uid, req.params.integratorUid))) throw notFound('Link')
-      return ok({ integrators: await linkedIntegratorUids(db, user.uid) }, 'Integrator unlinked from the account')
+      if (!(await unlink(db, userCallerOf(req).user.uid, req.params.integratorUid))) throw notFound('Link')
+      return answerWithLinks(req, UNLINKED)
     },
   )
 }
