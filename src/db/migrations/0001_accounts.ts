@@ -2,6 +2,7 @@
 // families, revocations). users and user_integrator_links carry the user's Uid as tenant key;
 // integrators and the token tables are global (a sharded deployment keeps them as reference tables).
 import { sql, type Kysely } from 'kysely'
+import { accountTable, rowTimestamps } from './building-blocks.ts'
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -21,8 +22,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('integration_flags', 'jsonb', (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
     .addColumn('password_hash', 'text')
     .addColumn('password_changed_at', 'timestamptz')
-    .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
-    .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+    .$call(rowTimestamps)
     .execute()
   await sql`CREATE UNIQUE INDEX users_email_lower_key ON users (lower(email))`.execute(db)
 
@@ -37,13 +37,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('can_write', 'boolean', (c) => c.notNull().defaultTo(false))
     .addColumn('can_delete', 'boolean', (c) => c.notNull().defaultTo(false))
     .addColumn('client_secret_hash', 'text')
-    .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
-    .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+    .$call(rowTimestamps)
     .execute()
 
-  await db.schema
-    .createTable('user_integrator_links')
-    .addColumn('uid', 'text', (c) => c.notNull().references('users.uid').onDelete('cascade'))
+  await accountTable(db, 'user_integrator_links')
     .addColumn('integrator_uid', 'text', (c) => c.notNull().references('integrators.uid').onDelete('cascade'))
     .addColumn('linked_by', 'text', (c) => c.notNull().check(sql`linked_by IN ('owner', 'operator')`))
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))

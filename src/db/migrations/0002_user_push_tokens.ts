@@ -1,11 +1,10 @@
 // Push-token entries (the spec's UserPhone) of each account. `uid` is the tenant key; deleting the
 // user deletes them (ON DELETE CASCADE), like every other table holding a farm's data.
 import { sql, type Kysely } from 'kysely'
+import { accountTable } from './building-blocks.ts'
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema
-    .createTable('user_push_tokens')
-    .addColumn('uid', 'text', (c) => c.notNull().references('users.uid').onDelete('cascade'))
+  await accountTable(db, 'user_push_tokens')
     .addColumn('token', 'text', (c) => c.notNull())
     .addColumn('custom_name', 'text', (c) => c.notNull())
     .addColumn('name', 'text', (c) => c.notNull())

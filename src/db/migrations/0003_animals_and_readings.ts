@@ -4,14 +4,20 @@
 // payload columns: reads become index-only scans that never visit the heap, where one tag's rows lie
 // scattered among every other tag's (they arrive interleaved in time). Sizes: docs/storage.md.
 import { sql, type Kysely } from 'kysely'
+import {
+  accountTable,
+  canonicalMac,
+  readingsTable,
+  READINGS_STORAGE,
+  rowTimestamps,
+  sensorReadingsTable,
+} from './building-blocks.ts'
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema
-    .createTable('animals')
-    .addColumn('uid', 'text', (c) => c.notNull().references('users.uid').onDelete('cascade'))
+  await accountTable(db, 'animals')
     // Creation time in ms (the API's ID, as a decimal string), unique per user.
     .addColumn('id', 'bigint', (c) => c.notNull())
-    .addColumn('mac', 'text', (c) => c.notNull().check(sql`mac ~ '^[0-9A-F]{2}(:[0-9A-F]{2}){5}$'`))
+    .addColumn('mac', 'text', canonicalMac)
     .addColumn('sex', 'text', (c) => c.notNull().check(sql`sex IN ('male', 'female')`))
     .addColumn('active', 'boolean', (c) => c.notNull().defaultTo(true))
     .addColumn('battery', 'double precision', (c) => c.check(sql`battery BETWEEN 0 AND 100`))
@@ -36,33 +42,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     // Times of the readings the latest state was taken from, so an older batch arriving late never overwrites it.
     .addColumn('last_sensor_t', 'bigint')
     .addColumn('last_location_t', 'bigint')
-    .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
-    .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+    .$call(rowTimestamps)
     .addPrimaryKeyConstraint('animals_pkey', ['uid', 'id'])
     .addUniqueConstraint('animals_uid_mac_key', ['uid', 'mac'])
     .execute()
 
-  await sql`
-    CREATE TABLE animal_sensor_readings (
-      uid text NOT NULL REFERENCES users (uid) ON DELETE CASCADE,
-      mac text NOT NULL,
-      t bigint NOT NULL,
-      c double precision NOT NULL,
-      x double precision NOT NULL,
-      y double precision NOT NULL,
-      z double precision NOT NULL,
-      CONSTRAINT animal_sensor_readings_pkey PRIMARY KEY (uid, mac, t) INCLUDE (c, x, y, z)
-    )`.execute(db)
-
-  await sql`
-    CREATE TABLE animal_location_readings (
-      uid text NOT NULL REFERENCES users (uid) ON DELETE CASCADE,
-      mac text NOT NULL,
-      t bigint NOT NULL,
-      rssi double precision NOT NULL,
-      nodeuid text NOT NULL,
-      CONSTRAINT animal_location_readings_pkey PRIMARY KEY (uid, mac, t) INCLUDE (rssi, nodeuid)
-    )`.execute(db)
+  await sensorReadingsTable('animal_sensor_readings').execute(db)
+  await readingsTable('animal_location_readings', { rssi: 'double precision', nodeuid: 'text' }).execute(db)
 
   // Index-only scans need the visibility map current. These tables only grow, and the default insert
   // threshold (20% of the table) would leave weeks of a large table unvacuumed; vacuum every ~1%.
@@ -70,8 +56,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // planner would pick a parallel scan whose worker start-up costs more than it saves, and takes cores
   // from concurrent requests; parallel_workers = 0 keeps these scans serial.
   for (const table of ['animal_sensor_readings', 'animal_location_readings']) {
-    await sql`ALTER TABLE ${sql.table(table)} SET (autovacuum_vacuum_insert_scale_factor = 0.01, autovacuum_vacuum_insert_threshold = 100000, parallel_workers = 0)`.execute(
-      db,
-    )
+    await sql`ALTER TABLE ${sql.table(table)} SET (${READINGS_STORAGE})`.execute(db)
   }
 }

@@ -5,6 +5,7 @@
 // deletes them (uid ON DELETE CASCADE), in the same statement as the animals.
 // Text columns hold the spec's strings as sent (dates YYYY-MM-DD, times HH:mm); numbers are double.
 import { sql, type Kysely } from 'kysely'
+import { accountTable, rowTimestamps } from './building-blocks.ts'
 
 type Column = [name: string, type: string]
 
@@ -131,9 +132,7 @@ const tables: Record<string, { columns: Column[]; notNull: string[] }> = {
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   for (const [table, { columns, notNull }] of Object.entries(tables)) {
-    let builder = db.schema
-      .createTable(table)
-      .addColumn('uid', 'text', (c) => c.notNull().references('users.uid').onDelete('cascade'))
+    let builder = accountTable(db, table)
       // Creation time in ms (the API's ID, as a decimal string), unique per user and collection.
       .addColumn('id', 'bigint', (c) => c.notNull())
       .addColumn('animal_id', 'bigint', (c) => c.notNull())
@@ -143,8 +142,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       builder = builder.addColumn(name, sql.raw(type), (c) => (notNull.includes(name) ? c.notNull() : c))
     }
     await builder
-      .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
-      .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+      .$call(rowTimestamps)
       .addPrimaryKeyConstraint(`${table}_pkey`, ['uid', 'id'])
       .addForeignKeyConstraint(`${table}_animal_fkey`, ['uid', 'animal_id'], 'animals', ['uid', 'id'])
       .execute()

@@ -3,12 +3,13 @@
 // sees them. uid is the account the request acted on (the tenant key; NULL for POST /users): deleting
 // the account deletes its keys and the responses they hold.
 import { sql, type Kysely } from 'kysely'
+import { accountIfAny } from './building-blocks.ts'
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('idempotency_keys')
     .addColumn('id', 'bigserial', (c) => c.primaryKey())
-    .addColumn('uid', 'text', (c) => c.references('users.uid').onDelete('cascade'))
+    .addColumn('uid', 'text', accountIfAny)
     // integrator:<uid> or user:<uid>: keys are scoped to the caller
     .addColumn('caller', 'text', (c) => c.notNull())
     .addColumn('key', 'text', (c) => c.notNull())

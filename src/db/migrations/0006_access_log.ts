@@ -3,12 +3,13 @@
 // account (POST /tokens/revoke, GET /tokens/usage) and for requests refused because no link allowed them.
 // Deleting the account deletes its rows; deleting the integrator deletes its rows.
 import { sql, type Kysely } from 'kysely'
+import { accountIfAny } from './building-blocks.ts'
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('access_log')
     .addColumn('id', 'bigserial', (c) => c.primaryKey())
-    .addColumn('uid', 'text', (c) => c.references('users.uid').onDelete('cascade'))
+    .addColumn('uid', 'text', accountIfAny)
     .addColumn('integrator_uid', 'text', (c) => c.notNull().references('integrators.uid').onDelete('cascade'))
     .addColumn('at', 'timestamptz', (c) => c.notNull())
     .addColumn('method', 'text', (c) => c.notNull())

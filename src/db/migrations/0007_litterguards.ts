@@ -6,39 +6,25 @@
 // LastSeen and CurrentTemperature are kept on the device row by the ingestion transaction (docs/litterguards.md
 // has the measurement behind that); Active is derived from last_seen when read.
 import { sql, type Kysely } from 'kysely'
+import { accountTable, canonicalMac, READINGS_STORAGE, rowTimestamps, sensorReadingsTable } from './building-blocks.ts'
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema
-    .createTable('litterguards')
-    .addColumn('uid', 'text', (c) => c.notNull().references('users.uid').onDelete('cascade'))
-    .addColumn('mac', 'text', (c) => c.notNull().check(sql`mac ~ '^[0-9A-F]{2}(:[0-9A-F]{2}){5}$'`))
+  await accountTable(db, 'litterguards')
+    .addColumn('mac', 'text', canonicalMac)
     .addColumn('name', 'text', (c) => c.notNull())
     // Registration time, ms since epoch (the list's default sort, like every other list's t).
     .addColumn('t', 'bigint', (c) => c.notNull())
     // The newest reading's t (Unix seconds) and c; NULL until the first reading.
     .addColumn('last_seen', 'bigint')
     .addColumn('current_temperature', 'double precision')
-    .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
-    .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+    .$call(rowTimestamps)
     .addPrimaryKeyConstraint('litterguards_pkey', ['uid', 'mac'])
     .execute()
 
-  await sql`
-    CREATE TABLE litterguard_readings (
-      uid text NOT NULL REFERENCES users (uid) ON DELETE CASCADE,
-      mac text NOT NULL,
-      t bigint NOT NULL,
-      c double precision NOT NULL,
-      x double precision NOT NULL,
-      y double precision NOT NULL,
-      z double precision NOT NULL,
-      CONSTRAINT litterguard_readings_pkey PRIMARY KEY (uid, mac, t) INCLUDE (c, x, y, z)
-    )`.execute(db)
+  await sensorReadingsTable('litterguard_readings').execute(db)
   // As for the ear-tag readings (0003): frequent insert-driven vacuums keep index-only scans index-only,
   // and one device's range is too small a read for parallel workers to pay off.
-  await sql`ALTER TABLE litterguard_readings SET (autovacuum_vacuum_insert_scale_factor = 0.01, autovacuum_vacuum_insert_threshold = 100000, parallel_workers = 0)`.execute(
-    db,
-  )
+  await sql`ALTER TABLE litterguard_readings SET (${READINGS_STORAGE})`.execute(db)
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -4,11 +4,10 @@
 // with its account (uid). `results` holds the [{timestamp, probability}] series as the API shows it;
 // `peak_probability` is its highest probability, the value minProbability/maxProbability filter on.
 import { sql, type Kysely } from 'kysely'
+import { accountTable } from './building-blocks.ts'
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema
-    .createTable('predictions')
-    .addColumn('uid', 'text', (c) => c.notNull().references('users.uid').onDelete('cascade'))
+  await accountTable(db, 'predictions')
     .addColumn('id', 'bigserial', (c) => c.notNull())
     .addColumn('animal_id', 'bigint', (c) => c.notNull())
     .addColumn('classification_type', 'text', (c) =>

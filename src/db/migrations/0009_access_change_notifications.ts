@@ -3,57 +3,76 @@
 // the change commits for others. Triggers rather than application code: no write path, CLI command or
 // manual SQL can forget to publish. Payloads are JSON: {"integrator": uid}, {"user": uid}, {"jti": jti},
 // {"user": uid, "integrator": uid} for a link.
-import { sql, type Kysely } from 'kysely'
+import { sql, type Kysely, type RawBuilder } from 'kysely'
 
 export const ACCESS_CHANGES_CHANNEL = 'livestock_access'
 
+/** A change that alters who may call the API: its trigger and table, and the function publishing it. */
+interface AccessChange {
+  trigger: string
+  after: string
+  table: string
+  fn: string
+  /** json_build_object's arguments: what the payload names. */
+  payload: string
+  /** Set where the trigger fires on inserts and deletes alike: the variable holding the row (NEW, or OLD on a delete). */
+  row?: string
+}
+
+const ACCESS_CHANGES: AccessChange[] = [
+  {
+    trigger: 'integrators_access_change',
+    after: 'UPDATE OR DELETE',
+    table: 'integrators',
+    fn: 'notify_integrator_change',
+    payload: "'integrator', OLD.uid",
+  },
+  {
+    trigger: 'users_access_change',
+    after: 'UPDATE OR DELETE',
+    table: 'users',
+    fn: 'notify_user_change',
+    payload: "'user', OLD.uid",
+  },
+  {
+    trigger: 'links_access_change',
+    after: 'INSERT OR DELETE',
+    table: 'user_integrator_links',
+    fn: 'notify_link_change',
+    payload: "'user', link.uid, 'integrator', link.integrator_uid",
+    row: 'link',
+  },
+  {
+    trigger: 'revoked_tokens_access_change',
+    after: 'INSERT',
+    table: 'revoked_tokens',
+    fn: 'notify_token_revoked',
+    payload: "'jti', NEW.jti",
+  },
+]
+
+function notifyFunction({ fn, table, payload, row }: AccessChange): RawBuilder<unknown> {
+  const declare = row === undefined ? '' : `\n    DECLARE ${row} ${table};`
+  const pick = row === undefined ? '' : `\n      IF TG_OP = 'DELETE' THEN ${row} := OLD; ELSE ${row} := NEW; END IF;`
+  return sql.raw(`
+    CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$${declare}
+    BEGIN${pick}
+      PERFORM pg_notify('${ACCESS_CHANGES_CHANNEL}', json_build_object(${payload})::text);
+      RETURN NULL;
+    END $$`)
+}
+
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`
-    CREATE FUNCTION notify_integrator_change() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      PERFORM pg_notify('livestock_access', json_build_object('integrator', OLD.uid)::text);
-      RETURN NULL;
-    END $$`.execute(db)
-  await sql`
-    CREATE FUNCTION notify_user_change() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      PERFORM pg_notify('livestock_access', json_build_object('user', OLD.uid)::text);
-      RETURN NULL;
-    END $$`.execute(db)
-  await sql`
-    CREATE FUNCTION notify_link_change() RETURNS trigger LANGUAGE plpgsql AS $$
-    DECLARE link user_integrator_links;
-    BEGIN
-      IF TG_OP = 'DELETE' THEN link := OLD; ELSE link := NEW; END IF;
-      PERFORM pg_notify('livestock_access', json_build_object('user', link.uid, 'integrator', link.integrator_uid)::text);
-      RETURN NULL;
-    END $$`.execute(db)
-  await sql`
-    CREATE FUNCTION notify_token_revoked() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      PERFORM pg_notify('livestock_access', json_build_object('jti', NEW.jti)::text);
-      RETURN NULL;
-    END $$`.execute(db)
-  await sql`CREATE TRIGGER integrators_access_change AFTER UPDATE OR DELETE ON integrators FOR EACH ROW EXECUTE FUNCTION notify_integrator_change()`.execute(
-    db,
-  )
-  await sql`CREATE TRIGGER users_access_change AFTER UPDATE OR DELETE ON users FOR EACH ROW EXECUTE FUNCTION notify_user_change()`.execute(
-    db,
-  )
-  await sql`CREATE TRIGGER links_access_change AFTER INSERT OR DELETE ON user_integrator_links FOR EACH ROW EXECUTE FUNCTION notify_link_change()`.execute(
-    db,
-  )
-  await sql`CREATE TRIGGER revoked_tokens_access_change AFTER INSERT ON revoked_tokens FOR EACH ROW EXECUTE FUNCTION notify_token_revoked()`.execute(
-    db,
-  )
+  for (const change of ACCESS_CHANGES) await notifyFunction(change).execute(db)
+  for (const { trigger, after, table, fn } of ACCESS_CHANGES) {
+    await sql`CREATE TRIGGER ${sql.raw(trigger)} AFTER ${sql.raw(after)} ON ${sql.raw(table)} FOR EACH ROW EXECUTE FUNCTION ${sql.raw(fn)}()`.execute(
+      db,
+    )
+  }
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`DROP TRIGGER IF EXISTS integrators_access_change ON integrators`.execute(db)
-  await sql`DROP TRIGGER IF EXISTS users_access_change ON users`.execute(db)
-  await sql`DROP TRIGGER IF EXISTS links_access_change ON user_integrator_links`.execute(db)
-  await sql`DROP TRIGGER IF EXISTS revoked_tokens_access_change ON revoked_tokens`.execute(db)
-  for (const fn of ['notify_integrator_change', 'notify_user_change', 'notify_link_change', 'notify_token_revoked']) {
-    await sql`DROP FUNCTION IF EXISTS ${sql.raw(fn)}()`.execute(db)
-  }
+  for (const { trigger, table } of ACCESS_CHANGES)
+    await sql`DROP TRIGGER IF EXISTS ${sql.raw(trigger)} ON ${sql.raw(table)}`.execute(db)
+  for (const { fn } of ACCESS_CHANGES) await sql`DROP FUNCTION IF EXISTS ${sql.raw(fn)}()`.execute(db)
 }
