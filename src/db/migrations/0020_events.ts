@@ -8,16 +8,17 @@
 // is a conditional upsert, so only one of several concurrent transactions makes it. alert_rules holds each
 // account's rules document (absent: the defaults).
 import { sql, type Kysely } from 'kysely'
+import { ONE_ROW_PER_ACCOUNT, TENANT_KEY } from './building-blocks.ts'
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     CREATE TABLE event_counters (
-      uid text PRIMARY KEY REFERENCES users (uid) ON DELETE CASCADE,
+      ${ONE_ROW_PER_ACCOUNT},
       last_id bigint NOT NULL
     )`.execute(db)
   await sql`
     CREATE TABLE events (
-      uid text NOT NULL REFERENCES users (uid) ON DELETE CASCADE,
+      ${TENANT_KEY},
       id bigint NOT NULL,
       event_type text NOT NULL,
       severity text NOT NULL CHECK (severity IN ('info', 'warning', 'critical')),
@@ -44,7 +45,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`CREATE INDEX events_open_idx ON events (uid, event_type, mac) WHERE status <> 'resolved'`.execute(db)
   await sql`
     CREATE TABLE alert_states (
-      uid text NOT NULL REFERENCES users (uid) ON DELETE CASCADE,
+      ${TENANT_KEY},
       subject text NOT NULL,
       rule text NOT NULL,
       state text NOT NULL,
@@ -53,7 +54,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )`.execute(db)
   await sql`
     CREATE TABLE alert_rules (
-      uid text PRIMARY KEY REFERENCES users (uid) ON DELETE CASCADE,
+      ${ONE_ROW_PER_ACCOUNT},
       rules jsonb NOT NULL,
       updated_by text NOT NULL,
       updated_at bigint NOT NULL

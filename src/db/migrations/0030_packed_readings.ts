@@ -5,6 +5,7 @@
 // in the row) is in the key so that a read finds how many hours it needs without detoasting them.
 // STORAGE MAIN and a low toast_tuple_target: PostgreSQL compresses a row's arrays in place from 128 bytes on.
 import { sql, type Kysely } from 'kysely'
+import { TENANT_KEY } from './building-blocks.ts'
 
 const TABLES = {
   animal_sensor_packed:
@@ -19,7 +20,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   for (const [table, columns] of Object.entries(TABLES)) {
     await sql`
       CREATE TABLE ${sql.table(table)} (
-        uid text NOT NULL REFERENCES users (uid) ON DELETE CASCADE,
+        ${TENANT_KEY},
         mac text NOT NULL,
         hour bigint NOT NULL,
         n integer NOT NULL,

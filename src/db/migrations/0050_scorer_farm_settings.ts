@@ -3,11 +3,12 @@
 // period read and each class's counts and reason, as GET /users/<user_id>/predictions/settings shows them).
 // No row: the defaults. It goes with its account.
 import { sql, type Kysely } from 'kysely'
+import { ONE_ROW_PER_ACCOUNT } from './building-blocks.ts'
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     CREATE TABLE scorer_farm_settings (
-      uid text PRIMARY KEY REFERENCES users (uid) ON DELETE CASCADE,
+      ${ONE_ROW_PER_ACCOUNT},
       birth_factor double precision NOT NULL CHECK (birth_factor > 0),
       heat_factor double precision NOT NULL CHECK (heat_factor > 0),
       lameness_factor double precision NOT NULL CHECK (lameness_factor > 0),

@@ -4,6 +4,7 @@
 // the account first (the tenant key), then the event and its target: a webhook subscription, or the
 // account's phones ('push'). delivery_attempts is each subscription's log.
 import { sql, type Kysely } from 'kysely'
+import { TENANT_KEY } from './building-blocks.ts'
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
@@ -26,7 +27,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )`.execute(db)
   await sql`
     CREATE TABLE deliveries (
-      uid text NOT NULL REFERENCES users (uid) ON DELETE CASCADE,
+      ${TENANT_KEY},
       event_id bigint NOT NULL,
       channel text NOT NULL CHECK (channel IN ('webhook', 'push')),
       integrator_uid text NOT NULL DEFAULT '',
@@ -51,7 +52,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     CREATE TABLE delivery_attempts (
       integrator_uid text NOT NULL,
       subscription_id text NOT NULL,
-      uid text NOT NULL REFERENCES users (uid) ON DELETE CASCADE,
+      ${TENANT_KEY},
       event_id bigint NOT NULL,
       message_id text NOT NULL,
       attempted_at bigint NOT NULL,

@@ -7,6 +7,7 @@
 // and the same in whatever order or batches the readings came. Existing readings are summed up here, with a
 // copy of the readings module's SQL and thresholds as they are today (a migration never changes once run).
 import { sql, type Kysely, type RawBuilder } from 'kysely'
+import { TENANT_KEY } from './building-blocks.ts'
 
 /** sqrt(x² + y² + z²), a component whose square underflows float8 counted as 0 (PostgreSQL refuses the product). */
 const MAGNITUDE = sql.raw(
@@ -112,7 +113,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   for (const { table, columns } of ROLLUPS) {
     await sql`
       CREATE TABLE ${sql.table(table)} (
-        uid text NOT NULL REFERENCES users (uid) ON DELETE CASCADE,
+        ${TENANT_KEY},
         mac text NOT NULL,
         hour bigint NOT NULL,
         ${sql.raw(columns)},
