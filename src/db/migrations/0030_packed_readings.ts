@@ -7,13 +7,15 @@
 import { sql, type Kysely } from 'kysely'
 import { TENANT_KEY } from './building-blocks.ts'
 
+/** An accelerometer tag's packed hour (ear tag or litter device). */
+const SENSOR_PACKED =
+  'dt integer[] NOT NULL, c smallint[] NOT NULL, x smallint[] NOT NULL, y smallint[] NOT NULL, z smallint[] NOT NULL'
+
 const TABLES = {
-  animal_sensor_packed:
-    'dt integer[] NOT NULL, c smallint[] NOT NULL, x smallint[] NOT NULL, y smallint[] NOT NULL, z smallint[] NOT NULL',
+  animal_sensor_packed: SENSOR_PACKED,
   animal_location_packed:
     'dt integer[] NOT NULL, rssi smallint[] NOT NULL, nodes text[] NOT NULL, node smallint[] NOT NULL',
-  litterguard_packed:
-    'dt integer[] NOT NULL, c smallint[] NOT NULL, x smallint[] NOT NULL, y smallint[] NOT NULL, z smallint[] NOT NULL',
+  litterguard_packed: SENSOR_PACKED,
 }
 
 export async function up(db: Kysely<unknown>): Promise<void> {

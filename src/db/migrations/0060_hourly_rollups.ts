@@ -7,12 +7,7 @@
 // and the same in whatever order or batches the readings came. Existing readings are summed up here, with a
 // copy of the readings module's SQL and thresholds as they are today (a migration never changes once run).
 import { sql, type Kysely, type RawBuilder } from 'kysely'
-import { TENANT_KEY } from './building-blocks.ts'
-
-/** sqrt(x² + y² + z²), a component whose square underflows float8 counted as 0 (PostgreSQL refuses the product). */
-const MAGNITUDE = sql.raw(
-  ['x', 'y', 'z'].map((v) => `CASE WHEN abs(${v}) < 1e-150 THEN 0 ELSE ${v} * ${v} END`).join(' + '),
-)
+import { MAGNITUDE, TENANT_KEY } from './building-blocks.ts'
 
 /** The scorer's thresholds the sensor rollups count by (readings.rules.ts ROLLUP_THRESHOLDS; a test checks they agree). */
 export const BACKFILL_THRESHOLDS = { MOVING_THRESHOLD_G: 0.1, VALID_TEMPERATURE: { min: 25, max: 42 } }

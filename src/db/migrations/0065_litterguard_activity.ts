@@ -6,11 +6,7 @@
 // with the rest of the rollup (readings.repository.ts, LITTER_ACTIVITY); the hours stored are summed up here again
 // from their readings, both parts, with a copy of that SQL as it is today (a migration never changes once run).
 import { sql, type Kysely, type RawBuilder } from 'kysely'
-
-/** sqrt(x² + y² + z²), a component whose square underflows float8 counted as 0 (PostgreSQL refuses the product). */
-const MAGNITUDE = sql.raw(
-  ['x', 'y', 'z'].map((v) => `CASE WHEN abs(${v}) < 1e-150 THEN 0 ELSE ${v} * ${v} END`).join(' + '),
-)
+import { MAGNITUDE } from './building-blocks.ts'
 
 const BUCKET = 600
 

@@ -63,3 +63,8 @@ export function sensorReadingsTable(table: string) {
 export const READINGS_STORAGE = sql.raw(
   'autovacuum_vacuum_insert_scale_factor = 0.01, autovacuum_vacuum_insert_threshold = 100000, parallel_workers = 0',
 )
+
+/** sqrt(x² + y² + z²) in SQL; a component whose square underflows float8 counts as 0 (PostgreSQL refuses it). */
+export const MAGNITUDE = sql.raw(
+  ['x', 'y', 'z'].map((v) => `CASE WHEN abs(${v}) < 1e-150 THEN 0 ELSE ${v} * ${v} END`).join(' + '),
+)
