@@ -24,9 +24,10 @@ export interface CalibrationCondition {
 }
 
 /**
- * The tuning family's conditions the calibration is fitted on: farms that differ as farms do (two seeds, the default
- * farrowing unit and late crates, a sample every 2 minutes and every minute), each with the farm's records, as the
- * job scores a farm that keeps them. Not the evaluation's seed, so that its tuned-on figures are out of the fit.
+ * The tuning family's conditions the calibration is fitted on: farms that differ as farms do (two seeds; every farm
+ * profile: the default farrowing unit, late crates, a longer gestation, a rough farm; a sample every 2 minutes and, for
+ * three, every minute), each with the farm's records, as the job scores a farm that keeps them. Not the evaluation's
+ * seed, so that its tuned-on figures are out of the fit.
  */
 export const CALIBRATION_FIT: {
   family: HerdFamily
@@ -44,14 +45,19 @@ export const CALIBRATION_FIT: {
     { seed: 'dev-1', cycleProfile: 'late-crates', intervalMs: 120_000, withRecords: true },
     { seed: TUNING_SEED, cycleProfile: 'default', intervalMs: 60_000, withRecords: true },
     { seed: 'dev-1', cycleProfile: 'late-crates', intervalMs: 60_000, withRecords: true },
+    { seed: TUNING_SEED, cycleProfile: 'long-gestation', intervalMs: 120_000, withRecords: true },
+    { seed: 'dev-1', cycleProfile: 'long-gestation', intervalMs: 120_000, withRecords: true },
+    { seed: TUNING_SEED, cycleProfile: 'rough', intervalMs: 120_000, withRecords: true },
+    { seed: 'dev-1', cycleProfile: 'rough', intervalMs: 120_000, withRecords: true },
+    { seed: 'dev-1', cycleProfile: 'rough', intervalMs: 60_000, withRecords: true },
   ],
 }
 
 /**
  * Fits each class's calibration on the tuning family only: the raw scores of every scored hour of each condition's
- * herd against whether the hour lies in an episode's detection window, by isotonic regression in which every
- * condition counts alike at each score (farmAveragedKnots): what a raw score means across farms, not on the
- * farm where the scorer does best. The result is SCORER.calibration.
+ * herd against whether the hour lies in an episode's detection window, by isotonic regression in which every farm
+ * profile counts alike at each score, and every condition alike within its profile (farmAveragedKnots): what a raw
+ * score means across farms, not on the farm where the scorer does best. The result is SCORER.calibration.
  */
 export function fitCalibration(fit: typeof CALIBRATION_FIT = CALIBRATION_FIT): ClassCalibration {
   const raw: ScorerSettings = { ...SCORER, calibration: null }
@@ -76,9 +82,10 @@ export function fitCalibration(fit: typeof CALIBRATION_FIT = CALIBRATION_FIT): C
     for (const type of CLASSIFICATION_TYPES)
       pairs[type].push(scoredHours(herd, scores, type, episodes[type], from, to, Infinity).pairs)
   }
+  const profiles = fit.conditions.map((condition) => condition.cycleProfile)
   return {
-    birth: farmAveragedKnots(pairs.birth),
-    heat: farmAveragedKnots(pairs.heat),
-    lameness: farmAveragedKnots(pairs.lameness),
+    birth: farmAveragedKnots(pairs.birth, { kinds: profiles }),
+    heat: farmAveragedKnots(pairs.heat, { kinds: profiles }),
+    lameness: farmAveragedKnots(pairs.lameness, { kinds: profiles }),
   }
 }

@@ -191,7 +191,7 @@ export function simulateHerdHours(
         heats: plan.heats.map((h) => ({ onset: h.onset, end: h.end, silent: h.amplitude < 1.15 })),
         lameness: plan.lameness,
       },
-      confounders: plan.dropouts,
+      confounders: [...plan.dropouts, ...plan.looseTags, ...plan.fevers],
       records: { services: plan.services, weanings: plan.weanings, births: plan.farrowings.map((f) => f.onset) },
       treatments: [],
       hours: hoursOf(sensor, locations),

@@ -113,6 +113,15 @@ export interface AnimalPlan {
   dropouts: Interval[]
   /** Hours of unrest of this animal alone (a fight, a vet check, being moved): activity times `amplitude`. */
   disturbances: (Interval & { amplitude: number })[]
+  /** Sick (a fever, the rough profile): activity times `activity`, the ear `warmingC` warmer. */
+  fevers: (Interval & { activity: number; warmingC: number })[]
+  /**
+   * A tag hanging loose (the rough profile): it swings as the animal breathes and scratches (resting samples read with
+   * `jiggleG` of noise per axis) and reads the air gap, `coolingC` cooler than the skin.
+   */
+  looseTags: (Interval & { jiggleG: number; coolingC: number })[]
+  /** A tag replaced after it was torn off (the rough profile): from `from` on, it reads `offsetC` off the old one. */
+  tagOffsets: { from: number; offsetC: number }[]
   /** When the animal left the farm (culled, herd-records.ts): its tag is silent from then. */
   culled?: number
   /** How active a sow is in the farrowing crate, as a multiplier of her activity in the pen. */
@@ -148,11 +157,15 @@ export interface PlanWindow {
    * `long-gestation`: the late-crates farrowing unit on a farm whose sows farrow 117-121 days after the service (a
    * breed or line with a longer gestation; the default farm 113-117), for measuring what per-farm learning reads
    * from the farm's own service and farrowing records.
+   * `rough`: the default farrowing unit on a farm with the troubles real farms have (issue 28's list and the
+   * literature): lameness in about one animal in seven over the period (a third of it acute), fevers, tags that hang
+   * loose for days or are torn off and replaced, fights for a day or two when weaned sows are mixed, and pens disturbed
+   * together or cut off by their gateway; for fitting the calibration across farms harder than the default.
    */
   profile?: CycleProfile
 }
 
-export const CYCLE_PROFILES = ['default', 'late-crates', 'long-gestation'] as const
+export const CYCLE_PROFILES = ['default', 'late-crates', 'long-gestation', 'rough'] as const
 export type CycleProfile = (typeof CYCLE_PROFILES)[number]
 
 /** The farm-wide confounders over the window: one day in ten fed 1-3 h late, one day in twenty hot. */
@@ -184,6 +197,9 @@ export function planAnimal(animal: SimulatedAnimal, window: PlanWindow): AnimalP
     crateActivity: 0.75,
     dropouts: [],
     disturbances: [],
+    fevers: [],
+    looseTags: [],
+    tagOffsets: [],
     dailyFactor: (day) => {
       let factor = dailyFactors.get(day)
       if (factor === undefined)
@@ -274,7 +290,71 @@ export function planAnimal(animal: SimulatedAnimal, window: PlanWindow): AnimalP
     const from = uniform(random, window.start, window.end)
     plan.dropouts.push({ from, to: from + uniform(random, 2, 36) * HOUR })
   }
+  if (window.profile === 'rough') addRoughFarmTroubles(plan, animal, window)
   return plan
+}
+
+/**
+ * The rough profile's troubles, from their own random streams (so that the herd is otherwise the default farm's): the
+ * animal's from (seed, animal), its pen's from (seed, pen), shared by every animal of the pen.
+ */
+function addRoughFarmTroubles(plan: AnimalPlan, animal: SimulatedAnimal, window: PlanWindow): void {
+  const random = prng(seedOf(window.seed, 'rough', animal.index))
+  // Lameness in 10-20 % of sows over a period rather than half the herd; a third of it acute (an injury, a claw
+  // lesion: at its worst within 1-3 days).
+  plan.lameness = plan.lameness.flatMap((lame) => {
+    if (random() >= 0.3) return []
+    if (random() >= 1 / 3) return [lame]
+    return [{ ...lame, declineMs: uniform(random, 1, 3) * DAY, activityFactor: uniform(random, 0.4, 0.7) }]
+  })
+  // A fever (a respiratory or enteric infection) in one animal in six over the period, 1-4 days; and in one farrowing
+  // in six the sow's postpartum fever (dysgalactia) over the 1-3 days after it.
+  const fever = (from: number, to: number) => ({
+    from,
+    to,
+    activity: uniform(random, 0.5, 0.8),
+    warmingC: uniform(random, 0.6, 1.5),
+  })
+  if (random() < 1 / 6) {
+    const from = uniform(random, window.start, window.end)
+    plan.fevers.push(fever(from, from + uniform(random, 1, 4) * DAY))
+  }
+  for (const f of plan.farrowings)
+    if (random() < 1 / 6) plan.fevers.push(fever(f.onset + 6 * HOUR, f.onset + uniform(random, 1, 3) * DAY))
+  // A tag hanging loose in one animal in eight, for 3-14 days until someone refits it; one torn off in one in
+  // twenty, silent for 1-3 days until replaced by a tag that reads 2 °C lower to 1 °C higher.
+  if (random() < 1 / 8) {
+    const from = uniform(random, window.start, window.end)
+    plan.looseTags.push({
+      from,
+      to: from + uniform(random, 3, 14) * DAY,
+      jiggleG: uniform(random, 0.03, 0.08),
+      coolingC: uniform(random, 0.3, 2),
+    })
+  }
+  if (random() < 1 / 20) {
+    const from = uniform(random, window.start, window.end)
+    const replaced = from + uniform(random, 1, 3) * DAY
+    plan.dropouts.push({ from, to: replaced })
+    plan.tagOffsets.push({ from: replaced, offsetC: uniform(random, -2, 1) })
+  }
+  // Weaned sows are mixed into new groups: fights, most in the first day, some into the second.
+  for (const weaning of plan.weanings) {
+    const fights = weaning + uniform(random, 1, 4) * HOUR
+    plan.disturbances.push({
+      from: fights,
+      to: fights + uniform(random, 12, 24) * HOUR,
+      amplitude: uniform(random, 1.8, 3),
+    })
+    plan.disturbances.push({ from: fights + DAY, to: fights + DAY + uniform(random, 6, 24) * HOUR, amplitude: 1.4 })
+  }
+  // What a pen goes through together: about every 10 days 2-8 hours of unrest (a feeder jammed, the pen cleaned or
+  // regrouped, a vet visit), and about every 15 days its gateway out of reach for 2-12 hours.
+  const pen = prng(seedOf(window.seed, 'rough-pen', animal.Group))
+  for (let t = window.start + uniform(pen, 0, 20) * DAY; t < window.end; t += uniform(pen, 0, 20) * DAY)
+    plan.disturbances.push({ from: t, to: t + uniform(pen, 2, 8) * HOUR, amplitude: uniform(pen, 1.5, 2.5) })
+  for (let t = window.start + uniform(pen, 0, 30) * DAY; t < window.end; t += uniform(pen, 0, 30) * DAY)
+    plan.dropouts.push({ from: t, to: t + uniform(pen, 2, 12) * HOUR })
 }
 
 const within = (t: number, intervals: readonly Interval[]) => intervals.some((i) => t >= i.from && t < i.to)
@@ -350,6 +430,11 @@ export function physiologyAt(plan: AnimalPlan, farm: FarmPlan, t: number): Physi
       if (toOnset > -2 * DAY) warming += 0.3
     }
   }
+  for (const fever of plan.fevers) {
+    if (t < fever.from || t >= fever.to) continue
+    activity *= fever.activity
+    warming += fever.warmingC
+  }
   for (const lame of plan.lameness) {
     if (t < lame.onset) continue
     const progress = Math.min(1, (t - lame.onset) / lame.declineMs)
@@ -396,6 +481,8 @@ export function* simulateReadings(
   // Gravity on a lying pig's tag, and the tag's own offset.
   const restVector = [0.05 + gaussian(random) * 0.05, 0.1 + gaussian(random) * 0.05, 0.98]
   const offset = (animal.index * 137) % window.intervalMs
+  // A loose tag's swinging has its own stream, so that a herd without loose tags reads as it did.
+  const swing = prng(seedOf(seed, 'loose-tag', animal.index))
 
   let active = false
   let nextLocation = 0
@@ -419,13 +506,20 @@ export function* simulateReadings(
     let c =
       base + amplitude * Math.cos(((hour - peakHour) / 24) * 2 * Math.PI) + gaussian(random) * 0.15 + state.warming
     if (active) c += 0.1
+    const loose = plan.looseTags.find((l) => t >= l.from && t < l.to)
+    if (loose) c -= loose.coolingC
+    for (const tag of plan.tagOffsets) if (t >= tag.from) c += tag.offsetC
     c = Math.min(39.5, Math.max(35, c))
     const glitch = random()
     if (glitch < 0.002) c = glitch < 0.0007 ? 0 : glitch < 0.0014 ? 15 + random() * 8 : 44 + random() * 40
 
     const [x, y, z] = active
       ? [gaussian(random) * 0.25, gaussian(random) * 0.25, 1 + gaussian(random) * 0.25]
-      : (restVector.map((v) => v + gaussian(random) * 0.01) as [number, number, number])
+      : (restVector.map((v) => v + gaussian(random) * 0.01 + (loose ? gaussian(swing) * loose.jiggleG : 0)) as [
+          number,
+          number,
+          number,
+        ])
     sensor.push({ t, c: round(c, 2), x: round(x, 3), y: round(y, 3), z: round(z, 3) })
     if (sensor.length >= window.batchSize) {
       yield { kind: 'sensordata', rows: sensor }

@@ -104,7 +104,7 @@ export function isotonicKnots(
   pairs: readonly (readonly [score: number, event: boolean])[],
   minHours = 300,
 ): [number, number][] {
-  return farmAveragedKnots([pairs], minHours)
+  return farmAveragedKnots([pairs], { minHours })
 }
 
 /**
@@ -112,11 +112,13 @@ export function isotonicKnots(
  * bin's share of events is the mean of the farms' shares there, each weighted n / (n + farmHours) by its n hours in
  * the bin (a farm with a few hours there says little), so that a farm with many hours at a score (longer false
  * alarms, say) does not outvote the others. Then as isotonicKnots (one farm: the same knots).
+ * `kinds`: each farm's kind of farm (a profile). Given, every kind counts alike: a bin's share is the mean of the
+ * kinds' shares (each its farms' weighted mean), each kind weighted by its farms' mean weight there, so that a kind
+ * with more herds in the fit (more seeds, more sample rates) does not outvote the others.
  */
 export function farmAveragedKnots(
   farms: readonly (readonly (readonly [score: number, event: boolean])[])[],
-  minHours = 300,
-  farmHours = 30,
+  { minHours = 300, farmHours = 30, kinds }: { minHours?: number; farmHours?: number; kinds?: readonly string[] } = {},
 ): [number, number][] {
   const bins = new Map<number, { n: number; score: number; farms: { n: number; events: number }[] }>()
   farms.forEach((pairs, f) => {
@@ -130,8 +132,7 @@ export function farmAveragedKnots(
       if (e) b.farms[f]!.events++
     }
   })
-  const shareOf = (perFarm: readonly { n: number; events: number }[]) => {
-    if (perFarm.length === 1) return perFarm[0]!.events / perFarm[0]!.n
+  const farmShare = (perFarm: readonly { n: number; events: number }[]) => {
     let weights = 0
     let sum = 0
     for (const { n, events } of perFarm) {
@@ -139,6 +140,21 @@ export function farmAveragedKnots(
       const weight = n / (n + farmHours)
       weights += weight
       sum += (weight * events) / n
+    }
+    return { weight: weights / perFarm.length, share: sum / weights }
+  }
+  const kindsOf = kinds === undefined ? undefined : [...new Set(kinds)]
+  const shareOf = (perFarm: readonly { n: number; events: number }[]) => {
+    if (perFarm.length === 1) return perFarm[0]!.events / perFarm[0]!.n
+    if (kindsOf === undefined) return farmShare(perFarm).share
+    let weights = 0
+    let sum = 0
+    for (const kind of kindsOf) {
+      const ofKind = perFarm.filter((_, f) => kinds![f] === kind)
+      if (ofKind.every(({ n }) => n === 0)) continue
+      const { weight, share } = farmShare(ofKind)
+      weights += weight
+      sum += weight * share
     }
     return sum / weights
   }

@@ -50,6 +50,19 @@ describe('the global calibration fitted over farms', () => {
     assert.ok(knots.at(-1)![1] > 0.8, JSON.stringify(knots))
   })
 
+  it('counts every kind of farm alike when told the kinds: three herds of one kind do not outvote one of another', () => {
+    // At 0.8 three herds of the default kind see 90 % of their hours before the event, one rough herd 10 %. Farms
+    // alike that reads (3 · 0.9 + 0.1) / 4 = 0.7; kinds alike (0.9 + 0.1) / 2 = 0.5, every herd with 1000 hours there
+    // (weight 1000 / 1030 each, the same for both kinds).
+    const sure = () => farm([0, 1000, 10], [0.8, 1000, 900])
+    const rough = farm([0, 1000, 10], [0.8, 1000, 100])
+    const herds = [sure(), sure(), sure(), rough]
+    assert.deepEqual(farmAveragedKnots(herds).at(-1), [0.8, 0.7])
+    assert.deepEqual(farmAveragedKnots(herds, { kinds: ['default', 'default', 'default', 'rough'] }).at(-1), [0.8, 0.5])
+    // One herd a kind: the same as farms alike.
+    assert.deepEqual(farmAveragedKnots(herds, { kinds: ['a', 'b', 'c', 'd'] }), farmAveragedKnots(herds))
+  })
+
   it("moves no alarm: an hour's stored probability reaches its class's alarm level exactly where its raw score reaches the threshold", () => {
     for (const kind of ['birth', 'heat', 'lameness'] as const) {
       const knots = SCORER.calibration![kind]

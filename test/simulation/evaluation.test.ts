@@ -153,6 +153,58 @@ describe('the simulated physiology', () => {
   })
 })
 
+describe("the rough farm's troubles", () => {
+  const rough = herd.map((animal) => planAnimal(animal, { ...window, profile: 'rough' }))
+
+  it('keep the default herd, with lameness in fewer animals, fevers, loose and replaced tags, fights after weaning', () => {
+    rough.forEach((plan, i) => {
+      assert.deepEqual(plan.farrowings, plans[i]!.farrowings)
+      assert.deepEqual(plan.heats, plans[i]!.heats)
+      assert.deepEqual(plan.weanings, plans[i]!.weanings)
+      assert.ok(plan.lameness.length <= plans[i]!.lameness.length)
+      assert.ok(plan.disturbances.length >= plans[i]!.disturbances.length + 2 * plan.weanings.length)
+    })
+    const count = (of: (plan: AnimalPlan) => number) => rough.reduce((sum, plan) => sum + of(plan), 0)
+    assert.ok(count((p) => p.lameness.length) < plans.reduce((sum, p) => sum + p.lameness.length, 0) / 2)
+    assert.ok(count((p) => p.fevers.length) > 0 && count((p) => p.looseTags.length) > 0)
+    for (const plan of plans) assert.equal(plan.fevers.length + plan.looseTags.length + plan.tagOffsets.length, 0)
+  })
+
+  it('a fever calms the animal and warms its ear; a loose tag reads cooler and moves at rest', () => {
+    const index = rough.findIndex((p) => p.fevers.length > 0)
+    const fever = rough[index]!.fevers[0]!
+    const t = (fever.from + fever.to) / 2
+    const sick = physiologyAt(rough[index]!, quietFarm, t)
+    const well = physiologyAt({ ...rough[index]!, fevers: [] }, quietFarm, t)
+    assert.ok(Math.abs(sick.activity / well.activity - fever.activity) < 1e-9)
+    assert.ok(Math.abs(sick.warming - well.warming - fever.warmingC) < 1e-9)
+
+    const loose = rough.findIndex((p) => p.looseTags.length > 0)
+    const tag = rough[loose]!.looseTags[0]!
+    const readings = (plan: AnimalPlan) =>
+      [
+        ...simulateReadings(
+          herd[loose]!,
+          {
+            uid: 'ground-truth',
+            seed: 'ground-truth',
+            start: tag.from,
+            end: tag.from + DAY,
+            intervalMs: 60_000,
+            batchSize: 100_000,
+          },
+          { animal: plan, farm: quietFarm },
+        ),
+      ].flatMap((b) => (b.kind === 'sensordata' ? b.rows : []))
+    const [on, off] = [readings(rough[loose]!), readings({ ...rough[loose]!, looseTags: [] })]
+    const mean = (rows: { c: number }[]) => rows.reduce((s, r) => s + r.c, 0) / rows.length
+    const moving = (rows: { x: number; y: number; z: number }[]) =>
+      rows.filter((r) => Math.abs(Math.hypot(r.x, r.y, r.z) - 1) > 0.1).length
+    assert.ok(mean(on) < mean(off) - tag.coolingC / 2)
+    assert.ok(moving(on) > moving(off))
+  })
+})
+
 describe('the evaluation', () => {
   it(`counts alarms: hours at p ≥ 0.5, less than ${ALARM_MERGE_HOURS} h apart counting as one`, () => {
     const p = [0, 0.5, 0.6, 0, 0, 0.7, ...Array<number>(ALARM_MERGE_HOURS).fill(0), 0.9, 0.49]
