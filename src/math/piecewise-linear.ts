@@ -1,4 +1,4 @@
-// Pure arithmetic that a released migration (0090) runs too: it must never change.
+// Pure arithmetic that released migrations (0090, 0095) run too: it must never change.
 
 /** Points [x, y] of a piecewise-linear map, rising in both coordinates. */
 export type Knots = readonly (readonly [number, number])[]

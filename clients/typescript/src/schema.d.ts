@@ -3452,18 +3452,18 @@ export interface components {
                  */
                 temperatureRedDelta: number;
                 /**
-                 * @description Heat probability that raises a heat alarm (default 0.239)
-                 * @example 0.239
+                 * @description Heat probability that raises a heat alarm (default 0.2139)
+                 * @example 0.2139
                  */
                 heatProbability: number;
                 /**
-                 * @description Birth probability that raises a farrowing alarm (default 0.4049)
-                 * @example 0.4049
+                 * @description Birth probability that raises a farrowing alarm (default 0.3441)
+                 * @example 0.3441
                  */
                 birthProbability: number;
                 /**
-                 * @description Lameness probability that raises an alarm (default 0.7673)
-                 * @example 0.7673
+                 * @description Lameness probability that raises an alarm (default 0.6423)
+                 * @example 0.6423
                  */
                 lamenessProbability: number;
                 /**
@@ -35126,12 +35126,12 @@ export interface operations {
                                     meanPredicted: number | null;
                                     /**
                                      * @description The global probability at which this class alarms: the global calibration's probability of its rule's threshold (the factor above applied)
-                                     * @example 0.4049
+                                     * @example 0.3441
                                      */
                                     globalAlarmLevel: number;
                                     /**
                                      * @description The probability this farm's predictions carry where the class alarms: the map of globalAlarmLevel. The alarms are where they were; alert rules compare their thresholds with the global probability (a scale the weekly refit does not move), so they fire where they did
-                                     * @example 0.1946
+                                     * @example 0.1648
                                      */
                                     alarmLevel: number;
                                     /**
@@ -35263,12 +35263,12 @@ export interface operations {
                                     meanPredicted: number | null;
                                     /**
                                      * @description The global probability at which this class alarms: the global calibration's probability of its rule's threshold (the factor above applied)
-                                     * @example 0.239
+                                     * @example 0.2139
                                      */
                                     globalAlarmLevel: number;
                                     /**
                                      * @description The probability this farm's predictions carry where the class alarms: the map of globalAlarmLevel. The alarms are where they were; alert rules compare their thresholds with the global probability (a scale the weekly refit does not move), so they fire where they did
-                                     * @example 0.1168
+                                     * @example 0.1057
                                      */
                                     alarmLevel: number;
                                     /**
@@ -35400,12 +35400,12 @@ export interface operations {
                                     meanPredicted: number | null;
                                     /**
                                      * @description The global probability at which this class alarms: the global calibration's probability of its rule's threshold (the factor above applied)
-                                     * @example 0.7673
+                                     * @example 0.6423
                                      */
                                     globalAlarmLevel: number;
                                     /**
                                      * @description The probability this farm's predictions carry where the class alarms: the map of globalAlarmLevel. The alarms are where they were; alert rules compare their thresholds with the global probability (a scale the weekly refit does not move), so they fire where they did
-                                     * @example 0.7673
+                                     * @example 0.6423
                                      */
                                     alarmLevel: number;
                                     /**
@@ -43352,18 +43352,18 @@ export interface operations {
                          */
                         temperatureRedDelta?: number;
                         /**
-                         * @description Heat probability that raises a heat alarm (default 0.239)
-                         * @example 0.239
+                         * @description Heat probability that raises a heat alarm (default 0.2139)
+                         * @example 0.2139
                          */
                         heatProbability?: number;
                         /**
-                         * @description Birth probability that raises a farrowing alarm (default 0.4049)
-                         * @example 0.4049
+                         * @description Birth probability that raises a farrowing alarm (default 0.3441)
+                         * @example 0.3441
                          */
                         birthProbability?: number;
                         /**
-                         * @description Lameness probability that raises an alarm (default 0.7673)
-                         * @example 0.7673
+                         * @description Lameness probability that raises an alarm (default 0.6423)
+                         * @example 0.6423
                          */
                         lamenessProbability?: number;
                         /**
