@@ -6,13 +6,7 @@
 // from before migration 0085 (no global_probability) get one from their peak, which was global. What the API shows
 // (`results`, `peak_probability`: what the scorer said at its hour) is left as it was. Each farm's own map was fitted
 // on the old scale: it is dropped, and the farm reads the global calibration until the job fits its map again.
-import type { Kysely } from 'kysely'
-import {
-  remapStoredGlobalProbabilities,
-  remappedProbability,
-  type ClassKnots,
-  type Kind,
-} from './remap-global-probabilities.ts'
+import { recalibrationMigration, type ClassKnots } from './remap-global-probabilities.ts'
 
 /** The knots of the last release (main at 47ef2f6), then this one's: copied here, since a migration never changes. */
 // prettier-ignore
@@ -28,17 +22,4 @@ export const NEW_KNOTS: ClassKnots = {
   lameness: [[0, 0.061], [0.05, 0.0875], [0.099, 0.1014], [0.15, 0.1152], [0.2, 0.1293], [0.249, 0.1671], [0.3, 0.2049], [0.349, 0.2628], [0.399, 0.3987], [0.449, 0.5514], [0.5, 0.7673], [0.55, 0.9258], [0.6, 0.9848], [0.649, 0.9971], [0.703, 1]],
 }
 
-/** The new global probability of an old one, as the scorer would store it now (remappedProbability). */
-export const remapped = (kind: Kind, old: number): number => remappedProbability(OLD_KNOTS, NEW_KNOTS, kind, old)
-
-/** Remaps the scorer's stored global probabilities (of one account with `uid`) and drops the farms' maps. */
-export const recalibrateStored = (db: Kysely<unknown>, uid?: string): Promise<void> =>
-  remapStoredGlobalProbabilities(db, OLD_KNOTS, NEW_KNOTS, uid)
-
-export async function up(db: Kysely<unknown>): Promise<void> {
-  await recalibrateStored(db)
-}
-
-export async function down(): Promise<void> {
-  // Where the old knots are flat, the raw score (and so the old probability) cannot be told back exactly.
-}
+export const { remapped, recalibrateStored, up, down } = recalibrationMigration(OLD_KNOTS, NEW_KNOTS)

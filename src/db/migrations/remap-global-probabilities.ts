@@ -91,3 +91,18 @@ export async function remapStoredGlobalProbabilities(
     db,
   )
 }
+
+/**
+ * A migration that takes the stored global probabilities from one release's knots to the next's: `remapped` for one
+ * probability (what the SQL computes, for the tests), `recalibrateStored` for one account, `up` for every account.
+ */
+export function recalibrationMigration(oldKnots: ClassKnots, newKnots: ClassKnots) {
+  return {
+    remapped: (kind: Kind, old: number): number => remappedProbability(oldKnots, newKnots, kind, old),
+    recalibrateStored: (db: Kysely<unknown>, uid?: string): Promise<void> =>
+      remapStoredGlobalProbabilities(db, oldKnots, newKnots, uid),
+    up: (db: Kysely<unknown>): Promise<void> => remapStoredGlobalProbabilities(db, oldKnots, newKnots),
+    // Where the old knots are flat, the raw score (and so the old probability) cannot be told back exactly.
+    down: async (): Promise<void> => {},
+  }
+}
