@@ -50,8 +50,17 @@ import {
   findFarmSettings,
   saveFarmSettings,
   scorerDayPeaks,
+  scorerBirthHours,
   scorerHourCells,
 } from '../modules/predictions/farm-settings.repository.ts'
+import {
+  DEFAULT_DUE_BAR_LEARNING,
+  DUE_BAR_LEARNING,
+  dueWindowOf,
+  learnDueBarFromScores,
+  type DueBar,
+  type DueBarLearning,
+} from '../modules/predictions/due-bar.rules.ts'
 import {
   fitFarmCalibration,
   farmProbability,
@@ -149,7 +158,12 @@ async function scoreUser(
   // The farm's factors move its thresholds (which hours alarm); its calibration maps then re-map each hour's global
   // probability, strictly rising, so an hour alarms where its global probability reaches the class's alarm level.
   const learned = await learnFarmSettings(db, uid, now, records)
-  const scores = scoreHerd(herd, from, to, settingsWithFactors(learned.factors, SCORER, learned.gestation.days))
+  const scores = scoreHerd(
+    herd,
+    from,
+    to,
+    settingsWithFactors(learned.factors, SCORER, learned.gestation.days, dueBarOf(learned.dueBar)),
+  )
   const maps = await farmCalibrationMaps(db, uid)
   const levels = { birth: alarmLevel('birth'), heat: alarmLevel('heat'), lameness: alarmLevel('lameness') }
   const rows: NewPrediction[] = []
@@ -196,11 +210,18 @@ async function scoreUser(
   }
 }
 
-/** What the scorer uses for a farm: its threshold factors and its gestation (per-farm learning). */
+/** What the scorer uses for a farm: its threshold factors, its gestation and its due bar (per-farm learning). */
 export interface LearnedFarm {
   factors: FarmFactors
   gestation: GestationLearning
+  dueBar: DueBarLearning
 }
+
+const dueBarOf = (learned: DueBarLearning): DueBar => ({
+  factor: learned.factor,
+  fromDay: learned.fromDay,
+  toDay: learned.toDay,
+})
 
 /**
  * The farm's threshold factors and gestation, learned again from its records when the last learning is
@@ -216,7 +237,11 @@ export async function learnFarmSettings(
   records?: Map<number, AnimalRecords>,
 ): Promise<LearnedFarm> {
   const stored = await findFarmSettings(db, uid)
-  const storedFarm = stored && { factors: stored.factors, gestation: stored.basis.gestation ?? DEFAULT_GESTATION }
+  const storedFarm = stored && {
+    factors: stored.factors,
+    gestation: stored.basis.gestation ?? DEFAULT_GESTATION,
+    dueBar: stored.basis.dueBar ?? DEFAULT_DUE_BAR_LEARNING,
+  }
   if (storedFarm && now - stored.learnedAt < LEARNING.everyDays * DAY_MS) return storedFarm
   const current = stored?.factors ?? DEFAULT_FACTORS
   const from = now - LEARNING.periodDays * DAY_MS
@@ -226,7 +251,7 @@ export async function learnFarmSettings(
   for (const kind of CLASSIFICATION_TYPES)
     peaks[kind] = calibrated[kind].map((d) => ({ ...d, peak: uncalibrate(SCORER.calibration?.[kind], d.peak) }))
   if (CLASSIFICATION_TYPES.every((kind) => peaks[kind].length === 0))
-    return storedFarm ?? { factors: current, gestation: DEFAULT_GESTATION }
+    return storedFarm ?? { factors: current, gestation: DEFAULT_GESTATION, dueBar: DEFAULT_DUE_BAR_LEARNING }
   const { events } = await alarmsAndEvents(db, uid, from, now)
   const classes = {} as Record<(typeof CLASSIFICATION_TYPES)[number], ClassLearning>
   const factors = { ...current }
@@ -235,7 +260,16 @@ export async function learnFarmSettings(
     factors[kind] = classes[kind].factor
   }
   // The records, not the scores, say when the farm's sows farrow: read afresh each learning, nothing fed back.
-  const gestation = learnGestationFromRecords((records ?? (await recordsOf(db, uid))).values(), from, now)
+  const farmRecords = records ?? (await recordsOf(db, uid))
+  const gestation = learnGestationFromRecords(farmRecords.values(), from, now)
+  const dueBar = await learnFarmDueBar(
+    db,
+    uid,
+    farmRecords,
+    { from, to: now },
+    gestation.days,
+    dueBarOf(storedFarm?.dueBar ?? DEFAULT_DUE_BAR_LEARNING),
+  )
   const calibration = {} as Record<(typeof CLASSIFICATION_TYPES)[number], FarmCalibrationFit>
   for (const kind of CLASSIFICATION_TYPES) {
     const window = MATCH_WINDOWS[kind]
@@ -247,10 +281,41 @@ export async function learnFarmSettings(
   await saveFarmSettings(db, uid, {
     factors,
     learnedAt: now,
-    basis: { from, to: now, classes, gestation },
+    basis: { from, to: now, classes, gestation, dueBar },
     calibration,
   })
-  return { factors, gestation }
+  return { factors, gestation, dueBar }
+}
+
+/**
+ * Birth's bar in the farm's due days (due-bar.rules.ts), from the birth hours the scorer stored around each recorded
+ * service's due window in the period (read back through the bar in force) and the farrowings recorded after them.
+ */
+async function learnFarmDueBar(
+  db: Kysely<DB>,
+  uid: string,
+  records: Map<number, AnimalRecords>,
+  period: { from: number; to: number },
+  gestationDays: number,
+  inForce: DueBar,
+): Promise<DueBarLearning> {
+  const spans = [...records].flatMap(([animalId, r]) =>
+    r.services.map((service) => {
+      const window = dueWindowOf(service, gestationDays, DUE_BAR_LEARNING)
+      return {
+        animalId,
+        from: window.from - DUE_BAR_LEARNING.beforeDays * DAY_MS,
+        to: window.to + DUE_BAR_LEARNING.afterDays * DAY_MS,
+      }
+    }),
+  )
+  const hours = await scorerBirthHours(
+    db,
+    uid,
+    spans.filter((s) => s.from >= period.from && s.to <= period.to),
+  )
+  const sows = [...records].map(([animalId, r]) => ({ records: r, hours: hours.get(animalId) ?? [] }))
+  return learnDueBarFromScores(sows, period, gestationDays, inForce)
 }
 
 /** Whether the tag sent readings in the 24 h up to hour i: a silent tag gets no prediction. */

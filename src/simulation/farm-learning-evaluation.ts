@@ -16,6 +16,12 @@ import {
   type FarmFactors,
   learnClassFromPeriod,
 } from '../modules/predictions/farm-learning.rules.ts'
+import {
+  DEFAULT_DUE_BAR_LEARNING,
+  learnDueBarFromScores,
+  type DueBar,
+  type DueBarLearning,
+} from '../modules/predictions/due-bar.rules.ts'
 import type { CycleProfile } from './herd-simulator.ts'
 import {
   measure,
@@ -38,6 +44,8 @@ export interface LearningReport {
   learned: Record<ClassificationType, ClassLearning>
   /** The farm's gestation learned from the same records (the birth windows after a service centre on it). */
   gestation: GestationLearning
+  /** Birth's bar in the days the farm's sows farrow, learned from the same records and scores. */
+  dueBar: DueBarLearning
   /** The second period scored with the default thresholds and with the learned ones. */
   defaults: VariantReport
   afterLearning: VariantReport
@@ -61,6 +69,8 @@ export function evaluateFarmLearning(input: {
   cycleProfile?: CycleProfile
   /** False: the thresholds alone, the default gestation kept (for comparison). */
   learnGestation?: boolean
+  /** False: no due bar learned (for comparison). */
+  learnDueBar?: boolean
 }): LearningReport {
   const began = performance.now()
   const cycleProfile = input.cycleProfile ?? 'late-crates'
@@ -91,10 +101,13 @@ export function evaluateFarmLearning(input: {
   let factors: FarmFactors = { ...DEFAULT_FACTORS }
   let learned = {} as Record<ClassificationType, ClassLearning>
   let gestation = DEFAULT_GESTATION
+  let dueBar = DEFAULT_DUE_BAR_LEARNING
+  const inForce = () => ({ factor: dueBar.factor, fromDay: dueBar.fromDay, toDay: dueBar.toDay })
   const step = LEARNING.everyDays * 24
   for (let weekFrom = learnFrom; weekFrom <= learnTo; weekFrom += step) {
     const weekTo = Math.min(learnTo, weekFrom + step - 1)
-    scoresOf(herd, weekFrom, weekTo, true, settingsWithFactors(factors, SCORER, gestation.days)).forEach((s, k) => {
+    const settings = settingsWithFactors(factors, SCORER, gestation.days, inForce())
+    scoresOf(herd, weekFrom, weekTo, true, settings).forEach((s, k) => {
       for (const kind of CLASSIFICATION_TYPES)
         for (let i = weekFrom; i <= weekTo; i++) stored[k]![kind][i] = s[kind][i]!
     })
@@ -107,6 +120,8 @@ export function evaluateFarmLearning(input: {
         herd[0]!.hours[periodFrom]!.hour,
         herd[0]!.hours[weekTo]!.hour + HOUR_MS,
       )
+    if (input.learnDueBar !== false)
+      dueBar = learnFarmDueBar(herd, stored, periodFrom, weekTo, gestation.days, inForce())
   }
   const measureFrom = learnTo + 1
   return {
@@ -117,10 +132,11 @@ export function evaluateFarmLearning(input: {
     measuredDays,
     learned,
     gestation,
+    dueBar,
     defaults: measure(herd, scoresOf(herd, measureFrom, to, true), measureFrom, to, scorerLevels()),
     afterLearning: measure(
       herd,
-      scoresOf(herd, measureFrom, to, true, settingsWithFactors(factors, SCORER, gestation.days)),
+      scoresOf(herd, measureFrom, to, true, settingsWithFactors(factors, SCORER, gestation.days, inForce())),
       measureFrom,
       to,
       scorerLevels(),
@@ -159,4 +175,23 @@ function learnFarm(
     learned[kind] = learnClassFromPeriod(kind, dayPeaks, recorded, { from: periodFrom, to: periodTo }, current[kind])
   }
   return learned
+}
+
+/** The due bar learned over the stored scores of hours from-to: the job's learning on simulated data. */
+function learnFarmDueBar(
+  herd: readonly SimulatedAnimalData[],
+  stored: Scores,
+  from: number,
+  to: number,
+  gestationDays: number,
+  inForce: DueBar,
+): DueBarLearning {
+  const sows = herd.flatMap((a, k) => {
+    if (a.sex !== 'female') return []
+    const hours: { at: number; probability: number }[] = []
+    for (let i = from; i <= to; i++) hours.push({ at: a.hours[i]!.hour + HOUR_MS, probability: stored[k]!.birth[i]! })
+    return [{ records: a.records, hours }]
+  })
+  const period = { from: herd[0]!.hours[from]!.hour, to: herd[0]!.hours[to]!.hour + HOUR_MS }
+  return learnDueBarFromScores(sows, period, gestationDays, inForce)
 }

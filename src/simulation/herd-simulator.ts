@@ -161,11 +161,16 @@ export interface PlanWindow {
    * literature): lameness in about one animal in seven over the period (a third of it acute), fevers, tags that hang
    * loose for days or are torn off and replaced, fights for a day or two when weaned sows are mixed, and pens disturbed
    * together or cut off by their gateway; for fitting the calibration across farms harder than the default.
+   * `weak-nesters`: the late-crates farrowing unit on a farm where most sows build weak or short nests (crates without
+   * nesting material, older or hyperprolific sows): three sows in four raise their activity only 1.3-2x their usual
+   * at the peak (a multiplier of her usual, as late-crates' weak nesters), a third of those over 4-8 h (peaking 1-5 h
+   * before onset); the others strong nest builders (25-50 % of their time), some short as late-crates'. For
+   * measuring what per-farm learning can buy where the defaults miss births.
    */
   profile?: CycleProfile
 }
 
-export const CYCLE_PROFILES = ['default', 'late-crates', 'long-gestation', 'rough'] as const
+export const CYCLE_PROFILES = ['default', 'late-crates', 'long-gestation', 'rough', 'weak-nesters'] as const
 export type CycleProfile = (typeof CYCLE_PROFILES)[number]
 
 /** The farm-wide confounders over the window: one day in ten fed 1-3 h late, one day in twenty hot. */
@@ -215,9 +220,10 @@ export function planAnimal(animal: SimulatedAnimal, window: PlanWindow): AnimalP
   }
   // The profile's draws come from their own stream, so that its herd is the default's with the farrowing unit changed.
   const late =
-    window.profile === 'late-crates' || window.profile === 'long-gestation'
+    window.profile === 'late-crates' || window.profile === 'long-gestation' || window.profile === 'weak-nesters'
       ? prng(seedOf(window.seed, 'late-crates', animal.index))
       : undefined
+  const weak = window.profile === 'weak-nesters' ? prng(seedOf(window.seed, 'weak-nesters', animal.index)) : undefined
   // The same draws as the default farm's, days later: the herd is the late-crates one with a longer gestation.
   const gestationShift = window.profile === 'long-gestation' ? 4 : 0
   if (late) plan.crateActivity = 0.4
@@ -241,6 +247,20 @@ export function planAnimal(animal: SimulatedAnimal, window: PlanWindow): AnimalP
           episode.nestPeakLeadMs = Math.min(episode.nestPeakLeadMs, uniform(late, 2, 6) * HOUR)
         }
         crate.from = farrowing - (late() < 1 / 3 ? uniform(late, 0.5, 2) : uniform(late, 2, 9)) * DAY
+      }
+      if (weak) {
+        // Drawn whatever the sow, so that each farrowing's draws stay the same however the others' came out.
+        const [isWeak, factor, isShort, duration, peakLead] = [weak(), weak(), weak(), weak(), weak()]
+        if (isWeak < 0.75) {
+          Object.assign(episode, { nestPeakShare: 0, nestFactor: 1.3 + 0.7 * factor })
+          if (isShort < 1 / 3) {
+            episode.nestDurationMs = (4 + 4 * duration) * HOUR
+            episode.nestPeakLeadMs = (1 + 4 * peakLead) * HOUR
+          }
+        } else {
+          episode.nestPeakShare = 0.25 + 0.25 * factor
+          delete episode.nestFactor
+        }
       }
       plan.farrowings.push(episode)
       plan.crated.push(crate)

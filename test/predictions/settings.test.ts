@@ -61,6 +61,20 @@ describe('prediction settings', () => {
       limits: { minPairs: 5, shrinkPairs: 5, maxShiftDays: 5 },
       reason: 'not learned yet: the default gestation',
     })
+    assert.deepEqual(data.dueBar, {
+      factor: 1,
+      days: { from: 113, to: 117 },
+      fromDay: -2,
+      toDay: 2,
+      farrowings: 0,
+      peakQuantile: null,
+      caught: 0,
+      caughtAtBar: 0,
+      falseAlarms: 0,
+      falseAlarmsAtBar: 0,
+      limits: { minFarrowings: 5, shrinkFarrowings: 5, minFactor: 0.5, falseAlarmsPerBirthGained: 1 },
+      reason: 'not learned yet: the default bar',
+    })
     assert.equal(data.learning.minEvents, 5)
     assert.deepEqual(data.birth.calibration, {
       inUse: 'global',
@@ -174,6 +188,24 @@ describe('prediction settings', () => {
       reason:
         '6 farrowings came a median 119 days (118-120) after their service; the birth windows centre on 117.2 days (the default 115), 55 % of the way',
     })
+    // The due bar, days 115.2-119.2 after each service at that gestation: the six farrowings peaked 0.6 (1.5x the
+    // threshold) and 0.45 (0.818x) 8 h before onset; their lowest tenth under 0.818x, the bar aims 0.9 x 0.818 = 0.736x.
+    // The peak 8 h before onset lies in the due days of the sows served 118 and 119 days before, not of those served
+    // 120 days before (their days end 11 h before it): replayed at 0.74x, 4 caught against 2, no false alarm. Six
+    // farrowings move it 6 / 11 of the way, 1 - 0.545 x 0.264 = 0.856x: still above the 0.818x peaks, so at the bar in
+    // use the replay catches the same 2 (a few records cannot move it far).
+    assert.deepEqual(
+      [data.dueBar.factor, data.dueBar.days, data.dueBar.farrowings, data.dueBar.peakQuantile],
+      [0.856, { from: 115.2, to: 119.2 }, 6, 0.818],
+    )
+    assert.deepEqual(
+      [data.dueBar.caught, data.dueBar.caughtAtBar, data.dueBar.falseAlarms, data.dueBar.falseAlarmsAtBar],
+      [2, 2, 0, 0],
+    )
+    assert.match(
+      data.dueBar.reason,
+      /^6 farrowings: 10 % peaked under 0.818x the threshold in the 48 h before onset; at 0.74x .* caught 4 of them \(2 at the default\)/,
+    )
     // A week must pass before the next learning.
     assert.deepEqual(await learnFarmSettings(ctx.app.database.db, uid, NOW + 6 * DAY), learned)
     assert.equal((await get()).json().data.learnedAt, new Date(NOW).toISOString())

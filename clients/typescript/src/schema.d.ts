@@ -1558,7 +1558,7 @@ export interface paths {
         };
         /**
          * What the scorer now uses for this farm, and why
-         * @description Per class, the alarm threshold our scorer uses for this farm: the rule's default times a factor learned from the farm's own records every 7 days, over the last 60 days (events as GET .../predictions/accuracy matches them, against the scorer's highest probability each day). It lowers a threshold when recorded events went without an alarm and a lower one would not have raised the false alarms, and raises it when false alarms are many and a higher one would still catch every event caught, each event's peak at least 1.25x the new threshold (events to come are not the ones learned from); within 0.6-1.5x the default, at most 1.25x per learning, only with 5 events or more, and part of the way when events are few. Per-farm calibration, refitted at the same time from the same period: the scorer's probability (the global calibration's) re-mapped per class, logit(farm) = intercept + slope x logit(global), fitted on every scored hour against whether it lay in a recorded event's lead window, taken events / (events + 5) of the way from the global calibration, only with 5 events or more, slope 0.5-2, intercept within ±2.5. The map rises strictly, so alarms stay where the thresholds put them; alarmLevel is the probability they now carry. The farm's gestation, learned at the same time: the median days from each farrowing recorded in the period to the latest service before it (105-127 days apart), taken pairs / (pairs + 5) of the way from the default 115 days, only with 5 pairs or more, within 5 days of the default; the birth rules' windows after a service (the lower threshold, the shorter CUSUM) move with it.
+         * @description Per class, the alarm threshold our scorer uses for this farm: the rule's default times a factor learned from the farm's own records every 7 days, over the last 60 days (events as GET .../predictions/accuracy matches them, against the scorer's highest probability each day). It lowers a threshold when recorded events went without an alarm and a lower one would not have raised the false alarms, and raises it when false alarms are many and a higher one would still catch every event caught, each event's peak at least 1.25x the new threshold (events to come are not the ones learned from); within 0.6-1.5x the default, at most 1.25x per learning, only with 5 events or more, and part of the way when events are few. Per-farm calibration, refitted at the same time from the same period: the scorer's probability (the global calibration's) re-mapped per class, logit(farm) = intercept + slope x logit(global), fitted on every scored hour against whether it lay in a recorded event's lead window, taken events / (events + 5) of the way from the global calibration, only with 5 events or more, slope 0.5-2, intercept within ±2.5. The map rises strictly, so alarms stay where the thresholds put them; alarmLevel is the probability they now carry. The farm's gestation, learned at the same time: the median days from each farrowing recorded in the period to the latest service before it (105-127 days apart), taken pairs / (pairs + 5) of the way from the default 115 days, only with 5 pairs or more, within 5 days of the default; the birth rules' windows after a service (the lower threshold, the shorter CUSUM) move with it. The due bar, learned at the same time: birth's thresholds in the days -2 to +2 around the farm's gestation after a sow's latest service, set 0.9x under the score 10 % of the period's recorded farrowings did not reach in the 48 h before onset (no lower than 0.5x), replayed on the farm's own scored hours of those days and kept only where it catches more farrowings (an alarm starting in the 48 h before onset) with at most 1 more false alarm for each, farrowings / (farrowings + 5) of the way, only with 5 farrowings or more.
          */
         get: operations["getPredictionSettings"];
         put?: never;
@@ -35532,6 +35532,99 @@ export interface operations {
                                 /**
                                  * @description Why the gestation is what it is, in words
                                  * @example 46 farrowings came a median 118.8 days (117.1-121) after their service; the birth windows centre on 118.4 days (the default 115), 90 % of the way
+                                 */
+                                reason: string;
+                            };
+                            /** @description Birth's bar in the days the farm's sows farrow, learned from its farrowings: how high their birth score rose before each recorded farrowing, replayed on the farm's own scored hours */
+                            dueBar: {
+                                /**
+                                 * @description Birth's thresholds (both CUSUMs') times this in the farm's due days, on top of birth's factor (1 = the default bar; below 1 alarms sooner there)
+                                 * @example 0.557
+                                 */
+                                factor: number;
+                                /** @description Days after a service in which the due bar holds: the farm's gestation from fromDay to toDay */
+                                days: {
+                                    /**
+                                     * @description First day after the service
+                                     * @example 112.8
+                                     */
+                                    from: number;
+                                    /**
+                                     * @description Last day after the service
+                                     * @example 116.8
+                                     */
+                                    to: number;
+                                };
+                                /**
+                                 * @description First day of the due bar, from the farm's gestation
+                                 * @example -2
+                                 */
+                                fromDay: number;
+                                /**
+                                 * @description Last day of the due bar, from the farm's gestation
+                                 * @example 2
+                                 */
+                                toDay: number;
+                                /**
+                                 * Format: int32
+                                 * @description Farrowings recorded in the period with their sow's due days scored
+                                 * @example 39
+                                 */
+                                farrowings: number;
+                                /** @description The score the lowest 10 % of them did not reach in the 48 h before onset, as a multiple of the threshold without the bar; null without farrowings */
+                                peakQuantile: number | null;
+                                /**
+                                 * Format: int64
+                                 * @description Of them, caught by an alarm starting in the 48 h before onset, replayed at the default bar
+                                 * @example 22
+                                 */
+                                caught: number;
+                                /**
+                                 * Format: int64
+                                 * @description The same at the due bar in use
+                                 * @example 31
+                                 */
+                                caughtAtBar: number;
+                                /**
+                                 * Format: int64
+                                 * @description Alarms in the sows' due days outside a farrowing's window, replayed at the default bar
+                                 * @example 22
+                                 */
+                                falseAlarms: number;
+                                /**
+                                 * Format: int64
+                                 * @description The same at the due bar in use
+                                 * @example 25
+                                 */
+                                falseAlarmsAtBar: number;
+                                /** @description The limits that keep a few records from running it away */
+                                limits: {
+                                    /**
+                                     * Format: int32
+                                     * @description Fewer farrowings than this: the default bar
+                                     * @example 5
+                                     */
+                                    minFarrowings: number;
+                                    /**
+                                     * Format: int32
+                                     * @description The bar moves farrowings / (farrowings + this) of the way from the default
+                                     * @example 5
+                                     */
+                                    shrinkFarrowings: number;
+                                    /**
+                                     * @description The bar aims no lower than this factor
+                                     * @example 0.5
+                                     */
+                                    minFactor: number;
+                                    /**
+                                     * @description A bar is kept only with at most this many more false alarms for each farrowing it gains
+                                     * @example 1
+                                     */
+                                    falseAlarmsPerBirthGained: number;
+                                };
+                                /**
+                                 * @description Why the due bar is what it is, in words
+                                 * @example 39 farrowings: 10 % peaked under 0.316x the threshold in the 48 h before onset; at 0.5x in the days -2 to +2 around the farm's gestation the period would have caught 31 of them (22 at the default), with 27 false alarms there (22); 0.557x, 89 % of the way
                                  */
                                 reason: string;
                             };

@@ -9,6 +9,7 @@ import {
   type FarmFactors,
   type GestationLearning,
 } from './farm-learning.rules.ts'
+import type { DueBarLearning } from './due-bar.rules.ts'
 import {
   IDENTITY_MAP,
   type FarmCalibrationFit,
@@ -24,14 +25,16 @@ export interface FarmSettings {
   factors: FarmFactors
   learnedAt: number
   /**
-   * The period read, each class's learning (counts and reason), and the farm's gestation learned from the same
-   * records (absent on learnings from before it was learned: the default gestation).
+   * The period read, each class's learning (counts and reason), and the farm's gestation and due bar learned from the
+   * same records (absent on learnings from before they were learned: the defaults).
    */
   basis: {
     from: number
     to: number
     classes: Record<ClassificationType, ClassLearning>
     gestation?: GestationLearning
+    /** Birth's bar in the days the farm's sows farrow (absent on learnings from before it: the default bar). */
+    dueBar?: DueBarLearning
   }
   /** Each class's calibration map and the fit it came from (farm-calibration.rules.ts); null: the global one. */
   calibration: Record<ClassificationType, FarmCalibrationFit> | null
@@ -144,4 +147,33 @@ export async function scorerHourCells(
     hours: Number(r.hours),
     inWindow: Number(r.in_window),
   }))
+}
+
+/**
+ * The scorer's birth hours (global probability, before the farm's map; stamped at the hour's end) of each animal's
+ * spans [from, to] (ms): what the due bar is learned from (due-bar.rules.ts), per animal id, oldest first.
+ */
+export async function scorerBirthHours(
+  db: Kysely<DB>,
+  uid: string,
+  spans: readonly { animalId: number; from: number; to: number }[],
+): Promise<Map<number, { at: number; probability: number }[]>> {
+  const out = new Map<number, { at: number; probability: number }[]>()
+  if (spans.length === 0) return out
+  const { rows } = await sql<{ animal_id: number | string; at: number | string; probability: number | string }>`
+    WITH spans AS (
+      SELECT * FROM (VALUES ${sql.join(spans.map((s) => sql`(${s.animalId}::bigint, ${s.from}::bigint, ${s.to}::bigint)`))})
+        AS v (animal_id, from_at, to_at))
+    SELECT DISTINCT p.animal_id, p.predicted_at AS at, coalesce(p.global_probability, p.peak_probability) AS probability
+    FROM predictions p
+    JOIN spans s ON s.animal_id = p.animal_id AND p.predicted_at >= s.from_at AND p.predicted_at <= s.to_at
+    WHERE p.uid = ${uid} AND p.source = 'scorer' AND p.classification_type = 'birth'
+    ORDER BY 1, 2`.execute(db)
+  for (const r of rows) {
+    const id = Number(r.animal_id)
+    let hours = out.get(id)
+    if (!hours) out.set(id, (hours = []))
+    hours.push({ at: Number(r.at), probability: Number(r.probability) })
+  }
+  return out
 }

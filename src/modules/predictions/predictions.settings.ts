@@ -16,6 +16,8 @@ import {
   type GestationLearning,
 } from './farm-learning.rules.ts'
 import { findFarmSettings } from './farm-settings.repository.ts'
+import { DEFAULT_DUE_BAR_LEARNING, DUE_BAR_LEARNING } from './due-bar.rules.ts'
+import { DueBarSettings, dueBarSettingsOf } from './due-bar.settings.ts'
 import { DEFAULT_GESTATION_DAYS, SCORER } from './scorer-settings.rules.ts'
 import { alarmLevel } from './calibration.rules.ts'
 import { DUE_DAYS } from './birth.rules.ts'
@@ -323,6 +325,7 @@ export const PredictionSettings = Type.Object(
       },
     }),
     gestation: GestationSettings,
+    dueBar: DueBarSettings,
   },
   { additionalProperties: false, title: 'PredictionSettings' },
 )
@@ -369,7 +372,13 @@ export async function predictionSettingsRoute(app: App) {
           "The farm's gestation, learned at the same time: the median days from each farrowing recorded in the period " +
           'to the latest service before it (105-127 days apart), taken pairs / (pairs + ' +
           `${GESTATION_LEARNING.shrinkPairs}) of the way from the default ${GESTATION_LEARNING.defaultDays} days, only with ${GESTATION_LEARNING.minPairs} pairs or more, ` +
-          `within ${GESTATION_LEARNING.maxShiftDays} days of the default; the birth rules' windows after a service (the lower threshold, the shorter CUSUM) move with it.`,
+          `within ${GESTATION_LEARNING.maxShiftDays} days of the default; the birth rules' windows after a service (the lower threshold, the shorter CUSUM) move with it. ` +
+          "The due bar, learned at the same time: birth's thresholds in the days " +
+          `${DUE_BAR_LEARNING.fromDay} to +${DUE_BAR_LEARNING.toDay} around the farm's gestation after a sow's latest service, set ${DUE_BAR_LEARNING.under}x under the score ` +
+          `${DUE_BAR_LEARNING.peakQuantile * 100} % of the period's recorded farrowings did not reach in the 48 h before onset (no lower than ${DUE_BAR_LEARNING.minFactor}x), ` +
+          "replayed on the farm's own scored hours of those days and kept only where it catches more farrowings (an alarm starting in the 48 h before onset) " +
+          `with at most ${DUE_BAR_LEARNING.falseAlarmsPerBirthGained} more false alarm for each, farrowings / (farrowings + ${DUE_BAR_LEARNING.shrinkFarrowings}) of the way, ` +
+          `only with ${DUE_BAR_LEARNING.minFarrowings} farrowings or more.`,
         params: UserPath,
         response: { 200: Envelope(PredictionSettings) },
       },
@@ -433,6 +442,10 @@ export async function predictionSettingsRoute(app: App) {
         heat: classOf('heat'),
         lameness: classOf('lameness'),
         gestation: gestationOf(stored?.basis.gestation ?? DEFAULT_GESTATION),
+        dueBar: dueBarSettingsOf(
+          stored?.basis.dueBar ?? DEFAULT_DUE_BAR_LEARNING,
+          (stored?.basis.gestation ?? DEFAULT_GESTATION).days,
+        ),
       })
     },
   )

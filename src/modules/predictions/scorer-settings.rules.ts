@@ -38,6 +38,11 @@ export interface ScorerSettings {
      */
     gestationDays: number
     /**
+     * Both birth thresholds times `factor` from fromDay to toDay around the farm's gestation after the latest service:
+     * a bar learned from the farm's own farrowings (due-bar.rules.ts; factor 1, the defaults, until then).
+     */
+    dueBar: { factor: number; fromDay: number; toDay: number }
+    /**
      * A second, shorter CUSUM for weak or short nest building, only while a recorded service makes farrowing due
      * (dueFromDay-dueToDay after it): over `hours` hours, ln(ratio / reference), alarm at `threshold`.
      */
@@ -148,6 +153,7 @@ export const SCORER: ScorerSettings = {
     tagOffC: -0.8,
     quietAfterBirthDays: 100,
     gestationDays: 115,
+    dueBar: { factor: 1, fromDay: -2, toDay: 2 },
     short: {
       hours: 6,
       reference: 1.4,
@@ -195,19 +201,21 @@ export const dueDaysSince = (sinceService: number, settings: ScorerSettings = SC
   sinceService - (settings.birth.gestationDays - DEFAULT_GESTATION_DAYS)
 
 /**
- * The settings with each class's alarm threshold multiplied by a farm's factor, at the farm's gestation (per-farm
- * learning; the defaults' when not given).
+ * The settings with each class's alarm threshold multiplied by a farm's factor, at the farm's gestation and with its
+ * due bar (per-farm learning; the defaults' when not given).
  */
 export function settingsWithFactors(
   factors: { birth: number; heat: number; lameness: number },
   settings: ScorerSettings = SCORER,
   gestationDays: number = settings.birth.gestationDays,
+  dueBar: ScorerSettings['birth']['dueBar'] = settings.birth.dueBar,
 ): ScorerSettings {
   return {
     ...settings,
     birth: {
       ...settings.birth,
       gestationDays,
+      dueBar,
       threshold: settings.birth.threshold * factors.birth,
       short: { ...settings.birth.short, threshold: settings.birth.short.threshold * factors.birth },
     },

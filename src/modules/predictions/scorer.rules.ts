@@ -51,6 +51,7 @@ import {
   type HeatHour,
 } from './heat.rules.ts'
 import { lamenessDecline } from './lameness.rules.ts'
+import { dueBarFactor } from './due-bar.rules.ts'
 
 const { baseline, birth, heat, lameness } = SCORER
 export const SCORER_SUMMARY =
@@ -369,7 +370,14 @@ export function scoreHerd<K>(
         recentWarming.length >= 3 ? recentWarming.reduce((a, b) => a + b, 0) / recentWarming.length : undefined
       const tagOff = meanWarming !== undefined && meanWarming <= birthSettings.tagOffC
       const warm = meanWarming !== undefined && meanWarming >= birthSettings.warmC
-      const birthThresholdNow = birthThreshold(records[k]!, t, settings) * (warm ? birthSettings.warmFactor : 1)
+      // The farm's due bar, learned from its farrowings, in the days its sows farrow (1 elsewhere and by default).
+      const sinceService = reproductiveState(records[k]!, t).sinceService
+      const dueBar = dueBarFactor(
+        sinceService === undefined ? undefined : dueDaysSince(sinceService, settings),
+        settings,
+      )
+      const birthThresholdNow =
+        birthThreshold(records[k]!, t, settings) * (warm ? birthSettings.warmFactor : 1) * dueBar
       const shortRecent: (number | undefined)[] = []
       if (dueAt[k]![i])
         for (let j = Math.max(0, i - short.hours + 1); j <= i; j++)
@@ -380,7 +388,7 @@ export function scoreHerd<K>(
               ...settings,
               birth: { ...birthSettings, reference: short.reference },
             }),
-            short.threshold * (warm ? birthSettings.warmFactor : 1),
+            short.threshold * (warm ? birthSettings.warmFactor : 1) * dueBar,
           )
         : 0
       const birthP =
