@@ -1,21 +1,9 @@
 // GET .../predictions/settings' due bar (due-bar.rules.ts): birth's bar in the days the farm's sows farrow, what it
 // was learned from and why.
 import Type from 'typebox'
-import { Count, Integer } from '../../http/schema-types.ts'
+import { Count } from '../../http/schema-types.ts'
+import { DaySpan, Events, Limits, Rate, Reason, Setting } from './settings.schemas.ts'
 import { DUE_BAR_LEARNING, type DueBarLearning } from './due-bar.rules.ts'
-
-const Events = (description: string, example: number) =>
-  Integer({ minimum: 0, maximum: 1000, description, examples: [example] })
-const Rate = (description: string, example: number) =>
-  Type.Union([Type.Number({ minimum: 0, examples: [example] }), Type.Null()], { description })
-const DaySpan = (description: string, example: [number, number]) =>
-  Type.Object(
-    {
-      from: Type.Number({ description: 'First day after the service', examples: [example[0]] }),
-      to: Type.Number({ description: 'Last day after the service', examples: [example[1]] }),
-    },
-    { additionalProperties: false, description },
-  )
 
 export const DueBarSettings = Type.Object(
   {
@@ -30,14 +18,8 @@ export const DueBarSettings = Type.Object(
       "Days after a service in which the due bar holds: the farm's gestation from fromDay to toDay",
       [112.8, 116.8],
     ),
-    fromDay: Type.Number({
-      description: "First day of the due bar, from the farm's gestation",
-      examples: [DUE_BAR_LEARNING.fromDay],
-    }),
-    toDay: Type.Number({
-      description: "Last day of the due bar, from the farm's gestation",
-      examples: [DUE_BAR_LEARNING.toDay],
-    }),
+    fromDay: Setting("First day of the due bar, from the farm's gestation", DUE_BAR_LEARNING.fromDay),
+    toDay: Setting("Last day of the due bar, from the farm's gestation", DUE_BAR_LEARNING.toDay),
     farrowings: Events("Farrowings recorded in the period with their sow's due days scored", 39),
     peakQuantile: Rate(
       `The score the lowest ${DUE_BAR_LEARNING.peakQuantile * 100} % of them did not reach in the 48 h before onset, as a multiple of the threshold without the bar; null without farrowings`,
@@ -47,31 +29,23 @@ export const DueBarSettings = Type.Object(
     caughtAtBar: Count('The same at the due bar in use', 31),
     falseAlarms: Count("Alarms in the sows' due days outside a farrowing's window, replayed at the default bar", 22),
     falseAlarmsAtBar: Count('The same at the due bar in use', 25),
-    limits: Type.Object(
-      {
-        minFarrowings: Events('Fewer farrowings than this: the default bar', DUE_BAR_LEARNING.minFarrowings),
-        shrinkFarrowings: Events(
-          'The bar moves farrowings / (farrowings + this) of the way from the default',
-          DUE_BAR_LEARNING.shrinkFarrowings,
-        ),
-        minFactor: Type.Number({
-          description: 'The bar aims no lower than this factor',
-          examples: [DUE_BAR_LEARNING.minFactor],
-        }),
-        falseAlarmsPerBirthGained: Type.Number({
-          description: 'A bar is kept only with at most this many more false alarms for each farrowing it gains',
-          examples: [DUE_BAR_LEARNING.falseAlarmsPerBirthGained],
-        }),
-      },
-      { additionalProperties: false, description: 'The limits that keep a few records from running it away' },
-    ),
-    reason: Type.String({
-      maxLength: 600,
-      description: 'Why the due bar is what it is, in words',
-      examples: [
-        "39 farrowings: 10 % peaked under 0.316x the threshold in the 48 h before onset; at 0.5x in the days -2 to +2 around the farm's gestation the period would have caught 31 of them (22 at the default), with 27 false alarms there (22); 0.557x, 89 % of the way",
-      ],
+    limits: Limits({
+      minFarrowings: Events('Fewer farrowings than this: the default bar', DUE_BAR_LEARNING.minFarrowings),
+      shrinkFarrowings: Events(
+        'The bar moves farrowings / (farrowings + this) of the way from the default',
+        DUE_BAR_LEARNING.shrinkFarrowings,
+      ),
+      minFactor: Setting('The bar aims no lower than this factor', DUE_BAR_LEARNING.minFactor),
+      falseAlarmsPerBirthGained: Setting(
+        'A bar is kept only with at most this many more false alarms for each farrowing it gains',
+        DUE_BAR_LEARNING.falseAlarmsPerBirthGained,
+      ),
     }),
+    reason: Reason(
+      600,
+      'Why the due bar is what it is, in words',
+      "39 farrowings: 10 % peaked under 0.316x the threshold in the 48 h before onset; at 0.5x in the days -2 to +2 around the farm's gestation the period would have caught 31 of them (22 at the default), with 27 false alarms there (22); 0.557x, 89 % of the way",
+    ),
   },
   {
     additionalProperties: false,

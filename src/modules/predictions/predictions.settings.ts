@@ -4,7 +4,7 @@
 // calibration (farm-calibration.rules.ts), the map that re-states the scorer's probability in this farm's terms.
 import Type from 'typebox'
 import { Envelope, ok } from '../../http/envelope.ts'
-import { Count, DateTime, Integer } from '../../http/schema-types.ts'
+import { Count, DateTime } from '../../http/schema-types.ts'
 import type { App } from '../../types.ts'
 import { UserPath } from '../animals/animals.resource.ts'
 import type { ClassificationType } from './predictions.rules.ts'
@@ -18,6 +18,7 @@ import {
 import { findFarmSettings } from './farm-settings.repository.ts'
 import { DEFAULT_DUE_BAR_LEARNING, DUE_BAR_LEARNING } from './due-bar.rules.ts'
 import { DueBarSettings, dueBarSettingsOf } from './due-bar.settings.ts'
+import { DaySpan, Days, Events, Limits, Rate, Reason, Setting } from './settings.schemas.ts'
 import { DEFAULT_GESTATION_DAYS, SCORER } from './scorer-settings.rules.ts'
 import { alarmLevel } from './calibration.rules.ts'
 import { DUE_DAYS } from './birth.rules.ts'
@@ -35,16 +36,6 @@ const DEFAULT_THRESHOLDS: Record<ClassificationType, { value: number; unit: stri
   lameness: { value: SCORER.lameness.threshold, unit: 'decline of activity and movement over days (0.2 = 20 %)' },
 }
 
-/** A learning's span in days (1-366). */
-const Days = (description: string, example: number) =>
-  Integer({ minimum: 1, maximum: 366, description, examples: [example] })
-/** A count of a class's events (0-1000). */
-const Events = (description: string, example: number) =>
-  Integer({ minimum: 0, maximum: 1000, description, examples: [example] })
-
-const Rate = (description: string, example: number) =>
-  Type.Union([Type.Number({ minimum: 0, examples: [example] }), Type.Null()], { description })
-
 /** Global probabilities the settings show the farm's map at. */
 const MAP_POINTS = [0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9] as const
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000
@@ -60,10 +51,10 @@ const ClassCalibration = (kind: ClassificationType, example: { inUse: boolean; r
           "farm: the scorer's probability is re-mapped by this farm's map; global: the global calibration alone (too few events, or not fitted yet)",
         examples: [example.inUse ? 'farm' : 'global'],
       }),
-      intercept: Type.Number({
-        description: 'The map: logit(farm probability) = intercept + slope x logit(global probability); 0 and 1: none',
-        examples: [example.inUse ? EXAMPLE_MAP.intercept : 0],
-      }),
+      intercept: Setting(
+        'The map: logit(farm probability) = intercept + slope x logit(global probability); 0 and 1: none',
+        example.inUse ? EXAMPLE_MAP.intercept : 0,
+      ),
       slope: Type.Number({
         minimum: FARM_CALIBRATION.minSlope,
         maximum: FARM_CALIBRATION.maxSlope,
@@ -105,11 +96,7 @@ const ClassCalibration = (kind: ClassificationType, example: { inUse: boolean; r
           examples: [mapPoints(example.inUse ? EXAMPLE_MAP : IDENTITY_MAP)],
         },
       ),
-      reason: Type.String({
-        maxLength: 500,
-        description: 'Why the map is what it is, in words',
-        examples: [example.reason],
-      }),
+      reason: Reason(500, 'Why the map is what it is, in words', example.reason),
     },
     {
       additionalProperties: false,
@@ -145,24 +132,10 @@ const ClassSettings = (
         0.3,
       ),
       falseAlarmsAtFactor: Rate('The same at the new factor', 0.3),
-      reason: Type.String({
-        maxLength: 500,
-        description: 'Why the factor is what it is, in words',
-        examples: [example.reason],
-      }),
+      reason: Reason(500, 'Why the factor is what it is, in words', example.reason),
       calibration: ClassCalibration(kind, example.calibration),
     },
     { additionalProperties: false, description: `${kind}: the threshold in use and why` },
-  )
-
-/** Days after a service, as the farm's gestation moves them: [from, to]. */
-const DaySpan = (description: string, example: [number, number]) =>
-  Type.Object(
-    {
-      from: Type.Number({ description: 'First day after the service', examples: [example[0]] }),
-      to: Type.Number({ description: 'Last day after the service', examples: [example[1]] }),
-    },
-    { additionalProperties: false, description },
   )
 
 /** The birth windows after a service for a farm whose sows farrow `days` after it. */
@@ -189,10 +162,7 @@ const GestationSettings = Type.Object(
         "The days from a service to farrowing the scorer's birth windows centre on for this farm, learned from its own farrowing and service records",
       examples: [EXAMPLE_GESTATION_DAYS],
     }),
-    defaultDays: Type.Number({
-      description: 'What the default windows centre on',
-      examples: [GESTATION_LEARNING.defaultDays],
-    }),
+    defaultDays: Setting('What the default windows centre on', GESTATION_LEARNING.defaultDays),
     pairs: Events(
       'Farrowings recorded in the period with a service 105-127 days before (the latest before it counts)',
       46,
@@ -215,27 +185,19 @@ const GestationSettings = Type.Object(
       },
       { additionalProperties: false, description: 'The birth windows this gestation puts in place' },
     ),
-    limits: Type.Object(
-      {
-        minPairs: Events('Fewer pairs than this: the default gestation', GESTATION_LEARNING.minPairs),
-        shrinkPairs: Events(
-          'The gestation moves pairs / (pairs + this) of the way from the default to the median',
-          GESTATION_LEARNING.shrinkPairs,
-        ),
-        maxShiftDays: Type.Number({
-          description: 'It stays within this many days of the default',
-          examples: [GESTATION_LEARNING.maxShiftDays],
-        }),
-      },
-      { additionalProperties: false, description: 'The limits that keep a few records from running it away' },
-    ),
-    reason: Type.String({
-      maxLength: 500,
-      description: 'Why the gestation is what it is, in words',
-      examples: [
-        '46 farrowings came a median 118.8 days (117.1-121) after their service; the birth windows centre on 118.4 days (the default 115), 90 % of the way',
-      ],
+    limits: Limits({
+      minPairs: Events('Fewer pairs than this: the default gestation', GESTATION_LEARNING.minPairs),
+      shrinkPairs: Events(
+        'The gestation moves pairs / (pairs + this) of the way from the default to the median',
+        GESTATION_LEARNING.shrinkPairs,
+      ),
+      maxShiftDays: Setting('It stays within this many days of the default', GESTATION_LEARNING.maxShiftDays),
     }),
+    reason: Reason(
+      500,
+      'Why the gestation is what it is, in words',
+      '46 farrowings came a median 118.8 days (117.1-121) after their service; the birth windows centre on 118.4 days (the default 115), 90 % of the way',
+    ),
   },
   {
     additionalProperties: false,
@@ -259,22 +221,16 @@ export const PredictionSettings = Type.Object(
       ],
       { description: 'The records and predictions the factors were learned from; null: not yet' },
     ),
-    learning: Type.Object(
-      {
-        periodDays: Days('Days of records one learning reads', LEARNING.periodDays),
-        everyDays: Days('Days between learnings', LEARNING.everyDays),
-        minEvents: Events('Fewer events of a class than this change nothing', LEARNING.minEvents),
-        maxStep: Type.Number({
-          description: 'One learning moves a factor at most this much (x or /)',
-          examples: [LEARNING.maxStep],
-        }),
-        shrinkEvents: Events(
-          'A learning moves events / (events + this) of the way to what the records ask for',
-          LEARNING.shrinkEvents,
-        ),
-      },
-      { additionalProperties: false, description: 'The limits that keep a few records from running it away' },
-    ),
+    learning: Limits({
+      periodDays: Days('Days of records one learning reads', LEARNING.periodDays),
+      everyDays: Days('Days between learnings', LEARNING.everyDays),
+      minEvents: Events('Fewer events of a class than this change nothing', LEARNING.minEvents),
+      maxStep: Setting('One learning moves a factor at most this much (x or /)', LEARNING.maxStep),
+      shrinkEvents: Events(
+        'A learning moves events / (events + this) of the way to what the records ask for',
+        LEARNING.shrinkEvents,
+      ),
+    }),
     calibrationLimits: Type.Object(
       {
         minEvents: Events(
@@ -285,12 +241,9 @@ export const PredictionSettings = Type.Object(
           'The fitted map is taken events / (events + this) of the way from the global calibration',
           FARM_CALIBRATION.shrinkEvents,
         ),
-        minSlope: Type.Number({ description: "The map's least slope", examples: [FARM_CALIBRATION.minSlope] }),
-        maxSlope: Type.Number({ description: "The map's greatest slope", examples: [FARM_CALIBRATION.maxSlope] }),
-        maxIntercept: Type.Number({
-          description: "The map's intercept stays within ± this (log-odds)",
-          examples: [FARM_CALIBRATION.maxIntercept],
-        }),
+        minSlope: Setting("The map's least slope", FARM_CALIBRATION.minSlope),
+        maxSlope: Setting("The map's greatest slope", FARM_CALIBRATION.maxSlope),
+        maxIntercept: Setting("The map's intercept stays within ± this (log-odds)", FARM_CALIBRATION.maxIntercept),
       },
       {
         additionalProperties: false,
