@@ -13,6 +13,8 @@ import {
   heatShortFactor,
   heatRatio,
   groupSharesHeat,
+  heatBaselineStart,
+  weaningUnsettled,
 } from '../../src/modules/predictions/heat.rules.ts'
 import { DAY, T0, recordsBefore } from './scorer-fixtures.ts'
 
@@ -122,5 +124,46 @@ describe("heat: what the farm's records change", () => {
     assert.equal(heatRuledOut(records({ services: [90] }), t), false)
     assert.equal(heatRuledOut(records({ weanings: [5], births: [30] }), t), false)
     assert.equal(heatRuledOut(NO_RECORDS, t), false)
+  })
+})
+
+describe('heat: the baseline of a weaned sow that had not settled', () => {
+  const t = T0 + 200 * DAY
+  const records = recordsBefore(t)
+  const HOUR = DAY / 24
+
+  it('calls a weaning unsettled when the hours after it were more active than settleRise x the hours since', () => {
+    const { settleRise } = SCORER.heat
+    const floor = SCORER.activityFloor
+    const settled = 0.1
+    assert.equal(weaningUnsettled(2 * settled, settled), true, 'fights after mixing')
+    assert.equal(weaningUnsettled(settled, settled), false, 'a calm first day')
+    const justOver = settleRise * (settled + floor) - floor + 1e-6
+    assert.equal(weaningUnsettled(justOver, settled), true)
+    assert.equal(weaningUnsettled(justOver - 2e-6, settled), false)
+  })
+
+  it("starts the baseline settleHours after a weaning only when she had not settled, else at the phase's start", () => {
+    const { settleHours } = SCORER.heat
+    const weaned = records({ weanings: [5], births: [30] })
+    const weaning = t - 5 * DAY
+    let asked: [number, number] | undefined
+    const unsettled = (w: number, from: number) => {
+      asked = [w, from]
+      return true
+    }
+    assert.equal(heatBaselineStart(weaned, t, unsettled), weaning + settleHours * HOUR)
+    assert.deepEqual(asked, [weaning, weaning + settleHours * HOUR])
+    assert.equal(
+      heatBaselineStart(weaned, t, () => false),
+      weaning,
+    )
+    assert.equal(
+      heatBaselineStart(records({ weanings: [1], births: [26] }), t, unsettled),
+      t - DAY,
+      'not yet settleHours since',
+    )
+    assert.equal(heatBaselineStart(records({ births: [5] }), t, unsettled), t - 5 * DAY, 'a farrowing, not a weaning')
+    assert.equal(heatBaselineStart(NO_RECORDS, t, unsettled), -Infinity)
   })
 })

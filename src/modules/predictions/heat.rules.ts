@@ -1,6 +1,13 @@
 // Heat: a rise of activity for a day or two, expected after weaning and after a service that did not hold.
+import { HOUR_MS } from './hour-summaries.rules.ts'
 import { SCORER, type ScorerSettings } from './scorer-settings.rules.ts'
-import { CRATE_WINDOW_DAYS, reproductiveState, type AnimalRecords } from './reproduction.rules.ts'
+import {
+  CRATE_WINDOW_DAYS,
+  latestBefore,
+  phaseStart,
+  reproductiveState,
+  type AnimalRecords,
+} from './reproduction.rules.ts'
 
 /**
  * Heat: the share of time active over the last 24 h against its mean over the same 24 h on the baseline days
@@ -107,4 +114,33 @@ export function heatRatio(
 /** Whether a group shares a heat its records expect: at least half of its animals with data (flags) expect one. */
 export function groupSharesHeat(expected: readonly boolean[]): boolean {
   return expected.length > 0 && expected.filter(Boolean).length >= expected.length / 2
+}
+
+/**
+ * Whether a weaned sow had not settled in the first hours after her weaning: her activity then (`settling`, a mean
+ * per hour) above `settleRise` x her activity since (`settled`). The move out of the crate and the fights of mixing
+ * show as such a rise; a calm first day is a usual day like the later ones.
+ */
+export function weaningUnsettled(settling: number, settled: number, settings: ScorerSettings = SCORER): boolean {
+  const floor = settings.activityFloor
+  return settling + floor > settings.heat.settleRise * (settled + floor)
+}
+
+/**
+ * Where a heat baseline's hours may begin at t: the current phase's start (phaseStart), and after a weaning, when
+ * the sow had not settled in the settleHours after it (`unsettled(weaning, settledFrom)`, see weaningUnsettled),
+ * only from then on: those hours are no usual day and would hide the heat that follows. -Infinity without a phase.
+ */
+export function heatBaselineStart(
+  records: AnimalRecords,
+  t: number,
+  unsettled: (weaning: number, settledFrom: number) => boolean,
+  settings: ScorerSettings = SCORER,
+): number {
+  const start = phaseStart(records, t)
+  if (start === undefined) return -Infinity
+  const settledFrom = start + settings.heat.settleHours * HOUR_MS
+  return latestBefore(records.weanings, t) === start && settledFrom <= t && unsettled(start, settledFrom)
+    ? settledFrom
+    : start
 }

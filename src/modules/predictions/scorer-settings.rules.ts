@@ -105,6 +105,14 @@ export interface ScorerSettings {
      * (days 2-8 before) in a day, as when a sow leaves the farrowing crate; it counts as a weaning from then on.
      */
     weaningRise: number
+    /**
+     * A weaned sow that had not settled in the settleHours after her weaning (her activity then above settleRise x
+     * her activity since: the move out of the crate, the fights of mixing) has her heat baseline from then on, and
+     * settledMinDays of it suffice (elsewhere two): see heatBaselineStart.
+     */
+    settleHours: number
+    settleRise: number
+    settledMinDays: number
   }
   /** The last recentDays days against days baselineFromDay-baselineToDay back; alarm at a decline of `threshold`. */
   lameness: {
@@ -178,6 +186,9 @@ export const SCORER: ScorerSettings = {
     returnShortFactor: 1.8,
     quietLactationDays: 18,
     weaningRise: 2.5,
+    settleHours: 36,
+    settleRise: 1.25,
+    settledMinDays: 1,
   },
   lameness: { recentDays: 4, baselineFromDay: 12, baselineToDay: 20, threshold: 0.18, persistHours: 12 },
   // `jobs fit-calibration` (fitCalibration, src/simulation/evaluation.ts) on the tuning family's conditions; refit

@@ -43,11 +43,13 @@ import {
 import { birthCusum, birthRuledOut, birthThreshold } from './birth.rules.ts'
 import {
   groupSharesHeat,
+  heatBaselineStart,
   heatExpected,
   heatRatio,
   heatRuledOut,
   heatShortFactor,
   heatThreshold,
+  weaningUnsettled,
   type HeatHour,
 } from './heat.rules.ts'
 import { lamenessDecline } from './lameness.rules.ts'
@@ -184,20 +186,44 @@ export function scoreHerd<K>(
   //    without data leaves both sides, so a night-time dropout leaves no daytime-only average).
   const heatFrom = Math.max(0, from - Math.max(heatSettings.hours, heatSettings.shortHours) + 1)
   const heatHourly = herd.map((a, k) => {
+    // Activity summed from the first hour, for the mean activity between two instants (hours with data).
+    const sum = [0]
+    const count = [0]
+    for (const h of a.hours) {
+      sum.push(sum.at(-1)! + (hasData(h) ? h.activity : 0))
+      count.push(count.at(-1)! + (hasData(h) ? 1 : 0))
+    }
+    const first = a.hours[0]?.hour ?? 0
+    const at = (time: number) => Math.min(a.hours.length, Math.max(0, Math.ceil((time - first) / HOUR_MS)))
+    const meanActivity = (fromTime: number, toTime: number) => {
+      const n = count[at(toTime)]! - count[at(fromTime)]!
+      return n === 0 ? undefined : (sum[at(toTime)]! - sum[at(fromTime)]!) / n
+    }
     const now = new Array<number | undefined>(to + 1)
     const usual = new Array<number | undefined>(to + 1)
     const usualDays = new Array<number>(to + 1).fill(0)
     const phase = new Array<number>(to + 1).fill(-Infinity)
     for (let j = heatFrom; j <= to; j++) {
       const h = a.hours[j]!
-      phase[j] = phaseStart(records[k]!, h.hour + HOUR_MS) ?? -Infinity
+      const t = h.hour + HOUR_MS
+      phase[j] = heatBaselineStart(
+        records[k]!,
+        t,
+        (weaning, settledFrom) => {
+          const settling = meanActivity(weaning, settledFrom)
+          const settled = meanActivity(settledFrom, t)
+          return settling !== undefined && settled !== undefined && weaningUnsettled(settling, settled, settings)
+        },
+        settings,
+      )
       if (!hasData(h) || h.hour < phase[j]!) continue
       const same: number[] = []
       for (let d = settings.baseline.fromDay; d <= settings.baseline.toDay; d++) {
         const b = a.hours[j - d * DAY_HOURS]
         if (hasData(b) && b.hour >= phase[j]!) same.push(b.activity)
       }
-      if (same.length < 2) continue
+      const settledOnly = phase[j] !== (phaseStart(records[k]!, t) ?? -Infinity)
+      if (same.length < (settledOnly ? heatSettings.settledMinDays : 2)) continue
       now[j] = h.activity
       usual[j] = same.reduce((x, y) => x + y, 0) / same.length
       usualDays[j] = same.length
