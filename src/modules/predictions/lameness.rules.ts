@@ -28,3 +28,15 @@ export function lamenessDecline(
   const m = movement ? level(movement, MOVEMENT_FLOOR) : undefined
   return Math.max(0, 1 - (m === undefined ? a : Math.sqrt(a * m)))
 }
+
+/**
+ * Which of a lameness decline's days (day blocks' mean ear temperature against the group's, °C; undefined without
+ * readings) it may read: those within maxShiftC of the median over the days read. A day much warmer than the animal's
+ * usual is a sickness (a fever lowers activity as lameness does); much cooler, a tag off the skin (a loose tag
+ * swings at rest, raising the activity it reads); a step, a tag replaced. None of them says how the animal walks.
+ * A day without readings is kept (it has no activity either).
+ */
+export function daysWithSteadyTemperature(offsets: readonly (number | undefined)[], maxShiftC: number): boolean[] {
+  const usual = median(offsets.filter((o): o is number => o !== undefined))
+  return offsets.map((o) => o === undefined || usual === undefined || Math.abs(o - usual) <= maxShiftC)
+}

@@ -122,6 +122,11 @@ export interface ScorerSettings {
     threshold: number
     /** The decline scored is the least over the last persistHours hours (a lameness persists). */
     persistHours: number
+    /**
+     * Days whose ear temperature (against the group's) lies more than this many °C from the animal's usual over the
+     * days read are left out of the decline: a sickness or a tag off the skin, not lameness (daysWithSteadyTemperature).
+     */
+    temperatureShiftC: number
   }
   /**
    * Each class's raw score (score / (score + threshold): 0.5 at the alarm threshold) mapped to a probability, so that
@@ -190,7 +195,14 @@ export const SCORER: ScorerSettings = {
     settleRise: 1.25,
     settledMinDays: 1,
   },
-  lameness: { recentDays: 4, baselineFromDay: 12, baselineToDay: 20, threshold: 0.18, persistHours: 12 },
+  lameness: {
+    recentDays: 4,
+    baselineFromDay: 12,
+    baselineToDay: 20,
+    threshold: 0.18,
+    persistHours: 12,
+    temperatureShiftC: 0.5,
+  },
   // `jobs fit-calibration` (fitCalibration, src/simulation/evaluation.ts) on the tuning family's conditions; refit
   // whenever a rule changes.
   // prettier-ignore

@@ -52,7 +52,7 @@ import {
   weaningUnsettled,
   type HeatHour,
 } from './heat.rules.ts'
-import { lamenessDecline } from './lameness.rules.ts'
+import { daysWithSteadyTemperature, lamenessDecline } from './lameness.rules.ts'
 import { dueBarFactor } from './due-bar.rules.ts'
 
 const { baseline, birth, heat, lameness } = SCORER
@@ -79,7 +79,7 @@ export const SCORER_SUMMARY =
   'a rise most of a group weaned together shares is not corrected away; ' +
   `a weaned sow more active in the ${heat.settleHours} h after her weaning than ${heat.settleRise}x since (moved out of the crate, fights of mixing) is compared with her days from then on. ` +
   `lameness: activity (and movement between nodes) of the last ${lameness.recentDays} days ${Math.round(lameness.threshold * 100)} % or more below ` +
-  `days ${lameness.baselineFromDay}-${lameness.baselineToDay} back, held for ${lameness.persistHours} h, the move into the farrowing crate read from the data. Measured on simulated herds: docs/predictions.md.`
+  `days ${lameness.baselineFromDay}-${lameness.baselineToDay} back, held for ${lameness.persistHours} h, the move into the farrowing crate read from the data, days whose ear temperature (against the group's) lies over ${lameness.temperatureShiftC} °C from the animal's usual left out (a fever, a loose or replaced tag). Measured on simulated herds: docs/predictions.md.`
 
 function round2(x: number): number {
   return Math.round(x * 100) / 100
@@ -164,6 +164,24 @@ export function scoreHerd<K>(
     withInferredWeanings(a.records, dayMovement[k]!, a.hours, dayFrom, to, heatSettings.weaningRise),
   )
   const groupLevel = groupMedians(herd, dayFrom, to, (k, e) => dayActivity[k]![e], settings, undefined)
+  // Each day block's mean ear temperature against the group's at the same hours (the weather and the room taken
+  // out), for lameness: a day far from the animal's usual is a sickness or a tag off the skin.
+  const temperatureAt = (k: number, i: number) => {
+    const h = herd[k]!.hours[i]
+    return hasData(h) && h.temperature !== null ? h.temperature : undefined
+  }
+  const groupTemperature = groupMedians(herd, dayFrom - DAY_HOURS, to, temperatureAt, settings, undefined, 0.5)
+  const dayTemperature = herd.map((_, k) =>
+    dayMeans(
+      (i) => {
+        const own = temperatureAt(k, i)
+        const group = groupTemperature[k]![i]
+        return own === undefined || group === undefined ? undefined : own - group
+      },
+      dayFrom,
+      to,
+    ),
+  )
   // The animals of a group share their group's levels (one array): its factors are computed once.
   const factorsOf = new Map<(number | undefined)[], number[]>()
   const dayFactor = groupLevel.map((levels) => {
@@ -273,13 +291,19 @@ export function scoreHerd<K>(
       const move = crateMoveIndex(dayMovement[k]!, windowStart, i)
       if (move !== undefined) phase = Math.max(phase, animal.hours[Math.max(0, move)]!.hour)
     }
-    // Day blocks `fromDay`-`toDay` back that lie wholly in the animal's current phase (see phaseStart).
+    const { recentDays, baselineFromDay, baselineToDay } = settings.lameness
+    const steady = daysWithSteadyTemperature(
+      Array.from({ length: baselineToDay + 1 }, (_, d) => dayTemperature[k]![i - d * DAY_HOURS]),
+      settings.lameness.temperatureShiftC,
+    )
+    // Day blocks `fromDay`-`toDay` back that lie wholly in the animal's current phase (see phaseStart), their ear
+    // temperature steady.
     const days = (series: (number | undefined)[], fromDay: number, toDay: number, correct: boolean) => {
       const out: number[] = []
       for (let d = fromDay; d <= toDay; d++) {
         const e = i - d * DAY_HOURS
         const v = series[e]
-        if (v !== undefined && e - DAY_HOURS + 1 >= 0 && animal.hours[e - DAY_HOURS + 1]!.hour >= phase)
+        if (v !== undefined && steady[d] && e - DAY_HOURS + 1 >= 0 && animal.hours[e - DAY_HOURS + 1]!.hour >= phase)
           out.push(correct ? v / dayFactor[k]![e]! : v)
       }
       return out
@@ -295,7 +319,6 @@ export function scoreHerd<K>(
       const chosen = days(series, fromDay, toDay, correct)
       return chosen.length >= 4 ? chosen : days(series, closest, toDay, correct)
     }
-    const { recentDays, baselineFromDay, baselineToDay } = settings.lameness
     const movement = {
       recent: days(dayMovement[k]!, 0, recentDays - 1, false),
       baseline: baselineDays(dayMovement[k]!, baselineFromDay, baselineToDay, recentDays, false),
@@ -521,6 +544,26 @@ function groupMedians<K>(
       level[i] = usual === undefined || usual <= 0 ? fallback : v / usual
     }
     for (const k of members) out[k] = level
+  }
+  return out
+}
+
+/** For each hour e in [from, to], the mean of value over the 24 h ending at e; undefined under DAY_MIN_HOURS values. */
+function dayMeans(value: (i: number) => number | undefined, from: number, to: number): (number | undefined)[] {
+  const out = new Array<number | undefined>(to + 1)
+  let sum = 0
+  let count = 0
+  const add = (i: number, sign: number) => {
+    const v = i >= 0 ? value(i) : undefined
+    if (v === undefined) return
+    sum += sign * v
+    count += sign
+  }
+  for (let j = from - DAY_HOURS; j < from; j++) add(j, 1)
+  for (let e = from; e <= to; e++) {
+    add(e, 1)
+    add(e - DAY_HOURS, -1)
+    out[e] = count >= DAY_MIN_HOURS ? sum / count : undefined
   }
   return out
 }
