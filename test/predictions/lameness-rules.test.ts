@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { SCORER } from '../../src/modules/predictions/scorer-settings.rules.ts'
-import { daysWithSteadyTemperature, lamenessDecline } from '../../src/modules/predictions/lameness.rules.ts'
+import { lamenessDecline, temperatureShifts } from '../../src/modules/predictions/lameness.rules.ts'
 
 describe('lameness', () => {
   it('lameness decline: recent mean against baseline median, with movement as a geometric mean', () => {
@@ -24,28 +24,28 @@ describe('lameness', () => {
     assert.equal(lamenessDecline({ recent: [0.1, 0.1, 0.1], baseline: [0.1, 0.1, 0.1] }), undefined)
   })
 
-  it('days with a steady ear temperature: a fever, a loose tag or a replaced one leaves its days out', () => {
+  it('temperature shifts: a fever warms the ear, a loose tag reads cooler, against the median of the days read', () => {
     const usual = [0.1, -0.1, 0, 0.2, -0.2, 0.1, 0]
     assert.deepEqual(
-      daysWithSteadyTemperature(usual, 0.5),
-      usual.map(() => true),
-      'day-to-day warmth is kept',
+      temperatureShifts(usual, 0.5),
+      usual.map(() => 'steady'),
+      'day-to-day warmth is steady',
     )
     assert.deepEqual(
-      daysWithSteadyTemperature([1.2, 0.9, 0, 0.1, -0.1, 0, 0.1], 0.5),
-      [false, false, true, true, true, true, true],
-      'a fever: the warm days',
+      temperatureShifts([1.2, 0.9, 0, 0.1, -0.1, 0, 0.1], 0.5),
+      ['warm', 'warm', 'steady', 'steady', 'steady', 'steady', 'steady'],
+      'a fever',
     )
     assert.deepEqual(
-      daysWithSteadyTemperature([0, 0.1, 0, -1, -1.2, -0.9, 0.1], 0.5),
-      [true, true, true, false, false, false, true],
-      'a loose tag: the cool days, whether recent or in the baseline',
+      temperatureShifts([0, 0.1, 0, -1, -1.2, -0.9, 0.1], 0.5),
+      ['steady', 'steady', 'steady', 'cool', 'cool', 'cool', 'steady'],
+      'a loose tag, whether recent or in the baseline',
     )
     assert.deepEqual(
-      daysWithSteadyTemperature([0.5, undefined, -0.5], 0.5),
-      [true, true, true],
-      'within the bar, and a day without readings, are kept',
+      temperatureShifts([0.5, undefined, -0.5], 0.5),
+      ['steady', 'steady', 'steady'],
+      'within the bar, and a day without readings',
     )
-    assert.deepEqual(daysWithSteadyTemperature([undefined, undefined], 0.5), [true, true])
+    assert.deepEqual(temperatureShifts([undefined, undefined], 0.5), ['steady', 'steady'])
   })
 })

@@ -29,14 +29,20 @@ export function lamenessDecline(
   return Math.max(0, 1 - (m === undefined ? a : Math.sqrt(a * m)))
 }
 
+/** A day's ear temperature against the animal's usual: within the bar, or warmer or cooler by more. */
+export type TemperatureShift = 'steady' | 'warm' | 'cool'
+
 /**
- * Which of a lameness decline's days (day blocks' mean ear temperature against the group's, °C; undefined without
- * readings) it may read: those within maxShiftC of the median over the days read. A day much warmer than the animal's
- * usual is a sickness (a fever lowers activity as lameness does); much cooler, a tag off the skin (a loose tag
- * swings at rest, raising the activity it reads); a step, a tag replaced. None of them says how the animal walks.
- * A day without readings is kept (it has no activity either).
+ * How each of a lameness decline's days (day blocks' mean ear temperature against the group's, °C; undefined without
+ * readings) lies against the median over the days read, by more than maxShiftC or not. A day much warmer than the
+ * animal's usual is a sickness (a fever lowers activity as lameness does); much cooler, a tag off the skin (a loose
+ * tag reads the air gap and swings at rest, raising the activity it reads); a step, a tag replaced. None of them says
+ * how the animal walks. A day without readings is steady (it has no activity either).
  */
-export function daysWithSteadyTemperature(offsets: readonly (number | undefined)[], maxShiftC: number): boolean[] {
+export function temperatureShifts(offsets: readonly (number | undefined)[], maxShiftC: number): TemperatureShift[] {
   const usual = median(offsets.filter((o): o is number => o !== undefined))
-  return offsets.map((o) => o === undefined || usual === undefined || Math.abs(o - usual) <= maxShiftC)
+  return offsets.map((o) => {
+    if (o === undefined || usual === undefined || Math.abs(o - usual) <= maxShiftC) return 'steady'
+    return o > usual ? 'warm' : 'cool'
+  })
 }

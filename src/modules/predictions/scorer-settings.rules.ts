@@ -124,7 +124,8 @@ export interface ScorerSettings {
     persistHours: number
     /**
      * Days whose ear temperature (against the group's) lies more than this many °C from the animal's usual over the
-     * days read are left out of the decline: a sickness or a tag off the skin, not lameness (daysWithSteadyTemperature).
+     * days read are a sickness (warmer: left out of the recent days) or a tag off the skin (cooler: left out of both),
+     * not lameness (temperatureShifts).
      */
     temperatureShiftC: number
   }

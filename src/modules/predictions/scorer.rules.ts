@@ -52,7 +52,7 @@ import {
   weaningUnsettled,
   type HeatHour,
 } from './heat.rules.ts'
-import { daysWithSteadyTemperature, lamenessDecline } from './lameness.rules.ts'
+import { lamenessDecline, temperatureShifts } from './lameness.rules.ts'
 import { dueBarFactor } from './due-bar.rules.ts'
 
 const { baseline, birth, heat, lameness } = SCORER
@@ -292,18 +292,20 @@ export function scoreHerd<K>(
       if (move !== undefined) phase = Math.max(phase, animal.hours[Math.max(0, move)]!.hour)
     }
     const { recentDays, baselineFromDay, baselineToDay } = settings.lameness
-    const steady = daysWithSteadyTemperature(
+    // A sickness's days leave the recent days (it lowers activity as lameness does); in the baseline they could only
+    // hide a decline. A tag off the skin's days leave both: its swinging reads activity the animal does not have.
+    const shifts = temperatureShifts(
       Array.from({ length: baselineToDay + 1 }, (_, d) => dayTemperature[k]![i - d * DAY_HOURS]),
       settings.lameness.temperatureShiftC,
     )
-    // Day blocks `fromDay`-`toDay` back that lie wholly in the animal's current phase (see phaseStart), their ear
-    // temperature steady.
+    const readable = (d: number) => shifts[d] === 'steady' || (d >= recentDays && shifts[d] === 'warm')
+    // Day blocks `fromDay`-`toDay` back that lie wholly in the animal's current phase (see phaseStart) and are readable.
     const days = (series: (number | undefined)[], fromDay: number, toDay: number, correct: boolean) => {
       const out: number[] = []
       for (let d = fromDay; d <= toDay; d++) {
         const e = i - d * DAY_HOURS
         const v = series[e]
-        if (v !== undefined && steady[d] && e - DAY_HOURS + 1 >= 0 && animal.hours[e - DAY_HOURS + 1]!.hour >= phase)
+        if (v !== undefined && readable(d) && e - DAY_HOURS + 1 >= 0 && animal.hours[e - DAY_HOURS + 1]!.hour >= phase)
           out.push(correct ? v / dayFactor[k]![e]! : v)
       }
       return out
