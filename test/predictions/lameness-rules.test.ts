@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { SCORER } from '../../src/modules/predictions/scorer-settings.rules.ts'
+import { DAY_MIN_HOURS, dayMeans } from '../../src/modules/predictions/hour-summaries.rules.ts'
 import { lamenessDecline, temperatureShifts } from '../../src/modules/predictions/lameness.rules.ts'
 
 describe('lameness', () => {
@@ -47,5 +48,17 @@ describe('lameness', () => {
       'within the bar, and a day without readings',
     )
     assert.deepEqual(temperatureShifts([undefined, undefined], 0.5), ['steady', 'steady'])
+  })
+
+  it('day means: the mean of the 24 h ending at each hour, none under DAY_MIN_HOURS values', () => {
+    const values = Array.from({ length: 72 }, (_, i) => (i < 24 ? 1 : i < 48 ? 3 : i % 2 === 0 ? 5 : undefined))
+    const means = dayMeans((i) => values[i], 23, 71)
+    assert.equal(means[23], 1)
+    assert.equal(means[47], 3)
+    assert.equal(means[35], 2, 'half of each day')
+    assert.equal(means[71], 5, 'the hours without a value leave the mean')
+    const sparse = dayMeans((i) => (i % 24 < DAY_MIN_HOURS - 1 ? 1 : undefined), 23, 47)
+    assert.equal(sparse[47], undefined)
+    assert.equal(means[22], undefined, 'before from')
   })
 })

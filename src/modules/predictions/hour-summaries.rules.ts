@@ -95,3 +95,23 @@ export function alignHours(summaries: readonly HourSummary[], first: number, las
 /** An hour with enough samples to count (MIN_SAMPLES_PER_HOUR). */
 export const hasData = (h: HourSummary | undefined): h is HourSummary =>
   h !== undefined && h.samples >= MIN_SAMPLES_PER_HOUR
+
+/** For each hour e in [from, to], the mean of value over the 24 h ending at e; undefined under DAY_MIN_HOURS values. */
+export function dayMeans(value: (i: number) => number | undefined, from: number, to: number): (number | undefined)[] {
+  const out = new Array<number | undefined>(to + 1)
+  let sum = 0
+  let count = 0
+  const add = (i: number, sign: number) => {
+    const v = i >= 0 ? value(i) : undefined
+    if (v === undefined) return
+    sum += sign * v
+    count += sign
+  }
+  for (let j = from - DAY_HOURS; j < from; j++) add(j, 1)
+  for (let e = from; e <= to; e++) {
+    add(e, 1)
+    add(e - DAY_HOURS, -1)
+    out[e] = count >= DAY_MIN_HOURS ? sum / count : undefined
+  }
+  return out
+}

@@ -16,6 +16,7 @@ import {
   DAY_HOURS,
   DAY_MIN_DETECTIONS,
   DAY_MIN_HOURS,
+  dayMeans,
   DAY_MS,
   HOUR_MS,
   hasData,
@@ -546,26 +547,6 @@ function groupMedians<K>(
       level[i] = usual === undefined || usual <= 0 ? fallback : v / usual
     }
     for (const k of members) out[k] = level
-  }
-  return out
-}
-
-/** For each hour e in [from, to], the mean of value over the 24 h ending at e; undefined under DAY_MIN_HOURS values. */
-function dayMeans(value: (i: number) => number | undefined, from: number, to: number): (number | undefined)[] {
-  const out = new Array<number | undefined>(to + 1)
-  let sum = 0
-  let count = 0
-  const add = (i: number, sign: number) => {
-    const v = i >= 0 ? value(i) : undefined
-    if (v === undefined) return
-    sum += sign * v
-    count += sign
-  }
-  for (let j = from - DAY_HOURS; j < from; j++) add(j, 1)
-  for (let e = from; e <= to; e++) {
-    add(e, 1)
-    add(e - DAY_HOURS, -1)
-    out[e] = count >= DAY_MIN_HOURS ? sum / count : undefined
   }
   return out
 }
