@@ -1,5 +1,6 @@
 // Hourly summaries of an animal's readings, what every rule of the scorer reads: summed up here over rows in
-// memory (the evaluation), and in SQL by the hourly job (readings.summaries.ts) with the same thresholds.
+// memory (the evaluation), and in SQL by the hourly job (readings.summaries.ts) with the same thresholds; and their
+// day blocks (the 24 h ending at an hour).
 import { MOVING_THRESHOLD_G, VALID_TEMPERATURE, type HourSummary } from '../readings/readings.rules.ts'
 
 /** ms in an hour: summaries are per whole UTC hour. */
@@ -112,6 +113,59 @@ export function dayMeans(value: (i: number) => number | undefined, from: number,
     add(e, 1)
     add(e - DAY_HOURS, -1)
     out[e] = count >= DAY_MIN_HOURS ? sum / count : undefined
+  }
+  return out
+}
+
+/** What a day block sums of each hour. */
+export interface DayBlock {
+  value: (h: HourSummary) => number
+  /** A per-hour count. */
+  weight: (h: HourSummary) => number
+  /** The least sum of the weights for the block to have a value. */
+  min: number
+  /** The value is a count: the block is sum(value) / sum(weight) rather than value's weighted mean. */
+  ratio: boolean
+}
+/** A day's activity: the mean of the hours with data. */
+export const DAY_ACTIVITY: DayBlock = {
+  value: (h) => h.activity,
+  weight: (h) => (hasData(h) ? 1 : 0),
+  min: DAY_MIN_HOURS,
+  ratio: false,
+}
+/** A day's movement: node changes per detection. */
+export const DAY_MOVEMENT: DayBlock = {
+  value: (h) => h.nodeChanges,
+  weight: (h) => h.detections,
+  min: DAY_MIN_DETECTIONS,
+  ratio: true,
+}
+
+/**
+ * For each hour e in [from, to], over the 24 h ending at e: the block's value (see DayBlock); undefined when the
+ * weights sum to less than its min.
+ */
+export function dayBlocks(
+  hours: readonly HourSummary[],
+  from: number,
+  to: number,
+  { value, weight, min, ratio }: DayBlock,
+): (number | undefined)[] {
+  const out = new Array<number | undefined>(to + 1)
+  let sum = 0
+  let weights = 0
+  const add = (h: HourSummary | undefined, sign: number) => {
+    if (!h) return
+    const w = weight(h)
+    sum += sign * (ratio ? value(h) : value(h) * w)
+    weights += sign * w
+  }
+  for (let j = from - DAY_HOURS; j < from; j++) add(hours[j], 1)
+  for (let e = from; e <= to; e++) {
+    add(hours[e], 1)
+    add(hours[e - DAY_HOURS], -1)
+    out[e] = weights >= min ? sum / weights : undefined
   }
   return out
 }

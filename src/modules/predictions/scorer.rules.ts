@@ -13,12 +13,13 @@
 // baselines.rules.ts, reproduction.rules.ts (what the records say), birth.rules.ts, heat.rules.ts, lameness.rules.ts
 // and calibration.rules.ts (scores as probabilities). This file scores a herd hour by hour with them.
 import {
+  DAY_ACTIVITY,
   DAY_HOURS,
-  DAY_MIN_DETECTIONS,
-  DAY_MIN_HOURS,
-  dayMeans,
+  DAY_MOVEMENT,
   DAY_MS,
   HOUR_MS,
+  dayBlocks,
+  dayMeans,
   hasData,
   type HourSummary,
 } from './hour-summaries.rules.ts'
@@ -547,59 +548,6 @@ function groupMedians<K>(
       level[i] = usual === undefined || usual <= 0 ? fallback : v / usual
     }
     for (const k of members) out[k] = level
-  }
-  return out
-}
-
-/** What a day block sums of each hour. */
-interface DayBlock {
-  value: (h: HourSummary) => number
-  /** A per-hour count. */
-  weight: (h: HourSummary) => number
-  /** The least sum of the weights for the block to have a value. */
-  min: number
-  /** The value is a count: the block is sum(value) / sum(weight) rather than value's weighted mean. */
-  ratio: boolean
-}
-/** A day's activity: the mean of the hours with data. */
-const DAY_ACTIVITY: DayBlock = {
-  value: (h) => h.activity,
-  weight: (h) => (hasData(h) ? 1 : 0),
-  min: DAY_MIN_HOURS,
-  ratio: false,
-}
-/** A day's movement: node changes per detection. */
-const DAY_MOVEMENT: DayBlock = {
-  value: (h) => h.nodeChanges,
-  weight: (h) => h.detections,
-  min: DAY_MIN_DETECTIONS,
-  ratio: true,
-}
-
-/**
- * For each hour e in [from, to], over the 24 h ending at e: the block's value (see DayBlock); undefined when the
- * weights sum to less than its min.
- */
-function dayBlocks(
-  hours: readonly HourSummary[],
-  from: number,
-  to: number,
-  { value, weight, min, ratio }: DayBlock,
-): (number | undefined)[] {
-  const out = new Array<number | undefined>(to + 1)
-  let sum = 0
-  let weights = 0
-  const add = (h: HourSummary | undefined, sign: number) => {
-    if (!h) return
-    const w = weight(h)
-    sum += sign * (ratio ? value(h) : value(h) * w)
-    weights += sign * w
-  }
-  for (let j = from - DAY_HOURS; j < from; j++) add(hours[j], 1)
-  for (let e = from; e <= to; e++) {
-    add(hours[e], 1)
-    add(hours[e - DAY_HOURS], -1)
-    out[e] = weights >= min ? sum / weights : undefined
   }
   return out
 }
