@@ -192,7 +192,11 @@ export function simulateHerdHours(
         lameness: plan.lameness,
       },
       confounders: [...plan.dropouts, ...plan.looseTags, ...plan.fevers],
-      records: { services: plan.services, weanings: plan.weanings, births: plan.farrowings.map((f) => f.onset) },
+      records: {
+        services: plan.services,
+        weanings: plan.weanings.filter((w) => !plan.unrecordedWeanings?.includes(w)),
+        births: plan.farrowings.map((f) => f.onset),
+      },
       treatments: [],
       hours: hoursOf(sensor, locations),
     }

@@ -56,10 +56,13 @@ export function planRecords(plan: AnimalPlan, seed: string, index: number, until
   }
   let parity = 0
   const litters = new Map<number, number>()
-  // The plan starts at a farrowing: the service that led to it (a morning 113-117 days before) is history too.
+  // A sow's plan starts at a farrowing: the service that led to it (a morning 113-117 days before) is history too.
   const first = plan.farrowings[0]
+  // A gilt's plan (the gilts profile) holds the service before her first farrowing already.
   const history =
-    first === undefined ? [] : [Math.floor((first.onset - uniform(random, 113, 117) * DAY) / DAY) * DAY + 8 * HOUR]
+    first === undefined || plan.services.some((s) => s < first.onset)
+      ? []
+      : [Math.floor((first.onset - uniform(random, 113, 117) * DAY) / DAY) * DAY + 8 * HOUR]
   for (const service of [...history, ...plan.services]) {
     const insemination = { Boar: 'Duroc DK-4471', serviceType: 'AI', Occupied: true }
     add('inseminations', service, {
@@ -116,6 +119,7 @@ export function planRecords(plan: AnimalPlan, seed: string, index: number, until
     // About 12 % of the piglets born alive die before weaning.
     let died = 0
     for (let i = 0; i < living; i++) if (random() < 0.12) died++
+    if (plan.unrecordedWeanings?.includes(w)) continue
     add('weanings', w, {
       weaningDate: day(w),
       countWeaned: living - died,

@@ -107,6 +107,8 @@ export interface AnimalPlan {
   /** Inseminations, as the farm records them (at the service, during the heat). */
   services: number[]
   weanings: number[]
+  /** Weanings the farm did not record (the gilts profile): they happened (the sow left the crate), no record says so. */
+  unrecordedWeanings?: number[]
   /** In a farrowing crate: from the move before farrowing to weaning. */
   crated: Interval[]
   /** The tag sent nothing (a flat battery, a gateway out of reach). */
@@ -166,11 +168,15 @@ export interface PlanWindow {
    * at the peak (a multiplier of her usual, as late-crates' weak nesters), a third of those over 4-8 h (peaking 1-5 h
    * before onset); the others strong nest builders (25-50 % of their time), some short as late-crates'. For
    * measuring what per-farm learning can buy where the defaults miss births.
+   * `gilts`: the default farm with what heat without a record is about (issue 28's list and the literature): one
+   * female in five a gilt instead of a sow, cycling every 18-24 days (heats of 36-60 h, activity 1.3-1.8x, one in five
+   * weaker, 1.15-1.3x, one in ten silent) with no weaning or service record until she is served, at her second to
+   * sixth heat; and one weaning in four of the sows left unrecorded. For tuning heat where no record expects it.
    */
   profile?: CycleProfile
 }
 
-export const CYCLE_PROFILES = ['default', 'late-crates', 'long-gestation', 'rough', 'weak-nesters'] as const
+export const CYCLE_PROFILES = ['default', 'late-crates', 'long-gestation', 'rough', 'weak-nesters', 'gilts'] as const
 export type CycleProfile = (typeof CYCLE_PROFILES)[number]
 
 /** The farm-wide confounders over the window: one day in ten fed 1-3 h late, one day in twenty hot. */
@@ -291,6 +297,7 @@ export function planAnimal(animal: SimulatedAnimal, window: PlanWindow): AnimalP
       }
     }
   }
+  if (window.profile === 'gilts' && animal.Sex === 'female') addGiltsAndUnrecordedWeanings(plan, animal, window)
   // Far more lameness than a farm sees (a few % a year), so that an evaluation has enough episodes to count.
   if (random() < 0.5) {
     const mild = random() < 0.15
@@ -375,6 +382,64 @@ function addRoughFarmTroubles(plan: AnimalPlan, animal: SimulatedAnimal, window:
     plan.disturbances.push({ from: t, to: t + uniform(pen, 2, 8) * HOUR, amplitude: uniform(pen, 1.5, 2.5) })
   for (let t = window.start + uniform(pen, 0, 30) * DAY; t < window.end; t += uniform(pen, 0, 30) * DAY)
     plan.dropouts.push({ from: t, to: t + uniform(pen, 2, 12) * HOUR })
+}
+
+/** Share of the gilts profile's females that are gilts, and of its sows' weanings the farm did not record. */
+const GILT_SHARE = 0.2
+const UNRECORDED_WEANING_SHARE = 0.25
+
+/**
+ * The gilts profile, from its own random stream (so that the herd is otherwise the default farm's, and a sow's
+ * lameness and disturbances stay hers when she is a gilt here): a gilt's cycle replaces the sow's; a sow keeps hers,
+ * with some of her weanings unrecorded.
+ */
+function addGiltsAndUnrecordedWeanings(plan: AnimalPlan, animal: SimulatedAnimal, window: PlanWindow): void {
+  const random = prng(seedOf(window.seed, 'gilts', animal.index))
+  if (random() >= GILT_SHARE) {
+    plan.unrecordedWeanings = plan.weanings.filter(() => random() < UNRECORDED_WEANING_SHARE)
+    return
+  }
+  Object.assign(plan, { farrowings: [], heats: [], services: [], weanings: [], crated: [] })
+  // Cycling already when the window starts (puberty at 5-7 months), served at her second to sixth heat here (farms
+  // serve gilts at their second or a later oestrus, once old and heavy enough); a return is served again.
+  const servedAtHeat = 1 + Math.floor(uniform(random, 1, 6))
+  let heat = window.start - uniform(random, 0, 21) * DAY
+  let served = false
+  for (let n = 1; heat < window.end + 2 * DAY; n++) {
+    const strength = random()
+    const amplitude =
+      strength < 0.1
+        ? uniform(random, 1.05, 1.15)
+        : strength < 0.3
+          ? uniform(random, 1.15, 1.3)
+          : uniform(random, 1.3, 1.8)
+    const end = heat + uniform(random, 36, 60) * HOUR
+    plan.heats.push({ onset: heat, end, amplitude })
+    if (n < servedAtHeat && !served) {
+      heat += uniform(random, 18, 24) * DAY
+      continue
+    }
+    served = true
+    const service = heat + uniform(random, 12, 24) * HOUR
+    plan.services.push(service)
+    if (random() < 0.85) {
+      // Pregnant: her first farrowing lies past most windows; where it does not, the plan ends at its weaning.
+      const onset = service + uniform(random, 113, 117) * DAY
+      if (onset < window.end + 2 * DAY) {
+        const crate = { from: onset - uniform(random, 3, 7) * DAY, to: onset + uniform(random, 21, 28) * DAY }
+        plan.farrowings.push({
+          onset,
+          nestPeakLeadMs: uniform(random, 5, 14) * HOUR,
+          nestDurationMs: uniform(random, 14, 17) * HOUR,
+          nestPeakShare: uniform(random, 0.25, 0.5),
+        })
+        plan.crated.push(crate)
+        plan.weanings.push(crate.to)
+      }
+      break
+    }
+    heat = service + uniform(random, 18, 24) * DAY
+  }
 }
 
 const within = (t: number, intervals: readonly Interval[]) => intervals.some((i) => t >= i.from && t < i.to)

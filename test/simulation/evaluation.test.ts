@@ -14,6 +14,7 @@ import {
 } from '../../src/simulation/herd-simulator.ts'
 import { ALARM_MERGE_HOURS, alarmsOf, evaluatePredictions } from '../../src/simulation/evaluation.ts'
 import { isotonicKnots } from '../../src/simulation/statistics.ts'
+import { planRecords } from '../../src/simulation/herd-records.ts'
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
@@ -202,6 +203,66 @@ describe("the rough farm's troubles", () => {
       rows.filter((r) => Math.abs(Math.hypot(r.x, r.y, r.z) - 1) > 0.1).length
     assert.ok(mean(on) < mean(off) - tag.coolingC / 2)
     assert.ok(moving(on) > moving(off))
+  })
+})
+
+describe("the gilts farm's heats without a record", () => {
+  const gilts = herd.map((animal) => planAnimal(animal, { ...window, profile: 'gilts' }))
+  // A gilt's plan starts with her cycles, a sow's with a farrowing.
+  const isGilt = (plan: AnimalPlan, i: number) =>
+    herd[i]!.Sex === 'female' && (plan.farrowings.length === 0 || plan.services[0]! < plan.farrowings[0]!.onset)
+  const heatOf = (plan: AnimalPlan, t: number) => plan.heats.find((h) => t >= h.onset && t <= h.end)
+
+  it("keep the default herd's sows, lameness and dropouts, with a gilt's cycle in some females and weanings unrecorded", () => {
+    let giltCount = 0
+    let unrecorded = 0
+    gilts.forEach((plan, i) => {
+      assert.deepEqual(plan.lameness, plans[i]!.lameness)
+      assert.deepEqual(plan.dropouts, plans[i]!.dropouts)
+      if (isGilt(plan, i)) {
+        giltCount++
+        return
+      }
+      assert.deepEqual(plan.heats, plans[i]!.heats)
+      assert.deepEqual(plan.weanings, plans[i]!.weanings)
+      assert.ok((plan.unrecordedWeanings ?? []).every((w) => plan.weanings.includes(w)))
+      unrecorded += plan.unrecordedWeanings?.length ?? 0
+    })
+    assert.ok(giltCount > 0 && unrecorded > 0)
+    for (const plan of plans) assert.equal(plan.unrecordedWeanings, undefined)
+  })
+
+  it('a gilt cycles every 18-24 days with heats of 36-60 h until served in one, and is served again at a return', () => {
+    gilts.forEach((plan, i) => {
+      if (!isGilt(plan, i)) return
+      assert.ok(plan.heats.length >= 2)
+      for (const [n, heat] of plan.heats.entries()) {
+        assert.ok(days(heat.end - heat.onset) >= 1.5 && days(heat.end - heat.onset) <= 2.5)
+        if (n > 0) {
+          const gap = days(heat.onset - plan.heats[n - 1]!.onset)
+          assert.ok(gap >= 18 && gap <= 25, String(gap))
+        }
+      }
+      for (const service of plan.services) assert.ok(heatOf(plan, service), 'served in a heat')
+      const first = plan.services[0]
+      if (first === undefined) return
+      assert.ok(plan.heats.filter((h) => h.onset < first).length >= 2, 'served at her second heat or later')
+      for (const heat of plan.heats.filter((h) => h.onset > first))
+        assert.ok(plan.services.some((s) => s >= heat.onset && s <= heat.end))
+      for (const f of plan.farrowings) assert.ok(days(f.onset - plan.services.at(-1)!) >= 113)
+    })
+  })
+
+  it("leave the unrecorded weanings out of the evaluation's and the farm's records", () => {
+    const index = gilts.findIndex((p) => (p.unrecordedWeanings?.length ?? 0) > 0)
+    const plan = gilts[index]!
+    const listed = planRecords(plan, window.seed, index, window.end)
+      .filter((r) => r.segment === 'weanings')
+      .map((r) => r.at)
+    assert.deepEqual(
+      listed,
+      plan.weanings.filter((w) => !plan.unrecordedWeanings!.includes(w) && w <= window.end),
+    )
   })
 })
 
