@@ -15,6 +15,9 @@ import {
   groupSharesHeat,
   heatBaselineStart,
   weaningUnsettled,
+  cycleUnrecorded,
+  latestHeldRise,
+  ownHeatDue,
 } from '../../src/modules/predictions/heat.rules.ts'
 import { DAY, T0, recordsBefore } from './scorer-fixtures.ts'
 
@@ -124,6 +127,48 @@ describe("heat: what the farm's records change", () => {
     assert.equal(heatRuledOut(records({ services: [90] }), t), false)
     assert.equal(heatRuledOut(records({ weanings: [5], births: [30] }), t), false)
     assert.equal(heatRuledOut(NO_RECORDS, t), false)
+  })
+})
+
+describe('heat: her own last heat where the records say nothing (a gilt not yet served)', () => {
+  const t = T0 + 200 * DAY
+  const records = recordsBefore(t)
+  const own = SCORER.heat.ownHeat!
+
+  it('says the records say nothing of a cycle without a service, farrowing or weaning before the hour', () => {
+    assert.equal(cycleUnrecorded(NO_RECORDS, t), true)
+    assert.equal(cycleUnrecorded(records({ services: [-2] }), t), true, 'a service after the hour is not read')
+    assert.equal(cycleUnrecorded(records({ services: [40] }), t), false)
+    assert.equal(cycleUnrecorded(records({ births: [40] }), t), false)
+    assert.equal(cycleUnrecorded(records({ weanings: [40] }), t), false)
+  })
+
+  it('finds the latest rise held at the bar for `held` indices in a row, at least `lag` back', () => {
+    const rises = [0, 0.5, 0.5, 0.5, 0, 0.5, undefined, 0.5, 0.5, 0, 0, 0]
+    // Held for 3: indices 1-3 (latest 3); index 5 alone, 7-8 only two in a row.
+    assert.deepEqual(latestHeldRise(rises, 0.4, 3, 2, 4, 11).slice(4), [undefined, 3, 3, 3, 3, 3, 3, 3])
+    // Held for 2: from index 2 on, then 7-8 (latest 8, read from index 10 on with a lag of 2).
+    assert.deepEqual(latestHeldRise(rises, 0.4, 2, 2, 4, 11).slice(4), [2, 3, 3, 3, 3, 3, 8, 8])
+    assert.deepEqual(latestHeldRise(rises, 0.6, 1, 0, 0, 11), new Array(12).fill(undefined))
+  })
+
+  it('makes her next heat due more than dueFromDay and at most dueToDay days after her last', () => {
+    assert.ok(own.dueFromDay < 18 && own.dueToDay > 24, 'an oestrous cycle lies in it')
+    assert.equal(ownHeatDue(undefined), false)
+    assert.equal(ownHeatDue(own.dueFromDay), false)
+    assert.equal(ownHeatDue(own.dueFromDay + 1 / 24), true)
+    assert.equal(ownHeatDue(21), true)
+    assert.equal(ownHeatDue(own.dueToDay), true)
+    assert.equal(ownHeatDue(own.dueToDay + 1 / 24), false)
+    assert.equal(ownHeatDue(21, { ...SCORER, heat: { ...SCORER.heat, ownHeat: null } }), false)
+  })
+
+  it('lowers the 24-h bar where her own last heat makes the next due', () => {
+    const { threshold } = SCORER.heat
+    assert.ok(own.dueFactor < 1)
+    assert.equal(heatThreshold(NO_RECORDS, t, SCORER, true), threshold * own.dueFactor)
+    assert.equal(heatThreshold(NO_RECORDS, t, SCORER, false), threshold)
+    assert.equal(heatThreshold(NO_RECORDS, t, { ...SCORER, heat: { ...SCORER.heat, ownHeat: null } }, true), threshold)
   })
 })
 

@@ -54,15 +54,63 @@ export function heatLikely(records: AnimalRecords, t: number): boolean {
 }
 
 /**
+ * Whether the records say nothing of an animal's cycle at t: no service, farrowing or weaning of hers recorded before
+ * it. On a farm that keeps records, a gilt not yet served (the farm would have recorded her service).
+ */
+export function cycleUnrecorded(records: AnimalRecords, t: number): boolean {
+  return [records.services, records.births, records.weanings].every((times) => latestBefore(times, t) === undefined)
+}
+
+/**
+ * For each index from `from` to `to`: the latest index at least `lag` before it at which `rises` had stayed at `bar`
+ * or above for `held` indices in a row (undefined: none). Her own last heat, from the hourly day-long heat rises.
+ */
+export function latestHeldRise(
+  rises: readonly (number | undefined)[],
+  bar: number,
+  held: number,
+  lag: number,
+  from: number,
+  to: number,
+): (number | undefined)[] {
+  const out = new Array<number | undefined>(to + 1)
+  let latest: number | undefined
+  let run = 0
+  for (let j = 0; j <= to - lag; j++) {
+    const rise = rises[j]
+    run = rise !== undefined && rise >= bar ? run + 1 : 0
+    if (run >= held) latest = j
+    if (j + lag >= from) out[j + lag] = latest
+  }
+  return out
+}
+
+/**
+ * Whether her own last heat makes an animal's next heat due: `daysSince` days after it (see latestHeldRise and
+ * SCORER.heat.ownHeat), one oestrous cycle (18-24 days from onset to onset) later.
+ */
+export function ownHeatDue(daysSince: number | undefined, settings: ScorerSettings = SCORER): boolean {
+  const own = settings.heat.ownHeat
+  return own !== null && daysSince !== undefined && daysSince > own.dueFromDay && daysSince <= own.dueToDay
+}
+
+/**
  * Heat's threshold for the 24-h window: somewhat lower 3-8 days after a weaning (most sows come on heat then; not
  * far lower: a day-long window at a far lower bar is crossed by a day's noise before the heat about as often as by
  * the heat, and the 12-h window carries what the weaning expects, see heatShortFactor), higher 17-25 days after a
  * service (a return is possible, but most services hold: most sows there are pregnant), higher still while nursing,
- * in the days after a service before a return could come (the luteal phase: no oestrus) and while pregnant.
+ * in the days after a service before a return could come (the luteal phase: no oestrus) and while pregnant. Where the
+ * records say nothing, lower when her own last heat makes the next due (`ownHeatDue`, see SCORER.heat.ownHeat).
  */
-export function heatThreshold(records: AnimalRecords, t: number, settings: ScorerSettings = SCORER): number {
+export function heatThreshold(
+  records: AnimalRecords,
+  t: number,
+  settings: ScorerSettings = SCORER,
+  ownHeatDue = false,
+): number {
   const { sinceService, lactatingDays } = reproductiveState(records, t)
-  const { threshold, expectedFactor, returnFactor, unlikelyFactor } = settings.heat
+  const { threshold, expectedFactor, returnFactor, unlikelyFactor, ownHeat } = settings.heat
+  if (ownHeatDue && ownHeat !== null) return threshold * ownHeat.dueFactor
   if (lactatingDays !== undefined) return threshold * unlikelyFactor
   if (heatExpected(records, t)) return threshold * expectedFactor
   if (returnPossible(records, t)) return threshold * returnFactor

@@ -113,6 +113,15 @@ export interface ScorerSettings {
     settleHours: number
     settleRise: number
     settledMinDays: number
+    /**
+     * Where the records say nothing of an animal's cycle on a farm that keeps them (cycleUnrecorded: a gilt not yet
+     * served), her own last heat read from her data: the latest hour, at least currentDays back (not the heat she may
+     * be in now), at which her 24-h rise (less her group's) had stayed at the threshold for heldHours hours (a heat
+     * lasts one to three days, a day's noise crosses the bar for hours). More than dueFromDay and at most dueToDay days
+     * after it her next heat is due (an oestrous cycle, 18-24 days, after the last): the 24-h bar is the threshold x
+     * dueFactor (ownHeatDue). Null: not read.
+     */
+    ownHeat: { heldHours: number; currentDays: number; dueFromDay: number; dueToDay: number; dueFactor: number } | null
   }
   /** The last recentDays days against days baselineFromDay-baselineToDay back; alarm at a decline of `threshold`. */
   lameness: {
@@ -195,6 +204,7 @@ export const SCORER: ScorerSettings = {
     settleHours: 36,
     settleRise: 1.25,
     settledMinDays: 1,
+    ownHeat: { heldHours: 12, currentDays: 3, dueFromDay: 14, dueToDay: 26, dueFactor: 0.8 },
   },
   lameness: {
     recentDays: 4,

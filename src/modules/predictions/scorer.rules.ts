@@ -44,6 +44,7 @@ import {
 } from './reproduction.rules.ts'
 import { birthCusum, birthRuledOut, birthThreshold } from './birth.rules.ts'
 import {
+  cycleUnrecorded,
   groupSharesHeat,
   heatBaselineStart,
   heatExpected,
@@ -51,6 +52,8 @@ import {
   heatRuledOut,
   heatShortFactor,
   heatThreshold,
+  latestHeldRise,
+  ownHeatDue,
   weaningUnsettled,
   type HeatHour,
 } from './heat.rules.ts'
@@ -79,7 +82,10 @@ export const SCORER_SUMMARY =
   `17-25 days after a recorded insemination ${round2(1 + heat.threshold * heat.returnFactor)}x over ${heat.hours} h or ${round2(1 + heat.threshold * heat.returnShortFactor)}x over the last ${heat.shortHours} h (a return is possible, but most services hold), ` +
   'a higher bar in the days after an insemination and while pregnant or lactating, none early in lactation or while a farrowing is due; ' +
   'a rise most of a group weaned together shares is not corrected away; ' +
-  `a weaned sow more active in the ${heat.settleHours} h after her weaning than ${heat.settleRise}x since (moved out of the crate, fights of mixing) is compared with her days from then on. ` +
+  `a weaned sow more active in the ${heat.settleHours} h after her weaning than ${heat.settleRise}x since (moved out of the crate, fights of mixing) is compared with her days from then on; ` +
+  (heat.ownHeat === null
+    ? ''
+    : `on a farm that keeps records, a female with none (a gilt not yet served) whose own last heat (the bar held ${heat.ownHeat.heldHours} h) lay ${heat.ownHeat.dueFromDay}-${heat.ownHeat.dueToDay} days back is due again: ${round2(1 + heat.threshold * heat.ownHeat.dueFactor)}x over ${heat.hours} h. `) +
   `lameness: activity (and movement between nodes) of the last ${lameness.recentDays} days ${Math.round(lameness.threshold * 100)} % or more below ` +
   `days ${lameness.baselineFromDay}-${lameness.baselineToDay} back, held for ${lameness.persistHours} h, the move into the farrowing crate read from the data, days whose ear temperature (against the group's) lies over ${lameness.temperatureShiftC} °C from the animal's usual left out (a fever, a loose or replaced tag). Measured on simulated herds: docs/predictions.md.`
 
@@ -205,7 +211,9 @@ export function scoreHerd<K>(
   // 3. Heat, hour by hour: the animal's activity and its usual at that hour (the mean of the same hour on the baseline
   //    days in its current phase, with how many days that mean has); over a window, the ratio of their sums (an hour
   //    without data leaves both sides, so a night-time dropout leaves no daytime-only average).
-  const heatFrom = Math.max(0, from - Math.max(heatSettings.hours, heatSettings.shortHours) + 1)
+  // An animal's own last heat (heatSettings.ownHeat) is read from the day-long rises of the days before.
+  const ownHeatHours = heatSettings.ownHeat === null ? 0 : heatSettings.ownHeat.dueToDay * DAY_HOURS
+  const heatFrom = Math.max(0, from - ownHeatHours - Math.max(heatSettings.hours, heatSettings.shortHours) + 1)
   const heatHourly = herd.map((a, k) => {
     // Activity summed from the first hour, for the mean activity between two instants (hours with data).
     const sum = [0]
@@ -274,6 +282,25 @@ export function scoreHerd<K>(
     if (factor <= 1 || !expectedOnHeat[k]![i]) return factor
     const mates = members.get(herd[k]!.group ?? '')!.filter((m) => hasData(herd[m]!.hours[i]))
     return groupSharesHeat(mates.map((m) => expectedOnHeat[m]![i]!)) ? 1 : factor
+  }
+
+  // Where the records say nothing of an animal's cycle on a farm that keeps them (a gilt not yet served: the farm
+  // would have recorded her service), her own last heat read from her day-long rises, less her group's: the next is
+  // due an oestrous cycle after it. On a farm that records nothing an animal without records may be pregnant.
+  const farmKeepsRecords = herd.some((a) => a.records.services.length > 0)
+  const ownLastHeat = herd.map((a, k) => {
+    const own = heatSettings.ownHeat
+    if (own === null || !farmKeepsRecords || !cycleUnrecorded(records[k]!, a.hours[from]!.hour)) return []
+    const rises = new Array<number | undefined>(to + 1)
+    for (let j = heatFrom; j <= to; j++) {
+      const rise = heatRise(k, j, heatSettings.hours)
+      if (rise !== undefined) rises[j] = rise / heatFactor(k, j) - 1
+    }
+    return latestHeldRise(rises, heatSettings.threshold, own.heldHours, own.currentDays * DAY_HOURS, from, to)
+  })
+  const ownHeatDueAt = (k: number, i: number, t: number) => {
+    const last = ownLastHeat[k]![i]
+    return last !== undefined && cycleUnrecorded(records[k]!, t) && ownHeatDue((i - last) / DAY_HOURS, settings)
   }
 
   // Lameness at hour i: how far the recent days' activity and movement fell below the baseline days, both in the
@@ -455,7 +482,7 @@ export function scoreHerd<K>(
       // where the records rule a heat out.
       let heatP = 0
       if (!heatRuledOut(records[k]!, t, settings)) {
-        const bar = heatThreshold(records[k]!, t, settings)
+        const bar = heatThreshold(records[k]!, t, settings, ownHeatDueAt(k, i, t))
         const factor = heatFactor(k, i)
         const excess = (ratio: number | undefined) => (ratio === undefined ? 0 : ratio / factor - 1)
         heatP = probabilityOf(excess(heatRise(k, i, heatSettings.hours)), bar)
