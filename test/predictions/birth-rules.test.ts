@@ -5,7 +5,7 @@ import { describe, it } from 'node:test'
 import { SCORER } from '../../src/modules/predictions/scorer-settings.rules.ts'
 import { probabilityOf } from '../../src/modules/predictions/calibration.rules.ts'
 import { NO_RECORDS } from '../../src/modules/predictions/reproduction.rules.ts'
-import { birthCusum, birthRuledOut, birthThreshold } from '../../src/modules/predictions/birth.rules.ts'
+import { birthCusum, birthRuledOut, birthThreshold, lastDayCusum } from '../../src/modules/predictions/birth.rules.ts'
 import { DAY, T0, recordsBefore } from './scorer-fixtures.ts'
 
 describe('birth: CUSUM of activity above the reference', () => {
@@ -31,6 +31,36 @@ describe('birth: CUSUM of activity above the reference', () => {
 
   it('falls back as activity drops back below the reference', () => {
     assert.ok(birthCusum([4, 4, 4, 4, 0.5, 0.5, 0.5]) < birthCusum([4, 4, 4, 4]))
+  })
+})
+
+describe("birth: the last day's CUSUM, while a due sow's ear is warm", () => {
+  const lastDay = SCORER.birth.short.lastDay!
+  // A weak nester: 1.5x her usual for 12 hours, under the short CUSUM's reference, over the last day's.
+  const weakNest = Array<number>(lastDay.hours).fill(1.5)
+
+  it("alarms on a weak nester's small rise sustained over hours while her ear is warm", () => {
+    const level = lastDayCusum(weakNest, lastDay.warmC)
+    assert.ok(Math.abs(level - lastDay.hours * Math.log(1.5 / lastDay.reference)) < 1e-12)
+    assert.ok(probabilityOf(level, lastDay.threshold) >= 0.5)
+    const short = SCORER.birth.short
+    const shortLevel = birthCusum(weakNest.slice(-short.hours), {
+      ...SCORER,
+      birth: { ...SCORER.birth, reference: short.reference },
+    })
+    assert.ok(probabilityOf(shortLevel, short.threshold) < 0.5, 'the short CUSUM misses it')
+  })
+
+  it('counts nothing while the ear is not warm, without ear readings or without the rule', () => {
+    assert.equal(lastDayCusum(weakNest, lastDay.warmC - 0.01), 0)
+    assert.equal(lastDayCusum(weakNest, undefined), 0)
+    const none = { ...SCORER, birth: { ...SCORER.birth, short: { ...SCORER.birth.short, lastDay: null } } }
+    assert.equal(lastDayCusum(weakNest, 1, none), 0)
+  })
+
+  it('needs hours of it: a few hours of the same rise, or the usual level, stay under the alarm', () => {
+    assert.ok(probabilityOf(lastDayCusum(weakNest.slice(0, 4), 1), lastDay.threshold) < 0.5)
+    assert.equal(lastDayCusum(Array<number>(lastDay.hours).fill(1.1), 1), 0)
   })
 })
 

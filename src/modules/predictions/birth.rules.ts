@@ -38,3 +38,19 @@ export function birthRuledOut(records: AnimalRecords, t: number, settings: Score
   const { sinceBirth } = reproductiveState(records, t)
   return sinceBirth !== undefined && sinceBirth < settings.birth.quietAfterBirthDays
 }
+
+/**
+ * The short CUSUM's last-day companion: a weak nester's rise, small against her usual but sustained over hours, counts
+ * only while her ear is warm (`meanWarming`, °C over her usual less her group's; undefined without readings), as it
+ * is in the last day before farrowing. Returns the CUSUM level over the ratios (oldest first) at the lastDay
+ * reference, 0 while the ear is not warm or without the rule.
+ */
+export function lastDayCusum(
+  ratios: readonly (number | undefined)[],
+  meanWarming: number | undefined,
+  settings: ScorerSettings = SCORER,
+): number {
+  const lastDay = settings.birth.short.lastDay
+  if (!lastDay || meanWarming === undefined || meanWarming < lastDay.warmC) return 0
+  return birthCusum(ratios, { ...settings, birth: { ...settings.birth, reference: lastDay.reference } })
+}

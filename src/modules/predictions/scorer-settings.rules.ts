@@ -70,6 +70,13 @@ export interface ScorerSettings {
        * restless at a meal rises above it. False: left out, as in the long CUSUM (whose pen days' meals differ).
        */
       meals: boolean
+      /**
+       * The last day before farrowing, which a due sow's warming ear marks: while her ear is warmC warmer than usual
+       * (over the last 6 h, less her group's), a longer, lower CUSUM of the same hours' ratios, over `hours` h
+       * above `reference`, alarm at `threshold`: a weak nester's rise, small against her usual but sustained over
+       * hours. Null: none.
+       */
+      lastDay: { hours: number; reference: number; threshold: number; warmC: number } | null
     }
   }
   /** The group's level is this quantile of its animals' (not the median), so that a share of a group can share an event. */
@@ -187,6 +194,7 @@ export const SCORER: ScorerSettings = {
       batchShare: 0.5,
       crate: { fromDay: 100, settleHours: 12 },
       meals: true,
+      lastDay: { hours: 12, reference: 1.2, threshold: 2, warmC: 0.2 },
     },
   },
   groupQuantile: 0.4,

@@ -42,7 +42,7 @@ import {
   withInferredWeanings,
   type AnimalRecords,
 } from './reproduction.rules.ts'
-import { birthCusum, birthRuledOut, birthThreshold } from './birth.rules.ts'
+import { birthCusum, birthRuledOut, birthThreshold, lastDayCusum } from './birth.rules.ts'
 import {
   cycleUnrecorded,
   groupSharesHeat,
@@ -74,7 +74,11 @@ export const SCORER_SUMMARY =
   `over ${birth.short.hours} h above ${birth.short.reference}x the same hours on days ${baseline.fromDay}-${birth.short.recentToDay} back (the crate, not the pen before the move), ` +
   'once the move into the crate shows in her movement between nodes the same hours of her crate days only (a move 1-2 days before farrowing), ' +
   'meal hours included (each against the same meal of those days), ' +
-  `alarm at ${birth.short.threshold} (weak or short nest building), not corrected away while most of her group is due too (a batch) ` +
+  `alarm at ${birth.short.threshold} (weak or short nest building), not corrected away while most of her group is due too (a batch)` +
+  (birth.short.lastDay
+    ? `, and while her ear is ${birth.short.lastDay.warmC} °C warmer than usual (the last day) one over ${birth.short.lastDay.hours} h ` +
+      `above ${birth.short.lastDay.reference}x, alarm at ${birth.short.lastDay.threshold} (a weak nester's small rise, sustained over hours) `
+    : ' ') +
   '(nest building lasts 14-17 h and peaks about 9 h before farrowing; Cornou 2012: CUSUM sensitivity 100 %, specificity 95-100 %; ' +
   'Oczak 2020: ear-tag alarms a median 8 h 51 min before onset). ' +
   `heat: activity over the last ${heat.hours} h at least ${1 + heat.threshold}x the same hours on days ${baseline.fromDay}-${baseline.toDay} back (heats run about 1.3x for 24-48 h), ` +
@@ -472,10 +476,20 @@ export function scoreHerd<K>(
             short.threshold * (warm ? birthSettings.warmFactor : 1) * dueBar,
           )
         : 0
+      const lastDay = short.lastDay
+      const lastDayRatios: (number | undefined)[] = []
+      if (lastDay && dueAt[k]![i])
+        for (let j = Math.max(0, i - lastDay.hours + 1); j <= i; j++) lastDayRatios.push(shortRatio(k, j))
+      const lastDayP = lastDay
+        ? probabilityOf(
+            lastDayCusum(lastDayRatios, meanWarming, settings),
+            lastDay.threshold * (warm ? birthSettings.warmFactor : 1) * dueBar,
+          )
+        : 0
       const birthP =
         birthRuledOut(records[k]!, t, settings) || persistent || tagOff
           ? 0
-          : Math.max(probabilityOf(birthCusum(recent, settings), birthThresholdNow), shortP)
+          : Math.max(probabilityOf(birthCusum(recent, settings), birthThresholdNow), shortP, lastDayP)
 
       // Heat: the rise of activity over the last day, and where the records make a heat likely over a shorter
       // window too (an earlier alarm), against the animal's usual at the same hours, less its group's rise; none
