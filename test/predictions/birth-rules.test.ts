@@ -5,7 +5,13 @@ import { describe, it } from 'node:test'
 import { SCORER } from '../../src/modules/predictions/scorer-settings.rules.ts'
 import { probabilityOf } from '../../src/modules/predictions/calibration.rules.ts'
 import { NO_RECORDS } from '../../src/modules/predictions/reproduction.rules.ts'
-import { birthCusum, birthRuledOut, birthThreshold, lastDayCusum } from '../../src/modules/predictions/birth.rules.ts'
+import {
+  birthCusum,
+  birthRuledOut,
+  birthThreshold,
+  lastDayCusum,
+  lastDayProbability,
+} from '../../src/modules/predictions/birth.rules.ts'
 import { DAY, T0, recordsBefore } from './scorer-fixtures.ts'
 
 describe('birth: CUSUM of activity above the reference', () => {
@@ -56,6 +62,12 @@ describe("birth: the last day's CUSUM, while a due sow's ear is warm", () => {
     assert.equal(lastDayCusum(weakNest, undefined), 0)
     const none = { ...SCORER, birth: { ...SCORER.birth, short: { ...SCORER.birth.short, lastDay: null } } }
     assert.equal(lastDayCusum(weakNest, 1, none), 0)
+  })
+
+  it("alarms at its threshold times the factor given (a warmer ear, the farm's due bar)", () => {
+    assert.ok(lastDayProbability(weakNest, lastDay.warmC, 1) >= 0.5)
+    assert.ok(lastDayProbability(weakNest, lastDay.warmC, 2) < 0.5, 'twice the bar')
+    assert.equal(lastDayProbability(weakNest, 0, 1), 0, 'the ear not warm')
   })
 
   it('needs hours of it: a few hours of the same rise, or the usual level, stay under the alarm', () => {

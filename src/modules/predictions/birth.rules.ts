@@ -1,5 +1,6 @@
 // Birth: nest building, a sustained rise of activity over the sow's own baseline in the hours before farrowing.
 import { SCORER, dueDaysSince, type ScorerSettings } from './scorer-settings.rules.ts'
+import { probabilityOf } from './calibration.rules.ts'
 import { reproductiveState, type AnimalRecords } from './reproduction.rules.ts'
 
 /**
@@ -53,4 +54,39 @@ export function lastDayCusum(
   const lastDay = settings.birth.short.lastDay
   if (!lastDay || meanWarming === undefined || meanWarming < lastDay.warmC) return 0
   return birthCusum(ratios, { ...settings, birth: { ...settings.birth, reference: lastDay.reference } })
+}
+
+/**
+ * The last-day CUSUM as a probability (0 without the rule): its threshold times `thresholdFactor` (a warmer ear's,
+ * the farm's due bar), as the other birth CUSUMs'.
+ */
+export function lastDayProbability(
+  ratios: readonly (number | undefined)[],
+  meanWarming: number | undefined,
+  thresholdFactor: number,
+  settings: ScorerSettings = SCORER,
+): number {
+  const lastDay = settings.birth.short.lastDay
+  if (!lastDay) return 0
+  return probabilityOf(lastDayCusum(ratios, meanWarming, settings), lastDay.threshold * thresholdFactor)
+}
+
+/** The birth rules in words, for the scorer's summary (the predictions routes' OpenAPI text). */
+export function birthSummary(settings: ScorerSettings): string {
+  const { baseline, birth } = settings
+  return (
+    `birth: a CUSUM of hourly activity above ${birth.reference}x the sow's baseline over ${birth.hours} h, meal hours left out, alarm at ${birth.threshold} ` +
+    `(${birth.threshold * birth.warmFactor} while her ear is ${birth.warmC} °C warmer than usual), none while the rise has lasted over a day ` +
+    'or the tag reads cooler than the ear (a loose tag); 111-119 days after a recorded service also a shorter CUSUM ' +
+    `over ${birth.short.hours} h above ${birth.short.reference}x the same hours on days ${baseline.fromDay}-${birth.short.recentToDay} back (the crate, not the pen before the move), ` +
+    'once the move into the crate shows in her movement between nodes the same hours of her crate days only (a move 1-2 days before farrowing), ' +
+    'meal hours included (each against the same meal of those days), ' +
+    `alarm at ${birth.short.threshold} (weak or short nest building), not corrected away while most of her group is due too (a batch)` +
+    (birth.short.lastDay
+      ? `, and while her ear is ${birth.short.lastDay.warmC} °C warmer than usual (the last day) one over ${birth.short.lastDay.hours} h ` +
+        `above ${birth.short.lastDay.reference}x, alarm at ${birth.short.lastDay.threshold} (a weak nester's small rise, sustained over hours) `
+      : ' ') +
+    '(nest building lasts 14-17 h and peaks about 9 h before farrowing; Cornou 2012: CUSUM sensitivity 100 %, specificity 95-100 %; ' +
+    'Oczak 2020: ear-tag alarms a median 8 h 51 min before onset). '
+  )
 }

@@ -42,7 +42,7 @@ import {
   withInferredWeanings,
   type AnimalRecords,
 } from './reproduction.rules.ts'
-import { birthCusum, birthRuledOut, birthThreshold, lastDayCusum } from './birth.rules.ts'
+import { birthCusum, birthRuledOut, birthSummary, birthThreshold, lastDayProbability } from './birth.rules.ts'
 import {
   cycleUnrecorded,
   groupSharesHeat,
@@ -60,7 +60,7 @@ import {
 import { lamenessDecline, temperatureShifts } from './lameness.rules.ts'
 import { dueBarFactor } from './due-bar.rules.ts'
 
-const { baseline, birth, heat, lameness } = SCORER
+const { baseline, heat, lameness } = SCORER
 export const SCORER_SUMMARY =
   'Predictions come from an external model (POST) or from our own transparent, rule-based scorer, ' +
   'which runs hourly and stores one prediction per active animal, class and hour. Its probabilities are calibrated: ' +
@@ -68,19 +68,7 @@ export const SCORER_SUMMARY =
   `2-21 days into a lameness) on the simulated herds it was tuned on; a class alarms from the probability of its rule's ` +
   `threshold (birth ${alarmLevel('birth')}, heat ${alarmLevel('heat')}, lameness ${alarmLevel('lameness')}). It measures each animal against its own baseline (the same hours of day on days ` +
   `${baseline.fromDay}-${baseline.toDay} back) and against its group at the same hour. ` +
-  `birth: a CUSUM of hourly activity above ${birth.reference}x the sow's baseline over ${birth.hours} h, meal hours left out, alarm at ${birth.threshold} ` +
-  `(${birth.threshold * birth.warmFactor} while her ear is ${birth.warmC} °C warmer than usual), none while the rise has lasted over a day ` +
-  'or the tag reads cooler than the ear (a loose tag); 111-119 days after a recorded service also a shorter CUSUM ' +
-  `over ${birth.short.hours} h above ${birth.short.reference}x the same hours on days ${baseline.fromDay}-${birth.short.recentToDay} back (the crate, not the pen before the move), ` +
-  'once the move into the crate shows in her movement between nodes the same hours of her crate days only (a move 1-2 days before farrowing), ' +
-  'meal hours included (each against the same meal of those days), ' +
-  `alarm at ${birth.short.threshold} (weak or short nest building), not corrected away while most of her group is due too (a batch)` +
-  (birth.short.lastDay
-    ? `, and while her ear is ${birth.short.lastDay.warmC} °C warmer than usual (the last day) one over ${birth.short.lastDay.hours} h ` +
-      `above ${birth.short.lastDay.reference}x, alarm at ${birth.short.lastDay.threshold} (a weak nester's small rise, sustained over hours) `
-    : ' ') +
-  '(nest building lasts 14-17 h and peaks about 9 h before farrowing; Cornou 2012: CUSUM sensitivity 100 %, specificity 95-100 %; ' +
-  'Oczak 2020: ear-tag alarms a median 8 h 51 min before onset). ' +
+  birthSummary(SCORER) +
   `heat: activity over the last ${heat.hours} h at least ${1 + heat.threshold}x the same hours on days ${baseline.fromDay}-${baseline.toDay} back (heats run about 1.3x for 24-48 h), ` +
   `3-8 days after a recorded weaning ${round2(1 + heat.threshold * heat.expectedFactor)}x over ${heat.hours} h or ${round2(1 + heat.threshold * heat.shortFactor)}x over the last ${heat.shortHours} h (an earlier alarm where a heat is expected), ` +
   `17-25 days after a recorded insemination ${round2(1 + heat.threshold * heat.returnFactor)}x over ${heat.hours} h or ${round2(1 + heat.threshold * heat.returnShortFactor)}x over the last ${heat.shortHours} h (a return is possible, but most services hold), ` +
@@ -476,16 +464,14 @@ export function scoreHerd<K>(
             short.threshold * (warm ? birthSettings.warmFactor : 1) * dueBar,
           )
         : 0
-      const lastDay = short.lastDay
-      const lastDayRatios: (number | undefined)[] = []
-      if (lastDay && dueAt[k]![i])
-        for (let j = Math.max(0, i - lastDay.hours + 1); j <= i; j++) lastDayRatios.push(shortRatio(k, j))
-      const lastDayP = lastDay
-        ? probabilityOf(
-            lastDayCusum(lastDayRatios, meanWarming, settings),
-            lastDay.threshold * (warm ? birthSettings.warmFactor : 1) * dueBar,
-          )
-        : 0
+      const lastDayHours = short.lastDay && dueAt[k]![i] ? Math.min(short.lastDay.hours, i + 1) : 0
+      const lastDayRatios = Array.from({ length: lastDayHours }, (_, n) => shortRatio(k, i - lastDayHours + 1 + n))
+      const lastDayP = lastDayProbability(
+        lastDayRatios,
+        meanWarming,
+        (warm ? birthSettings.warmFactor : 1) * dueBar,
+        settings,
+      )
       const birthP =
         birthRuledOut(records[k]!, t, settings) || persistent || tagOff
           ? 0
