@@ -45,6 +45,27 @@ export function gaussian(random: () => number): number {
 }
 
 const uniform = (random: () => number, min: number, max: number) => min + random() * (max - min)
+
+/** Tiers of a uniform draw: the first tier whose cumulative share `upTo` a first draw falls under gives the range. */
+type Tiers = readonly (readonly [upTo: number, min: number, max: number])[]
+const tieredUniform = (random: () => number, tiers: Tiers) => {
+  const draw = random()
+  const [, min, max] = tiers.find(([upTo]) => draw < upTo) ?? tiers[tiers.length - 1]!
+  return uniform(random, min, max)
+}
+
+/** A sow's heat, as a multiple of her usual activity: one in ten silent, the strongest one in seven. */
+const SOW_HEAT_AMPLITUDES: Tiers = [
+  [0.1, 1.05, 1.15],
+  [0.85, 1.2, 1.6],
+  [1, 1.6, 2],
+]
+/** A gilt's heat: one in ten silent, one in five weaker. */
+const GILT_HEAT_AMPLITUDES: Tiers = [
+  [0.1, 1.05, 1.15],
+  [0.3, 1.15, 1.3],
+  [1, 1.3, 1.8],
+]
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits
 
 /** The herd of `count` animals of user `uid`: ten to a pen, one node per pen (at most six nodes). */
@@ -275,13 +296,7 @@ export function planAnimal(animal: SimulatedAnimal, window: PlanWindow): AnimalP
       let heat = weaning + uniform(random, 3.5, 6.5) * DAY
       for (;;) {
         const length = uniform(random, 24, 48) * HOUR
-        const strength = random()
-        const amplitude =
-          strength < 0.1
-            ? uniform(random, 1.05, 1.15)
-            : strength < 0.85
-              ? uniform(random, 1.2, 1.6)
-              : uniform(random, 1.6, 2)
+        const amplitude = tieredUniform(random, SOW_HEAT_AMPLITUDES)
         plan.heats.push({ onset: heat, end: heat + length, amplitude })
         const service = heat + uniform(random, 12, 24) * HOUR
         plan.services.push(service)
@@ -406,13 +421,7 @@ function addGiltsAndUnrecordedWeanings(plan: AnimalPlan, animal: SimulatedAnimal
   let heat = window.start - uniform(random, 0, 21) * DAY
   let served = false
   for (let n = 1; heat < window.end + 2 * DAY; n++) {
-    const strength = random()
-    const amplitude =
-      strength < 0.1
-        ? uniform(random, 1.05, 1.15)
-        : strength < 0.3
-          ? uniform(random, 1.15, 1.3)
-          : uniform(random, 1.3, 1.8)
+    const amplitude = tieredUniform(random, GILT_HEAT_AMPLITUDES)
     const end = heat + uniform(random, 36, 60) * HOUR
     plan.heats.push({ onset: heat, end, amplitude })
     if (n < servedAtHeat && !served) {
