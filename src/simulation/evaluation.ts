@@ -5,7 +5,22 @@
 // (ethogram-herd.ts) too, which they were not tuned on.
 import { type CycleProfile, planAnimal, planFarm, simulateReadings, simulatedHerd } from './herd-simulator.ts'
 import { ethogramHerd, ethogramReadings, planEthogramAnimal, planEthogramFarm } from './ethogram-herd.ts'
-import { auc, bootstrapMedian, medianOf, poissonRate, reliability, wilson, type ReliabilityBin } from './statistics.ts'
+import {
+  auc,
+  bootstrapCalibration,
+  bootstrapMedian,
+  medianOf,
+  poissonRate,
+  reliability,
+  round1,
+  round1Pair,
+  round2,
+  round2Pair,
+  round3,
+  round3Pair,
+  wilson,
+  type ReliabilityBin,
+} from './statistics.ts'
 import type { LocationRow, SensorRow } from '../modules/readings/readings.schemas.ts'
 import { HOUR_MS, alignHours, summarizeHours, type HourSummary } from '../modules/predictions/hour-summaries.rules.ts'
 import { SCORER, type ScorerSettings } from '../modules/predictions/scorer-settings.rules.ts'
@@ -13,6 +28,7 @@ import { alarmLevel } from '../modules/predictions/calibration.rules.ts'
 import { NO_RECORDS, type AnimalRecords } from '../modules/predictions/reproduction.rules.ts'
 import { scoreHerd, type AnimalHours } from '../modules/predictions/scorer.rules.ts'
 import { CLASSIFICATION_TYPES, type ClassificationType } from '../modules/predictions/predictions.rules.ts'
+import { plainThresholds } from './plain-thresholds.ts'
 
 const DAY_MS = 24 * HOUR_MS
 
@@ -93,8 +109,12 @@ export interface ClassReport {
   confounders: { falseAlarms: number; animalMonths: number; perAnimalMonth: number | null; ci: Interval95 }
   /** An episode's highest score in its detection window against a block of time's outside every episode. */
   auc: number | null
-  /** Mean |predicted − observed| over probability bins with 30 hours or more, and the bins. */
+  /**
+   * Mean |predicted − observed| over probability bins with 30 hours or more, its 95 % interval (whole animals
+   * resampled: an animal's hours are not independent), and the bins.
+   */
   calibration: number | null
+  calibrationCI: Interval95
   reliability: ReliabilityBin[]
   /** Sensitivity of subsets: heat with and without a record, weak nesters; silent heats are counted apart. */
   subsets: Record<string, { episodes: number; detected: number; sensitivity: number | null; ci: Interval95 }>
@@ -440,7 +460,7 @@ export function measure(
       }
       return max
     })
-    const { negatives, pairs } = scoredHours(herd, scores, type, episodes[type], from, to, block)
+    const { negatives, pairs, byAnimal } = scoredHours(herd, scores, type, episodes[type], from, to, block)
     const calibration = reliability(pairs)
     leads.sort((a, b) => a - b)
     const animalMonths = scoredMs / month
@@ -471,6 +491,7 @@ export function measure(
         return value === null ? null : round3(value)
       })(),
       calibration: calibration.meanAbsoluteError === null ? null : round3(calibration.meanAbsoluteError),
+      calibrationCI: round3Pair(bootstrapCalibration(byAnimal)),
       reliability: calibration.bins.map((b) => ({
         from: b.from,
         hours: b.hours,
@@ -525,50 +546,3 @@ export function scoredHours(
   })
   return { negatives, pairs, byAnimal }
 }
-
-/**
- * The plain thresholds a first attempt would use, on raw activity: birth when an hour is 3x the mean hour of
- * the week before, heat when the last 24 h are 1.3x the mean day of days 2-8 back, lameness when the last
- * 5 days are 25 % below days 14-20 back.
- */
-export function plainThresholds(
-  hours: readonly HourSummary[],
-  from: number,
-  to: number,
-): Record<ClassificationType, number[]> {
-  const n = hours.length
-  const out = {
-    birth: new Array<number>(n).fill(0),
-    heat: new Array<number>(n).fill(0),
-    lameness: new Array<number>(n).fill(0),
-  }
-  const meanActivity = (a: number, b: number) => {
-    let sum = 0
-    let count = 0
-    for (let j = Math.max(0, a); j <= b; j++) {
-      if (hours[j]!.samples > 0) {
-        sum += hours[j]!.activity
-        count++
-      }
-    }
-    return count === 0 ? undefined : sum / count
-  }
-  for (let i = from; i <= to; i++) {
-    const h = hours[i]!
-    const week = meanActivity(i - 168, i - 24)
-    if (h.samples > 0 && week !== undefined && h.activity > 3 * week) out.birth[i] = 1
-    const day = meanActivity(i - 23, i)
-    const usual = meanActivity(i - 8 * 24, i - 2 * 24)
-    if (day !== undefined && usual !== undefined && day > 1.3 * usual) out.heat[i] = 1
-    const recent = meanActivity(i - 5 * 24 + 1, i)
-    const before = meanActivity(i - 21 * 24 + 1, i - 14 * 24)
-    if (recent !== undefined && before !== undefined && recent < 0.75 * before) out.lameness[i] = 1
-  }
-  return out
-}
-
-const round3 = (x: number) => Math.round(x * 1000) / 1000
-const round1Pair = (p: [number, number] | null): Interval95 => (p === null ? null : [round1(p[0]), round1(p[1])])
-const round2Pair = (p: [number, number] | null): Interval95 => (p === null ? null : [round2(p[0]), round2(p[1])])
-const round1 = (x: number) => Math.round(x * 10) / 10
-const round2 = (x: number) => Math.round(x * 100) / 100

@@ -15,7 +15,7 @@ import {
   type FarmCalibrationMap,
 } from '../modules/predictions/farm-calibration.rules.ts'
 import { LEARNING } from '../modules/predictions/farm-learning.rules.ts'
-import { bootstrapCalibration, reliability, type ReliabilityBin } from './statistics.ts'
+import { bootstrapCalibration, reliability, round3, round3Pair, type ReliabilityBin } from './statistics.ts'
 import {
   TUNING_FAMILY,
   episodesOf,
@@ -217,6 +217,4 @@ export function evaluateFarmCalibration(input: {
   }
 }
 
-const round3 = (x: number) => Math.round(x * 1000) / 1000
 const roundTo4 = (x: number) => Math.round(x * 10_000) / 10_000
-const round3Pair = (p: [number, number] | null): Interval95 => (p === null ? null : [round3(p[0]), round3(p[1])])

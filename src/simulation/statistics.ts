@@ -212,3 +212,16 @@ export function bootstrapCalibration(
   errors.sort((a, b) => a - b)
   return [errors[Math.floor(errors.length * 0.025)]!, errors[Math.ceil(errors.length * 0.975) - 1]!]
 }
+
+/** Figures and intervals as the reports print them: to one, two or three decimals (null stays null). */
+export const round1 = (x: number) => Math.round(x * 10) / 10
+export const round2 = (x: number) => Math.round(x * 100) / 100
+export const round3 = (x: number) => Math.round(x * 1000) / 1000
+type Pair = [number, number] | null
+const roundPair =
+  (round: (x: number) => number) =>
+  (p: Pair): Pair =>
+    p === null ? null : [round(p[0]), round(p[1])]
+export const round1Pair = roundPair(round1)
+export const round2Pair = roundPair(round2)
+export const round3Pair = roundPair(round3)

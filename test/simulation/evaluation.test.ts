@@ -305,5 +305,11 @@ describe('the evaluation', () => {
     assert.ok(plain.birth.falseAlarmsPerAnimalMonth > 5, JSON.stringify(plain.birth))
     assert.ok(report.scorer.birth.falseAlarmsPerAnimalMonth < plain.birth.falseAlarmsPerAnimalMonth / 5)
     assert.ok((plain.heat.sensitivity ?? 1) < 1 || plain.heat.falseAlarmsPerAnimalMonth > 1, JSON.stringify(plain.heat))
+    // Every figure comes with its interval, calibration's too (whole animals resampled).
+    for (const kind of ['birth', 'heat', 'lameness'] as const) {
+      const { calibration, calibrationCI } = report.scorer[kind]
+      assert.ok(calibration !== null && calibrationCI !== null, kind)
+      assert.ok(0 <= calibrationCI[0] && calibrationCI[0] <= calibrationCI[1] && calibrationCI[1] <= 1, kind)
+    }
   })
 })
