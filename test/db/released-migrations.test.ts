@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { describe, it } from 'node:test'
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely'
+import { compileOnlyDb } from '../support/compile-only-db.ts'
 import { migrations } from '../../src/db/migrations/index.ts'
 
 /** SHA-256 (first 16 hex digits) of each released migration's statements, SQL and parameters, in order. */
@@ -35,16 +35,8 @@ const RELEASED: Record<string, string> = {
 /** The statements a migration's `up` runs, each compiled as PostgreSQL receives it. */
 async function statementsOf(name: string): Promise<string[]> {
   const statements: string[] = []
-  const db = new Kysely<unknown>({
-    dialect: {
-      createAdapter: () => new PostgresAdapter(),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (db) => new PostgresIntrospector(db),
-      createQueryCompiler: () => new PostgresQueryCompiler(),
-    },
-    log: (event) => {
-      statements.push(`${event.query.sql}\n${JSON.stringify(event.query.parameters)}`)
-    },
+  const db = compileOnlyDb<unknown>((event) => {
+    statements.push(`${event.query.sql}\n${JSON.stringify(event.query.parameters)}`)
   })
   await migrations[name]!.up(db)
   return statements

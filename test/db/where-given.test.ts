@@ -2,18 +2,11 @@
 // whereGiven: a listing's optional criteria become WHERE conditions, in order, and an undefined one none.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely'
 import type { DB } from '../../src/db/schema.ts'
 import { whereGiven } from '../../src/db/paginate.ts'
+import { compileOnlyDb } from '../support/compile-only-db.ts'
 
-const db = new Kysely<DB>({
-  dialect: {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (k) => new PostgresIntrospector(k),
-    createQueryCompiler: () => new PostgresQueryCompiler(),
-  },
-})
+const db = compileOnlyDb<DB>()
 
 describe('whereGiven', () => {
   it('adds a condition for each criterion with a value, in order, and none for an undefined one', () => {
