@@ -57,22 +57,13 @@ export const DueBarSettings = Type.Object(
 export function dueBarSettingsOf(learned: DueBarLearning, gestationDays: number) {
   const day = (offset: number) => Math.round((gestationDays + offset) * 10) / 10
   return {
-    factor: learned.factor,
+    ...learned,
     days: { from: day(learned.fromDay), to: day(learned.toDay) },
-    fromDay: learned.fromDay,
-    toDay: learned.toDay,
-    farrowings: learned.farrowings,
-    peakQuantile: learned.peakQuantile,
-    caught: learned.caught,
-    caughtAtBar: learned.caughtAtBar,
-    falseAlarms: learned.falseAlarms,
-    falseAlarmsAtBar: learned.falseAlarmsAtBar,
     limits: {
       minFarrowings: DUE_BAR_LEARNING.minFarrowings,
       shrinkFarrowings: DUE_BAR_LEARNING.shrinkFarrowings,
       minFactor: DUE_BAR_LEARNING.minFactor,
       falseAlarmsPerBirthGained: DUE_BAR_LEARNING.falseAlarmsPerBirthGained,
     },
-    reason: learned.reason,
   }
 }
