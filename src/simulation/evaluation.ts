@@ -275,6 +275,7 @@ export function scoresOf(
   to: number,
   withRecords: boolean,
   settings: ScorerSettings = SCORER,
+  birthTrace?: Parameters<typeof scoreHerd>[4],
 ): Scores {
   const hourCount = herd[0]?.hours.length ?? 0
   const animals: AnimalHours<number>[] = herd.map((a) => ({
@@ -283,7 +284,7 @@ export function scoresOf(
     hours: a.hours,
     records: withRecords ? a.records : NO_RECORDS,
   }))
-  return scoreHerd(animals, from, to, settings).map((perHour) => {
+  return scoreHerd(animals, from, to, settings, birthTrace).map((perHour) => {
     const out = {
       birth: new Array<number>(hourCount).fill(0),
       heat: new Array<number>(hourCount).fill(0),
