@@ -62,14 +62,6 @@ import {
   type DueBarLearning,
 } from '../modules/predictions/due-bar.rules.ts'
 import {
-  DEFAULT_NEST_STRENGTH_LEARNING,
-  NEST_STRENGTH_LEARNING,
-  learnNestStrengthFromTrace,
-  recordedDueFarrowings,
-  type BirthTraceHour,
-  type NestStrengthLearning,
-} from '../modules/predictions/nest-strength.rules.ts'
-import {
   fitFarmCalibration,
   farmProbability,
   type FarmCalibrationFit,
@@ -138,7 +130,29 @@ async function scoreUser(
   const lastHour = ends.at(-1)! - HOUR_MS
   const animals = await activeAnimalsOf(db, uid)
   const records = await recordsOf(db, uid)
-  const herd = await herdOf(db, uid, animals, records, firstHour, lastHour)
+  const herd: AnimalHours<number>[] = []
+  const summaries = new Map<string, HourSummary[]>()
+  for (let i = 0; i < animals.length; i += SUMMARY_BATCH) {
+    const macs = animals.slice(i, i + SUMMARY_BATCH).map((a) => a.mac)
+    for (const [mac, hours] of await herdHourlySummaries(
+      db,
+      uid,
+      macs,
+      firstHour,
+      lastHour + HOUR_MS,
+      SUMMARY_THRESHOLDS,
+    ))
+      summaries.set(mac, hours)
+  }
+  for (const animal of animals) {
+    const hours = summaries.get(animal.mac) ?? []
+    herd.push({
+      key: animal.id,
+      group: animal.group_name,
+      hours: alignHours(hours, firstHour, lastHour),
+      records: records.get(animal.id) ?? { services: [], weanings: [], births: [] },
+    })
+  }
   const from = (ends[0]! - HOUR_MS - firstHour) / HOUR_MS
   const to = (lastHour - firstHour) / HOUR_MS
   // The farm's factors move its thresholds (which hours alarm); its calibration maps then re-map each hour's global
@@ -148,13 +162,7 @@ async function scoreUser(
     herd,
     from,
     to,
-    settingsWithFactors(
-      learned.factors,
-      SCORER,
-      learned.gestation.days,
-      dueBarOf(learned.dueBar),
-      learned.nestStrength.strength,
-    ),
+    settingsWithFactors(learned.factors, SCORER, learned.gestation.days, dueBarOf(learned.dueBar)),
   )
   const maps = await farmCalibrationMaps(db, uid)
   const levels = { birth: alarmLevel('birth'), heat: alarmLevel('heat'), lameness: alarmLevel('lameness') }
@@ -202,42 +210,11 @@ async function scoreUser(
   }
 }
 
-/** The animals' hourly summaries from firstHour to lastHour (aligned, an hour without readings empty) with their records. */
-async function herdOf(
-  db: Kysely<DB>,
-  uid: string,
-  animals: readonly { id: number; mac: string; group_name: string | null }[],
-  records: Map<number, AnimalRecords>,
-  firstHour: number,
-  lastHour: number,
-): Promise<AnimalHours<number>[]> {
-  const summaries = new Map<string, HourSummary[]>()
-  for (let i = 0; i < animals.length; i += SUMMARY_BATCH) {
-    const macs = animals.slice(i, i + SUMMARY_BATCH).map((a) => a.mac)
-    for (const [mac, hours] of await herdHourlySummaries(
-      db,
-      uid,
-      macs,
-      firstHour,
-      lastHour + HOUR_MS,
-      SUMMARY_THRESHOLDS,
-    ))
-      summaries.set(mac, hours)
-  }
-  return animals.map((animal) => ({
-    key: animal.id,
-    group: animal.group_name,
-    hours: alignHours(summaries.get(animal.mac) ?? [], firstHour, lastHour),
-    records: records.get(animal.id) ?? { services: [], weanings: [], births: [] },
-  }))
-}
-
-/** What the scorer uses for a farm: its threshold factors, its gestation, its due bar and its sows' nest-building strength (per-farm learning). */
+/** What the scorer uses for a farm: its threshold factors, its gestation and its due bar (per-farm learning). */
 export interface LearnedFarm {
   factors: FarmFactors
   gestation: GestationLearning
   dueBar: DueBarLearning
-  nestStrength: NestStrengthLearning
 }
 
 const dueBarOf = (learned: DueBarLearning): DueBar => ({
@@ -264,7 +241,6 @@ export async function learnFarmSettings(
     factors: stored.factors,
     gestation: stored.basis.gestation ?? DEFAULT_GESTATION,
     dueBar: stored.basis.dueBar ?? DEFAULT_DUE_BAR_LEARNING,
-    nestStrength: stored.basis.nestStrength ?? DEFAULT_NEST_STRENGTH_LEARNING,
   }
   if (storedFarm && now - stored.learnedAt < LEARNING.everyDays * DAY_MS) return storedFarm
   const current = stored?.factors ?? DEFAULT_FACTORS
@@ -275,14 +251,7 @@ export async function learnFarmSettings(
   for (const kind of CLASSIFICATION_TYPES)
     peaks[kind] = calibrated[kind].map((d) => ({ ...d, peak: uncalibrate(SCORER.calibration?.[kind], d.peak) }))
   if (CLASSIFICATION_TYPES.every((kind) => peaks[kind].length === 0))
-    return (
-      storedFarm ?? {
-        factors: current,
-        gestation: DEFAULT_GESTATION,
-        dueBar: DEFAULT_DUE_BAR_LEARNING,
-        nestStrength: DEFAULT_NEST_STRENGTH_LEARNING,
-      }
-    )
+    return storedFarm ?? { factors: current, gestation: DEFAULT_GESTATION, dueBar: DEFAULT_DUE_BAR_LEARNING }
   const { events } = await alarmsAndEvents(db, uid, from, now)
   const classes = {} as Record<(typeof CLASSIFICATION_TYPES)[number], ClassLearning>
   const factors = { ...current }
@@ -301,10 +270,6 @@ export async function learnFarmSettings(
     gestation.days,
     dueBarOf(storedFarm?.dueBar ?? DEFAULT_DUE_BAR_LEARNING),
   )
-  const nestStrength = await learnFarmNestStrength(db, uid, farmRecords, { from, to: now }, factors, gestation.days, {
-    bar: dueBarOf(dueBar),
-    strength: storedFarm?.nestStrength.strength ?? 1,
-  })
   const calibration = {} as Record<(typeof CLASSIFICATION_TYPES)[number], FarmCalibrationFit>
   for (const kind of CLASSIFICATION_TYPES) {
     const window = MATCH_WINDOWS[kind]
@@ -316,47 +281,10 @@ export async function learnFarmSettings(
   await saveFarmSettings(db, uid, {
     factors,
     learnedAt: now,
-    basis: { from, to: now, classes, gestation, dueBar, nestStrength },
+    basis: { from, to: now, classes, gestation, dueBar },
     calibration,
   })
-  return { factors, gestation, dueBar, nestStrength }
-}
-
-/**
- * The farm's sows' nest-building strength (nest-strength.rules.ts): the period's hours scored again, at the farm's
- * factors, gestation and newly learned due bar, for the activity ratios the birth CUSUMs read (the stored
- * probabilities do not hold them), and replayed at each strength tried around each recorded service's due days.
- * Only where the records hold enough farrowings in their due days: the rescoring reads the period's readings.
- */
-async function learnFarmNestStrength(
-  db: Kysely<DB>,
-  uid: string,
-  records: Map<number, AnimalRecords>,
-  period: { from: number; to: number },
-  factors: FarmFactors,
-  gestationDays: number,
-  inForce: { bar: DueBar; strength: number },
-): Promise<NestStrengthLearning> {
-  const recorded = [...records.values()].map((r) => ({ records: r, trace: [] }))
-  const farrowings = recordedDueFarrowings(recorded, period, gestationDays)
-  if (farrowings < NEST_STRENGTH_LEARNING.minFarrowings)
-    return learnNestStrengthFromTrace(recorded, period, gestationDays, inForce.bar.factor)
-  // From a CUSUM's length before the period (its first hours' CUSUMs), with the rules' lookback before that.
-  const from = LOOKBACK_HOURS
-  const firstHour = Math.floor(period.from / HOUR_MS) * HOUR_MS - (LOOKBACK_HOURS + SCORER.birth.hours) * HOUR_MS
-  const lastHour = Math.floor(period.to / HOUR_MS) * HOUR_MS - HOUR_MS
-  const animals = await activeAnimalsOf(db, uid)
-  const herd = await herdOf(db, uid, animals, records, firstHour, lastHour)
-  const traces = herd.map(() => [] as (BirthTraceHour | undefined)[])
-  scoreHerd(
-    herd,
-    from,
-    (lastHour - firstHour) / HOUR_MS,
-    settingsWithFactors(factors, SCORER, gestationDays, inForce.bar, inForce.strength),
-    (k, i, hour) => (traces[k]![i - from] = hour),
-  )
-  const sows = herd.map((a, k) => ({ records: a.records, trace: traces[k]! }))
-  return learnNestStrengthFromTrace(sows, period, gestationDays, inForce.bar.factor)
+  return { factors, gestation, dueBar }
 }
 
 /**

@@ -275,7 +275,6 @@ export function scoresOf(
   to: number,
   withRecords: boolean,
   settings: ScorerSettings = SCORER,
-  birthTrace?: Parameters<typeof scoreHerd>[4],
 ): Scores {
   const hourCount = herd[0]?.hours.length ?? 0
   const animals: AnimalHours<number>[] = herd.map((a) => ({
@@ -284,7 +283,7 @@ export function scoresOf(
     hours: a.hours,
     records: withRecords ? a.records : NO_RECORDS,
   }))
-  return scoreHerd(animals, from, to, settings, birthTrace).map((perHour) => {
+  return scoreHerd(animals, from, to, settings).map((perHour) => {
     const out = {
       birth: new Array<number>(hourCount).fill(0),
       heat: new Array<number>(hourCount).fill(0),

@@ -22,12 +22,6 @@ import {
   type DueBar,
   type DueBarLearning,
 } from '../modules/predictions/due-bar.rules.ts'
-import {
-  DEFAULT_NEST_STRENGTH_LEARNING,
-  learnNestStrengthFromTrace,
-  type BirthTraceHour,
-  type NestStrengthLearning,
-} from '../modules/predictions/nest-strength.rules.ts'
 import type { CycleProfile } from './herd-simulator.ts'
 import {
   measure,
@@ -52,8 +46,6 @@ export interface LearningReport {
   gestation: GestationLearning
   /** Birth's bar in the days the farm's sows farrow, learned from the same records and scores. */
   dueBar: DueBarLearning
-  /** The farm's nest-building strength (birth's references in the same days), from the same records and the scorer's birth trace. */
-  nestStrength: NestStrengthLearning
   /** The second period scored with the default thresholds and with the learned ones. */
   defaults: VariantReport
   afterLearning: VariantReport
@@ -79,8 +71,6 @@ export function evaluateFarmLearning(input: {
   learnGestation?: boolean
   /** False: no due bar learned (for comparison). */
   learnDueBar?: boolean
-  /** False: no nest-building strength learned (for comparison). */
-  learnNestStrength?: boolean
 }): LearningReport {
   const began = performance.now()
   const cycleProfile = input.cycleProfile ?? 'late-crates'
@@ -112,15 +102,12 @@ export function evaluateFarmLearning(input: {
   let learned = {} as Record<ClassificationType, ClassLearning>
   let gestation = DEFAULT_GESTATION
   let dueBar = DEFAULT_DUE_BAR_LEARNING
-  let nestStrength = DEFAULT_NEST_STRENGTH_LEARNING
   const inForce = () => ({ factor: dueBar.factor, fromDay: dueBar.fromDay, toDay: dueBar.toDay })
-  const traces = herd.map(() => new Array<BirthTraceHour | undefined>(to + 1))
   const step = LEARNING.everyDays * 24
   for (let weekFrom = learnFrom; weekFrom <= learnTo; weekFrom += step) {
     const weekTo = Math.min(learnTo, weekFrom + step - 1)
-    const settings = settingsWithFactors(factors, SCORER, gestation.days, inForce(), nestStrength.strength)
-    const trace = (k: number, i: number, hour: BirthTraceHour) => (traces[k]![i] = hour)
-    scoresOf(herd, weekFrom, weekTo, true, settings, trace).forEach((s, k) => {
+    const settings = settingsWithFactors(factors, SCORER, gestation.days, inForce())
+    scoresOf(herd, weekFrom, weekTo, true, settings).forEach((s, k) => {
       for (const kind of CLASSIFICATION_TYPES)
         for (let i = weekFrom; i <= weekTo; i++) stored[k]![kind][i] = s[kind][i]!
     })
@@ -135,15 +122,6 @@ export function evaluateFarmLearning(input: {
       )
     if (input.learnDueBar !== false)
       dueBar = learnFarmDueBar(herd, stored, periodFrom, weekTo, gestation.days, inForce())
-    if (input.learnNestStrength !== false) {
-      const sows = herd.flatMap((a, k) =>
-        a.sex === 'female'
-          ? [{ records: a.records, trace: traces[k]!.slice(Math.max(0, periodFrom - SCORER.birth.hours), weekTo + 1) }]
-          : [],
-      )
-      const period = { from: herd[0]!.hours[periodFrom]!.hour, to: herd[0]!.hours[weekTo]!.hour + HOUR_MS }
-      nestStrength = learnNestStrengthFromTrace(sows, period, gestation.days, dueBar.factor)
-    }
   }
   const measureFrom = learnTo + 1
   return {
@@ -155,17 +133,10 @@ export function evaluateFarmLearning(input: {
     learned,
     gestation,
     dueBar,
-    nestStrength,
     defaults: measure(herd, scoresOf(herd, measureFrom, to, true), measureFrom, to, scorerLevels()),
     afterLearning: measure(
       herd,
-      scoresOf(
-        herd,
-        measureFrom,
-        to,
-        true,
-        settingsWithFactors(factors, SCORER, gestation.days, inForce(), nestStrength.strength),
-      ),
+      scoresOf(herd, measureFrom, to, true, settingsWithFactors(factors, SCORER, gestation.days, inForce())),
       measureFrom,
       to,
       scorerLevels(),

@@ -1,6 +1,6 @@
 // Per-farm learning through HTTP: GET /users/<user_id>/predictions/settings before anything was learned (the
-// defaults), after the job learned from scorer predictions and birth records (every figure by hand; the nest-building
-// strength from the period scored again), that a learning waits its week, bad inputs, and who may read it.
+// defaults), after the job learned from scorer predictions and birth records (every figure by hand), that a
+// learning waits its week, bad inputs, and who may read it.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
@@ -74,21 +74,6 @@ describe('prediction settings', () => {
       falseAlarmsAtBar: 0,
       limits: { minFarrowings: 5, shrinkFarrowings: 5, minFactor: 0.5, falseAlarmsPerBirthGained: 1 },
       reason: 'not learned yet: the default bar',
-    })
-    assert.deepEqual(data.nestStrength, {
-      strength: 1,
-      references: { long: 1.6, short: 1.4 },
-      days: { from: 113, to: 117 },
-      fromDay: -2,
-      toDay: 2,
-      farrowings: 0,
-      supported: null,
-      caught: 0,
-      caughtAtStrength: 0,
-      falseAlarms: 0,
-      falseAlarmsAtStrength: 0,
-      limits: { minFarrowings: 5, shrinkFarrowings: 5, minStrength: 0.625, falseAlarmsPerBirthGained: 1 },
-      reason: "not learned yet: the defaults' references",
     })
     assert.equal(data.learning.minEvents, 5)
     assert.deepEqual(data.birth.calibration, {
@@ -220,20 +205,6 @@ describe('prediction settings', () => {
     assert.match(
       data.dueBar.reason,
       /^6 farrowings: 10 % peaked under 0.818x the threshold in the 48 h before onset; at 0.74x .* caught 4 of them \(2 at the default\)/,
-    )
-    // The nest-building strength: the period's hours scored again, but these sows' tags sent no readings, so no
-    // farrowing reached the bar at any strength (each supports only the lowest tried) and none is caught: strength 1.
-    assert.deepEqual(
-      [data.nestStrength.strength, data.nestStrength.references, data.nestStrength.days, data.nestStrength.farrowings],
-      [1, { long: 1.6, short: 1.4 }, { from: 115.2, to: 119.2 }, 6],
-    )
-    assert.deepEqual(
-      [data.nestStrength.supported, data.nestStrength.caught, data.nestStrength.caughtAtStrength],
-      [0.625, 0, 0],
-    )
-    assert.match(
-      data.nestStrength.reason,
-      /^6 farrowings, caught 0 in their due days; no weaker strength there would have caught more .*: strength 1$/,
     )
     // A week must pass before the next learning.
     assert.deepEqual(await learnFarmSettings(ctx.app.database.db, uid, NOW + 6 * DAY), learned)

@@ -1558,7 +1558,7 @@ export interface paths {
         };
         /**
          * What the scorer now uses for this farm, and why
-         * @description Per class, the alarm threshold our scorer uses for this farm: the rule's default times a factor learned from the farm's own records every 7 days, over the last 60 days (events as GET .../predictions/accuracy matches them, against the scorer's highest probability each day). It lowers a threshold when recorded events went without an alarm and a lower one would not have raised the false alarms, and raises it when false alarms are many and a higher one would still catch every event caught, each event's peak at least 1.25x the new threshold (events to come are not the ones learned from); within 0.6-1.5x the default, at most 1.25x per learning, only with 5 events or more, and part of the way when events are few. Per-farm calibration, refitted at the same time from the same period: the scorer's probability (the global calibration's) re-mapped per class, logit(farm) = intercept + slope x logit(global), fitted on every scored hour against whether it lay in a recorded event's lead window, taken events / (events + 5) of the way from the global calibration, only with 5 events or more, slope 0.5-2, intercept within ±2.5. The map rises strictly, so alarms stay where the thresholds put them; alarmLevel is the probability they now carry. The farm's gestation, learned at the same time: the median days from each farrowing recorded in the period to the latest service before it (105-127 days apart), taken pairs / (pairs + 5) of the way from the default 115 days, only with 5 pairs or more, within 5 days of the default; the birth rules' windows after a service (the lower threshold, the shorter CUSUM) move with it. The due bar, learned at the same time: birth's thresholds in the days -2 to +2 around the farm's gestation after a sow's latest service, set 0.9x under the score 10 % of the period's recorded farrowings did not reach in the 48 h before onset (no lower than 0.5x), replayed on the farm's own scored hours of those days and kept only where it catches more farrowings (an alarm starting in the 48 h before onset) with at most 1 more false alarm for each, farrowings / (farrowings + 5) of the way, only with 5 farrowings or more. The sows' nest-building strength, learned at the same time: in the same days both birth CUSUMs' references are 1 + (reference - 1) x strength; the period's hours scored again for the activity ratios the CUSUMs read, each recorded farrowing's highest strength (of 1 down to 0.625) at which its score reached the bar in the 48 h before onset, the aim the one under which 10 % of them stayed, replayed as the due bar is and kept only where it catches more farrowings with at most 1 more false alarm for each, farrowings / (farrowings + 5) of the way, only with 5 farrowings or more.
+         * @description Per class, the alarm threshold our scorer uses for this farm: the rule's default times a factor learned from the farm's own records every 7 days, over the last 60 days (events as GET .../predictions/accuracy matches them, against the scorer's highest probability each day). It lowers a threshold when recorded events went without an alarm and a lower one would not have raised the false alarms, and raises it when false alarms are many and a higher one would still catch every event caught, each event's peak at least 1.25x the new threshold (events to come are not the ones learned from); within 0.6-1.5x the default, at most 1.25x per learning, only with 5 events or more, and part of the way when events are few. Per-farm calibration, refitted at the same time from the same period: the scorer's probability (the global calibration's) re-mapped per class, logit(farm) = intercept + slope x logit(global), fitted on every scored hour against whether it lay in a recorded event's lead window, taken events / (events + 5) of the way from the global calibration, only with 5 events or more, slope 0.5-2, intercept within ±2.5. The map rises strictly, so alarms stay where the thresholds put them; alarmLevel is the probability they now carry. The farm's gestation, learned at the same time: the median days from each farrowing recorded in the period to the latest service before it (105-127 days apart), taken pairs / (pairs + 5) of the way from the default 115 days, only with 5 pairs or more, within 5 days of the default; the birth rules' windows after a service (the lower threshold, the shorter CUSUM) move with it. The due bar, learned at the same time: birth's thresholds in the days -2 to +2 around the farm's gestation after a sow's latest service, set 0.9x under the score 10 % of the period's recorded farrowings did not reach in the 48 h before onset (no lower than 0.5x), replayed on the farm's own scored hours of those days and kept only where it catches more farrowings (an alarm starting in the 48 h before onset) with at most 1 more false alarm for each, farrowings / (farrowings + 5) of the way, only with 5 farrowings or more.
          */
         get: operations["getPredictionSettings"];
         put?: never;
@@ -35625,112 +35625,6 @@ export interface operations {
                                 /**
                                  * @description Why the due bar is what it is, in words
                                  * @example 39 farrowings: 10 % peaked under 0.316x the threshold in the 48 h before onset; at 0.5x in the days -2 to +2 around the farm's gestation the period would have caught 31 of them (22 at the default), with 27 false alarms there (22); 0.557x, 89 % of the way
-                                 */
-                                reason: string;
-                            };
-                            /** @description Birth's CUSUM references in the days the farm's sows farrow, learned from its farrowings: how weak a rise its sows' recorded farrowings showed, replayed on the farm's own hours */
-                            nestStrength: {
-                                /**
-                                 * @description The farm's sows' nest building against the defaults': in the farm's due days both birth CUSUMs' references are 1 + (reference - 1) x this (1 = the defaults; below 1 a weaker rise counts)
-                                 * @example 0.8
-                                 */
-                                strength: number;
-                                /** @description The references in use in the due days */
-                                references: {
-                                    /**
-                                     * @description The long CUSUM's reference in the due days, times the sow's usual activity
-                                     * @example 1.48
-                                     */
-                                    long: number;
-                                    /**
-                                     * @description The short CUSUM's reference in the due days, times her crate days' activity
-                                     * @example 1.32
-                                     */
-                                    short: number;
-                                };
-                                /** @description Days after a service in which the strength holds: the farm's gestation from fromDay to toDay (the due bar's days) */
-                                days: {
-                                    /**
-                                     * @description First day after the service
-                                     * @example 112.8
-                                     */
-                                    from: number;
-                                    /**
-                                     * @description Last day after the service
-                                     * @example 116.8
-                                     */
-                                    to: number;
-                                };
-                                /**
-                                 * @description First day of the strength, from the farm's gestation
-                                 * @example -2
-                                 */
-                                fromDay: number;
-                                /**
-                                 * @description Last day of the strength, from the farm's gestation
-                                 * @example 2
-                                 */
-                                toDay: number;
-                                /**
-                                 * Format: int32
-                                 * @description Farrowings recorded in the period with their sow's due days scored
-                                 * @example 26
-                                 */
-                                farrowings: number;
-                                /** @description The strength under which the lowest 10 % of them reached the bar in the 48 h before onset (each farrowing's highest strength tried at which it did); null without farrowings */
-                                supported: number | null;
-                                /**
-                                 * Format: int64
-                                 * @description Of them, caught by an alarm starting in the 48 h before onset, replayed at strength 1 and the due bar
-                                 * @example 21
-                                 */
-                                caught: number;
-                                /**
-                                 * Format: int64
-                                 * @description The same at the strength in use
-                                 * @example 24
-                                 */
-                                caughtAtStrength: number;
-                                /**
-                                 * Format: int64
-                                 * @description Alarms in the sows' due days outside a farrowing's window, replayed at strength 1 and the due bar
-                                 * @example 16
-                                 */
-                                falseAlarms: number;
-                                /**
-                                 * Format: int64
-                                 * @description The same at the strength in use
-                                 * @example 18
-                                 */
-                                falseAlarmsAtStrength: number;
-                                /** @description The limits that keep a few records from running it away */
-                                limits: {
-                                    /**
-                                     * Format: int32
-                                     * @description Fewer farrowings than this: strength 1
-                                     * @example 5
-                                     */
-                                    minFarrowings: number;
-                                    /**
-                                     * Format: int32
-                                     * @description The strength moves farrowings / (farrowings + this) of the way from 1
-                                     * @example 5
-                                     */
-                                    shrinkFarrowings: number;
-                                    /**
-                                     * @description The strength aims no lower than this
-                                     * @example 0.625
-                                     */
-                                    minStrength: number;
-                                    /**
-                                     * @description A strength is kept only with at most this many more false alarms for each farrowing it gains
-                                     * @example 1
-                                     */
-                                    falseAlarmsPerBirthGained: number;
-                                };
-                                /**
-                                 * @description Why the strength is what it is, in words
-                                 * @example 26 farrowings: 10 % reached the bar in the 48 h before onset only under strength 0.75; at 0.75 (references 1.45x and 1.3x) in the days -2 to +2 around the farm's gestation the period would have caught 24 of them (21 at the defaults'), with 18 false alarms there (16); 0.81 (1.486x and 1.324x), 84 % of the way
                                  */
                                 reason: string;
                             };

@@ -249,15 +249,10 @@ export function learnDueBarFromScores(
   return learnDueBar(dueWindows(raw, period, gestationDays, inForce))
 }
 
-/** Whether an hour `dueDays` days after the latest service (dueDaysSince applied) lies in the farm's due days. */
-export function inDueDays(dueDays: number | undefined, settings: Pick<ScorerSettings, 'birth'>): boolean {
-  const bar = settings.birth.dueBar
-  if (dueDays === undefined) return false
-  const day = dueDays - DEFAULT_GESTATION_DAYS
-  return day >= bar.fromDay && day <= bar.toDay
-}
-
 /** birth's threshold factor at an hour `sinceService` days after the latest service (dueDaysSince applied). */
 export function dueBarFactor(dueDays: number | undefined, settings: Pick<ScorerSettings, 'birth'>): number {
-  return inDueDays(dueDays, settings) ? settings.birth.dueBar.factor : 1
+  const bar = settings.birth.dueBar
+  if (dueDays === undefined || bar.factor === 1) return 1
+  const day = dueDays - DEFAULT_GESTATION_DAYS
+  return day >= bar.fromDay && day <= bar.toDay ? bar.factor : 1
 }

@@ -10,7 +10,6 @@ import {
   type GestationLearning,
 } from './farm-learning.rules.ts'
 import type { DueBarLearning } from './due-bar.rules.ts'
-import type { NestStrengthLearning } from './nest-strength.rules.ts'
 import {
   IDENTITY_MAP,
   type FarmCalibrationFit,
@@ -36,8 +35,6 @@ export interface FarmSettings {
     gestation?: GestationLearning
     /** Birth's bar in the days the farm's sows farrow (absent on learnings from before it: the default bar). */
     dueBar?: DueBarLearning
-    /** The farm's sows' nest-building strength, birth's references in those days (absent before it: 1). */
-    nestStrength?: NestStrengthLearning
   }
   /** Each class's calibration map and the fit it came from (farm-calibration.rules.ts); null: the global one. */
   calibration: Record<ClassificationType, FarmCalibrationFit> | null

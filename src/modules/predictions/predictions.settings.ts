@@ -18,8 +18,6 @@ import {
 import { findFarmSettings } from './farm-settings.repository.ts'
 import { DEFAULT_DUE_BAR_LEARNING, DUE_BAR_LEARNING } from './due-bar.rules.ts'
 import { DueBarSettings, dueBarSettingsOf } from './due-bar.settings.ts'
-import { NestStrengthSettings, nestStrengthSettingsOf } from './nest-strength.settings.ts'
-import { DEFAULT_NEST_STRENGTH_LEARNING, NEST_STRENGTH_LEARNING } from './nest-strength.rules.ts'
 import { DaySpan, Days, Events, Limits, Rate, Reason, Setting } from './settings.schemas.ts'
 import { DEFAULT_GESTATION_DAYS, SCORER } from './scorer-settings.rules.ts'
 import { alarmLevel } from './calibration.rules.ts'
@@ -281,7 +279,6 @@ export const PredictionSettings = Type.Object(
     }),
     gestation: GestationSettings,
     dueBar: DueBarSettings,
-    nestStrength: NestStrengthSettings,
   },
   { additionalProperties: false, title: 'PredictionSettings' },
 )
@@ -334,13 +331,7 @@ export async function predictionSettingsRoute(app: App) {
           `${DUE_BAR_LEARNING.peakQuantile * 100} % of the period's recorded farrowings did not reach in the 48 h before onset (no lower than ${DUE_BAR_LEARNING.minFactor}x), ` +
           "replayed on the farm's own scored hours of those days and kept only where it catches more farrowings (an alarm starting in the 48 h before onset) " +
           `with at most ${DUE_BAR_LEARNING.falseAlarmsPerBirthGained} more false alarm for each, farrowings / (farrowings + ${DUE_BAR_LEARNING.shrinkFarrowings}) of the way, ` +
-          `only with ${DUE_BAR_LEARNING.minFarrowings} farrowings or more. ` +
-          "The sows' nest-building strength, learned at the same time: in the same days both birth CUSUMs' references are " +
-          "1 + (reference - 1) x strength; the period's hours scored again for the activity ratios the CUSUMs read, each recorded farrowing's " +
-          `highest strength (of 1 down to ${NEST_STRENGTH_LEARNING.minStrength}) at which its score reached the bar in the 48 h before onset, the aim the one under which ` +
-          `${NEST_STRENGTH_LEARNING.supportQuantile * 100} % of them stayed, replayed as the due bar is and kept only where it catches more farrowings with at most ` +
-          `${NEST_STRENGTH_LEARNING.falseAlarmsPerBirthGained} more false alarm for each, farrowings / (farrowings + ${NEST_STRENGTH_LEARNING.shrinkFarrowings}) of the way, ` +
-          `only with ${NEST_STRENGTH_LEARNING.minFarrowings} farrowings or more.`,
+          `only with ${DUE_BAR_LEARNING.minFarrowings} farrowings or more.`,
         params: UserPath,
         response: { 200: Envelope(PredictionSettings) },
       },
@@ -406,10 +397,6 @@ export async function predictionSettingsRoute(app: App) {
         gestation: gestationOf(stored?.basis.gestation ?? DEFAULT_GESTATION),
         dueBar: dueBarSettingsOf(
           stored?.basis.dueBar ?? DEFAULT_DUE_BAR_LEARNING,
-          (stored?.basis.gestation ?? DEFAULT_GESTATION).days,
-        ),
-        nestStrength: nestStrengthSettingsOf(
-          stored?.basis.nestStrength ?? DEFAULT_NEST_STRENGTH_LEARNING,
           (stored?.basis.gestation ?? DEFAULT_GESTATION).days,
         ),
       })

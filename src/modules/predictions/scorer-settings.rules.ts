@@ -43,13 +43,6 @@ export interface ScorerSettings {
      */
     dueBar: { factor: number; fromDay: number; toDay: number }
     /**
-     * The farm's nest-building strength against the defaults' (1): in the same days (dueBar's fromDay-toDay around the
-     * farm's gestation) both CUSUMs' references are 1 + (reference - 1) x dueStrength. A farm whose sows build weak
-     * nests rises too little over the references for a CUSUM to grow at all, which no bar can lift; learned from the
-     * farm's own farrowings (nest-strength.rules.ts; 1, the defaults, until then).
-     */
-    dueStrength: number
-    /**
      * A second, shorter CUSUM for weak or short nest building, only while a recorded service makes farrowing due
      * (dueFromDay-dueToDay after it): over `hours` hours, ln(ratio / reference), alarm at `threshold`.
      */
@@ -191,7 +184,6 @@ export const SCORER: ScorerSettings = {
     quietAfterBirthDays: 100,
     gestationDays: 115,
     dueBar: { factor: 1, fromDay: -2, toDay: 2 },
-    dueStrength: 1,
     short: {
       hours: 6,
       reference: 1.4,
@@ -252,14 +244,13 @@ export const dueDaysSince = (sinceService: number, settings: ScorerSettings = SC
 
 /**
  * The settings with each class's alarm threshold multiplied by a farm's factor, at the farm's gestation and with its
- * due bar and nest-building strength (per-farm learning; the defaults' when not given).
+ * due bar (per-farm learning; the defaults' when not given).
  */
 export function settingsWithFactors(
   factors: { birth: number; heat: number; lameness: number },
   settings: ScorerSettings = SCORER,
   gestationDays: number = settings.birth.gestationDays,
   dueBar: ScorerSettings['birth']['dueBar'] = settings.birth.dueBar,
-  dueStrength: number = settings.birth.dueStrength,
 ): ScorerSettings {
   return {
     ...settings,
@@ -267,7 +258,6 @@ export function settingsWithFactors(
       ...settings.birth,
       gestationDays,
       dueBar,
-      dueStrength,
       threshold: settings.birth.threshold * factors.birth,
       short: { ...settings.birth.short, threshold: settings.birth.short.threshold * factors.birth },
     },

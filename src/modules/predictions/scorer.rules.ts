@@ -31,7 +31,7 @@ import {
   type ScorerSettings,
 } from './scorer-settings.rules.ts'
 import { alarmLevel, calibratedProbability, probabilityOf } from './calibration.rules.ts'
-import { expectedActivity, median } from './baselines.rules.ts'
+import { expectedActivity, median, quantile } from './baselines.rules.ts'
 import {
   CRATE_WINDOW_DAYS,
   crateEntryIndex,
@@ -58,9 +58,7 @@ import {
   type HeatHour,
 } from './heat.rules.ts'
 import { lamenessDecline, temperatureShifts } from './lameness.rules.ts'
-import { dueBarFactor, inDueDays } from './due-bar.rules.ts'
-import { groupMedians } from './group-levels.rules.ts'
-import { strengthReference, type BirthTraceHour } from './nest-strength.rules.ts'
+import { dueBarFactor } from './due-bar.rules.ts'
 
 const { baseline, heat, lameness } = SCORER
 export const SCORER_SUMMARY =
@@ -104,8 +102,6 @@ export function scoreHerd<K>(
   from: number,
   to: number,
   settings: ScorerSettings = SCORER,
-  /** Each scored hour's birth inputs, for learning the farm's nest-building strength (nest-strength.rules.ts). */
-  birthTrace?: (k: number, i: number, hour: BirthTraceHour) => void,
 ): ClassScores[][] {
   const first = Math.max(0, from - Math.max(settings.birth.hours, 48 + 24))
   const ratioFrom = Math.max(0, first - 7 * DAY_HOURS)
@@ -449,19 +445,10 @@ export function scoreHerd<K>(
       const warm = meanWarming !== undefined && meanWarming >= birthSettings.warmC
       // The farm's due bar, learned from its farrowings, in the days its sows farrow (1 elsewhere and by default).
       const sinceService = reproductiveState(records[k]!, t).sinceService
-      const dueDays = sinceService === undefined ? undefined : dueDaysSince(sinceService, settings)
-      const dueBar = dueBarFactor(dueDays, settings)
-      // In the same days the CUSUMs read references at the farm's nest-building strength: a weak nester's rise may
-      // stay under the defaults'.
-      const due = inDueDays(dueDays, settings)
-      const strength = due ? birthSettings.dueStrength : 1
-      const longSettings =
-        strength === 1
-          ? settings
-          : {
-              ...settings,
-              birth: { ...birthSettings, reference: strengthReference(birthSettings.reference, strength) },
-            }
+      const dueBar = dueBarFactor(
+        sinceService === undefined ? undefined : dueDaysSince(sinceService, settings),
+        settings,
+      )
       const birthThresholdNow =
         birthThreshold(records[k]!, t, settings) * (warm ? birthSettings.warmFactor : 1) * dueBar
       const shortRecent: (number | undefined)[] = []
@@ -472,7 +459,7 @@ export function scoreHerd<K>(
         ? probabilityOf(
             birthCusum(shortRecent, {
               ...settings,
-              birth: { ...birthSettings, reference: strengthReference(short.reference, strength) },
+              birth: { ...birthSettings, reference: short.reference },
             }),
             short.threshold * (warm ? birthSettings.warmFactor : 1) * dueBar,
           )
@@ -485,22 +472,10 @@ export function scoreHerd<K>(
         (warm ? birthSettings.warmFactor : 1) * dueBar,
         settings,
       )
-      const blocked = birthRuledOut(records[k]!, t, settings) || persistent || tagOff
-      const birthP = blocked
-        ? 0
-        : Math.max(probabilityOf(birthCusum(recent, longSettings), birthThresholdNow), shortP, lastDayP)
-      birthTrace?.(k, i, {
-        at: t,
-        raw: birthP,
-        ratio: recent.at(-1),
-        shortRatio: shortRecent.at(-1),
-        blocked,
-        threshold: birthThresholdNow,
-        shortThreshold: short.threshold * (warm ? birthSettings.warmFactor : 1) * dueBar,
-        lastDay: lastDayP,
-        bar: dueBar,
-        due,
-      })
+      const birthP =
+        birthRuledOut(records[k]!, t, settings) || persistent || tagOff
+          ? 0
+          : Math.max(probabilityOf(birthCusum(recent, settings), birthThresholdNow), shortP, lastDayP)
 
       // Heat: the rise of activity over the last day, and where the records make a heat likely over a shorter
       // window too (an earlier alarm), against the animal's usual at the same hours, less its group's rise; none
@@ -536,4 +511,70 @@ export function scoreHerd<K>(
     }
     return scores
   })
+}
+
+/**
+ * For each animal and index, the group's level: the `quantile` of value(animal, index) over its group's animals
+ * that have one (at least groupMinAnimals), else over the farm's, else `fallback`. Below the median, so that
+ * what a share of the group does together (a room farrowing together) stays each animal's own; with
+ * `usualHours`, divided by its median at the same hour of the days in that many hours before (its usual level).
+ */
+function groupMedians<K>(
+  herd: readonly AnimalHours<K>[],
+  from: number,
+  to: number,
+  value: (k: number, i: number) => number | undefined,
+  settings: ScorerSettings,
+  fallback: number | undefined,
+  q = settings.groupQuantile,
+  usualHours = 0,
+): (number | undefined)[][] {
+  const groups = new Map<string, number[]>()
+  herd.forEach((a, k) => groups.set(a.group ?? '', [...(groups.get(a.group ?? '') ?? []), k]))
+  const start = Math.max(0, from - usualHours)
+  const levels = new Map<string, (number | undefined)[]>([...groups.keys()].map((g) => [g, new Array(to + 1)]))
+  // Each group's values of an index in an array reused from index to index; the farm's level only when a group
+  // has too few values of its own.
+  const memberLists = [...groups.values()]
+  const series = [...levels.values()]
+  const byGroup = memberLists.map(() => [] as number[])
+  for (let i = start; i <= to; i++) {
+    let count = 0
+    memberLists.forEach((members, g) => {
+      const values = byGroup[g]!
+      values.length = 0
+      for (const k of members) {
+        const v = value(k, i)
+        if (v !== undefined) values.push(v)
+      }
+      count += values.length
+    })
+    let farm: number | undefined | null = null
+    byGroup.forEach((values, g) => {
+      if (values.length >= settings.groupMinAnimals) series[g]![i] = quantile(values, q)
+      else {
+        if (farm === null) farm = count >= settings.groupMinAnimals ? quantile(byGroup.flat(), q) : undefined
+        series[g]![i] = farm
+      }
+    })
+  }
+  const out = herd.map(() => new Array<number | undefined>(to + 1))
+  for (const [name, members] of groups) {
+    const series = levels.get(name)!
+    const level = new Array<number | undefined>(to + 1)
+    for (let i = from; i <= to; i++) {
+      const v = series[i]
+      if (v === undefined || usualHours === 0) {
+        level[i] = v ?? fallback
+        continue
+      }
+      const before: number[] = []
+      for (let j = i - DAY_HOURS; j >= Math.max(start, i - usualHours); j -= DAY_HOURS)
+        if (series[j] !== undefined) before.push(series[j]!)
+      const usual = before.length >= 3 ? median(before) : undefined
+      level[i] = usual === undefined || usual <= 0 ? fallback : v / usual
+    }
+    for (const k of members) out[k] = level
+  }
+  return out
 }
