@@ -64,6 +64,13 @@ export const DETECTION_WINDOWS = {
   lameness: { fromDays: 2, toDays: 21, minObservedDays: 14 },
 } as const
 
+/**
+ * Earliness apart from the detection window: the share of lameness episodes whose first alarm after onset starts
+ * within this many days of it (a farmer wants a lame animal seen in days). Unlike the detection window it counts an
+ * alarm in the first 2 days too: an acute lameness can show that soon.
+ */
+export const EARLY_LAMENESS_DAYS = 7
+
 /** A heat has a record when a weaning 2-10 days or a service 15-30 days before its onset makes it expected. */
 export function heatHasRecord(records: AnimalRecords, onset: number): boolean {
   const since = (times: readonly number[]) => times.map((t) => (onset - t) / DAY_MS)
@@ -100,6 +107,8 @@ export interface ClassReport {
   perEpisode: number | null
   /** Hours from the first alarm to the episode's onset: before it is positive (birth), after it negative. */
   leadHours: { median: number | null; ci: Interval95; min: number | null; max: number | null }
+  /** Lameness: episodes whose first alarm after onset starts within EARLY_LAMENESS_DAYS of it (null otherwise). */
+  early: { withinDays: number; detected: number; share: number | null; ci: Interval95 } | null
   falseAlarms: number
   /** Animal-months the false alarms were counted over (sows only for birth and heat), outside confounders. */
   animalMonths: number
@@ -406,6 +415,7 @@ export function measure(
     const leads: number[] = []
     let detected = 0
     let late = 0
+    let early = 0
     const counted = episodes[type].filter((e) => e.counted && !e.tags.includes('silent'))
     const subsets: ClassReport['subsets'] = {}
     const subset = (tag: string, hit: boolean) => {
@@ -418,6 +428,8 @@ export function measure(
       const first = list.find(([start]) => start >= e.detectFrom && start <= e.detectTo)
       for (const tag of e.tags) subset(tag, first !== undefined)
       if (e.tags.includes('silent')) continue
+      const earlyTo = e.onset + EARLY_LAMENESS_DAYS * DAY_MS
+      if (list.some(([start]) => start >= e.onset && start <= earlyTo)) early++
       if (first) {
         detected++
         leads.push((e.onset - first[0]) / HOUR_MS)
@@ -476,6 +488,15 @@ export function measure(
         min: leads.length === 0 ? null : round1(leads[0]!),
         max: leads.length === 0 ? null : round1(leads.at(-1)!),
       },
+      early:
+        type === 'lameness'
+          ? {
+              withinDays: EARLY_LAMENESS_DAYS,
+              detected: early,
+              share: counted.length === 0 ? null : round2(early / counted.length),
+              ci: round2Pair(wilson(early, counted.length)),
+            }
+          : null,
       falseAlarms,
       animalMonths: round1(animalMonths),
       falseAlarmsPerAnimalMonth: round2(falseAlarms / animalMonths),

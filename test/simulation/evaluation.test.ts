@@ -311,5 +311,10 @@ describe('the evaluation', () => {
       assert.ok(calibration !== null && calibrationCI !== null, kind)
       assert.ok(0 <= calibrationCI[0] && calibrationCI[0] <= calibrationCI[1] && calibrationCI[1] <= 1, kind)
     }
+    // Lameness's earliness apart: episodes first alarmed within 7 days of onset, with their interval.
+    const { early, episodes } = report.scorer.lameness
+    assert.ok(early !== null && early.withinDays === 7 && early.detected <= episodes, JSON.stringify(early))
+    assert.ok(early.ci !== null && early.ci[0] <= (early.share ?? 0) && (early.share ?? 0) <= early.ci[1])
+    assert.equal(report.scorer.birth.early, null)
   })
 })

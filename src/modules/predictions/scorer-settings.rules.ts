@@ -215,10 +215,10 @@ export const SCORER: ScorerSettings = {
     ownHeat: { heldHours: 12, currentDays: 3, dueFromDay: 14, dueToDay: 26, dueFactor: 0.8 },
   },
   lameness: {
-    recentDays: 4,
+    recentDays: 3,
     baselineFromDay: 12,
     baselineToDay: 20,
-    threshold: 0.18,
+    threshold: 0.2,
     persistHours: 12,
     temperatureShiftC: 0.5,
   },
