@@ -12,6 +12,7 @@ import {
   heatThreshold,
   heatShortFactor,
   heatRatio,
+  heatShrunk,
   groupSharesHeat,
   heatBaselineStart,
   weaningUnsettled,
@@ -66,6 +67,28 @@ describe('heat: the rise of activity', () => {
       'half the window needed',
     )
     assert.equal(heatRatio([], 12, 7), undefined)
+  })
+
+  it('heat ratio: a window with data in fewer of its hours is shrunk by that too (partialShrink)', () => {
+    const hour = (activity: number) => ({ activity, usual: 0.1, usualDays: 7 })
+    const ratio = (n: number, partialShrink: boolean) =>
+      heatRatio(
+        Array.from({ length: n }, () => hour(0.13)),
+        24,
+        7,
+        { ...SCORER, heat: { ...SCORER.heat, partialShrink } },
+      )!
+    assert.ok(Math.abs(ratio(24, true) - ratio(24, false)) < 1e-12, 'a full window as before')
+    const raw = ratio(12, false)
+    assert.ok(Math.abs(ratio(12, true) - (1 + (raw - 1) / Math.SQRT2)) < 1e-12, 'half the hours: a rise over √2')
+    assert.ok(ratio(18, true) > ratio(12, true) && ratio(18, true) < ratio(18, false))
+  })
+
+  it('heat shrunk: towards 1 by the spread that few baseline days and few hours add', () => {
+    assert.equal(heatShrunk(1.3, 7, 7), 1.3)
+    assert.ok(Math.abs(heatShrunk(1.3, 1, 7) - (1 + 0.3 / Math.sqrt(2 / (8 / 7)))) < 1e-12)
+    assert.ok(Math.abs(heatShrunk(1.3, 7, 7, 2) - (1 + 0.3 / Math.SQRT2)) < 1e-12)
+    assert.ok(Math.abs(heatShrunk(0.8, 7, 7, 2) - (1 - 0.2 / Math.SQRT2)) < 1e-12, 'a fall shrunk alike')
   })
 
   it('says a group shares a heat when at least half of its animals with data expect one', () => {
@@ -197,18 +220,25 @@ describe('heat: the baseline of a weaned sow that had not settled', () => {
       asked = [w, from]
       return true
     }
-    assert.equal(heatBaselineStart(weaned, t, unsettled), weaning + settleHours * HOUR)
+    assert.deepEqual(heatBaselineStart(weaned, t, unsettled), {
+      start: weaning + settleHours * HOUR,
+      settledOnly: true,
+    })
     assert.deepEqual(asked, [weaning, weaning + settleHours * HOUR])
-    assert.equal(
+    assert.deepEqual(
       heatBaselineStart(weaned, t, () => false),
-      weaning,
+      { start: weaning, settledOnly: false },
     )
-    assert.equal(
+    assert.deepEqual(
       heatBaselineStart(records({ weanings: [1], births: [26] }), t, unsettled),
-      t - DAY,
+      { start: t - DAY, settledOnly: false },
       'not yet settleHours since',
     )
-    assert.equal(heatBaselineStart(records({ births: [5] }), t, unsettled), t - 5 * DAY, 'a farrowing, not a weaning')
-    assert.equal(heatBaselineStart(NO_RECORDS, t, unsettled), -Infinity)
+    assert.deepEqual(
+      heatBaselineStart(records({ births: [5] }), t, unsettled),
+      { start: t - 5 * DAY, settledOnly: false },
+      'a farrowing, not a weaning',
+    )
+    assert.deepEqual(heatBaselineStart(NO_RECORDS, t, unsettled), { start: -Infinity, settledOnly: false })
   })
 })

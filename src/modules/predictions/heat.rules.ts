@@ -155,8 +155,16 @@ export function heatRatio(
   const floor = (window.length * settings.activityFloor) / 4
   const ratio = (window.reduce((a, h) => a + h.activity, 0) + floor) / (window.reduce((a, h) => a + h.usual, 0) + floor)
   const days = window.reduce((a, h) => a + h.usualDays, 0) / window.length
-  const widen = Math.sqrt((1 + 1 / days) / (1 + 1 / fullBaselineDays))
-  return 1 + (ratio - 1) / widen
+  const fill = settings.heat.partialShrink ? hours / window.length : 1
+  return heatShrunk(ratio, days, fullBaselineDays, fill)
+}
+
+/**
+ * A ratio against a usual of `days` baseline days (of `fullBaselineDays`), over `fill` x fewer hours than its
+ * window's, shrunk towards 1 by how much both widen its spread, taking a day's and a window's variation alike.
+ */
+export function heatShrunk(ratio: number, days: number, fullBaselineDays: number, fill = 1): number {
+  return 1 + (ratio - 1) / Math.sqrt((fill * (1 + 1 / days)) / (1 + 1 / fullBaselineDays))
 }
 
 /** Whether a group shares a heat its records expect: at least half of its animals with data (flags) expect one. */
@@ -174,21 +182,28 @@ export function weaningUnsettled(settling: number, settled: number, settings: Sc
   return settling + floor > settings.heat.settleRise * (settled + floor)
 }
 
+/** Where a heat baseline's hours may begin, and whether that is later than the phase's start (see heatBaselineStart). */
+export interface HeatBaselineStart {
+  start: number
+  settledOnly: boolean
+}
+
 /**
  * Where a heat baseline's hours may begin at t: the current phase's start (phaseStart), and after a weaning, when
  * the sow had not settled in the settleHours after it (`unsettled(weaning, settledFrom)`, see weaningUnsettled),
- * only from then on: those hours are no usual day and would hide the heat that follows. -Infinity without a phase.
+ * only from then on (`settledOnly`): those hours are no usual day and would hide the heat that follows. -Infinity
+ * without a phase.
  */
 export function heatBaselineStart(
   records: AnimalRecords,
   t: number,
   unsettled: (weaning: number, settledFrom: number) => boolean,
   settings: ScorerSettings = SCORER,
-): number {
+): HeatBaselineStart {
   const start = phaseStart(records, t)
-  if (start === undefined) return -Infinity
+  if (start === undefined) return { start: -Infinity, settledOnly: false }
   const settledFrom = start + settings.heat.settleHours * HOUR_MS
   return latestBefore(records.weanings, t) === start && settledFrom <= t && unsettled(start, settledFrom)
-    ? settledFrom
-    : start
+    ? { start: settledFrom, settledOnly: true }
+    : { start, settledOnly: false }
 }

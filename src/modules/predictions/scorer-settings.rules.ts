@@ -129,6 +129,8 @@ export interface ScorerSettings {
      * dueFactor (ownHeatDue). Null: not read.
      */
     ownHeat: { heldHours: number; currentDays: number; dueFromDay: number; dueToDay: number; dueFactor: number } | null
+    /** A window with data in fewer of its hours is noisier: its rise is shrunk by that too (heatRatio). */
+    partialShrink: boolean
   }
   /** The last recentDays days against days baselineFromDay-baselineToDay back; alarm at a decline of `threshold`. */
   lameness: {
@@ -213,6 +215,7 @@ export const SCORER: ScorerSettings = {
     settleRise: 1.25,
     settledMinDays: 1,
     ownHeat: { heldHours: 12, currentDays: 3, dueFromDay: 14, dueToDay: 26, dueFactor: 0.8 },
+    partialShrink: true,
   },
   lameness: {
     recentDays: 3,

@@ -227,7 +227,7 @@ export function scoreHerd<K>(
     for (let j = heatFrom; j <= to; j++) {
       const h = a.hours[j]!
       const t = h.hour + HOUR_MS
-      phase[j] = heatBaselineStart(
+      const { start, settledOnly } = heatBaselineStart(
         records[k]!,
         t,
         (weaning, settledFrom) => {
@@ -237,13 +237,13 @@ export function scoreHerd<K>(
         },
         settings,
       )
-      if (!hasData(h) || h.hour < phase[j]!) continue
+      phase[j] = start
+      if (!hasData(h) || h.hour < start) continue
       const same: number[] = []
       for (let d = settings.baseline.fromDay; d <= settings.baseline.toDay; d++) {
         const b = a.hours[j - d * DAY_HOURS]
-        if (hasData(b) && b.hour >= phase[j]!) same.push(b.activity)
+        if (hasData(b) && b.hour >= start) same.push(b.activity)
       }
-      const settledOnly = phase[j] !== (phaseStart(records[k]!, t) ?? -Infinity)
       if (same.length < (settledOnly ? heatSettings.settledMinDays : 2)) continue
       now[j] = h.activity
       usual[j] = same.reduce((x, y) => x + y, 0) / same.length
