@@ -19,11 +19,8 @@ import {
   cycleUnrecorded,
   latestHeldRise,
   ownHeatDue,
-  lactationShape,
-  weanedLevel,
-  weanedUsual,
 } from '../../src/modules/predictions/heat.rules.ts'
-import { DAY, T0, recordsBefore, series, steady } from './scorer-fixtures.ts'
+import { DAY, T0, recordsBefore } from './scorer-fixtures.ts'
 
 describe('heat: the rise of activity', () => {
   it('heat excess: the last 24 h against the mean of the baseline days, needing 2 of them', () => {
@@ -92,40 +89,6 @@ describe('heat: the rise of activity', () => {
     assert.ok(Math.abs(heatShrunk(1.3, 1, 7) - (1 + 0.3 / Math.sqrt(2 / (8 / 7)))) < 1e-12)
     assert.ok(Math.abs(heatShrunk(1.3, 7, 7, 2) - (1 + 0.3 / Math.SQRT2)) < 1e-12)
     assert.ok(Math.abs(heatShrunk(0.8, 7, 7, 2) - (1 - 0.2 / Math.SQRT2)) < 1e-12, 'a fall shrunk alike')
-  })
-
-  it("weaned usual: her own days filled up to a week with her lactation days' shape at her new level", () => {
-    const settings = { ...SCORER, heat: { ...SCORER.heat, weanedShape: { levelMinHours: 24, credit: 0.5 } } }
-    const weaned = weanedUsual([0.2, 0.4], 0.1, 2, 7, settings)!
-    assert.ok(Math.abs(weaned.usual - (0.6 + 5 * 0.2) / 7) < 1e-12)
-    assert.equal(weaned.days, 2 + 0.5 * 5)
-    assert.equal(weanedUsual([0.2, 0.4], undefined, 2, 7, settings), undefined, 'no shape: her own days alone')
-    assert.equal(weanedUsual([0.2, 0.4], 0.1, undefined, 7, settings), undefined, 'no level: her own days alone')
-    assert.equal(weanedUsual([1, 1, 1, 1, 1, 1, 1], 0.1, 2, 7, settings), undefined, 'a full week needs no shape')
-    assert.equal(
-      weanedUsual([0.2], 0.1, 2, 7, { ...settings, heat: { ...settings.heat, weanedShape: null } }),
-      undefined,
-    )
-  })
-
-  it("lactation shape: after a weaning, the same hour's mean on the week before it", () => {
-    // Lactation at half the pen's level, weaned on day 20: the shape keeps the hours' pattern at lactation's level.
-    const hours = series(32, (i) => (i < 20 * 24 ? steady(i) / 2 : steady(i)))
-    const shape = lactationShape(hours, [T0 + 20 * DAY], 0, hours.length - 1)
-    assert.equal(shape[19 * 24], undefined, 'none before the weaning')
-    assert.equal(shape[22 * 24 + 10], 0.06)
-    assert.equal(shape[22 * 24 + 2], 0.02)
-    assert.equal(shape[29 * 24 + 10], 0.06)
-    assert.equal(shape[30 * 24], undefined, 'none from 10 days after it')
-    assert.equal(lactationShape(hours, [], 0, hours.length - 1)[22 * 24], undefined, 'none without a weaning')
-  })
-
-  it("weaned level: her activity over the phase's hours against her lactation shape's, from levelMinHours of them", () => {
-    const settings = { ...SCORER, heat: { ...SCORER.heat, weanedShape: { levelMinHours: 24, credit: 0 } } }
-    const floor = (24 * SCORER.activityFloor) / 4
-    assert.ok(Math.abs(weanedLevel(6, 3, 24, settings)! - (6 + floor) / (3 + floor)) < 1e-12)
-    assert.equal(weanedLevel(6, 3, 23, settings), undefined, 'too few hours')
-    assert.equal(weanedLevel(6, 0, 24, settings), undefined, 'no shape')
   })
 
   it('says a group shares a heat when at least half of its animals with data expect one', () => {

@@ -1,5 +1,5 @@
 // Heat: a rise of activity for a day or two, expected after weaning and after a service that did not hold.
-import { DAY_HOURS, DAY_MS, HOUR_MS, hasData, type HourSummary } from './hour-summaries.rules.ts'
+import { HOUR_MS } from './hour-summaries.rules.ts'
 import { SCORER, type ScorerSettings } from './scorer-settings.rules.ts'
 import {
   CRATE_WINDOW_DAYS,
@@ -206,66 +206,4 @@ export function heatBaselineStart(
   return latestBefore(records.weanings, t) === start && settledFrom <= t && unsettled(start, settledFrom)
     ? { start: settledFrom, settledOnly: true }
     : { start, settledOnly: false }
-}
-
-/**
- * A weaned sow's usual at an hour from her own baseline days in the phase (`own`, fewer than `fullBaselineDays`)
- * and her lactation days' usual at that hour (`shape`) scaled by her new level (`level`, see
- * SCORER.heat.weanedShape): the shape fills the days she lacks. With it, how many baseline days the usual counts as
- * (her own and the shape's credit); undefined without a shape or level (her own days alone then).
- */
-export function weanedUsual(
-  own: readonly number[],
-  shape: number | undefined,
-  level: number | undefined,
-  fullBaselineDays: number,
-  settings: ScorerSettings = SCORER,
-): { usual: number; days: number } | undefined {
-  const weaned = settings.heat.weanedShape
-  if (weaned === null || shape === undefined || level === undefined || own.length >= fullBaselineDays) return undefined
-  const missing = fullBaselineDays - own.length
-  const usual = (own.reduce((a, b) => a + b, 0) + missing * level * shape) / fullBaselineDays
-  return { usual, days: own.length + weaned.credit * missing }
-}
-
-/**
- * A weaned sow's new level against her lactation days' shape: her activity over the phase's hours (those with a
- * shape) against the shape's over the same hours; undefined with fewer than levelMinHours of them.
- */
-export function weanedLevel(
-  activity: number,
-  shape: number,
-  hours: number,
-  settings: ScorerSettings = SCORER,
-): number | undefined {
-  const weaned = settings.heat.weanedShape
-  if (weaned === null || hours < weaned.levelMinHours || shape <= 0) return undefined
-  const floor = (hours * settings.activityFloor) / 4
-  return (activity + floor) / (shape + floor)
-}
-
-/**
- * For each hour from `from` to `to` within 10 days after a weaning, her usual at that hour of day on her lactation
- * days: the mean of the same hour on the week before the weaning, from 3 of them (undefined elsewhere). The shape a
- * weaned sow's first days are filled up with (SCORER.heat.weanedShape).
- */
-export function lactationShape(
-  hours: readonly HourSummary[],
-  weanings: readonly number[],
-  from: number,
-  to: number,
-): (number | undefined)[] {
-  const shape = new Array<number | undefined>(to + 1)
-  for (let m = from; m <= to; m++) {
-    const hour = hours[m]!.hour
-    const weaning = latestBefore(weanings, hour + HOUR_MS)
-    if (weaning === undefined || hour < weaning || hour >= weaning + 10 * DAY_MS) continue
-    const before: number[] = []
-    for (let d = 1; d <= 17; d++) {
-      const b = hours[m - d * DAY_HOURS]
-      if (hasData(b) && b.hour < weaning && b.hour >= weaning - 7 * DAY_MS) before.push(b.activity)
-    }
-    if (before.length >= 3) shape[m] = before.reduce((x, y) => x + y, 0) / before.length
-  }
-  return shape
 }

@@ -131,14 +131,6 @@ export interface ScorerSettings {
     ownHeat: { heldHours: number; currentDays: number; dueFromDay: number; dueToDay: number; dueFactor: number } | null
     /** A window with data in fewer of its hours is noisier: its rise is shrunk by that too (heatRatio). */
     partialShrink: boolean
-    /**
-     * A weaned sow's usual in her first days after the weaning, when she has fewer baseline days than a week: her
-     * own days filled up to a week with her lactation days' hour-of-day shape (the week before the weaning), scaled
-     * to her new level (her activity in the phase's hours before the baseline's last day against that shape's over
-     * the same hours, from levelMinHours of them). The shape counts as `credit` of a baseline day for each day it
-     * fills (0: the rise is shrunk as for her own days alone). Null: her own days only.
-     */
-    weanedShape: { levelMinHours: number; credit: number } | null
   }
   /** The last recentDays days against days baselineFromDay-baselineToDay back; alarm at a decline of `threshold`. */
   lameness: {
@@ -224,7 +216,6 @@ export const SCORER: ScorerSettings = {
     settledMinDays: 1,
     ownHeat: { heldHours: 12, currentDays: 3, dueFromDay: 14, dueToDay: 26, dueFactor: 0.8 },
     partialShrink: true,
-    weanedShape: { levelMinHours: 24, credit: 1 },
   },
   lameness: {
     recentDays: 3,

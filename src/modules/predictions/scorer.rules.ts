@@ -52,11 +52,8 @@ import {
   heatRuledOut,
   heatShortFactor,
   heatThreshold,
-  lactationShape,
   latestHeldRise,
   ownHeatDue,
-  weanedLevel,
-  weanedUsual,
   weaningUnsettled,
   type HeatHour,
 } from './heat.rules.ts'
@@ -209,7 +206,6 @@ export function scoreHerd<K>(
   // An animal's own last heat (heatSettings.ownHeat) is read from the day-long rises of the days before.
   const ownHeatHours = heatSettings.ownHeat === null ? 0 : heatSettings.ownHeat.dueToDay * DAY_HOURS
   const heatFrom = Math.max(0, from - ownHeatHours - Math.max(heatSettings.hours, heatSettings.shortHours) + 1)
-  const fullBaselineDays = settings.baseline.toDay - settings.baseline.fromDay + 1
   const heatHourly = herd.map((a, k) => {
     // Activity summed from the first hour, for the mean activity between two instants (hours with data).
     const sum = [0]
@@ -224,29 +220,9 @@ export function scoreHerd<K>(
       const n = count[at(toTime)]! - count[at(fromTime)]!
       return n === 0 ? undefined : (sum[at(toTime)]! - sum[at(fromTime)]!) / n
     }
-    // After a weaning, each hour's usual on her lactation days (the week before the weaning; see
-    // SCORER.heat.weanedShape), and sums from the first hour of her activity and of that shape over the hours that
-    // have both, for her new level.
-    const shapeFrom = Math.max(0, heatFrom - 10 * DAY_HOURS)
-    const shape = heatSettings.weanedShape === null ? [] : lactationShape(a.hours, records[k]!.weanings, shapeFrom, to)
-    const shapeSum = new Float64Array(to + 2)
-    const shapeActivity = new Float64Array(to + 2)
-    for (let m = shapeFrom; m <= to; m++) {
-      const both = shape[m] !== undefined && hasData(a.hours[m])
-      shapeSum[m + 1] = shapeSum[m]! + (both ? shape[m]! : 0)
-      shapeActivity[m + 1] = shapeActivity[m]! + (both ? a.hours[m]!.activity : 0)
-    }
-    const shapeHours = new Int32Array(to + 2)
-    for (let m = shapeFrom; m <= to; m++)
-      shapeHours[m + 1] = shapeHours[m]! + (shape[m] !== undefined && hasData(a.hours[m]) ? 1 : 0)
     const now = new Array<number | undefined>(to + 1)
     const usual = new Array<number | undefined>(to + 1)
     const usualDays = new Array<number>(to + 1).fill(0)
-    // The day-long window's usual: after a weaning, her own days filled up with her lactation days' shape
-    // (SCORER.heat.weanedShape). The 12-h window keeps her own days: at its low bar a steadier usual moved its alarms
-    // earlier onto the noise of the days before the heat.
-    const dayUsual = new Array<number | undefined>(to + 1)
-    const dayUsualDays = new Array<number>(to + 1).fill(0)
     const phase = new Array<number>(to + 1).fill(-Infinity)
     for (let j = heatFrom; j <= to; j++) {
       const h = a.hours[j]!
@@ -268,45 +244,19 @@ export function scoreHerd<K>(
         const b = a.hours[j - d * DAY_HOURS]
         if (hasData(b) && b.hour >= start) same.push(b.activity)
       }
-      let weaned: { usual: number; days: number } | undefined
-      if (
-        shape[j] !== undefined &&
-        same.length >= 1 &&
-        phaseStart(records[k]!, t) === latestBefore(records[k]!.weanings, t)
-      ) {
-        // Her new level: the phase's hours up to the baseline's last day (none of the hours a heat window reads).
-        const levelFrom = Math.max(shapeFrom, at(start))
-        const levelTo = j - settings.baseline.fromDay * DAY_HOURS + 1
-        const level =
-          levelTo > levelFrom
-            ? weanedLevel(
-                shapeActivity[levelTo]! - shapeActivity[levelFrom]!,
-                shapeSum[levelTo]! - shapeSum[levelFrom]!,
-                shapeHours[levelTo]! - shapeHours[levelFrom]!,
-                settings,
-              )
-            : undefined
-        weaned = weanedUsual(same, shape[j], level, fullBaselineDays, settings)
-      }
-      const ownDays = same.length >= (settledOnly ? heatSettings.settledMinDays : 2)
-      if (!ownDays && weaned === undefined) continue
+      if (same.length < (settledOnly ? heatSettings.settledMinDays : 2)) continue
       now[j] = h.activity
-      if (ownDays) {
-        usual[j] = same.reduce((x, y) => x + y, 0) / same.length
-        usualDays[j] = same.length
-      }
-      dayUsual[j] = weaned?.usual ?? usual[j]
-      dayUsualDays[j] = weaned?.days ?? usualDays[j]!
+      usual[j] = same.reduce((x, y) => x + y, 0) / same.length
+      usualDays[j] = same.length
     }
-    return { now, usual, usualDays, dayUsual, dayUsualDays, phase }
+    return { now, usual, usualDays, phase }
   })
+  const fullBaselineDays = settings.baseline.toDay - settings.baseline.fromDay + 1
   const heatRise = (k: number, i: number, hours: number) => {
-    const { now, phase, ...hourly } = heatHourly[k]!
-    const [usual, usualDays] =
-      hours === heatSettings.hours ? [hourly.dayUsual, hourly.dayUsualDays] : [hourly.usual, hourly.usualDays]
+    const { now, usual, usualDays, phase } = heatHourly[k]!
     const window: HeatHour[] = []
     for (let j = i - hours + 1; j <= i; j++)
-      if (now[j] !== undefined && usual[j] !== undefined && herd[k]!.hours[j]!.hour >= phase[i]!)
+      if (now[j] !== undefined && herd[k]!.hours[j]!.hour >= phase[i]!)
         window.push({ activity: now[j]!, usual: usual[j]!, usualDays: usualDays[j]! })
     return heatRatio(window, hours, fullBaselineDays, settings)
   }
