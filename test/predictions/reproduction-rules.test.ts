@@ -10,6 +10,7 @@ import {
   phaseStart,
   crateMoveIndex,
   crateEntryIndex,
+  unrecordedCrateMoves,
   withInferredWeanings,
 } from '../../src/modules/predictions/reproduction.rules.ts'
 import { DAY, T0, recordsBefore } from './scorer-fixtures.ts'
@@ -76,5 +77,38 @@ describe('what the movement between nodes says', () => {
     assert.deepEqual(withInferredWeanings(recorded, movement, hours, 0, hours.length - 1, rise), recorded)
     const small = hours.map((_, e) => (e < 10 * 24 ? 0.01 : 0.04))
     assert.deepEqual(withInferredWeanings(NO_RECORDS, small, hours, 0, hours.length - 1, rise).weanings, [])
+  })
+
+  it('reads a move into the crate without a service record from a drop of movement held for a day, not the pen\'s', () => {
+    const rule = { drop: 0.5, heldHours: 24, groupKept: 0.75 }
+    const movement: (number | undefined)[] = Array.from({ length: 30 * 24 }, (_, e) => (e >= 15 * 24 ? 0.1 : 0.4))
+    const kept: (number | undefined)[] = movement.map(() => 1)
+    assert.deepEqual(unrecordedCrateMoves(movement, kept, 10 * 24, 30 * 24 - 1, rule, 100 * 24), [
+      { entry: 15 * 24 - 11, shows: 16 * 24 },
+    ])
+    assert.deepEqual(
+      unrecordedCrateMoves(movement, kept, 10 * 24, 16 * 24 - 1, rule, 100 * 24),
+      [],
+      'not before it has held for heldHours',
+    )
+    const quietDay = movement.map((_, e) => (e >= 15 * 24 && e < 15 * 24 + 12 ? 0.1 : 0.4))
+    assert.deepEqual(unrecordedCrateMoves(quietDay, kept, 10 * 24, 30 * 24 - 1, rule, 100 * 24), [], 'a quiet day')
+    const pen = movement.map((_, e) => (e >= 15 * 24 ? 0.3 : 1))
+    assert.deepEqual(unrecordedCrateMoves(movement, pen, 10 * 24, 30 * 24 - 1, rule, 100 * 24), [], "the pen's drop")
+    const unknown = movement.map(() => undefined)
+    assert.equal(unrecordedCrateMoves(movement, unknown, 10 * 24, 30 * 24 - 1, rule, 100 * 24).length, 1)
+  })
+
+  it('reads no second move without a service record within the gap after one', () => {
+    const rule = { drop: 0.5, heldHours: 24, groupKept: 0.75 }
+    // In the crate from day 12 to day 20, back in the pen, in a crate again from day 40.
+    const movement = Array.from({ length: 60 * 24 }, (_, e) =>
+      (e >= 12 * 24 && e < 20 * 24) || e >= 40 * 24 ? 0.1 : 0.4,
+    )
+    const kept = movement.map(() => 1)
+    const entries = (gapDays: number) =>
+      unrecordedCrateMoves(movement, kept, 9 * 24, 60 * 24 - 1, rule, gapDays * 24).map((m) => m.entry)
+    assert.deepEqual(entries(100), [12 * 24 - 11])
+    assert.deepEqual(entries(20), [12 * 24 - 11, 40 * 24 - 11])
   })
 })

@@ -121,3 +121,40 @@ export function withInferredWeanings(
     ? records
     : { ...records, weanings: [...records.weanings, ...inferred].sort((a, b) => a - b) }
 }
+
+/** A move into the farrowing crate read from the data alone: dated `entry` (as crateEntryIndex), known from `shows`. */
+export interface CrateMove {
+  entry: number
+  shows: number
+}
+
+/**
+ * Moves into the crate of a sow whose service no record gives, read from the data alone: a day block (24 h ending at
+ * an hour) whose movement between nodes fell below `drop` x its usual (days 2-8 before it) and the block `heldHours`
+ * later still below that usual (a move, not a quiet day), while `groupRatio` (her group's movement against its usual
+ * at that block; undefined: not known) stayed at `groupKept` or more (not the pen's gateway or the pen itself).
+ * Dated half a day before the block's end, as crateEntryIndex, and known only once the later block has ended; none
+ * within `gapHours` of the previous (she stays in the crate through lactation, then leaves it).
+ */
+export function unrecordedCrateMoves(
+  movement: readonly (number | undefined)[],
+  groupRatio: readonly (number | undefined)[],
+  fromIndex: number,
+  toIndex: number,
+  rule: { drop: number; heldHours: number; groupKept: number },
+  gapHours: number,
+): CrateMove[] {
+  const moves: CrateMove[] = []
+  for (let e = Math.max(fromIndex, 8 * DAY_HOURS); e + rule.heldHours <= toIndex; e++) {
+    const now = movement[e]
+    const later = movement[e + rule.heldHours]
+    if (now === undefined || later === undefined) continue
+    const usual = usualMovement(movement, e)
+    if (usual === undefined || usual <= 0 || now >= rule.drop * usual || later >= rule.drop * usual) continue
+    const group = groupRatio[e]
+    if (group !== undefined && group < rule.groupKept) continue
+    moves.push({ entry: e - DAY_HOURS / 2 + 1, shows: e + rule.heldHours })
+    e += gapHours
+  }
+  return moves
+}

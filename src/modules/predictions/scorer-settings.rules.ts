@@ -78,6 +78,24 @@ export interface ScorerSettings {
        */
       lastDay: { hours: number; reference: number; threshold: number; warmC: number } | null
     }
+    /**
+     * On a farm that records no service, what the records would have said, read from the data (see
+     * unrecordedCrateMoves): a move into the crate is a drop of movement between nodes below `drop` x its usual that
+     * is still below it heldHours later, while the group's movement stays above groupKept x its usual (not its
+     * gateway out of reach). From when it shows to dueDays after it she is due: the short and last-day CUSUMs run
+     * against her crate days, and the long CUSUM's bar is the threshold x dueFactor. From then to quietDays after
+     * the move, and quietDays after a weaning read from the data (leaving the crate), she has farrowed: no birth
+     * alarm. Elsewhere the long CUSUM's bar is the threshold x unseenFactor. Null: none of this.
+     */
+    unrecorded: {
+      drop: number
+      heldHours: number
+      groupKept: number
+      dueDays: number
+      dueFactor: number
+      quietDays: number
+      unseenFactor: number
+    } | null
   }
   /** The group's level is this quantile of its animals' (not the median), so that a share of a group can share an event. */
   groupQuantile: number
@@ -198,6 +216,7 @@ export const SCORER: ScorerSettings = {
       meals: true,
       lastDay: { hours: 12, reference: 1.2, threshold: 2, warmC: 0.2 },
     },
+    unrecorded: { drop: 0.5, heldHours: 24, groupKept: 0.75, dueDays: 10, dueFactor: 0.75, quietDays: 100, unseenFactor: 1 },
   },
   groupQuantile: 0.4,
   heat: {

@@ -31,7 +31,7 @@ import {
   type ScorerSettings,
 } from './scorer-settings.rules.ts'
 import { alarmLevel, calibratedProbability, probabilityOf } from './calibration.rules.ts'
-import { expectedActivity, median, quantile } from './baselines.rules.ts'
+import { expectedActivity, median, quantile, usualMovement } from './baselines.rules.ts'
 import {
   CRATE_WINDOW_DAYS,
   crateEntryIndex,
@@ -39,6 +39,7 @@ import {
   latestBefore,
   phaseStart,
   reproductiveState,
+  unrecordedCrateMoves,
   withInferredWeanings,
   type AnimalRecords,
 } from './reproduction.rules.ts'
@@ -371,6 +372,50 @@ export function scoreHerd<K>(
     }
     return out
   })
+  // On a farm that records no service, the moves into the crate read from the data alone: a sow is due from when
+  // her move shows, and has farrowed once her due days have passed or she left the crate (a weaning read from the data).
+  const unrecorded = farmKeepsRecords ? null : birthSettings.unrecorded
+  const groupMovement = unrecorded
+    ? groupMedians(
+        herd,
+        dayFrom,
+        to,
+        (k, e) => {
+          const now = dayMovement[k]![e]
+          const usual = usualMovement(dayMovement[k]!, e)
+          return now === undefined || usual === undefined || usual <= 0 ? undefined : now / usual
+        },
+        settings,
+        undefined,
+        0.5,
+      )
+    : []
+  const dataMoveAt = herd.map((_, k) => {
+    const out = new Array<number | undefined>(to + 1)
+    if (!unrecorded) return out
+    const moves = unrecordedCrateMoves(
+      dayMovement[k]!,
+      groupMovement[k]!,
+      dayFrom,
+      to,
+      unrecorded,
+      unrecorded.quietDays * DAY_HOURS,
+    )
+    for (const move of moves) for (let i = Math.max(0, move.shows); i <= to; i++) out[i] = move.entry
+    return out
+  })
+  const dataDue = (k: number, i: number) =>
+    unrecorded !== null && dataMoveAt[k]![i] !== undefined && i <= dataMoveAt[k]![i]! + unrecorded.dueDays * DAY_HOURS
+  const dataQuiet = (k: number, i: number, t: number) => {
+    if (!unrecorded) return false
+    const entry = dataMoveAt[k]![i]
+    const sinceWeaning = reproductiveState(records[k]!, t).sinceWeaning
+    return (
+      (entry !== undefined && i > entry + unrecorded.dueDays * DAY_HOURS && i <= entry + unrecorded.quietDays * DAY_HOURS) ||
+      (sinceWeaning !== undefined && sinceWeaning <= unrecorded.quietDays)
+    )
+  }
+  for (let k = 0; k < herd.length; k++) for (let i = shortFrom; i <= to; i++) if (dataDue(k, i)) dueAt[k]![i] = true
   const recentBaseline = { ...settings, baseline: { ...settings.baseline, toDay: short.recentToDay, minHours: 3 } }
   // The move into the crate before each recorded service's farrowing, from the data (the first from crate.fromDay).
   const crateEntries = herd.map((a, k) => {
@@ -389,7 +434,7 @@ export function scoreHerd<K>(
   })
   const crateExpected = (k: number, j: number) => {
     const service = latestBefore(records[k]!.services, herd[k]!.hours[j]!.hour + HOUR_MS)
-    const entry = service === undefined ? undefined : crateEntries[k]!.get(service)
+    const entry = service === undefined ? dataMoveAt[k]![j] : crateEntries[k]!.get(service)
     if (entry === undefined || entry > j || !short.crate) return undefined
     const values: number[] = []
     for (let day = 1; day <= short.recentToDay; day++)
@@ -449,8 +494,9 @@ export function scoreHerd<K>(
         sinceService === undefined ? undefined : dueDaysSince(sinceService, settings),
         settings,
       )
+      const unrecordedFactor = unrecorded ? (dataDue(k, i) ? unrecorded.dueFactor : unrecorded.unseenFactor) : 1
       const birthThresholdNow =
-        birthThreshold(records[k]!, t, settings) * (warm ? birthSettings.warmFactor : 1) * dueBar
+        birthThreshold(records[k]!, t, settings) * (warm ? birthSettings.warmFactor : 1) * dueBar * unrecordedFactor
       const shortRecent: (number | undefined)[] = []
       if (dueAt[k]![i])
         for (let j = Math.max(0, i - short.hours + 1); j <= i; j++)
@@ -473,7 +519,7 @@ export function scoreHerd<K>(
         settings,
       )
       const birthP =
-        birthRuledOut(records[k]!, t, settings) || persistent || tagOff
+        birthRuledOut(records[k]!, t, settings) || dataQuiet(k, i, t) || persistent || tagOff
           ? 0
           : Math.max(probabilityOf(birthCusum(recent, settings), birthThresholdNow), shortP, lastDayP)
 
