@@ -11,6 +11,8 @@ import {
   birthThreshold,
   lastDayCusum,
   lastDayProbability,
+  unrecordedBirthFactor,
+  unrecordedBirthState,
 } from '../../src/modules/predictions/birth.rules.ts'
 import { DAY, T0, recordsBefore } from './scorer-fixtures.ts'
 
@@ -97,5 +99,33 @@ describe("birth: what the farm's records change", () => {
     assert.equal(birthRuledOut(records({ births: [quietAfterBirthDays - 1] }), t), true)
     assert.equal(birthRuledOut(records({ births: [quietAfterBirthDays + 1] }), t), false)
     assert.equal(birthRuledOut(records({ births: [150], services: [114] }), t), false, 'due again')
+  })
+})
+
+describe('birth on a farm that records no service', () => {
+  const rule = { dueDays: 10, quietDays: 18 }
+  const h = 24
+  it('is due from the move read from the data to dueDays after it, farrowed to quietDays after it', () => {
+    assert.equal(unrecordedBirthState(undefined, 100 * h, undefined, rule), 'unseen')
+    assert.equal(unrecordedBirthState(90 * h, 91 * h, undefined, rule), 'due')
+    assert.equal(unrecordedBirthState(90 * h, 100 * h, undefined, rule), 'due')
+    assert.equal(unrecordedBirthState(90 * h, 101 * h, undefined, rule), 'farrowed')
+    assert.equal(unrecordedBirthState(90 * h, 109 * h, undefined, rule), 'unseen')
+  })
+
+  it('has farrowed within quietDays after a weaning read from the data, a move then being none', () => {
+    assert.equal(unrecordedBirthState(undefined, 100 * h, 5, rule), 'farrowed')
+    assert.equal(unrecordedBirthState(99 * h, 100 * h, 5, rule), 'farrowed')
+    assert.equal(unrecordedBirthState(undefined, 100 * h, 19, rule), 'unseen')
+  })
+
+  it('lowers the bar while due, raises it where no move shows, rules a birth out once farrowed', () => {
+    const u = SCORER.birth.unrecorded!
+    assert.deepEqual(unrecordedBirthFactor('due'), { factor: u.dueFactor, ruledOut: false })
+    assert.deepEqual(unrecordedBirthFactor('unseen'), { factor: u.unseenFactor, ruledOut: false })
+    assert.equal(unrecordedBirthFactor('farrowed').ruledOut, true)
+    assert.deepEqual(unrecordedBirthFactor(undefined), { factor: 1, ruledOut: false }, 'a farm that keeps records')
+    const without = { ...SCORER, birth: { ...SCORER.birth, unrecorded: null } }
+    assert.deepEqual(unrecordedBirthFactor('farrowed', without), { factor: 1, ruledOut: false })
   })
 })

@@ -79,7 +79,7 @@ describe('what the movement between nodes says', () => {
     assert.deepEqual(withInferredWeanings(NO_RECORDS, small, hours, 0, hours.length - 1, rise).weanings, [])
   })
 
-  it('reads a move into the crate without a service record from a drop of movement held for a day, not the pen\'s', () => {
+  it("reads a move into the crate without a service record from a drop of movement held for a day, not the pen's", () => {
     const rule = { drop: 0.5, heldHours: 24, groupKept: 0.75 }
     const movement: (number | undefined)[] = Array.from({ length: 30 * 24 }, (_, e) => (e >= 15 * 24 ? 0.1 : 0.4))
     const kept: (number | undefined)[] = movement.map(() => 1)

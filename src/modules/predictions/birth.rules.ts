@@ -2,6 +2,7 @@
 import { SCORER, dueDaysSince, type ScorerSettings } from './scorer-settings.rules.ts'
 import { probabilityOf } from './calibration.rules.ts'
 import { reproductiveState, type AnimalRecords } from './reproduction.rules.ts'
+import { DAY_HOURS } from './hour-summaries.rules.ts'
 
 /**
  * Birth: a one-sided CUSUM (Page 1954) of ln(ratio / reference) over hourly ratios (oldest first; undefined =
@@ -38,6 +39,38 @@ export function birthThreshold(records: AnimalRecords, t: number, settings: Scor
 export function birthRuledOut(records: AnimalRecords, t: number, settings: ScorerSettings = SCORER): boolean {
   const { sinceBirth } = reproductiveState(records, t)
   return sinceBirth !== undefined && sinceBirth < settings.birth.quietAfterBirthDays
+}
+
+/**
+ * On a farm that records no service, where a sow stands by what her data say (SCORER.birth.unrecorded): `due` from
+ * when her move into the crate shows (`entry`, an hour index, known at `index`; undefined: none read) to dueDays
+ * after the move; `farrowed` from then to quietDays after it, and quietDays after a weaning read from the data
+ * (`sinceWeaning`, days; a move then is none), as she stays in the crate to nurse and is no nest builder when she
+ * leaves it; `unseen`
+ * otherwise (no move read: she may be pregnant, but nothing says she is due).
+ */
+export function unrecordedBirthState(
+  entry: number | undefined,
+  index: number,
+  sinceWeaning: number | undefined,
+  rule: { dueDays: number; quietDays: number },
+): 'due' | 'farrowed' | 'unseen' {
+  if (sinceWeaning !== undefined && sinceWeaning <= rule.quietDays) return 'farrowed'
+  const sinceMove = entry === undefined ? undefined : (index - entry) / DAY_HOURS
+  if (sinceMove !== undefined && sinceMove <= rule.dueDays) return 'due'
+  if (sinceMove !== undefined && sinceMove <= rule.quietDays) return 'farrowed'
+  return 'unseen'
+}
+
+/** The birth thresholds' factor and whether a birth is ruled out, by unrecordedBirthState; none without the rule. */
+export function unrecordedBirthFactor(
+  state: 'due' | 'farrowed' | 'unseen' | undefined,
+  settings: ScorerSettings = SCORER,
+): { factor: number; ruledOut: boolean } {
+  const rule = settings.birth.unrecorded
+  if (!rule || state === undefined) return { factor: 1, ruledOut: false }
+  if (state === 'farrowed') return { factor: 1, ruledOut: true }
+  return { factor: state === 'due' ? rule.dueFactor : rule.unseenFactor, ruledOut: false }
 }
 
 /**
@@ -86,6 +119,11 @@ export function birthSummary(settings: ScorerSettings): string {
       ? `, and while her ear is ${birth.short.lastDay.warmC} °C warmer than usual (the last day) one over ${birth.short.lastDay.hours} h ` +
         `above ${birth.short.lastDay.reference}x, alarm at ${birth.short.lastDay.threshold} (a weak nester's small rise, sustained over hours) `
       : ' ') +
+    (birth.unrecorded
+      ? `; on a farm that records no service, a move into the crate read from her movement between nodes (below ${birth.unrecorded.drop}x its usual, still a day later, her group's not) ` +
+        `makes her due for ${birth.unrecorded.dueDays} days (those CUSUMs against her crate days, the long one's alarm at ${birth.unrecorded.dueFactor}x), ` +
+        `none from then to ${birth.unrecorded.quietDays} days after it or after a weaning read from the data, the long one's alarm ${birth.unrecorded.unseenFactor}x elsewhere `
+      : '') +
     '(nest building lasts 14-17 h and peaks about 9 h before farrowing; Cornou 2012: CUSUM sensitivity 100 %, specificity 95-100 %; ' +
     'Oczak 2020: ear-tag alarms a median 8 h 51 min before onset). '
   )

@@ -216,7 +216,15 @@ export const SCORER: ScorerSettings = {
       meals: true,
       lastDay: { hours: 12, reference: 1.2, threshold: 2, warmC: 0.2 },
     },
-    unrecorded: { drop: 0.5, heldHours: 24, groupKept: 0.75, dueDays: 10, dueFactor: 0.75, quietDays: 100, unseenFactor: 1 },
+    unrecorded: {
+      drop: 0.5,
+      heldHours: 24,
+      groupKept: 0.75,
+      dueDays: 10,
+      dueFactor: 0.75,
+      quietDays: 18,
+      unseenFactor: 1.5,
+    },
   },
   groupQuantile: 0.4,
   heat: {

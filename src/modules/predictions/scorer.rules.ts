@@ -43,7 +43,15 @@ import {
   withInferredWeanings,
   type AnimalRecords,
 } from './reproduction.rules.ts'
-import { birthCusum, birthRuledOut, birthSummary, birthThreshold, lastDayProbability } from './birth.rules.ts'
+import {
+  birthCusum,
+  birthRuledOut,
+  birthSummary,
+  birthThreshold,
+  lastDayProbability,
+  unrecordedBirthFactor,
+  unrecordedBirthState,
+} from './birth.rules.ts'
 import {
   cycleUnrecorded,
   groupSharesHeat,
@@ -399,23 +407,22 @@ export function scoreHerd<K>(
       dayFrom,
       to,
       unrecorded,
-      unrecorded.quietDays * DAY_HOURS,
+      unrecorded.dueDays * DAY_HOURS,
     )
     for (const move of moves) for (let i = Math.max(0, move.shows); i <= to; i++) out[i] = move.entry
     return out
   })
-  const dataDue = (k: number, i: number) =>
-    unrecorded !== null && dataMoveAt[k]![i] !== undefined && i <= dataMoveAt[k]![i]! + unrecorded.dueDays * DAY_HOURS
-  const dataQuiet = (k: number, i: number, t: number) => {
-    if (!unrecorded) return false
-    const entry = dataMoveAt[k]![i]
-    const sinceWeaning = reproductiveState(records[k]!, t).sinceWeaning
-    return (
-      (entry !== undefined && i > entry + unrecorded.dueDays * DAY_HOURS && i <= entry + unrecorded.quietDays * DAY_HOURS) ||
-      (sinceWeaning !== undefined && sinceWeaning <= unrecorded.quietDays)
-    )
-  }
-  for (let k = 0; k < herd.length; k++) for (let i = shortFrom; i <= to; i++) if (dataDue(k, i)) dueAt[k]![i] = true
+  const unrecordedState = (k: number, i: number) =>
+    unrecorded
+      ? unrecordedBirthState(
+          dataMoveAt[k]![i],
+          i,
+          reproductiveState(records[k]!, herd[k]!.hours[i]!.hour + HOUR_MS).sinceWeaning,
+          unrecorded,
+        )
+      : undefined
+  for (let k = 0; k < herd.length; k++)
+    for (let i = shortFrom; i <= to; i++) if (unrecordedState(k, i) === 'due') dueAt[k]![i] = true
   const recentBaseline = { ...settings, baseline: { ...settings.baseline, toDay: short.recentToDay, minHours: 3 } }
   // The move into the crate before each recorded service's farrowing, from the data (the first from crate.fromDay).
   const crateEntries = herd.map((a, k) => {
@@ -494,9 +501,10 @@ export function scoreHerd<K>(
         sinceService === undefined ? undefined : dueDaysSince(sinceService, settings),
         settings,
       )
-      const unrecordedFactor = unrecorded ? (dataDue(k, i) ? unrecorded.dueFactor : unrecorded.unseenFactor) : 1
+      // On a farm that records no service, what her data say in their place.
+      const unrecordedNow = unrecordedBirthFactor(unrecordedState(k, i), settings)
       const birthThresholdNow =
-        birthThreshold(records[k]!, t, settings) * (warm ? birthSettings.warmFactor : 1) * dueBar * unrecordedFactor
+        birthThreshold(records[k]!, t, settings) * (warm ? birthSettings.warmFactor : 1) * dueBar * unrecordedNow.factor
       const shortRecent: (number | undefined)[] = []
       if (dueAt[k]![i])
         for (let j = Math.max(0, i - short.hours + 1); j <= i; j++)
@@ -519,7 +527,7 @@ export function scoreHerd<K>(
         settings,
       )
       const birthP =
-        birthRuledOut(records[k]!, t, settings) || dataQuiet(k, i, t) || persistent || tagOff
+        birthRuledOut(records[k]!, t, settings) || unrecordedNow.ruledOut || persistent || tagOff
           ? 0
           : Math.max(probabilityOf(birthCusum(recent, settings), birthThresholdNow), shortP, lastDayP)
 
