@@ -131,7 +131,8 @@ export interface CrateMove {
 /**
  * Moves into the crate of a sow whose service no record gives, read from the data alone: a day block (24 h ending at
  * an hour) whose movement between nodes fell below `drop` x its usual (days 2-8 before it) and the block `heldHours`
- * later still below that usual (a move, not a quiet day), while `groupRatio` (her group's movement against its usual
+ * later still below that usual (a move, not a quiet day), both with MOVEMENT_FLOOR added (a crate's few node changes
+ * halving again while she nurses is no second move), while `groupRatio` (her group's movement against its usual
  * at that block; undefined: not known) stayed at `groupKept` or more (not the pen's gateway or the pen itself).
  * Dated half a day before the block's end, as crateEntryIndex, and known only once the later block has ended; none
  * within `gapHours` of the previous (she stays in the crate through lactation, then leaves it).
@@ -150,7 +151,9 @@ export function unrecordedCrateMoves(
     const later = movement[e + rule.heldHours]
     if (now === undefined || later === undefined) continue
     const usual = usualMovement(movement, e)
-    if (usual === undefined || usual <= 0 || now >= rule.drop * usual || later >= rule.drop * usual) continue
+    if (usual === undefined) continue
+    const bar = rule.drop * (usual + MOVEMENT_FLOOR)
+    if (now + MOVEMENT_FLOOR >= bar || later + MOVEMENT_FLOOR >= bar) continue
     const group = groupRatio[e]
     if (group !== undefined && group < rule.groupKept) continue
     moves.push({ entry: e - DAY_HOURS / 2 + 1, shows: e + rule.heldHours })

@@ -407,7 +407,7 @@ export function scoreHerd<K>(
       dayFrom,
       to,
       unrecorded,
-      unrecorded.dueDays * DAY_HOURS,
+      unrecorded.quietDays * DAY_HOURS,
     )
     for (const move of moves) for (let i = Math.max(0, move.shows); i <= to; i++) out[i] = move.entry
     return out
