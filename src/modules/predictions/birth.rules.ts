@@ -47,15 +47,20 @@ export function birthRuledOut(records: AnimalRecords, t: number, settings: Score
  * after the move; `farrowed` from then to quietDays after it, and quietDays after a weaning read from the data
  * (`sinceWeaning`, days; a move then is none), as she stays in the crate to nurse and is no nest builder when she
  * leaves it; `unseen`
- * otherwise (no move read: she may be pregnant, but nothing says she is due).
+ * otherwise (no move read: she may be pregnant, but nothing says she is due). `lactation` (an hour index, known at
+ * it; see lactationIndex) ends her due days early: from it she has farrowed.
  */
 export function unrecordedBirthState(
   entry: number | undefined,
   index: number,
   sinceWeaning: number | undefined,
   rule: { dueDays: number; quietDays: number },
+  lactation?: number,
 ): 'due' | 'farrowed' | 'unseen' {
   if (sinceWeaning !== undefined && sinceWeaning <= rule.quietDays) return 'farrowed'
+  if (entry !== undefined && lactation !== undefined && lactation >= entry && index >= lactation) {
+    if ((index - entry) / DAY_HOURS <= rule.quietDays) return 'farrowed'
+  }
   const sinceMove = entry === undefined ? undefined : (index - entry) / DAY_HOURS
   if (sinceMove !== undefined && sinceMove <= rule.dueDays) return 'due'
   if (sinceMove !== undefined && sinceMove <= rule.quietDays) return 'farrowed'

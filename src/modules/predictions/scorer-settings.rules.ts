@@ -85,7 +85,9 @@ export interface ScorerSettings {
      * gateway out of reach). From when it shows to dueDays after it she is due: the short and last-day CUSUMs run
      * against her crate days, and the long CUSUM's bar is the threshold x dueFactor. From then to quietDays after
      * the move, and quietDays after a weaning read from the data (leaving the crate), she has farrowed: no birth
-     * alarm. Elsewhere the long CUSUM's bar is the threshold x unseenFactor. Null: none of this.
+     * alarm. Elsewhere the long CUSUM's bar is the threshold x unseenFactor. In her due days, once her day's activity
+     * fell below lactationDrop x her crate days' (lactationIndex: she farrowed and lies to nurse), she has farrowed
+     * too (null: not read). Null: none of this.
      */
     unrecorded: {
       drop: number
@@ -95,6 +97,7 @@ export interface ScorerSettings {
       dueFactor: number
       quietDays: number
       unseenFactor: number
+      lactationDrop: number | null
     } | null
   }
   /** The group's level is this quantile of its animals' (not the median), so that a share of a group can share an event. */
@@ -224,6 +227,7 @@ export const SCORER: ScorerSettings = {
       dueFactor: 0.75,
       quietDays: 18,
       unseenFactor: 1.5,
+      lactationDrop: 0.35,
     },
   },
   groupQuantile: 0.4,

@@ -38,6 +38,7 @@ import {
   crateMoveIndex,
   latestBefore,
   phaseStart,
+  lactationIndex,
   reproductiveState,
   unrecordedCrateMoves,
   withInferredWeanings,
@@ -412,6 +413,25 @@ export function scoreHerd<K>(
     for (const move of moves) for (let i = Math.max(0, move.shows); i <= to; i++) out[i] = move.entry
     return out
   })
+  // Her farrowing read from her activity in the due days after a move: from then she lies to nurse.
+  const dataLactationAt = herd.map((_, k) => {
+    const out = new Array<number | undefined>(to + 1)
+    if (!unrecorded || unrecorded.lactationDrop === null) return out
+    const settle = short.crate?.settleHours ?? 0
+    let entry: number | undefined
+    let lactation: number | undefined
+    for (let i = 0; i <= to; i++) {
+      const now = dataMoveAt[k]![i]
+      if (now === undefined) continue
+      if (now !== entry) {
+        entry = now
+        const dueTo = Math.min(to, now + unrecorded.dueDays * DAY_HOURS)
+        lactation = lactationIndex(dayActivity[k]!, now + settle, i, dueTo, unrecorded.lactationDrop)
+      }
+      if (lactation !== undefined && i >= lactation) out[i] = lactation
+    }
+    return out
+  })
   const unrecordedState = (k: number, i: number) =>
     unrecorded
       ? unrecordedBirthState(
@@ -419,6 +439,7 @@ export function scoreHerd<K>(
           i,
           reproductiveState(records[k]!, herd[k]!.hours[i]!.hour + HOUR_MS).sinceWeaning,
           unrecorded,
+          dataLactationAt[k]![i],
         )
       : undefined
   for (let k = 0; k < herd.length; k++)
