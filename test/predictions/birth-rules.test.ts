@@ -119,6 +119,13 @@ describe('birth on a farm that records no service', () => {
     assert.equal(unrecordedBirthState(undefined, 100 * h, 19, rule), 'unseen')
   })
 
+  it('has farrowed from when her nursing shows in her due days, to quietDays after the move', () => {
+    assert.equal(unrecordedBirthState(90 * h, 95 * h, undefined, rule, 94 * h), 'farrowed')
+    assert.equal(unrecordedBirthState(90 * h, 93 * h, undefined, rule, 94 * h), 'due', 'not before it shows')
+    assert.equal(unrecordedBirthState(90 * h, 109 * h, undefined, rule, 94 * h), 'unseen')
+    assert.equal(unrecordedBirthState(90 * h, 95 * h, undefined, rule, 80 * h), 'due', 'a nursing before the move')
+  })
+
   it('lowers the bar while due, raises it where no move shows, rules a birth out once farrowed', () => {
     const u = SCORER.birth.unrecorded!
     assert.deepEqual(unrecordedBirthFactor('due'), { factor: u.dueFactor, ruledOut: false })

@@ -11,6 +11,7 @@ import {
   crateMoveIndex,
   crateEntryIndex,
   unrecordedCrateMoves,
+  lactationIndex,
   withInferredWeanings,
 } from '../../src/modules/predictions/reproduction.rules.ts'
 import { DAY, T0, recordsBefore } from './scorer-fixtures.ts'
@@ -110,5 +111,21 @@ describe('what the movement between nodes says', () => {
       unrecordedCrateMoves(movement, kept, 9 * 24, 60 * 24 - 1, rule, gapDays * 24).map((m) => m.entry)
     assert.deepEqual(entries(100), [12 * 24 - 11])
     assert.deepEqual(entries(20), [12 * 24 - 11, 40 * 24 - 11])
+  })
+
+  it('reads a farrowing after a move from a day far less active than her nest-building day in the crate', () => {
+    // In the crate from hour 0: days at 0.05, a nest-building day at 0.15 ending at day 5, then nursing at 0.02.
+    const activity = Array.from({ length: 10 * 24 }, (_, e) => (e < 4 * 24 ? 0.05 : e < 5 * 24 ? 0.15 : 0.02))
+    // Day blocks: the series itself stands for the 24 h ending at each hour (as dayBlocks gives).
+    const index = lactationIndex(activity, 0, 0, 10 * 24 - 1, 0.35)
+    assert.equal(index, 5 * 24)
+    const noisy = Array.from({ length: 10 * 24 }, (_, e) => (Math.floor(e / 24) % 2 === 0 ? 0.03 : 0.06))
+    assert.equal(lactationIndex(noisy, 0, 0, 10 * 24 - 1, 0.35), undefined, "a crate's day-to-day noise")
+    assert.equal(lactationIndex(activity, 0, 0, 5 * 24 - 1, 0.35), undefined, 'not before it shows')
+    assert.equal(
+      lactationIndex(activity, 4 * 24 + 1, 0, 10 * 24 - 1, 0.35),
+      undefined,
+      'only days wholly in the crate: the nest-building day began before it',
+    )
   })
 })
