@@ -117,13 +117,13 @@ describe('what the movement between nodes says', () => {
     // In the crate from hour 0: days at 0.05, a nest-building day at 0.15 ending at day 5, then nursing at 0.02.
     const activity = Array.from({ length: 10 * 24 }, (_, e) => (e < 4 * 24 ? 0.05 : e < 5 * 24 ? 0.15 : 0.02))
     // Day blocks: the series itself stands for the 24 h ending at each hour (as dayBlocks gives).
-    const index = lactationIndex(activity, 0, 0, 10 * 24 - 1, 0.35)
+    const index = lactationIndex(activity, 0, 0, 10 * 24 - 1, 0.35, 0)
     assert.equal(index, 5 * 24)
     const noisy = Array.from({ length: 10 * 24 }, (_, e) => (Math.floor(e / 24) % 2 === 0 ? 0.03 : 0.06))
-    assert.equal(lactationIndex(noisy, 0, 0, 10 * 24 - 1, 0.35), undefined, "a crate's day-to-day noise")
-    assert.equal(lactationIndex(activity, 0, 0, 5 * 24 - 1, 0.35), undefined, 'not before it shows')
+    assert.equal(lactationIndex(noisy, 0, 0, 10 * 24 - 1, 0.35, 0), undefined, "a crate's day-to-day noise")
+    assert.equal(lactationIndex(activity, 0, 0, 5 * 24 - 1, 0.35, 0), undefined, 'not before it shows')
     assert.equal(
-      lactationIndex(activity, 4 * 24 + 1, 0, 10 * 24 - 1, 0.35),
+      lactationIndex(activity, 4 * 24 + 1, 0, 10 * 24 - 1, 0.35, 0),
       undefined,
       'only days wholly in the crate: the nest-building day began before it',
     )

@@ -165,8 +165,9 @@ export function unrecordedCrateMoves(
 /**
  * Her farrowing read from the data after a move into the crate: the first day block (24 h ending at an hour, from
  * `fromIndex`) whose activity fell below `drop` x the highest of the blocks 1-3 days before it that lie wholly in the
- * crate (from `crateFrom`): a sow lying to nurse is far less active than on the day she built her nest (a crate's
- * day-to-day noise alone rarely halves a day twice over). Returns the index at which it shows; undefined without one.
+ * crate (from `crateFrom`), `floor` added to both (a crate's few moving samples make near-zero days whose ratios are
+ * noise): a sow lying to nurse is far less active than on the day she built her nest. Returns the index at which it
+ * shows; undefined without one.
  */
 export function lactationIndex(
   activity: readonly (number | undefined)[],
@@ -174,6 +175,7 @@ export function lactationIndex(
   fromIndex: number,
   toIndex: number,
   drop: number,
+  floor: number,
 ): number | undefined {
   for (let e = Math.max(fromIndex, crateFrom + 2 * DAY_HOURS - 1); e <= toIndex; e++) {
     const now = activity[e]
@@ -183,7 +185,7 @@ export function lactationIndex(
       const b = e - d * DAY_HOURS
       if (b - DAY_HOURS + 1 >= crateFrom && activity[b] !== undefined) before.push(activity[b])
     }
-    if (before.length > 0 && now < drop * Math.max(...before)) return e
+    if (before.length > 0 && now + floor < drop * (Math.max(...before) + floor)) return e
   }
   return undefined
 }

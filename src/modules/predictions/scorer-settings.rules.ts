@@ -227,7 +227,7 @@ export const SCORER: ScorerSettings = {
       dueFactor: 0.75,
       quietDays: 18,
       unseenFactor: 1.5,
-      lactationDrop: 0.35,
+      lactationDrop: 0.5,
     },
   },
   groupQuantile: 0.4,

@@ -426,7 +426,7 @@ export function scoreHerd<K>(
       if (now !== entry) {
         entry = now
         const dueTo = Math.min(to, now + unrecorded.dueDays * DAY_HOURS)
-        lactation = lactationIndex(dayActivity[k]!, now + settle, i, dueTo, unrecorded.lactationDrop)
+        lactation = lactationIndex(dayActivity[k]!, now + settle, i, dueTo, unrecorded.lactationDrop, floor)
       }
       if (lactation !== undefined && i >= lactation) out[i] = lactation
     }
