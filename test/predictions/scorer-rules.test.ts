@@ -134,10 +134,28 @@ describe('the herd scorer', () => {
   })
 
   it("lowers the birth threshold while the sow's ear is warmer than usual (and her pen's is not)", () => {
+    // The plain bar: this herd has no records, and no move into the crate read from its data raises it (below).
+    const plain = { ...SCORER, birth: { ...SCORER.birth, unrecorded: null } }
+    const finalAt = (herd: AnimalHours<number>[], settings = plain) =>
+      scoreHerd(herd, last, last, settings).map((s) => s[0]!)
     const restless = (k: number, i: number) => (k === 0 && i > last - 3 ? 0.3 : steady(i))
-    const cool = final(herdOf(restless))[0]!.birth
-    const warm = final(herdOf(restless, (k, i) => ({ temperature: k === 0 && i > last - 8 ? 37.5 : 37 })))[0]!.birth
+    const warmEar = (k: number, i: number) => ({ temperature: k === 0 && i > last - 8 ? 37.5 : 37 })
+    const cool = finalAt(herdOf(restless))[0]!.birth
+    const warm = finalAt(herdOf(restless, warmEar))[0]!.birth
     assert.ok(warm > cool && warm >= level.birth && cool < level.birth, `${cool} -> ${warm}`)
+    const unseen = finalAt(herdOf(restless, warmEar), SCORER)[0]!.birth
+    assert.ok(unseen < level.birth, `recording nothing, no move seen: ${unseen}`)
+  })
+
+  it('recording nothing, makes a sow due once her move into the crate shows in her movement between nodes', () => {
+    const crateFrom = (days - 5) * 24
+    // In the crate for the last 5 days at half her pen's activity, 4x that over the last 8 hours (a weak nest builder).
+    const activity = (k: number, i: number) =>
+      k !== 0 || i < crateFrom ? steady(i) : steady(i) * 0.5 * (i > last - 8 ? 4 : 1)
+    const moved = final(herdOf(activity, (k, i) => ({ nodeChanges: k === 0 && i >= crateFrom ? 0.3 : 3 })))[0]!
+    const unseen = final(herdOf(activity))[0]!
+    assert.ok(moved.birth >= level.birth, `the move read: ${moved.birth}`)
+    assert.ok(unseen.birth < level.birth, `no move seen: ${unseen.birth}`)
   })
 
   it('alarms heat for an animal 1.6x as active for the last day, not at 1.2x', () => {
