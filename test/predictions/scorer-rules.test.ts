@@ -11,7 +11,7 @@ import {
   summarizeHours,
   alignHours,
 } from '../../src/modules/predictions/hour-summaries.rules.ts'
-import { SCORER } from '../../src/modules/predictions/scorer-settings.rules.ts'
+import { SCORER, type ScorerSettings } from '../../src/modules/predictions/scorer-settings.rules.ts'
 import { calibrate, alarmLevel } from '../../src/modules/predictions/calibration.rules.ts'
 import { median, quantile, expectedActivity, activityRatio } from '../../src/modules/predictions/baselines.rules.ts'
 import { NO_RECORDS } from '../../src/modules/predictions/reproduction.rules.ts'
@@ -135,7 +135,7 @@ describe('the herd scorer', () => {
 
   it("lowers the birth threshold while the sow's ear is warmer than usual (and her pen's is not)", () => {
     // The plain bar: this herd has no records, and no move into the crate read from its data raises it (below).
-    const plain = { ...SCORER, birth: { ...SCORER.birth, unrecorded: null } }
+    const plain: ScorerSettings = { ...SCORER, birth: { ...SCORER.birth, unrecorded: null } }
     const finalAt = (herd: AnimalHours<number>[], settings = plain) =>
       scoreHerd(herd, last, last, settings).map((s) => s[0]!)
     const restless = (k: number, i: number) => (k === 0 && i > last - 3 ? 0.3 : steady(i))
