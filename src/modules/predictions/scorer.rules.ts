@@ -31,16 +31,14 @@ import {
   type ScorerSettings,
 } from './scorer-settings.rules.ts'
 import { alarmLevel, calibratedProbability, probabilityOf } from './calibration.rules.ts'
-import { expectedActivity, median, quantile, usualMovement } from './baselines.rules.ts'
+import { expectedActivity, median } from './baselines.rules.ts'
 import {
   CRATE_WINDOW_DAYS,
   crateEntryIndex,
   crateMoveIndex,
   latestBefore,
   phaseStart,
-  lactationIndex,
   reproductiveState,
-  unrecordedCrateMoves,
   withInferredWeanings,
   type AnimalRecords,
 } from './reproduction.rules.ts'
@@ -68,6 +66,8 @@ import {
   type HeatHour,
 } from './heat.rules.ts'
 import { lamenessDecline, temperatureShifts } from './lameness.rules.ts'
+import { groupMedians } from './group-levels.rules.ts'
+import { unrecordedBirths } from './unrecorded-births.rules.ts'
 import { dueBarFactor } from './due-bar.rules.ts'
 
 const { baseline, heat, lameness } = SCORER
@@ -384,54 +384,13 @@ export function scoreHerd<K>(
   // On a farm that records no service, the moves into the crate read from the data alone: a sow is due from when
   // her move shows, and has farrowed once her due days have passed or she left the crate (a weaning read from the data).
   const unrecorded = farmKeepsRecords ? null : birthSettings.unrecorded
-  const groupMovement = unrecorded
-    ? groupMedians(
-        herd,
-        dayFrom,
-        to,
-        (k, e) => {
-          const now = dayMovement[k]![e]
-          const usual = usualMovement(dayMovement[k]!, e)
-          return now === undefined || usual === undefined || usual <= 0 ? undefined : now / usual
-        },
-        settings,
-        undefined,
-        0.5,
-      )
-    : []
-  const dataMoveAt = herd.map((_, k) => {
-    const out = new Array<number | undefined>(to + 1)
-    if (!unrecorded) return out
-    const moves = unrecordedCrateMoves(
-      dayMovement[k]!,
-      groupMovement[k]!,
-      dayFrom,
-      to,
-      unrecorded,
-      unrecorded.quietDays * DAY_HOURS,
-    )
-    for (const move of moves) for (let i = Math.max(0, move.shows); i <= to; i++) out[i] = move.entry
-    return out
-  })
-  // Her farrowing read from her activity in the due days after a move: from then she lies to nurse.
-  const dataLactationAt = herd.map((_, k) => {
-    const out = new Array<number | undefined>(to + 1)
-    if (!unrecorded || unrecorded.lactationDrop === null) return out
-    const settle = short.crate?.settleHours ?? 0
-    let entry: number | undefined
-    let lactation: number | undefined
-    for (let i = 0; i <= to; i++) {
-      const now = dataMoveAt[k]![i]
-      if (now === undefined) continue
-      if (now !== entry) {
-        entry = now
-        const dueTo = Math.min(to, now + unrecorded.dueDays * DAY_HOURS)
-        lactation = lactationIndex(dayActivity[k]!, now + settle, i, dueTo, unrecorded.lactationDrop, floor)
-      }
-      if (lactation !== undefined && i >= lactation) out[i] = lactation
-    }
-    return out
-  })
+  const { moveAt: dataMoveAt, lactationAt: dataLactationAt } = unrecordedBirths(
+    herd,
+    { dayActivity, dayMovement, dayFrom, to },
+    unrecorded,
+    short.crate?.settleHours ?? 0,
+    settings,
+  )
   const unrecordedState = (k: number, i: number) =>
     unrecorded
       ? unrecordedBirthState(
@@ -586,70 +545,4 @@ export function scoreHerd<K>(
     }
     return scores
   })
-}
-
-/**
- * For each animal and index, the group's level: the `quantile` of value(animal, index) over its group's animals
- * that have one (at least groupMinAnimals), else over the farm's, else `fallback`. Below the median, so that
- * what a share of the group does together (a room farrowing together) stays each animal's own; with
- * `usualHours`, divided by its median at the same hour of the days in that many hours before (its usual level).
- */
-function groupMedians<K>(
-  herd: readonly AnimalHours<K>[],
-  from: number,
-  to: number,
-  value: (k: number, i: number) => number | undefined,
-  settings: ScorerSettings,
-  fallback: number | undefined,
-  q = settings.groupQuantile,
-  usualHours = 0,
-): (number | undefined)[][] {
-  const groups = new Map<string, number[]>()
-  herd.forEach((a, k) => groups.set(a.group ?? '', [...(groups.get(a.group ?? '') ?? []), k]))
-  const start = Math.max(0, from - usualHours)
-  const levels = new Map<string, (number | undefined)[]>([...groups.keys()].map((g) => [g, new Array(to + 1)]))
-  // Each group's values of an index in an array reused from index to index; the farm's level only when a group
-  // has too few values of its own.
-  const memberLists = [...groups.values()]
-  const series = [...levels.values()]
-  const byGroup = memberLists.map(() => [] as number[])
-  for (let i = start; i <= to; i++) {
-    let count = 0
-    memberLists.forEach((members, g) => {
-      const values = byGroup[g]!
-      values.length = 0
-      for (const k of members) {
-        const v = value(k, i)
-        if (v !== undefined) values.push(v)
-      }
-      count += values.length
-    })
-    let farm: number | undefined | null = null
-    byGroup.forEach((values, g) => {
-      if (values.length >= settings.groupMinAnimals) series[g]![i] = quantile(values, q)
-      else {
-        if (farm === null) farm = count >= settings.groupMinAnimals ? quantile(byGroup.flat(), q) : undefined
-        series[g]![i] = farm
-      }
-    })
-  }
-  const out = herd.map(() => new Array<number | undefined>(to + 1))
-  for (const [name, members] of groups) {
-    const series = levels.get(name)!
-    const level = new Array<number | undefined>(to + 1)
-    for (let i = from; i <= to; i++) {
-      const v = series[i]
-      if (v === undefined || usualHours === 0) {
-        level[i] = v ?? fallback
-        continue
-      }
-      const before: number[] = []
-      for (let j = i - DAY_HOURS; j >= Math.max(start, i - usualHours); j -= DAY_HOURS)
-        if (series[j] !== undefined) before.push(series[j]!)
-      const usual = before.length >= 3 ? median(before) : undefined
-      level[i] = usual === undefined || usual <= 0 ? fallback : v / usual
-    }
-    for (const k of members) out[k] = level
-  }
-  return out
 }

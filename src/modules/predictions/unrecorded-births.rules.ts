@@ -1,0 +1,77 @@
+// On a farm that records no service, what the records would have said of each sow's farrowing, read from the data
+// alone: her move into the crate (due from when it shows) and her farrowing (she lies to nurse from then).
+import { DAY_HOURS } from './hour-summaries.rules.ts'
+import { usualMovement } from './baselines.rules.ts'
+import { lactationIndex, unrecordedCrateMoves } from './reproduction.rules.ts'
+import { groupMedians } from './group-levels.rules.ts'
+import type { ScorerSettings } from './scorer-settings.rules.ts'
+
+/** Day blocks (the 24 h ending at each hour index) of every animal, over the indices `dayFrom`-`to`. */
+export interface HerdDays {
+  dayActivity: readonly (readonly (number | undefined)[])[]
+  dayMovement: readonly (readonly (number | undefined)[])[]
+  dayFrom: number
+  to: number
+}
+
+/**
+ * Per animal and hour index: the index of the latest move into the crate known by then (`moveAt`), and of her
+ * farrowing read after it (`lactationAt`: the first day block in its due days far less active than her nest-building
+ * day); undefined without one, and everywhere when `unrecorded` is null (a farm that keeps records).
+ */
+export function unrecordedBirths(
+  herd: readonly { group: string | null }[],
+  { dayActivity, dayMovement, dayFrom, to }: HerdDays,
+  unrecorded: ScorerSettings['birth']['unrecorded'],
+  settleHours: number,
+  settings: ScorerSettings,
+): { moveAt: (number | undefined)[][]; lactationAt: (number | undefined)[][] } {
+  const none = () => herd.map(() => new Array<number | undefined>(to + 1))
+  if (!unrecorded) return { moveAt: none(), lactationAt: none() }
+  // A drop the whole group shares is the pen's gateway or the pen itself, not one sow's move.
+  const groupMovement = groupMedians(
+    herd,
+    dayFrom,
+    to,
+    (k, e) => {
+      const now = dayMovement[k]![e]
+      const usual = usualMovement(dayMovement[k]!, e)
+      return now === undefined || usual === undefined || usual <= 0 ? undefined : now / usual
+    },
+    settings,
+    undefined,
+    0.5,
+  )
+  const moveAt = herd.map((_, k) => {
+    const out = new Array<number | undefined>(to + 1)
+    const moves = unrecordedCrateMoves(
+      dayMovement[k]!,
+      groupMovement[k]!,
+      dayFrom,
+      to,
+      unrecorded,
+      unrecorded.quietDays * DAY_HOURS,
+    )
+    for (const move of moves) for (let i = Math.max(0, move.shows); i <= to; i++) out[i] = move.entry
+    return out
+  })
+  const lactationAt = herd.map((_, k) => {
+    const out = new Array<number | undefined>(to + 1)
+    if (unrecorded.lactationDrop === null) return out
+    let entry: number | undefined
+    let lactation: number | undefined
+    for (let i = 0; i <= to; i++) {
+      const now = moveAt[k]![i]
+      if (now === undefined) continue
+      if (now !== entry) {
+        entry = now
+        const dueTo = Math.min(to, now + unrecorded.dueDays * DAY_HOURS)
+        const drop = unrecorded.lactationDrop
+        lactation = lactationIndex(dayActivity[k]!, now + settleHours, i, dueTo, drop, settings.activityFloor)
+      }
+      if (lactation !== undefined && i >= lactation) out[i] = lactation
+    }
+    return out
+  })
+  return { moveAt, lactationAt }
+}
