@@ -35325,7 +35325,7 @@ export interface operations {
                             lameness: {
                                 /**
                                  * @description The rule's default alarm threshold: decline of activity and movement over days (0.2 = 20 %)
-                                 * @example 0.18
+                                 * @example 0.2
                                  */
                                 defaultThreshold: number;
                                 /**
@@ -35335,7 +35335,7 @@ export interface operations {
                                 factor: number;
                                 /**
                                  * @description The threshold the scorer uses for this farm now: defaultThreshold x factor
-                                 * @example 0.18
+                                 * @example 0.2
                                  */
                                 threshold: number;
                                 /**
