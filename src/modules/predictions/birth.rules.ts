@@ -46,9 +46,8 @@ export function birthRuledOut(records: AnimalRecords, t: number, settings: Score
  * when her move into the crate shows (`entry`, an hour index, known at `index`; undefined: none read) to dueDays
  * after the move; `farrowed` from then to quietDays after it, and quietDays after a weaning read from the data
  * (`sinceWeaning`, days; a move then is none), as she stays in the crate to nurse and is no nest builder when she
- * leaves it; `unseen`
- * otherwise (no move read: she may be pregnant, but nothing says she is due). `lactation` (an hour index, known at
- * it; see lactationIndex) ends her due days early: from it she has farrowed.
+ * leaves it; `unseen` otherwise (no move read: she may be pregnant, but nothing says she is due). `lactation` (an
+ * hour index, known at it; see lactationIndex) ends her due days early: from it she has farrowed.
  */
 export function unrecordedBirthState(
   entry: number | undefined,
