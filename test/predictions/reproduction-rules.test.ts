@@ -11,6 +11,7 @@ import {
   crateMoveIndex,
   crateEntryIndex,
   unrecordedCrateMoves,
+  earShifted,
   lactationIndex,
   withInferredWeanings,
 } from '../../src/modules/predictions/reproduction.rules.ts'
@@ -81,34 +82,75 @@ describe('what the movement between nodes says', () => {
   })
 
   it("reads a move into the crate without a service record from a drop of movement held for a day, not the pen's", () => {
-    const rule = { drop: 0.5, heldHours: 24, groupKept: 0.75 }
+    const rule = { drop: 0.5, heldHours: 24, groupKept: 0.75, earShiftC: 0.5 }
     const movement: (number | undefined)[] = Array.from({ length: 30 * 24 }, (_, e) => (e >= 15 * 24 ? 0.1 : 0.4))
     const kept: (number | undefined)[] = movement.map(() => 1)
-    assert.deepEqual(unrecordedCrateMoves(movement, kept, 10 * 24, 30 * 24 - 1, rule, 100 * 24), [
+    assert.deepEqual(unrecordedCrateMoves(movement, kept, [], 10 * 24, 30 * 24 - 1, rule, 100 * 24), [
       { entry: 15 * 24 - 11, shows: 16 * 24 },
     ])
     assert.deepEqual(
-      unrecordedCrateMoves(movement, kept, 10 * 24, 16 * 24 - 1, rule, 100 * 24),
+      unrecordedCrateMoves(movement, kept, [], 10 * 24, 16 * 24 - 1, rule, 100 * 24),
       [],
       'not before it has held for heldHours',
     )
     const quietDay = movement.map((_, e) => (e >= 15 * 24 && e < 15 * 24 + 12 ? 0.1 : 0.4))
-    assert.deepEqual(unrecordedCrateMoves(quietDay, kept, 10 * 24, 30 * 24 - 1, rule, 100 * 24), [], 'a quiet day')
+    assert.deepEqual(unrecordedCrateMoves(quietDay, kept, [], 10 * 24, 30 * 24 - 1, rule, 100 * 24), [], 'a quiet day')
     const pen = movement.map((_, e) => (e >= 15 * 24 ? 0.3 : 1))
-    assert.deepEqual(unrecordedCrateMoves(movement, pen, 10 * 24, 30 * 24 - 1, rule, 100 * 24), [], "the pen's drop")
+    assert.deepEqual(
+      unrecordedCrateMoves(movement, pen, [], 10 * 24, 30 * 24 - 1, rule, 100 * 24),
+      [],
+      "the pen's drop",
+    )
     const unknown = movement.map(() => undefined)
-    assert.equal(unrecordedCrateMoves(movement, unknown, 10 * 24, 30 * 24 - 1, rule, 100 * 24).length, 1)
+    assert.equal(unrecordedCrateMoves(movement, unknown, [], 10 * 24, 30 * 24 - 1, rule, 100 * 24).length, 1)
+  })
+
+  it('reads an ear far warmer (a fever) or cooler (a tag off the skin) than her usual as shifted', () => {
+    // The ear 0.2 °C over the group's for 20 days, then a fever from day 12 (+1 °C), a tag off the skin from day 16.
+    const ear: (number | undefined)[] = Array.from({ length: 20 * 24 }, (_, e) =>
+      e >= 16 * 24 ? -0.8 : e >= 12 * 24 ? 1.2 : 0.2,
+    )
+    assert.equal(earShifted(ear, 11 * 24, 0.5), false, 'her usual ear')
+    assert.equal(earShifted(ear, 12 * 24, 0.5), true, 'a fever')
+    assert.equal(earShifted(ear, 12 * 24, 1.5), false, 'within a wider bar')
+    assert.equal(earShifted(ear, 18 * 24, 0.5), true, 'a tag off the skin')
+    assert.equal(earShifted([...ear.slice(0, 12 * 24), undefined], 12 * 24, 0.5), false, 'no reading')
+    assert.equal(
+      earShifted(
+        ear.map((t, e) => (e < 9 * 24 ? undefined : t)),
+        12 * 24,
+        0.5,
+      ),
+      false,
+      'no usual',
+    )
+  })
+
+  it('reads no move into the crate while her ear is shifted on the drop or the day after', () => {
+    const rule = { drop: 0.5, heldHours: 24, groupKept: 0.75, earShiftC: 0.5 }
+    const movement: (number | undefined)[] = Array.from({ length: 30 * 24 }, (_, e) => (e >= 15 * 24 ? 0.1 : 0.4))
+    const kept: (number | undefined)[] = movement.map(() => 1)
+    const steady = movement.map(() => 0.1)
+    // A fever from day 14 to day 17 (the ear 1 °C warmer), then steady again: the fall in movement in it is no move.
+    const fever = movement.map((_, e) => (e >= 14 * 24 && e < 17 * 24 ? 1.1 : 0.1))
+    const entries = (ear: (number | undefined)[], r = rule) =>
+      unrecordedCrateMoves(movement, kept, ear, 10 * 24, 30 * 24 - 1, r, 100 * 24).map((m) => m.entry)
+    assert.deepEqual(entries(steady), [15 * 24 - 11])
+    assert.deepEqual(entries(fever), [17 * 24 - 11], 'read once the ear is back to her usual')
+    assert.deepEqual(entries(fever, { ...rule, earShiftC: null }), [15 * 24 - 11], 'not read without the bar')
+    const loose = movement.map((_, e) => (e >= 16 * 24 ? -1 : 0.1))
+    assert.deepEqual(entries(loose), [], 'a tag off the skin from the day after')
   })
 
   it('reads no second move without a service record within the gap after one', () => {
-    const rule = { drop: 0.5, heldHours: 24, groupKept: 0.75 }
+    const rule = { drop: 0.5, heldHours: 24, groupKept: 0.75, earShiftC: 0.5 }
     // In the crate from day 12 to day 20, back in the pen, in a crate again from day 40.
     const movement = Array.from({ length: 60 * 24 }, (_, e) =>
       (e >= 12 * 24 && e < 20 * 24) || e >= 40 * 24 ? 0.1 : 0.4,
     )
     const kept = movement.map(() => 1)
     const entries = (gapDays: number) =>
-      unrecordedCrateMoves(movement, kept, 9 * 24, 60 * 24 - 1, rule, gapDays * 24).map((m) => m.entry)
+      unrecordedCrateMoves(movement, kept, [], 9 * 24, 60 * 24 - 1, rule, gapDays * 24).map((m) => m.entry)
     assert.deepEqual(entries(100), [12 * 24 - 11])
     assert.deepEqual(entries(20), [12 * 24 - 11, 40 * 24 - 11])
   })

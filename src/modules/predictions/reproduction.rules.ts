@@ -1,7 +1,7 @@
 // What the farm's records say about an animal's reproductive cycle at an hour, and what its movement between nodes
 // adds: the move into the farrowing crate, weanings the farm did not record.
 import { DAY_HOURS, DAY_MS, HOUR_MS, type HourSummary } from './hour-summaries.rules.ts'
-import { MOVEMENT_FLOOR, usualMovement } from './baselines.rules.ts'
+import { MOVEMENT_FLOOR, median, usualMovement } from './baselines.rules.ts'
 
 /** What the farm recorded of an animal, ms since epoch: the rules only look at records dated before the hour they score. */
 export interface AnimalRecords {
@@ -135,14 +135,17 @@ export interface CrateMove {
  * halving again while she nurses is no second move), while `groupRatio` (her group's movement against its usual
  * at that block; undefined: not known) stayed at `groupKept` or more (not the pen's gateway or the pen itself).
  * Dated half a day before the block's end, as crateEntryIndex, and known only once the later block has ended; none
- * within `gapHours` of the previous (she stays in the crate through lactation, then leaves it).
+ * within `gapHours` of the previous (she stays in the crate through lactation, then leaves it). No move either where
+ * the ear of either block is shifted (earShifted, over `earShiftC`; null: not read): a fever lowers her movement too,
+ * a tag off the skin reads another animal's day; a move into the crate does neither to the ear.
  */
 export function unrecordedCrateMoves(
   movement: readonly (number | undefined)[],
   groupRatio: readonly (number | undefined)[],
+  temperature: readonly (number | undefined)[],
   fromIndex: number,
   toIndex: number,
-  rule: { drop: number; heldHours: number; groupKept: number },
+  rule: { drop: number; heldHours: number; groupKept: number; earShiftC: number | null },
   gapHours: number,
 ): CrateMove[] {
   const moves: CrateMove[] = []
@@ -156,10 +159,32 @@ export function unrecordedCrateMoves(
     if (now + MOVEMENT_FLOOR >= bar || later + MOVEMENT_FLOOR >= bar) continue
     const group = groupRatio[e]
     if (group !== undefined && group < rule.groupKept) continue
+    const { earShiftC } = rule
+    if (
+      earShiftC !== null &&
+      (earShifted(temperature, e, earShiftC) || earShifted(temperature, e + rule.heldHours, earShiftC))
+    )
+      continue
     moves.push({ entry: e - DAY_HOURS / 2 + 1, shows: e + rule.heldHours })
     e += gapHours
   }
   return moves
+}
+
+/**
+ * Whether the day block ending at `e` reads the ear (its mean temperature against the group's, °C; undefined without
+ * readings) more than `maxShiftC` warmer or cooler than her usual, the median of the blocks 2-8 days before it (as
+ * usualMovement): warmer, a sickness; cooler, a tag off the skin. Without a reading or a usual, not shifted.
+ */
+export function earShifted(temperature: readonly (number | undefined)[], e: number, maxShiftC: number): boolean {
+  const now = temperature[e]
+  if (now === undefined) return false
+  const before: number[] = []
+  for (let d = 2; d <= 8; d++) {
+    const value = temperature[e - d * DAY_HOURS]
+    if (value !== undefined) before.push(value)
+  }
+  return before.length >= 4 && Math.abs(now - median(before)!) > maxShiftC
 }
 
 /**

@@ -82,7 +82,8 @@ export interface ScorerSettings {
      * On a farm that records no service, what the records would have said, read from the data (see
      * unrecordedCrateMoves): a move into the crate is a drop of movement between nodes below `drop` x its usual that
      * is still below it heldHours later, while the group's movement stays above groupKept x its usual (not its
-     * gateway out of reach). From when it shows to dueDays after it she is due: the short and last-day CUSUMs run
+     * gateway out of reach), and neither block's ear lies more than earShiftC from her usual (earShifted: a fever or
+     * a tag off the skin lowers the movement read; null: not read). From when it shows to dueDays after it she is due: the short and last-day CUSUMs run
      * against her crate days, and the long CUSUM's bar is the threshold x dueFactor. From then to quietDays after
      * the move, and quietDays after a weaning read from the data (leaving the crate), she has farrowed: no birth
      * alarm. Elsewhere the long CUSUM's bar is the threshold x unseenFactor. In her due days, once her day's activity
@@ -93,6 +94,7 @@ export interface ScorerSettings {
       drop: number
       heldHours: number
       groupKept: number
+      earShiftC: number | null
       dueDays: number
       dueFactor: number
       quietDays: number
@@ -223,6 +225,7 @@ export const SCORER: ScorerSettings = {
       drop: 0.5,
       heldHours: 24,
       groupKept: 0.75,
+      earShiftC: 0.5,
       dueDays: 10,
       dueFactor: 0.75,
       quietDays: 18,

@@ -386,7 +386,7 @@ export function scoreHerd<K>(
   const unrecorded = farmKeepsRecords ? null : birthSettings.unrecorded
   const { moveAt: dataMoveAt, lactationAt: dataLactationAt } = unrecordedBirths(
     herd,
-    { dayActivity, dayMovement, dayFrom, to },
+    { dayActivity, dayMovement, dayTemperature, dayFrom, to },
     unrecorded,
     short.crate?.settleHours ?? 0,
     settings,

@@ -10,6 +10,8 @@ import type { ScorerSettings } from './scorer-settings.rules.ts'
 export interface HerdDays {
   dayActivity: readonly (readonly (number | undefined)[])[]
   dayMovement: readonly (readonly (number | undefined)[])[]
+  /** Each block's mean ear temperature against the group's (°C). */
+  dayTemperature: readonly (readonly (number | undefined)[])[]
   dayFrom: number
   to: number
 }
@@ -21,7 +23,7 @@ export interface HerdDays {
  */
 export function unrecordedBirths(
   herd: readonly { group: string | null }[],
-  { dayActivity, dayMovement, dayFrom, to }: HerdDays,
+  { dayActivity, dayMovement, dayTemperature, dayFrom, to }: HerdDays,
   unrecorded: ScorerSettings['birth']['unrecorded'],
   settleHours: number,
   settings: ScorerSettings,
@@ -47,6 +49,7 @@ export function unrecordedBirths(
     const moves = unrecordedCrateMoves(
       dayMovement[k]!,
       groupMovement[k]!,
+      dayTemperature[k]!,
       dayFrom,
       to,
       unrecorded,
