@@ -127,7 +127,7 @@ describe('what the movement between nodes says', () => {
   })
 
   it('reads no move into the crate while her ear is shifted on the drop or the day after', () => {
-    const rule = { drop: 0.5, heldHours: 24, groupKept: 0.75, earShiftC: 0.5 }
+    const rule = { drop: 0.5, heldHours: 24, groupKept: 0.75, earShiftC: 0.5 as number | null }
     const movement: (number | undefined)[] = Array.from({ length: 30 * 24 }, (_, e) => (e >= 15 * 24 ? 0.1 : 0.4))
     const kept: (number | undefined)[] = movement.map(() => 1)
     const steady = movement.map(() => 0.1)
