@@ -126,7 +126,7 @@ describe('what the movement between nodes says', () => {
     )
   })
 
-  it('reads no move into the crate while her ear is shifted on the drop or the day after', () => {
+  it('reads no move into the crate from a drop while her ear is shifted', () => {
     const rule = { drop: 0.5, heldHours: 24, groupKept: 0.75, earShiftC: 0.5 as number | null }
     const movement: (number | undefined)[] = Array.from({ length: 30 * 24 }, (_, e) => (e >= 15 * 24 ? 0.1 : 0.4))
     const kept: (number | undefined)[] = movement.map(() => 1)
@@ -138,8 +138,12 @@ describe('what the movement between nodes says', () => {
     assert.deepEqual(entries(steady), [15 * 24 - 11])
     assert.deepEqual(entries(fever), [17 * 24 - 11], 'read once the ear is back to her usual')
     assert.deepEqual(entries(fever, { ...rule, earShiftC: null }), [15 * 24 - 11], 'not read without the bar')
-    const loose = movement.map((_, e) => (e >= 16 * 24 ? -1 : 0.1))
-    assert.deepEqual(entries(loose), [], 'a tag off the skin from the day after')
+    // A tag off the skin from day 14 to day 16, then back on; the ear warming the day after a drop is not read
+    // (a late move's last day before farrowing).
+    const loose = movement.map((_, e) => (e >= 14 * 24 && e < 16 * 24 ? -1 : 0.1))
+    assert.deepEqual(entries(loose), [16 * 24 - 11], 'a tag off the skin')
+    const warming = movement.map((_, e) => (e >= 16 * 24 ? 0.9 : 0.1))
+    assert.deepEqual(entries(warming), [15 * 24 - 11], 'the day after warmer')
   })
 
   it('reads no second move without a service record within the gap after one', () => {

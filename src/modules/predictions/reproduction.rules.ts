@@ -135,9 +135,10 @@ export interface CrateMove {
  * halving again while she nurses is no second move), while `groupRatio` (her group's movement against its usual
  * at that block; undefined: not known) stayed at `groupKept` or more (not the pen's gateway or the pen itself).
  * Dated half a day before the block's end, as crateEntryIndex, and known only once the later block has ended; none
- * within `gapHours` of the previous (she stays in the crate through lactation, then leaves it). No move either where
- * the ear of either block is shifted (earShifted, over `earShiftC`; null: not read): a fever lowers her movement too,
- * a tag off the skin reads another animal's day; a move into the crate does neither to the ear.
+ * within `gapHours` of the previous (she stays in the crate through lactation, then leaves it). No move either from a
+ * block whose ear is shifted (earShifted, over `earShiftC`; null: not read): a fever lowers her movement too, a tag
+ * off the skin reads a day she did not have; a move into the crate does neither to the ear. The later block's ear is
+ * not read: a late move's day after is her last before farrowing, when her ear warms.
  */
 export function unrecordedCrateMoves(
   movement: readonly (number | undefined)[],
@@ -159,12 +160,7 @@ export function unrecordedCrateMoves(
     if (now + MOVEMENT_FLOOR >= bar || later + MOVEMENT_FLOOR >= bar) continue
     const group = groupRatio[e]
     if (group !== undefined && group < rule.groupKept) continue
-    const { earShiftC } = rule
-    if (
-      earShiftC !== null &&
-      (earShifted(temperature, e, earShiftC) || earShifted(temperature, e + rule.heldHours, earShiftC))
-    )
-      continue
+    if (rule.earShiftC !== null && earShifted(temperature, e, rule.earShiftC)) continue
     moves.push({ entry: e - DAY_HOURS / 2 + 1, shows: e + rule.heldHours })
     e += gapHours
   }

@@ -82,11 +82,11 @@ export interface ScorerSettings {
      * On a farm that records no service, what the records would have said, read from the data (see
      * unrecordedCrateMoves): a move into the crate is a drop of movement between nodes below `drop` x its usual that
      * is still below it heldHours later, while the group's movement stays above groupKept x its usual (not its
-     * gateway out of reach), and neither block's ear lies more than earShiftC from her usual (earShifted: a fever or
-     * a tag off the skin lowers the movement read; null: not read). From when it shows to dueDays after it she is due: the short and last-day CUSUMs run
-     * against her crate days, and the long CUSUM's bar is the threshold x dueFactor. From then to quietDays after
-     * the move, and quietDays after a weaning read from the data (leaving the crate), she has farrowed: no birth
-     * alarm. Elsewhere the long CUSUM's bar is the threshold x unseenFactor. In her due days, once her day's activity
+     * gateway out of reach), and the dropped block's ear lies no more than earShiftC from her usual (earShifted: a
+     * fever or a tag off the skin lowers the movement read; null: not read). From when it shows to dueDays after it
+     * she is due: the short and last-day CUSUMs run against her crate days, and the long CUSUM's bar is the
+     * threshold x dueFactor. From then to quietDays after the move, and quietDays after a weaning read from the data
+     * (leaving the crate), she has farrowed: no birth alarm. Elsewhere the long CUSUM's bar is the threshold x unseenFactor. In her due days, once her day's activity
      * fell below lactationDrop x her crate days' (lactationIndex: she farrowed and lies to nurse), she has farrowed
      * too (null: not read). Null: none of this.
      */
