@@ -86,9 +86,9 @@ export interface ScorerSettings {
      * fever or a tag off the skin lowers the movement read; null: not read). From when it shows to dueDays after it
      * she is due: the short and last-day CUSUMs run against her crate days, and the long CUSUM's bar is the
      * threshold x dueFactor. From then to quietDays after the move, and quietDays after a weaning read from the data
-     * (leaving the crate), she has farrowed: no birth alarm. Elsewhere the long CUSUM's bar is the threshold x unseenFactor. In her due days, once her day's activity
-     * fell below lactationDrop x her crate days' (lactationIndex: she farrowed and lies to nurse), she has farrowed
-     * too (null: not read). Null: none of this.
+     * (leaving the crate), she has farrowed: no birth alarm. Elsewhere the long CUSUM's bar is the threshold x
+     * unseenFactor. In her due days, once her day's activity fell below lactationDrop x her crate days'
+     * (lactationIndex: she farrowed and lies to nurse), she has farrowed too (null: not read). Null: none of this.
      */
     unrecorded: {
       drop: number
