@@ -75,11 +75,14 @@ export function activityRatio(
 /** Added to both sides of a movement ratio (node changes per detection), so that a crate's near-zero does not divide. */
 export const MOVEMENT_FLOOR = 0.02
 
-/** The median movement of the same day block on days 2-8 before hour index `e`; undefined with fewer than 4 of them. */
-export function usualMovement(movement: readonly (number | undefined)[], e: number): number | undefined {
+/**
+ * A day block's usual (movement, ear temperature): the median of the same block on days 2-8 before hour index `e`;
+ * undefined with fewer than 4 of them.
+ */
+export function usualDayBlock(blocks: readonly (number | undefined)[], e: number): number | undefined {
   const before: number[] = []
   for (let d = 2; d <= 8; d++) {
-    const value = movement[e - d * DAY_HOURS]
+    const value = blocks[e - d * DAY_HOURS]
     if (value !== undefined) before.push(value)
   }
   return before.length >= 4 ? median(before) : undefined

@@ -1,7 +1,7 @@
 // What the farm's records say about an animal's reproductive cycle at an hour, and what its movement between nodes
 // adds: the move into the farrowing crate, weanings the farm did not record.
 import { DAY_HOURS, DAY_MS, HOUR_MS, type HourSummary } from './hour-summaries.rules.ts'
-import { MOVEMENT_FLOOR, median, usualMovement } from './baselines.rules.ts'
+import { MOVEMENT_FLOOR, usualDayBlock } from './baselines.rules.ts'
 
 /** What the farm recorded of an animal, ms since epoch: the rules only look at records dated before the hour they score. */
 export interface AnimalRecords {
@@ -62,7 +62,7 @@ export function crateMoveIndex(
   for (let e = toIndex; e >= Math.max(fromIndex, 8 * DAY_HOURS); e--) {
     const now = movement[e]
     if (now === undefined) continue
-    const usual = usualMovement(movement, e)
+    const usual = usualDayBlock(movement, e)
     if (usual !== undefined && usual > 0 && now < 0.5 * usual) return e - DAY_HOURS + 1
   }
   return undefined
@@ -81,7 +81,7 @@ export function crateEntryIndex(
   for (let e = Math.max(fromIndex, 8 * DAY_HOURS); e <= toIndex; e++) {
     const now = movement[e]
     if (now === undefined) continue
-    const usual = usualMovement(movement, e)
+    const usual = usualDayBlock(movement, e)
     if (usual !== undefined && usual > 0 && now < 0.5 * usual) return e - DAY_HOURS / 2 + 1
   }
   return undefined
@@ -106,7 +106,7 @@ export function withInferredWeanings(
   for (let e = Math.max(from, 8 * DAY_HOURS); e <= to; e++) {
     const now = movement[e]
     if (now === undefined) continue
-    const usual = usualMovement(movement, e)
+    const usual = usualDayBlock(movement, e)
     if (usual === undefined || now + MOVEMENT_FLOOR < rise * (usual + MOVEMENT_FLOOR)) continue
     const t = hours[e]!.hour + HOUR_MS
     const last = inferred.at(-1)
@@ -154,7 +154,7 @@ export function unrecordedCrateMoves(
     const now = movement[e]
     const later = movement[e + rule.heldHours]
     if (now === undefined || later === undefined) continue
-    const usual = usualMovement(movement, e)
+    const usual = usualDayBlock(movement, e)
     if (usual === undefined) continue
     const bar = rule.drop * (usual + MOVEMENT_FLOOR)
     if (now + MOVEMENT_FLOOR >= bar || later + MOVEMENT_FLOOR >= bar) continue
@@ -170,17 +170,12 @@ export function unrecordedCrateMoves(
 /**
  * Whether the day block ending at `e` reads the ear (its mean temperature against the group's, °C; undefined without
  * readings) more than `maxShiftC` warmer or cooler than her usual, the median of the blocks 2-8 days before it (as
- * usualMovement): warmer, a sickness; cooler, a tag off the skin. Without a reading or a usual, not shifted.
+ * usualDayBlock): warmer, a sickness; cooler, a tag off the skin. Without a reading or a usual, not shifted.
  */
 export function earShifted(temperature: readonly (number | undefined)[], e: number, maxShiftC: number): boolean {
   const now = temperature[e]
-  if (now === undefined) return false
-  const before: number[] = []
-  for (let d = 2; d <= 8; d++) {
-    const value = temperature[e - d * DAY_HOURS]
-    if (value !== undefined) before.push(value)
-  }
-  return before.length >= 4 && Math.abs(now - median(before)!) > maxShiftC
+  const usual = usualDayBlock(temperature, e)
+  return now !== undefined && usual !== undefined && Math.abs(now - usual) > maxShiftC
 }
 
 /**

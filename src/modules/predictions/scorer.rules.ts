@@ -391,18 +391,17 @@ export function scoreHerd<K>(
     short.crate?.settleHours ?? 0,
     settings,
   )
-  const unrecordedState = (k: number, i: number) =>
-    unrecorded
-      ? unrecordedBirthState(
-          dataMoveAt[k]![i],
-          i,
-          reproductiveState(records[k]!, herd[k]!.hours[i]!.hour + HOUR_MS).sinceWeaning,
-          unrecorded,
-          dataLactationAt[k]![i],
-        )
-      : undefined
-  for (let k = 0; k < herd.length; k++)
-    for (let i = shortFrom; i <= to; i++) if (unrecordedState(k, i) === 'due') dueAt[k]![i] = true
+  // Her state by her data at each hour from shortFrom (undefined on a farm that keeps records), read once.
+  const unrecordedStates = herd.map((a, k) => {
+    const out = new Array<ReturnType<typeof unrecordedBirthState> | undefined>(to + 1)
+    if (!unrecorded) return out
+    for (let i = shortFrom; i <= to; i++) {
+      const { sinceWeaning } = reproductiveState(records[k]!, a.hours[i]!.hour + HOUR_MS)
+      out[i] = unrecordedBirthState(dataMoveAt[k]![i], i, sinceWeaning, unrecorded, dataLactationAt[k]![i])
+      if (out[i] === 'due') dueAt[k]![i] = true
+    }
+    return out
+  })
   const recentBaseline = { ...settings, baseline: { ...settings.baseline, toDay: short.recentToDay, minHours: 3 } }
   // The move into the crate before each recorded service's farrowing, from the data (the first from crate.fromDay).
   const crateEntries = herd.map((a, k) => {
@@ -482,7 +481,7 @@ export function scoreHerd<K>(
         settings,
       )
       // On a farm that records no service, what her data say in their place.
-      const unrecordedNow = unrecordedBirthFactor(unrecordedState(k, i), settings)
+      const unrecordedNow = unrecordedBirthFactor(unrecordedStates[k]![i], settings)
       const birthThresholdNow =
         birthThreshold(records[k]!, t, settings) * (warm ? birthSettings.warmFactor : 1) * dueBar * unrecordedNow.factor
       const shortRecent: (number | undefined)[] = []

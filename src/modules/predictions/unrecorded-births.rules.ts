@@ -1,7 +1,7 @@
 // On a farm that records no service, what the records would have said of each sow's farrowing, read from the data
 // alone: her move into the crate (due from when it shows) and her farrowing (she lies to nurse from then).
 import { DAY_HOURS } from './hour-summaries.rules.ts'
-import { usualMovement } from './baselines.rules.ts'
+import { usualDayBlock } from './baselines.rules.ts'
 import { lactationIndex, unrecordedCrateMoves } from './reproduction.rules.ts'
 import { groupMedians } from './group-levels.rules.ts'
 import type { ScorerSettings } from './scorer-settings.rules.ts'
@@ -37,7 +37,7 @@ export function unrecordedBirths(
     to,
     (k, e) => {
       const now = dayMovement[k]![e]
-      const usual = usualMovement(dayMovement[k]!, e)
+      const usual = usualDayBlock(dayMovement[k]!, e)
       return now === undefined || usual === undefined || usual <= 0 ? undefined : now / usual
     },
     settings,
