@@ -19,6 +19,9 @@ import {
   cycleUnrecorded,
   latestHeldRise,
   ownHeatDue,
+  servedInHeat,
+  withoutServiceInHeat,
+  heatBars,
 } from '../../src/modules/predictions/heat.rules.ts'
 import { DAY, T0, recordsBefore } from './scorer-fixtures.ts'
 
@@ -150,6 +153,64 @@ describe("heat: what the farm's records change", () => {
     assert.equal(heatRuledOut(records({ services: [90] }), t), false)
     assert.equal(heatRuledOut(records({ weanings: [5], births: [30] }), t), false)
     assert.equal(heatRuledOut(NO_RECORDS, t), false)
+  })
+})
+
+describe('heat: a service is done in a heat (servedHours)', () => {
+  const t = T0 + 200 * DAY
+  const records = recordsBefore(t)
+  const hours = SCORER.heat.servedHours!
+  const none = { ...SCORER, heat: { ...SCORER.heat, servedHours: null } }
+
+  it('says a heat may still run within servedHours of a service, never without the setting', () => {
+    assert.ok(hours >= 12 && hours <= 36, 'a sow is served 12-24 h into a heat of one to three days')
+    assert.equal(servedInHeat(undefined), false)
+    assert.equal(servedInHeat(0), true)
+    assert.equal(servedInHeat((hours - 1) / 24), true)
+    assert.equal(servedInHeat(hours / 24), false)
+    assert.equal(servedInHeat(-0.1), false, 'a service after the hour')
+    assert.equal(servedInHeat(0.1, none), false)
+  })
+
+  it('leaves out only a service done in a heat that may still run', () => {
+    const served = records({ services: [0.5], weanings: [5], births: [30] })
+    assert.deepEqual(withoutServiceInHeat(served, t).services, [])
+    assert.deepEqual(withoutServiceInHeat(served, t).weanings, served.weanings)
+    const returned = records({ services: [21, 0.5], weanings: [26] })
+    assert.deepEqual(withoutServiceInHeat(returned, t).services, [t - 21 * DAY], 'the earlier service stays')
+    const old = records({ services: [2], weanings: [7] })
+    assert.equal(withoutServiceInHeat(old, t), old, 'past servedHours: the records as they are')
+    assert.equal(withoutServiceInHeat(served, t, none), served)
+  })
+
+  it("keeps a weaned sow's bars in the heat she was served in, then raises them as before", () => {
+    const { threshold, expectedFactor, shortFactor, unlikelyFactor } = SCORER.heat
+    const served = records({ services: [0.5], weanings: [5], births: [30] })
+    assert.deepEqual(heatBars(served, t), { bar: threshold * expectedFactor, shortFactor })
+    assert.deepEqual(heatBars(served, t, none), { bar: threshold, shortFactor: undefined }, 'main: the plain bar')
+    assert.deepEqual(heatBars(records({ services: [2], weanings: [7] }), t), { bar: threshold, shortFactor: undefined })
+    assert.deepEqual(heatBars(records({ services: [5], weanings: [10] }), t), {
+      bar: threshold * unlikelyFactor,
+      shortFactor: undefined,
+    })
+  })
+
+  it('never raises a bar for a service: a return served keeps the lower of the two', () => {
+    const { threshold, returnShortFactor } = SCORER.heat
+    // Served again in a return: the plain bar (lower than the return window's), the return window's 12-h bar.
+    assert.deepEqual(heatBars(records({ services: [21, 0.5], weanings: [26] }), t), {
+      bar: threshold,
+      shortFactor: returnShortFactor,
+    })
+    // A gilt served: no bars of a weaning or a return to keep, the plain bar as before.
+    assert.deepEqual(heatBars(records({ services: [0.5] }), t), { bar: threshold, shortFactor: undefined })
+    // Elsewhere the bars are heatThreshold's and heatShortFactor's.
+    const weaned = records({ weanings: [5], births: [30] })
+    assert.deepEqual(heatBars(weaned, t), { bar: heatThreshold(weaned, t), shortFactor: heatShortFactor(weaned, t) })
+    assert.deepEqual(heatBars(NO_RECORDS, t, SCORER, true), {
+      bar: heatThreshold(NO_RECORDS, t, SCORER, true),
+      shortFactor: undefined,
+    })
   })
 })
 

@@ -48,6 +48,26 @@ function returnPossible(records: AnimalRecords, t: number): boolean {
   return sinceService !== undefined && sinceService >= 17 && sinceService <= 25
 }
 
+/**
+ * Whether a service `sinceService` days before was done in a heat that may still run: within servedHours of it (a
+ * sow is served in standing oestrus, about 12-24 h into a heat of one to three days). Null servedHours: never.
+ */
+export function servedInHeat(sinceService: number | undefined, settings: ScorerSettings = SCORER): boolean {
+  const hours = settings.heat.servedHours
+  return hours !== null && sinceService !== undefined && sinceService >= 0 && sinceService * 24 < hours
+}
+
+/** The records without a service done in a heat that may still run at t (servedInHeat); as they are otherwise. */
+export function withoutServiceInHeat(
+  records: AnimalRecords,
+  t: number,
+  settings: ScorerSettings = SCORER,
+): AnimalRecords {
+  if (!servedInHeat(reproductiveState(records, t).sinceService, settings)) return records
+  const last = latestBefore(records.services, t)
+  return { ...records, services: records.services.filter((s) => s !== last) }
+}
+
 /** Whether the records make a heat likely at t: expected after a weaning, or a return possible after a service. */
 export function heatLikely(records: AnimalRecords, t: number): boolean {
   return heatExpected(records, t) || returnPossible(records, t)
@@ -131,6 +151,35 @@ export function heatShortFactor(
   if (heatExpected(records, t)) return settings.heat.shortFactor
   if (returnPossible(records, t)) return settings.heat.returnShortFactor
   return undefined
+}
+
+/** Heat's bars at an hour: the 24-h window's threshold, and the shorter window's factor of the threshold (if any). */
+export interface HeatBars {
+  bar: number
+  shortFactor: number | undefined
+}
+
+/**
+ * Heat's bars at t (heatThreshold, heatShortFactor). A service is done in a heat and says nothing against it: in the
+ * servedHours after one (servedInHeat) the bars are no higher than without it, so a weaned sow served in her heat
+ * keeps the bars her weaning gave her until that heat has passed (the service alone would raise them to the plain
+ * bar and take the shorter window away in the heat itself). A due heat of her own (`ownHeatDue`) is read as before.
+ */
+export function heatBars(
+  records: AnimalRecords,
+  t: number,
+  settings: ScorerSettings = SCORER,
+  ownHeatDue = false,
+): HeatBars {
+  const bar = heatThreshold(records, t, settings, ownHeatDue)
+  const shortFactor = heatShortFactor(records, t, settings)
+  const unserved = withoutServiceInHeat(records, t, settings)
+  if (unserved === records) return { bar, shortFactor }
+  const before = heatShortFactor(unserved, t, settings)
+  return {
+    bar: Math.min(bar, heatThreshold(unserved, t, settings)),
+    shortFactor: before === undefined ? shortFactor : Math.min(shortFactor ?? Infinity, before),
+  }
 }
 
 /** One hour of a heat window: the animal's activity, its usual at that hour and over how many baseline days. */

@@ -154,6 +154,11 @@ export interface ScorerSettings {
     ownHeat: { heldHours: number; currentDays: number; dueFromDay: number; dueToDay: number; dueFactor: number } | null
     /** A window with data in fewer of its hours is noisier: its rise is shrunk by that too (heatRatio). */
     partialShrink: boolean
+    /**
+     * Hours after a service in which the heat it was done in may still run (servedInHeat): heat's bars then are no
+     * higher than without that service (heatBars). Null: a service raises them at once (the plain bar, no 12-h window).
+     */
+    servedHours: number | null
   }
   /** The last recentDays days against days baselineFromDay-baselineToDay back; alarm at a decline of `threshold`. */
   lameness: {
@@ -250,6 +255,7 @@ export const SCORER: ScorerSettings = {
     settledMinDays: 1,
     ownHeat: { heldHours: 12, currentDays: 3, dueFromDay: 14, dueToDay: 26, dueFactor: 0.8 },
     partialShrink: true,
+    servedHours: 24,
   },
   lameness: {
     recentDays: 3,

@@ -54,12 +54,11 @@ import {
 import {
   cycleUnrecorded,
   groupSharesHeat,
+  heatBars,
   heatBaselineStart,
   heatExpected,
   heatRatio,
   heatRuledOut,
-  heatShortFactor,
-  heatThreshold,
   latestHeldRise,
   ownHeatDue,
   weaningUnsettled,
@@ -82,7 +81,10 @@ export const SCORER_SUMMARY =
   `heat: activity over the last ${heat.hours} h at least ${1 + heat.threshold}x the same hours on days ${baseline.fromDay}-${baseline.toDay} back (heats run about 1.3x for 24-48 h), ` +
   `3-8 days after a recorded weaning ${round2(1 + heat.threshold * heat.expectedFactor)}x over ${heat.hours} h or ${round2(1 + heat.threshold * heat.shortFactor)}x over the last ${heat.shortHours} h (an earlier alarm where a heat is expected), ` +
   `17-25 days after a recorded insemination ${round2(1 + heat.threshold * heat.returnFactor)}x over ${heat.hours} h or ${round2(1 + heat.threshold * heat.returnShortFactor)}x over the last ${heat.shortHours} h (a return is possible, but most services hold), ` +
-  'a higher bar in the days after an insemination and while pregnant or lactating, none early in lactation or while a farrowing is due; ' +
+  (heat.servedHours === null
+    ? 'a higher bar in the days after an insemination'
+    : `no higher a bar in the ${heat.servedHours} h after an insemination than without it (she was served in that heat), a higher one in the days after`) +
+  ' and while pregnant or lactating, none early in lactation or while a farrowing is due; ' +
   'a rise most of a group weaned together shares is not corrected away; ' +
   `a weaned sow more active in the ${heat.settleHours} h after her weaning than ${heat.settleRise}x since (moved out of the crate, fights of mixing) is compared with her days from then on; ` +
   (heat.ownHeat === null
@@ -515,11 +517,10 @@ export function scoreHerd<K>(
       // where the records rule a heat out.
       let heatP = 0
       if (!heatRuledOut(records[k]!, t, settings)) {
-        const bar = heatThreshold(records[k]!, t, settings, ownHeatDueAt(k, i, t))
+        const { bar, shortFactor } = heatBars(records[k]!, t, settings, ownHeatDueAt(k, i, t))
         const factor = heatFactor(k, i)
         const excess = (ratio: number | undefined) => (ratio === undefined ? 0 : ratio / factor - 1)
         heatP = probabilityOf(excess(heatRise(k, i, heatSettings.hours)), bar)
-        const shortFactor = heatShortFactor(records[k]!, t, settings)
         if (shortFactor !== undefined)
           heatP = Math.max(
             heatP,
