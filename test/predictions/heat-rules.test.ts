@@ -19,7 +19,6 @@ import {
   cycleUnrecorded,
   latestHeldRise,
   ownHeatDue,
-  batchWeanings,
 } from '../../src/modules/predictions/heat.rules.ts'
 import { DAY, T0, recordsBefore } from './scorer-fixtures.ts'
 
@@ -193,49 +192,6 @@ describe('heat: her own last heat where the records say nothing (a gilt not yet 
     assert.equal(heatThreshold(NO_RECORDS, t, SCORER, true), threshold * own.dueFactor)
     assert.equal(heatThreshold(NO_RECORDS, t, SCORER, false), threshold)
     assert.equal(heatThreshold(NO_RECORDS, t, { ...SCORER, heat: { ...SCORER.heat, ownHeat: null } }, true), threshold)
-  })
-})
-
-describe('heat: a sow weaned with her farrowing batch though no weaning of hers was recorded', () => {
-  const farrowed = T0 + 10 * DAY
-  const weaned = farrowed + 24 * DAY
-  const sow = (birth: number, weaning?: number) => ({
-    services: [],
-    births: [birth],
-    weanings: weaning === undefined ? [] : [weaning],
-  })
-  const rule = SCORER.heat.batchWeaning!
-  const mates = [sow(farrowed - DAY, weaned), sow(farrowed + DAY, weaned + DAY / 4), sow(farrowed + 2 * DAY, weaned)]
-
-  it('dates her weaning at the mate whose weaning made half of her batch weaned together', () => {
-    assert.ok(rule.minMates >= 2 && rule.spreadDays <= 2)
-    assert.deepEqual(batchWeanings(sow(farrowed), mates), [weaned])
-    // Four mates: the second weaning (of those within spreadDays of each other) makes half.
-    const four = [...mates, sow(farrowed, weaned + 30 * DAY)]
-    assert.deepEqual(batchWeanings(sow(farrowed), four), [weaned])
-    // Only one of three weaned: not yet half.
-    assert.deepEqual(batchWeanings(sow(farrowed), [mates[0]!, sow(farrowed), sow(farrowed + DAY)]), [])
-  })
-
-  it('gives none with her own weaning by then, fewer than minMates in her batch, or a batch weaned sow by sow', () => {
-    assert.deepEqual(batchWeanings(sow(farrowed, weaned - DAY), mates), [])
-    assert.deepEqual(batchWeanings(sow(farrowed, weaned + 2 * DAY), mates), [weaned], 'her weaning after theirs')
-    assert.deepEqual(batchWeanings(sow(farrowed), mates.slice(0, rule.minMates - 1)), [])
-    // Mates that farrowed more than batchDays from her are another batch.
-    const far = mates.map((m) => sow(m.births[0]! + (rule.batchDays + 2) * DAY, weaned))
-    assert.deepEqual(batchWeanings(sow(farrowed), far), [])
-    // Weaned days apart: weaned sow by sow, not with a batch.
-    const apart = [sow(farrowed, weaned), sow(farrowed, weaned + 3 * DAY), sow(farrowed, weaned + 6 * DAY)]
-    assert.deepEqual(batchWeanings(sow(farrowed), apart), [])
-  })
-
-  it('gives none before her quiet lactation days have passed, nor with the rule off', () => {
-    const early = mates.map((m) => sow(m.births[0]!, farrowed + (SCORER.heat.quietLactationDays - 1) * DAY))
-    assert.deepEqual(batchWeanings(sow(farrowed), early), [])
-    assert.deepEqual(
-      batchWeanings(sow(farrowed), mates, { ...SCORER, heat: { ...SCORER.heat, batchWeaning: null } }),
-      [],
-    )
   })
 })
 

@@ -1,5 +1,5 @@
 // Heat: a rise of activity for a day or two, expected after weaning and after a service that did not hold.
-import { DAY_MS, HOUR_MS } from './hour-summaries.rules.ts'
+import { HOUR_MS } from './hour-summaries.rules.ts'
 import { SCORER, type ScorerSettings } from './scorer-settings.rules.ts'
 import {
   CRATE_WINDOW_DAYS,
@@ -166,47 +166,6 @@ export function heatRatio(
 export function heatShrunk(ratio: number, days: number, fullBaselineDays: number, fill = 1): number {
   return 1 + (ratio - 1) / Math.sqrt((fill * (1 + 1 / days)) / (1 + 1 / fullBaselineDays))
 }
-
-/**
- * Weanings her farrowing batch's records give where hers do not: a sow with a recorded farrowing and no weaning
- * after it (recorded, or read from her data) by the time her batch was weaned was most likely weaned with it: the
- * sows of her group that farrowed within batchDays of her (a batch farrows together and is weaned on one day). Once
- * at least half of those mates (at least minMates) have a weaning recorded within 35 days of their own farrowing,
- * those weanings within spreadDays of each other (weaned together, not sow by sow), and no sooner than
- * quietLactationDays after hers, she counts as weaned: at the time of the mate's weaning that made half. Heat only:
- * lactation's bar would hide the heat that follows such a weaning.
- */
-export function batchWeanings(
-  own: AnimalRecords,
-  mates: readonly AnimalRecords[],
-  settings: ScorerSettings = SCORER,
-): number[] {
-  const rule = settings.heat.batchWeaning
-  const out: number[] = []
-  if (rule === null) return out
-  const within = (times: readonly number[], birth: number) =>
-    times.find((w) => w > birth && w - birth <= LACTATION_MAX_DAYS * DAY_MS)
-  for (const farrowing of own.births) {
-    const weanings: (number | undefined)[] = []
-    for (const mate of mates) {
-      const birth = mate.births.find((b) => Math.abs(b - farrowing) <= rule.batchDays * DAY_MS)
-      if (birth !== undefined) weanings.push(within(mate.weanings, birth))
-    }
-    const weaned = weanings.filter((w): w is number => w !== undefined).sort((a, b) => a - b)
-    const half = Math.ceil(weanings.length / 2)
-    if (weanings.length < rule.minMates) continue
-    const first = weaned.findIndex(
-      (w, i) => i + half <= weaned.length && weaned[i + half - 1]! - w <= rule.spreadDays * DAY_MS,
-    )
-    const at = first < 0 ? undefined : weaned[first + half - 1]!
-    if (at === undefined || at - farrowing < settings.heat.quietLactationDays * DAY_MS) continue
-    if (!own.weanings.some((w) => w > farrowing && w <= at)) out.push(at)
-  }
-  return out
-}
-
-/** The longest lactation the records are read with (reproductiveState: nursing for at most 35 days). */
-const LACTATION_MAX_DAYS = 35
 
 /** Whether a group shares a heat its records expect: at least half of its animals with data (flags) expect one. */
 export function groupSharesHeat(expected: readonly boolean[]): boolean {

@@ -154,12 +154,6 @@ export interface ScorerSettings {
     ownHeat: { heldHours: number; currentDays: number; dueFromDay: number; dueToDay: number; dueFactor: number } | null
     /** A window with data in fewer of its hours is noisier: its rise is shrunk by that too (heatRatio). */
     partialShrink: boolean
-    /**
-     * A sow whose latest recorded farrowing has no weaning after it counts, for heat, as weaned with her batch: the
-     * sows of her group that farrowed within batchDays of her, at least minMates of them, half with a weaning recorded
-     * (batchWeaning). Null: not read.
-     */
-    batchWeaning: { batchDays: number; minMates: number; spreadDays: number } | null
   }
   /** The last recentDays days against days baselineFromDay-baselineToDay back; alarm at a decline of `threshold`. */
   lameness: {
@@ -256,7 +250,6 @@ export const SCORER: ScorerSettings = {
     settledMinDays: 1,
     ownHeat: { heldHours: 12, currentDays: 3, dueFromDay: 14, dueToDay: 26, dueFactor: 0.8 },
     partialShrink: true,
-    batchWeaning: { batchDays: 3, minMates: 3, spreadDays: 1 },
   },
   lameness: {
     recentDays: 3,

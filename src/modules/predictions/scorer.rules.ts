@@ -52,7 +52,6 @@ import {
   unrecordedBirthState,
 } from './birth.rules.ts'
 import {
-  batchWeanings,
   cycleUnrecorded,
   groupSharesHeat,
   heatBaselineStart,
@@ -175,21 +174,6 @@ export function scoreHerd<K>(
     withInferredWeanings(a.records, dayMovement[k]!, a.hours, dayFrom, to, heatSettings.weaningRise),
   )
   const groupLevel = groupMedians(herd, dayFrom, to, (k, e) => dayActivity[k]![e], settings, undefined)
-  // For heat, a sow weaned with her farrowing batch though no weaning of hers was recorded (batchWeanings).
-  const groupOf = new Map<string, number[]>()
-  herd.forEach((a, k) => a.group !== null && groupOf.set(a.group, [...(groupOf.get(a.group) ?? []), k]))
-  const heatRecords = records.map((r, k) => {
-    const group = herd[k]!.group
-    const mates =
-      group === null
-        ? []
-        : groupOf
-            .get(group)!
-            .filter((m) => m !== k)
-            .map((m) => herd[m]!.records)
-    const weanings = batchWeanings(r, mates, settings)
-    return weanings.length === 0 ? r : { ...r, weanings: [...r.weanings, ...weanings].sort((a, b) => a - b) }
-  })
   // Each day block's mean ear temperature against the group's at the same hours (the weather and the room taken
   // out), for lameness: a day far from the animal's usual is a sickness or a tag off the skin.
   const temperatureAt = (k: number, i: number) => {
@@ -254,7 +238,7 @@ export function scoreHerd<K>(
       const h = a.hours[j]!
       const t = h.hour + HOUR_MS
       const { start, settledOnly } = heatBaselineStart(
-        heatRecords[k]!,
+        records[k]!,
         t,
         (weaning, settledFrom) => {
           const settling = meanActivity(weaning, settledFrom)
@@ -290,7 +274,7 @@ export function scoreHerd<K>(
   // heat: no upward correction then.
   const expectedOnHeat = herd.map((a, k) => {
     const out = new Array<boolean>(to + 1).fill(false)
-    for (let i = from; i <= to; i++) out[i] = heatExpected(heatRecords[k]!, a.hours[i]!.hour + HOUR_MS)
+    for (let i = from; i <= to; i++) out[i] = heatExpected(records[k]!, a.hours[i]!.hour + HOUR_MS)
     return out
   })
   const members = new Map<string, number[]>()
@@ -308,7 +292,7 @@ export function scoreHerd<K>(
   const farmKeepsRecords = herd.some((a) => a.records.services.length > 0)
   const ownLastHeat = herd.map((a, k) => {
     const own = heatSettings.ownHeat
-    if (own === null || !farmKeepsRecords || !cycleUnrecorded(heatRecords[k]!, a.hours[from]!.hour)) return []
+    if (own === null || !farmKeepsRecords || !cycleUnrecorded(records[k]!, a.hours[from]!.hour)) return []
     const rises = new Array<number | undefined>(to + 1)
     for (let j = heatFrom; j <= to; j++) {
       const rise = heatRise(k, j, heatSettings.hours)
@@ -318,7 +302,7 @@ export function scoreHerd<K>(
   })
   const ownHeatDueAt = (k: number, i: number, t: number) => {
     const last = ownLastHeat[k]![i]
-    return last !== undefined && cycleUnrecorded(heatRecords[k]!, t) && ownHeatDue((i - last) / DAY_HOURS, settings)
+    return last !== undefined && cycleUnrecorded(records[k]!, t) && ownHeatDue((i - last) / DAY_HOURS, settings)
   }
 
   // Lameness at hour i: how far the recent days' activity and movement fell below the baseline days, both in the
@@ -530,12 +514,12 @@ export function scoreHerd<K>(
       // window too (an earlier alarm), against the animal's usual at the same hours, less its group's rise; none
       // where the records rule a heat out.
       let heatP = 0
-      if (!heatRuledOut(heatRecords[k]!, t, settings)) {
-        const bar = heatThreshold(heatRecords[k]!, t, settings, ownHeatDueAt(k, i, t))
+      if (!heatRuledOut(records[k]!, t, settings)) {
+        const bar = heatThreshold(records[k]!, t, settings, ownHeatDueAt(k, i, t))
         const factor = heatFactor(k, i)
         const excess = (ratio: number | undefined) => (ratio === undefined ? 0 : ratio / factor - 1)
         heatP = probabilityOf(excess(heatRise(k, i, heatSettings.hours)), bar)
-        const shortFactor = heatShortFactor(heatRecords[k]!, t, settings)
+        const shortFactor = heatShortFactor(records[k]!, t, settings)
         if (shortFactor !== undefined)
           heatP = Math.max(
             heatP,
