@@ -5,7 +5,6 @@
 // produces the same herd and readings.
 import { createHash } from 'node:crypto'
 import type { LocationRow, SensorRow } from '../modules/readings/readings.schemas.ts'
-import { lamenessCourseMs } from './lameness-course.ts'
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
@@ -316,11 +315,10 @@ export function planAnimal(animal: SimulatedAnimal, window: PlanWindow): AnimalP
   if (window.profile === 'gilts' && animal.Sex === 'female') addGiltsAndUnrecordedWeanings(plan, animal, window)
   // Far more lameness than a farm sees (a few % a year), so that an evaluation has enough episodes to count.
   if (random() < 0.5) {
-    // The draw after the onset's was the course's before lamenessCourseMs: still drawn, so later draws stay the same.
-    const [mild, onset] = [random() < 0.15, uniform(random, window.start, window.end), random()]
+    const mild = random() < 0.15
     plan.lameness.push({
-      onset,
-      declineMs: lamenessCourseMs(prng(seedOf(window.seed, 'lameness-course', animal.index))),
+      onset: uniform(random, window.start, window.end),
+      declineMs: uniform(random, 10, 18) * DAY,
       activityFactor: mild ? uniform(random, 0.85, 0.9) : uniform(random, 0.45, 0.8),
       movementFactor: mild ? uniform(random, 0.8, 0.9) : uniform(random, 0.3, 0.7),
     })
