@@ -216,17 +216,6 @@ export function heatShrunk(ratio: number, days: number, fullBaselineDays: number
   return 1 + (ratio - 1) / Math.sqrt((fill * (1 + 1 / days)) / (1 + 1 / fullBaselineDays))
 }
 
-/**
- * Whether the shorter window may alarm: the day-long rise (less the group's, `dayRise`; undefined where too few of
- * its hours can be read yet) is at least `needs` where it can be read. A heat's rise lasts a day or more, so the day
- * that holds a rising 12-h window rises too; a 12-h window lifted by a young baseline's noise often sits in a day at
- * or under the usual. Null `needs`: always.
- */
-export function shortWindowConfirmed(dayRise: number | undefined, needs: number | null, whenUnread = true): boolean {
-  if (needs === null) return true
-  return dayRise === undefined ? whenUnread : dayRise >= needs
-}
-
 /** Whether a group shares a heat its records expect: at least half of its animals with data (flags) expect one. */
 export function groupSharesHeat(expected: readonly boolean[]): boolean {
   return expected.length > 0 && expected.filter(Boolean).length >= expected.length / 2

@@ -159,16 +159,6 @@ export interface ScorerSettings {
      * higher than without that service (heatBars). Null: a service raises them at once (the plain bar, no 12-h window).
      */
     servedHours: number | null
-    /**
-     * The shorter window alarms only while the day-long rise (less the group's), where it can be read, is at least
-     * shortNeedsDay: a heat's rise lasts, so the day that holds the last 12 h rises with them; a young baseline's noise
-     * lifts one 12-h window without the day around it (shortWindowConfirmed). Null: the shorter window alone.
-     */
-    shortNeedsDay: number | null
-    /** (measurement only) the shorter window's gate also where the day-long rise cannot be read yet. */
-    shortNeedsDayMissing?: boolean
-    /** (measurement only) the shorter window's rise held over its last shortHeldHours hours (its least). */
-    shortHeldHours?: number
   }
   /** The last recentDays days against days baselineFromDay-baselineToDay back; alarm at a decline of `threshold`. */
   lameness: {
@@ -266,7 +256,6 @@ export const SCORER: ScorerSettings = {
     ownHeat: { heldHours: 12, currentDays: 3, dueFromDay: 14, dueToDay: 26, dueFactor: 0.8 },
     partialShrink: true,
     servedHours: 24,
-    shortNeedsDay: null,
   },
   lameness: {
     recentDays: 3,

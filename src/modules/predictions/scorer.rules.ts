@@ -59,7 +59,6 @@ import {
   heatExpected,
   heatRatio,
   heatRuledOut,
-  shortWindowConfirmed,
   latestHeldRise,
   ownHeatDue,
   weaningUnsettled,
@@ -521,20 +520,12 @@ export function scoreHerd<K>(
         const { bar, shortFactor } = heatBars(records[k]!, t, settings, ownHeatDueAt(k, i, t))
         const factor = heatFactor(k, i)
         const excess = (ratio: number | undefined) => (ratio === undefined ? 0 : ratio / factor - 1)
-        const day = heatRise(k, i, heatSettings.hours)
-        heatP = probabilityOf(excess(day), bar)
-        const held = heatSettings.shortHeldHours ?? 1
-        let shortRise = Infinity
-        for (let j = i - held + 1; j <= i; j++) shortRise = Math.min(shortRise, excess(heatRise(k, j, heatSettings.shortHours)))
-        if (
-          shortFactor !== undefined &&
-          shortWindowConfirmed(
-            day === undefined ? undefined : day / factor - 1,
-            heatSettings.shortNeedsDay,
-            !heatSettings.shortNeedsDayMissing,
+        heatP = probabilityOf(excess(heatRise(k, i, heatSettings.hours)), bar)
+        if (shortFactor !== undefined)
+          heatP = Math.max(
+            heatP,
+            probabilityOf(excess(heatRise(k, i, heatSettings.shortHours)), heatSettings.threshold * shortFactor),
           )
-        )
-          heatP = Math.max(heatP, probabilityOf(shortRise, heatSettings.threshold * shortFactor))
       }
 
       // Lameness: the decline that held over the last persistHours (its least), so that a mean brushing past the
