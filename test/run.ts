@@ -68,7 +68,16 @@ const concurrency = process.env.TEST_CONCURRENCY ?? String(Math.max(2, available
 // A hung test fails on its own after 3 minutes; a file whose process never exits stops the run after 15.
 const result = spawnSync(
   process.execPath,
-  ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=180000', '--test-reporter=spec', ...files],
+  [
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    '--test-timeout=180000',
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    '--test-reporter=./test/support/slowest-files-reporter.ts',
+    '--test-reporter-destination=stdout',
+    ...files,
+  ],
   {
     stdio: 'inherit',
     // Each test file runs in a process of its own: with the service's compile cache (bin/compile-cache.js) they
