@@ -64,6 +64,7 @@ import {
 import {
   fitFarmCalibration,
   farmProbability,
+  lamenessPrior,
   type FarmCalibrationFit,
 } from '../modules/predictions/farm-calibration.rules.ts'
 
@@ -270,13 +271,20 @@ export async function learnFarmSettings(
     gestation.days,
     dueBarOf(storedFarm?.dueBar ?? DEFAULT_DUE_BAR_LEARNING),
   )
+  // Lameness's map starts from the farm's own base rate: its animal-days in a sustained alarm (global probabilities),
+  // on a farm whose farrowings and weanings give the lameness rule its phases.
+  const phaseRecords = [...farmRecords.values()].reduce(
+    (n, r) => n + [...r.births, ...r.weanings].filter((at) => at > from && at <= now).length,
+    0,
+  )
+  const prior = lamenessPrior(calibrated.lameness, alarmLevel('lameness'), phaseRecords)
   const calibration = {} as Record<(typeof CLASSIFICATION_TYPES)[number], FarmCalibrationFit>
   for (const kind of CLASSIFICATION_TYPES) {
     const window = MATCH_WINDOWS[kind]
     const recorded = mergeMoments(events[kind], window.eventMergeMs).filter((e) => e.at <= now)
     const inPeriod = recorded.filter((e) => e.at - window.leadMs >= from).length
     const cells = await scorerHourCells(db, uid, kind, { from, to: now }, recorded, window)
-    calibration[kind] = fitFarmCalibration(kind, cells, inPeriod)
+    calibration[kind] = fitFarmCalibration(kind, cells, inPeriod, kind === 'lameness' ? prior : null)
   }
   await saveFarmSettings(db, uid, {
     factors,

@@ -23,6 +23,7 @@ import {
 } from './statistics.ts'
 import type { LocationRow, SensorRow } from '../modules/readings/readings.schemas.ts'
 import { HOUR_MS, alignHours, summarizeHours, type HourSummary } from '../modules/predictions/hour-summaries.rules.ts'
+import { farmLameness } from './farm-lameness.ts'
 import { SCORER, type ScorerSettings } from '../modules/predictions/scorer-settings.rules.ts'
 import { alarmLevel } from '../modules/predictions/calibration.rules.ts'
 import { NO_RECORDS, type AnimalRecords } from '../modules/predictions/reproduction.rules.ts'
@@ -262,8 +263,8 @@ export function evaluatePredictions(input: EvaluationOptions, settings: ScorerSe
       from: new Date(herd[0]!.hours[from]!.hour).toISOString(),
       to: new Date(herd[0]!.hours[to]!.hour + HOUR_MS).toISOString(),
     },
-    scorer: measure(herd, scoresOf(herd, from, to, true, settings), from, to, scorerLevels(settings)),
-    scorerWithoutRecords: measure(herd, scoresOf(herd, from, to, false, settings), from, to, scorerLevels(settings)),
+    scorer: measureShown(herd, scoresOf(herd, from, to, true, settings), from, to, true, settings),
+    scorerWithoutRecords: measureShown(herd, scoresOf(herd, from, to, false, settings), from, to, false, settings),
     plainThreshold: measure(
       herd,
       herd.map((a) => plainThresholds(a.hours, from, to)),
@@ -275,6 +276,22 @@ export function evaluatePredictions(input: EvaluationOptions, settings: ScorerSe
   }
   report.seconds = Math.round((performance.now() - began) / 100) / 10
   return report
+}
+
+/**
+ * The scorer's scores measured as a farm reads them: alarms (and the AUC) from the global probabilities, calibration
+ * and reliability from the probabilities the farm is shown, lameness's with the farm's own base rate (farmLameness).
+ */
+function measureShown(
+  herd: readonly SimulatedAnimalData[],
+  scores: Scores,
+  from: number,
+  to: number,
+  withRecords: boolean,
+  settings: ScorerSettings,
+): VariantReport {
+  const levels = scorerLevels(settings)
+  return measure(herd, scores, from, to, levels, farmLameness(herd, scores, from, to, withRecords, levels).shown)
 }
 
 /** The scorer's hourly scores of the simulated herd (0 outside from-to), with the farm's records or without any. */
@@ -400,6 +417,8 @@ export function measure(
   from: number,
   to: number,
   levels: AlarmLevels = PLAIN_LEVELS,
+  /** The probabilities the farm is shown, when they differ from `scores` (calibration reads them; alarms do not). */
+  shown: Scores = scores,
 ): VariantReport {
   const hourEnd = (i: number) => herd[0]!.hours[i]!.hour + HOUR_MS
   const windowFrom = hourEnd(from) - HOUR_MS
@@ -472,7 +491,10 @@ export function measure(
       }
       return max
     })
-    const { negatives, pairs, byAnimal } = scoredHours(herd, scores, type, episodes[type], from, to, block)
+    const global = scoredHours(herd, scores, type, episodes[type], from, to, block)
+    const { pairs, byAnimal } = shown.every((s, k) => s[type] === scores[k]![type])
+      ? global
+      : scoredHours(herd, shown, type, episodes[type], from, to, block)
     const calibration = reliability(pairs)
     leads.sort((a, b) => a - b)
     const animalMonths = scoredMs / month
@@ -508,7 +530,7 @@ export function measure(
         ci: round2Pair(poissonRate(confounderAlarms, confounderMs / month)),
       },
       auc: (() => {
-        const value = auc(positives, negatives)
+        const value = auc(positives, global.negatives)
         return value === null ? null : round3(value)
       })(),
       calibration: calibration.meanAbsoluteError === null ? null : round3(calibration.meanAbsoluteError),

@@ -1,14 +1,16 @@
 // Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // Per-farm calibration's pure rules: the map, its fit from labelled hours (limits, shrinkage, too few events), that
-// no alarm moves, and how hours are labelled from records.
+// no alarm moves, how hours are labelled from records, and lameness's prior from the farm's own base rate.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
   FARM_CALIBRATION,
   IDENTITY_MAP,
+  LAMENESS_PRIOR,
   farmProbability,
   fitFarmCalibration,
   labelHours,
+  lamenessPrior,
   poolHours,
   recalibrate,
 } from '../../src/modules/predictions/farm-calibration.rules.ts'
@@ -133,5 +135,134 @@ describe('per-farm calibration rules', () => {
       [0.04, false],
       [0.2, false],
     ])
+  })
+})
+
+describe("lameness's prior: the farm's own base rate", () => {
+  const DAY = 86_400_000
+  const LEVEL = 0.6423
+  const day0 = Date.parse('2026-03-01T00:00:00Z')
+  /** Daily peaks of `animals` animals over `days` days: 0.1, or 0.9 on the days alarmed(animal) lists. */
+  const peaksOf = (animals: number, days: number, alarmed: (animal: number) => number[] = () => []) =>
+    Array.from({ length: animals }, (_, animalId) =>
+      Array.from({ length: days }, (_, d) => ({
+        animalId,
+        day: day0 + d * DAY,
+        peak: alarmed(animalId).includes(d) ? 0.9 : 0.1,
+      })),
+    ).flat()
+  const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i)
+
+  it('reads the share of animal-days in an alarm held a week or more, and shifts by its log-odds against the knots', () => {
+    // 40 animals, 30 days: four alarmed 10 days running (40 sustained days), five alarmed 3 days (too short), one
+    // alarmed 4 + 4 days around a day without a score (two runs of 4: too short). Share 40 / 1199 (one day missing);
+    // logit(40 / 1199) - logit(0.0282) = 0.1734, taken 40 / 70 of the way: 0.0991.
+    const peaks = peaksOf(40, 30, (a) =>
+      a < 4 ? range(5, 10) : a < 9 ? range(12, 3) : a === 9 ? [...range(1, 4), ...range(6, 4)] : [],
+    ).filter((p) => !(p.animalId === 9 && p.day === day0 + 5 * DAY))
+    const prior = lamenessPrior(peaks, LEVEL, 12)
+    assert.deepEqual(
+      [prior.animals, prior.days, prior.sustainedDays, prior.phaseRecords, prior.share],
+      [40, 1199, 40, 12, 0.0334],
+    )
+    const logit = (p: number) => Math.log(p / (1 - p))
+    const expected = (40 / 70) * (logit(40 / 1199) - logit(LAMENESS_PRIOR.knotsShare))
+    assert.equal(prior.shift, Math.round(expected * 10_000) / 10_000)
+    assert.equal(prior.shift, 0.0991)
+    assert.equal(
+      prior.reason,
+      "3.34 % of the period's animal-days lay in a lameness alarm held 7 days or more (40 of 1199), 2.82 % on the farms the global calibration was fitted on: lameness's log-odds raised by 0.0991, 57 % of the way (40 animals)",
+    )
+  })
+
+  it('lowers the odds on a farm with few sustained alarms, within its limit', () => {
+    // 150 animals over 60 days, one alarmed for 8 days: 8 / 9000; logit difference -3.60, taken 150 / 180: -3.0, at -1.5.
+    const prior = lamenessPrior(
+      peaksOf(150, 60, (a) => (a === 0 ? range(20, 8) : [])),
+      LEVEL,
+      40,
+    )
+    assert.deepEqual([prior.sustainedDays, prior.shift], [8, -LAMENESS_PRIOR.maxShift])
+    assert.match(prior.reason, /lowered by 1.5, 83 % of the way \(150 animals\), at the limit ±1.5$/)
+    // Every animal alarmed every day: raised, at the limit.
+    assert.equal(
+      lamenessPrior(
+        peaksOf(150, 60, () => range(0, 60)),
+        LEVEL,
+        40,
+      ).shift,
+      LAMENESS_PRIOR.maxShift,
+    )
+  })
+
+  it('lets a few animals move it little', () => {
+    // 3 animals, one lame for 20 of 20 days: share 1/3, logit difference 2.85, taken 3 / 33 of the way.
+    const prior = lamenessPrior(
+      peaksOf(3, 20, (a) => (a === 0 ? range(0, 20) : [])),
+      LEVEL,
+      5,
+    )
+    assert.ok(prior.shift > 0.25 && prior.shift < 0.27, `${prior.shift}`)
+  })
+
+  it('shifts nothing on a farm without the records that give the rule its phases, or with too few days', () => {
+    const peaks = peaksOf(40, 30, (a) => (a < 10 ? range(0, 20) : []))
+    const unrecorded = lamenessPrior(peaks, LEVEL, LAMENESS_PRIOR.minPhaseRecords - 1)
+    assert.deepEqual([unrecorded.shift, unrecorded.share, unrecorded.sustainedDays], [0, null, 200])
+    assert.match(unrecorded.reason, /^4 farrowings and weanings recorded in the period, fewer than 5: no shift/)
+    const young = lamenessPrior(
+      peaks.filter((p) => p.day < day0 + 13 * DAY),
+      LEVEL,
+      20,
+    )
+    assert.deepEqual([young.shift, young.reason], [0, '13 days scored in the period, fewer than 14: no shift'])
+  })
+
+  it('is the lameness map with too few lameness records, and what the records shrink toward with more', () => {
+    const prior = lamenessPrior(
+      peaksOf(150, 60, (a) => (a === 0 ? range(20, 8) : [])),
+      LEVEL,
+      40,
+    )
+    const few = fitFarmCalibration(
+      'lameness',
+      hoursAt((p) => p),
+      2,
+      prior,
+    )
+    assert.deepEqual([few.map, few.prior], [{ intercept: -1.5, slope: 1 }, prior])
+    assert.equal(
+      few.reason,
+      "2 lameness events recorded in the period, fewer than 5: the farm's base rate (the global calibration's log-odds -1.5: prior)",
+    )
+    // Records that say the global calibration holds (fitted intercept 0), 5 events: half of the way from -1.5.
+    const some = fitFarmCalibration(
+      'lameness',
+      hoursAt((p) => p),
+      5,
+      prior,
+    )
+    assert.ok(Math.abs(some.map.intercept + 0.75) < 0.01 && Math.abs(some.map.slope - 1) < 0.01, JSON.stringify(some))
+    assert.match(some.reason, /moved 50 % of the way from the farm's base rate/)
+    // A shift of 0 leaves the global calibration.
+    const none = fitFarmCalibration(
+      'lameness',
+      hoursAt((p) => p),
+      2,
+      { ...prior, shift: 0 },
+    )
+    assert.deepEqual(none.map, IDENTITY_MAP)
+  })
+
+  it('moves no alarm: the shifted probability reaches the image of the alarm level exactly when the global one does', () => {
+    const round4 = (x: number) => Math.round(x * 10_000) / 10_000
+    for (const shift of [-1.5, -0.4, 0.3, 1.5]) {
+      const map = { intercept: shift, slope: 1 }
+      const farmLevel = round4(recalibrate(map, LEVEL))
+      for (let k = 0; k <= 10_000; k++) {
+        const p = k / 10_000
+        assert.equal(farmProbability(map, p, LEVEL) >= farmLevel, p >= LEVEL, `${p} ${shift}`)
+      }
+    }
   })
 })

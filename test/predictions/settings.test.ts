@@ -1,6 +1,6 @@
 // Per-farm learning through HTTP: GET /users/<user_id>/predictions/settings before anything was learned (the
-// defaults), after the job learned from scorer predictions and birth records (every figure by hand), that a
-// learning waits its week, bad inputs, and who may read it.
+// defaults), after the job learned from scorer predictions and birth records (every figure by hand), lameness's map
+// from the farm's own base rate (by hand), that a learning waits its week, bad inputs, and who may read it.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
@@ -11,6 +11,7 @@ import { learnFarmSettings } from '../../src/jobs/predictions.ts'
 import { SCORER } from '../../src/modules/predictions/scorer-settings.rules.ts'
 import { alarmLevel, calibrate } from '../../src/modules/predictions/calibration.rules.ts'
 import { recalibrate } from '../../src/modules/predictions/farm-calibration.rules.ts'
+import { farmCalibrationMaps } from '../../src/modules/predictions/farm-settings.repository.ts'
 
 let ctx: TestContext
 let uid: string
@@ -88,13 +89,16 @@ describe('prediction settings', () => {
       alarmLevel: alarmLevel('birth'),
       map: [0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9].map((p) => ({ global: p, farm: p })),
       reason: 'not fitted yet: the global calibration',
+      prior: null,
     })
+    assert.equal(data.lameness.calibration.prior, null)
     assert.deepEqual(data.calibrationLimits, {
       minEvents: 5,
       shrinkEvents: 5,
       minSlope: 0.5,
       maxSlope: 2,
       maxIntercept: 2.5,
+      lamenessPrior: { sustainedDays: 7, minDays: 14, minPhaseRecords: 5, shrinkAnimals: 30, maxShift: 1.5 },
     })
   })
 
@@ -177,6 +181,12 @@ describe('prediction settings', () => {
       'the map rises',
     )
     assert.equal(data.heat.calibration.inUse, 'global')
+    assert.equal(data.heat.calibration.prior, null)
+    // No lameness score in the period: no shift, the global calibration.
+    assert.deepEqual(
+      [data.lameness.calibration.inUse, data.lameness.calibration.prior.shift, data.lameness.calibration.prior.reason],
+      ['global', 0, '0 days scored in the period, fewer than 14: no shift'],
+    )
     assert.deepEqual(data.gestation, {
       days: 117.2,
       defaultDays: 115,
@@ -211,6 +221,80 @@ describe('prediction settings', () => {
     assert.equal((await get()).json().data.learnedAt, new Date(NOW).toISOString())
   })
 
+  it("starts lameness's map from the farm's own base rate: its animal-days in an alarm held a week or more", async () => {
+    const owner = await createUser(ctx)
+    const as = bearer((await userToken(ctx, owner.email)).accessToken)
+    const macs = Array.from({ length: 6 }, (_, i) => `AA:BB:CC:00:21:0${i + 1}`)
+    const rows: NewPrediction[] = []
+    for (const [k, MAC] of macs.entries()) {
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: `/api/v1/users/${owner.uid}/animals`,
+        headers: as,
+        payload: { MAC, Sex: 'female' },
+      })
+      assert.equal(res.statusCode, 201, res.body)
+      const animalId = Number(res.json().data.ID)
+      // 20 days of lameness scores, one a day (global probabilities): the first sow alarmed (0.9, over the level
+      // 0.6423) 10 days running, the second 3 days (a swing, too short to count), the rest 0.1.
+      for (let d = 1; d <= 20; d++) {
+        const alarmed = (k === 0 && d <= 10) || (k === 1 && d >= 15 && d <= 17)
+        rows.push(row(animalId, NOW - d * DAY - 3 * HOUR, alarmed ? 0.9 : 0.1, 'lameness'))
+      }
+      // Five weanings recorded in the period: the lameness rule has the farm's phases.
+      if (k < 5) {
+        const weaned = await ctx.app.inject({
+          method: 'POST',
+          url: `/api/v1/users/${owner.uid}/animals/${MAC}/weanings`,
+          headers: as,
+          payload: { weaningDate: '2026-03-10', countWeaned: 11 },
+        })
+        assert.equal(weaned.statusCode, 201, weaned.body)
+      }
+    }
+    await insertScoredPredictions(ctx.app.database.db, owner.uid, rows)
+    await learnFarmSettings(ctx.app.database.db, owner.uid, NOW)
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/v1/users/${owner.uid}/predictions/settings`,
+      headers: as,
+    })
+    assert.equal(res.statusCode, 200, res.body)
+    const calibration = res.json().data.lameness.calibration
+    // 10 of 120 animal-days in a sustained alarm: logit(10 / 120) - logit(0.0282) = 1.1419, taken 6 / 36 of the way.
+    assert.deepEqual(calibration.prior, {
+      shift: 0.1903,
+      share: 0.0833,
+      knotsShare: 0.0282,
+      animals: 6,
+      days: 120,
+      sustainedDays: 10,
+      phaseRecords: 5,
+      reason:
+        "8.33 % of the period's animal-days lay in a lameness alarm held 7 days or more (10 of 120), 2.82 % on the farms the global calibration was fitted on: lameness's log-odds raised by 0.1903, 17 % of the way (6 animals)",
+    })
+    // No lameness treatment recorded: the map is the shift alone; the alarm level is its image, the alarms where they were.
+    assert.deepEqual(
+      [calibration.inUse, calibration.intercept, calibration.slope, calibration.events, calibration.hours],
+      ['farm', 0.1903, 1, 0, 120],
+    )
+    assert.equal(calibration.globalAlarmLevel, alarmLevel('lameness'))
+    assert.equal(
+      calibration.alarmLevel,
+      Math.round(recalibrate({ intercept: 0.1903, slope: 1 }, alarmLevel('lameness')) * 10_000) / 10_000,
+    )
+    assert.equal(
+      calibration.reason,
+      "0 lameness events recorded in the period, fewer than 5: the farm's base rate (the global calibration's log-odds +0.1903: prior)",
+    )
+    // The job re-maps the farm's lameness hours by it; birth and heat keep the global calibration.
+    assert.deepEqual(await farmCalibrationMaps(ctx.app.database.db, owner.uid), {
+      birth: { intercept: 0, slope: 1 },
+      heat: { intercept: 0, slope: 1 },
+      lameness: { intercept: 0.1903, slope: 1 },
+    })
+  })
+
   it('refuses a query it does not take', async () => {
     assertInvalid(await get('?factor=0.5'), ['query:factor'])
   })
@@ -234,11 +318,16 @@ describe('prediction settings', () => {
   })
 })
 
-function row(animalId: number, at: number, p: number): NewPrediction {
+function row(
+  animalId: number,
+  at: number,
+  p: number,
+  classificationType: NewPrediction['classificationType'] = 'birth',
+): NewPrediction {
   const timestamp = new Date(at).toISOString()
   return {
     animalId,
-    classificationType: 'birth',
+    classificationType,
     predictedAt: at,
     results: [{ timestamp, probability: p }],
     peakProbability: p,

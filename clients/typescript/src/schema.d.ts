@@ -1558,7 +1558,7 @@ export interface paths {
         };
         /**
          * What the scorer now uses for this farm, and why
-         * @description Per class, the alarm threshold our scorer uses for this farm: the rule's default times a factor learned from the farm's own records every 7 days, over the last 60 days (events as GET .../predictions/accuracy matches them, against the scorer's highest probability each day). It lowers a threshold when recorded events went without an alarm and a lower one would not have raised the false alarms, and raises it when false alarms are many and a higher one would still catch every event caught, each event's peak at least 1.25x the new threshold (events to come are not the ones learned from); within 0.6-1.5x the default, at most 1.25x per learning, only with 5 events or more, and part of the way when events are few. Per-farm calibration, refitted at the same time from the same period: the scorer's probability (the global calibration's) re-mapped per class, logit(farm) = intercept + slope x logit(global), fitted on every scored hour against whether it lay in a recorded event's lead window, taken events / (events + 5) of the way from the global calibration, only with 5 events or more, slope 0.5-2, intercept within ±2.5. The map rises strictly, so alarms stay where the thresholds put them; alarmLevel is the probability they now carry. The farm's gestation, learned at the same time: the median days from each farrowing recorded in the period to the latest service before it (105-127 days apart), taken pairs / (pairs + 5) of the way from the default 115 days, only with 5 pairs or more, within 5 days of the default; the birth rules' windows after a service (the lower threshold, the shorter CUSUM) move with it. The due bar, learned at the same time: birth's thresholds in the days -2 to +2 around the farm's gestation after a sow's latest service, set 0.9x under the score 10 % of the period's recorded farrowings did not reach in the 48 h before onset (no lower than 0.5x), replayed on the farm's own scored hours of those days and kept only where it catches more farrowings (an alarm starting in the 48 h before onset) with at most 1 more false alarm for each, farrowings / (farrowings + 5) of the way, only with 5 farrowings or more.
+         * @description Per class, the alarm threshold our scorer uses for this farm: the rule's default times a factor learned from the farm's own records every 7 days, over the last 60 days (events as GET .../predictions/accuracy matches them, against the scorer's highest probability each day). It lowers a threshold when recorded events went without an alarm and a lower one would not have raised the false alarms, and raises it when false alarms are many and a higher one would still catch every event caught, each event's peak at least 1.25x the new threshold (events to come are not the ones learned from); within 0.6-1.5x the default, at most 1.25x per learning, only with 5 events or more, and part of the way when events are few. Per-farm calibration, refitted at the same time from the same period: the scorer's probability (the global calibration's) re-mapped per class, logit(farm) = intercept + slope x logit(global), fitted on every scored hour against whether it lay in a recorded event's lead window, taken events / (events + 5) of the way from the global calibration, only with 5 events or more, slope 0.5-2, intercept within ±2.5. The map rises strictly, so alarms stay where the thresholds put them; alarmLevel is the probability they now carry. Lameness's map starts from the farm's own base rate (prior), read from its scores without any lameness record: the share of its scored animal-days in a lameness alarm held 7 days or more, against 2.82 % on the farms the global calibration was fitted on; its log-odds difference, taken animals / (animals + 30) of the way and within ±1.5, is added to the log-odds of every lameness probability (only with 14 days scored and 5 farrowings and weanings recorded in the period); with 5 lameness events or more the records' fit is shrunk toward that shift instead of toward none. The farm's gestation, learned at the same time: the median days from each farrowing recorded in the period to the latest service before it (105-127 days apart), taken pairs / (pairs + 5) of the way from the default 115 days, only with 5 pairs or more, within 5 days of the default; the birth rules' windows after a service (the lower threshold, the shorter CUSUM) move with it. The due bar, learned at the same time: birth's thresholds in the days -2 to +2 around the farm's gestation after a sow's latest service, set 0.9x under the score 10 % of the period's recorded farrowings did not reach in the 48 h before onset (no lower than 0.5x), replayed on the farm's own scored hours of those days and kept only where it catches more farrowings (an alarm starting in the 48 h before onset) with at most 1 more false alarm for each, farrowings / (farrowings + 5) of the way, only with 5 farrowings or more.
          */
         get: operations["getPredictionSettings"];
         put?: never;
@@ -35046,6 +35046,38 @@ export interface operations {
                                  * @example 2.5
                                  */
                                 maxIntercept: number;
+                                /** @description The limits that keep a few records from running it away */
+                                lamenessPrior: {
+                                    /**
+                                     * Format: int32
+                                     * @description A day counts in the share when it lies in a run of at least this many consecutive days whose lameness peak reached the alarm level
+                                     * @example 7
+                                     */
+                                    sustainedDays: number;
+                                    /**
+                                     * Format: int32
+                                     * @description Fewer days scored in the period: no shift
+                                     * @example 14
+                                     */
+                                    minDays: number;
+                                    /**
+                                     * Format: int32
+                                     * @description Fewer farrowings and weanings recorded in the period: no shift (without them the lameness rule has no phases, and a nursing sow reads as a decline)
+                                     * @example 5
+                                     */
+                                    minPhaseRecords: number;
+                                    /**
+                                     * Format: int32
+                                     * @description The shift is taken animals / (animals + this) of the way from none
+                                     * @example 30
+                                     */
+                                    shrinkAnimals: number;
+                                    /**
+                                     * @description The shift stays within ± this (log-odds)
+                                     * @example 1.5
+                                     */
+                                    maxShift: number;
+                                };
                             };
                             /** @description birth: the threshold in use and why */
                             birth: {
@@ -35094,7 +35126,7 @@ export interface operations {
                                 /** @description birth: the calibration in use for this farm and why */
                                 calibration: {
                                     /**
-                                     * @description farm: the scorer's probability is re-mapped by this farm's map; global: the global calibration alone (too few events, or not fitted yet)
+                                     * @description farm: the scorer's probability is re-mapped by this farm's map (from its records, or for lameness its base rate: prior); global: the global calibration alone (too few events and no shift, or not fitted yet)
                                      * @example farm
                                      */
                                     inUse: "farm" | "global";
@@ -35182,6 +35214,47 @@ export interface operations {
                                      * @example 12 birth events: 0.6 % of the period's hours lay in an event's window, the global calibration said 1.4 %; its line moved 71 % of the way from the global calibration (12 events)
                                      */
                                     reason: string;
+                                    /** @description lameness: the farm's base rate the map starts from (with fewer than minEvents lameness events, the map is this shift alone; with more, the records' fit is shrunk toward it); null for birth and heat, and before it was estimated */
+                                    prior: {
+                                        /**
+                                         * @description Added to the log-odds of every lameness probability before the farm's records move the map (0: none): the log-odds of share less those of the global calibration's farms' share, shrunk by the animals and kept within the limits
+                                         * @example -0.9271
+                                         */
+                                        shift: number;
+                                        /** @description Share of the period's scored animal-days that lay in a lameness alarm held for sustainedDays days or more; null when not estimated (too few days, or a farm whose records give the lameness rule no phases) */
+                                        share: number | null;
+                                        /** @description The same share on the farms the global calibration was fitted on: the base rate its probabilities assume */
+                                        knotsShare: number | null;
+                                        /**
+                                         * Format: int64
+                                         * @description Animals with a lameness score in the period
+                                         * @example 150
+                                         */
+                                        animals: number;
+                                        /**
+                                         * Format: int64
+                                         * @description Their scored animal-days
+                                         * @example 8400
+                                         */
+                                        days: number;
+                                        /**
+                                         * Format: int64
+                                         * @description Of them, days in a lameness alarm held for sustainedDays days or more
+                                         * @example 80
+                                         */
+                                        sustainedDays: number;
+                                        /**
+                                         * Format: int64
+                                         * @description Farrowings and weanings the farm recorded in the period
+                                         * @example 110
+                                         */
+                                        phaseRecords: number;
+                                        /**
+                                         * @description Why the shift is what it is, in words
+                                         * @example 0.95 % of the period's animal-days lay in a lameness alarm held 7 days or more (80 of 8400), 2.82 % on the farms the global calibration was fitted on: lameness's log-odds lowered by 0.9271, 83 % of the way (150 animals)
+                                         */
+                                        reason: string;
+                                    } | null;
                                 };
                             };
                             /** @description heat: the threshold in use and why */
@@ -35231,7 +35304,7 @@ export interface operations {
                                 /** @description heat: the calibration in use for this farm and why */
                                 calibration: {
                                     /**
-                                     * @description farm: the scorer's probability is re-mapped by this farm's map; global: the global calibration alone (too few events, or not fitted yet)
+                                     * @description farm: the scorer's probability is re-mapped by this farm's map (from its records, or for lameness its base rate: prior); global: the global calibration alone (too few events and no shift, or not fitted yet)
                                      * @example farm
                                      */
                                     inUse: "farm" | "global";
@@ -35319,6 +35392,47 @@ export interface operations {
                                      * @example 24 heat events: 1.1 % of the period's hours lay in an event's window, the global calibration said 1.5 %; its line moved 83 % of the way from the global calibration (24 events)
                                      */
                                     reason: string;
+                                    /** @description lameness: the farm's base rate the map starts from (with fewer than minEvents lameness events, the map is this shift alone; with more, the records' fit is shrunk toward it); null for birth and heat, and before it was estimated */
+                                    prior: {
+                                        /**
+                                         * @description Added to the log-odds of every lameness probability before the farm's records move the map (0: none): the log-odds of share less those of the global calibration's farms' share, shrunk by the animals and kept within the limits
+                                         * @example -0.9271
+                                         */
+                                        shift: number;
+                                        /** @description Share of the period's scored animal-days that lay in a lameness alarm held for sustainedDays days or more; null when not estimated (too few days, or a farm whose records give the lameness rule no phases) */
+                                        share: number | null;
+                                        /** @description The same share on the farms the global calibration was fitted on: the base rate its probabilities assume */
+                                        knotsShare: number | null;
+                                        /**
+                                         * Format: int64
+                                         * @description Animals with a lameness score in the period
+                                         * @example 150
+                                         */
+                                        animals: number;
+                                        /**
+                                         * Format: int64
+                                         * @description Their scored animal-days
+                                         * @example 8400
+                                         */
+                                        days: number;
+                                        /**
+                                         * Format: int64
+                                         * @description Of them, days in a lameness alarm held for sustainedDays days or more
+                                         * @example 80
+                                         */
+                                        sustainedDays: number;
+                                        /**
+                                         * Format: int64
+                                         * @description Farrowings and weanings the farm recorded in the period
+                                         * @example 110
+                                         */
+                                        phaseRecords: number;
+                                        /**
+                                         * @description Why the shift is what it is, in words
+                                         * @example 0.95 % of the period's animal-days lay in a lameness alarm held 7 days or more (80 of 8400), 2.82 % on the farms the global calibration was fitted on: lameness's log-odds lowered by 0.9271, 83 % of the way (150 animals)
+                                         */
+                                        reason: string;
+                                    } | null;
                                 };
                             };
                             /** @description lameness: the threshold in use and why */
@@ -35368,7 +35482,7 @@ export interface operations {
                                 /** @description lameness: the calibration in use for this farm and why */
                                 calibration: {
                                     /**
-                                     * @description farm: the scorer's probability is re-mapped by this farm's map; global: the global calibration alone (too few events, or not fitted yet)
+                                     * @description farm: the scorer's probability is re-mapped by this farm's map (from its records, or for lameness its base rate: prior); global: the global calibration alone (too few events and no shift, or not fitted yet)
                                      * @example global
                                      */
                                     inUse: "farm" | "global";
@@ -35456,6 +35570,47 @@ export interface operations {
                                      * @example 2 lameness events recorded in the period, fewer than 5: the global calibration
                                      */
                                     reason: string;
+                                    /** @description lameness: the farm's base rate the map starts from (with fewer than minEvents lameness events, the map is this shift alone; with more, the records' fit is shrunk toward it); null for birth and heat, and before it was estimated */
+                                    prior: {
+                                        /**
+                                         * @description Added to the log-odds of every lameness probability before the farm's records move the map (0: none): the log-odds of share less those of the global calibration's farms' share, shrunk by the animals and kept within the limits
+                                         * @example -0.9271
+                                         */
+                                        shift: number;
+                                        /** @description Share of the period's scored animal-days that lay in a lameness alarm held for sustainedDays days or more; null when not estimated (too few days, or a farm whose records give the lameness rule no phases) */
+                                        share: number | null;
+                                        /** @description The same share on the farms the global calibration was fitted on: the base rate its probabilities assume */
+                                        knotsShare: number | null;
+                                        /**
+                                         * Format: int64
+                                         * @description Animals with a lameness score in the period
+                                         * @example 150
+                                         */
+                                        animals: number;
+                                        /**
+                                         * Format: int64
+                                         * @description Their scored animal-days
+                                         * @example 8400
+                                         */
+                                        days: number;
+                                        /**
+                                         * Format: int64
+                                         * @description Of them, days in a lameness alarm held for sustainedDays days or more
+                                         * @example 80
+                                         */
+                                        sustainedDays: number;
+                                        /**
+                                         * Format: int64
+                                         * @description Farrowings and weanings the farm recorded in the period
+                                         * @example 110
+                                         */
+                                        phaseRecords: number;
+                                        /**
+                                         * @description Why the shift is what it is, in words
+                                         * @example 0.95 % of the period's animal-days lay in a lameness alarm held 7 days or more (80 of 8400), 2.82 % on the farms the global calibration was fitted on: lameness's log-odds lowered by 0.9271, 83 % of the way (150 animals)
+                                         */
+                                        reason: string;
+                                    } | null;
                                 };
                             };
                             /** @description The farm's gestation: where the birth rules expect a farrowing after a recorded service, learned with the thresholds from the same period */

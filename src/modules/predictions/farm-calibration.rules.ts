@@ -6,7 +6,10 @@
 // probability, by maximum likelihood over the farm's hours, shrunk toward the identity by the number of events and
 // kept within limits. A rising straight line in logit space is strictly monotone, so no alarm moves: an hour alarms
 // where its global probability reaches the class's alarm level, and the farm's probability then reaches the image of
-// that level. Pure: the job (src/jobs/predictions.ts) feeds it; docs/predictions.md has the why and the figures.
+// that level. Lameness's map starts from the farm's own base rate (lamenessPrior): the share of its animal-days in a
+// sustained lameness alarm against the share on the farms the global calibration was fitted on, a shift in log-odds
+// that needs no lameness record. Pure: the job (src/jobs/predictions.ts) feeds it; docs/predictions.md has the why
+// and the figures.
 import type { ClassificationType } from './predictions.rules.ts'
 
 export const FARM_CALIBRATION = {
@@ -21,6 +24,126 @@ export const FARM_CALIBRATION = {
   /** Probabilities are read within these before their logit is taken. */
   floor: 0.001,
 } as const
+
+/**
+ * Lameness's prior from the farm's own scores (branch `lameprior`): at one score the odds of a lameness differ with how
+ * common lameness is on the farm, and the global calibration carries the base rate of the farms it was fitted on. A
+ * lameness persists for weeks, a day-to-day swing does not: the share of the farm's animal-days that lie in a run of
+ * at least `sustainedDays` days whose peak reached the alarm level reads the farm's lameness, recording or not.
+ */
+export const LAMENESS_PRIOR = {
+  /** A day counts when it lies in a run of at least this many consecutive days at the alarm level. */
+  sustainedDays: 7,
+  /**
+   * The same share on the farms the global calibration was fitted on (cycle family, seeds tuning-1 and dev-1, profiles
+   * default, late-crates, long-gestation and rough, with records, averaged in log-odds with every profile alike, as
+   * the fit weighs them): the base rate the knots assume, in this measure.
+   */
+  knotsShare: 0.0282,
+  /** Shrinkage toward no shift: taken animals / (animals + shrinkAnimals) of the way. */
+  shrinkAnimals: 30,
+  /** The shift stays within ± this (log-odds). */
+  maxShift: 1.5,
+  /** Fewer scored days than this in the period: no shift. */
+  minDays: 14,
+  /**
+   * Fewer farrowing and weaning records than this in the period: no shift. The lameness rule reads a farm's phases
+   * from them; without them a nursing sow's rest reads as a decline, the alarms a recording farm would not have
+   * fill the measure, and the knots (fitted with records) are not what such a farm's scores mean.
+   */
+  minPhaseRecords: 5,
+} as const
+
+/** Lameness's prior: the shift added to the logit of every lameness probability, and what it came from. */
+export interface LamenessPrior {
+  shift: number
+  /** Share of the scored animal-days in a sustained alarm; null when not estimated. */
+  share: number | null
+  animals: number
+  days: number
+  sustainedDays: number
+  phaseRecords: number
+  reason: string
+}
+
+export const NO_LAMENESS_PRIOR: LamenessPrior = {
+  shift: 0,
+  share: null,
+  animals: 0,
+  days: 0,
+  sustainedDays: 0,
+  phaseRecords: 0,
+  reason: 'not estimated yet: no shift',
+}
+
+/**
+ * The farm's lameness prior from the scorer's daily lameness peaks (global probabilities) of the period, the class's
+ * global alarm level and how many farrowings and weanings the farm recorded in the period. logit(share) -
+ * logit(knotsShare), shrunk by the number of animals and kept within ±maxShift.
+ */
+export function lamenessPrior(
+  peaks: readonly { animalId: number; day: number; peak: number }[],
+  alarmLevel: number,
+  phaseRecords: number,
+): LamenessPrior {
+  const c = LAMENESS_PRIOR
+  const byAnimal = new Map<number, { day: number; peak: number }[]>()
+  const days = new Set<number>()
+  for (const p of peaks) {
+    let list = byAnimal.get(p.animalId)
+    if (!list) byAnimal.set(p.animalId, (list = []))
+    list.push(p)
+    days.add(p.day)
+  }
+  let animalDays = 0
+  let sustained = 0
+  for (const list of byAnimal.values()) {
+    list.sort((a, b) => a.day - b.day)
+    animalDays += list.length
+    let run = 0
+    let last = Number.NaN
+    const close = () => {
+      if (run >= c.sustainedDays) sustained += run
+      run = 0
+    }
+    for (const { day, peak } of list) {
+      if (day - last !== DAY_MS) close()
+      if (peak >= alarmLevel) run++
+      else close()
+      last = day
+    }
+    close()
+  }
+  const counts = { animals: byAnimal.size, days: animalDays, sustainedDays: sustained, phaseRecords }
+  if (phaseRecords < c.minPhaseRecords)
+    return {
+      ...counts,
+      shift: 0,
+      share: null,
+      reason: `${phaseRecords} farrowings and weanings recorded in the period, fewer than ${c.minPhaseRecords}: no shift (without them the scores read nursing sows as declines)`,
+    }
+  if (days.size < c.minDays)
+    return {
+      ...counts,
+      shift: 0,
+      share: null,
+      reason: `${days.size} days scored in the period, fewer than ${c.minDays}: no shift`,
+    }
+  const share = sustained / animalDays
+  const weight = byAnimal.size / (byAnimal.size + c.shrinkAnimals)
+  const shift = round(Math.max(-c.maxShift, Math.min(c.maxShift, weight * (logit(share) - logit(c.knotsShare)))), 4)
+  const percent = (x: number) => round(x * 100, 2)
+  return {
+    ...counts,
+    shift,
+    share: round(share, 4),
+    reason:
+      `${percent(share)} % of the period's animal-days lay in a lameness alarm held ${c.sustainedDays} days or more ` +
+      `(${sustained} of ${animalDays}), ${percent(c.knotsShare)} % on the farms the global calibration was fitted on: ` +
+      `lameness's log-odds ${shift >= 0 ? 'raised' : 'lowered'} by ${Math.abs(shift)}, ${round(weight * 100, 0)} % of the way (${byAnimal.size} animals)` +
+      (Math.abs(shift) === c.maxShift ? `, at the limit ±${c.maxShift}` : ''),
+  }
+}
 
 /** The farm's map of one class: logit q = intercept + slope · logit p. Identity: intercept 0, slope 1. */
 export interface FarmCalibrationMap {
@@ -40,9 +163,12 @@ export interface FarmCalibrationFit {
   /** Share of the period's hours that lay in an event's lead window, and the mean global probability of them all. */
   observed: number | null
   meanPredicted: number | null
+  /** Lameness: the farm's prior, the map's starting point (absent on fits from before it, and on birth and heat). */
+  prior?: LamenessPrior | null
   reason: string
 }
 
+const DAY_MS = 86_400_000
 const logit = (p: number) => {
   const x = Math.min(1 - FARM_CALIBRATION.floor, Math.max(FARM_CALIBRATION.floor, p))
   return Math.log(x / (1 - x))
@@ -97,8 +223,11 @@ export function fitFarmCalibration(
   kind: ClassificationType,
   cells: readonly HourCell[],
   events: number,
+  prior: LamenessPrior | null = null,
 ): FarmCalibrationFit {
   const c = FARM_CALIBRATION
+  // Where the map starts from, and what the records' fit is shrunk toward: the prior's shift, or the identity.
+  const start: FarmCalibrationMap = { intercept: prior?.shift ?? 0, slope: 1 }
   let hours = 0
   let positives = 0
   let sum = 0
@@ -112,25 +241,31 @@ export function fitFarmCalibration(
     hours,
     observed: hours === 0 ? null : round(positives / hours, 4),
     meanPredicted: hours === 0 ? null : round(sum / hours, 4),
+    ...(prior ? { prior } : {}),
   }
+  const startName =
+    prior && prior.shift !== 0
+      ? `the farm's base rate (the global calibration's log-odds ${prior.shift > 0 ? '+' : ''}${prior.shift}: prior)`
+      : 'the global calibration'
   if (events < c.minEvents)
     return {
       ...base,
-      map: IDENTITY_MAP,
+      map: prior && prior.shift !== 0 ? start : IDENTITY_MAP,
       fitted: null,
-      reason: `${events} ${kind} events recorded in the period, fewer than ${c.minEvents}: the global calibration`,
+      reason: `${events} ${kind} events recorded in the period, fewer than ${c.minEvents}: ${startName}`,
     }
   if (positives === 0 || positives === hours)
     return {
       ...base,
-      map: IDENTITY_MAP,
+      map: prior && prior.shift !== 0 ? start : IDENTITY_MAP,
       fitted: null,
-      reason: `no hour ${positives === 0 ? 'in' : 'outside'} an event's window: the global calibration`,
+      reason: `no hour ${positives === 0 ? 'in' : 'outside'} an event's window: ${startName}`,
     }
   const fitted = logisticLine(cells.map((cell) => ({ x: logit(cell.probability), n: cell.hours, k: cell.inWindow })))
   const weight = events / (events + c.shrinkEvents)
+  const intercept = start.intercept + weight * (fitted.intercept - start.intercept)
   const map = {
-    intercept: round(Math.max(-c.maxIntercept, Math.min(c.maxIntercept, weight * fitted.intercept)), 4),
+    intercept: round(Math.max(-c.maxIntercept, Math.min(c.maxIntercept, intercept)), 4),
     slope: round(Math.max(c.minSlope, Math.min(c.maxSlope, 1 + weight * (fitted.slope - 1))), 4),
   }
   return {
@@ -140,7 +275,7 @@ export function fitFarmCalibration(
     reason:
       `${events} ${kind} events: ${round(base.observed! * 100, 2)} % of the period's hours lay in an event's window, ` +
       `the global calibration said ${round(base.meanPredicted! * 100, 2)} %; its line moved ${round(weight * 100, 0)} % ` +
-      `of the way from the global calibration (${events} events)`,
+      `of the way from ${startName} (${events} events)`,
   }
 }
 

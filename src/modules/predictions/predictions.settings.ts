@@ -25,6 +25,7 @@ import { DUE_DAYS } from './birth.rules.ts'
 import {
   FARM_CALIBRATION,
   IDENTITY_MAP,
+  LAMENESS_PRIOR,
   recalibrate,
   type FarmCalibrationFit,
   type FarmCalibrationMap,
@@ -43,12 +44,43 @@ const mapPoints = (map: FarmCalibrationMap) => MAP_POINTS.map((p) => ({ global: 
 
 const EXAMPLE_MAP = { intercept: -1.12, slope: 0.78 }
 
+const LamenessPriorSettings = Type.Object(
+  {
+    shift: Setting(
+      "Added to the log-odds of every lameness probability before the farm's records move the map (0: none): the log-odds of share less those of the global calibration's farms' share, shrunk by the animals and kept within the limits",
+      -0.9271,
+    ),
+    share: Rate(
+      "Share of the period's scored animal-days that lay in a lameness alarm held for sustainedDays days or more; null when not estimated (too few days, or a farm whose records give the lameness rule no phases)",
+      0.0095,
+    ),
+    knotsShare: Rate(
+      'The same share on the farms the global calibration was fitted on: the base rate its probabilities assume',
+      LAMENESS_PRIOR.knotsShare,
+    ),
+    animals: Count('Animals with a lameness score in the period', 150),
+    days: Count('Their scored animal-days', 8400),
+    sustainedDays: Count('Of them, days in a lameness alarm held for sustainedDays days or more', 80),
+    phaseRecords: Count('Farrowings and weanings the farm recorded in the period', 110),
+    reason: Reason(
+      400,
+      'Why the shift is what it is, in words',
+      "0.95 % of the period's animal-days lay in a lameness alarm held 7 days or more (80 of 8400), 2.82 % on the farms the global calibration was fitted on: lameness's log-odds lowered by 0.9271, 83 % of the way (150 animals)",
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "lameness only (null for birth and heat): the farm's own base rate, read from its scores without any lameness record, where the map starts from. At one score the odds of a lameness differ with how common lameness is on a farm; the global calibration carries its farms' base rate",
+  },
+)
+
 const ClassCalibration = (kind: ClassificationType, example: { inUse: boolean; reason: string }) =>
   Type.Object(
     {
       inUse: Type.Union([Type.Literal('farm'), Type.Literal('global')], {
         description:
-          "farm: the scorer's probability is re-mapped by this farm's map; global: the global calibration alone (too few events, or not fitted yet)",
+          "farm: the scorer's probability is re-mapped by this farm's map (from its records, or for lameness its base rate: prior); global: the global calibration alone (too few events and no shift, or not fitted yet)",
         examples: [example.inUse ? 'farm' : 'global'],
       }),
       intercept: Setting(
@@ -97,6 +129,10 @@ const ClassCalibration = (kind: ClassificationType, example: { inUse: boolean; r
         },
       ),
       reason: Reason(500, 'Why the map is what it is, in words', example.reason),
+      prior: Type.Union([LamenessPriorSettings, Type.Null()], {
+        description:
+          "lameness: the farm's base rate the map starts from (with fewer than minEvents lameness events, the map is this shift alone; with more, the records' fit is shrunk toward it); null for birth and heat, and before it was estimated",
+      }),
     },
     {
       additionalProperties: false,
@@ -244,6 +280,22 @@ export const PredictionSettings = Type.Object(
         minSlope: Setting("The map's least slope", FARM_CALIBRATION.minSlope),
         maxSlope: Setting("The map's greatest slope", FARM_CALIBRATION.maxSlope),
         maxIntercept: Setting("The map's intercept stays within ± this (log-odds)", FARM_CALIBRATION.maxIntercept),
+        lamenessPrior: Limits({
+          sustainedDays: Days(
+            'A day counts in the share when it lies in a run of at least this many consecutive days whose lameness peak reached the alarm level',
+            LAMENESS_PRIOR.sustainedDays,
+          ),
+          minDays: Days('Fewer days scored in the period: no shift', LAMENESS_PRIOR.minDays),
+          minPhaseRecords: Events(
+            'Fewer farrowings and weanings recorded in the period: no shift (without them the lameness rule has no phases, and a nursing sow reads as a decline)',
+            LAMENESS_PRIOR.minPhaseRecords,
+          ),
+          shrinkAnimals: Events(
+            'The shift is taken animals / (animals + this) of the way from none',
+            LAMENESS_PRIOR.shrinkAnimals,
+          ),
+          maxShift: Setting('The shift stays within ± this (log-odds)', LAMENESS_PRIOR.maxShift),
+        }),
       },
       {
         additionalProperties: false,
@@ -322,6 +374,10 @@ export async function predictionSettingsRoute(app: App) {
           `${FARM_CALIBRATION.shrinkEvents}) of the way from the global calibration, only with ${FARM_CALIBRATION.minEvents} events or ` +
           `more, slope ${FARM_CALIBRATION.minSlope}-${FARM_CALIBRATION.maxSlope}, intercept within ±${FARM_CALIBRATION.maxIntercept}. ` +
           'The map rises strictly, so alarms stay where the thresholds put them; alarmLevel is the probability they now carry. ' +
+          "Lameness's map starts from the farm's own base rate (prior), read from its scores without any lameness record: " +
+          `the share of its scored animal-days in a lameness alarm held ${LAMENESS_PRIOR.sustainedDays} days or more, against ${LAMENESS_PRIOR.knotsShare * 100} % on the farms the global calibration was fitted on; ` +
+          `its log-odds difference, taken animals / (animals + ${LAMENESS_PRIOR.shrinkAnimals}) of the way and within ±${LAMENESS_PRIOR.maxShift}, is added to the log-odds of every lameness probability ` +
+          `(only with ${LAMENESS_PRIOR.minDays} days scored and ${LAMENESS_PRIOR.minPhaseRecords} farrowings and weanings recorded in the period); with ${FARM_CALIBRATION.minEvents} lameness events or more the records' fit is shrunk toward that shift instead of toward none. ` +
           "The farm's gestation, learned at the same time: the median days from each farrowing recorded in the period " +
           'to the latest service before it (105-127 days apart), taken pairs / (pairs + ' +
           `${GESTATION_LEARNING.shrinkPairs}) of the way from the default ${GESTATION_LEARNING.defaultDays} days, only with ${GESTATION_LEARNING.minPairs} pairs or more, ` +
@@ -355,6 +411,7 @@ export async function predictionSettingsRoute(app: App) {
           alarmLevel: round4(recalibrate(map, alarmLevel(kind))),
           map: mapPoints(map),
           reason: fit?.reason ?? 'not fitted yet: the global calibration',
+          prior: kind === 'lameness' && fit?.prior ? { ...fit.prior, knotsShare: LAMENESS_PRIOR.knotsShare } : null,
         }
       }
       const classOf = (kind: ClassificationType) => {
@@ -390,6 +447,13 @@ export async function predictionSettingsRoute(app: App) {
           minSlope: FARM_CALIBRATION.minSlope,
           maxSlope: FARM_CALIBRATION.maxSlope,
           maxIntercept: FARM_CALIBRATION.maxIntercept,
+          lamenessPrior: {
+            sustainedDays: LAMENESS_PRIOR.sustainedDays,
+            minDays: LAMENESS_PRIOR.minDays,
+            minPhaseRecords: LAMENESS_PRIOR.minPhaseRecords,
+            shrinkAnimals: LAMENESS_PRIOR.shrinkAnimals,
+            maxShift: LAMENESS_PRIOR.maxShift,
+          },
         },
         birth: classOf('birth'),
         heat: classOf('heat'),

@@ -1,0 +1,70 @@
+// Lameness's probabilities as a farm that keeps records is shown them: the global probabilities shifted by the farm's
+// own base rate (lamenessPrior in farm-calibration.rules.ts), learned as the predictions job learns it. The evaluation
+// measures calibration on them; alarms stay on the global probabilities.
+import { HOUR_MS, MIN_SAMPLES_PER_HOUR } from '../modules/predictions/hour-summaries.rules.ts'
+import { LEARNING } from '../modules/predictions/farm-learning.rules.ts'
+import { farmProbability, lamenessPrior, type LamenessPrior } from '../modules/predictions/farm-calibration.rules.ts'
+import type { AlarmLevels, Scores, SimulatedAnimalData } from './evaluation.ts'
+
+const DAY_MS = 24 * HOUR_MS
+
+/**
+ * Lameness's probabilities with the farm's prior applied as the job applies it: learned every LEARNING.everyDays days
+ * from the first scored day, from the daily peaks of the hours scored in the LEARNING.periodDays before (an hour is
+ * scored, as in the job, when its tag was heard in the 24 h up to it) and the farrowings and weanings recorded then;
+ * each learning's shift maps the hours until the next. Returns the mapped scores and each learning's prior.
+ */
+export function farmLameness(
+  herd: readonly SimulatedAnimalData[],
+  scores: Scores,
+  from: number,
+  to: number,
+  withRecords: boolean,
+  levels: AlarmLevels,
+): { shown: Scores; priors: { at: string; prior: LamenessPrior }[] } {
+  const hourStart = (i: number) => herd[0]!.hours[i]!.hour
+  const heard = herd.map((a) => {
+    const out = new Array<boolean>(a.hours.length).fill(false)
+    let last = -Infinity
+    a.hours.forEach((h, i) => {
+      if (h.samples >= MIN_SAMPLES_PER_HOUR) last = i
+      out[i] = i - last <= 23
+    })
+    return out
+  })
+  const shown: Scores = scores.map((s) => ({ birth: s.birth, heat: s.heat, lameness: [...s.lameness] }))
+  const priors: { at: string; prior: LamenessPrior }[] = []
+  const step = LEARNING.everyDays * 24
+  for (let at = from; at <= to; at += step) {
+    const periodFrom = Math.max(from, at - LEARNING.periodDays * 24)
+    const peaks = new Map<string, { animalId: number; day: number; peak: number }>()
+    herd.forEach((a, k) => {
+      for (let i = periodFrom; i < at; i++) {
+        if (!heard[k]![i]) continue
+        const day = Math.floor(hourStart(i) / DAY_MS) * DAY_MS
+        const key = `${k} ${day}`
+        const p = scores[k]!.lameness[i] ?? 0
+        const peak = peaks.get(key)
+        if (!peak) peaks.set(key, { animalId: k, day, peak: p })
+        else peak.peak = Math.max(peak.peak, p)
+      }
+    })
+    const fromMs = hourStart(periodFrom)
+    const toMs = hourStart(at)
+    const phaseRecords = withRecords
+      ? herd.reduce(
+          (n, a) => n + [...a.records.births, ...a.records.weanings].filter((t) => t > fromMs && t <= toMs).length,
+          0,
+        )
+      : 0
+    const prior = lamenessPrior([...peaks.values()], levels.lameness, phaseRecords)
+    priors.push({ at: new Date(toMs).toISOString(), prior })
+    if (prior.shift === 0) continue
+    const map = { intercept: prior.shift, slope: 1 }
+    shown.forEach((s, k) => {
+      for (let i = at; i < Math.min(to + 1, at + step); i++)
+        s.lameness[i] = farmProbability(map, scores[k]!.lameness[i] ?? 0, levels.lameness)
+    })
+  }
+  return { shown, priors }
+}
