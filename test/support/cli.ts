@@ -19,9 +19,9 @@ export interface CliResult {
   json: () => any
 }
 
-/** Runs the CLI in this process on an open database (a TestContext has both). */
+/** Runs the CLI in this process on an open database (a TestContext has both); without one, for jobs that open none. */
 export async function cliInProcess(
-  target: { config: Config; database: Database },
+  target: { config: Config; database?: Database },
   args: string[],
   input = '',
 ): Promise<CliResult> {
@@ -29,7 +29,7 @@ export async function cliInProcess(
   let stderr = ''
   const code = await runCli(args, {
     config: target.config,
-    database: target.database,
+    ...(target.database ? { database: target.database } : {}),
     io: {
       stdout: {
         write: (chunk: string) => {

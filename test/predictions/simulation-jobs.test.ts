@@ -1,0 +1,78 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts). The simulation jobs score herds in
+// memory and read no store: fit-calibration, evaluate-predictions and evaluate-farm-calibration through the CLI.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { cliInProcess } from '../support/cli.ts'
+import { loadConfig } from '../../src/config.ts'
+import { testEnv } from '../support/app.ts'
+
+const cli = (args: string[]) => cliInProcess({ config: loadConfig(testEnv()) }, args)
+
+describe('livestock-api jobs fit-calibration', () => {
+  it("fits each class's calibration on the tuning family and prints knots rising in both coordinates", async () => {
+    const res = await cli(['jobs', 'fit-calibration', '--animals', '20', '--days', '7'])
+    assert.equal(res.code, 0, res.stderr)
+    const { job, fittedOn, calibration } = res.json()
+    assert.equal(job, 'fit-calibration')
+    assert.deepEqual([fittedOn.family, fittedOn.animals, fittedOn.days], ['cycle', 20, 7])
+    for (const type of ['birth', 'heat', 'lameness']) {
+      const knots: [number, number][] = calibration[type]
+      assert.ok(knots.length >= 1, type)
+      for (let k = 1; k < knots.length; k++)
+        assert.ok(knots[k]![0] > knots[k - 1]![0] && knots[k]![1] > knots[k - 1]![1], `${type} rises`)
+    }
+  })
+})
+
+describe('livestock-api jobs evaluate-predictions', () => {
+  it('scores simulated herds in memory and reports every class of both families side by side, with intervals', async () => {
+    const res = await cli(['jobs', 'evaluate-predictions', '--seed', 'tuning-1', '--animals', '20', '--days', '7'])
+    assert.equal(res.code, 0, res.stderr)
+    const { job, tunedOn, heldOut } = res.json()
+    assert.equal(job, 'evaluate-predictions')
+    assert.deepEqual(
+      [tunedOn.family, tunedOn.tunedOn, heldOut.family, heldOut.tunedOn],
+      ['cycle', true, 'ethogram', false],
+    )
+    for (const report of [tunedOn, heldOut]) {
+      assert.equal(report.seed, 'tuning-1')
+      assert.equal(report.animals, 20)
+      for (const variant of ['scorer', 'scorerWithoutRecords', 'plainThreshold']) {
+        for (const type of ['birth', 'heat', 'lameness']) {
+          const r = report[variant][type]
+          assert.ok(
+            r.episodes >= 0 && r.detected <= r.episodes && r.falseAlarmsPerAnimalMonth >= 0,
+            `${variant} ${type}`,
+          )
+          assert.ok(
+            r.falseAlarmsCI[0] <= r.falseAlarmsPerAnimalMonth && r.falseAlarmsPerAnimalMonth <= r.falseAlarmsCI[1],
+          )
+        }
+      }
+    }
+  })
+})
+
+describe('livestock-api jobs evaluate-farm-calibration', () => {
+  it("fits each farm's map on its first 30 days and measures the next 30, alarms where they were", async () => {
+    const res = await cli(['jobs', 'evaluate-farm-calibration', '--seed', 'tuning-1', '--animals', '20'])
+    assert.equal(res.code, 0, res.stderr)
+    const { job, tunedOn, heldOut } = res.json()
+    assert.equal(job, 'evaluate-farm-calibration')
+    assert.deepEqual(
+      [tunedOn.family, heldOut.family, tunedOn.fitDays, tunedOn.measuredDays],
+      ['cycle', 'ethogram', 30, 30],
+    )
+    for (const report of [tunedOn, heldOut]) {
+      for (const type of ['birth', 'heat', 'lameness']) {
+        const [global, farm] = [report.global[type], report.farm[type]]
+        assert.deepEqual(
+          [farm.detected, farm.falseAlarms, farm.confounders.falseAlarms],
+          [global.detected, global.falseAlarms, global.confounders.falseAlarms],
+          `${report.family} ${type}: the map moves no alarm`,
+        )
+        assert.ok(report.fits[type].map.slope >= 0.5 && report.fits[type].map.slope <= 2)
+      }
+    }
+  })
+})
