@@ -22,6 +22,8 @@ import {
   servedInHeat,
   withoutServiceInHeat,
   heatBars,
+  heldShortRise,
+  shortHoldHours,
 } from '../../src/modules/predictions/heat.rules.ts'
 import { DAY, T0, recordsBefore } from './scorer-fixtures.ts'
 
@@ -137,7 +139,9 @@ describe("heat: what the farm's records change", () => {
 
   it('gives the shorter heat window a lowered bar after a weaning, a raised one where a return is possible, none elsewhere', () => {
     const { shortFactor, expectedFactor, returnShortFactor, returnFactor } = SCORER.heat
-    assert.ok(shortFactor < expectedFactor && returnShortFactor > returnFactor)
+    // Where a return is possible the 12-h window's bar is no lower than the day's (most services hold); its crossing
+    // must also hold longer there (shortHoldHours).
+    assert.ok(shortFactor < expectedFactor && returnShortFactor >= returnFactor)
     assert.equal(heatShortFactor(records({ weanings: [5], births: [30] }), t), shortFactor)
     assert.equal(heatShortFactor(records({ services: [21], weanings: [27] }), t), returnShortFactor)
     assert.equal(heatShortFactor(records({ services: [16], weanings: [21] }), t), undefined, 'the luteal phase')
@@ -301,5 +305,38 @@ describe('heat: the baseline of a weaned sow that had not settled', () => {
       'a farrowing, not a weaning',
     )
     assert.deepEqual(heatBaselineStart(NO_RECORDS, t, unsettled), { start: -Infinity, settledOnly: false })
+  })
+})
+
+describe("heat: the shorter window's crossing must hold (shortHold)", () => {
+  const bar = 0.2
+  const clear = SCORER.heat.shortHold!.clearFactor
+  const none = { ...SCORER, heat: { ...SCORER.heat, shortHold: null } }
+
+  it('takes the least of the last hours unless the latest is clearly over the bar', () => {
+    assert.ok(clear > 1)
+    // An hour at the bar after an hour under it: the crossing has not held.
+    assert.equal(heldShortRise([0.1, 0.25], bar), 0.1)
+    // Held over both hours: the lesser of them.
+    assert.equal(heldShortRise([0.3, 0.22], bar), 0.22)
+    assert.equal(heldShortRise([0.22, 0.3, 0.25], bar), 0.22)
+    // Clearly over the bar: at once.
+    assert.equal(heldShortRise([0, clear * bar], bar), clear * bar)
+    assert.equal(heldShortRise([-0.1, clear * bar + 0.1], bar), clear * bar + 0.1)
+    // Nothing to read: no rise.
+    assert.equal(heldShortRise([], bar), 0)
+  })
+
+  it('without a hold reads the latest hour alone', () => {
+    assert.equal(heldShortRise([0.1, 0.25], bar, none), 0.25)
+    assert.equal(shortHoldHours(SCORER.heat.shortFactor, none), 1)
+    assert.equal(shortHoldHours(SCORER.heat.returnShortFactor, none), 1)
+  })
+
+  it('holds longer where a return is possible (most sows there are pregnant)', () => {
+    const { hours, returnHours } = SCORER.heat.shortHold!
+    assert.ok(hours >= 2 && returnHours >= hours)
+    assert.equal(shortHoldHours(SCORER.heat.shortFactor), hours)
+    assert.equal(shortHoldHours(SCORER.heat.returnShortFactor), returnHours)
   })
 })

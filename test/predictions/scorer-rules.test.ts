@@ -312,18 +312,21 @@ describe('the herd scorer', () => {
     assert.ok(final(herd)[0]!.heat < level.heat, JSON.stringify(final(herd)[0]))
   })
 
-  it('needs 1.72x for the last 12 hours where a return is possible (17-25 days after a service): 1.6x is no alarm there', () => {
+  it('needs 1.6x for the last 12 hours where a return is possible (17-25 days after a service), held 3 h: 1.5x is no alarm there', () => {
     const served = T0 + (days - 20) * DAY
-    const { threshold, returnShortFactor, hours } = SCORER.heat
-    assert.ok(hours > 12)
+    const { threshold, returnShortFactor, hours, shortHold } = SCORER.heat
+    assert.ok(hours > 12 + shortHold!.returnHours)
     const bar = 1 + threshold * returnShortFactor
-    const at = (rise: number) => {
-      const herd = herdOf((k, i) => steady(i) * (k === 0 && i > last - 12 ? rise : 1))
+    // Raised for the last 12 h and the hold's hours before them: the 12-h window full at each held hour.
+    const at = (rise: number, raised = 12 + shortHold!.returnHours - 1) => {
+      const herd = herdOf((k, i) => steady(i) * (k === 0 && i > last - raised ? rise : 1))
       herd[0]!.records = { services: [served], weanings: [served - 5 * DAY], births: [] }
       return final(herd)[0]!.heat
     }
-    assert.ok(at(1.6) < level.heat, `${at(1.6)}`)
+    assert.ok(at(1.5) < level.heat, `${at(1.5)}`)
     assert.ok(at(bar + 0.1) >= level.heat, `${at(bar + 0.1)}`)
+    // The same rise for the last 12 h alone has not held: the window was not full in the hours before.
+    assert.ok(at(bar + 0.1, 12) < level.heat, `${at(bar + 0.1, 12)}`)
   })
 
   it('gives no heat alarm early in a recorded lactation, however active the sow', () => {

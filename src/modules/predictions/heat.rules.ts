@@ -153,6 +153,30 @@ export function heatShortFactor(
   return undefined
 }
 
+/**
+ * The shorter window's rise as it alarms: `rises` are its rises (less the group's) at the last hours, oldest first,
+ * the latest last (see shortHoldHours for how many). A crossing must hold: the least of them, unless the latest is
+ * at least clearFactor x the bar, which counts at once (a heat's rise lasts a day or more; one or two hours at the
+ * bar are the window's own noise). Without a hold (null settings) the latest alone.
+ */
+export function heldShortRise(rises: readonly number[], bar: number, settings: ScorerSettings = SCORER): number {
+  const latest = rises.at(-1)
+  if (latest === undefined) return 0
+  const hold = settings.heat.shortHold
+  if (hold === null || latest >= hold.clearFactor * bar) return latest
+  return Math.min(...rises)
+}
+
+/**
+ * How many hours the shorter window's crossing must hold (heldShortRise) at the shorter window's factor
+ * `shortFactor`: the return window's (returnShortFactor) longer, most sows there being pregnant; 1 without a hold.
+ */
+export function shortHoldHours(shortFactor: number, settings: ScorerSettings = SCORER): number {
+  const hold = settings.heat.shortHold
+  if (hold === null) return 1
+  return shortFactor === settings.heat.returnShortFactor ? hold.returnHours : hold.hours
+}
+
 /** Heat's bars at an hour: the 24-h window's threshold, and the shorter window's factor of the threshold (if any). */
 export interface HeatBars {
   bar: number

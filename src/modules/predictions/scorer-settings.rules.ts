@@ -159,6 +159,14 @@ export interface ScorerSettings {
      * higher than without that service (heatBars). Null: a service raises them at once (the plain bar, no 12-h window).
      */
     servedHours: number | null
+    /**
+     * The shorter window's crossing must hold (heldShortRise): its rise is the least over its last `hours` hours
+     * (`returnHours` in the return window, where most sows are pregnant and a crossing is more often noise), unless
+     * the latest is at least clearFactor x its bar, which counts at once. A heat's rise lasts a day or more; a
+     * crossing of an hour or two at the bar is the window's own noise (about twenty bouts of activity). Null: the
+     * latest hour alone.
+     */
+    shortHold: { hours: number; returnHours: number; clearFactor: number } | null
   }
   /** The last recentDays days against days baselineFromDay-baselineToDay back; alarm at a decline of `threshold`. */
   lameness: {
@@ -247,7 +255,7 @@ export const SCORER: ScorerSettings = {
     unlikelyFactor: 2,
     shortHours: 12,
     shortFactor: 0.56,
-    returnShortFactor: 1.8,
+    returnShortFactor: 1.5,
     quietLactationDays: 18,
     weaningRise: 2.5,
     settleHours: 36,
@@ -256,6 +264,7 @@ export const SCORER: ScorerSettings = {
     ownHeat: { heldHours: 12, currentDays: 3, dueFromDay: 14, dueToDay: 26, dueFactor: 0.8 },
     partialShrink: true,
     servedHours: 24,
+    shortHold: { hours: 2, returnHours: 3, clearFactor: 1.5 },
   },
   lameness: {
     recentDays: 3,

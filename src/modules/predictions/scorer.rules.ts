@@ -58,6 +58,8 @@ import {
   heatBaselineStart,
   heatExpected,
   heatRatio,
+  heldShortRise,
+  shortHoldHours,
   heatRuledOut,
   latestHeldRise,
   ownHeatDue,
@@ -81,6 +83,9 @@ export const SCORER_SUMMARY =
   `heat: activity over the last ${heat.hours} h at least ${1 + heat.threshold}x the same hours on days ${baseline.fromDay}-${baseline.toDay} back (heats run about 1.3x for 24-48 h), ` +
   `3-8 days after a recorded weaning ${round2(1 + heat.threshold * heat.expectedFactor)}x over ${heat.hours} h or ${round2(1 + heat.threshold * heat.shortFactor)}x over the last ${heat.shortHours} h (an earlier alarm where a heat is expected), ` +
   `17-25 days after a recorded insemination ${round2(1 + heat.threshold * heat.returnFactor)}x over ${heat.hours} h or ${round2(1 + heat.threshold * heat.returnShortFactor)}x over the last ${heat.shortHours} h (a return is possible, but most services hold), ` +
+  (heat.shortHold === null
+    ? ''
+    : `the ${heat.shortHours}-h window's rise held ${heat.shortHold.hours} h (${heat.shortHold.returnHours} h where a return is possible) unless ${heat.shortHold.clearFactor}x over its bar, `) +
   (heat.servedHours === null
     ? 'a higher bar in the days after an insemination'
     : `no higher a bar in the ${heat.servedHours} h after an insemination than without it (she was served in that heat), a higher one in the days after`) +
@@ -521,11 +526,14 @@ export function scoreHerd<K>(
         const factor = heatFactor(k, i)
         const excess = (ratio: number | undefined) => (ratio === undefined ? 0 : ratio / factor - 1)
         heatP = probabilityOf(excess(heatRise(k, i, heatSettings.hours)), bar)
-        if (shortFactor !== undefined)
-          heatP = Math.max(
-            heatP,
-            probabilityOf(excess(heatRise(k, i, heatSettings.shortHours)), heatSettings.threshold * shortFactor),
-          )
+        if (shortFactor !== undefined) {
+          // The shorter window's crossing must hold for a few hours unless clearly over its bar (heldShortRise).
+          const shortBar = heatSettings.threshold * shortFactor
+          const rises: number[] = []
+          for (let j = i - shortHoldHours(shortFactor, settings) + 1; j <= i; j++)
+            rises.push(excess(heatRise(k, j, heatSettings.shortHours)))
+          heatP = Math.max(heatP, probabilityOf(heldShortRise(rises, shortBar, settings), shortBar))
+        }
       }
 
       // Lameness: the decline that held over the last persistHours (its least), so that a mean brushing past the
