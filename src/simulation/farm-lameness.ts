@@ -1,12 +1,21 @@
 // Lameness's probabilities as a farm that keeps records is shown them: the global probabilities shifted by the farm's
 // own base rate (lamenessPrior in farm-calibration.rules.ts), learned as the predictions job learns it. The evaluation
 // measures calibration on them; alarms stay on the global probabilities.
-import { HOUR_MS, MIN_SAMPLES_PER_HOUR } from '../modules/predictions/hour-summaries.rules.ts'
+import { HOUR_MS, MIN_SAMPLES_PER_HOUR, type HourSummary } from '../modules/predictions/hour-summaries.rules.ts'
 import { LEARNING } from '../modules/predictions/farm-learning.rules.ts'
 import { farmProbability, lamenessPrior, type LamenessPrior } from '../modules/predictions/farm-calibration.rules.ts'
-import type { AlarmLevels, Scores, SimulatedAnimalData } from './evaluation.ts'
+import type { AnimalRecords } from '../modules/predictions/reproduction.rules.ts'
+import type { ClassificationType } from '../modules/predictions/predictions.rules.ts'
 
 const DAY_MS = 24 * HOUR_MS
+
+/** What the prior reads of a simulated animal (evaluation.ts SimulatedAnimalData): when its tag was heard, its records. */
+interface AnimalHoursAndRecords {
+  hours: readonly HourSummary[]
+  records: Pick<AnimalRecords, 'births' | 'weanings'>
+}
+/** Per animal and hour index, each class's probability (evaluation.ts Scores). */
+type Scores = Record<ClassificationType, number[]>[]
 
 /**
  * Lameness's probabilities with the farm's prior applied as the job applies it: learned every LEARNING.everyDays days
@@ -15,12 +24,12 @@ const DAY_MS = 24 * HOUR_MS
  * each learning's shift maps the hours until the next. Returns the mapped scores and each learning's prior.
  */
 export function farmLameness(
-  herd: readonly SimulatedAnimalData[],
+  herd: readonly AnimalHoursAndRecords[],
   scores: Scores,
   from: number,
   to: number,
   withRecords: boolean,
-  levels: AlarmLevels,
+  levels: { lameness: number },
 ): { shown: Scores; priors: { at: string; prior: LamenessPrior }[] } {
   const hourStart = (i: number) => herd[0]!.hours[i]!.hour
   const heard = herd.map((a) => {
