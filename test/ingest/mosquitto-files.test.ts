@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // The broker's password file and ACL as `livestock-api broker` writes them: Mosquitto's own password format
 // (checked against the real mosquitto_passwd), and an ACL that keeps each gateway in its own farm.
 import assert from 'node:assert/strict'

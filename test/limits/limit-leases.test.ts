@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // LeasePool (src/plugins/limit-leases.ts): points taken from Redis ahead, spent locally; refusals remembered.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'

@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // The second family of simulated herds: written apart from the cycle family, so the scorer can be measured on herds
 // it was not tuned on. Its ground truth follows batch management (a batch farrows within a few days, in one room),
 // and its confounders are there: loose and torn tags, fever, mixing, dropouts, gateway outages, feeding peaks.

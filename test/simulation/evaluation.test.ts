@@ -1,3 +1,4 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // The ground truth the scorer is measured against: the simulator's plans follow the physiology the rules
 // start from (production cycles, nest building, heats, lameness) and carry the confounders (hot days, late
 // feedings, tag dropouts); the evaluation counts alarms against them, and a plain threshold fares worse.
