@@ -65,6 +65,7 @@ import {
   fitFarmCalibration,
   farmProbability,
   lamenessPrior,
+  phaseRecordsIn,
   type FarmCalibrationFit,
 } from '../modules/predictions/farm-calibration.rules.ts'
 
@@ -273,11 +274,11 @@ export async function learnFarmSettings(
   )
   // Lameness's map starts from the farm's own base rate: its animal-days in a sustained alarm (global probabilities),
   // on a farm whose farrowings and weanings give the lameness rule its phases.
-  const phaseRecords = [...farmRecords.values()].reduce(
-    (n, r) => n + [...r.births, ...r.weanings].filter((at) => at > from && at <= now).length,
-    0,
+  const prior = lamenessPrior(
+    calibrated.lameness,
+    alarmLevel('lameness'),
+    phaseRecordsIn(farmRecords.values(), from, now),
   )
-  const prior = lamenessPrior(calibrated.lameness, alarmLevel('lameness'), phaseRecords)
   const calibration = {} as Record<(typeof CLASSIFICATION_TYPES)[number], FarmCalibrationFit>
   for (const kind of CLASSIFICATION_TYPES) {
     const window = MATCH_WINDOWS[kind]

@@ -1,6 +1,8 @@
 // Per-farm calibration, measured (src/modules/predictions/farm-calibration.rules.ts): a simulated farm's first days
 // of records fit its map as the job would fit it, the next days measure the calibration with the global map and with
-// the farm's, side by side; the alarms are the same in both (the map rises strictly). docs/predictions.md has figures.
+// the farm's, side by side; the alarms are the same in both (the map rises strictly). Lameness's map starts from the
+// farm's own base rate (lamenessPrior), learned from the same days as the job learns it (farm-lameness.ts).
+// docs/predictions.md has figures.
 import { HOUR_MS } from '../modules/predictions/hour-summaries.rules.ts'
 import type { CycleProfile } from './herd-simulator.ts'
 import { CLASSIFICATION_TYPES, type ClassificationType } from '../modules/predictions/predictions.rules.ts'
@@ -15,6 +17,7 @@ import {
   type FarmCalibrationMap,
 } from '../modules/predictions/farm-calibration.rules.ts'
 import { LEARNING } from '../modules/predictions/farm-learning.rules.ts'
+import { heardHours, simulatedLamenessPrior } from './farm-lameness.ts'
 import { bootstrapCalibration, reliability, round3, round3Pair, type ReliabilityBin } from './statistics.ts'
 import {
   TUNING_FAMILY,
@@ -39,7 +42,10 @@ export interface FarmCalibrationReport {
   intervalSeconds: number
   fitDays: number
   measuredDays: number
-  /** Each class's map, fitted from the farm's records and scores of the first fitDays. */
+  /**
+   * Each class's map, fitted from the farm's records and scores of the first fitDays; lameness's from the farm's prior
+   * (its `prior`), as the job fits it.
+   */
   fits: Record<ClassificationType, FarmCalibrationFit>
   /**
    * The measured days with the global calibration and with the farm's: each class's report (alarms, which the farm's
@@ -122,6 +128,12 @@ export function evaluateFarmCalibration(input: {
       ),
       MATCH_WINDOWS[kind].eventMergeMs,
     )
+  const globalLevels = scorerLevels()
+  // Lameness's map starts from the farm's own base rate, as the job fits it: the prior of the same hours (their daily
+  // global peaks) and the farrowings and weanings recorded in them.
+  const heard = heardHours(herd)
+  const priorOf = (kind: ClassificationType, start: number, end: number) =>
+    kind === 'lameness' ? simulatedLamenessPrior(herd, scores, start, end, true, globalLevels.lameness, heard) : null
   const fits = {} as Record<ClassificationType, FarmCalibrationFit>
   for (const kind of CLASSIFICATION_TYPES) {
     const window = MATCH_WINDOWS[kind]
@@ -131,10 +143,10 @@ export function evaluateFarmCalibration(input: {
       kind,
       poolHours(labelHours(hoursOf(scores, kind, from, fitTo), recorded, window)),
       events,
+      priorOf(kind, from, fitTo + 1),
     )
   }
   const measureFrom = fitTo + 1
-  const globalLevels = scorerLevels()
   const mapped: Scores = scores.map((s) => ({
     birth: s.birth.map((p) => farmProbability(fits.birth.map, p, globalLevels.birth)),
     heat: s.heat.map((p) => farmProbability(fits.heat.map, p, globalLevels.heat)),
@@ -173,6 +185,7 @@ export function evaluateFarmCalibration(input: {
       kind,
       poolHours(labelHours(hoursOf(scores, kind, start, end - 1), recorded, window)),
       events,
+      priorOf(kind, start, end),
     )
   }
   const weeklyRefits = () => {

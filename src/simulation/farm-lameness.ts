@@ -3,7 +3,12 @@
 // measures calibration on them; alarms stay on the global probabilities.
 import { HOUR_MS, MIN_SAMPLES_PER_HOUR, type HourSummary } from '../modules/predictions/hour-summaries.rules.ts'
 import { LEARNING } from '../modules/predictions/farm-learning.rules.ts'
-import { farmProbability, lamenessPrior, type LamenessPrior } from '../modules/predictions/farm-calibration.rules.ts'
+import {
+  farmProbability,
+  lamenessPrior,
+  phaseRecordsIn,
+  type LamenessPrior,
+} from '../modules/predictions/farm-calibration.rules.ts'
 import type { AnimalRecords } from '../modules/predictions/reproduction.rules.ts'
 import type { ClassificationType } from '../modules/predictions/predictions.rules.ts'
 
@@ -31,43 +36,14 @@ export function farmLameness(
   withRecords: boolean,
   levels: { lameness: number },
 ): { shown: Scores; priors: { at: string; prior: LamenessPrior }[] } {
-  const hourStart = (i: number) => herd[0]!.hours[i]!.hour
-  const heard = herd.map((a) => {
-    const out = new Array<boolean>(a.hours.length).fill(false)
-    let last = -Infinity
-    a.hours.forEach((h, i) => {
-      if (h.samples >= MIN_SAMPLES_PER_HOUR) last = i
-      out[i] = i - last <= 23
-    })
-    return out
-  })
+  const heard = heardHours(herd)
   const shown: Scores = scores.map((s) => ({ birth: s.birth, heat: s.heat, lameness: [...s.lameness] }))
   const priors: { at: string; prior: LamenessPrior }[] = []
   const step = LEARNING.everyDays * 24
   for (let at = from; at <= to; at += step) {
     const periodFrom = Math.max(from, at - LEARNING.periodDays * 24)
-    const peaks = new Map<string, { animalId: number; day: number; peak: number }>()
-    herd.forEach((a, k) => {
-      for (let i = periodFrom; i < at; i++) {
-        if (!heard[k]![i]) continue
-        const day = Math.floor(hourStart(i) / DAY_MS) * DAY_MS
-        const key = `${k} ${day}`
-        const p = scores[k]!.lameness[i] ?? 0
-        const peak = peaks.get(key)
-        if (!peak) peaks.set(key, { animalId: k, day, peak: p })
-        else peak.peak = Math.max(peak.peak, p)
-      }
-    })
-    const fromMs = hourStart(periodFrom)
-    const toMs = hourStart(at)
-    const phaseRecords = withRecords
-      ? herd.reduce(
-          (n, a) => n + [...a.records.births, ...a.records.weanings].filter((t) => t > fromMs && t <= toMs).length,
-          0,
-        )
-      : 0
-    const prior = lamenessPrior([...peaks.values()], levels.lameness, phaseRecords)
-    priors.push({ at: new Date(toMs).toISOString(), prior })
+    const prior = simulatedLamenessPrior(herd, scores, periodFrom, at, withRecords, levels.lameness, heard)
+    priors.push({ at: new Date(herd[0]!.hours[at]!.hour).toISOString(), prior })
     if (prior.shift === 0) continue
     const map = { intercept: prior.shift, slope: 1 }
     shown.forEach((s, k) => {
@@ -76,4 +52,54 @@ export function farmLameness(
     })
   }
   return { shown, priors }
+}
+
+/** Per animal and hour: whether the hour is scored, as in the job (its tag was heard in the 24 h up to it). */
+export function heardHours(herd: readonly AnimalHoursAndRecords[]): boolean[][] {
+  return herd.map((a) => {
+    const out = new Array<boolean>(a.hours.length).fill(false)
+    let last = -Infinity
+    a.hours.forEach((h, i) => {
+      if (h.samples >= MIN_SAMPLES_PER_HOUR) last = i
+      out[i] = i - last <= 23
+    })
+    return out
+  })
+}
+
+/**
+ * The lameness prior the job would learn at the start of hour `at` from the hours periodFrom..at-1: the daily peaks of
+ * the scored hours' lameness probabilities (global) and the farrowings and weanings recorded in the period (none when
+ * the farm keeps no records), through lamenessPrior and phaseRecordsIn as the job calls them.
+ */
+export function simulatedLamenessPrior(
+  herd: readonly AnimalHoursAndRecords[],
+  scores: Scores,
+  periodFrom: number,
+  at: number,
+  withRecords: boolean,
+  alarmLevel: number,
+  heard: readonly (readonly boolean[])[] = heardHours(herd),
+): LamenessPrior {
+  const hourStart = (i: number) => herd[0]!.hours[i]!.hour
+  const peaks = new Map<string, { animalId: number; day: number; peak: number }>()
+  herd.forEach((_, k) => {
+    for (let i = periodFrom; i < at; i++) {
+      if (!heard[k]![i]) continue
+      const day = Math.floor(hourStart(i) / DAY_MS) * DAY_MS
+      const key = `${k} ${day}`
+      const p = scores[k]!.lameness[i] ?? 0
+      const peak = peaks.get(key)
+      if (!peak) peaks.set(key, { animalId: k, day, peak: p })
+      else peak.peak = Math.max(peak.peak, p)
+    }
+  })
+  const phaseRecords = withRecords
+    ? phaseRecordsIn(
+        herd.map((a) => a.records),
+        hourStart(periodFrom),
+        hourStart(at),
+      )
+    : 0
+  return lamenessPrior([...peaks.values()], alarmLevel, phaseRecords)
 }

@@ -11,6 +11,7 @@ import {
   fitFarmCalibration,
   labelHours,
   lamenessPrior,
+  phaseRecordsIn,
   poolHours,
   recalibrate,
 } from '../../src/modules/predictions/farm-calibration.rules.ts'
@@ -203,6 +204,16 @@ describe("lameness's prior: the farm's own base rate", () => {
       5,
     )
     assert.ok(prior.shift > 0.25 && prior.shift < 0.27, `${prior.shift}`)
+  })
+
+  it("counts the farrowings and weanings recorded after the period's start and up to its end, services not", () => {
+    const records = [
+      { services: [5, 50], births: [10, 100, 200], weanings: [101] },
+      { services: [], births: [], weanings: [100, 150, 201] },
+    ]
+    assert.equal(phaseRecordsIn(records, 100, 200), 3)
+    assert.equal(phaseRecordsIn(new Map(records.map((r, k) => [k, r])).values(), 0, 1000), 7)
+    assert.equal(phaseRecordsIn([], 0, 1000), 0)
   })
 
   it('shifts nothing on a farm without the records that give the rule its phases, or with too few days', () => {

@@ -77,6 +77,20 @@ export const NO_LAMENESS_PRIOR: LamenessPrior = {
 }
 
 /**
+ * The farrowings and weanings a farm recorded in a period (after `from`, up to and including `to`): the records the
+ * lameness rule reads a farm's phases from, counted for lamenessPrior's minPhaseRecords.
+ */
+export function phaseRecordsIn(
+  records: Iterable<{ readonly births: readonly number[]; readonly weanings: readonly number[] }>,
+  from: number,
+  to: number,
+): number {
+  let n = 0
+  for (const r of records) for (const at of [...r.births, ...r.weanings]) if (at > from && at <= to) n++
+  return n
+}
+
+/**
  * The farm's lameness prior from the scorer's daily lameness peaks (global probabilities) of the period, the class's
  * global alarm level and how many farrowings and weanings the farm recorded in the period. logit(share) -
  * logit(knotsShare), shrunk by the number of animals and kept within ±maxShift.
