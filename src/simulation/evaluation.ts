@@ -24,6 +24,8 @@ import {
 import type { LocationRow, SensorRow } from '../modules/readings/readings.schemas.ts'
 import { HOUR_MS, alignHours, summarizeHours, type HourSummary } from '../modules/predictions/hour-summaries.rules.ts'
 import { farmLameness } from './farm-lameness.ts'
+import { alarmRuns } from '../modules/events/events.rules.ts'
+import { DEFAULT_THRESHOLDS } from '../modules/events/alert-rules.rules.ts'
 import { SCORER, type ScorerSettings } from '../modules/predictions/scorer-settings.rules.ts'
 import { alarmLevel } from '../modules/predictions/calibration.rules.ts'
 import { NO_RECORDS, type AnimalRecords } from '../modules/predictions/reproduction.rules.ts'
@@ -48,9 +50,12 @@ export const TARGETS = {
   calibration: 0.1,
 } as const
 
-/** An alarm is a probability of at least this; alarms less than ALARM_MERGE_HOURS apart are one alarm. */
+/**
+ * A plain threshold's alarm level. An alarm is what the prediction events raise at the default alert rules
+ * (alarmRuns): from a rising edge at the level to the hour before the probability falls under it by the hysteresis,
+ * and not raised again within the cooldown after it cleared.
+ */
 export const ALARM_PROBABILITY = 0.5
-export const ALARM_MERGE_HOURS = 12
 
 /**
  * An episode is detected by an alarm that starts in its detection window: birth from 48 h before onset to the
@@ -324,21 +329,21 @@ export function scoresOf(
   })
 }
 
-/** The alarms of one score series: [first hour index, last hour index] of each, merged when close. */
+/**
+ * The alarms of one score series as a farm at the default alert rules is alerted (alarmRuns, the prediction events'
+ * own rule: hysteresis and cooldown from DEFAULT_THRESHOLDS): [raise hour index, last hour index on] of each.
+ */
 export function alarmsOf(
   scores: readonly number[],
   from: number,
   to: number,
   level: number = ALARM_PROBABILITY,
 ): [number, number][] {
-  const alarms: [number, number][] = []
-  for (let i = from; i <= to; i++) {
-    if ((scores[i] ?? 0) < level) continue
-    const last = alarms.at(-1)
-    if (last && i - last[1] <= ALARM_MERGE_HOURS) last[1] = i
-    else alarms.push([i, i])
-  }
-  return alarms
+  return alarmRuns(scores, from, to, {
+    threshold: level,
+    hysteresis: DEFAULT_THRESHOLDS.probabilityHysteresis,
+    cooldownHours: DEFAULT_THRESHOLDS.alarmCooldownHours,
+  })
 }
 
 export interface Episode {

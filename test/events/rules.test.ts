@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
+  alarmRuns,
   alarmStep,
   bandOf,
   dueEventDay,
@@ -66,6 +67,21 @@ describe('prediction alarms', () => {
     assert.equal(alarmStep(0.59, { on: true, since: 0 }, rule, H), 'clear')
     assert.equal(alarmStep(0.9, { on: false, since: 2 * H }, rule, 13 * H), 'none')
     assert.equal(alarmStep(0.9, { on: false, since: 2 * H }, rule, 14 * H), 'raise')
+  })
+
+  it('gives the alarms of a series of hourly probabilities as alarmStep raises them: raise to the hour before the clear', () => {
+    const rule = { threshold: 0.3, hysteresis: 0.1, cooldownHours: 3 }
+    //          0    1    2     3    4    5    6    7    8    9
+    const p = [0.1, 0.3, 0.25, 0.19, 0.5, 0.5, 0.5, 0.1, 0.1, 0.4]
+    // Raised at 1, on down to 0.2, cleared at 3 (0.19); 4-5 within the 3 h cooldown; raised at 6, cleared at 7; off for
+    // 2 h at 9 (cooldown): none.
+    assert.deepEqual(alarmRuns(p, 0, 9, rule), [
+      [1, 2],
+      [6, 6],
+    ])
+    assert.deepEqual(alarmRuns(p, 4, 9, rule), [[4, 6]], 'from 4 on, nothing before it holds the alarm back')
+    assert.deepEqual(alarmRuns([0.3, 0.3], 0, 1, rule), [[0, 1]], 'on to the end')
+    assert.deepEqual(alarmRuns([], 0, -1, rule), [])
   })
 })
 

@@ -13,7 +13,7 @@ import {
   type AnimalPlan,
   type FarmPlan,
 } from '../../src/simulation/herd-simulator.ts'
-import { ALARM_MERGE_HOURS, alarmsOf, evaluatePredictions } from '../../src/simulation/evaluation.ts'
+import { alarmsOf, evaluatePredictions } from '../../src/simulation/evaluation.ts'
 import { isotonicKnots } from '../../src/simulation/statistics.ts'
 import { planRecords } from '../../src/simulation/herd-records.ts'
 
@@ -268,13 +268,16 @@ describe("the gilts farm's heats without a record", () => {
 })
 
 describe('the evaluation', () => {
-  it(`counts alarms: hours at p ≥ 0.5, less than ${ALARM_MERGE_HOURS} h apart counting as one`, () => {
-    const p = [0, 0.5, 0.6, 0, 0, 0.7, ...Array<number>(ALARM_MERGE_HOURS).fill(0), 0.9, 0.49]
+  it('counts alarms as the default alert rules raise them: hysteresis 0.05, no raise within 12 h of a clear', () => {
+    // Raised at 1, on while at 0.45 or more, cleared at 4; high again from 5 but raised only once 12 h have passed
+    // since the clear (16), where a merge of crossings less than 12 h apart would have made one alarm from 1.
+    const p = [0, 0.5, 0.6, 0.46, 0.44, ...Array<number>(11).fill(0.7), 0.8, 0.49, 0.3]
     assert.deepEqual(alarmsOf(p, 0, p.length - 1), [
-      [1, 5],
-      [6 + ALARM_MERGE_HOURS, 6 + ALARM_MERGE_HOURS],
+      [1, 3],
+      [16, 17],
     ])
-    assert.deepEqual(alarmsOf(p, 3, 4), [])
+    assert.deepEqual(alarmsOf(p, 4, 4), [])
+    assert.deepEqual(alarmsOf(p, 5, 6), [[5, 6]], 'the state starts with the counted hours')
   })
 
   it('fits a calibration by isotonic regression: shares of events per score, pooled where they fall, strictly rising', () => {

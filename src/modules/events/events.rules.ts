@@ -24,6 +24,8 @@ export function nextBand(delta: number, current: Band, yellow: number, red: numb
   return BAND_ORDER[eased] < BAND_ORDER[current] ? eased : current
 }
 
+const HOUR_MS = 3_600_000
+
 export interface AlarmState {
   on: boolean
   /** ms since epoch of the last change (raised or cleared). */
@@ -44,6 +46,30 @@ export function alarmStep(
   if (probability < rule.threshold) return 'none'
   if (state && now - state.since < rule.cooldownMs) return 'none'
   return 'raise'
+}
+
+/**
+ * The alarms a series of hourly probabilities raises, hour by hour through alarmStep as the prediction events raise
+ * them: [index of its raise, index of its last hour on] of each, the last being the hour before it clears (or `to`).
+ * The scorer's evaluation counts these, so its figures are the alerts a farm at the default rules receives.
+ */
+export function alarmRuns(
+  probabilities: readonly number[],
+  from: number,
+  to: number,
+  rule: { threshold: number; hysteresis: number; cooldownHours: number },
+): [number, number][] {
+  const step = { threshold: rule.threshold, hysteresis: rule.hysteresis, cooldownMs: rule.cooldownHours * HOUR_MS }
+  const runs: [number, number][] = []
+  let state: AlarmState | undefined
+  for (let i = from; i <= to; i++) {
+    const now = i * HOUR_MS
+    const next = alarmStep(probabilities[i] ?? 0, state, step, now)
+    if (next === 'raise') runs.push([i, i])
+    else if (next === 'none' && state?.on) runs.at(-1)![1] = i
+    if (next !== 'none') state = { on: next === 'raise', since: now }
+  }
+  return runs
 }
 
 /** Whether a tag or device last heard at `lastHeard` (ms) is silent at `now` after `minutes` without data. */
