@@ -209,10 +209,57 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
         'one insemination stored, the invalid attempt none',
       )
 
+      // The alarms on this farm: a farrowing alarm ten days ago at midnight, the farrowing recorded at 09:00 that day.
+      const tenDaysAgo = new Date(Date.now() - 10 * 86_400_000).toISOString().slice(0, 10)
+      const seeded = [
+        {
+          url: `/animals/${farm.mac}/predictions`,
+          payload: {
+            classificationType: 'birth',
+            timestamp: `${tenDaysAgo}T00:00:00Z`,
+            results: [{ timestamp: `${tenDaysAgo}T00:00:00Z`, probability: 0.8 }],
+          },
+        },
+        {
+          url: `/animals/${farm.mac}/births`,
+          payload: { StartDate: tenDaysAgo, StartTime: '09:00', Living: 12, Dead: 1 },
+        },
+      ]
+      for (const { url, payload } of seeded) {
+        const res = await ctx.app.inject({
+          method: 'POST',
+          url: `/api/v1/users/${farm.uid}${url}`,
+          headers: bearer(farm.token),
+          payload,
+        })
+        assert.equal(res.statusCode, 201, res.body)
+      }
+
       for (const screen of ['performance', 'devices', 'settings']) {
         await page.goto(`${base}/app/#/${screen}`)
         await page.locator('main h2').first().waitFor()
         await page.waitForLoadState('networkidle')
+        if (screen === 'performance') {
+          // Per class (heat, farrowing, lameness) as the accuracy route counts the last 90 days: the farrowing
+          // alarm confirmed 9 h ahead; the insemination entered above has no heat prediction around it (unscored).
+          const alarms = page.getByRole('region', { name: 'Alarms on this farm' })
+          const cells = (name: string) => alarms.getByRole('row', { name }).getByRole('cell').allTextContents()
+          await alarms.getByRole('row', { name: 'Median lead' }).waitFor()
+          assert.deepEqual(await cells('Alarms confirmed by the records'), ['0 / 0', '1 / 1', '0 / 0'])
+          assert.deepEqual(await cells('Events missed'), ['0 / 0', '0 / 1', '0 / 0'])
+          assert.deepEqual(await cells('Median lead'), ['–', '9.0 h', '–'])
+          assert.deepEqual(await cells('False alarms per animal-month'), ['–', '0.00', '–'])
+          // The scorer's setting per class, in the settings route's own words (a new farm: the defaults).
+          await alarms
+            .getByText('Alarm threshold: 1× the default — not learned yet: the default threshold')
+            .first()
+            .waitFor()
+          assert.equal(await alarms.getByText('not learned yet: the default threshold').count(), 3)
+          assert.equal(
+            await alarms.getByText('Calibration: global — not fitted yet: the global calibration').count(),
+            3,
+          )
+        }
         await checkPage(page, viewport.name, screen)
       }
 

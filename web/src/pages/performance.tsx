@@ -1,11 +1,13 @@
-// Herd performance: the farm's key figures over a period and month by month, and its due lists.
+// Herd performance: the farm's key figures over a period and month by month, its due lists, and how the alarms
+// have done on this farm with the scorer's per-class setting for it (both as the API gives them).
 import type { FunctionComponent } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
+import type { operations } from '../../../clients/typescript/src/schema.d.ts'
 import { get, userPath } from '../api.ts'
 import type { LineChartProps } from '../charts.tsx'
 import { localDate } from '../farm.rules.ts'
-import { t } from '../i18n.ts'
-import { Failure, Loading, Section, useApi } from '../ui.tsx'
+import { t, type TextKey } from '../i18n.ts'
+import { Failure, formatNumber, Loading, Section, useApi } from '../ui.tsx'
 import { text } from '../records.ts'
 import { humanize } from './attention.tsx'
 
@@ -68,6 +70,84 @@ function MonthlyChart({ monthly }: { monthly: { month: Date; figures: Figures }[
   )
 }
 
+type Accuracy = operations['getPredictionAccuracy']['responses'][200]['content']['application/json']['data']
+type Settings = operations['getPredictionSettings']['responses'][200]['content']['application/json']['data']
+const CLASSES = ['heat', 'birth', 'lameness'] as const
+const ACCURACY_DAYS = 90
+
+/** Per class, the alarms of the last 90 days against the farm's records, then the scorer's setting and why. */
+function FarmAlarms() {
+  const now = new Date()
+  const from = localDate(new Date(now.getFullYear(), now.getMonth(), now.getDate() - (ACCURACY_DAYS - 1)))
+  const accuracy = useApi<Accuracy>(userPath(`/predictions/accuracy?from=${from}&to=${localDate(now)}`))
+  const settings = useApi<Settings>(userPath('/predictions/settings'))
+  const rows: { label: TextKey; value: (figures: Accuracy[(typeof CLASSES)[number]]) => string }[] = [
+    { label: 'alarmsConfirmed', value: (c) => `${c.confirmed} / ${c.alarms}` },
+    { label: 'eventsMissed', value: (c) => `${c.missed} / ${c.events}` },
+    { label: 'medianLead', value: (c) => (c.leadHours ? `${formatNumber(c.leadHours.median)} h` : '–') },
+    { label: 'falseAlarmsPerAnimalMonth', value: (c) => formatNumber(c.falseAlarmsPerAnimalMonth, 2) },
+  ]
+  return (
+    <Section title={t('farmAlarms')}>
+      <p class="muted">{t('lastDays').replace('{days}', String(ACCURACY_DAYS))}</p>
+      <Loading when={accuracy.loading} />
+      <Failure error={accuracy.error} retry={accuracy.reload} />
+      {accuracy.data && (
+        <table class="figures accuracy">
+          <thead>
+            <tr>
+              <td />
+              {CLASSES.map((kind) => (
+                <th key={kind} scope="col">
+                  {t(`class_${kind}`)}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={row.label}>
+                <th scope="row">{t(row.label)}</th>
+                {CLASSES.map((kind) => (
+                  <td key={kind}>{row.value(accuracy.data![kind])}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <h3>{t('scorerSetting')}</h3>
+      <Loading when={settings.loading} />
+      <Failure error={settings.error} retry={settings.reload} />
+      {settings.data && (
+        <dl class="scorer-settings">
+          {CLASSES.map((kind) => {
+            const setting = settings.data![kind]
+            const { calibration } = setting
+            return (
+              <div key={kind}>
+                <dt>{t(`class_${kind}`)}</dt>
+                <dd>
+                  {t('thresholdFactor').replace('{factor}', String(setting.factor))} — {setting.reason}
+                </dd>
+                <dd>
+                  {t('calibration')}: {t(calibration.inUse === 'farm' ? 'calibrationFarm' : 'calibrationGlobal')} —{' '}
+                  {calibration.reason}
+                </dd>
+                {calibration.prior && (
+                  <dd>
+                    {t('baseRate')}: {calibration.prior.reason}
+                  </dd>
+                )}
+              </div>
+            )
+          })}
+        </dl>
+      )}
+    </Section>
+  )
+}
+
 export function PerformancePage() {
   const now = new Date()
   const from = localDate(new Date(now.getFullYear() - 1, now.getMonth(), now.getDate()))
@@ -126,6 +206,7 @@ export function PerformancePage() {
             </div>
           ))}
       </Section>
+      <FarmAlarms />
     </>
   )
 }
