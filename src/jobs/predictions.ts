@@ -20,9 +20,9 @@ import { weanings } from '../modules/records/weanings/weanings.ts'
 import { CLASSIFICATION_TYPES, recordInstant } from '../modules/predictions/predictions.rules.ts'
 import {
   HOUR_MS,
-  MIN_SAMPLES_PER_HOUR,
   SUMMARY_THRESHOLDS,
   alignHours,
+  heardFrom,
   type HourSummary,
 } from '../modules/predictions/hour-summaries.rules.ts'
 import { LOOKBACK_HOURS, SCORER, settingsWithFactors } from '../modules/predictions/scorer-settings.rules.ts'
@@ -325,12 +325,6 @@ async function learnFarmDueBar(
   )
   const sows = [...records].map(([animalId, r]) => ({ records: r, hours: hours.get(animalId) ?? [] }))
   return learnDueBarFromScores(sows, period, gestationDays, inForce)
-}
-
-/** Whether the tag sent readings in the 24 h up to hour i: a silent tag gets no prediction. */
-function heardFrom(hours: readonly HourSummary[], i: number): boolean {
-  for (let j = Math.max(0, i - 23); j <= i; j++) if (hours[j]!.samples >= MIN_SAMPLES_PER_HOUR) return true
-  return false
 }
 
 /** Where the scorer finds each kind of record: the collection, and the fields of its day and time of day. */

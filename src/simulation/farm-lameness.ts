@@ -1,7 +1,7 @@
 // Lameness's probabilities as a farm that keeps records is shown them: the global probabilities shifted by the farm's
 // own base rate (lamenessPrior in farm-calibration.rules.ts), learned as the predictions job learns it. The evaluation
 // measures calibration on them; alarms stay on the global probabilities.
-import { HOUR_MS, MIN_SAMPLES_PER_HOUR, type HourSummary } from '../modules/predictions/hour-summaries.rules.ts'
+import { HOUR_MS, heardFrom, type HourSummary } from '../modules/predictions/hour-summaries.rules.ts'
 import { LEARNING } from '../modules/predictions/farm-learning.rules.ts'
 import {
   farmProbability,
@@ -54,17 +54,9 @@ export function farmLameness(
   return { shown, priors }
 }
 
-/** Per animal and hour: whether the hour is scored, as in the job (its tag was heard in the 24 h up to it). */
+/** Per animal and hour: whether the hour is scored, as in the job (heardFrom: its tag was heard in the 24 h up to it). */
 export function heardHours(herd: readonly AnimalHoursAndRecords[]): boolean[][] {
-  return herd.map((a) => {
-    const out = new Array<boolean>(a.hours.length).fill(false)
-    let last = -Infinity
-    a.hours.forEach((h, i) => {
-      if (h.samples >= MIN_SAMPLES_PER_HOUR) last = i
-      out[i] = i - last <= 23
-    })
-    return out
-  })
+  return herd.map((a) => a.hours.map((_, i) => heardFrom(a.hours, i)))
 }
 
 /**

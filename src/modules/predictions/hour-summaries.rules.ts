@@ -93,6 +93,12 @@ export function alignHours(summaries: readonly HourSummary[], first: number, las
   return out
 }
 
+/** Whether the tag sent readings in the 24 h up to hour i: a silent tag gets no prediction (the job scores no such hour). */
+export function heardFrom(hours: readonly HourSummary[], i: number): boolean {
+  for (let j = Math.max(0, i - 23); j <= i; j++) if (hours[j]!.samples >= MIN_SAMPLES_PER_HOUR) return true
+  return false
+}
+
 /** An hour with enough samples to count (MIN_SAMPLES_PER_HOUR). */
 export const hasData = (h: HourSummary | undefined): h is HourSummary =>
   h !== undefined && h.samples >= MIN_SAMPLES_PER_HOUR
