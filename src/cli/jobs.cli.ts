@@ -27,7 +27,7 @@ export const jobCommands: Command[] = [
     summary:
       'Run a scheduled job now (prune-tokens, maintenance, reference-temperature, predictions, events, pack), or evaluate the scorer',
     usage:
-      'livestock-api jobs <prune-tokens | maintenance | reference-temperature [--user U] | predictions [--user U] | events [--user U] | pack [--user U] | evaluate-predictions [--family F] [--profile P] [--seed S] [--animals N] [--days D] | evaluate-farm-calibration [--family F] [--profile P] [--seed S] [--animals N] | fit-calibration [--animals N] [--days D]>',
+      'livestock-api jobs <prune-tokens | maintenance | reference-temperature [--user U] | predictions [--user U] | events [--user U] | pack [--user U] | evaluate-predictions [--family F] [--profile P] [--seed S] [--animals N] [--days D] [--history H] | evaluate-farm-calibration [--family F] [--profile P] [--seed S] [--animals N] | fit-calibration [--animals N] [--days D]>',
     options: {
       user: {
         type: 'string',
@@ -48,6 +48,12 @@ export const jobCommands: Command[] = [
         type: 'string',
         value: 'D',
         description: 'days evaluated (evaluate-predictions, fit-calibration; default 60)',
+      },
+      history: {
+        type: 'string',
+        value: 'H',
+        description:
+          'days of readings before the evaluated ones (evaluate-predictions; default 28; 0: a farm whose tags went on as the evaluation starts)',
       },
       family: {
         type: 'string',
@@ -84,6 +90,8 @@ export const jobCommands: Command[] = [
       '                        rough: the default farm with lameness in one animal in seven, fevers, loose and replaced',
       '                        tags, fights after weaning, pens disturbed or cut off together (for the calibration);',
       '                        weak-nesters: the same farrowing unit where three sows in four build weak or short nests',
+      '                        --history H: days of readings before the evaluated ones (default 28, so baselines exist);',
+      '                        0 measures a farm whose tags went on as the evaluation starts, its first weeks',
       "evaluate-farm-calibration  per-farm calibration: each family's herd (default 100 animals, a sample every 2",
       "                        minutes), its first 30 evaluated days' records fit the farm's map, the next 30 measure the",
       "                        calibration error and reliability with the global calibration and with the farm's, side",
@@ -153,9 +161,12 @@ export const jobCommands: Command[] = [
         const seed = optionalString(values, 'seed') ?? EVALUATION_SEED
         const animals = intOption(values, 'animals', 200, 20, 2000)
         const days = intOption(values, 'days', 60, 7, 365)
+        const historyDays = intOption(values, 'history', 28, 0, 365)
         const families = familiesOf(values)
         const cycleProfile = cycleProfileOf(values)
-        const reports = families.map((f) => evaluatePredictions({ family: f, seed, animals, days, cycleProfile }))
+        const reports = families.map((f) =>
+          evaluatePredictions({ family: f, seed, animals, days, historyDays, cycleProfile }),
+        )
         ctx.out({ job, ...tunedOnAndHeldOut(reports) })
         return
       }

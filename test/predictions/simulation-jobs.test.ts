@@ -53,6 +53,19 @@ describe('livestock-api jobs evaluate-predictions', () => {
   })
 })
 
+describe('livestock-api jobs evaluate-predictions --history', () => {
+  it('measures a farm whose tags went on as the evaluation starts: no day of history before the window', async () => {
+    const args = ['jobs', 'evaluate-predictions', '--family', 'cycle', '--seed', 'tuning-1', '--animals', '20']
+    const res = await cli([...args, '--days', '7', '--history', '0'])
+    assert.equal(res.code, 0, res.stderr)
+    const { tunedOn } = res.json()
+    assert.equal(tunedOn.historyDays, 0)
+    assert.equal(tunedOn.days, 7)
+    assert.equal(Date.parse(tunedOn.window.to) - Date.parse(tunedOn.window.from), 7 * 24 * 3600_000)
+    assert.equal(tunedOn.window.from, '2026-01-05T00:00:00.000Z')
+  })
+})
+
 describe('livestock-api jobs evaluate-farm-calibration', () => {
   it("fits each farm's map on its first 30 days and measures the next 30, alarms where they were", async () => {
     const res = await cli(['jobs', 'evaluate-farm-calibration', '--seed', 'tuning-1', '--animals', '20'])
