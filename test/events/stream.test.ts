@@ -3,7 +3,8 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { assertError } from '../support/assertions.ts'
-import { bearer, createIntegrator, integratorToken } from '../support/fixtures.ts'
+import { bearer, createIntegrator, integratorToken, userToken } from '../support/fixtures.ts'
+import { updateIntegrator } from '../../src/modules/integrators/integrators.repository.ts'
 import { eventsFarm } from './farm.ts'
 
 let ctx: TestContext
@@ -60,6 +61,25 @@ async function readStream(url: string, headers: Record<string, string>, count: n
     abort.abort()
   }
   return { ...opened, messages, body: undefined }
+}
+
+/** Opens a stream and reads it until the server ends it; the seconds it stayed open after `opened` resolved, or undefined if still open at the timeout. */
+async function secondsUntilEnded(url: string, headers: Record<string, string>, opened: () => void, timeoutMs: number) {
+  const abort = new AbortController()
+  const timer = setTimeout(() => abort.abort(), timeoutMs)
+  const res = await fetch(url, { headers, signal: abort.signal })
+  assert.equal(res.status, 200)
+  const started = Date.now()
+  opened()
+  try {
+    for await (const _ of res.body!);
+    return (Date.now() - started) / 1000
+  } catch (err) {
+    if (!abort.signal.aborted) throw err
+    return undefined
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 describe('event stream', () => {
@@ -120,5 +140,38 @@ describe('event stream', () => {
       400,
       'Validation failed',
     )
+  })
+
+  it('ends at the next heartbeat once the caller may no longer read: a revoked token, a deactivated integrator, one whose read permission was withdrawn', async () => {
+    const farm = await eventsFarm(ctx)
+    const url = `${base}${farm.base}/events/stream`
+    const user = await userToken(ctx, farm.user.email)
+    const deactivated = await createIntegrator(ctx, { tier: 'enterprise', linkTo: [farm.user.uid] })
+    const unread = await createIntegrator(ctx, { tier: 'enterprise', linkTo: [farm.user.uid] })
+    const opened: Promise<void>[] = []
+    const stream = (headers: Record<string, string>) => {
+      let resolve!: () => void
+      opened.push(new Promise<void>((r) => (resolve = r)))
+      // A heartbeat every 15 s: each must end within one, and a little.
+      return secondsUntilEnded(url, headers, resolve, 25_000)
+    }
+    const streams = [
+      stream(bearer(user.accessToken)),
+      stream(bearer((await integratorToken(ctx, deactivated.uid)).accessToken)),
+      stream(bearer((await integratorToken(ctx, unread.uid)).accessToken)),
+    ]
+    await Promise.all(opened)
+    const logout = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/tokens/logout',
+      headers: bearer(user.accessToken),
+    })
+    assert.equal(logout.statusCode, 200, logout.body)
+    await updateIntegrator(ctx.database.db, deactivated.uid, { is_active: false })
+    await updateIntegrator(ctx.database.db, unread.uid, { can_read: false })
+    const [revokedFor, deactivatedFor, unreadFor] = await Promise.all(streams)
+    assert.ok(revokedFor !== undefined, 'the stream of a revoked token ends')
+    assert.ok(deactivatedFor !== undefined, "a deactivated integrator's stream ends")
+    assert.ok(unreadFor !== undefined, 'the stream of an integrator that may no longer read ends')
   })
 })

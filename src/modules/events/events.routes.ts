@@ -3,10 +3,12 @@
 // elsewhere (reading-events.ts at ingestion, src/jobs/events.ts on a schedule, the predictions job); these
 // routes read them.
 import Type from 'typebox'
-import { callerOf, type Caller } from '../../auth/caller.ts'
+import { denial } from '../../auth/access.rules.ts'
+import { callerOf, loadCaller, type Caller } from '../../auth/caller.ts'
+import { findAccountAsCaller } from '../../auth/token-store.ts'
 import { defineModule } from '../../http/api-module.ts'
 import { Envelope, PageEnvelope, ok, pageOf } from '../../http/envelope.ts'
-import { conflict, notFound, validationFailed, type FieldProblem } from '../../http/errors.ts'
+import { ApiError, conflict, notFound, validationFailed, type FieldProblem } from '../../http/errors.ts'
 import { parseFilters } from '../../http/list-params.ts'
 import type { PageParams } from '../../db/paginate.ts'
 import type { App } from '../../types.ts'
@@ -132,7 +134,8 @@ async function eventRoutes(app: App) {
           'A `text/event-stream` of the events created from now on (or after `after`), oldest first: each message has `id:` the event ID, ' +
           '`event:` its EventType and `data:` the event as JSON. A reconnecting client sends `Last-Event-ID` (browsers do) and resumes ' +
           'after that event, with nothing missed and nothing twice; `Last-Event-ID` wins over `after`. A comment line every 15 s keeps ' +
-          "the connection open; the stream ends when the token expires or an integrator's link is removed.",
+          'the connection open; the stream ends when the token expires, and within 15 s once the caller may no longer read the ' +
+          'account (token revoked, account or integrator deactivated, link removed, read permission withdrawn).',
         params: UserPath,
         querystring: StreamQuery,
         headers: Type.Object({
@@ -224,9 +227,24 @@ async function eventRoutes(app: App) {
     },
   )
 
-  /** An integrator's link may be removed while its stream is open: the stream ends at the next heartbeat. */
+  /**
+   * The route's access check again, on the caller's current state: a stream whose token was revoked, whose account
+   * or integrator was deactivated, whose link was removed or read permission withdrawn ends at the next heartbeat.
+   */
   async function stillAllowed(caller: Caller, uid: string): Promise<boolean> {
-    return caller.kind === 'user' || (await isLinked(db, uid, caller.integrator.uid))
+    let now: Caller
+    try {
+      now = await loadCaller(caller.token, {
+        integrator: (id, jti) => findAccountAsCaller(db, 'integrators', id, jti),
+        user: (id, jti) => findAccountAsCaller(db, 'users', id, jti),
+        isLinked: (userUid, integratorUid) => isLinked(db, userUid, integratorUid),
+      })
+    } catch (err) {
+      if (err instanceof ApiError) return false
+      throw err
+    }
+    const linked = now.kind === 'integrator' && (await isLinked(db, uid, now.integrator.uid))
+    return denial('own', now, { method: 'GET', userId: uid, linked }) === undefined
   }
 
   async function requireEvent(uid: string, idText: string): Promise<EventRow> {
