@@ -11,6 +11,7 @@ import { bearer, createIntegrator, createUser, integratorToken, userToken } from
 import { eventually } from '../support/eventually.ts'
 import { assertError, assertInvalid } from '../support/assertions.ts'
 import { recordEvent } from '../../src/modules/events/events.repository.ts'
+import { updateIntegrator } from '../../src/modules/integrators/integrators.repository.ts'
 
 interface Received {
   headers: IncomingHttpHeaders
@@ -307,6 +308,26 @@ describe('webhook subscriptions and deliveries', () => {
     await derive(farm.uid)
     await new Promise((resolve) => setTimeout(resolve, 500))
     assert.equal(forSubscription(secret).length, 0)
+  })
+
+  it('stops delivering to an integrator the operator deactivated or withdrew the read permission from', async () => {
+    for (const change of [{ is_active: false }, { can_read: false }]) {
+      const farm = await farmWithIntegrator()
+      const { id, secret } = await subscribe(farm.headers)
+      await updateIntegrator(ctx.database.db, farm.integrator, change)
+      const event = await derive(farm.uid)
+      const delivery = await eventually(
+        async () =>
+          (
+            await sql<{ status: string }>`SELECT status FROM deliveries
+              WHERE uid = ${farm.uid} AND event_id = ${event.id} AND subscription_id = ${id}`.execute(ctx.database.db)
+          ).rows[0],
+        (row) => row !== undefined && row.status !== 'pending',
+        'the delivery settled',
+      )
+      assert.equal(delivery?.status, 'cancelled', JSON.stringify(change))
+      assert.equal(forSubscription(secret).length, 0, JSON.stringify(change))
+    }
   })
 
   it('signs with both secrets while a rotation overlaps', async () => {

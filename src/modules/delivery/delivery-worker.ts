@@ -16,10 +16,10 @@ import { DISABLE_AFTER_FAILING_MS, outcomeOf, phonesToNotify } from './delivery.
 import {
   claimDueDeliveries,
   findSubscription,
+  mayReceive,
   recordAttempt,
   renewLease,
   settleDelivery,
-  stillLinked,
   updateSubscription,
   type DeliveryRow,
   type SubscriptionRow,
@@ -101,8 +101,11 @@ export function startDeliveryWorker(deps: {
     const subscription = await findSubscription(db, d.integrator_uid, d.subscription_id)
     if (!subscription || !subscription.enabled)
       return settleDelivery(db, d, { status: 'cancelled', lastError: 'subscription disabled or deleted' })
-    if (!(await stillLinked(db, d.uid, d.integrator_uid)))
-      return settleDelivery(db, d, { status: 'cancelled', lastError: 'account unlinked' })
+    if (!(await mayReceive(db, d.uid, d.integrator_uid)))
+      return settleDelivery(db, d, {
+        status: 'cancelled',
+        lastError: 'account unlinked, or the integrator inactive or without the read permission',
+      })
     const event = await findEvent(db, d.uid, d.event_id)
     if (!event) return settleDelivery(db, d, { status: 'cancelled', lastError: 'event gone' })
     const now = clock()
