@@ -405,6 +405,28 @@ describe('webhook subscriptions and deliveries', () => {
     assert.equal(lone.statusCode, 400)
   })
 
+  it('holds at most 100 subscriptions an integrator (each multiplies the outbox rows of every event of its accounts)', async () => {
+    const farm = await farmWithIntegrator()
+    for (let i = 0; i < 100; i++) await subscribe(farm.headers)
+    const refused = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks/subscriptions',
+      headers: farm.headers,
+      payload: { url: receiverUrl },
+    })
+    assertError(refused, 409, 'An integrator holds at most 100 webhook subscriptions: delete one first')
+    const list = await ctx.app.inject({ method: 'GET', url: '/api/v1/webhooks/subscriptions', headers: farm.headers })
+    assert.equal(list.json().data.length, 100)
+    const [first] = list.json().data as { id: string }[]
+    const deleted = await ctx.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/webhooks/subscriptions/${first!.id}`,
+      headers: farm.headers,
+    })
+    assert.equal(deleted.statusCode, 200)
+    await subscribe(farm.headers)
+  })
+
   it('refuses bad delivery-log and redelivery parameters, and answers 404 for an unknown subscription', async () => {
     const farm = await farmWithIntegrator()
     const { id } = await subscribe(farm.headers)

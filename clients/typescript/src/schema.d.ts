@@ -2012,7 +2012,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe to events by webhook
-         * @description Integrator token. Events of the linked accounts (all, or `accounts`) of the kinds in `eventTypes` (all when absent) are POSTed to `url` as `{type, timestamp, data: {userId, event}}`, signed per Standard Webhooks 1.0 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256>`). The answer carries the signing `secret` once. https and a public address only, unless the operator allows otherwise. Retries with backoff for about three days; 410 Gone disables the subscription; Retry-After is honoured.
+         * @description Integrator token. Events of the linked accounts (all, or `accounts`) of the kinds in `eventTypes` (all when absent) are POSTed to `url` as `{type, timestamp, data: {userId, event}}`, signed per Standard Webhooks 1.0 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256>`). The answer carries the signing `secret` once. https and a public address only, unless the operator allows otherwise. Retries with backoff for about three days; 410 Gone disables the subscription; Retry-After is honoured. An integrator holds at most 100 subscriptions (409 beyond).
          */
         post: operations["createWebhookSubscription"];
         delete?: never;
@@ -44438,7 +44438,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A request with this Idempotency-Key is still in progress (or another conflict of the route) */
+            /** @description The integrator holds the most subscriptions allowed */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -52,13 +52,29 @@ export interface AttemptRow {
 
 const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value))
 
-export async function insertSubscription(db: Kysely<DB>, row: SubscriptionRow): Promise<SubscriptionRow> {
-  const { rows } = await sql<SubscriptionRow>`
-    INSERT INTO webhook_subscriptions (integrator_uid, id, url, event_types, account_uids, secret, enabled, created_at, updated_at)
-    VALUES (${row.integrator_uid}, ${row.id}, ${row.url}, ${jsonOrNull(row.event_types)}::jsonb,
-            ${jsonOrNull(row.account_uids)}::jsonb, ${row.secret}, true, ${row.created_at}, ${row.updated_at})
-    RETURNING *`.execute(db)
-  return rows[0]!
+/**
+ * Most webhook subscriptions one integrator holds: every event of its accounts writes one outbox row per
+ * subscription, in the event's own transaction (the farm's ingestion), and is sent once per subscription.
+ */
+export const MAX_WEBHOOK_SUBSCRIPTIONS = 100
+
+/**
+ * Stores a subscription, or undefined when the integrator holds MAX_WEBHOOK_SUBSCRIPTIONS already. The integrator
+ * row is locked so that concurrent creates cannot pass the cap together.
+ */
+export async function insertSubscription(db: Kysely<DB>, row: SubscriptionRow): Promise<SubscriptionRow | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const { rows: held } = await sql<{ n: number }>`
+      SELECT (SELECT count(*)::int FROM webhook_subscriptions WHERE integrator_uid = ${row.integrator_uid}) AS n
+      FROM integrators WHERE uid = ${row.integrator_uid} FOR NO KEY UPDATE`.execute(trx)
+    if ((held[0]?.n ?? 0) >= MAX_WEBHOOK_SUBSCRIPTIONS) return undefined
+    const { rows } = await sql<SubscriptionRow>`
+      INSERT INTO webhook_subscriptions (integrator_uid, id, url, event_types, account_uids, secret, enabled, created_at, updated_at)
+      VALUES (${row.integrator_uid}, ${row.id}, ${row.url}, ${jsonOrNull(row.event_types)}::jsonb,
+              ${jsonOrNull(row.account_uids)}::jsonb, ${row.secret}, true, ${row.created_at}, ${row.updated_at})
+      RETURNING *`.execute(trx)
+    return rows[0]!
+  })
 }
 
 export async function listSubscriptions(db: Kysely<DB>, integratorUid: string): Promise<SubscriptionRow[]> {

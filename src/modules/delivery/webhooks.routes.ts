@@ -7,7 +7,7 @@ import type { App } from '../../types.ts'
 import { callerOf } from '../../auth/caller.ts'
 import { defineModule } from '../../http/api-module.ts'
 import { Envelope, ok } from '../../http/envelope.ts'
-import { badRequest, forbidden, notFound, orNotFound, validationFailed } from '../../http/errors.ts'
+import { badRequest, conflict, forbidden, notFound, orNotFound, validationFailed } from '../../http/errors.ts'
 import {
   deleteSubscription,
   findSubscription,
@@ -15,6 +15,7 @@ import {
   linkedAccounts,
   listAttempts,
   listSubscriptions,
+  MAX_WEBHOOK_SUBSCRIPTIONS,
   redeliver,
   updateSubscription,
   type SubscriptionRow,
@@ -96,10 +97,12 @@ async function webhookRoutes(app: App) {
           'POSTed to `url` as `{type, timestamp, data: {userId, event}}`, signed per Standard Webhooks 1.0 (`webhook-id`, ' +
           '`webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256>`). The answer carries the signing `secret` once. ' +
           'https and a public address only, unless the operator allows otherwise. Retries with backoff for about three days; ' +
-          '410 Gone disables the subscription; Retry-After is honoured.',
+          `410 Gone disables the subscription; Retry-After is honoured. An integrator holds at most ${MAX_WEBHOOK_SUBSCRIPTIONS} ` +
+          'subscriptions (409 beyond).',
         body: SubscriptionCreate,
         response: {
           201: Envelope(SubscriptionWithSecret, 'The subscription and its secret', 'Webhook subscription created'),
+          409: Type.Ref('ErrorEnvelope', { description: 'The integrator holds the most subscriptions allowed' }),
         },
       },
       config: { ...config, idempotent: true },
@@ -126,6 +129,10 @@ async function webhookRoutes(app: App) {
         created_at: now,
         updated_at: now,
       })
+      if (!row)
+        throw conflict(
+          `An integrator holds at most ${MAX_WEBHOOK_SUBSCRIPTIONS} webhook subscriptions: delete one first`,
+        )
       return reply.code(201).send(ok({ ...toApi(row), secret }, 'Webhook subscription created'))
     },
   )
@@ -137,7 +144,9 @@ async function webhookRoutes(app: App) {
         operationId: 'listWebhookSubscriptions',
         summary: "The integrator's webhook subscriptions",
         description: 'Integrator token. Secrets are never returned.',
-        response: { 200: Envelope(Type.Array(Subscription, { maxItems: 1000 }), 'The subscriptions') },
+        response: {
+          200: Envelope(Type.Array(Subscription, { maxItems: MAX_WEBHOOK_SUBSCRIPTIONS }), 'The subscriptions'),
+        },
       },
       config,
     },
