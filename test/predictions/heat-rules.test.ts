@@ -149,9 +149,11 @@ describe("heat: what the farm's records change", () => {
     assert.equal(heatShortFactor(NO_RECORDS, t), undefined)
   })
 
-  it('rules a heat out early in lactation and while a farrowing is due, not later in lactation nor without records', () => {
+  it('rules a heat out through a conventional lactation and while a farrowing is due, not later nor without records', () => {
     const { quietLactationDays } = SCORER.heat
     assert.equal(heatRuledOut(records({ births: [quietLactationDays - 1] }), t), true)
+    assert.equal(heatRuledOut(records({ births: [25] }), t), true, 'weaning comes at 21-28 days: anoestrus till then')
+    assert.equal(heatRuledOut(records({ births: [25], weanings: [2] }), t), false, 'weaned (recorded or read)')
     assert.equal(heatRuledOut(records({ births: [quietLactationDays + 1] }), t), false, 'a weaning may be unrecorded')
     assert.equal(heatRuledOut(records({ services: [112] }), t), true)
     assert.equal(heatRuledOut(records({ services: [90] }), t), false)

@@ -31,8 +31,9 @@ export function heatExpected(records: AnimalRecords, t: number): boolean {
 }
 
 /**
- * Whether the records rule a heat out at t: early in lactation (lactational anoestrus; later, a weaning the farm did
- * not record may already have happened), and while a farrowing is due (from the crate window after a service).
+ * Whether the records rule a heat out at t: through a conventional lactation (lactational anoestrus; a weaning read
+ * from the data ends it as a recorded one does; later, a weaning neither recorded nor read may have happened), and
+ * while a farrowing is due (from the crate window after a service).
  */
 export function heatRuledOut(records: AnimalRecords, t: number, settings: ScorerSettings = SCORER): boolean {
   const { sinceService, lactatingDays } = reproductiveState(records, t)

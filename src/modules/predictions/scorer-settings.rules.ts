@@ -128,7 +128,11 @@ export interface ScorerSettings {
      * services hold, so its noise raised more false alarms on pregnant sows than it found returns.
      */
     returnShortFactor: number
-    /** No heat alarm in the first quietLactationDays after a recorded farrowing (lactational anoestrus). */
+    /**
+     * No heat alarm in the first quietLactationDays after a recorded farrowing with no weaning since, recorded or read
+     * from the data (lactational anoestrus through a conventional lactation: weaning at 21-28 days; later, a weaning
+     * neither recorded nor read may have happened).
+     */
     quietLactationDays: number
     /**
      * A weaning the farm did not record, read from the data: movement between nodes risen to weaningRise x its usual
@@ -256,7 +260,7 @@ export const SCORER: ScorerSettings = {
     shortHours: 12,
     shortFactor: 0.56,
     returnShortFactor: 1.5,
-    quietLactationDays: 18,
+    quietLactationDays: 28,
     weaningRise: 2.5,
     settleHours: 36,
     settleRise: 1.25,
