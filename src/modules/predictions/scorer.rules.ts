@@ -89,7 +89,7 @@ export const SCORER_SUMMARY =
   (heat.servedHours === null
     ? 'a higher bar in the days after an insemination'
     : `no higher a bar in the ${heat.servedHours} h after an insemination than without it (she was served in that heat), a higher one in the days after`) +
-  ' and while pregnant or lactating, none early in lactation or while a farrowing is due; ' +
+  ` and while pregnant or lactating, none in the first ${heat.quietLactationDays} days of lactation (no weaning since, recorded or read from the data) or while a farrowing is due; ` +
   'a rise most of a group weaned together shares is not corrected away; ' +
   `a weaned sow more active in the ${heat.settleHours} h after her weaning than ${heat.settleRise}x since (moved out of the crate, fights of mixing) is compared with her days from then on; ` +
   (heat.ownHeat === null
