@@ -115,42 +115,37 @@ export function isotonicKnots(
  * `kinds`: each farm's kind of farm (a profile). Given, every kind counts alike: a bin's share is the mean of the
  * kinds' shares (each its farms' weighted mean), each kind weighted by its farms' mean weight there, so that a kind
  * with more herds in the fit (more seeds, more sample rates) does not outvote the others.
- * A pair's third element, when given, weighs its hour in its farm's share of events (lameness's fit weighs the lame
- * animals down to a farm's prevalence); the hours counted for farmHours and minHours are hours, whatever their weight.
  */
 export function farmAveragedKnots(
-  farms: readonly (readonly (readonly [score: number, event: boolean, weight?: number])[])[],
+  farms: readonly (readonly (readonly [score: number, event: boolean])[])[],
   { minHours = 300, farmHours = 30, kinds }: { minHours?: number; farmHours?: number; kinds?: readonly string[] } = {},
 ): [number, number][] {
-  type PerFarm = { n: number; weighed: number; events: number }
-  const bins = new Map<number, { n: number; score: number; farms: PerFarm[] }>()
+  const bins = new Map<number, { n: number; score: number; farms: { n: number; events: number }[] }>()
   farms.forEach((pairs, f) => {
-    for (const [p, e, w = 1] of pairs) {
+    for (const [p, e] of pairs) {
       const key = Math.round(p * 20)
       let b = bins.get(key)
-      if (b === undefined)
-        bins.set(key, (b = { n: 0, score: 0, farms: farms.map(() => ({ n: 0, weighed: 0, events: 0 })) }))
+      if (b === undefined) bins.set(key, (b = { n: 0, score: 0, farms: farms.map(() => ({ n: 0, events: 0 })) }))
       b.n++
       b.score += p
       b.farms[f]!.n++
-      b.farms[f]!.weighed += w
-      if (e) b.farms[f]!.events += w
+      if (e) b.farms[f]!.events++
     }
   })
-  const farmShare = (perFarm: readonly PerFarm[]) => {
+  const farmShare = (perFarm: readonly { n: number; events: number }[]) => {
     let weights = 0
     let sum = 0
-    for (const { n, weighed, events } of perFarm) {
+    for (const { n, events } of perFarm) {
       if (n === 0) continue
       const weight = n / (n + farmHours)
       weights += weight
-      sum += (weight * events) / weighed
+      sum += (weight * events) / n
     }
     return { weight: weights / perFarm.length, share: sum / weights }
   }
   const kindsOf = kinds === undefined ? undefined : [...new Set(kinds)]
-  const shareOf = (perFarm: readonly PerFarm[]) => {
-    if (perFarm.length === 1) return perFarm[0]!.events / perFarm[0]!.weighed
+  const shareOf = (perFarm: readonly { n: number; events: number }[]) => {
+    if (perFarm.length === 1) return perFarm[0]!.events / perFarm[0]!.n
     if (kindsOf === undefined) return farmShare(perFarm).share
     let weights = 0
     let sum = 0

@@ -4,7 +4,6 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { farmAveragedKnots, isotonicKnots } from '../../src/simulation/statistics.ts'
 import { SCORER } from '../../src/modules/predictions/scorer-settings.rules.ts'
-import { keepClearing, lameAnimalWeight } from '../../src/simulation/calibration-fit.ts'
 import {
   RAW_ALARM,
   alarmLevel,
@@ -62,56 +61,6 @@ describe('the global calibration fitted over farms', () => {
     assert.deepEqual(farmAveragedKnots(herds, { kinds: ['default', 'default', 'default', 'rough'] }).at(-1), [0.8, 0.5])
     // One herd a kind: the same as farms alike.
     assert.deepEqual(farmAveragedKnots(herds, { kinds: ['a', 'b', 'c', 'd'] }), farmAveragedKnots(herds))
-  })
-
-  it("weighs a farm's hours as told: the lame animals' hours count less in its share of events", () => {
-    // At 0.8 a farm's 1000 hours: 500 of lame animals (400 before a lameness), 500 of others (none). Weighed 1: 0.4;
-    // the lame animals' hours weighed 0.25: 100 / (125 + 500) = 0.16. Unweighted pairs give the same knots as before.
-    const pairs: [number, boolean, number][] = [
-      ...Array.from({ length: 1000 }, (_, h) => [0, h < 10, 1] as [number, boolean, number]),
-      ...Array.from({ length: 500 }, (_, h) => [0.8, h < 400, 0.25] as [number, boolean, number]),
-      ...Array.from({ length: 500 }, () => [0.8, false, 1] as [number, boolean, number]),
-    ]
-    assert.deepEqual(farmAveragedKnots([pairs]).at(-1), [0.8, 0.16])
-    assert.deepEqual(
-      farmAveragedKnots([pairs.map(([p, e]) => [p, e, 1] as [number, boolean, number])]),
-      farmAveragedKnots([pairs.map(([p, e]) => [p, e] as [number, boolean])]),
-    )
-  })
-
-  it("weighs a herd's lame animals to the fit's prevalence, never up", () => {
-    // 75 of 150 lame, to 30 %: w · 75 / (w · 75 + 75) = 0.3, w = 3 / 7.
-    assert.equal(lameAnimalWeight(75, 150, 0.3), 3 / 7)
-    assert.equal(lameAnimalWeight(20, 150, 0.3), 1)
-    assert.equal(lameAnimalWeight(0, 150, 0.3), 1)
-  })
-
-  it('keeps an alert clearing where the released knots cleared it: a knot at their clearing score, at the new level less the hysteresis', () => {
-    const released = [
-      [0, 0.05],
-      [0.4, 0.3],
-      [0.5, 0.7],
-      [0.7, 0.9],
-    ] as const
-    const refit = [
-      [0, 0.02],
-      [0.4, 0.2],
-      [0.5, 0.6],
-      [0.7, 0.95],
-    ] as const
-    // The released knots fall to 0.7 - 0.05 at raw 0.4875; the refit's level is 0.6, so there it reads 0.55.
-    const knots = keepClearing(refit, released, 0.05)
-    assert.deepEqual(knots, [
-      [0, 0.02],
-      [0.4, 0.2],
-      [0.4875, 0.55],
-      [0.5, 0.6],
-      [0.7, 0.95],
-    ])
-    for (let k = 0; k <= 10_000; k++) {
-      const raw = k / 10_000
-      assert.equal(calibratedProbability(knots, raw) < 0.55, calibratedProbability(released, raw) < 0.65, `${raw}`)
-    }
   })
 
   it("moves no alarm: an hour's stored probability reaches its class's alarm level exactly where its raw score reaches the threshold", () => {

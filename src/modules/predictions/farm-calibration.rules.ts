@@ -36,11 +36,10 @@ export const LAMENESS_PRIOR = {
   sustainedDays: 7,
   /**
    * The same share on the farms the global calibration was fitted on (cycle family, seeds tuning-1 and dev-1, profiles
-   * default, late-crates, long-gestation and rough, with records, 2-minute herds, their lame animals weighed to the
-   * fit's prevalence (LAMENESS_FIT), averaged in log-odds with every profile alike, as the fit weighs them): the base
-   * rate the knots assume, in this measure. `jobs fit-calibration` prints it with the knots.
+   * default, late-crates, long-gestation and rough, with records, averaged in log-odds with every profile alike, as
+   * the fit weighs them): the base rate the knots assume, in this measure.
    */
-  knotsShare: 0.0196,
+  knotsShare: 0.0282,
   /** Shrinkage toward no shift: taken animals / (animals + shrinkAnimals) of the way. */
   shrinkAnimals: 30,
   /** The shift stays within ± this (log-odds). */
