@@ -52,7 +52,7 @@ describe('delivery rules', () => {
   })
 
   it('lets webhooks reach public addresses only', () => {
-    for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '::ffff:93.184.216.34'])
+    for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '::ffff:93.184.216.34', '::ffff:5db8:d822'])
       assert.ok(isPublicAddress(address), address)
     for (const address of [
       '127.0.0.1',
@@ -70,6 +70,12 @@ describe('delivery rules', () => {
       'fd00::1',
       '::ffff:127.0.0.1',
       '::ffff:10.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:a9fe:a9fe',
+      '0:0:0:0:0:ffff:c0a8:101',
+      '::7f00:1',
+      '0064:ff9b::a00:1',
+      'FE80::1%eth0',
       'ff02::1',
       'not an address',
     ])

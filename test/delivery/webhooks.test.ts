@@ -509,6 +509,11 @@ describe('webhook targets without the operator opt-in', () => {
       'https://169.254.169.254/',
       'https://localhost/x',
       'https://[::1]/',
+      // IPv4-mapped and -compatible IPv6 forms, which the URL parser writes in hex ([::ffff:7f00:1]).
+      'https://[::ffff:127.0.0.1]/hook',
+      'https://[::ffff:a9fe:a9fe]/latest',
+      'https://[0:0:0:0:0:ffff:10.0.0.1]/',
+      'https://[::127.0.0.1]/',
     ]) {
       const res = await strict.app.inject({
         method: 'POST',

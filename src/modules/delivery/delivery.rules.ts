@@ -54,16 +54,33 @@ export function isPublicAddress(address: string): boolean {
   const family = isIP(address)
   if (family === 4) return isPublicV4(address)
   if (family !== 6) return false
-  const lower = address.toLowerCase()
-  const mapped = /^(?:0*:)*:?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower) ?? /^::(\d+\.\d+\.\d+\.\d+)$/.exec(lower)
-  if (mapped) return isPublicV4(mapped[1]!)
-  if (lower === '::' || lower === '::1') return false
-  const first = parseInt(lower.split(':')[0] || '0', 16)
+  const g = ipv6Groups(address)
+  // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d, :: and ::1 among them) forms, dotted or in hex
+  // ([::ffff:7f00:1] is how the URL parser writes [::ffff:127.0.0.1]): the IPv4 address they carry decides.
+  if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0))
+    return isPublicV4(`${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`)
+  const first = g[0]!
   if ((first & 0xfe00) === 0xfc00) return false // unique local fc00::/7
   if ((first & 0xffc0) === 0xfe80) return false // link-local fe80::/10
   if ((first & 0xff00) === 0xff00) return false // multicast
-  if (lower.startsWith('64:ff9b:') || lower.startsWith('2001:db8:')) return false // NAT64, documentation
+  if ((first === 0x64 && g[1] === 0xff9b) || (first === 0x2001 && g[1] === 0xdb8)) return false // NAT64, documentation
   return true
+}
+
+/** The eight 16-bit groups of an IPv6 address (one isIP accepts), a trailing dotted IPv4 part as the last two. */
+function ipv6Groups(address: string): number[] {
+  let text = address.toLowerCase().replace(/%.*$/, '')
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text)
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number]
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
+  }
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((group) => parseInt(group, 16)))
+  const gap = text.indexOf('::')
+  if (gap < 0) return parse(text)
+  const head = parse(text.slice(0, gap))
+  const tail = parse(text.slice(gap + 2))
+  return [...head, ...new Array<number>(8 - head.length - tail.length).fill(0), ...tail]
 }
 
 function isPublicV4(address: string): boolean {
