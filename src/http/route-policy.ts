@@ -47,7 +47,8 @@ export type LimitClass = 'ip' | 'tokens' | 'refresh' | 'login' | 'exempt'
 /**
  * What a request costs the store. `expensive`: always (analytics, statistics, summaries); a function: decided per
  * request from its validated query (a long series). A route answering with pages needs none: its page depth and
- * sort decide (plugins/expensive-requests.ts). Expensive requests count against their caller's bound on them.
+ * sort decide (plugins/expensive-requests.ts); a function it declares is asked besides (a filter that reads more
+ * than the page). Expensive requests count against their caller's bound on them.
  */
 /** A page at least this deep (its offset, in items) is expensive: the store reads and skips every item before it. */
 export const EXPENSIVE_PAGE_OFFSET = 1000

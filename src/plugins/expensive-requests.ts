@@ -17,15 +17,17 @@ import { EXPENSIVE_PAGE_OFFSET, type RouteCost } from '../http/route-policy.ts'
 export function costRuleOf(route: RouteOptions): ((query: Record<string, unknown>) => boolean) | undefined {
   const cost: RouteCost | undefined = route.config?.cost
   if (cost === 'expensive') return () => true
-  if (typeof cost === 'function') return cost
   const query = route.schema?.querystring as { properties?: Record<string, { default?: unknown }> } | undefined
   const properties = query?.properties
-  if (!properties?.page || !properties.limit) return undefined
-  // A page: deep, or sorted other than by the route's default (the default sort reads an index in order).
+  const own = typeof cost === 'function' ? cost : undefined
+  if (!properties?.page || !properties.limit) return own
+  // A page: deep, or sorted other than by the route's default (the default sort reads an index in order), or as
+  // the route's own rule says (a filter that reads more than the page).
   const defaultSort = properties.sortBy?.default
   return (q) =>
     (Number(q.page) - 1) * Number(q.limit) >= EXPENSIVE_PAGE_OFFSET ||
-    (q.sortBy !== undefined && q.sortBy !== defaultSort)
+    (q.sortBy !== undefined && q.sortBy !== defaultSort) ||
+    own?.(q) === true
 }
 
 export function expensiveRequestsPlugin(app: FastifyInstance, { perCaller }: { perCaller: number }) {

@@ -59,6 +59,33 @@ describe('expensive requests per caller', () => {
     assert.equal((await get('/api/v1/probe/expensive', heavy.headers)).statusCode, 200)
   })
 
+  it("counts the herd's analytics as expensive: KPIs, due lists, the herd list by cycle state, prediction accuracy", async () => {
+    const heavy = await caller()
+    const get = (url: string) => ctx.app.inject({ method: 'GET', url, headers: heavy.headers })
+    const mac = 'AA:00:00:00:01:01'
+    const created = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/v1/users/${heavy.uid}/animals`,
+      headers: heavy.headers,
+      payload: { MAC: mac, Sex: 'female' },
+    })
+    assert.equal(created.statusCode, 201, created.body)
+    closeGate()
+    const running = [get('/api/v1/probe/expensive'), get('/api/v1/probe/expensive')]
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      // Each reads every record of every female of the farm (or a year of its predictions), whatever the period.
+      for (const path of ['kpis', 'due-lists', 'animals?cycleState=lactating', 'predictions/accuracy'])
+        assert.equal((await get(`/api/v1/users/${heavy.uid}/${path}`)).statusCode, 429, path)
+      // One female's cycle, and the herd list without the filter, are not.
+      assert.equal((await get(`/api/v1/users/${heavy.uid}/animals/${mac}/cycle`)).statusCode, 200)
+      assert.equal((await get(`/api/v1/users/${heavy.uid}/animals`)).statusCode, 200)
+    } finally {
+      open()
+    }
+    for (const res of await Promise.all(running)) assert.equal(res.statusCode, 200)
+  })
+
   it('frees the place of a request that failed', async () => {
     const heavy = await caller()
     for (let i = 0; i < 3; i++) {

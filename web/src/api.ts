@@ -154,7 +154,32 @@ async function accessToken(force = false): Promise<string> {
   })
 }
 
+/**
+ * A read the service answers 429 with a short Retry-After (one caller's expensive reads, the KPIs, due lists and
+ * accuracy of the Performance screen among them, run a few at a time) is sent again after it, for up to this long.
+ */
+const READ_RETRY_BUDGET_MS = 60_000
+const READ_RETRY_AFTER_MAX_S = 5
+
 export async function request<T>(method: string, path: string, body?: unknown): Promise<Envelope<T>> {
+  for (let waited = 0; ;) {
+    const response = await answer(method, path, body)
+    const retryAfter = Number(response.headers.get('retry-after') ?? NaN)
+    const retry =
+      method === 'GET' &&
+      response.status === 429 &&
+      retryAfter >= 0 &&
+      retryAfter <= READ_RETRY_AFTER_MAX_S &&
+      waited < READ_RETRY_BUDGET_MS
+    if (!retry) return readEnvelope<T>(response)
+    // Jittered, so that the reads refused together do not all come back together.
+    const pause = Math.max(250, retryAfter * 1000) * (0.5 + Math.random())
+    waited += pause
+    await new Promise((resolve) => setTimeout(resolve, pause))
+  }
+}
+
+async function answer(method: string, path: string, body: unknown): Promise<Response> {
   const send = async (token: string) =>
     fetch(`${API}${path}`, {
       method,
@@ -171,7 +196,7 @@ export async function request<T>(method: string, path: string, body?: unknown): 
     response = await send(await accessToken(true))
     if (response.status === 401) saveSession(undefined)
   }
-  return readEnvelope<T>(response)
+  return response
 }
 
 export const get = <T>(path: string) => request<T>('GET', path)

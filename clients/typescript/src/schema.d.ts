@@ -458,7 +458,7 @@ export interface paths {
         };
         /**
          * List the user's animals
-         * @description Common list parameters. `sortBy` takes any scalar Animal field (default `t`, the latest reading time); animals without a value for it come last. `filter[Field]=value` keeps exact matches on any of those fields. `cycleState` keeps the females in that sow-cycle state today (from their farm records; see the herd tag).
+         * @description Common list parameters. `sortBy` takes any scalar Animal field (default `t`, the latest reading time); animals without a value for it come last. `filter[Field]=value` keeps exact matches on any of those fields. `cycleState` keeps the females in that sow-cycle state today (from their farm records; see the herd tag); with it the request is an expensive one.
          */
         get: operations["listAnimals"];
         put?: never;
@@ -1538,7 +1538,7 @@ export interface paths {
         };
         /**
          * How the farm's own records bear out the alarms
-         * @description Per class, over `from` to `to` (ISO 8601; a bare date is its whole UTC day; default the 30 days to now; at most 366 days): alarms (posted predictions of probability 0.5 or more; the scorer's calibrated ones from its class's alarm level, the probability of its rule's threshold (see the predictions tag); alarm predictions of one animal less than 12 h apart are one alarm, from its first) matched with the records: confirmed, late, false; events detected and missed; lead times; false alarms per animal-month. Archived records count.
+         * @description Per class, over `from` to `to` (ISO 8601; a bare date is its whole UTC day; default the 30 days to now; at most 366 days): alarms (posted predictions of probability 0.5 or more; the scorer's calibrated ones from its class's alarm level, the probability of its rule's threshold (see the predictions tag); alarm predictions of one animal less than 12 h apart are one alarm, from its first) matched with the records: confirmed, late, false; events detected and missed; lead times; false alarms per animal-month. Archived records count. An expensive request.
          */
         get: operations["getPredictionAccuracy"];
         put?: never;
@@ -1682,7 +1682,7 @@ export interface paths {
         };
         /**
          * Sows due for something: farrowing, a pregnancy check, a service, a return to watch
-         * @description Four lists on `date` (today unless asked), each sorted by due date then MAC, from the cycle state of every female (of `group`, when given), with the farm's gestation length, pregnancy-check and weaned-not-served days from its alert rules (GET /users/{userId}/alert-rules). See each list for its rule.
+         * @description Four lists on `date` (today unless asked), each sorted by due date then MAC, from the cycle state of every female (of `group`, when given), with the farm's gestation length, pregnancy-check and weaned-not-served days from its alert rules (GET /users/{userId}/alert-rules). See each list for its rule. An expensive request.
          */
         get: operations["getDueLists"];
         put?: never;
@@ -1702,7 +1702,7 @@ export interface paths {
         };
         /**
          * The herd's reproductive KPIs over a period
-         * @description From the records of every female (of `group`, when given), over `from` to `to` (both inclusive; default the 365 days to today; at most 3660 days). Each KPI has its value (null when there is nothing to count), the counts it comes from, its definition and the published benchmark.
+         * @description From the records of every female (of `group`, when given), over `from` to `to` (both inclusive; default the 365 days to today; at most 3660 days). Each KPI has its value (null when there is nothing to count), the counts it comes from, its definition and the published benchmark. An expensive request.
          */
         get: operations["getHerdKpis"];
         put?: never;

@@ -62,12 +62,14 @@ async function animalRoutes(app: App) {
         description:
           'Common list parameters. `sortBy` takes any scalar Animal field (default `t`, the latest reading time); ' +
           'animals without a value for it come last. `filter[Field]=value` keeps exact matches on any of those fields. ' +
-          '`cycleState` keeps the females in that sow-cycle state today (from their farm records; see the herd tag).',
+          '`cycleState` keeps the females in that sow-cycle state today (from their farm records; see the herd tag); with it ' +
+          'the request is an expensive one.',
         params: UserPath,
         querystring: AnimalListQuery(app.config.limits),
         response: { 200: PageEnvelope(animals.ref, 'One page of animals') },
       },
-      config: { access: 'own' },
+      // The cycleState filter reads the records of every female of the farm.
+      config: { access: 'own', cost: (q) => q.cycleState !== undefined },
     },
     async (req) => {
       const filters = parseFilters(req.query, animals.filterFields)

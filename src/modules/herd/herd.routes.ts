@@ -115,7 +115,7 @@ async function herdRoutes(app: App) {
         description:
           'Four lists on `date` (today unless asked), each sorted by due date then MAC, from the cycle state of every ' +
           "female (of `group`, when given), with the farm's gestation length, pregnancy-check and weaned-not-served " +
-          'days from its alert rules (GET /users/{userId}/alert-rules). See each list for its rule.',
+          'days from its alert rules (GET /users/{userId}/alert-rules). See each list for its rule. An expensive request.',
         params: UserPath,
         querystring: Type.Object({
           date: DateQuery('The day (default today)', EXAMPLE.date),
@@ -133,7 +133,8 @@ async function herdRoutes(app: App) {
         }),
         response: { 200: Envelope(DueLists) },
       },
-      config: { access: 'own' },
+      // Every record of every female of the farm.
+      config: { access: 'own', cost: 'expensive' },
     },
     async (req) => {
       const date = daysOf(req.query, ['date']).date ?? today()
@@ -171,7 +172,7 @@ async function herdRoutes(app: App) {
         description:
           'From the records of every female (of `group`, when given), over `from` to `to` (both inclusive; default ' +
           `the 365 days to today; at most ${KPI_PERIOD_MAX_DAYS} days). Each KPI has its value (null when there is ` +
-          'nothing to count), the counts it comes from, its definition and the published benchmark.',
+          'nothing to count), the counts it comes from, its definition and the published benchmark. An expensive request.',
         params: UserPath,
         querystring: Type.Object({
           from: DateQuery('First day (default: 364 days before `to`)', '2026-01-01'),
@@ -180,7 +181,8 @@ async function herdRoutes(app: App) {
         }),
         response: { 200: Envelope(Kpis) },
       },
-      config: { access: 'own' },
+      // Every record of every female of the farm, whatever the period.
+      config: { access: 'own', cost: 'expensive' },
     },
     async (req) => {
       const sent = daysOf(req.query, ['from', 'to'])

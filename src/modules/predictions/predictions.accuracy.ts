@@ -210,7 +210,7 @@ export async function predictionAccuracyRoute(app: App) {
           "calibrated ones from its class's alarm level, the probability of its rule's threshold (see the predictions tag); " +
           `alarm predictions of one animal less than ${ALARM_MERGE_MS / HOUR_MS} h apart are one alarm, from its first) ` +
           'matched with the records: confirmed, late, false; events detected and missed; lead times; false alarms per ' +
-          'animal-month. Archived records count.',
+          'animal-month. Archived records count. An expensive request.',
         params: UserPath,
         querystring: Type.Object({
           from: IsoQuery('First day or instant (default: 30 days before `to`)', '2026-10-01'),
@@ -218,7 +218,8 @@ export async function predictionAccuracyRoute(app: App) {
         }),
         response: { 200: Envelope(PredictionAccuracy) },
       },
-      config: { access: 'own' },
+      // Up to a year of the farm's predictions and records.
+      config: { access: 'own', cost: 'expensive' },
     },
     async (req) => {
       const problems: FieldProblem[] = []
