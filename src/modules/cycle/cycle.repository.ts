@@ -64,7 +64,13 @@ export async function femalesWithEvents(db: Kysely<DB>, uid: string, criteria: F
       events: [],
     })
   if (byId.size === 0) return []
-  const one = criteria.animalId === undefined ? sql`` : sql`AND animal_id = ${criteria.animalId}`
+  // Only the records of the animals asked for: one, or a group's (the rest would be read and dropped).
+  const one =
+    criteria.animalId !== undefined
+      ? sql`AND animal_id = ${criteria.animalId}`
+      : criteria.group !== undefined
+        ? sql`AND animal_id IN (SELECT id FROM animals WHERE uid = ${uid} AND group_name = ${criteria.group})`
+        : sql``
   const from = (column: 'start_date' | 'check_date' | 'return_date' | 'weaning_date' | 'movement_date') =>
     criteria.from === undefined ? sql`` : sql`AND ${sql.ref(column)} >= ${dateOf(criteria.from)}`
   const fromT = criteria.from === undefined ? sql`` : sql`AND t >= ${criteria.from * 86_400_000}`
