@@ -87,3 +87,52 @@ export function usualDayBlock(blocks: readonly (number | undefined)[], e: number
   }
   return before.length >= 4 ? median(before) : undefined
 }
+
+/** The index of an animal's first hour with data (its tag's first), or undefined. */
+export function firstDataIndex(hours: readonly HourSummary[]): number | undefined {
+  const i = hours.findIndex((h) => hasData(h))
+  return i < 0 ? undefined : i
+}
+
+/** A usual built from what a new tag has, and the baseline days it counts as (its rise is shrunk by them). */
+export interface NewTagUsual {
+  usual: number
+  days: number
+}
+
+/**
+ * A new tag's usual activity at hour j for heat, while its own baseline days (from `fromDay` back) cannot exist yet:
+ * j less than fromDay + 1 days after its first hour with data `first`. Its group's median activity at hour j
+ * (`groupActivity`) times her own level against the group: the ratio of their sums (each with the activity floor)
+ * over her hours with data at least a day before j and no earlier than `start` (her phase), at least levelHours of
+ * them. What the whole pen does at that hour (a meal, the night) is in the group's activity; her heat is not in the
+ * hours her level is read from. Undefined outside those days or without enough data.
+ */
+export function newTagUsual(
+  hours: readonly HourSummary[],
+  j: number,
+  first: number | undefined,
+  start: number,
+  groupActivity: readonly (number | undefined)[],
+  settings: ScorerSettings = SCORER,
+): NewTagUsual | undefined {
+  const newTag = settings.newTag
+  if (newTag === null || first === undefined || j < first) return undefined
+  if (j - first >= (settings.baseline.fromDay + 1) * DAY_HOURS) return undefined
+  const group = groupActivity[j]
+  if (group === undefined) return undefined
+  let own = 0
+  let theirs = 0
+  let n = 0
+  for (let b = first; b <= j - DAY_HOURS; b++) {
+    const h = hours[b]
+    const g = groupActivity[b]
+    if (!hasData(h) || h.hour < start || g === undefined) continue
+    own += h.activity
+    theirs += g
+    n++
+  }
+  if (n < newTag.levelHours) return undefined
+  const floor = settings.activityFloor
+  return { usual: Math.max(0, (group + floor) * ((own + n * floor) / (theirs + n * floor)) - floor), days: newTag.days }
+}

@@ -7,6 +7,13 @@ export interface ScorerSettings {
   activityFloor: number
   /** The hourly baseline: the same hour of day (±1 h) on these days back; it needs minHours hours with data. */
   baseline: { fromDay: number; toDay: number; minHours: number }
+  /**
+   * A new tag's first days, before its own baseline days exist (newTagUsual): heat's usual at an hour is her group's
+   * median activity at that hour times her own level against the group, over her hours at least a day earlier (at
+   * least levelHours of them); its rise is shrunk as a usual of `days` baseline days. Null: none (no heat score until
+   * two baseline days exist).
+   */
+  newTag: { levelHours: number; days: number } | null
   /** Group correction: the group's median needs this many animals with data that hour, else the farm's, else none. */
   groupMinAnimals: number
   /**
@@ -212,6 +219,7 @@ export type Calibration = readonly (readonly [raw: number, probability: number])
 export const SCORER: ScorerSettings = {
   activityFloor: 0.03,
   baseline: { fromDay: 2, toDay: 8, minHours: 8 },
+  newTag: { levelHours: 24, days: 1 },
   groupMinAnimals: 5,
   birth: {
     reference: 1.6,

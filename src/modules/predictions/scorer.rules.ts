@@ -31,7 +31,7 @@ import {
   type ScorerSettings,
 } from './scorer-settings.rules.ts'
 import { alarmLevel, calibratedProbability, probabilityOf } from './calibration.rules.ts'
-import { expectedActivity, median } from './baselines.rules.ts'
+import { expectedActivity, firstDataIndex, median, newTagUsual } from './baselines.rules.ts'
 import {
   CRATE_WINDOW_DAYS,
   crateEntryIndex,
@@ -223,6 +223,20 @@ export function scoreHerd<K>(
   // An animal's own last heat (heatSettings.ownHeat) is read from the day-long rises of the days before.
   const ownHeatHours = heatSettings.ownHeat === null ? 0 : heatSettings.ownHeat.dueToDay * DAY_HOURS
   const heatFrom = Math.max(0, from - ownHeatHours - Math.max(heatSettings.hours, heatSettings.shortHours) + 1)
+  // A new tag's first days (SCORER.newTag): its group's median activity hour by hour, for its usual until its own
+  // baseline days exist; computed only when a tag is that new in the hours the scored heat windows read (an animal's
+  // own last heat is read without it: see heatRise).
+  const firstData = herd.map((a) => firstDataIndex(a.hours))
+  const windowsFrom = from - 2 * Math.max(heatSettings.hours, heatSettings.shortHours)
+  const newTagHours = (settings.baseline.fromDay + 1) * DAY_HOURS
+  const activityAt = (k: number, i: number) => {
+    const h = herd[k]!.hours[i]
+    return hasData(h) ? h.activity : undefined
+  }
+  const groupActivity =
+    settings.newTag !== null && firstData.some((f) => f !== undefined && f + newTagHours > windowsFrom)
+      ? groupMedians(herd, heatFrom, to, activityAt, settings, undefined, 0.5)
+      : herd.map(() => [] as (number | undefined)[])
   const heatHourly = herd.map((a, k) => {
     // Activity summed from the first hour, for the mean activity between two instants (hours with data).
     const sum = [0]
@@ -240,6 +254,7 @@ export function scoreHerd<K>(
     const now = new Array<number | undefined>(to + 1)
     const usual = new Array<number | undefined>(to + 1)
     const usualDays = new Array<number>(to + 1).fill(0)
+    const newTag = new Array<boolean>(to + 1).fill(false)
     const phase = new Array<number>(to + 1).fill(-Infinity)
     for (let j = heatFrom; j <= to; j++) {
       const h = a.hours[j]!
@@ -261,19 +276,28 @@ export function scoreHerd<K>(
         const b = a.hours[j - d * DAY_HOURS]
         if (hasData(b) && b.hour >= start) same.push(b.activity)
       }
-      if (same.length < (settledOnly ? heatSettings.settledMinDays : 2)) continue
+      if (same.length < (settledOnly ? heatSettings.settledMinDays : 2)) {
+        const fallback = newTagUsual(a.hours, j, firstData[k], start, groupActivity[k]!, settings)
+        if (fallback === undefined) continue
+        now[j] = h.activity
+        usual[j] = fallback.usual
+        usualDays[j] = fallback.days
+        newTag[j] = true
+        continue
+      }
       now[j] = h.activity
       usual[j] = same.reduce((x, y) => x + y, 0) / same.length
       usualDays[j] = same.length
     }
-    return { now, usual, usualDays, phase }
+    return { now, usual, usualDays, newTag, phase }
   })
   const fullBaselineDays = settings.baseline.toDay - settings.baseline.fromDay + 1
-  const heatRise = (k: number, i: number, hours: number) => {
-    const { now, usual, usualDays, phase } = heatHourly[k]!
+  // withNewTag: whether a new tag's usual (newTagUsual) counts; an animal's own last heat is read without it.
+  const heatRise = (k: number, i: number, hours: number, withNewTag = true) => {
+    const { now, usual, usualDays, newTag, phase } = heatHourly[k]!
     const window: HeatHour[] = []
     for (let j = i - hours + 1; j <= i; j++)
-      if (now[j] !== undefined && herd[k]!.hours[j]!.hour >= phase[i]!)
+      if (now[j] !== undefined && (withNewTag || !newTag[j]) && herd[k]!.hours[j]!.hour >= phase[i]!)
         window.push({ activity: now[j]!, usual: usual[j]!, usualDays: usualDays[j]! })
     return heatRatio(window, hours, fullBaselineDays, settings)
   }
@@ -302,7 +326,7 @@ export function scoreHerd<K>(
     if (own === null || !farmKeepsRecords || !cycleUnrecorded(records[k]!, a.hours[from]!.hour)) return []
     const rises = new Array<number | undefined>(to + 1)
     for (let j = heatFrom; j <= to; j++) {
-      const rise = heatRise(k, j, heatSettings.hours)
+      const rise = heatRise(k, j, heatSettings.hours, false)
       if (rise !== undefined) rises[j] = rise / heatFactor(k, j) - 1
     }
     return latestHeldRise(rises, heatSettings.threshold, own.heldHours, own.currentDays * DAY_HOURS, from, to)
