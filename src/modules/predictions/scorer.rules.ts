@@ -91,6 +91,9 @@ export const SCORER_SUMMARY =
     : `no higher a bar in the ${heat.servedHours} h after an insemination than without it (she was served in that heat), a higher one in the days after`) +
   ` and while pregnant or lactating, none in the first ${heat.quietLactationDays} days of lactation (no weaning since, recorded or read from the data) or while a farrowing is due; ` +
   'a rise most of a group weaned together shares is not corrected away; ' +
+  (SCORER.newTag === null
+    ? ''
+    : `in a new tag's first ${baseline.fromDay + 1} days, before its own baseline days exist, its usual is its group's median activity at the same hour times its own level against the group over its hours at least a day earlier, a rise shrunk as against one baseline day; `) +
   `a weaned sow more active in the ${heat.settleHours} h after her weaning than ${heat.settleRise}x since (moved out of the crate, fights of mixing) is compared with her days from then on; ` +
   (heat.ownHeat === null
     ? ''
