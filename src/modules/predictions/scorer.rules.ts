@@ -279,18 +279,16 @@ export function scoreHerd<K>(
         const b = a.hours[j - d * DAY_HOURS]
         if (hasData(b) && b.hour >= start) same.push(b.activity)
       }
-      if (same.length < (settledOnly ? heatSettings.settledMinDays : 2)) {
-        const fallback = newTagUsual(a.hours, j, firstData[k], start, groupActivity[k]!, settings)
-        if (fallback === undefined) continue
-        now[j] = h.activity
-        usual[j] = fallback.usual
-        usualDays[j] = fallback.days
-        newTag[j] = true
-        continue
-      }
+      // Her own usual where it exists; on a new tag before it does, the group's (newTagUsual).
+      const own = same.length >= (settledOnly ? heatSettings.settledMinDays : 2)
+      const u = own
+        ? { usual: same.reduce((x, y) => x + y, 0) / same.length, days: same.length }
+        : newTagUsual(a.hours, j, firstData[k], start, groupActivity[k]!, settings)
+      if (u === undefined) continue
       now[j] = h.activity
-      usual[j] = same.reduce((x, y) => x + y, 0) / same.length
-      usualDays[j] = same.length
+      usual[j] = u.usual
+      usualDays[j] = u.days
+      newTag[j] = !own
     }
     return { now, usual, usualDays, newTag, phase }
   })
