@@ -3,6 +3,7 @@
 // ranks its kind notifies, in the user's language, and drops a token FCM calls UNREGISTERED.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { sql } from 'kysely'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createUser, userToken } from '../support/fixtures.ts'
 import { eventually } from '../support/eventually.ts'
@@ -95,5 +96,57 @@ describe('push notifications through FCM HTTP v1', () => {
       ['worker-phone'],
       'the manager is not told of a birth alarm by default, and nothing is sent twice',
     )
+  })
+
+  it('sends nothing to the phones of an account its owner deactivated', async () => {
+    const user = await createUser(ctx)
+    const { accessToken } = await userToken(ctx, user.email)
+    const headers = bearer(accessToken)
+    const rules = await ctx.app.inject({
+      method: 'PUT',
+      url: `/api/v1/users/${user.uid}/alert-rules`,
+      headers,
+      payload: { quietHours: { '1': null, '2': null, '3': null } },
+    })
+    assert.equal(rules.statusCode, 200, rules.body)
+    const added = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/v1/users/${user.uid}/push-tokens`,
+      headers,
+      payload: { token: 'left-farm-phone', customName: 'Phone', name: 'Phone', email: user.email, rank: 3 },
+    })
+    assert.equal(added.statusCode, 201, added.body)
+    const status = await ctx.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/users/${user.uid}/status`,
+      headers,
+      payload: { inactive: true },
+    })
+    assert.equal(status.statusCode, 200, status.body)
+    const now = Date.now()
+    const row = await recordEvent(ctx.database.db, {
+      uid: user.uid,
+      type: 'birth-alarm',
+      mac: 'A4:C1:38:5F:2B:92',
+      group: 'Farrowing 1',
+      value: 0.91,
+      t: now,
+      evidence: { probability: 0.91 },
+      episodeKey: `push-inactive-${now}`,
+      createdAt: now,
+    })
+    assert.ok(row)
+    ctx.app.events.announce([row])
+    const delivery = await eventually(
+      async () =>
+        (
+          await sql<{ status: string; last_error: string | null }>`
+            SELECT status, last_error FROM deliveries WHERE uid = ${user.uid}`.execute(ctx.database.db)
+        ).rows[0],
+      (d) => d !== undefined && d.status !== 'pending',
+      'the push delivery settled',
+    )
+    assert.deepEqual(delivery, { status: 'cancelled', last_error: 'account inactive' })
+    assert.ok(!standIn.sent.some((s) => s.message.token === 'left-farm-phone'))
   })
 })

@@ -172,6 +172,10 @@ export function startDeliveryWorker(deps: {
     if (!event) return settleDelivery(db, d, { status: 'cancelled', lastError: 'event gone' })
     const rules = await alertRulesOf(db, d.uid)
     const kind = EVENT_KINDS[event.event_type]
+    // A deactivated account is blocked from everything, its phones included (the webhooks' rule for an integrator).
+    const account = await db.selectFrom('users').select('inactive').where('uid', '=', d.uid).executeTakeFirst()
+    if (!account || account.inactive)
+      return settleDelivery(db, d, { status: 'cancelled', lastError: 'account inactive' })
     const { rows: phones } = await sql<{ token: string; rank: number | null; language: string | null }>`
       SELECT p.token, p.rank, u.language FROM user_push_tokens p JOIN users u ON u.uid = p.uid
       WHERE p.uid = ${d.uid}`.execute(db)
