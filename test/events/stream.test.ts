@@ -6,6 +6,8 @@ import { assertError } from '../support/assertions.ts'
 import { bearer, createIntegrator, integratorToken, userToken } from '../support/fixtures.ts'
 import { updateIntegrator } from '../../src/modules/integrators/integrators.repository.ts'
 import { eventsFarm } from './farm.ts'
+import { eventually } from '../support/eventually.ts'
+import { MAX_STREAMS_PER_CALLER } from '../../src/modules/events/events.routes.ts'
 
 let ctx: TestContext
 let base: string
@@ -112,6 +114,38 @@ describe('event stream', () => {
     )
     const fromCursor = await readStream(`${url}?after=0`, farm.writer, 3)
     assert.equal(fromCursor.messages.length, 3)
+  })
+
+  it(`holds at most ${MAX_STREAMS_PER_CALLER} open streams per caller: one more is a 429 until one closes`, async () => {
+    const farm = await eventsFarm(ctx)
+    const url = `${base}${farm.base}/events/stream`
+    const open: AbortController[] = []
+    try {
+      for (let i = 0; i < MAX_STREAMS_PER_CALLER; i++) {
+        const abort = new AbortController()
+        open.push(abort)
+        const res = await fetch(url, { headers: farm.owner, signal: abort.signal })
+        assert.equal(res.status, 200)
+      }
+      const refused = await readStream(url, farm.owner, 1)
+      assert.equal(refused.status, 429)
+      assert.equal(
+        refused.body.error,
+        `Too many open event streams: at most ${MAX_STREAMS_PER_CALLER} per caller; close one first`,
+      )
+      // Another caller of the same account is counted apart.
+      const integrator = await readStream(url, farm.writer, 0, 1000)
+      assert.equal(integrator.status, 200)
+      open.pop()!.abort()
+      const again = await eventually(
+        async () => (await readStream(url, farm.owner, 0, 1000)).status,
+        (status) => status === 200,
+        'a slot freed by the closed stream',
+      )
+      assert.equal(again, 200)
+    } finally {
+      for (const abort of open) abort.abort()
+    }
   })
 
   it("refuses another account's stream, an unlinked integrator and a malformed Last-Event-ID", async () => {

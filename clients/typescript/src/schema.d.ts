@@ -1918,7 +1918,7 @@ export interface paths {
         };
         /**
          * The account's new events, live (Server-Sent Events)
-         * @description A `text/event-stream` of the events created from now on (or after `after`), oldest first: each message has `id:` the event ID, `event:` its EventType and `data:` the event as JSON. A reconnecting client sends `Last-Event-ID` (browsers do) and resumes after that event, with nothing missed and nothing twice; `Last-Event-ID` wins over `after`. A comment line every 15 s keeps the connection open; the stream ends when the token expires, and within 15 s once the caller may no longer read the account (token revoked, account or integrator deactivated, link removed, read permission withdrawn).
+         * @description A `text/event-stream` of the events created from now on (or after `after`), oldest first: each message has `id:` the event ID, `event:` its EventType and `data:` the event as JSON. A reconnecting client sends `Last-Event-ID` (browsers do) and resumes after that event, with nothing missed and nothing twice; `Last-Event-ID` wins over `after`. A comment line every 15 s keeps the connection open; the stream ends when the token expires, and within 15 s once the caller may no longer read the account (token revoked, account or integrator deactivated, link removed, read permission withdrawn). One caller may hold 20 streams open at once (per API process): one more is a 429 with Retry-After.
          */
         get: operations["streamEvents"];
         put?: never;

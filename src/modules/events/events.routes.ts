@@ -4,7 +4,7 @@
 // routes read them.
 import Type from 'typebox'
 import { denial } from '../../auth/access.rules.ts'
-import { callerOf, loadCaller, type Caller } from '../../auth/caller.ts'
+import { callerKey, callerOf, loadCaller, type Caller } from '../../auth/caller.ts'
 import { findAccountAsCaller } from '../../auth/token-store.ts'
 import { defineModule } from '../../http/api-module.ts'
 import { Envelope, PageEnvelope, ok, pageOf } from '../../http/envelope.ts'
@@ -51,6 +51,11 @@ export const eventsModule = defineModule({
 const STREAM_BATCH = 100
 /** A comment line this often keeps proxies from closing a quiet stream, and the access check fresh. */
 const STREAM_HEARTBEAT_MS = 15_000
+/**
+ * Streams one caller may hold open in one process: each polls the store while it is open (for up to its token's
+ * life), so an unbounded number would let one caller keep the store busy for everyone.
+ */
+export const MAX_STREAMS_PER_CALLER = 20
 
 const toApi = (row: EventRow | Record<string, unknown>) => events.toApi(row)
 
@@ -97,6 +102,7 @@ async function eventRoutes(app: App) {
   }
   // Streams end at shutdown, so that closing the server does not wait for their clients.
   const openStreams = new Set<() => void>()
+  const streamsOf = new Map<string, number>()
   app.addHook('preClose', (done) => {
     for (const end of openStreams) end()
     done()
@@ -135,7 +141,8 @@ async function eventRoutes(app: App) {
           '`event:` its EventType and `data:` the event as JSON. A reconnecting client sends `Last-Event-ID` (browsers do) and resumes ' +
           'after that event, with nothing missed and nothing twice; `Last-Event-ID` wins over `after`. A comment line every 15 s keeps ' +
           'the connection open; the stream ends when the token expires, and within 15 s once the caller may no longer read the ' +
-          'account (token revoked, account or integrator deactivated, link removed, read permission withdrawn).',
+          'account (token revoked, account or integrator deactivated, link removed, read permission withdrawn). ' +
+          `One caller may hold ${MAX_STREAMS_PER_CALLER} streams open at once (per API process): one more is a 429 with Retry-After.`,
         params: UserPath,
         querystring: StreamQuery,
         headers: Type.Object({
@@ -168,7 +175,23 @@ async function eventRoutes(app: App) {
       const uid = req.params.userId
       const caller = callerOf(req)
       const resume = req.headers['last-event-id'] ?? req.query.after
-      let cursor = resume === undefined ? await lastEventId(db, uid) : Number(resume)
+      const key = callerKey(caller)
+      const held = streamsOf.get(key) ?? 0
+      if (held >= MAX_STREAMS_PER_CALLER) {
+        throw new ApiError(
+          429,
+          `Too many open event streams: at most ${MAX_STREAMS_PER_CALLER} per caller; close one first`,
+          { limit: 'streams', headers: { 'retry-after': '15' } },
+        )
+      }
+      streamsOf.set(key, held + 1)
+      let cursor: number
+      try {
+        cursor = resume === undefined ? await lastEventId(db, uid) : Number(resume)
+      } catch (err) {
+        releaseStream(key)
+        throw err
+      }
       reply.hijack()
       const res = reply.raw
       res.writeHead(200, {
@@ -222,10 +245,17 @@ async function eventRoutes(app: App) {
       } finally {
         unsubscribe()
         openStreams.delete(end)
+        releaseStream(key)
         end()
       }
     },
   )
+
+  function releaseStream(key: string) {
+    const left = (streamsOf.get(key) ?? 1) - 1
+    if (left === 0) streamsOf.delete(key)
+    else streamsOf.set(key, left)
+  }
 
   /**
    * The route's access check again, on the caller's current state: a stream whose token was revoked, whose account
