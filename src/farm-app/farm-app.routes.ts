@@ -3,6 +3,7 @@
 // exempt from the IP limit like /health: a barn full of phones behind one address spends that on the API.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { buildFarmApp, type BuiltFile } from './farm-app.build.ts'
+import { chosenEncoding } from './content-encoding.rules.ts'
 
 export const FARM_APP_PREFIX = '/app'
 
@@ -41,9 +42,9 @@ export async function registerFarmApp(app: FastifyInstance) {
       .header('referrer-policy', 'no-referrer')
       .header('content-security-policy', CONTENT_SECURITY_POLICY)
     if (req.headers['if-none-match'] === file.etag) return reply.code(304).send()
-    const accepted = String(req.headers['accept-encoding'] ?? '')
-    if (/\bbr\b/.test(accepted)) return reply.header('content-encoding', 'br').send(file.br)
-    if (/\bgzip\b/.test(accepted)) return reply.header('content-encoding', 'gzip').send(file.gzip)
+    const encoding = chosenEncoding(req.headers['accept-encoding'])
+    if (encoding === 'br') return reply.header('content-encoding', 'br').send(file.br)
+    if (encoding === 'gzip') return reply.header('content-encoding', 'gzip').send(file.gzip)
     return reply.send(file.body)
   }
 

@@ -134,6 +134,12 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
     assert.equal(file.statusCode, 200)
     assert.equal(file.headers['content-encoding'], 'br')
     assert.match(String(file.headers['cache-control']), /immutable/)
+    const notBrotli = await ctx.app.inject({
+      method: 'GET',
+      url: `/app/${script}`,
+      headers: { 'accept-encoding': 'br;q=0, gzip' },
+    })
+    assert.equal(notBrotli.headers['content-encoding'], 'gzip', 'br;q=0 means brotli is not acceptable')
     const again = await ctx.app.inject({
       method: 'GET',
       url: `/app/${script}`,
