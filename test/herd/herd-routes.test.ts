@@ -179,6 +179,9 @@ describe('kpis', () => {
     assertInvalid(await call('/kpis?from=2010-01-01&to=2026-03-01'), ['query:from'])
     assertInvalid(await call('/kpis?from=2026-02-29&to=2026-03-01'), ['query:from'])
     assertInvalid(await call('/kpis?to=2026-03-01T00:00:00Z'), ['query:to'])
+    const earliest = await call('/kpis?to=2000-03-01')
+    assert.equal(earliest.statusCode, 200, earliest.body)
+    assert.equal(earliest.json().data.from, '2000-01-01', 'the default year starts no earlier than the first day')
   })
 })
 

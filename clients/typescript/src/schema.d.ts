@@ -37959,7 +37959,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description First day (default: 364 days before `to`), YYYY-MM-DD
+                 * @description First day (default: 364 days before `to`, not before 2000-01-01), YYYY-MM-DD
                  * @example 2026-01-01
                  */
                 from?: string;

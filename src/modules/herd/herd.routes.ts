@@ -36,6 +36,8 @@ const DateQuery = (description: string, example: string) =>
   )
 const GroupQuery = Type.Optional(BoundedString(200, 'Only the females of this group (exact match)', 'Sows A'))
 
+const FIRST_DAY = dayOf('2000-01-01')!
+
 /** The days of the named date parameters that were sent, or a 400 naming each that is not a real date. */
 function daysOf<K extends string>(query: Partial<Record<K, string>>, names: K[]): Partial<Record<K, Day>> {
   const problems: FieldProblem[] = []
@@ -175,7 +177,7 @@ async function herdRoutes(app: App) {
           'nothing to count), the counts it comes from, its definition and the published benchmark. An expensive request.',
         params: UserPath,
         querystring: Type.Object({
-          from: DateQuery('First day (default: 364 days before `to`)', '2026-01-01'),
+          from: DateQuery('First day (default: 364 days before `to`, not before 2000-01-01)', '2026-01-01'),
           to: DateQuery('Last day, inclusive (default today)', '2026-12-31'),
           group: GroupQuery,
         }),
@@ -187,7 +189,8 @@ async function herdRoutes(app: App) {
     async (req) => {
       const sent = daysOf(req.query, ['from', 'to'])
       const to = sent.to ?? today()
-      const from = sent.from ?? to - 364
+      // The default year starts no earlier than the first day a date parameter may name.
+      const from = sent.from ?? Math.max(to - 364, FIRST_DAY)
       if (from > to) throw validationFailed([{ field: 'query:from', message: 'must not be after to' }])
       if (to - from + 1 > KPI_PERIOD_MAX_DAYS)
         throw validationFailed([
