@@ -24,7 +24,10 @@ import {
   heatBars,
   heldShortRise,
   shortHoldHours,
+  presumedService,
+  HEAT_EXPECTED_DAYS,
 } from '../../src/modules/predictions/heat.rules.ts'
+import { unrecordedBirthIndices } from '../../src/modules/predictions/unrecorded-births.rules.ts'
 import { DAY, T0, recordsBefore } from './scorer-fixtures.ts'
 
 describe('heat: the rise of activity', () => {
@@ -340,5 +343,46 @@ describe("heat: the shorter window's crossing must hold (shortHold)", () => {
     assert.ok(hours >= 2 && returnHours >= hours)
     assert.equal(shortHoldHours(SCORER.heat.shortFactor), hours)
     assert.equal(shortHoldHours(SCORER.heat.returnShortFactor), returnHours)
+  })
+})
+
+describe('heat on a farm that records nothing: its cycle read from the data (heatnorec)', () => {
+  const weaned = { ...NO_RECORDS, weanings: [T0] }
+  it('a weaned sow past the days a heat is expected after it is presumed served servedDay days after the weaning', () => {
+    assert.equal(presumedService(weaned, T0 + HEAT_EXPECTED_DAYS.to * DAY, 5), weaned)
+    const later = presumedService(weaned, T0 + 9 * DAY, 5)
+    assert.deepEqual(later.services, [T0 + 5 * DAY])
+    // Then the luteal phase's bar, and the return window's 17-25 days after the presumed service.
+    assert.equal(heatThreshold(later, T0 + 9 * DAY), SCORER.heat.threshold * SCORER.heat.unlikelyFactor)
+    const returning = presumedService(weaned, T0 + 26 * DAY, 5)
+    assert.equal(heatThreshold(returning, T0 + 26 * DAY), SCORER.heat.threshold * SCORER.heat.returnFactor)
+    assert.equal(heatShortFactor(returning, T0 + 26 * DAY), SCORER.heat.returnShortFactor)
+    // A farrowing due (100-125 days after it) rules a heat out, as after a recorded service.
+    assert.equal(heatRuledOut(presumedService(weaned, T0 + 110 * DAY, 5), T0 + 110 * DAY), true)
+  })
+  it('no service presumed without a weaning, with a service since it, after a farrowing since it, or when null', () => {
+    assert.equal(presumedService(NO_RECORDS, T0, 5), NO_RECORDS)
+    const served = { ...weaned, services: [T0 + 6 * DAY] }
+    assert.equal(presumedService(served, T0 + 20 * DAY, 5), served)
+    const farrowed = { ...weaned, births: [T0 + 120 * DAY] }
+    assert.equal(presumedService(farrowed, T0 + 121 * DAY, 5), farrowed)
+    assert.equal(presumedService(weaned, T0 + 20 * DAY, null), weaned)
+    // A service before the weaning (the farrowing's) does not count: a new one is presumed.
+    const before = { services: [T0 - 140 * DAY], births: [T0 - 25 * DAY], weanings: [T0] }
+    assert.deepEqual(presumedService(before, T0 + 20 * DAY, 5).services, [T0 - 140 * DAY, T0 + 5 * DAY])
+  })
+  it("a farrowing read from the data: the lactation read after the move, else the due days' end", () => {
+    const none = new Array<number | undefined>(100)
+    assert.deepEqual(unrecordedBirthIndices(none, none, 10), [])
+    // A move at 5, shown from 20; a farrowing read at 30.
+    const moveAt = Array.from({ length: 100 }, (_, i) => (i >= 20 ? 5 : undefined))
+    const lactationAt = Array.from({ length: 100 }, (_, i) => (i >= 30 ? 30 : undefined))
+    assert.deepEqual(unrecordedBirthIndices(moveAt, lactationAt, 40), [30])
+    // None read: the hour after the due days (40 h after the move) ended; none before.
+    assert.deepEqual(unrecordedBirthIndices(moveAt, none, 40), [46])
+    assert.deepEqual(unrecordedBirthIndices(moveAt.slice(0, 46), none, 40), [])
+    // A second move: its own farrowing.
+    const twoMoves = moveAt.map((m, i) => (i >= 70 ? 65 : m))
+    assert.deepEqual(unrecordedBirthIndices(twoMoves, lactationAt, 20), [26, 86])
   })
 })

@@ -1,5 +1,5 @@
 // Heat: a rise of activity for a day or two, expected after weaning and after a service that did not hold.
-import { HOUR_MS } from './hour-summaries.rules.ts'
+import { DAY_MS, HOUR_MS } from './hour-summaries.rules.ts'
 import { SCORER, type ScorerSettings } from './scorer-settings.rules.ts'
 import {
   CRATE_WINDOW_DAYS,
@@ -24,10 +24,33 @@ export function heatExcess(
   return (recent + settings.activityFloor / 4) / (usual + settings.activityFloor / 4) - 1
 }
 
+/** Days after a weaning in which the records make a heat expected (heatExpected). */
+export const HEAT_EXPECTED_DAYS = { from: 3, to: 8 } as const
+
 /** Whether the records make a heat expected at t: 3-8 days after a weaning, before any service (most sows come on heat then). */
 export function heatExpected(records: AnimalRecords, t: number): boolean {
   const { sinceService, sinceWeaning } = reproductiveState(records, t)
-  return sinceWeaning !== undefined && sinceWeaning >= 3 && sinceWeaning <= 8 && sinceService === undefined
+  return (
+    sinceWeaning !== undefined &&
+    sinceWeaning >= HEAT_EXPECTED_DAYS.from &&
+    sinceWeaning <= HEAT_EXPECTED_DAYS.to &&
+    sinceService === undefined
+  )
+}
+
+/**
+ * A sow weaned, past the days a heat is expected after it (HEAT_EXPECTED_DAYS) with no service recorded since nor a
+ * farrowing after the weaning: presumed served `servedDay` days after the weaning (sows are served at the first heat
+ * after weaning, and most services hold), on a farm whose records would not say. Returns the records with that
+ * service added; as they are otherwise, and always with a null servedDay.
+ */
+export function presumedService(records: AnimalRecords, t: number, servedDay: number | null): AnimalRecords {
+  if (servedDay === null) return records
+  const { sinceWeaning, sinceService, sinceBirth } = reproductiveState(records, t)
+  if (sinceWeaning === undefined || sinceWeaning <= HEAT_EXPECTED_DAYS.to || sinceService !== undefined) return records
+  if (sinceBirth !== undefined && sinceBirth < sinceWeaning) return records
+  const served = latestBefore(records.weanings, t)! + servedDay * DAY_MS
+  return { ...records, services: [...records.services, served].sort((a, b) => a - b) }
 }
 
 /**

@@ -178,6 +178,17 @@ export interface ScorerSettings {
      * latest hour alone.
      */
     shortHold: { hours: number; returnHours: number; clearFactor: number } | null
+    /**
+     * On a farm that records no service, what its records would have said of a sow's cycle, read from her data
+     * (birth.unrecorded's moves into the crate and farrowings, the weanings read from the data), for heat only:
+     * `births`, a farrowing read from the data counts as a recorded one (lactational anoestrus: no heat alarm through
+     * quietLactationDays unless a weaning follows; the lactation's phase), and while a move into the crate read from
+     * the data makes her due, no heat alarm (as in the crate window after a service); `servedDay`, a sow weaned (read
+     * from the data) and past the days a heat is expected after it (heatExpected) counts as served servedDay days
+     * after her weaning (sows are served at the first heat after weaning; most services hold): the luteal phase's and
+     * pregnancy's bar, the return window's bars 17-25 days after (presumedService). Null: none of this.
+     */
+    unrecordedCycle: { births: boolean; servedDay: number | null } | null
   }
   /** The last recentDays days against days baselineFromDay-baselineToDay back; alarm at a decline of `threshold`. */
   lameness: {
@@ -277,6 +288,7 @@ export const SCORER: ScorerSettings = {
     partialShrink: true,
     servedHours: 24,
     shortHold: { hours: 2, returnHours: 3, clearFactor: 1.5 },
+    unrecordedCycle: { births: true, servedDay: 5 },
   },
   lameness: {
     recentDays: 3,

@@ -63,12 +63,13 @@ import {
   heatRuledOut,
   latestHeldRise,
   ownHeatDue,
+  presumedService,
   weaningUnsettled,
   type HeatHour,
 } from './heat.rules.ts'
 import { lamenessDecline, temperatureShifts } from './lameness.rules.ts'
 import { groupMedians } from './group-levels.rules.ts'
-import { unrecordedBirths } from './unrecorded-births.rules.ts'
+import { unrecordedBirthIndices, unrecordedBirths } from './unrecorded-births.rules.ts'
 import { dueBarFactor } from './due-bar.rules.ts'
 
 const { baseline, heat, lameness } = SCORER
@@ -220,6 +221,37 @@ export function scoreHerd<K>(
     return factors
   })
 
+  // On a farm that records no service, the moves into the crate read from the data alone: a sow is due from when
+  // her move shows, and has farrowed once her due days have passed or she left the crate (a weaning read from the data).
+  const farmKeepsRecords = herd.some((a) => a.records.services.length > 0)
+  const short = birthSettings.short
+  const unrecorded = farmKeepsRecords ? null : birthSettings.unrecorded
+  const { moveAt: dataMoveAt, lactationAt: dataLactationAt } = unrecordedBirths(
+    herd,
+    { dayActivity, dayMovement, dayTemperature, dayFrom, to },
+    unrecorded,
+    short.crate?.settleHours ?? 0,
+    settings,
+  )
+  // Heat's records: on such a farm, with the farrowings read from the data (heatSettings.unrecordedCycle), and at
+  // each hour a service presumed after a weaning (presumedService).
+  const cycleRule = unrecorded ? heatSettings.unrecordedCycle : null
+  const heatRecordsBase = herd.map((a, k) => {
+    const births = !cycleRule?.births
+      ? []
+      : unrecordedBirthIndices(dataMoveAt[k]!, dataLactationAt[k]!, unrecorded!.dueDays * DAY_HOURS)
+    if (births.length === 0) return records[k]!
+    const times = births.map((i) => a.hours[i]!.hour + HOUR_MS)
+    return { ...records[k]!, births: [...records[k]!.births, ...times].sort((x, y) => x - y) }
+  })
+  const heatRecordsAt = (k: number, t: number) => presumedService(heatRecordsBase[k]!, t, cycleRule?.servedDay ?? null)
+  // While a move into the crate read from the data makes her due, no heat (as in the crate window after a service).
+  const dataDue = (k: number, i: number, t: number) => {
+    if (!cycleRule?.births) return false
+    const { sinceWeaning } = reproductiveState(records[k]!, t)
+    return unrecordedBirthState(dataMoveAt[k]![i], i, sinceWeaning, unrecorded!, dataLactationAt[k]![i]) === 'due'
+  }
+
   // 3. Heat, hour by hour: the animal's activity and its usual at that hour (the mean of the same hour on the baseline
   //    days in its current phase, with how many days that mean has); over a window, the ratio of their sums (an hour
   //    without data leaves both sides, so a night-time dropout leaves no daytime-only average).
@@ -263,7 +295,7 @@ export function scoreHerd<K>(
       const h = a.hours[j]!
       const t = h.hour + HOUR_MS
       const { start, settledOnly } = heatBaselineStart(
-        records[k]!,
+        heatRecordsBase[k]!,
         t,
         (weaning, settledFrom) => {
           const settling = meanActivity(weaning, settledFrom)
@@ -306,7 +338,7 @@ export function scoreHerd<K>(
   // heat: no upward correction then.
   const expectedOnHeat = herd.map((a, k) => {
     const out = new Array<boolean>(to + 1).fill(false)
-    for (let i = from; i <= to; i++) out[i] = heatExpected(records[k]!, a.hours[i]!.hour + HOUR_MS)
+    for (let i = from; i <= to; i++) out[i] = heatExpected(heatRecordsBase[k]!, a.hours[i]!.hour + HOUR_MS)
     return out
   })
   const members = new Map<string, number[]>()
@@ -321,7 +353,6 @@ export function scoreHerd<K>(
   // Where the records say nothing of an animal's cycle on a farm that keeps them (a gilt not yet served: the farm
   // would have recorded her service), her own last heat read from her day-long rises, less her group's: the next is
   // due an oestrous cycle after it. On a farm that records nothing an animal without records may be pregnant.
-  const farmKeepsRecords = herd.some((a) => a.records.services.length > 0)
   const ownLastHeat = herd.map((a, k) => {
     const own = heatSettings.ownHeat
     if (own === null || !farmKeepsRecords || !cycleUnrecorded(records[k]!, a.hours[from]!.hour)) return []
@@ -402,7 +433,6 @@ export function scoreHerd<K>(
 
   // The short birth CUSUM, while farrowing is due: each hour against the same hours of the last few days, and no
   // upward group correction while most of the group is due with her (a batch farrowing together).
-  const short = birthSettings.short
   const shortFrom = Math.max(0, from - short.hours + 1)
   const dueAt = herd.map((a, k) => {
     const out = new Array<boolean>(to + 1).fill(false)
@@ -413,16 +443,6 @@ export function scoreHerd<K>(
     }
     return out
   })
-  // On a farm that records no service, the moves into the crate read from the data alone: a sow is due from when
-  // her move shows, and has farrowed once her due days have passed or she left the crate (a weaning read from the data).
-  const unrecorded = farmKeepsRecords ? null : birthSettings.unrecorded
-  const { moveAt: dataMoveAt, lactationAt: dataLactationAt } = unrecordedBirths(
-    herd,
-    { dayActivity, dayMovement, dayTemperature, dayFrom, to },
-    unrecorded,
-    short.crate?.settleHours ?? 0,
-    settings,
-  )
   // Her state by her data at each hour from shortFrom (undefined on a farm that keeps records), read once.
   const unrecordedStates = herd.map((a, k) => {
     const out = new Array<ReturnType<typeof unrecordedBirthState> | undefined>(to + 1)
@@ -546,8 +566,9 @@ export function scoreHerd<K>(
       // window too (an earlier alarm), against the animal's usual at the same hours, less its group's rise; none
       // where the records rule a heat out.
       let heatP = 0
-      if (!heatRuledOut(records[k]!, t, settings)) {
-        const { bar, shortFactor } = heatBars(records[k]!, t, settings, ownHeatDueAt(k, i, t))
+      const heatRecords = heatRecordsAt(k, t)
+      if (!heatRuledOut(heatRecords, t, settings) && !dataDue(k, i, t)) {
+        const { bar, shortFactor } = heatBars(heatRecords, t, settings, ownHeatDueAt(k, i, t))
         const factor = heatFactor(k, i)
         const excess = (ratio: number | undefined) => (ratio === undefined ? 0 : ratio / factor - 1)
         heatP = probabilityOf(excess(heatRise(k, i, heatSettings.hours)), bar)

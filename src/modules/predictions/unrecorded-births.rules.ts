@@ -78,3 +78,27 @@ export function unrecordedBirths(
   })
   return { moveAt, lactationAt }
 }
+
+/**
+ * Her farrowings read from the data, as the hour index at which each shows: per move into the crate (`moveAt`, as
+ * unrecordedBirths gives it), the farrowing read after it (`lactationAt`), or where none was read, the hour after her
+ * due days (`dueHours` after the move) ended: a sow moved into the crate farrows there within them.
+ */
+export function unrecordedBirthIndices(
+  moveAt: readonly (number | undefined)[],
+  lactationAt: readonly (number | undefined)[],
+  dueHours: number,
+): number[] {
+  const out: number[] = []
+  let done: number | undefined
+  for (let i = 0; i < moveAt.length; i++) {
+    const entry = moveAt[i]
+    if (entry === undefined || entry === done) continue
+    const lactation = lactationAt[i]
+    if (lactation !== undefined && lactation >= entry) out.push(lactation)
+    else if (i - entry > dueHours) out.push(i)
+    else continue
+    done = entry
+  }
+  return out
+}
