@@ -26,6 +26,7 @@ import {
   shortHoldHours,
   presumedService,
   HEAT_EXPECTED_DAYS,
+  unrecordedCycleSummary,
 } from '../../src/modules/predictions/heat.rules.ts'
 import { unrecordedBirthIndices } from '../../src/modules/predictions/unrecorded-births.rules.ts'
 import { DAY, T0, recordsBefore } from './scorer-fixtures.ts'
@@ -384,5 +385,16 @@ describe('heat on a farm that records nothing: its cycle read from the data (hea
     // A second move: its own farrowing.
     const twoMoves = moveAt.map((m, i) => (i >= 70 ? 65 : m))
     assert.deepEqual(unrecordedBirthIndices(twoMoves, lactationAt, 20), [26, 86])
+  })
+  it("the scorer summary's sentence: each part as set, none without the rule", () => {
+    assert.match(unrecordedCycleSummary(), /farrowing read from the data/)
+    assert.match(unrecordedCycleSummary(), /presumed served 5 days after her weaning once past days 3-8/)
+    const off = (rule: typeof SCORER.heat.unrecordedCycle) => ({
+      ...SCORER,
+      heat: { ...SCORER.heat, unrecordedCycle: rule },
+    })
+    assert.equal(unrecordedCycleSummary(off(null)), '')
+    assert.doesNotMatch(unrecordedCycleSummary(off({ births: false, servedDay: 5 })), /farrowing/)
+    assert.doesNotMatch(unrecordedCycleSummary(off({ births: true, servedDay: null })), /presumed/)
   })
 })

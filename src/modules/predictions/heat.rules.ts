@@ -92,6 +92,20 @@ export function withoutServiceInHeat(
   return { ...records, services: records.services.filter((s) => s !== last) }
 }
 
+/** The scorer summary's sentence on heat where the farm records no service (SCORER.heat.unrecordedCycle); '' without. */
+export function unrecordedCycleSummary(settings: ScorerSettings = SCORER): string {
+  const rule = settings.heat.unrecordedCycle
+  if (rule === null) return ''
+  const births = rule.births
+    ? 'a farrowing read from the data (the move into the crate, then her lying to nurse) counts as a recorded one, none while that move makes her due; '
+    : ''
+  const served =
+    rule.servedDay === null
+      ? ''
+      : `a sow weaned is presumed served ${rule.servedDay} days after her weaning once past days ${HEAT_EXPECTED_DAYS.from}-${HEAT_EXPECTED_DAYS.to} (the bars after an insemination). `
+  return `On a farm that records no insemination, heat reads her cycle from the data: ${births}${served}`
+}
+
 /** Whether the records make a heat likely at t: expected after a weaning, or a return possible after a service. */
 export function heatLikely(records: AnimalRecords, t: number): boolean {
   return heatExpected(records, t) || returnPossible(records, t)

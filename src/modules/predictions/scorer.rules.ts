@@ -64,6 +64,7 @@ import {
   latestHeldRise,
   ownHeatDue,
   presumedService,
+  unrecordedCycleSummary,
   weaningUnsettled,
   type HeatHour,
 } from './heat.rules.ts'
@@ -99,6 +100,7 @@ export const SCORER_SUMMARY =
   (heat.ownHeat === null
     ? ''
     : `on a farm that keeps records, a female with none (a gilt not yet served) whose own last heat (the bar held ${heat.ownHeat.heldHours} h) lay ${heat.ownHeat.dueFromDay}-${heat.ownHeat.dueToDay} days back is due again: ${round2(1 + heat.threshold * heat.ownHeat.dueFactor)}x over ${heat.hours} h. `) +
+  unrecordedCycleSummary(SCORER) +
   `lameness: activity (and movement between nodes) of the last ${lameness.recentDays} days ${Math.round(lameness.threshold * 100)} % or more below ` +
   `days ${lameness.baselineFromDay}-${lameness.baselineToDay} back, held for ${lameness.persistHours} h, the move into the farrowing crate read from the data, days whose ear temperature (against the group's) lies over ${lameness.temperatureShiftC} °C from the animal's usual left out (a fever, a loose or replaced tag). Measured on simulated herds: docs/predictions.md.`
 
