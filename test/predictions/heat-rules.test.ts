@@ -26,9 +26,10 @@ import {
   shortHoldHours,
   presumedService,
   HEAT_EXPECTED_DAYS,
-  unrecordedCycleSummary,
+  recordlessHeatSummary,
 } from '../../src/modules/predictions/heat.rules.ts'
-import { unrecordedBirthIndices } from '../../src/modules/predictions/unrecorded-births.rules.ts'
+import { unrecordedBirthIndices, unrecordedCycle } from '../../src/modules/predictions/unrecorded-births.rules.ts'
+import type { HourSummary } from '../../src/modules/predictions/hour-summaries.rules.ts'
 import { DAY, T0, recordsBefore } from './scorer-fixtures.ts'
 
 describe('heat: the rise of activity', () => {
@@ -387,14 +388,41 @@ describe('heat on a farm that records nothing: its cycle read from the data (hea
     assert.deepEqual(unrecordedBirthIndices(twoMoves, lactationAt, 20), [26, 86])
   })
   it("the scorer summary's sentence: each part as set, none without the rule", () => {
-    assert.match(unrecordedCycleSummary(), /farrowing read from the data/)
-    assert.match(unrecordedCycleSummary(), /presumed served 5 days after her weaning once past days 3-8/)
+    assert.match(recordlessHeatSummary(), /farrowing read from the data/)
+    assert.match(recordlessHeatSummary(), /presumed served 5 days after her weaning once past days 3-8/)
     const off = (rule: typeof SCORER.heat.unrecordedCycle) => ({
       ...SCORER,
       heat: { ...SCORER.heat, unrecordedCycle: rule },
     })
-    assert.equal(unrecordedCycleSummary(off(null)), '')
-    assert.doesNotMatch(unrecordedCycleSummary(off({ births: false, servedDay: 5 })), /farrowing/)
-    assert.doesNotMatch(unrecordedCycleSummary(off({ births: true, servedDay: null })), /presumed/)
+    assert.doesNotMatch(recordlessHeatSummary(off(null)), /records no insemination/)
+    assert.match(recordlessHeatSummary(off(null)), /a gilt not yet served/)
+    assert.doesNotMatch(recordlessHeatSummary(off({ births: false, servedDay: 5 })), /farrowing/)
+    assert.doesNotMatch(recordlessHeatSummary(off({ births: true, servedDay: null })), /presumed/)
+  })
+  it('unrecordedCycle: her farrowing read as a record, due while the move makes her so, a service presumed; none on a farm that keeps records', () => {
+    const HOUR = DAY / 24
+    const n = 40 * 24
+    const hours = Array.from({ length: n }, (_, i) => ({ hour: T0 + i * HOUR })) as unknown as HourSummary[]
+    // A move into the crate at hour 24 shown from hour 48; her farrowing read at hour 96.
+    const data = {
+      moveAt: [Array.from({ length: n }, (_, i) => (i >= 48 ? 24 : undefined))],
+      lactationAt: [Array.from({ length: n }, (_, i) => (i >= 96 ? 96 : undefined))],
+    }
+    const unrecorded = SCORER.birth.unrecorded!
+    const kept = unrecordedCycle(NO_RECORDS, hours, 0, data, null, SCORER)
+    assert.equal(kept.records, NO_RECORDS)
+    assert.equal(kept.due(60, T0 + 61 * HOUR), false)
+    const read = unrecordedCycle(NO_RECORDS, hours, 0, data, unrecorded, SCORER)
+    assert.deepEqual(read.records.births, [T0 + 97 * HOUR])
+    assert.equal(read.due(60, T0 + 61 * HOUR), true)
+    assert.equal(read.due(100, T0 + 101 * HOUR), false)
+    // Lactation from the farrowing read: no heat alarm.
+    assert.equal(heatRuledOut(read.at(T0 + 10 * DAY), T0 + 10 * DAY), true)
+    // Weaned (read from the data) 25 days later: a service presumed 5 days after, from day 9 after the weaning.
+    const weaned = { ...NO_RECORDS, weanings: [T0 + 30 * DAY] }
+    const cycle = unrecordedCycle(weaned, hours, 0, data, unrecorded, SCORER)
+    assert.deepEqual(cycle.at(T0 + 39 * DAY).services, [T0 + 35 * DAY])
+    const off = { ...SCORER, heat: { ...SCORER.heat, unrecordedCycle: null } }
+    assert.equal(unrecordedCycle(weaned, hours, 0, data, unrecorded, off).at(T0 + 39 * DAY), weaned)
   })
 })

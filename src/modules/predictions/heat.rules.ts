@@ -92,10 +92,18 @@ export function withoutServiceInHeat(
   return { ...records, services: records.services.filter((s) => s !== last) }
 }
 
-/** The scorer summary's sentence on heat where the farm records no service (SCORER.heat.unrecordedCycle); '' without. */
-export function unrecordedCycleSummary(settings: ScorerSettings = SCORER): string {
-  const rule = settings.heat.unrecordedCycle
-  if (rule === null) return ''
+/**
+ * The scorer summary's sentences on heat where the records say nothing of a sow's cycle: a gilt on a farm that keeps
+ * records (SCORER.heat.ownHeat), a sow on a farm that records no service (SCORER.heat.unrecordedCycle); '' for each
+ * without its rule.
+ */
+export function recordlessHeatSummary(settings: ScorerSettings = SCORER): string {
+  const { ownHeat, unrecordedCycle: rule, threshold, hours } = settings.heat
+  const own =
+    ownHeat === null
+      ? ''
+      : `on a farm that keeps records, a female with none (a gilt not yet served) whose own last heat (the bar held ${ownHeat.heldHours} h) lay ${ownHeat.dueFromDay}-${ownHeat.dueToDay} days back is due again: ${Math.round((1 + threshold * ownHeat.dueFactor) * 100) / 100}x over ${hours} h. `
+  if (rule === null) return own
   const births = rule.births
     ? 'a farrowing read from the data (the move into the crate, then her lying to nurse) counts as a recorded one, none while that move makes her due; '
     : ''
@@ -103,7 +111,7 @@ export function unrecordedCycleSummary(settings: ScorerSettings = SCORER): strin
     rule.servedDay === null
       ? ''
       : `a sow weaned is presumed served ${rule.servedDay} days after her weaning once past days ${HEAT_EXPECTED_DAYS.from}-${HEAT_EXPECTED_DAYS.to} (the bars after an insemination). `
-  return `On a farm that records no insemination, heat reads her cycle from the data: ${births}${served}`
+  return `${own}On a farm that records no insemination, heat reads her cycle from the data: ${births}${served}`
 }
 
 /** Whether the records make a heat likely at t: expected after a weaning, or a return possible after a service. */

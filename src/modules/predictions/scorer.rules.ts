@@ -63,14 +63,13 @@ import {
   heatRuledOut,
   latestHeldRise,
   ownHeatDue,
-  presumedService,
-  unrecordedCycleSummary,
+  recordlessHeatSummary,
   weaningUnsettled,
   type HeatHour,
 } from './heat.rules.ts'
 import { lamenessDecline, temperatureShifts } from './lameness.rules.ts'
 import { groupMedians } from './group-levels.rules.ts'
-import { unrecordedBirthIndices, unrecordedBirths } from './unrecorded-births.rules.ts'
+import { unrecordedBirths, unrecordedCycle } from './unrecorded-births.rules.ts'
 import { dueBarFactor } from './due-bar.rules.ts'
 
 const { baseline, heat, lameness } = SCORER
@@ -97,10 +96,7 @@ export const SCORER_SUMMARY =
     ? ''
     : `in a new tag's first ${baseline.fromDay + 1} days, before its own baseline days exist, its usual is its group's median activity at the same hour times its own level against the group over its hours at least a day earlier, a rise shrunk as against one baseline day; `) +
   `a weaned sow more active in the ${heat.settleHours} h after her weaning than ${heat.settleRise}x since (moved out of the crate, fights of mixing) is compared with her days from then on; ` +
-  (heat.ownHeat === null
-    ? ''
-    : `on a farm that keeps records, a female with none (a gilt not yet served) whose own last heat (the bar held ${heat.ownHeat.heldHours} h) lay ${heat.ownHeat.dueFromDay}-${heat.ownHeat.dueToDay} days back is due again: ${round2(1 + heat.threshold * heat.ownHeat.dueFactor)}x over ${heat.hours} h. `) +
-  unrecordedCycleSummary(SCORER) +
+  recordlessHeatSummary(SCORER) +
   `lameness: activity (and movement between nodes) of the last ${lameness.recentDays} days ${Math.round(lameness.threshold * 100)} % or more below ` +
   `days ${lameness.baselineFromDay}-${lameness.baselineToDay} back, held for ${lameness.persistHours} h, the move into the farrowing crate read from the data, days whose ear temperature (against the group's) lies over ${lameness.temperatureShiftC} °C from the animal's usual left out (a fever, a loose or replaced tag). Measured on simulated herds: docs/predictions.md.`
 
@@ -228,31 +224,15 @@ export function scoreHerd<K>(
   const farmKeepsRecords = herd.some((a) => a.records.services.length > 0)
   const short = birthSettings.short
   const unrecorded = farmKeepsRecords ? null : birthSettings.unrecorded
-  const { moveAt: dataMoveAt, lactationAt: dataLactationAt } = unrecordedBirths(
+  const data = unrecordedBirths(
     herd,
     { dayActivity, dayMovement, dayTemperature, dayFrom, to },
     unrecorded,
     short.crate?.settleHours ?? 0,
     settings,
   )
-  // Heat's records: on such a farm, with the farrowings read from the data (heatSettings.unrecordedCycle), and at
-  // each hour a service presumed after a weaning (presumedService).
-  const cycleRule = unrecorded ? heatSettings.unrecordedCycle : null
-  const heatRecordsBase = herd.map((a, k) => {
-    const births = !cycleRule?.births
-      ? []
-      : unrecordedBirthIndices(dataMoveAt[k]!, dataLactationAt[k]!, unrecorded!.dueDays * DAY_HOURS)
-    if (births.length === 0) return records[k]!
-    const times = births.map((i) => a.hours[i]!.hour + HOUR_MS)
-    return { ...records[k]!, births: [...records[k]!.births, ...times].sort((x, y) => x - y) }
-  })
-  const heatRecordsAt = (k: number, t: number) => presumedService(heatRecordsBase[k]!, t, cycleRule?.servedDay ?? null)
-  // While a move into the crate read from the data makes her due, no heat (as in the crate window after a service).
-  const dataDue = (k: number, i: number, t: number) => {
-    if (!cycleRule?.births) return false
-    const { sinceWeaning } = reproductiveState(records[k]!, t)
-    return unrecordedBirthState(dataMoveAt[k]![i], i, sinceWeaning, unrecorded!, dataLactationAt[k]![i]) === 'due'
-  }
+  // Heat's records: on such a farm, what her data say of her cycle (unrecordedCycle).
+  const cycle = herd.map((a, k) => unrecordedCycle(records[k]!, a.hours, k, data, unrecorded, settings))
 
   // 3. Heat, hour by hour: the animal's activity and its usual at that hour (the mean of the same hour on the baseline
   //    days in its current phase, with how many days that mean has); over a window, the ratio of their sums (an hour
@@ -297,7 +277,7 @@ export function scoreHerd<K>(
       const h = a.hours[j]!
       const t = h.hour + HOUR_MS
       const { start, settledOnly } = heatBaselineStart(
-        heatRecordsBase[k]!,
+        cycle[k]!.records,
         t,
         (weaning, settledFrom) => {
           const settling = meanActivity(weaning, settledFrom)
@@ -340,7 +320,7 @@ export function scoreHerd<K>(
   // heat: no upward correction then.
   const expectedOnHeat = herd.map((a, k) => {
     const out = new Array<boolean>(to + 1).fill(false)
-    for (let i = from; i <= to; i++) out[i] = heatExpected(heatRecordsBase[k]!, a.hours[i]!.hour + HOUR_MS)
+    for (let i = from; i <= to; i++) out[i] = heatExpected(cycle[k]!.records, a.hours[i]!.hour + HOUR_MS)
     return out
   })
   const members = new Map<string, number[]>()
@@ -451,7 +431,7 @@ export function scoreHerd<K>(
     if (!unrecorded) return out
     for (let i = shortFrom; i <= to; i++) {
       const { sinceWeaning } = reproductiveState(records[k]!, a.hours[i]!.hour + HOUR_MS)
-      out[i] = unrecordedBirthState(dataMoveAt[k]![i], i, sinceWeaning, unrecorded, dataLactationAt[k]![i])
+      out[i] = unrecordedBirthState(data.moveAt[k]![i], i, sinceWeaning, unrecorded, data.lactationAt[k]![i])
       if (out[i] === 'due') dueAt[k]![i] = true
     }
     return out
@@ -474,7 +454,7 @@ export function scoreHerd<K>(
   })
   const crateExpected = (k: number, j: number) => {
     const service = latestBefore(records[k]!.services, herd[k]!.hours[j]!.hour + HOUR_MS)
-    const entry = service === undefined ? dataMoveAt[k]![j] : crateEntries[k]!.get(service)
+    const entry = service === undefined ? data.moveAt[k]![j] : crateEntries[k]!.get(service)
     if (entry === undefined || entry > j || !short.crate) return undefined
     const values: number[] = []
     for (let day = 1; day <= short.recentToDay; day++)
@@ -568,9 +548,8 @@ export function scoreHerd<K>(
       // window too (an earlier alarm), against the animal's usual at the same hours, less its group's rise; none
       // where the records rule a heat out.
       let heatP = 0
-      const heatRecords = heatRecordsAt(k, t)
-      if (!heatRuledOut(heatRecords, t, settings) && !dataDue(k, i, t)) {
-        const { bar, shortFactor } = heatBars(heatRecords, t, settings, ownHeatDueAt(k, i, t))
+      if (!heatRuledOut(cycle[k]!.at(t), t, settings) && !cycle[k]!.due(i, t)) {
+        const { bar, shortFactor } = heatBars(cycle[k]!.at(t), t, settings, ownHeatDueAt(k, i, t))
         const factor = heatFactor(k, i)
         const excess = (ratio: number | undefined) => (ratio === undefined ? 0 : ratio / factor - 1)
         heatP = probabilityOf(excess(heatRise(k, i, heatSettings.hours)), bar)

@@ -1,8 +1,10 @@
 // On a farm that records no service, what the records would have said of each sow's farrowing, read from the data
 // alone: her move into the crate (due from when it shows) and her farrowing (she lies to nurse from then).
-import { DAY_HOURS } from './hour-summaries.rules.ts'
+import { DAY_HOURS, HOUR_MS, type HourSummary } from './hour-summaries.rules.ts'
 import { usualDayBlock } from './baselines.rules.ts'
-import { lactationIndex, unrecordedCrateMoves } from './reproduction.rules.ts'
+import { lactationIndex, reproductiveState, unrecordedCrateMoves, type AnimalRecords } from './reproduction.rules.ts'
+import { unrecordedBirthState } from './birth.rules.ts'
+import { presumedService } from './heat.rules.ts'
 import { groupMedians } from './group-levels.rules.ts'
 import type { ScorerSettings } from './scorer-settings.rules.ts'
 
@@ -101,4 +103,51 @@ export function unrecordedBirthIndices(
     done = entry
   }
   return out
+}
+
+/** Heat's view of a sow's cycle on a farm that records no service (unrecordedCycle). */
+export interface UnrecordedCycle {
+  /** Her records with the farrowings read from the data (unrecordedBirthIndices), dated when each shows. */
+  records: AnimalRecords
+  /** Those records at t, with a service presumed after a weaning (presumedService). */
+  at: (t: number) => AnimalRecords
+  /** Whether a move into the crate read from the data makes her due at hour index i (ending at t): no heat then. */
+  due: (i: number, t: number) => boolean
+}
+
+/**
+ * What heat reads of a sow's cycle where the farm records no service (`unrecorded`, birth's rule, null on a farm that
+ * keeps records) and SCORER.heat.unrecordedCycle is set: her farrowings read from the data (animal k's in
+ * unrecordedBirths' answer) as records, a service presumed after a weaning, and while a move into the crate
+ * makes her due. Elsewhere her records as they are, never due.
+ */
+export function unrecordedCycle(
+  records: AnimalRecords,
+  hours: readonly HourSummary[],
+  k: number,
+  { moveAt: moves, lactationAt: lactations }: ReturnType<typeof unrecordedBirths>,
+  unrecorded: ScorerSettings['birth']['unrecorded'],
+  settings: ScorerSettings,
+): UnrecordedCycle {
+  const moveAt = moves[k]!
+  const lactationAt = lactations[k]!
+  const rule = unrecorded ? settings.heat.unrecordedCycle : null
+  if (!unrecorded || !rule) return { records, at: () => records, due: () => false }
+  const births = rule.births ? unrecordedBirthIndices(moveAt, lactationAt, unrecorded.dueDays * DAY_HOURS) : []
+  const read =
+    births.length === 0
+      ? records
+      : {
+          ...records,
+          births: [...records.births, ...births.map((i) => hours[i]!.hour + HOUR_MS)].sort((a, b) => a - b),
+        }
+  return {
+    records: read,
+    at: (t) => presumedService(read, t, rule.servedDay),
+    due: (i, t) => {
+      if (!rule.births) return false
+      const { sinceWeaning } = reproductiveState(records, t)
+      return unrecordedBirthState(moveAt[i], i, sinceWeaning, unrecorded, lactationAt[i]) === 'due'
+    },
+  }
 }
