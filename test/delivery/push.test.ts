@@ -13,6 +13,36 @@ import { recordEvent } from '../../src/modules/events/events.repository.ts'
 let ctx: TestContext
 let standIn: FcmStandIn
 
+/** No quiet hours, so the tests pass at any time of day; birth alarms go to workers (rank 3) by default. */
+async function withoutQuietHours(uid: string, headers: Record<string, string>) {
+  const rules = await ctx.app.inject({
+    method: 'PUT',
+    url: `/api/v1/users/${uid}/alert-rules`,
+    headers,
+    payload: { quietHours: { '1': null, '2': null, '3': null } },
+  })
+  assert.equal(rules.statusCode, 200, rules.body)
+}
+
+/** A birth alarm of the account, stored and announced as the predictions job does. */
+async function announceBirthAlarm(uid: string, mac: string, group: string) {
+  const now = Date.now()
+  const row = await recordEvent(ctx.database.db, {
+    uid,
+    type: 'birth-alarm',
+    mac,
+    group,
+    value: 0.91,
+    t: now,
+    evidence: { probability: 0.91 },
+    episodeKey: `push-test-${mac}-${now}`,
+    createdAt: now,
+  })
+  assert.ok(row)
+  ctx.app.events.announce([row])
+  return row
+}
+
 describe('push notifications through FCM HTTP v1', () => {
   before(async () => {
     standIn = await startFcmStandIn({ unregistered: ['dead-phone'] })
@@ -34,14 +64,7 @@ describe('push notifications through FCM HTTP v1', () => {
       payload: { Language: 'de-AT' },
     })
     assert.equal(language.statusCode, 200, language.body)
-    // No quiet hours, so the test passes at any time of day; birth alarms go to workers (rank 3) by default.
-    const rules = await ctx.app.inject({
-      method: 'PUT',
-      url: `/api/v1/users/${user.uid}/alert-rules`,
-      headers,
-      payload: { quietHours: { '1': null, '2': null, '3': null } },
-    })
-    assert.equal(rules.statusCode, 200, rules.body)
+    await withoutQuietHours(user.uid, headers)
     for (const [token, rank] of [
       ['worker-phone', 3],
       ['manager-phone', 2],
@@ -55,20 +78,7 @@ describe('push notifications through FCM HTTP v1', () => {
       })
       assert.equal(added.statusCode, 201, added.body)
     }
-    const now = Date.now()
-    const row = await recordEvent(ctx.database.db, {
-      uid: user.uid,
-      type: 'birth-alarm',
-      mac: 'A4:C1:38:5F:2B:91',
-      group: 'Abferkelstall 2',
-      value: 0.91,
-      t: now,
-      evidence: { probability: 0.91 },
-      episodeKey: `push-test-${now}`,
-      createdAt: now,
-    })
-    assert.ok(row)
-    ctx.app.events.announce([row])
+    const row = await announceBirthAlarm(user.uid, 'A4:C1:38:5F:2B:91', 'Abferkelstall 2')
 
     const [message] = await eventually(
       () => standIn.sent,
@@ -102,13 +112,7 @@ describe('push notifications through FCM HTTP v1', () => {
     const user = await createUser(ctx)
     const { accessToken } = await userToken(ctx, user.email)
     const headers = bearer(accessToken)
-    const rules = await ctx.app.inject({
-      method: 'PUT',
-      url: `/api/v1/users/${user.uid}/alert-rules`,
-      headers,
-      payload: { quietHours: { '1': null, '2': null, '3': null } },
-    })
-    assert.equal(rules.statusCode, 200, rules.body)
+    await withoutQuietHours(user.uid, headers)
     const added = await ctx.app.inject({
       method: 'POST',
       url: `/api/v1/users/${user.uid}/push-tokens`,
@@ -123,20 +127,7 @@ describe('push notifications through FCM HTTP v1', () => {
       payload: { inactive: true },
     })
     assert.equal(status.statusCode, 200, status.body)
-    const now = Date.now()
-    const row = await recordEvent(ctx.database.db, {
-      uid: user.uid,
-      type: 'birth-alarm',
-      mac: 'A4:C1:38:5F:2B:92',
-      group: 'Farrowing 1',
-      value: 0.91,
-      t: now,
-      evidence: { probability: 0.91 },
-      episodeKey: `push-inactive-${now}`,
-      createdAt: now,
-    })
-    assert.ok(row)
-    ctx.app.events.announce([row])
+    await announceBirthAlarm(user.uid, 'A4:C1:38:5F:2B:92', 'Farrowing 1')
     const delivery = await eventually(
       async () =>
         (
