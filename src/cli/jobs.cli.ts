@@ -27,7 +27,7 @@ export const jobCommands: Command[] = [
     summary:
       'Run a scheduled job now (prune-tokens, maintenance, reference-temperature, predictions, events, pack), or evaluate the scorer',
     usage:
-      'livestock-api jobs <prune-tokens | maintenance | reference-temperature [--user U] | predictions [--user U] | events [--user U] | pack [--user U] | evaluate-predictions [--family F] [--profile P] [--seed S] [--animals N] [--days D] [--history H] | evaluate-farm-calibration [--family F] [--profile P] [--seed S] [--animals N] | fit-calibration [--animals N] [--days D]>',
+      'livestock-api jobs <prune-tokens | maintenance | reference-temperature [--user U] | predictions [--user U] | events [--user U] | pack [--user U] | evaluate-predictions [--family F] [--profile P] [--seed S] [--animals N] [--days D] [--history H] [--no-past-records] | evaluate-farm-calibration [--family F] [--profile P] [--seed S] [--animals N] | fit-calibration [--animals N] [--days D]>',
     options: {
       user: {
         type: 'string',
@@ -54,6 +54,11 @@ export const jobCommands: Command[] = [
         value: 'H',
         description:
           'days of readings before the evaluated ones (evaluate-predictions; default 28; 0: a farm whose tags went on as the evaluation starts)',
+      },
+      'no-past-records': {
+        type: 'boolean',
+        description:
+          "give the scorer only the records dated from the evaluated days' start (evaluate-predictions: a new farm that did not enter its sows' past)",
       },
       family: {
         type: 'string',
@@ -91,7 +96,8 @@ export const jobCommands: Command[] = [
       '                        tags, fights after weaning, pens disturbed or cut off together (for the calibration);',
       '                        weak-nesters: the same farrowing unit where three sows in four build weak or short nests',
       '                        --history H: days of readings before the evaluated ones (default 28, so baselines exist);',
-      '                        0 measures a farm whose tags went on as the evaluation starts, its first weeks',
+      '                        0 measures a farm whose tags went on as the evaluation starts, its first weeks;',
+      '                        --no-past-records: the scorer reads only the records dated from the evaluated days on',
       "evaluate-farm-calibration  per-farm calibration: each family's herd (default 100 animals, a sample every 2",
       "                        minutes), its first 30 evaluated days' records fit the farm's map, the next 30 measure the",
       "                        calibration error and reliability with the global calibration and with the farm's, side",
@@ -164,8 +170,9 @@ export const jobCommands: Command[] = [
         const historyDays = intOption(values, 'history', 28, 0, 365)
         const families = familiesOf(values)
         const cycleProfile = cycleProfileOf(values)
+        const pastRecords = values['no-past-records'] !== true
         const reports = families.map((f) =>
-          evaluatePredictions({ family: f, seed, animals, days, historyDays, cycleProfile }),
+          evaluatePredictions({ family: f, seed, animals, days, historyDays, cycleProfile, pastRecords }),
         )
         ctx.out({ job, ...tunedOnAndHeldOut(reports) })
         return

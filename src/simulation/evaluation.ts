@@ -32,6 +32,7 @@ import { NO_RECORDS, type AnimalRecords } from '../modules/predictions/reproduct
 import { scoreHerd, type AnimalHours } from '../modules/predictions/scorer.rules.ts'
 import { CLASSIFICATION_TYPES, type ClassificationType } from '../modules/predictions/predictions.rules.ts'
 import { plainThresholds } from './plain-thresholds.ts'
+import { asEntered } from './past-records.ts'
 
 const DAY_MS = 24 * HOUR_MS
 
@@ -99,6 +100,12 @@ export interface EvaluationOptions {
   intervalMs?: number
   /** First simulated instant; a fixed date keeps a seed's herd the same run after run. */
   start?: number
+  /**
+   * Whether the farm's records dated before the evaluated days (its sows' earlier services, farrowings, weanings and
+   * treatments) were entered (default: yes). No: a new farm (`historyDays: 0`) that records from the day its tags went
+   * on, so its first farrowings come without a service record.
+   */
+  pastRecords?: boolean
 }
 
 export type Interval95 = [number, number] | null
@@ -182,7 +189,7 @@ export interface SimulatedAnimalData {
 
 /** The herd's readings summarized per hour (one animal in memory at a time), with its ground truth. */
 export function simulateHerdHours(
-  options: Required<Omit<EvaluationOptions, 'cycleProfile'>> & Pick<EvaluationOptions, 'cycleProfile'>,
+  options: Required<Omit<EvaluationOptions, 'cycleProfile' | 'pastRecords'>> & Pick<EvaluationOptions, 'cycleProfile'>,
 ): SimulatedAnimalData[] {
   const { seed, start, intervalMs } = options
   const end = start + (options.historyDays + options.days) * DAY_MS
@@ -243,7 +250,7 @@ export type Scores = Record<ClassificationType, number[]>[]
 
 export function evaluatePredictions(input: EvaluationOptions, settings: ScorerSettings = SCORER): EvaluationReport {
   const began = performance.now()
-  const options: Required<EvaluationOptions> = {
+  const options: Required<Omit<EvaluationOptions, 'pastRecords'>> & EvaluationOptions = {
     family: TUNING_FAMILY,
     profile: 'default',
     cycleProfile: 'default',
@@ -252,8 +259,8 @@ export function evaluatePredictions(input: EvaluationOptions, settings: ScorerSe
     start: Date.UTC(2026, 0, 5),
     ...input,
   }
-  const herd = simulateHerdHours(options)
   const from = options.historyDays * 24
+  const herd = asEntered(simulateHerdHours(options), options)
   const to = (herd[0]?.hours.length ?? 0) - 1
   const report: EvaluationReport = {
     family: options.family,
