@@ -63,6 +63,12 @@ describe('livestock-api jobs evaluate-predictions --history', () => {
     assert.equal(tunedOn.days, 7)
     assert.equal(Date.parse(tunedOn.window.to) - Date.parse(tunedOn.window.from), 7 * 24 * 3600_000)
     assert.equal(tunedOn.window.from, '2026-01-05T00:00:00.000Z')
+    // A new farm that did not enter its past: only what the scorer is given with records changes.
+    const noPast = await cli([...args, '--days', '7', '--history', '0', '--no-past-records'])
+    assert.equal(noPast.code, 0, noPast.stderr)
+    const { tunedOn: withoutPast } = noPast.json()
+    assert.deepEqual(withoutPast.scorerWithoutRecords, tunedOn.scorerWithoutRecords)
+    assert.deepEqual(withoutPast.plainThreshold, tunedOn.plainThreshold)
   })
 })
 
