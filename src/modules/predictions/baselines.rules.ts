@@ -88,6 +88,23 @@ export function usualDayBlock(blocks: readonly (number | undefined)[], e: number
   return before.length >= 4 ? median(before) : undefined
 }
 
+/**
+ * A new tag's usual day block where usualDayBlock has none yet (it needs 4 of the blocks 2-8 days back): the median of
+ * the blocks 1-8 days before `e` that lie wholly at or after the tag's first hour with data `first`, at least one of
+ * them. A sow moved into the crate in the days after her tag went on drops below it; undefined before a whole block
+ * of hers precedes `e`.
+ */
+export function newTagDayBlock(blocks: readonly (number | undefined)[], e: number, first: number): number | undefined {
+  const before: number[] = []
+  for (let d = 1; d <= 8; d++) {
+    const b = e - d * DAY_HOURS
+    if (b - DAY_HOURS + 1 < first) break
+    const value = blocks[b]
+    if (value !== undefined) before.push(value)
+  }
+  return median(before)
+}
+
 /** The index of an animal's first hour with data (its tag's first), or undefined. */
 export function firstDataIndex(hours: readonly HourSummary[]): number | undefined {
   const i = hours.findIndex((h) => hasData(h))

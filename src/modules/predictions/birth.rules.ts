@@ -66,6 +66,14 @@ export function unrecordedBirthState(
   return 'unseen'
 }
 
+/**
+ * Whether a sow's records say nothing of a pregnancy at t: no service and no farrowing recorded at or before it (on a
+ * farm that keeps records, a new tag's sow whose past was not entered; a gilt not yet served).
+ */
+export function pregnancyUnrecorded(records: AnimalRecords, t: number): boolean {
+  return !records.services.some((x) => x <= t) && !records.births.some((x) => x <= t)
+}
+
 /** The birth thresholds' factor and whether a birth is ruled out, by unrecordedBirthState; none without the rule. */
 export function unrecordedBirthFactor(
   state: 'due' | 'farrowed' | 'unseen' | undefined,

@@ -1,7 +1,7 @@
 // What the farm's records say about an animal's reproductive cycle at an hour, and what its movement between nodes
 // adds: the move into the farrowing crate, weanings the farm did not record.
 import { DAY_HOURS, DAY_MS, HOUR_MS, type HourSummary } from './hour-summaries.rules.ts'
-import { MOVEMENT_FLOOR, usualDayBlock } from './baselines.rules.ts'
+import { MOVEMENT_FLOOR, newTagDayBlock, usualDayBlock } from './baselines.rules.ts'
 
 /** What the farm recorded of an animal, ms since epoch: the rules only look at records dated before the hour they score. */
 export interface AnimalRecords {
@@ -69,19 +69,41 @@ export function crateMoveIndex(
 }
 
 /**
+ * A day block's usual movement (usualDayBlock), or on a new tag (`newTagFirst`: the index of its first hour with data;
+ * undefined: not a new tag) before that exists, its blocks since the tag went on (newTagDayBlock).
+ */
+export function movementUsual(
+  movement: readonly (number | undefined)[],
+  e: number,
+  newTagFirst?: number,
+): number | undefined {
+  const usual = usualDayBlock(movement, e)
+  return usual !== undefined || newTagFirst === undefined ? usual : newTagDayBlock(movement, e, newTagFirst)
+}
+
+/** The first block end a move can be read at: 8 days in, or on a new tag two days after its first hour. */
+const firstMoveBlock = (fromIndex: number, newTagFirst?: number) =>
+  Math.max(
+    fromIndex,
+    newTagFirst === undefined ? 8 * DAY_HOURS : Math.min(8 * DAY_HOURS, newTagFirst + 2 * DAY_HOURS - 1),
+  )
+
+/**
  * The move into the crate as soon as it shows: the first day block (24 h ending at an hour) from `fromIndex` whose
- * movement between nodes fell below half its usual (days 2-8 before it). A block falls below half once most of it
- * lies in the crate, so the move is dated half a day before the block's end. Undefined without one.
+ * movement between nodes fell below half its usual (days 2-8 before it; on a new tag, `newTagFirst`, its days since
+ * the tag went on until those exist: movementUsual). A block falls below half once most of it lies in the crate, so
+ * the move is dated half a day before the block's end. Undefined without one.
  */
 export function crateEntryIndex(
   movement: readonly (number | undefined)[],
   fromIndex: number,
   toIndex: number,
+  newTagFirst?: number,
 ): number | undefined {
-  for (let e = Math.max(fromIndex, 8 * DAY_HOURS); e <= toIndex; e++) {
+  for (let e = firstMoveBlock(fromIndex, newTagFirst); e <= toIndex; e++) {
     const now = movement[e]
     if (now === undefined) continue
-    const usual = usualDayBlock(movement, e)
+    const usual = movementUsual(movement, e, newTagFirst)
     if (usual !== undefined && usual > 0 && now < 0.5 * usual) return e - DAY_HOURS / 2 + 1
   }
   return undefined
@@ -138,7 +160,8 @@ export interface CrateMove {
  * within `gapHours` of the previous (she stays in the crate through lactation, then leaves it). No move either from a
  * block whose ear is shifted (earShifted, over `earShiftC`; null: not read): a fever lowers her movement too, a tag
  * off the skin reads a day she did not have; a move into the crate does neither to the ear. The later block's ear is
- * not read: a late move's day after is her last before farrowing, when her ear warms.
+ * not read: a late move's day after is her last before farrowing, when her ear warms. On a new tag (`newTagFirst`),
+ * until its blocks 2-8 days back exist, the usual is its blocks since the tag went on (movementUsual).
  */
 export function unrecordedCrateMoves(
   movement: readonly (number | undefined)[],
@@ -148,13 +171,14 @@ export function unrecordedCrateMoves(
   toIndex: number,
   rule: { drop: number; heldHours: number; groupKept: number; earShiftC: number | null },
   gapHours: number,
+  newTagFirst?: number,
 ): CrateMove[] {
   const moves: CrateMove[] = []
-  for (let e = Math.max(fromIndex, 8 * DAY_HOURS); e + rule.heldHours <= toIndex; e++) {
+  for (let e = firstMoveBlock(fromIndex, newTagFirst); e + rule.heldHours <= toIndex; e++) {
     const now = movement[e]
     const later = movement[e + rule.heldHours]
     if (now === undefined || later === undefined) continue
-    const usual = usualDayBlock(movement, e)
+    const usual = movementUsual(movement, e, newTagFirst)
     if (usual === undefined) continue
     const bar = rule.drop * (usual + MOVEMENT_FLOOR)
     if (now + MOVEMENT_FLOOR >= bar || later + MOVEMENT_FLOOR >= bar) continue

@@ -108,6 +108,15 @@ export interface ScorerSettings {
       unseenFactor: number
       lactationDrop: number | null
     } | null
+    /**
+     * A farm's first weeks: while a tag's first hour with data lies within tagDays before the first hour scored (a
+     * farm with that much history is scored without this), (moves) her move into the crate is read, with her
+     * records' due days and on a farm that records nothing, against her day blocks since the tag went on until the
+     * blocks 2-8 days back exist (movementUsual), and (unrecordedSows) on a farm that keeps records, a sow with no
+     * service and no farrowing recorded at the hour (her past not entered) is scored by what her data say, as on a
+     * farm that records nothing (`unrecorded`). Null: neither.
+     */
+    newTag: { tagDays: number; moves: boolean; unrecordedSows: boolean } | null
   }
   /** The group's level is this quantile of its animals' (not the median), so that a share of a group can share an event. */
   groupQuantile: number
@@ -268,6 +277,7 @@ export const SCORER: ScorerSettings = {
       unseenFactor: 1.5,
       lactationDrop: 0.5,
     },
+    newTag: { tagDays: 24, moves: true, unrecordedSows: true },
   },
   groupQuantile: 0.4,
   heat: {

@@ -69,7 +69,7 @@ import {
 } from './heat.rules.ts'
 import { lamenessDecline, temperatureShifts } from './lameness.rules.ts'
 import { groupMedians } from './group-levels.rules.ts'
-import { unrecordedBirths, unrecordedCycle } from './unrecorded-births.rules.ts'
+import { birthDataReaders, unrecordedBirths, unrecordedCycle } from './unrecorded-births.rules.ts'
 import { dueBarFactor } from './due-bar.rules.ts'
 
 const { baseline, heat, lameness } = SCORER
@@ -224,10 +224,12 @@ export function scoreHerd<K>(
   const farmKeepsRecords = herd.some((a) => a.records.services.length > 0)
   const short = birthSettings.short
   const unrecorded = farmKeepsRecords ? null : birthSettings.unrecorded
+  const firstData = herd.map((a) => firstDataIndex(a.hours))
+  const readers = birthDataReaders(herd, firstData, from, farmKeepsRecords, settings)
   const data = unrecordedBirths(
     herd,
     { dayActivity, dayMovement, dayTemperature, dayFrom, to },
-    unrecorded,
+    readers,
     short.crate?.settleHours ?? 0,
     settings,
   )
@@ -243,13 +245,9 @@ export function scoreHerd<K>(
   // A new tag's first days (SCORER.newTag): its group's median activity hour by hour, for its usual until its own
   // baseline days exist; computed only when a tag is that new in the hours the scored heat windows read (an animal's
   // own last heat is read without it: see heatRise).
-  const firstData = herd.map((a) => firstDataIndex(a.hours))
   const windowsFrom = from - 2 * Math.max(heatSettings.hours, heatSettings.shortHours)
   const newTagHours = (settings.baseline.fromDay + 1) * DAY_HOURS
-  const activityAt = (k: number, i: number) => {
-    const h = herd[k]!.hours[i]
-    return hasData(h) ? h.activity : undefined
-  }
+  const activityAt = (k: number, i: number) => (hasData(herd[k]!.hours[i]) ? herd[k]!.hours[i].activity : undefined)
   const groupActivity =
     settings.newTag !== null && firstData.some((f) => f !== undefined && f + newTagHours > windowsFrom)
       ? groupMedians(herd, heatFrom, to, activityAt, settings, undefined, 0.5)
@@ -425,13 +423,13 @@ export function scoreHerd<K>(
     }
     return out
   })
-  // Her state by her data at each hour from shortFrom (undefined on a farm that keeps records), read once.
+  // Her state by her data at each hour from shortFrom (undefined where her records are read), read once.
   const unrecordedStates = herd.map((a, k) => {
     const out = new Array<ReturnType<typeof unrecordedBirthState> | undefined>(to + 1)
-    if (!unrecorded) return out
-    for (let i = shortFrom; i <= to; i++) {
+    for (let i = shortFrom; readers.rule && i <= to; i++) {
+      if (!readers.reads(k, a.hours[i]!.hour + HOUR_MS)) continue
       const { sinceWeaning } = reproductiveState(records[k]!, a.hours[i]!.hour + HOUR_MS)
-      out[i] = unrecordedBirthState(data.moveAt[k]![i], i, sinceWeaning, unrecorded, data.lactationAt[k]![i])
+      out[i] = unrecordedBirthState(data.moveAt[k]![i], i, sinceWeaning, readers.rule, data.lactationAt[k]![i])
       if (out[i] === 'due') dueAt[k]![i] = true
     }
     return out
@@ -447,7 +445,7 @@ export function scoreHerd<K>(
       const start = indexOf(service + (short.crate.fromDay + shift) * DAY_MS)
       const end = Math.min(to, indexOf(service + (short.dueToDay + shift + 1) * DAY_MS))
       if (end < from - DAY_HOURS || start > to) continue
-      const entry = crateEntryIndex(dayMovement[k]!, Math.max(dayFrom, start), end)
+      const entry = crateEntryIndex(dayMovement[k]!, Math.max(dayFrom, start), end, readers.moveFirst[k])
       if (entry !== undefined) entries.set(service, entry)
     }
     return entries

@@ -3,7 +3,7 @@
 import { DAY_HOURS, HOUR_MS, type HourSummary } from './hour-summaries.rules.ts'
 import { usualDayBlock } from './baselines.rules.ts'
 import { lactationIndex, reproductiveState, unrecordedCrateMoves, type AnimalRecords } from './reproduction.rules.ts'
-import { unrecordedBirthState } from './birth.rules.ts'
+import { pregnancyUnrecorded, unrecordedBirthState } from './birth.rules.ts'
 import { presumedService } from './heat.rules.ts'
 import { groupMedians } from './group-levels.rules.ts'
 import type { ScorerSettings } from './scorer-settings.rules.ts'
@@ -26,10 +26,19 @@ export interface HerdDays {
 export function unrecordedBirths(
   herd: readonly { group: string | null }[],
   { dayActivity, dayMovement, dayTemperature, dayFrom, to }: HerdDays,
-  unrecorded: ScorerSettings['birth']['unrecorded'],
+  /**
+   * Whose farrowings are read from their data and by which rule (birthDataReaders; `rule` null: none, a farm that
+   * keeps records), each new tag's first hour for its move into the crate (see movementUsual).
+   */
+  readers: {
+    rule: ScorerSettings['birth']['unrecorded']
+    moveFirst: readonly (number | undefined)[]
+    sows: readonly boolean[]
+  },
   settleHours: number,
   settings: ScorerSettings,
 ): { moveAt: (number | undefined)[][]; lactationAt: (number | undefined)[][] } {
+  const unrecorded = readers.rule
   const none = () => herd.map(() => new Array<number | undefined>(to + 1))
   if (!unrecorded) return { moveAt: none(), lactationAt: none() }
   // A drop the whole group shares is the pen's gateway or the pen itself, not one sow's move.
@@ -48,6 +57,7 @@ export function unrecordedBirths(
   )
   const moveAt = herd.map((_, k) => {
     const out = new Array<number | undefined>(to + 1)
+    if (!readers.sows[k]) return out
     const moves = unrecordedCrateMoves(
       dayMovement[k]!,
       groupMovement[k]!,
@@ -56,6 +66,7 @@ export function unrecordedBirths(
       to,
       unrecorded,
       unrecorded.quietDays * DAY_HOURS,
+      readers.moveFirst[k],
     )
     for (const move of moves) for (let i = Math.max(0, move.shows); i <= to; i++) out[i] = move.entry
     return out
@@ -149,5 +160,34 @@ export function unrecordedCycle(
       const { sinceWeaning } = reproductiveState(records, t)
       return unrecordedBirthState(moveAt[i], i, sinceWeaning, unrecorded, lactationAt[i]) === 'due'
     },
+  }
+}
+
+/**
+ * Whose farrowings are read from their data (unrecordedBirths): on a farm that records nothing, every sow's; in a farm's
+ * first weeks (SCORER.birth.newTag: a tag first heard, `firstData`, within tagDays before `from`, the first hour
+ * scored), on a farm that keeps records, a new tag's sow while her records hold no service or farrowing (`reads`; her
+ * past not entered). `moveFirst`: on a farm that keeps records, each new tag's first hour, for reading her move into
+ * the crate before her usual days exist (movementUsual); `rule`: SCORER.birth.unrecorded where any sow is read so, else null.
+ */
+export function birthDataReaders(
+  herd: readonly { records: AnimalRecords }[],
+  firstData: readonly (number | undefined)[],
+  from: number,
+  farmKeepsRecords: boolean,
+  settings: ScorerSettings,
+) {
+  const rule = settings.birth.newTag
+  const newTag = firstData.map((f) =>
+    rule !== null && f !== undefined && f + rule.tagDays * DAY_HOURS > from ? f : undefined,
+  )
+  const sows = newTag.map((f) => !farmKeepsRecords || (rule?.unrecordedSows === true && f !== undefined))
+  return {
+    // Only where the farm keeps records: recording nothing, a move read on a new tag's few days raised birth's false
+    // alarms more than it caught (coldbirth, coldbirth2).
+    moveFirst: newTag.map((f) => (rule?.moves && farmKeepsRecords ? f : undefined)),
+    rule: sows.some(Boolean) ? settings.birth.unrecorded : null,
+    sows,
+    reads: (k: number, t: number) => !farmKeepsRecords || (sows[k]! && pregnancyUnrecorded(herd[k]!.records, t)),
   }
 }
