@@ -114,6 +114,8 @@ export interface Config {
   litterguardActiveWindowMinutes: number
   /** EVENT_DERIVATION=off derives no events (the benchmark's baseline); what is stored stays readable. */
   eventDerivation: boolean
+  /** An open event stream sends a comment line this often (keeping proxies from closing it) and checks its access again. */
+  eventStreamHeartbeatSeconds: number
   /** Delivery of events: webhooks and push (docs/delivery.md). */
   delivery: DeliveryConfig
   /** The readings' storage jobs (docs/storage.md#readings). */
@@ -321,6 +323,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     litterguardActiveWindowMinutes: read.int('LITTERGUARD_ACTIVE_WINDOW_MINUTES', 15, { min: 1, max: 10080 }),
     eventDerivation: read.onOff('EVENT_DERIVATION', 'on'),
+    eventStreamHeartbeatSeconds: read.int('EVENT_STREAM_HEARTBEAT_SECONDS', 15, { min: 1, max: 300 }),
     delivery: {
       worker: read.onOff('DELIVERY_WORKER', 'on'),
       pollMs: read.int('DELIVERY_POLL_MS', 1000, { min: 10, max: 60_000 }),

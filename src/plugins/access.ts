@@ -15,13 +15,18 @@ import { loadCaller, type Caller, type CallerSource } from '../auth/caller.ts'
 import { AUTH_ERRORS } from '../auth/errors.ts'
 import { TokenError, type TokenSigner, type VerifiedToken } from '../auth/jwt.ts'
 import { authErrors, commonErrors } from '../http/envelope.ts'
-import { forbidden, invalidToken, unauthorized } from '../http/errors.ts'
+import { ApiError, forbidden, invalidToken, unauthorized } from '../http/errors.ts'
 import { ACCESS_RULES, type AccessRule } from '../http/route-policy.ts'
 import { hooksOf } from '../http/route-hooks.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
     tokens: TokenSigner
+    /**
+     * A route's access rule checked again on the caller's current state (its account, link and token re-read), for
+     * work that outlives its request: an event stream ends once this is false.
+     */
+    stillAllows: (rule: Exclude<AccessRule, 'public'>, caller: Caller, target: AccessTarget) => Promise<boolean>
   }
   interface FastifyRequest {
     /** The :userId account an integrator caller was found linked to by the access check (the access log's account). */
@@ -40,6 +45,13 @@ export interface AccessOptions {
    * authentication fails, so that a spent IP limit answers 429 before a 401.
    */
   admit?: (req: FastifyRequest, caller: Caller | undefined) => Promise<void>
+}
+
+/** What a request asks for, as the access rules read it. */
+export interface AccessTarget {
+  method: string
+  /** The :userId of the path, if any. */
+  userId: string | undefined
 }
 
 export interface AccessControl {
@@ -83,21 +95,38 @@ export function accessPlugin(app: FastifyInstance, { signer, callers, admit }: A
     await admit?.(req, caller)
   }
 
+  /** The rule's refusal of the caller, if any, and whether the caller was found linked to the account. */
+  async function judge(rule: Exclude<AccessRule, 'public'>, caller: Caller, { method, userId }: AccessTarget) {
+    const linked =
+      needsLink(rule, caller) && userId !== undefined && caller.kind === 'integrator'
+        ? await callers.isLinked(userId, caller.integrator.uid)
+        : false
+    return { refusal: denial(rule, caller, { method, userId, linked }), linked }
+  }
+
   function check(rule: Exclude<AccessRule, 'public'>): preValidationAsyncHookHandler {
     return async (req) => {
       const caller = req.caller
       if (!caller) throw new Error('the access check runs after authenticate')
       const userId = (req.params as { userId?: unknown } | undefined)?.userId
       const uid = typeof userId === 'string' ? userId : undefined
-      const linked =
-        needsLink(rule, caller) && uid !== undefined && caller.kind === 'integrator'
-          ? await callers.isLinked(uid, caller.integrator.uid)
-          : false
+      const { refusal, linked } = await judge(rule, caller, { method: req.method, userId: uid })
       if (linked) req.linkedAccount = uid
-      const refusal = denial(rule, caller, { method: req.method, userId: uid, linked })
       if (refusal) throw forbidden(refusal)
     }
   }
+
+  app.decorate('stillAllows', async (rule: Exclude<AccessRule, 'public'>, caller: Caller, target: AccessTarget) => {
+    let current: Caller
+    try {
+      current = await loadCaller(caller.token, callers)
+    } catch (err) {
+      // A revoked token, or an account or integrator deactivated or gone.
+      if (err instanceof ApiError) return false
+      throw err
+    }
+    return (await judge(rule, current, target)).refusal === undefined
+  })
 
   return {
     enforceRoutePolicy(scope) {

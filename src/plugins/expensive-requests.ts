@@ -4,13 +4,13 @@
 // the store. A cheap request is never counted nor refused here. On the embedded store an admitted expensive
 // request's statements also wait behind every cheap request's (db/store-priority.ts).
 //
-// The count is per process, in memory: it counts work in flight, which ends with the request (or the process),
-// so it needs no expiry and costs no round trip; counted in Redis, a process killed mid-request would leave its
-// counts behind. N processes admit up to N times the bound per caller (docs/authentication-and-limits.md).
+// The count is per process, in memory (http/in-flight.ts): N processes admit up to N times the bound per caller
+// (docs/authentication-and-limits.md).
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { callerKey } from '../auth/caller.ts'
 import { runBehindOtherStoreWork } from '../db/store-priority.ts'
 import { ApiError } from '../http/errors.ts'
+import { inFlightCounter } from '../http/in-flight.ts'
 import { EXPENSIVE_PAGE_OFFSET, type RouteCost } from '../http/route-policy.ts'
 
 /** Whether a request of this route is expensive, or undefined for a route that never is. */
@@ -32,7 +32,7 @@ export function costRuleOf(route: RouteOptions): ((query: Record<string, unknown
 
 export function expensiveRequestsPlugin(app: FastifyInstance, { perCaller }: { perCaller: number }) {
   if (perCaller === 0) return
-  const inFlight = new Map<string, number>()
+  const inFlight = inFlightCounter(perCaller)
   app.addHook('onRoute', (route: RouteOptions) => {
     const isExpensive = costRuleOf(route)
     if (!isExpensive) return
@@ -41,21 +41,17 @@ export function expensiveRequestsPlugin(app: FastifyInstance, { perCaller }: { p
     route.handler = async function (this: FastifyInstance, req: FastifyRequest, reply: FastifyReply) {
       if (!isExpensive(req.query as Record<string, unknown>)) return handler.call(this, req, reply)
       const key = req.caller ? callerKey(req.caller) : `ip:${req.ip}`
-      const running = inFlight.get(key) ?? 0
-      if (running >= perCaller) {
+      if (!inFlight.tryAcquire(key)) {
         throw new ApiError(
           429,
           `Too many expensive requests at once: at most ${perCaller} per caller (analytics, statistics, long series, deep or sorted pages); retry when one has finished`,
           { limit: 'expensive', headers: { 'retry-after': '1' } },
         )
       }
-      inFlight.set(key, running + 1)
       try {
         return await runBehindOtherStoreWork(() => handler.call(this, req, reply))
       } finally {
-        const left = (inFlight.get(key) ?? 1) - 1
-        if (left === 0) inFlight.delete(key)
-        else inFlight.set(key, left)
+        inFlight.release(key)
       }
     }
   })

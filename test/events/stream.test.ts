@@ -12,7 +12,8 @@ import { MAX_STREAMS_PER_CALLER } from '../../src/modules/events/events.routes.t
 let ctx: TestContext
 let base: string
 before(async () => {
-  ctx = await createTestApp()
+  // A heartbeat each second: the stream's access is checked again at each (15 s by default).
+  ctx = await createTestApp({ env: { EVENT_STREAM_HEARTBEAT_SECONDS: '1' } })
   base = await ctx.app.listen({ port: 0, host: '127.0.0.1' })
 })
 after(() => ctx.close())
@@ -186,8 +187,8 @@ describe('event stream', () => {
     const stream = (headers: Record<string, string>) => {
       let resolve!: () => void
       opened.push(new Promise<void>((r) => (resolve = r)))
-      // A heartbeat every 15 s: each must end within one, and a little.
-      return secondsUntilEnded(url, headers, resolve, 25_000)
+      // A heartbeat every second: each must end within one, and a little.
+      return secondsUntilEnded(url, headers, resolve, 10_000)
     }
     const streams = [
       stream(bearer(user.accessToken)),

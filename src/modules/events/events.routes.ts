@@ -3,17 +3,15 @@
 // elsewhere (reading-events.ts at ingestion, src/jobs/events.ts on a schedule, the predictions job); these
 // routes read them.
 import Type from 'typebox'
-import { denial } from '../../auth/access.rules.ts'
-import { callerKey, callerOf, loadCaller, type Caller } from '../../auth/caller.ts'
-import { findAccountAsCaller } from '../../auth/token-store.ts'
+import { callerKey, callerOf, type Caller } from '../../auth/caller.ts'
 import { defineModule } from '../../http/api-module.ts'
 import { Envelope, PageEnvelope, ok, pageOf } from '../../http/envelope.ts'
 import { ApiError, conflict, notFound, validationFailed, type FieldProblem } from '../../http/errors.ts'
+import { inFlightCounter } from '../../http/in-flight.ts'
 import { parseFilters } from '../../http/list-params.ts'
 import type { PageParams } from '../../db/paginate.ts'
 import type { App } from '../../types.ts'
 import { normalizeMac } from '../animals/animals.rules.ts'
-import { isLinked } from '../integrators/integrators.repository.ts'
 import { ruleProblems, withDefaults } from './alert-rules.rules.ts'
 import { AlertRules, AlertRulesBody } from './alert-rules.schemas.ts'
 import {
@@ -49,8 +47,6 @@ export const eventsModule = defineModule({
 
 /** Events per stream read: a reader far behind catches up in reads of this size. */
 const STREAM_BATCH = 100
-/** A comment line this often keeps proxies from closing a quiet stream, and the access check fresh. */
-const STREAM_HEARTBEAT_MS = 15_000
 /**
  * Streams one caller may hold open in one process: each polls the store while it is open (for up to its token's
  * life), so an unbounded number would let one caller keep the store busy for everyone.
@@ -102,7 +98,7 @@ async function eventRoutes(app: App) {
   }
   // Streams end at shutdown, so that closing the server does not wait for their clients.
   const openStreams = new Set<() => void>()
-  const streamsOf = new Map<string, number>()
+  const streamsOf = inFlightCounter(MAX_STREAMS_PER_CALLER)
   app.addHook('preClose', (done) => {
     for (const end of openStreams) end()
     done()
@@ -176,20 +172,18 @@ async function eventRoutes(app: App) {
       const caller = callerOf(req)
       const resume = req.headers['last-event-id'] ?? req.query.after
       const key = callerKey(caller)
-      const held = streamsOf.get(key) ?? 0
-      if (held >= MAX_STREAMS_PER_CALLER) {
+      if (!streamsOf.tryAcquire(key)) {
         throw new ApiError(
           429,
           `Too many open event streams: at most ${MAX_STREAMS_PER_CALLER} per caller; close one first`,
           { limit: 'streams', headers: { 'retry-after': '15' } },
         )
       }
-      streamsOf.set(key, held + 1)
       let cursor: number
       try {
         cursor = resume === undefined ? await lastEventId(db, uid) : Number(resume)
       } catch (err) {
-        releaseStream(key)
+        streamsOf.release(key)
         throw err
       }
       reply.hijack()
@@ -217,7 +211,8 @@ async function eventRoutes(app: App) {
       })
       const expiresAt = caller.token.exp * 1000
       const pollMs = app.database.kind === 'embedded' ? 5000 : 1000
-      let nextHeartbeat = Date.now() + STREAM_HEARTBEAT_MS
+      const heartbeatMs = app.config.eventStreamHeartbeatSeconds * 1000
+      let nextHeartbeat = Date.now() + heartbeatMs
       try {
         while (!ended) {
           const rows = await eventsAfter(db, uid, cursor, STREAM_BATCH)
@@ -227,9 +222,12 @@ async function eventRoutes(app: App) {
           }
           if (rows.length === STREAM_BATCH) continue
           if (Date.now() >= nextHeartbeat) {
-            if (Date.now() >= expiresAt || !(await stillAllowed(caller, uid))) break
+            // The route's access check again: a revoked token, a deactivated account or integrator, a removed link
+            // or a withdrawn read permission end the stream here.
+            if (Date.now() >= expiresAt || !(await app.stillAllows('own', caller, { method: 'GET', userId: uid })))
+              break
             res.write(': keep-alive\n\n')
-            nextHeartbeat = Date.now() + STREAM_HEARTBEAT_MS
+            nextHeartbeat = Date.now() + heartbeatMs
           }
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, pollMs)
@@ -245,37 +243,11 @@ async function eventRoutes(app: App) {
       } finally {
         unsubscribe()
         openStreams.delete(end)
-        releaseStream(key)
+        streamsOf.release(key)
         end()
       }
     },
   )
-
-  function releaseStream(key: string) {
-    const left = (streamsOf.get(key) ?? 1) - 1
-    if (left === 0) streamsOf.delete(key)
-    else streamsOf.set(key, left)
-  }
-
-  /**
-   * The route's access check again, on the caller's current state: a stream whose token was revoked, whose account
-   * or integrator was deactivated, whose link was removed or read permission withdrawn ends at the next heartbeat.
-   */
-  async function stillAllowed(caller: Caller, uid: string): Promise<boolean> {
-    let now: Caller
-    try {
-      now = await loadCaller(caller.token, {
-        integrator: (id, jti) => findAccountAsCaller(db, 'integrators', id, jti),
-        user: (id, jti) => findAccountAsCaller(db, 'users', id, jti),
-        isLinked: (userUid, integratorUid) => isLinked(db, userUid, integratorUid),
-      })
-    } catch (err) {
-      if (err instanceof ApiError) return false
-      throw err
-    }
-    const linked = now.kind === 'integrator' && (await isLinked(db, uid, now.integrator.uid))
-    return denial('own', now, { method: 'GET', userId: uid, linked }) === undefined
-  }
 
   async function requireEvent(uid: string, idText: string): Promise<EventRow> {
     const id = eventIdOf(idText)
