@@ -172,13 +172,19 @@ export function startDeliveryWorker(deps: {
     if (!event) return settleDelivery(db, d, { status: 'cancelled', lastError: 'event gone' })
     const rules = await alertRulesOf(db, d.uid)
     const kind = EVENT_KINDS[event.event_type]
-    // A deactivated account is blocked from everything, its phones included (the webhooks' rule for an integrator).
-    const account = await db.selectFrom('users').select('inactive').where('uid', '=', d.uid).executeTakeFirst()
-    if (!account || account.inactive)
+    // The account and its phones in one read. A deactivated account is blocked from everything, its phones included
+    // (the webhooks' rule for an integrator).
+    const { rows: account } = await sql<{
+      inactive: boolean
+      language: string | null
+      token: string | null
+      rank: number | null
+    }>`
+      SELECT u.inactive, u.language, p.token, p.rank FROM users u LEFT JOIN user_push_tokens p ON p.uid = u.uid
+      WHERE u.uid = ${d.uid}`.execute(db)
+    if (account.length === 0 || account[0]!.inactive)
       return settleDelivery(db, d, { status: 'cancelled', lastError: 'account inactive' })
-    const { rows: phones } = await sql<{ token: string; rank: number | null; language: string | null }>`
-      SELECT p.token, p.rank, u.language FROM user_push_tokens p JOIN users u ON u.uid = p.uid
-      WHERE p.uid = ${d.uid}`.execute(db)
+    const phones = account.flatMap(({ token, rank, language }) => (token === null ? [] : [{ token, rank, language }]))
     const ranks =
       kind.severity === 'critical' && rules.kinds[event.event_type].enabled
         ? rules.kinds[event.event_type].notifyRanks
