@@ -201,14 +201,18 @@ async function answer(method: string, path: string, body: unknown): Promise<Resp
 
 export const get = <T>(path: string) => request<T>('GET', path)
 
-/** Every page of a list (limit 100 each), for the herd and the timeline: the first, then the rest at once. */
+/** Every page of a list (limit 100 each), for the herd and the timeline: the first, then the rest two at a time. */
 export async function getAll<T>(path: string, maxPages = 20): Promise<T[]> {
   const separator = path.includes('?') ? '&' : '?'
   const page = (n: number) => get<T[]>(`${path}${separator}limit=100&page=${n}`)
   const first = await page(1)
   const pages = Math.min(maxPages, first.pagination?.totalPages ?? 1)
-  const rest = await Promise.all(Array.from({ length: Math.max(0, pages - 1) }, (_, i) => page(i + 2)))
-  return [first, ...rest].flatMap((answer) => answer.data)
+  const answers = [first]
+  // Two at a time: a filtered list (by cycle state) is an expensive request, of which a caller may run two at once.
+  for (let n = 2; n <= pages; n += 2) {
+    answers.push(...(await Promise.all([n, n + 1].filter((k) => k <= pages).map(page))))
+  }
+  return answers.flatMap((answer) => answer.data)
 }
 
 export function userPath(suffix = ''): string {
