@@ -68,7 +68,7 @@ async function animalRoutes(app: App) {
         querystring: AnimalListQuery(app.config.limits),
         response: { 200: PageEnvelope(animals.ref, 'One page of animals') },
       },
-      // The cycleState filter reads the records of every female of the farm.
+      // The cycleState filter reads the records of every female of the farm since her last farrowing.
       config: { access: 'own', cost: (q) => q.cycleState !== undefined },
     },
     async (req) => {

@@ -30,7 +30,41 @@ export interface FemaleCriteria {
   group?: string | undefined
   /** Only the records of this day or later (the events job's horizon). */
   from?: Day | undefined
+  /**
+   * Only what the rules need from before a day: each female's records from her last farrowing dated before
+   * `before` (with `served`, the last one followed by a service before `before`), and all her culls. A farrowing
+   * settles everything the cycle state and the matings carried (but the parity); a service after it starts a
+   * mating whatever came before. A female without one is read whole.
+   */
+  bound?: ReadBound | undefined
+  /** Only the records dated up to this day (and all culls): the cycle state on it sees no later ones. */
+  until?: Day | undefined
 }
+
+/** Where a female's records may start: her last farrowing before `before` (and before a service, with `served`). */
+export interface ReadBound {
+  before: Day
+  served: boolean
+}
+
+/**
+ * What the cycle state on `day` needs (cycleState, dueEntries, dueItems): her records from her last farrowing
+ * on or before it up to it, and her culls. Her parity is not known from them: only the litters read.
+ */
+export const stateBound = (day: Day): Pick<FemaleCriteria, 'bound' | 'until'> => ({
+  bound: { before: day + 1, served: false },
+  until: day,
+})
+
+/**
+ * What the KPIs of a period from `from` need (herdKpis, with `lagDays` its farrowing-rate lag): nothing counts
+ * before the farrowing-rate cohort (from - lagDays), and a mating there is one whatever came before her last
+ * farrowing that a service follows, but for the weaning it followed: a service before that day is the first
+ * mating after that farrowing, so the one whose weaning may be unknown is never counted.
+ */
+export const kpiBound = (from: Day, lagDays: number): Pick<FemaleCriteria, 'bound'> => ({
+  bound: { before: from - lagDays, served: true },
+})
 
 interface EventRow {
   kind: CycleEvent['kind']
@@ -67,29 +101,76 @@ export async function femalesWithEvents(db: Kysely<DB>, uid: string, criteria: F
   // Only the records of the animals asked for: one, or a group's (the rest would be read and dropped).
   const one =
     criteria.animalId !== undefined
-      ? sql`AND animal_id = ${criteria.animalId}`
+      ? sql`AND x.animal_id = ${criteria.animalId}`
       : criteria.group !== undefined
-        ? sql`AND animal_id IN (SELECT id FROM animals WHERE uid = ${uid} AND group_name = ${criteria.group})`
+        ? sql`AND x.animal_id IN (SELECT id FROM animals WHERE uid = ${uid} AND group_name = ${criteria.group})`
         : sql``
-  const from = (column: 'start_date' | 'check_date' | 'return_date' | 'weaning_date' | 'movement_date') =>
-    criteria.from === undefined ? sql`` : sql`AND ${sql.ref(column)} >= ${dateOf(criteria.from)}`
-  const fromT = criteria.from === undefined ? sql`` : sql`AND t >= ${criteria.from * 86_400_000}`
-  const { rows } = await sql<EventRow>`
-    SELECT 'service' AS kind, animal_id, id, start_date AS day, NULL::bigint AS at, NULL::text AS result,
-      NULL::float8 AS a, NULL::float8 AS b, NULL::float8 AS c
-      FROM inseminations WHERE uid = ${uid} ${one} ${from('start_date')}
-    UNION ALL SELECT 'check', animal_id, id, check_date, NULL, result, NULL, NULL, NULL
-      FROM pregnancy_checks WHERE uid = ${uid} ${one} ${from('check_date')}
-    UNION ALL SELECT 'return', animal_id, id, return_date, NULL, NULL, NULL, NULL, NULL
-      FROM return_to_estrus WHERE uid = ${uid} ${one} ${from('return_date')}
-    UNION ALL SELECT 'farrowing', animal_id, id, start_date, NULL, NULL, living, dead, NULL
-      FROM births WHERE uid = ${uid} ${one} ${from('start_date')}
-    UNION ALL SELECT 'weaning', animal_id, id, weaning_date, NULL, NULL, count_weaned, foster_in, foster_out
-      FROM weanings WHERE uid = ${uid} ${one} ${from('weaning_date')}
-    UNION ALL SELECT 'cull', animal_id, id, movement_date, NULL, NULL, NULL, NULL, NULL
-      FROM movements WHERE uid = ${uid} AND to_stage = 'cull' ${one} ${from('movement_date')}
-    UNION ALL SELECT 'cull', animal_id, id, NULL, t, NULL, NULL, NULL, NULL
-      FROM general_events WHERE uid = ${uid} AND diagnose = 'Death' ${one} ${fromT}`.execute(db)
+  type DateColumn = 'start_date' | 'check_date' | 'return_date' | 'weaning_date' | 'movement_date'
+  const from = (column: DateColumn) =>
+    criteria.from === undefined ? sql`` : sql`AND ${sql.ref(`x.${column}`)} >= ${dateOf(criteria.from)}`
+  const fromT = criteria.from === undefined ? sql`` : sql`AND x.t >= ${criteria.from * 86_400_000}`
+  const until = (column: DateColumn) =>
+    criteria.until === undefined ? sql`` : sql`AND ${sql.ref(`x.${column}`)} <= ${dateOf(criteria.until)}`
+  const { bound } = criteria
+  // Bounded: each female's records from her anchor farrowing's day ('' without one: all), read female by female
+  // (LATERAL, kept apart by OFFSET 0) so that each is one index scan of (uid, animal_id) whatever the planner
+  // knows of the tables (the embedded store is never analysed, and a join planned blind is quadratic).
+  const records = (table: string, columns: ReturnType<typeof sql>, column: DateColumn) =>
+    bound === undefined
+      ? sql`SELECT ${columns} FROM ${sql.table(table)} x WHERE x.uid = ${uid} ${one} ${from(column)}`
+      : sql`SELECT y.* FROM females f, LATERAL (SELECT ${columns} FROM ${sql.table(table)} x
+          WHERE x.uid = ${uid} AND x.animal_id = f.id AND ${sql.ref(`x.${column}`)} >= f.anchor_day
+          ${from(column)} ${until(column)} OFFSET 0) y`
+  // The anchor: her last farrowing before the day; with `served`, the last one on or before her last service
+  // before it (a service on the farrowing's day comes after it).
+  const before = bound === undefined ? '' : dateOf(bound.before)
+  const served = bound?.served
+    ? sql`AND b.start_date <= (SELECT MAX(i.start_date) FROM inseminations i
+        WHERE i.uid = ${uid} AND i.animal_id = f.id AND i.start_date < ${before})`
+    : sql``
+  const females =
+    bound === undefined
+      ? sql``
+      : sql`WITH females AS MATERIALIZED (
+          SELECT f.id, COALESCE((SELECT MAX(b.start_date) FROM births b
+            WHERE b.uid = ${uid} AND b.animal_id = f.id AND b.start_date < ${before} ${served}), '') AS anchor_day
+          FROM animals f WHERE f.uid = ${uid} AND f.sex = 'female'
+          ${criteria.animalId === undefined ? sql`` : sql`AND f.id = ${criteria.animalId}`}
+          ${criteria.group === undefined ? sql`` : sql`AND f.group_name = ${criteria.group}`})`
+  const { rows } = await sql<EventRow>`${females}
+    ${records(
+      'inseminations',
+      sql`'service' AS kind, x.animal_id, x.id, x.start_date AS day, NULL::bigint AS at, NULL::text AS result,
+        NULL::float8 AS a, NULL::float8 AS b, NULL::float8 AS c`,
+      'start_date',
+    )}
+    UNION ALL ${records(
+      'pregnancy_checks',
+      sql`'check', x.animal_id, x.id, x.check_date, NULL::bigint, x.result, NULL::float8, NULL::float8, NULL::float8`,
+      'check_date',
+    )}
+    UNION ALL ${records(
+      'return_to_estrus',
+      sql`'return', x.animal_id, x.id, x.return_date, NULL::bigint, NULL::text, NULL::float8, NULL::float8,
+        NULL::float8`,
+      'return_date',
+    )}
+    UNION ALL ${records(
+      'births',
+      sql`'farrowing', x.animal_id, x.id, x.start_date, NULL::bigint, NULL::text, x.living, x.dead, NULL::float8`,
+      'start_date',
+    )}
+    UNION ALL ${records(
+      'weanings',
+      sql`'weaning', x.animal_id, x.id, x.weaning_date, NULL::bigint, NULL::text, x.count_weaned, x.foster_in,
+        x.foster_out`,
+      'weaning_date',
+    )}
+    -- Culls, all of them: the first ends her cycle, however long ago.
+    UNION ALL SELECT 'cull', x.animal_id, x.id, x.movement_date, NULL, NULL, NULL, NULL, NULL
+      FROM movements x WHERE x.uid = ${uid} AND x.to_stage = 'cull' ${one} ${from('movement_date')}
+    UNION ALL SELECT 'cull', x.animal_id, x.id, NULL, x.t, NULL, NULL, NULL, NULL
+      FROM general_events x WHERE x.uid = ${uid} AND x.diagnose = 'Death' ${one} ${fromT}`.execute(db)
   for (const r of rows) {
     const female = byId.get(Number(r.animal_id))
     const day = r.day !== null ? dayOf(r.day) : r.at !== null ? dayOfInstant(Number(r.at)) : undefined
@@ -134,6 +215,9 @@ export async function femaleIdsInState(
   state: CycleStateName,
   today: Day,
 ): Promise<number[]> {
-  const [females, settings] = await Promise.all([femalesWithEvents(db, uid), farmCycleSettings(db, uid)])
+  const [females, settings] = await Promise.all([
+    femalesWithEvents(db, uid, stateBound(today)),
+    farmCycleSettings(db, uid),
+  ])
   return females.filter((f) => cycleState(f.events, today, f.registered, settings).state === state).map((f) => f.id)
 }

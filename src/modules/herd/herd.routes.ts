@@ -15,12 +15,13 @@ import {
   dayOf,
   dayOfInstant,
   dueEntries,
+  type CycleSettings,
   type Day,
   type DueListName,
 } from '../cycle/cycle.rules.ts'
-import { farmCycleSettings, femalesWithEvents } from '../cycle/cycle.repository.ts'
+import { farmCycleSettings, femalesWithEvents, kpiBound, stateBound, type Female } from '../cycle/cycle.repository.ts'
 import { Cycle, DueLists, Kpis, type DueAnimalBody } from './herd.schemas.ts'
-import { herdKpis } from './kpi.rules.ts'
+import { KPI, herdKpis } from './kpi.rules.ts'
 
 /** The longest KPI period: ten years. */
 export const KPI_PERIOD_MAX_DAYS = 3660
@@ -53,6 +54,34 @@ function daysOf<K extends string>(query: Partial<Record<K, string>>, names: K[])
   }
   if (problems.length > 0) throw validationFailed(problems)
   return out
+}
+
+/** The due lists on `date` of the females (each list by due date, then MAC). */
+export function dueListsOf(
+  females: readonly Female[],
+  date: Day,
+  settings: CycleSettings,
+): Record<DueListName, DueAnimalBody[]> {
+  const lists = Object.fromEntries(DUE_LISTS.map((name) => [name, [] as DueAnimalBody[]])) as Record<
+    DueListName,
+    DueAnimalBody[]
+  >
+  for (const female of females) {
+    const cycle = cycleState(female.events, date, female.registered, settings)
+    for (const entry of dueEntries(cycle, date, settings)) {
+      lists[entry.list].push({
+        MAC: female.mac,
+        Group: female.group,
+        state: cycle.state,
+        daysInState: cycle.days ?? null,
+        dueDate: dateOf(entry.dueDate),
+        daysFromDue: entry.daysFromDue,
+      })
+    }
+  }
+  for (const list of Object.values(lists))
+    list.sort((a, b) => a.dueDate.localeCompare(b.dueDate) || a.MAC.localeCompare(b.MAC))
+  return lists
 }
 
 export const herdModule = defineModule({
@@ -135,32 +164,18 @@ async function herdRoutes(app: App) {
         }),
         response: { 200: Envelope(DueLists) },
       },
-      // Every record of every female of the farm.
+      // Each female's records since her last farrowing.
       config: { access: 'own', cost: 'expensive' },
     },
     async (req) => {
       const date = daysOf(req.query, ['date']).date ?? today()
       const farm = await farmCycleSettings(db, req.params.userId)
       const settings = { ...farm, weanedNotServedDays: req.query.weanedDays ?? farm.weanedNotServedDays }
-      const lists = Object.fromEntries(DUE_LISTS.map((name) => [name, [] as DueAnimalBody[]])) as Record<
-        DueListName,
-        DueAnimalBody[]
-      >
-      for (const female of await femalesWithEvents(db, req.params.userId, { group: req.query.group })) {
-        const cycle = cycleState(female.events, date, female.registered, settings)
-        for (const entry of dueEntries(cycle, date, settings)) {
-          lists[entry.list].push({
-            MAC: female.mac,
-            Group: female.group,
-            state: cycle.state,
-            daysInState: cycle.days ?? null,
-            dueDate: dateOf(entry.dueDate),
-            daysFromDue: entry.daysFromDue,
-          })
-        }
-      }
-      for (const list of Object.values(lists))
-        list.sort((a, b) => a.dueDate.localeCompare(b.dueDate) || a.MAC.localeCompare(b.MAC))
+      const females = await femalesWithEvents(db, req.params.userId, {
+        group: req.query.group,
+        ...stateBound(date),
+      })
+      const lists = dueListsOf(females, date, settings)
       return ok({ date: dateOf(date), weanedDays: settings.weanedNotServedDays, ...lists })
     },
   )
@@ -183,7 +198,8 @@ async function herdRoutes(app: App) {
         }),
         response: { 200: Envelope(Kpis) },
       },
-      // Every record of every female of the farm, whatever the period.
+      // Each female's records from before the period (her last farrowing) on: a large farm's whole history for a
+      // period far in the past.
       config: { access: 'own', cost: 'expensive' },
     },
     async (req) => {
@@ -196,7 +212,10 @@ async function herdRoutes(app: App) {
         throw validationFailed([
           { field: 'query:from', message: `the period must be at most ${KPI_PERIOD_MAX_DAYS} days` },
         ])
-      const females = await femalesWithEvents(db, req.params.userId, { group: req.query.group })
+      const females = await femalesWithEvents(db, req.params.userId, {
+        group: req.query.group,
+        ...kpiBound(from, KPI.farrowingRateLagDays),
+      })
       const report = herdKpis(
         females.map((f) => f.events),
         { from, to },
