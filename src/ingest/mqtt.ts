@@ -8,7 +8,7 @@
 // down or restarting, and delivers them when it is back; so neither a kill -9 mid-message nor a stop while
 // the database is unreachable loses a message (ingestion is idempotent, so a redelivery stores nothing
 // twice). Messages of one topic are handled one after another, different topics side by side, up to the
-// Receive Maximum announced at connect; a malformed one is logged, counted in /metrics and acknowledged at
+// Receive Maximum announced at connect (QoS 0 ones too, which the broker does not count); a malformed one is logged, counted in /metrics and acknowledged at
 // once, so it neither crashes the process nor holds up the messages behind it.
 // Who may publish to which user's topics is the broker's business: deploy/mosquitto ships a broker setup
 // with an account per gateway and an ACL (docs/mqtt.md); the service warns when the broker admits anyone.
@@ -209,6 +209,12 @@ export function startMqttIngest(app: App, options: MqttIngestOptions): MqttInges
   let connection = 0
   client.on('connect', () => connection++)
   const inOrder = perKeyInOrder()
+  // A QoS 0 message has no Receive Maximum: the broker sends them as fast as a gateway publishes them. So once
+  // that many are in hand, the next is taken (its callback run) only when one of them is done: a flood waits in
+  // the broker's queue and the socket, not in this process's memory.
+  const qos0Max = options.receiveMaximum ?? 32
+  let qos0InHand = 0
+  let paused: (() => void) | undefined
   const sender = client as unknown as PacketSender
   client.handleMessage = (packet, callback) => {
     const topic = packet.cmd === 'publish' ? packet.topic : ''
@@ -221,10 +227,16 @@ export function startMqttIngest(app: App, options: MqttIngestOptions): MqttInges
     const { messageId, qos } = packet
     const arrivedOn = connection
     if (qos === 0 || messageId === undefined) {
+      qos0InHand++
       inOrder.run(topic, async () => {
         await handle(topic, payload).catch((err: unknown) => failed(err))
+        qos0InHand--
+        const resume = paused
+        paused = undefined
+        resume?.()
       })
-      callback()
+      if (qos0InHand < qos0Max) callback()
+      else paused = () => callback()
       return
     }
     inOrder.run(topic, async () => {

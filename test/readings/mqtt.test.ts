@@ -160,6 +160,57 @@ describe(
       assert.deepEqual(data, [{ t: now, c: 38.2, x: 0, y: 0, z: 1 }])
       assert.equal(({} as Record<string, unknown>).polluted, undefined)
     })
+
+    it('takes QoS 0 messages, which the broker sends without limit, no faster than it stores them, and keeps each', async () => {
+      // A gateway's QoS 0 flood used to be taken whole into memory (every message in hand at once): the broker's
+      // Receive Maximum counts QoS 1 and 2 only. Now at most the Receive Maximum (32) are in hand at a time.
+      const f = await readingsFarm(broker.ctx)
+      const a = await f.animal()
+      const topic = sensorTopic(f.user.uid, a.MAC, 'sensordata')
+      const messages = 150
+      const rows = 200
+      const start = Date.now() - 7 * 86_400_000
+      const storedBefore = await counter('sensordata', 'stored')
+      let received = 0
+      let mostInHand = 0
+      const onPacket = (packet: { cmd: string; topic?: string }) => {
+        if (packet.cmd === 'publish' && packet.topic === topic) received++
+      }
+      broker.ingestor.client.on('packetreceive', onPacket)
+      const sampler = setInterval(() => {
+        void counter('sensordata', 'stored').then((n) => {
+          mostInHand = Math.max(mostInHand, received - (n - storedBefore))
+        })
+      }, 5)
+      try {
+        for (let i = 0; i < messages; i++) {
+          const readings = Array.from({ length: rows }, (_, j) => ({
+            t: start + (i * rows + j) * 1000,
+            c: 38.2,
+            x: 0,
+            y: 0,
+            z: 1,
+          }))
+          await broker.publisher.publishAsync(topic, JSON.stringify({ readings }), { qos: 0 })
+        }
+        await eventually(
+          () => counter('sensordata', 'stored'),
+          (n) => n >= storedBefore + messages,
+          'every QoS 0 message stored',
+          { timeoutMs: 60_000 },
+        )
+      } finally {
+        clearInterval(sampler)
+        broker.ingestor.client.off('packetreceive', onPacket)
+      }
+      assert.ok(mostInHand <= 33, `${mostInHand} messages in hand at once`)
+      const stored = await broker.ctx.database.db
+        .selectFrom('animal_sensor_readings')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('uid', '=', f.user.uid)
+        .executeTakeFirstOrThrow()
+      assert.equal(Number(stored.n), messages * rows)
+    })
   },
 )
 
