@@ -254,9 +254,15 @@ export async function mayReceive(db: Kysely<DB>, uid: string, integratorUid: str
   return rows.length > 0
 }
 
+/** The most events one redelivery request queues. */
+export const REDELIVER_MAX = 100_000
+/** Events queued per statement: the embedded store runs one statement at a time, and others wait for it. */
+const REDELIVER_CHUNK = 5_000
+
 /**
  * Queues the events of the subscription's accounts again (one event, or those created in a time range), with
- * their first webhook-id: a receiver that kept what it saw recognises a repeat. Returns how many.
+ * their first webhook-id: a receiver that kept what it saw recognises a repeat. Returns how many: at most
+ * REDELIVER_MAX, the first in (uid, id) order.
  */
 export async function redeliver(
   db: Kysely<DB>,
@@ -269,25 +275,40 @@ export async function redeliver(
   },
   now: number,
 ): Promise<number> {
-  const { rows } = await sql<{ n: number }>`
-    WITH chosen AS (
-      SELECT e.uid, e.id FROM events e
-      JOIN user_integrator_links l ON l.uid = e.uid AND l.integrator_uid = ${s.integrator_uid}
-      WHERE (${which.uid ?? null}::text IS NULL OR e.uid = ${which.uid ?? null})
-        AND (${which.eventId ?? null}::bigint IS NULL OR e.id = ${which.eventId ?? null})
-        AND (${which.since ?? null}::bigint IS NULL OR e.created_at >= ${which.since ?? null})
-        AND (${which.until ?? null}::bigint IS NULL OR e.created_at <= ${which.until ?? null})
-        AND (${jsonOrNull(s.event_types)}::jsonb IS NULL OR ${jsonOrNull(s.event_types)}::jsonb ? e.event_type)
-        AND (${jsonOrNull(s.account_uids)}::jsonb IS NULL OR ${jsonOrNull(s.account_uids)}::jsonb ? e.uid)
-      LIMIT 100000
-    ), queued AS (
-      INSERT INTO deliveries (uid, event_id, channel, integrator_uid, subscription_id, message_id, next_attempt_at, created_at)
-      SELECT chosen.uid, chosen.id, 'webhook', ${s.integrator_uid}, ${s.id}, ${messageIdSql(sql.ref('chosen.id'), sql.ref('chosen.uid'))}, ${now}, ${now} FROM chosen
-      ON CONFLICT ON CONSTRAINT deliveries_pkey DO UPDATE SET
-        status = 'pending', attempts = 0, first_attempt_at = NULL, next_attempt_at = ${now}, locked_until = NULL,
-        last_error = NULL
-      RETURNING 1
+  let queued = 0
+  // In (uid, id) order, a chunk a statement: every chunk is a short statement, so other requests' statements
+  // run between them.
+  let after: { uid: string; id: string } | undefined
+  while (queued < REDELIVER_MAX) {
+    const { rows } = await sql<{ n: number; last_uid: string | null; last_id: string | null }>`
+      WITH chosen AS (
+        SELECT e.uid, e.id FROM events e
+        JOIN user_integrator_links l ON l.uid = e.uid AND l.integrator_uid = ${s.integrator_uid}
+        WHERE (${which.uid ?? null}::text IS NULL OR e.uid = ${which.uid ?? null})
+          AND (${which.eventId ?? null}::bigint IS NULL OR e.id = ${which.eventId ?? null})
+          AND (${which.since ?? null}::bigint IS NULL OR e.created_at >= ${which.since ?? null})
+          AND (${which.until ?? null}::bigint IS NULL OR e.created_at <= ${which.until ?? null})
+          AND (${jsonOrNull(s.event_types)}::jsonb IS NULL OR ${jsonOrNull(s.event_types)}::jsonb ? e.event_type)
+          AND (${jsonOrNull(s.account_uids)}::jsonb IS NULL OR ${jsonOrNull(s.account_uids)}::jsonb ? e.uid)
+          AND (${after?.uid ?? null}::text IS NULL OR (e.uid, e.id) > (${after?.uid ?? null}::text, ${after?.id ?? null}::bigint))
+        ORDER BY e.uid, e.id
+        LIMIT ${Math.min(REDELIVER_CHUNK, REDELIVER_MAX - queued)}
+      ), queued AS (
+        INSERT INTO deliveries (uid, event_id, channel, integrator_uid, subscription_id, message_id, next_attempt_at, created_at)
+        SELECT chosen.uid, chosen.id, 'webhook', ${s.integrator_uid}, ${s.id}, ${messageIdSql(sql.ref('chosen.id'), sql.ref('chosen.uid'))}, ${now}, ${now} FROM chosen
+        ON CONFLICT ON CONSTRAINT deliveries_pkey DO UPDATE SET
+          status = 'pending', attempts = 0, first_attempt_at = NULL, next_attempt_at = ${now}, locked_until = NULL,
+          last_error = NULL
+        RETURNING 1
+      ), last AS (SELECT uid, id FROM chosen ORDER BY uid DESC, id DESC LIMIT 1)
+      SELECT (SELECT count(*)::int FROM queued) AS n, (SELECT uid FROM last) AS last_uid, (SELECT id::text FROM last) AS last_id`.execute(
+      db,
     )
-    SELECT count(*)::int AS n FROM queued`.execute(db)
-  return rows[0]?.n ?? 0
+    const row = rows[0]
+    const n = row?.n ?? 0
+    queued += n
+    if (n < REDELIVER_CHUNK || !row?.last_uid || row.last_id === null) break
+    after = { uid: row.last_uid, id: row.last_id }
+  }
+  return queued
 }

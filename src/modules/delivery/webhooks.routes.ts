@@ -17,6 +17,7 @@ import {
   listSubscriptions,
   MAX_WEBHOOK_SUBSCRIPTIONS,
   redeliver,
+  REDELIVER_MAX,
   updateSubscription,
   type SubscriptionRow,
 } from './delivery.repository.ts'
@@ -334,12 +335,13 @@ async function webhookRoutes(app: App) {
         summary: 'Deliver events again',
         description:
           'Integrator token. Queues again one event (`userId` and `eventId`) or the events created in `since`-`until` (of one ' +
-          'account, or of every covered account), with their first webhook-id, so a receiver that kept what it saw knows a repeat.',
+          'account, or of every covered account), with their first webhook-id, so a receiver that kept what it saw knows a repeat. ' +
+          `At most ${REDELIVER_MAX.toLocaleString('en')} events a request (by account, then event id); an expensive request.`,
         params: SubscriptionPath,
         body: RedeliverBody,
         response: { 200: Envelope(Queued, 'Queued', 'Events queued') },
       },
-      config,
+      config: { ...config, cost: 'expensive' },
     },
     async (req) => {
       const s = await subscriptionOf(integratorOf(req), req.params.subscriptionId)
