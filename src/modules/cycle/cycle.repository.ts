@@ -41,10 +41,14 @@ export interface FemaleCriteria {
   until?: Day | undefined
 }
 
-/** Where a female's records may start: her last farrowing before `before` (and before a service, with `served`). */
+/**
+ * Where a female's records may start: her last farrowing before `before` (and before a service, with `served`);
+ * with `after`, where they may end: her first farrowing after that day.
+ */
 export interface ReadBound {
   before: Day
   served: boolean
+  after?: Day | undefined
 }
 
 /**
@@ -57,13 +61,14 @@ export const stateBound = (day: Day): Pick<FemaleCriteria, 'bound' | 'until'> =>
 })
 
 /**
- * What the KPIs of a period from `from` need (herdKpis, with `lagDays` its farrowing-rate lag): nothing counts
+ * What the KPIs of the period `from`-`to` need (herdKpis, with `lagDays` its farrowing-rate lag): nothing counts
  * before the farrowing-rate cohort (from - lagDays), and a mating there is one whatever came before her last
  * farrowing that a service follows, but for the weaning it followed: a service before that day is the first
- * mating after that farrowing, so the one whose weaning may be unknown is never counted.
+ * mating after that farrowing, so the one whose weaning may be unknown is never counted. After the period, her
+ * first farrowing settles every mating before it, and ends the litters weaned in the period.
  */
-export const kpiBound = (from: Day, lagDays: number): Pick<FemaleCriteria, 'bound'> => ({
-  bound: { before: from - lagDays, served: true },
+export const kpiBound = (from: Day, to: Day, lagDays: number): Pick<FemaleCriteria, 'bound'> => ({
+  bound: { before: from - lagDays, served: true, after: to },
 })
 
 interface EventRow {
@@ -120,6 +125,7 @@ export async function femalesWithEvents(db: Kysely<DB>, uid: string, criteria: F
       ? sql`SELECT ${columns} FROM ${sql.table(table)} x WHERE x.uid = ${uid} ${one} ${from(column)}`
       : sql`SELECT y.* FROM females f, LATERAL (SELECT ${columns} FROM ${sql.table(table)} x
           WHERE x.uid = ${uid} AND x.animal_id = f.id AND ${sql.ref(`x.${column}`)} >= f.anchor_day
+          ${bound.after === undefined ? sql`` : sql`AND ${sql.ref(`x.${column}`)} <= f.last_day`}
           ${from(column)} ${until(column)} OFFSET 0) y`
   // The anchor: her last farrowing before the day; with `served`, the last one on or before her last service
   // before it (a service on the farrowing's day comes after it).
@@ -134,6 +140,12 @@ export async function femalesWithEvents(db: Kysely<DB>, uid: string, criteria: F
       : sql`WITH females AS MATERIALIZED (
           SELECT f.id, COALESCE((SELECT MAX(b.start_date) FROM births b
             WHERE b.uid = ${uid} AND b.animal_id = f.id AND b.start_date < ${before} ${served}), '') AS anchor_day
+          ${
+            bound.after === undefined
+              ? sql``
+              : sql`, COALESCE((SELECT MIN(b.start_date) FROM births b
+                  WHERE b.uid = ${uid} AND b.animal_id = f.id AND b.start_date > ${dateOf(bound.after)}), '9999-12-31') AS last_day`
+          }
           FROM animals f WHERE f.uid = ${uid} AND f.sex = 'female'
           ${criteria.animalId === undefined ? sql`` : sql`AND f.id = ${criteria.animalId}`}
           ${criteria.group === undefined ? sql`` : sql`AND f.group_name = ${criteria.group}`})`

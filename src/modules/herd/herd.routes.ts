@@ -198,8 +198,7 @@ async function herdRoutes(app: App) {
         }),
         response: { 200: Envelope(Kpis) },
       },
-      // Each female's records from before the period (her last farrowing) on: a large farm's whole history for a
-      // period far in the past.
+      // Each female's records from her last farrowing before the period to her first after it.
       config: { access: 'own', cost: 'expensive' },
     },
     async (req) => {
@@ -214,7 +213,7 @@ async function herdRoutes(app: App) {
         ])
       const females = await femalesWithEvents(db, req.params.userId, {
         group: req.query.group,
-        ...kpiBound(from, KPI.farrowingRateLagDays),
+        ...kpiBound(from, to, KPI.farrowingRateLagDays),
       })
       const report = herdKpis(
         females.map((f) => f.events),
