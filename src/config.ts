@@ -103,7 +103,11 @@ export interface Config {
   /** scrypt cost as log2(N); 17 (N = 131072, 128 MiB, r = 8, p = 1) is the OWASP recommendation. */
   passwordScryptLogN: number
   /** OpenID Connect issuer whose ID tokens POST /tokens/verify-id-token accepts (all three or none). */
-  oidc: { issuer: string; jwksUrl: string; audience: string } | undefined
+  /**
+   * `emailVerified`: `required` takes only a token whose `email_verified` is true; `optional` (the operator's opt-in,
+   * for a provider that never sends the claim) also one without it. `false` is refused either way.
+   */
+  oidc: { issuer: string; jwksUrl: string; audience: string; emailVerified: 'required' | 'optional' } | undefined
   /** Optional bearer token that GET /metrics then requires. */
   metricsToken: string | undefined
   /** How long a cached caller, revocation check or link may be served (0 = no cache); changes invalidate at once. */
@@ -359,7 +363,12 @@ function readOidc(read: EnvReader, problems: string[]): Config['oidc'] {
     problems.push('OIDC_ISSUER, OIDC_JWKS_URL and OIDC_AUDIENCE go together: set all three or none')
     return undefined
   }
-  return { issuer, jwksUrl, audience }
+  return {
+    issuer,
+    jwksUrl,
+    audience,
+    emailVerified: read.oneOf('OIDC_EMAIL_VERIFIED', ['required', 'optional'] as const, 'required'),
+  }
 }
 
 function readRetention(read: EnvReader, problems: string[]): RetentionConfig {

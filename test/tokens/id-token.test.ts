@@ -83,6 +83,41 @@ describe('POST /tokens/verify-id-token', () => {
     }
   })
 
+  it('refuses a token whose e-mail the provider does not say it verified, unless the operator opts in', async () => {
+    // A provider that leaves `email_verified` out (Microsoft Entra ID, for one) may carry an e-mail its user typed
+    // in: such a token returned the account of that e-mail, with its linked integrators.
+    const user = await createUser(ctx)
+    const unverified = await new SignJWT({ email: user.email })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setSubject('idp-subject-2')
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(privateKey)
+    const refused = await verify(ctx, { idToken: unverified })
+    assert.equal(refused.statusCode, 401, refused.body)
+    assert.equal(refused.json().error, 'Invalid token')
+    const optedIn = await createTestApp({
+      env: {
+        OIDC_ISSUER: ISSUER,
+        OIDC_JWKS_URL: jwksUrl,
+        OIDC_AUDIENCE: AUDIENCE,
+        OIDC_EMAIL_VERIFIED: 'optional',
+      },
+      store: ctx,
+    })
+    try {
+      const res = await verify(optedIn, { idToken: unverified })
+      assert.equal(res.statusCode, 200, res.body)
+      assert.equal(res.json().data.user.Uid, user.uid)
+      const denied = await verify(optedIn, { idToken: await idToken({ email: user.email, email_verified: false }) })
+      assert.equal(denied.statusCode, 401)
+    } finally {
+      await optedIn.close()
+    }
+  })
+
   it('answers 404 when no user has that e-mail', async () => {
     const res = await verify(ctx, { idToken: await idToken({ email: 'stranger@farm.example' }) })
     assert.equal(res.statusCode, 404)

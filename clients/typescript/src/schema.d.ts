@@ -220,7 +220,7 @@ export interface paths {
         put?: never;
         /**
          * Verify an identity-provider ID token
-         * @description Public. Verifies an OpenID Connect ID token against the configured issuer (OIDC_ISSUER, OIDC_JWKS_URL, OIDC_AUDIENCE): signature by the issuer's JWKS, issuer, audience, expiry. Returns the user whose e-mail matches the token's verified `email` claim. 501 when no issuer is configured.
+         * @description Public. Verifies an OpenID Connect ID token against the configured issuer (OIDC_ISSUER, OIDC_JWKS_URL, OIDC_AUDIENCE): signature by the issuer's JWKS, issuer, audience, expiry. Returns the user whose e-mail matches the token's verified `email` claim (`email_verified: true`; a token without the claim only where the operator set OIDC_EMAIL_VERIFIED=optional). 501 when no issuer is configured.
          */
         post: operations["verifyIdToken"];
         delete?: never;

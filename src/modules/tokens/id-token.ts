@@ -12,12 +12,17 @@ export class IdTokenVerifier {
   private readonly issuer: string
   private readonly audience: string
   private readonly clock: Clock
+  private readonly emailVerified: 'required' | 'optional'
 
-  constructor(options: { issuer: string; jwksUrl: string; audience: string }, clock: Clock) {
+  constructor(
+    options: { issuer: string; jwksUrl: string; audience: string; emailVerified: 'required' | 'optional' },
+    clock: Clock,
+  ) {
     this.jwks = createRemoteJWKSet(new URL(options.jwksUrl), { timeoutDuration: 5000, cooldownDuration: 30_000 })
     this.issuer = options.issuer
     this.audience = options.audience
     this.clock = clock
+    this.emailVerified = options.emailVerified
   }
 
   async verify(idToken: string): Promise<{ sub: string; email: string }> {
@@ -40,9 +45,11 @@ export class IdTokenVerifier {
       }
       throw unauthorized(AUTH_ERRORS.invalidToken)
     }
-    // An e-mail the provider has not verified proves nothing about the account.
-    if (typeof payload.email !== 'string' || payload.email_verified === false)
-      throw unauthorized(AUTH_ERRORS.invalidToken)
+    // An e-mail the provider has not verified proves nothing about the account. A provider that leaves the claim
+    // out (Microsoft Entra ID, for one) may carry an e-mail its user typed in: taken only by the operator's opt-in.
+    const verified = payload.email_verified === true || payload.email_verified === 'true'
+    const unsaid = payload.email_verified === undefined && this.emailVerified === 'optional'
+    if (typeof payload.email !== 'string' || !(verified || unsaid)) throw unauthorized(AUTH_ERRORS.invalidToken)
     return { sub: String(payload.sub), email: payload.email }
   }
 }

@@ -267,7 +267,8 @@ async function tokenRoutes(app: App) {
         description:
           'Public. Verifies an OpenID Connect ID token against the configured issuer (OIDC_ISSUER, OIDC_JWKS_URL, ' +
           "OIDC_AUDIENCE): signature by the issuer's JWKS, issuer, audience, expiry. Returns the user whose e-mail matches the " +
-          "token's verified `email` claim. 501 when no issuer is configured.",
+          "token's verified `email` claim (`email_verified: true`; a token without the claim only where the operator set " +
+          'OIDC_EMAIL_VERIFIED=optional). 501 when no issuer is configured.',
         body: IdTokenRequest,
         response: {
           200: Envelope(
