@@ -322,6 +322,47 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
     await context.close()
   })
 
+  it("clears the farm's cached answers when its session ends without a sign-out (revoked or expired)", async () => {
+    // Sign-out cleared them, but a session revoked elsewhere (a password change, a logout on another device) or
+    // one that expired left the farm's data in the browser's cache storage after the app had dropped the session.
+    const farm = await seedFarm()
+    const context = await browser.newContext({ viewport: { width: 375, height: 812 } })
+    const page = await context.newPage()
+    await page.goto(`${base}/app/`)
+    await page.getByLabel('E-mail').fill(farm.email)
+    await page.getByLabel('Password').fill(farm.password)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('heading', { name: 'Needs attention' }).waitFor()
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.ready
+      if (!navigator.serviceWorker.controller)
+        await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve))
+    })
+    await page.goto(`${base}/app/#/herd`)
+    await page.getByRole('link', { name: farm.id }).waitFor()
+    await page.waitForLoadState('networkidle')
+    const cachedAnswers = () =>
+      page.evaluate(async () =>
+        (await caches.keys()).includes('farm-app-data')
+          ? (await (await caches.open('farm-app-data')).keys()).length
+          : 0,
+      )
+    assert.ok((await cachedAnswers()) > 0, 'the herd is cached for offline use')
+    // The session is revoked behind the app's back: its next read is 401, and so is the renewal.
+    const session = JSON.parse((await page.evaluate(() => localStorage.getItem('livestock.session'))) ?? '{}')
+    const logout = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/tokens/logout',
+      headers: { authorization: `Bearer ${session.accessToken}` },
+    })
+    assert.equal(logout.statusCode, 200, logout.body)
+    await page.reload()
+    await page.getByLabel('E-mail').waitFor()
+    await page.waitForLoadState('networkidle')
+    assert.equal(await cachedAnswers(), 0)
+    await context.close()
+  })
+
   it('shows a user of another farm nothing of this one', async () => {
     const farm = await seedFarm()
     const other = await createUser(ctx)

@@ -15,6 +15,8 @@ export type ErrorDetail = components['schemas']['ErrorDetail']
 
 export const API = '/api/v1'
 const SESSION_KEY = 'livestock.session'
+/** The service worker's cache of API answers (service-worker.ts). */
+const DATA_CACHE = 'farm-app-data'
 const RENEW_MARGIN_MS = 60_000
 
 export interface Session {
@@ -61,7 +63,11 @@ export function currentSession(): Session | undefined {
 
 function saveSession(session: Session | undefined) {
   if (session) localStorage.setItem(SESSION_KEY, JSON.stringify(session))
-  else localStorage.removeItem(SESSION_KEY)
+  else {
+    localStorage.removeItem(SESSION_KEY)
+    // However the session ends (signed out, revoked, expired), the farm's answers kept for offline use go with it.
+    if ('caches' in self) void caches.delete(DATA_CACHE).catch(() => false)
+  }
   for (const listener of listeners) listener(session)
 }
 
@@ -108,7 +114,7 @@ export async function signIn(email: string, password: string): Promise<Session> 
 export async function signOut(): Promise<void> {
   const session = currentSession()
   saveSession(undefined)
-  if ('caches' in self) await caches.delete('farm-app-data').catch(() => false)
+  if ('caches' in self) await caches.delete(DATA_CACHE).catch(() => false)
   if (!session) return
   // Revokes the token and its refresh family on the service; the app is signed out whatever it answers.
   await fetch(`${API}/tokens/logout`, {
