@@ -66,6 +66,20 @@ const GILT_HEAT_AMPLITUDES: Tiers = [
   [0.3, 1.15, 1.3],
   [1, 1.3, 1.8],
 ]
+/**
+ * A sow's heat on the weak-heats farm, as the literature describes a commercial herd's: one in ten silent, most a
+ * modest rise, a minority stronger.
+ */
+const WEAK_HEAT_AMPLITUDES: Tiers = [
+  [0.1, 1.05, 1.15],
+  [0.8, 1.15, 1.45],
+  [1, 1.45, 1.9],
+]
+/** The weak-heats farm's weaning-to-oestrus interval, days: most 3-8, a few prolonged. */
+const WEAK_HEAT_INTERVALS: Tiers = [
+  [0.92, 3, 8],
+  [1, 8, 12],
+]
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits
 
 /** The herd of `count` animals of user `uid`: ten to a pen, one node per pen (at most six nodes). */
@@ -107,6 +121,10 @@ export interface HeatEpisode {
   onset: number
   end: number
   amplitude: number
+  /** How long the rise takes to build up (and to fade), ms; 6 h unless the profile says otherwise. */
+  edgeMs?: number
+  /** The rise at night (18:00-06:00) as a share of the day's (the weak-heats profile); 1 (the same) unless given. */
+  nightShare?: number
 }
 /** A lameness: from its onset, activity and movement decline over declineMs to the given fractions. */
 export interface LamenessEpisode {
@@ -193,11 +211,24 @@ export interface PlanWindow {
    * female in five a gilt instead of a sow, cycling every 18-24 days (heats of 36-60 h, activity 1.3-1.8x, one in five
    * weaker, 1.15-1.3x, one in ten silent) with no weaning or service record until she is served, at her second to
    * sixth heat; and one weaning in four of the sows left unrecorded. For tuning heat where no record expects it.
+   * `weak-heats`: the default farm with its sows' heats as the literature describes a commercial herd's rather than
+   * the default's fairly strong ones: one in ten silent, seven in ten a rise of 1.15-1.45x, two in ten 1.45-1.9x;
+   * 36-72 h long, building up (and fading) over 8-12 h; the rise mostly by day, when sows are disturbed and meet
+   * (at night 20-50 % of the day's); the weaning-to-oestrus interval 3-8 days, one in twelve 8-12. For tuning heat on
+   * heats weaker and less regular than the default's.
    */
   profile?: CycleProfile
 }
 
-export const CYCLE_PROFILES = ['default', 'late-crates', 'long-gestation', 'rough', 'weak-nesters', 'gilts'] as const
+export const CYCLE_PROFILES = [
+  'default',
+  'late-crates',
+  'long-gestation',
+  'rough',
+  'weak-nesters',
+  'gilts',
+  'weak-heats',
+] as const
 export type CycleProfile = (typeof CYCLE_PROFILES)[number]
 
 /** The farm-wide confounders over the window: one day in ten fed 1-3 h late, one day in twenty hot. */
@@ -253,11 +284,16 @@ export function planAnimal(animal: SimulatedAnimal, window: PlanWindow): AnimalP
   const weak = window.profile === 'weak-nesters' ? prng(seedOf(window.seed, 'weak-nesters', animal.index)) : undefined
   // The same draws as the default farm's, days later: the herd is the late-crates one with a longer gestation.
   const gestationShift = window.profile === 'long-gestation' ? 4 : 0
+  // The weak-heats farm's heats, from their own stream; a sow's cycle runs `shift` later than the default farm's (her
+  // weaning-to-oestrus intervals differ), and the cycle is followed as far as the default farm's, so that every other
+  // draw of the default stream stays the same.
+  const weakHeats = window.profile === 'weak-heats' ? prng(seedOf(window.seed, 'weak-heats', animal.index)) : undefined
+  let shift = 0
   if (late) plan.crateActivity = 0.4
   if (animal.Sex === 'female') {
     // Start from a farrowing up to one cycle before the window, then follow the cycle past its end.
     let farrowing = window.start - uniform(random, 0, 150) * DAY
-    while (farrowing < window.end + 2 * DAY) {
+    while (farrowing - shift < window.end + 2 * DAY) {
       // One sow in ten builds a weak nest.
       const nestPeakShare = random() < 0.1 ? uniform(random, 0.12, 0.2) : uniform(random, 0.25, 0.5)
       const episode: FarrowingEpisode = {
@@ -294,10 +330,25 @@ export function planAnimal(animal: SimulatedAnimal, window: PlanWindow): AnimalP
       const weaning = plan.crated.at(-1)!.to
       plan.weanings.push(weaning)
       let heat = weaning + uniform(random, 3.5, 6.5) * DAY
+      if (weakHeats) {
+        const onset = weaning + tieredUniform(weakHeats, WEAK_HEAT_INTERVALS) * DAY
+        shift += onset - heat
+        heat = onset
+      }
       for (;;) {
         const length = uniform(random, 24, 48) * HOUR
         const amplitude = tieredUniform(random, SOW_HEAT_AMPLITUDES)
-        plan.heats.push({ onset: heat, end: heat + length, amplitude })
+        plan.heats.push(
+          weakHeats
+            ? {
+                onset: heat,
+                end: heat + uniform(weakHeats, 36, 72) * HOUR,
+                amplitude: tieredUniform(weakHeats, WEAK_HEAT_AMPLITUDES),
+                edgeMs: uniform(weakHeats, 8, 12) * HOUR,
+                nightShare: uniform(weakHeats, 0.2, 0.5),
+              }
+            : { onset: heat, end: heat + length, amplitude },
+        )
         const service = heat + uniform(random, 12, 24) * HOUR
         plan.services.push(service)
         if (random() < 0.85) {
@@ -305,7 +356,7 @@ export function planAnimal(animal: SimulatedAnimal, window: PlanWindow): AnimalP
           break
         }
         heat = service + uniform(random, 18, 24) * DAY
-        if (heat > window.end + 2 * DAY) {
+        if (heat - shift > window.end + 2 * DAY) {
           farrowing = Infinity
           break
         }
@@ -490,9 +541,10 @@ export function physiologyAt(plan: AnimalPlan, farm: FarmPlan, t: number): Physi
     activity *= 0.6
     warming += 1.2
   }
+  const daytime = hour >= 6 && hour < 18
   for (const heat of plan.heats) {
-    const level = plateau(t, heat.onset, heat.end, 6 * HOUR)
-    activity *= 1 + (heat.amplitude - 1) * level
+    const level = plateau(t, heat.onset, heat.end, heat.edgeMs ?? 6 * HOUR)
+    activity *= 1 + (heat.amplitude - 1) * level * (daytime ? 1 : (heat.nightShare ?? 1))
     warming += 0.25 * level
   }
   const crated = within(t, plan.crated)

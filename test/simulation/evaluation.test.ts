@@ -267,6 +267,72 @@ describe("the gilts farm's heats without a record", () => {
   })
 })
 
+describe("the weak-heats farm's heats", () => {
+  const weak = herd.map((animal) => planAnimal(animal, { ...window, profile: 'weak-heats' }))
+  const weakSows = weak.filter((_, i) => herd[i]!.Sex === 'female')
+  const heats = weakSows.flatMap((p) => p.heats.map((h) => ({ h, p })))
+  const rise = (plan: AnimalPlan, t: number) =>
+    physiologyAt(plan, quietFarm, t).activity / physiologyAt({ ...plan, heats: [] }, quietFarm, t).activity
+
+  it("keep the default herd's lameness, dropouts and first farrowings, its cycle moved by the weaning-to-oestrus interval", () => {
+    weak.forEach((plan, i) => {
+      assert.deepEqual(plan.lameness, plans[i]!.lameness)
+      assert.deepEqual(plan.dropouts, plans[i]!.dropouts)
+      assert.equal(plan.heats.length, plans[i]!.heats.length)
+      assert.deepEqual(plan.farrowings[0], plans[i]!.farrowings[0])
+      // A farrowing moves with the weaning-to-oestrus intervals before it, the service that held staying 113-117 days before.
+      for (const f of plan.farrowings) {
+        const service = plan.services.filter((s) => s < f.onset).at(-1)
+        if (service !== undefined) assert.ok(days(f.onset - service) >= 113 && days(f.onset - service) <= 117)
+      }
+    })
+    for (const plan of plans) assert.ok(plan.heats.every((h) => h.edgeMs === undefined && h.nightShare === undefined))
+  })
+
+  it('are mostly a rise of 1.15-1.45x over 36-72 h, some silent, a few stronger; 3-8 days after weaning, a few later', () => {
+    assert.ok(heats.length > 20, String(heats.length))
+    const amplitudes = heats.map(({ h }) => h.amplitude)
+    assert.ok(amplitudes.every((a) => a >= 1.05 && a <= 1.9))
+    const modest = amplitudes.filter((a) => a >= 1.15 && a <= 1.45).length
+    assert.ok(modest > amplitudes.length / 2, `${modest} of ${amplitudes.length}`)
+    assert.ok(amplitudes.some((a) => a > 1.45) && amplitudes.some((a) => a < 1.15))
+    for (const { h } of heats) {
+      assert.ok(days(h.end - h.onset) >= 1.5 && days(h.end - h.onset) <= 3)
+      assert.ok(h.edgeMs! >= 8 * HOUR && h.edgeMs! <= 12 * HOUR)
+      assert.ok(h.nightShare! >= 0.2 && h.nightShare! <= 0.5)
+    }
+    const intervals = weakSows.flatMap((p) =>
+      p.weanings.flatMap((w) => {
+        const heat = p.heats.find((h) => h.onset > w)
+        return heat ? [days(heat.onset - w)] : []
+      }),
+    )
+    assert.ok(intervals.length > 10 && intervals.every((d) => d >= 3 && d <= 12), intervals.join())
+    assert.ok(intervals.filter((d) => d <= 8).length > intervals.length * 0.75)
+    for (const plan of weakSows)
+      for (const service of plan.services)
+        assert.ok(
+          plan.heats.some((h) => service >= h.onset && service <= h.end),
+          'served in heat',
+        )
+  })
+
+  it('build up over their edge and raise activity mostly by day: the full rise by day, its night share at night', () => {
+    for (const { h, p } of heats.slice(0, 15)) {
+      const middle = Math.floor((h.onset + h.end) / 2 / DAY) * DAY
+      const [noon, midnight] = [middle + 12 * HOUR, middle + 23.5 * HOUR]
+      if (noon - h.onset > h.edgeMs! && h.end - noon > h.edgeMs!)
+        assert.ok(Math.abs(rise(p, noon) - h.amplitude) < 1e-9)
+      if (midnight - h.onset > h.edgeMs! && h.end - midnight > h.edgeMs!)
+        assert.ok(Math.abs(rise(p, midnight) - (1 + (h.amplitude - 1) * h.nightShare!)) < 1e-9)
+      const halfway = h.onset + h.edgeMs! / 2
+      const hour = (halfway % DAY) / HOUR
+      const share = hour >= 6 && hour < 18 ? 1 : h.nightShare!
+      assert.ok(Math.abs(rise(p, halfway) - (1 + ((h.amplitude - 1) * share) / 2)) < 1e-9)
+    }
+  })
+})
+
 describe('the evaluation', () => {
   it('counts alarms as the default alert rules raise them: hysteresis 0.05, no raise within 12 h of a clear', () => {
     // Raised at 1, on while at 0.45 or more, cleared at 4; high again from 5 but raised only once 12 h have passed
