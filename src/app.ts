@@ -39,7 +39,7 @@ import { makeValidatorCompiler, refuseUnknownQueryParameters } from './plugins/v
 import { healthModule } from './modules/health/health.routes.ts'
 import { tokensModule } from './modules/tokens/tokens.routes.ts'
 import { integratorsModule } from './modules/integrators/integrators.routes.ts'
-import { isLinked } from './modules/integrators/integrators.repository.ts'
+import { linkOf } from './modules/integrators/integrators.repository.ts'
 import { usersModule } from './modules/users/users.routes.ts'
 import { credentialsModule } from './modules/users/credentials.routes.ts'
 import { animalsModule } from './modules/animals/animals.routes.ts'
@@ -236,7 +236,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   let callers: CallerSource = {
     integrator: (uid, jti) => findAccountAsCaller(db, 'integrators', uid, jti),
     user: (uid, jti) => findAccountAsCaller(db, 'users', uid, jti),
-    isLinked: (userUid, integratorUid) => isLinked(db, userUid, integratorUid),
+    linkOf: (userUid, integratorUid) => linkOf(db, userUid, integratorUid),
   }
   // The feed starts listening once the app is built: a build that fails leaves no connection open.
   let changes: AccessChangeFeed | undefined

@@ -11,6 +11,8 @@ export interface AccessRequest {
   userId: string | undefined
   /** Whether the integrator caller is linked to userId (asked only when `needsLink` says so). */
   linked: boolean
+  /** Whether that linked account is deactivated: its owner's, and every integrator's, access ends with it. */
+  accountInactive?: boolean
 }
 
 /** Whether deciding `rule` for this caller needs the account link looked up first. */
@@ -37,6 +39,7 @@ export function denial(
   const ownOrLinked = () => {
     if (caller.kind === 'user') return caller.user.uid === request.userId ? undefined : AUTH_ERRORS.notOwner
     if (!request.linked) return AUTH_ERRORS.notLinked
+    if (request.accountInactive) return AUTH_ERRORS.inactiveUser
     return missingPermission(request.method, caller.integrator)
   }
   switch (rule) {

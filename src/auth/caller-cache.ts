@@ -117,11 +117,12 @@ export function cachingCallerSource(
   return {
     integrator: principal<IntegratorPrincipal>('integrator', (uid, jti) => source.integrator(uid, jti)),
     user: principal<UserPrincipal>('user', (uid, jti) => source.user(uid, jti)),
-    isLinked: (userUid, integratorUid) =>
+    // Dropped when the link changes, and when the account does (deactivated, reactivated).
+    linkOf: (userUid, integratorUid) =>
       cached(
         `l:${JSON.stringify([userUid, integratorUid])}`,
-        [`link:${JSON.stringify([userUid, integratorUid])}`],
-        () => source.isLinked(userUid, integratorUid),
+        [`link:${JSON.stringify([userUid, integratorUid])}`, `user:${userUid}`],
+        () => source.linkOf(userUid, integratorUid),
         () => true,
       ),
     size: () => entries.size,

@@ -31,9 +31,12 @@ export interface PrincipalState<T> {
 export interface CallerSource {
   integrator(uid: string, jti: string): Promise<PrincipalState<IntegratorPrincipal> | undefined>
   user(uid: string, jti: string): Promise<PrincipalState<UserPrincipal> | undefined>
-  /** Whether the account `userUid` has linked the integrator. */
-  isLinked(userUid: string, integratorUid: string): Promise<boolean>
+  /** Whether the account `userUid` has linked the integrator, and whether that account is deactivated. */
+  linkOf(userUid: string, integratorUid: string): Promise<AccountLink>
 }
+
+/** An integrator's link to an account: none, or linked to an active or a deactivated account. */
+export type AccountLink = 'none' | 'linked' | 'linkedInactive'
 
 /**
  * The caller a verified token names. An unknown principal or a revoked token is 401; a deactivated

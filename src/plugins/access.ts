@@ -97,11 +97,15 @@ export function accessPlugin(app: FastifyInstance, { signer, callers, admit }: A
 
   /** The rule's refusal of the caller, if any, and whether the caller was found linked to the account. */
   async function judge(rule: Exclude<AccessRule, 'public'>, caller: Caller, { method, userId }: AccessTarget) {
-    const linked =
+    const link =
       needsLink(rule, caller) && userId !== undefined && caller.kind === 'integrator'
-        ? await callers.isLinked(userId, caller.integrator.uid)
-        : false
-    return { refusal: denial(rule, caller, { method, userId, linked }), linked }
+        ? await callers.linkOf(userId, caller.integrator.uid)
+        : 'none'
+    const linked = link !== 'none'
+    return {
+      refusal: denial(rule, caller, { method, userId, linked, accountInactive: link === 'linkedInactive' }),
+      linked,
+    }
   }
 
   function check(rule: Exclude<AccessRule, 'public'>): preValidationAsyncHookHandler {

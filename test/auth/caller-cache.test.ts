@@ -41,9 +41,9 @@ function countingSource() {
       return uid === 'unknown' ? undefined : state(uid)
     },
     user: async () => undefined,
-    isLinked: async () => {
+    linkOf: async () => {
       calls.links++
-      return true
+      return 'linked' as const
     },
   }
   return {
@@ -64,12 +64,12 @@ describe('caller cache rules', () => {
     const cache = cachingCallerSource(source, feed, options())
     for (let i = 0; i < 3; i++) {
       await cache.integrator('int-1', 'jti-1')
-      await cache.isLinked('farm-1', 'int-1')
+      await cache.linkOf('farm-1', 'int-1')
     }
     assert.deepEqual(calls, { integrator: 1, links: 1 })
   })
 
-  it('drops what a change touches: the principal, one token, or one link', async () => {
+  it('drops what a change touches: the principal, one token, one link, or the links of an account', async () => {
     const { feed, emit } = fakeFeed()
     const { source, calls } = countingSource()
     const cache = cachingCallerSource(source, feed, options())
@@ -80,10 +80,14 @@ describe('caller cache rules', () => {
     assert.equal(cache.size(), 2)
     emit(JSON.stringify({ integrator: 'int-1' }))
     assert.equal(cache.size(), 1)
-    await cache.isLinked('farm-1', 'int-2')
+    await cache.linkOf('farm-1', 'int-2')
     emit(JSON.stringify({ user: 'farm-1', integrator: 'int-2' }))
-    await cache.isLinked('farm-1', 'int-2')
+    await cache.linkOf('farm-1', 'int-2')
     assert.equal(calls.links, 2)
+    // A change to the account (deactivated, reactivated) drops its links too.
+    emit(JSON.stringify({ user: 'farm-1' }))
+    await cache.linkOf('farm-1', 'int-2')
+    assert.equal(calls.links, 3)
     emit('reset')
     assert.equal(cache.size(), 0)
   })

@@ -310,11 +310,13 @@ describe('webhook subscriptions and deliveries', () => {
     assert.equal(forSubscription(secret).length, 0)
   })
 
-  it('stops delivering to an integrator the operator deactivated or withdrew the read permission from', async () => {
-    for (const change of [{ is_active: false }, { can_read: false }]) {
+  it('stops delivering to an integrator the operator deactivated or withdrew the read permission from, and for a deactivated account', async () => {
+    for (const change of [{ is_active: false }, { can_read: false }, { accountInactive: true }]) {
       const farm = await farmWithIntegrator()
       const { id, secret } = await subscribe(farm.headers)
-      await updateIntegrator(ctx.database.db, farm.integrator, change)
+      if ('accountInactive' in change)
+        await ctx.database.db.updateTable('users').set({ inactive: true }).where('uid', '=', farm.uid).execute()
+      else await updateIntegrator(ctx.database.db, farm.integrator, change)
       const event = await derive(farm.uid)
       const delivery = await eventually(
         async () =>

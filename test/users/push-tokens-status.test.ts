@@ -15,7 +15,7 @@ after(() => ctx.close())
 
 const OWNER_STATUS = 'Only the account owner can deactivate or reactivate the account'
 
-type Method = 'GET' | 'POST' | 'PATCH'
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
 function call(method: Method, url: string, token?: string, payload?: unknown) {
   return ctx.app.inject({
     method,
@@ -260,6 +260,45 @@ describe('PATCH /users/<user_id>/status', () => {
     assert.equal(allowed.statusCode, 200, allowed.body)
     assert.equal(allowed.json().data.Flagged, true)
     assert.equal(allowed.json().data.RequestDeletion, true)
+  })
+
+  it('a deactivated account is closed to its linked integrators too: reads, writes and sensor data are 403 until it is reactivated', async () => {
+    const user = await owner()
+    const writer = await createIntegrator(ctx, {
+      tier: 'enterprise',
+      canWrite: true,
+      canDelete: true,
+      linkTo: [user.uid],
+    })
+    const token = (await integratorToken(ctx, writer.uid)).accessToken
+    const created = await call('POST', `/users/${user.uid}/animals`, token, { MAC: 'AA:BB:CC:00:00:77', Sex: 'female' })
+    assert.equal(created.statusCode, 201, created.body)
+    const reading = { rows: [{ t: Math.floor(Date.now() / 1000), c: 38.5, x: 0.1, y: 0.2, z: 1 }] }
+    const sensorData = `/users/${user.uid}/animals/AA:BB:CC:00:00:77/sensordata`
+    assert.equal((await call('PATCH', `/users/${user.uid}/status`, user.token, { inactive: true })).statusCode, 200)
+
+    for (const [method, url, body] of [
+      ['GET', `/users/${user.uid}`, undefined],
+      ['GET', `/users/${user.uid}/animals`, undefined],
+      ['POST', `/users/${user.uid}/animals`, { MAC: 'AA:BB:CC:00:00:78', Sex: 'female' }],
+      ['POST', sensorData, reading],
+      ['DELETE', `/users/${user.uid}/animals/AA:BB:CC:00:00:77`, undefined],
+    ] as const) {
+      assertError(await call(method, url, token, body), 403, 'User account is inactive')
+    }
+    // The operator reactivates it: the integrator's link works again, nothing was changed meanwhile.
+    await ctx.database.db.updateTable('users').set({ inactive: false }).where('uid', '=', user.uid).execute()
+    // Written outside the API: the access cache hears of it through the store's change feed, at once or shortly.
+    let animals = await call('GET', `/users/${user.uid}/animals`, token)
+    for (let i = 0; i < 50 && animals.statusCode === 403; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      animals = await call('GET', `/users/${user.uid}/animals`, token)
+    }
+    assert.equal(animals.statusCode, 200, animals.body)
+    assert.deepEqual(
+      animals.json().data.map((a: { MAC: string }) => a.MAC),
+      ['AA:BB:CC:00:00:77'],
+    )
   })
 
   it('is refused to read-only integrators and other users', async () => {

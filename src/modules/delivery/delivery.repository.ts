@@ -245,12 +245,13 @@ export async function linkedAccounts(db: Kysely<DB>, integratorUid: string): Pro
 
 /**
  * Whether the integrator may still receive the account's events: what its token could read through the feed (the
- * account links it, and the integrator is active with the read permission).
+ * account, not deactivated, links it, and the integrator is active with the read permission).
  */
 export async function mayReceive(db: Kysely<DB>, uid: string, integratorUid: string): Promise<boolean> {
   const { rows } = await sql`
-    SELECT 1 FROM user_integrator_links l JOIN integrators i ON i.uid = l.integrator_uid
-    WHERE l.uid = ${uid} AND l.integrator_uid = ${integratorUid} AND i.is_active AND i.can_read`.execute(db)
+    SELECT 1 FROM user_integrator_links l JOIN integrators i ON i.uid = l.integrator_uid JOIN users u ON u.uid = l.uid
+    WHERE l.uid = ${uid} AND l.integrator_uid = ${integratorUid} AND i.is_active AND i.can_read
+      AND NOT u.inactive`.execute(db)
   return rows.length > 0
 }
 

@@ -1,6 +1,7 @@
 // Integrators (UserIntegrator) and their links to user accounts.
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely'
 import type { DB, IntegratorsTable } from '../../db/schema.ts'
+import type { AccountLink } from '../../auth/caller.ts'
 
 export type IntegratorRow = Selectable<IntegratorsTable>
 
@@ -32,16 +33,18 @@ export async function listIntegrators(db: Kysely<DB>): Promise<IntegratorRow[]> 
   return db.selectFrom('integrators').selectAll().orderBy('created_at').orderBy('uid').execute()
 }
 
-export async function isLinked(db: Kysely<DB>, uid: string, integratorUid: string): Promise<boolean> {
+/** Whether the account links the integrator, and whether the account is deactivated. */
+export async function linkOf(db: Kysely<DB>, uid: string, integratorUid: string): Promise<AccountLink> {
   // The access check asks before the path is validated; PostgreSQL text cannot hold U+0000, so no account has it.
-  if (uid.includes('\u0000')) return false
+  if (uid.includes('\u0000')) return 'none'
   const row = await db
-    .selectFrom('user_integrator_links')
-    .select('uid')
-    .where('uid', '=', uid)
-    .where('integrator_uid', '=', integratorUid)
+    .selectFrom('user_integrator_links as l')
+    .innerJoin('users as u', 'u.uid', 'l.uid')
+    .select('u.inactive')
+    .where('l.uid', '=', uid)
+    .where('l.integrator_uid', '=', integratorUid)
     .executeTakeFirst()
-  return row !== undefined
+  return row === undefined ? 'none' : row.inactive ? 'linkedInactive' : 'linked'
 }
 
 /** Links an integrator to an account; linking twice is a no-op. */
