@@ -1,0 +1,97 @@
+// Webhook subscriptions' bounds without the operator's opt-ins: targets only on public https addresses (no SSRF), and
+// redelivery of many events queued a chunk at a time as an expensive request. Delivery itself: webhooks.test.ts.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { sql } from 'kysely'
+import { createTestApp, type TestContext } from '../support/app.ts'
+import { bearer, createIntegrator, createUser, integratorToken } from '../support/fixtures.ts'
+import { assertError } from '../support/assertions.ts'
+
+describe('webhook targets without the operator opt-in', () => {
+  let strict: TestContext
+  before(async () => {
+    strict = await createTestApp({ env: { DELIVERY_WORKER: 'off' } })
+  })
+  after(async () => strict?.close())
+
+  it('accepts https to public names only', async () => {
+    const user = await createUser(strict)
+    const integrator = await createIntegrator(strict, { linkTo: [user.uid] })
+    const headers = bearer((await integratorToken(strict, integrator.uid)).accessToken)
+    for (const url of [
+      'http://fms.example/hook',
+      'https://127.0.0.1/hook',
+      'https://169.254.169.254/',
+      'https://localhost/x',
+      'https://[::1]/',
+      // IPv4-mapped and -compatible IPv6 forms, which the URL parser writes in hex ([::ffff:7f00:1]).
+      'https://[::ffff:127.0.0.1]/hook',
+      'https://[::ffff:a9fe:a9fe]/latest',
+      'https://[0:0:0:0:0:ffff:10.0.0.1]/',
+      'https://[::127.0.0.1]/',
+    ]) {
+      const res = await strict.app.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks/subscriptions',
+        headers,
+        payload: { url },
+      })
+      assert.equal(res.statusCode, 400, `${url}: ${res.body}`)
+      assert.equal(res.json().details[0].field, 'url')
+    }
+  })
+})
+
+describe('redelivery of many events', () => {
+  let quiet: TestContext
+  before(async () => {
+    quiet = await createTestApp({ env: { DELIVERY_WORKER: 'off' } })
+  })
+  after(async () => quiet?.close())
+
+  it('queues them a chunk a statement, and is an expensive request: one integrator runs two at once', async () => {
+    // One statement queued up to 100,000 deliveries, and an integrator could run any number at once: ten
+    // requests over 100,000 events kept another farm's read waiting 4.9 s (PostgreSQL) or answered it 503 (embedded).
+    const user = await createUser(quiet)
+    const integrator = await createIntegrator(quiet, { linkTo: [user.uid] })
+    const headers = bearer((await integratorToken(quiet, integrator.uid)).accessToken)
+    const events = 12_000
+    await sql`
+      INSERT INTO events (uid, id, event_type, severity, mac, scale, value, t, evidence, episode_key, created_at)
+      SELECT ${user.uid}, g, 'temperature-red', 'critical', 'A4:C1:38:5F:2B:91', 'delta', 1, g, '{}'::jsonb,
+        'redeliver-' || g, ${Date.now() - 86_400_000}
+      FROM generate_series(1, ${events}) g`.execute(quiet.database.db)
+    const created = await quiet.app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks/subscriptions',
+      headers,
+      payload: { url: 'https://hooks.example.com/livestock' },
+    })
+    assert.equal(created.statusCode, 201, created.body)
+    const redeliver = () =>
+      quiet.app.inject({
+        method: 'POST',
+        url: `/api/v1/webhooks/subscriptions/${created.json().data.id}/redeliver`,
+        headers,
+        payload: { since: 0 },
+      })
+    const one = await redeliver()
+    assert.equal(one.statusCode, 200, one.body)
+    assert.equal(one.json().data.queued, events)
+    const rows = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM deliveries WHERE integrator_uid = ${integrator.uid} AND status = 'pending'`.execute(
+      quiet.database.db,
+    )
+    assert.equal(rows.rows[0]?.n, events)
+    const three = await Promise.all([redeliver(), redeliver(), redeliver()])
+    assert.deepEqual(
+      three.map((res) => res.statusCode),
+      [200, 200, 429],
+    )
+    assertError(
+      three[2],
+      429,
+      'Too many expensive requests at once: at most 2 per caller (analytics, statistics, long series, deep or sorted pages); retry when one has finished',
+    )
+  })
+})
