@@ -5,54 +5,38 @@
 // produces the same herd and readings.
 import { createHash } from 'node:crypto'
 import type { LocationRow, SensorRow } from '../modules/readings/readings.schemas.ts'
+import { gaussian, prng, seedOf, tieredUniform, uniform, type Tiers } from './random.ts'
+import {
+  CYCLE_PROFILES,
+  type AnimalPlan,
+  type CycleProfile,
+  type FarrowingEpisode,
+  type HeatEpisode,
+  type Interval,
+  type LamenessEpisode,
+  type PlanWindow,
+  type SimulatedAnimal,
+} from './herd-plan.ts'
+import { addRoughFarmTroubles } from './rough-farm.ts'
+
+export { gaussian, prng } from './random.ts'
+export {
+  CYCLE_PROFILES,
+  type AnimalPlan,
+  type CycleProfile,
+  type FarrowingEpisode,
+  type HeatEpisode,
+  type Interval,
+  type LamenessEpisode,
+  type PlanWindow,
+  type SimulatedAnimal,
+}
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
 const DAY = 24 * HOUR
 /** Location detections at most this often (nodes report proximity less often than the tag samples). */
 const LOCATION_EVERY_MS = 5 * MINUTE
-
-export interface SimulatedAnimal {
-  index: number
-  MAC: string
-  Sex: 'male' | 'female'
-  Group: string
-  Battery: number
-  HealthScore: number
-  homeNode: string
-  neighbourNode: string
-}
-
-function seedOf(...parts: (string | number)[]): number {
-  return createHash('sha256').update(parts.join(':')).digest().readUInt32BE(0)
-}
-
-/** mulberry32: small, fast, good enough for simulated noise. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-export function gaussian(random: () => number): number {
-  const u = Math.max(random(), Number.EPSILON)
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random())
-}
-
-const uniform = (random: () => number, min: number, max: number) => min + random() * (max - min)
-
-/** Tiers of a uniform draw: the first tier whose cumulative share `upTo` a first draw falls under gives the range. */
-type Tiers = readonly (readonly [upTo: number, min: number, max: number])[]
-const tieredUniform = (random: () => number, tiers: Tiers) => {
-  const draw = random()
-  const [, min, max] = tiers.find(([upTo]) => draw < upTo) ?? tiers[tiers.length - 1]!
-  return uniform(random, min, max)
-}
 
 /** A sow's heat, as a multiple of her usual activity: one in ten silent, the strongest one in seven. */
 const SOW_HEAT_AMPLITUDES: Tiers = [
@@ -104,74 +88,6 @@ export function simulatedHerd(uid: string, count: number): SimulatedAnimal[] {
   })
 }
 
-/**
- * A farrowing: its onset (the first piglet) and the sow's nest building before it, which keeps her active for
- * up to nestPeakShare of her time at its peak whatever the hour (an internal drive, not the day's rhythm).
- */
-export interface FarrowingEpisode {
-  onset: number
-  nestPeakLeadMs: number
-  nestDurationMs: number
-  nestPeakShare: number
-  /** A weak nest builder of the late-crates profile: activity times up to this at the peak instead (0 share). */
-  nestFactor?: number
-}
-/** A heat (oestrus): when the activity rise starts and ends, and how strong it is (activity multiplier). */
-export interface HeatEpisode {
-  onset: number
-  end: number
-  amplitude: number
-  /** How long the rise takes to build up (and to fade), ms; 6 h unless the profile says otherwise. */
-  edgeMs?: number
-  /** The rise at night (18:00-06:00) as a share of the day's (the weak-heats profile); 1 (the same) unless given. */
-  nightShare?: number
-}
-/** A lameness: from its onset, activity and movement decline over declineMs to the given fractions. */
-export interface LamenessEpisode {
-  onset: number
-  declineMs: number
-  activityFactor: number
-  movementFactor: number
-}
-export interface Interval {
-  from: number
-  to: number
-}
-
-/** What happens to one animal: the ground truth an evaluation scores against, and the farm's records of it. */
-export interface AnimalPlan {
-  farrowings: FarrowingEpisode[]
-  heats: HeatEpisode[]
-  lameness: LamenessEpisode[]
-  /** Inseminations, as the farm records them (at the service, during the heat). */
-  services: number[]
-  weanings: number[]
-  /** Weanings the farm did not record (the gilts profile): they happened (the sow left the crate), no record says so. */
-  unrecordedWeanings?: number[]
-  /** In a farrowing crate: from the move before farrowing to weaning. */
-  crated: Interval[]
-  /** The tag sent nothing (a flat battery, a gateway out of reach). */
-  dropouts: Interval[]
-  /** Hours of unrest of this animal alone (a fight, a vet check, being moved): activity times `amplitude`. */
-  disturbances: (Interval & { amplitude: number })[]
-  /** Sick (a fever, the rough profile): activity times `activity`, the ear `warmingC` warmer. */
-  fevers: (Interval & { activity: number; warmingC: number })[]
-  /**
-   * A tag hanging loose (the rough profile): it swings as the animal breathes and scratches (resting samples read with
-   * `jiggleG` of noise per axis) and reads the air gap, `coolingC` cooler than the skin.
-   */
-  looseTags: (Interval & { jiggleG: number; coolingC: number })[]
-  /** A tag replaced after it was torn off (the rough profile): from `from` on, it reads `offsetC` off the old one. */
-  tagOffsets: { from: number; offsetC: number }[]
-  /** When the animal left the farm (culled, herd-records.ts): its tag is silent from then. */
-  culled?: number
-  /** How active a sow is in the farrowing crate, as a multiplier of her activity in the pen. */
-  crateActivity: number
-  /** The animal's day-to-day activity variation (a factor) and ear warmth (°C), per UTC day number (t / DAY). */
-  dailyFactor: (day: number) => number
-  dailyWarmth: (day: number) => number
-}
-
 /** What happens to the whole farm: feeding times that slip, the weather, hot days. */
 export interface FarmPlan {
   /** UTC day number → how much warmer (or cooler) every ear is that day, °C. */
@@ -185,51 +101,6 @@ export const FEEDING_HOURS = [7, 15]
 const FEEDING_MS = 40 * MINUTE
 const HOT_FROM_HOUR = 10
 const HOT_TO_HOUR = 20
-
-export interface PlanWindow {
-  seed: string
-  start: number
-  end: number
-  /**
-   * `late-crates`: a farrowing unit unlike the default's, for tuning the birth rules on what the default hardly has:
-   * sows moved into the crate 0.5-9 days before farrowing (a third 0.5-2 days), far quieter there (0.4x the pen),
-   * one sow in four a weak nest builder (activity 1.5-2.5x her usual at the peak, not a share of her time, so that
-   * a meal hides it), one in five a short one (5-10 h).
-   * `long-gestation`: the late-crates farrowing unit on a farm whose sows farrow 117-121 days after the service (a
-   * breed or line with a longer gestation; the default farm 113-117), for measuring what per-farm learning reads
-   * from the farm's own service and farrowing records.
-   * `rough`: the default farrowing unit on a farm with the troubles real farms have (issue 28's list and the
-   * literature): lameness in about one animal in seven over the period (a third of it acute), fevers, tags that hang
-   * loose for days or are torn off and replaced, fights for a day or two when weaned sows are mixed, and pens disturbed
-   * together or cut off by their gateway; for fitting the calibration across farms harder than the default.
-   * `weak-nesters`: the late-crates farrowing unit on a farm where most sows build weak or short nests (crates without
-   * nesting material, older or hyperprolific sows): three sows in four raise their activity only 1.3-2x their usual
-   * at the peak (a multiplier of her usual, as late-crates' weak nesters), a third of those over 4-8 h (peaking 1-5 h
-   * before onset); the others strong nest builders (25-50 % of their time), some short as late-crates'. For
-   * measuring what per-farm learning can buy where the defaults miss births.
-   * `gilts`: the default farm with what heat without a record is about (issue 28's list and the literature): one
-   * female in five a gilt instead of a sow, cycling every 18-24 days (heats of 36-60 h, activity 1.3-1.8x, one in five
-   * weaker, 1.15-1.3x, one in ten silent) with no weaning or service record until she is served, at her second to
-   * sixth heat; and one weaning in four of the sows left unrecorded. For tuning heat where no record expects it.
-   * `weak-heats`: the default farm with its sows' heats as the literature describes a commercial herd's rather than
-   * the default's fairly strong ones: one in ten silent, seven in ten a rise of 1.15-1.45x, two in ten 1.45-1.9x;
-   * 36-72 h long, building up (and fading) over 8-12 h; the rise mostly by day, when sows are disturbed and meet
-   * (at night 20-50 % of the day's); the weaning-to-oestrus interval 3-8 days, one in twelve 8-12. For tuning heat on
-   * heats weaker and less regular than the default's.
-   */
-  profile?: CycleProfile
-}
-
-export const CYCLE_PROFILES = [
-  'default',
-  'late-crates',
-  'long-gestation',
-  'rough',
-  'weak-nesters',
-  'gilts',
-  'weak-heats',
-] as const
-export type CycleProfile = (typeof CYCLE_PROFILES)[number]
 
 /** The farm-wide confounders over the window: one day in ten fed 1-3 h late, one day in twenty hot. */
 export function planFarm(window: PlanWindow): FarmPlan {
@@ -385,69 +256,6 @@ export function planAnimal(animal: SimulatedAnimal, window: PlanWindow): AnimalP
   }
   if (window.profile === 'rough') addRoughFarmTroubles(plan, animal, window)
   return plan
-}
-
-/**
- * The rough profile's troubles, from their own random streams (so that the herd is otherwise the default farm's): the
- * animal's from (seed, animal), its pen's from (seed, pen), shared by every animal of the pen.
- */
-function addRoughFarmTroubles(plan: AnimalPlan, animal: SimulatedAnimal, window: PlanWindow): void {
-  const random = prng(seedOf(window.seed, 'rough', animal.index))
-  // Lameness in 10-20 % of sows over a period rather than half the herd; a third of it acute (an injury, a claw
-  // lesion: at its worst within 1-3 days).
-  plan.lameness = plan.lameness.flatMap((lame) => {
-    if (random() >= 0.3) return []
-    if (random() >= 1 / 3) return [lame]
-    return [{ ...lame, declineMs: uniform(random, 1, 3) * DAY, activityFactor: uniform(random, 0.4, 0.7) }]
-  })
-  // A fever (a respiratory or enteric infection) in one animal in six over the period, 1-4 days; and in one farrowing
-  // in six the sow's postpartum fever (dysgalactia) over the 1-3 days after it.
-  const fever = (from: number, to: number) => ({
-    from,
-    to,
-    activity: uniform(random, 0.5, 0.8),
-    warmingC: uniform(random, 0.6, 1.5),
-  })
-  if (random() < 1 / 6) {
-    const from = uniform(random, window.start, window.end)
-    plan.fevers.push(fever(from, from + uniform(random, 1, 4) * DAY))
-  }
-  for (const f of plan.farrowings)
-    if (random() < 1 / 6) plan.fevers.push(fever(f.onset + 6 * HOUR, f.onset + uniform(random, 1, 3) * DAY))
-  // A tag hanging loose in one animal in eight, for 3-14 days until someone refits it; one torn off in one in
-  // twenty, silent for 1-3 days until replaced by a tag that reads 2 °C lower to 1 °C higher.
-  if (random() < 1 / 8) {
-    const from = uniform(random, window.start, window.end)
-    plan.looseTags.push({
-      from,
-      to: from + uniform(random, 3, 14) * DAY,
-      jiggleG: uniform(random, 0.03, 0.08),
-      coolingC: uniform(random, 0.3, 2),
-    })
-  }
-  if (random() < 1 / 20) {
-    const from = uniform(random, window.start, window.end)
-    const replaced = from + uniform(random, 1, 3) * DAY
-    plan.dropouts.push({ from, to: replaced })
-    plan.tagOffsets.push({ from: replaced, offsetC: uniform(random, -2, 1) })
-  }
-  // Weaned sows are mixed into new groups: fights, most in the first day, some into the second.
-  for (const weaning of plan.weanings) {
-    const fights = weaning + uniform(random, 1, 4) * HOUR
-    plan.disturbances.push({
-      from: fights,
-      to: fights + uniform(random, 12, 24) * HOUR,
-      amplitude: uniform(random, 1.8, 3),
-    })
-    plan.disturbances.push({ from: fights + DAY, to: fights + DAY + uniform(random, 6, 24) * HOUR, amplitude: 1.4 })
-  }
-  // What a pen goes through together: about every 10 days 2-8 hours of unrest (a feeder jammed, the pen cleaned or
-  // regrouped, a vet visit), and about every 15 days its gateway out of reach for 2-12 hours.
-  const pen = prng(seedOf(window.seed, 'rough-pen', animal.Group))
-  for (let t = window.start + uniform(pen, 0, 20) * DAY; t < window.end; t += uniform(pen, 0, 20) * DAY)
-    plan.disturbances.push({ from: t, to: t + uniform(pen, 2, 8) * HOUR, amplitude: uniform(pen, 1.5, 2.5) })
-  for (let t = window.start + uniform(pen, 0, 30) * DAY; t < window.end; t += uniform(pen, 0, 30) * DAY)
-    plan.dropouts.push({ from: t, to: t + uniform(pen, 2, 12) * HOUR })
 }
 
 /** Share of the gilts profile's females that are gilts, and of its sows' weanings the farm did not record. */
