@@ -8,8 +8,9 @@
 // down or restarting, and delivers them when it is back; so neither a kill -9 mid-message nor a stop while
 // the database is unreachable loses a message (ingestion is idempotent, so a redelivery stores nothing
 // twice). Messages of one topic are handled one after another, different topics side by side, up to the
-// Receive Maximum announced at connect (QoS 0 ones too, which the broker does not count); a malformed one is logged, counted in /metrics and acknowledged at
-// once, so it neither crashes the process nor holds up the messages behind it.
+// Receive Maximum announced at connect (QoS 0 ones too, which the broker does not count); a malformed one is
+// logged, counted in /metrics and acknowledged at once, so it neither crashes the process nor holds up the
+// messages behind it.
 // Who may publish to which user's topics is the broker's business: deploy/mosquitto ships a broker setup
 // with an account per gateway and an ACL (docs/mqtt.md); the service warns when the broker admits anyone.
 import { randomBytes } from 'node:crypto'
