@@ -144,6 +144,9 @@ export function parseFilters(query: Record<string, unknown>, fields: ListFields)
   return filters
 }
 
+/** A number as a query string or a path writes one: a sign, digits, a decimal point (not `0x10`, `1e1` nor ` 10`). */
+export const DECIMAL_NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)$/
+
 function parseValue(value: string, kind: FieldKind): FilterValue | undefined {
   switch (kind) {
     case 'string':
@@ -153,7 +156,7 @@ function parseValue(value: string, kind: FieldKind): FilterValue | undefined {
     case 'integer':
       return /^-?\d+$/.test(value) ? Number(value) : undefined
     case 'number':
-      return value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : undefined
+      return DECIMAL_NUMBER.test(value) ? Number(value) : undefined
   }
 }
 

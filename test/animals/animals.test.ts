@@ -201,6 +201,13 @@ describe('GET /users/<user_id>/animals', () => {
       ['sortOrder=up', 'query:sortOrder'],
       ['filter[Secret]=1', 'query:filter[Secret]'],
       ['filter[Battery]=lots', 'query:filter[Battery]'],
+      // A number only from a plain decimal, not as JavaScript would read the text.
+      ['limit=0x10', 'query:limit'],
+      ['limit=1e1', 'query:limit'],
+      ['limit=%2010', 'query:limit'],
+      ['page=0b11', 'query:page'],
+      ['filter[CurrentTemperature]=0x26', 'query:filter[CurrentTemperature]'],
+      ['filter[CurrentTemperature]=3.8e1', 'query:filter[CurrentTemperature]'],
     ]) {
       assertError(await f.inject('GET', `?${query}`), 400, 'Validation failed', field)
     }
