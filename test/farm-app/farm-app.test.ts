@@ -363,6 +363,38 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
     await context.close()
   })
 
+  it("keeps the farm's answers out of the browser's HTTP cache, where they would outlive the session", async () => {
+    // The app's reads, seen from the page (no service worker): one the HTTP cache held would be sent again with
+    // If-None-Match (an app reading with the default cache mode did, and got 304s).
+    const farm = await seedFarm()
+    const context = await browser.newContext({ serviceWorkers: 'block' })
+    const page = await context.newPage()
+    const cdp = await context.newCDPSession(page)
+    await cdp.send('Network.enable')
+    const urls = new Map<string, string>()
+    const conditional: string[] = []
+    cdp.on('Network.requestWillBeSent', (e) => urls.set(e.requestId, e.request.url))
+    cdp.on('Network.requestWillBeSentExtraInfo', (e) => {
+      if (Object.keys(e.headers).some((name) => name.toLowerCase() === 'if-none-match')) conditional.push(e.requestId)
+    })
+    await page.goto(`${base}/app/`)
+    await page.getByLabel('E-mail').fill(farm.email)
+    await page.getByLabel('Password').fill(farm.password)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    for (let visit = 0; visit < 2; visit++) {
+      await page.goto(`${base}/app/#/attention`)
+      await page.getByRole('heading', { name: 'Needs attention' }).waitFor()
+      await page.goto(`${base}/app/#/herd`)
+      await page.getByRole('link', { name: farm.id }).waitFor()
+      await page.waitForLoadState('networkidle')
+    }
+    const apiReads = [...urls.values()].filter((url) => url.startsWith(`${base}/api/v1/users/`))
+    assert.ok(apiReads.length >= 4, `the app read the farm's data: ${apiReads.length} reads`)
+    const revalidated = conditional.map((id) => urls.get(id) ?? id).filter((url) => url.includes('/api/'))
+    assert.deepEqual(revalidated, [], 'no API read revalidated from the HTTP cache')
+    await context.close()
+  })
+
   it('shows a user of another farm nothing of this one', async () => {
     const farm = await seedFarm()
     const other = await createUser(ctx)

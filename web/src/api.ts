@@ -189,6 +189,9 @@ async function answer(method: string, path: string, body: unknown): Promise<Resp
   const send = async (token: string) =>
     fetch(`${API}${path}`, {
       method,
+      // Never into the browser's HTTP cache, where a farm's answers would outlive the session on a shared device:
+      // what is kept for offline use is the service worker's, cleared when the session ends.
+      cache: 'no-store',
       headers: {
         authorization: `Bearer ${token}`,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
