@@ -89,6 +89,24 @@ async function seedFarm(): Promise<Farm> {
 }
 
 /** Runs axe-core on the page as it stands; returns the serious and critical violations. */
+/** Signs the farm in from the app's start page; resolves once its first screen is up. */
+async function signIn(page: Page, farm: Farm) {
+  await page.goto(`${base}/app/`)
+  await page.getByLabel('E-mail').fill(farm.email)
+  await page.getByLabel('Password').fill(farm.password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('heading', { name: 'Needs attention' }).waitFor()
+}
+
+/** Resolves once the app's service worker controls the page (it caches what the page reads from then on). */
+async function controlledByServiceWorker(page: Page) {
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.ready
+    if (!navigator.serviceWorker.controller)
+      await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve))
+  })
+}
+
 async function seriousViolations(page: Page): Promise<string[]> {
   await page.addScriptTag({ content: AXE_SOURCE })
   const violations = await page.evaluate(async () => {
@@ -301,16 +319,8 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
     const farm = await seedFarm()
     const context = await browser.newContext({ viewport: { width: 375, height: 812 } })
     const page = await context.newPage()
-    await page.goto(`${base}/app/`)
-    await page.getByLabel('E-mail').fill(farm.email)
-    await page.getByLabel('Password').fill(farm.password)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByRole('heading', { name: 'Needs attention' }).waitFor()
-    await page.evaluate(async () => {
-      await navigator.serviceWorker.ready
-      if (!navigator.serviceWorker.controller)
-        await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve))
-    })
+    await signIn(page, farm)
+    await controlledByServiceWorker(page)
     await page.goto(`${base}/app/#/herd`)
     await page.getByRole('link', { name: farm.id }).waitFor()
     await page.waitForLoadState('networkidle')
@@ -328,16 +338,8 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
     const farm = await seedFarm()
     const context = await browser.newContext({ viewport: { width: 375, height: 812 } })
     const page = await context.newPage()
-    await page.goto(`${base}/app/`)
-    await page.getByLabel('E-mail').fill(farm.email)
-    await page.getByLabel('Password').fill(farm.password)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByRole('heading', { name: 'Needs attention' }).waitFor()
-    await page.evaluate(async () => {
-      await navigator.serviceWorker.ready
-      if (!navigator.serviceWorker.controller)
-        await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve))
-    })
+    await signIn(page, farm)
+    await controlledByServiceWorker(page)
     await page.goto(`${base}/app/#/herd`)
     await page.getByRole('link', { name: farm.id }).waitFor()
     await page.waitForLoadState('networkidle')
@@ -377,10 +379,7 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
     cdp.on('Network.requestWillBeSentExtraInfo', (e) => {
       if (Object.keys(e.headers).some((name) => name.toLowerCase() === 'if-none-match')) conditional.push(e.requestId)
     })
-    await page.goto(`${base}/app/`)
-    await page.getByLabel('E-mail').fill(farm.email)
-    await page.getByLabel('Password').fill(farm.password)
-    await page.getByRole('button', { name: 'Sign in' }).click()
+    await signIn(page, farm)
     for (let visit = 0; visit < 2; visit++) {
       await page.goto(`${base}/app/#/attention`)
       await page.getByRole('heading', { name: 'Needs attention' }).waitFor()
