@@ -98,6 +98,13 @@ async function signIn(page: Page, farm: Farm) {
   await page.getByRole('heading', { name: 'Needs attention' }).waitFor()
 }
 
+/** Opens the herd screen and waits until its reads have ended. */
+async function openHerd(page: Page, farm: Farm) {
+  await page.goto(`${base}/app/#/herd`)
+  await page.getByRole('link', { name: farm.id }).waitFor()
+  await page.waitForLoadState('networkidle')
+}
+
 /** Resolves once the app's service worker controls the page (it caches what the page reads from then on). */
 async function controlledByServiceWorker(page: Page) {
   await page.evaluate(async () => {
@@ -321,9 +328,7 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
     const page = await context.newPage()
     await signIn(page, farm)
     await controlledByServiceWorker(page)
-    await page.goto(`${base}/app/#/herd`)
-    await page.getByRole('link', { name: farm.id }).waitFor()
-    await page.waitForLoadState('networkidle')
+    await openHerd(page, farm)
     await context.setOffline(true)
     await page.reload()
     await page.getByText('Offline: showing what the app saw last').waitFor()
@@ -340,9 +345,7 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
     const page = await context.newPage()
     await signIn(page, farm)
     await controlledByServiceWorker(page)
-    await page.goto(`${base}/app/#/herd`)
-    await page.getByRole('link', { name: farm.id }).waitFor()
-    await page.waitForLoadState('networkidle')
+    await openHerd(page, farm)
     const cachedAnswers = () =>
       page.evaluate(async () =>
         (await caches.keys()).includes('farm-app-data')
@@ -383,9 +386,7 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
     for (let visit = 0; visit < 2; visit++) {
       await page.goto(`${base}/app/#/attention`)
       await page.getByRole('heading', { name: 'Needs attention' }).waitFor()
-      await page.goto(`${base}/app/#/herd`)
-      await page.getByRole('link', { name: farm.id }).waitFor()
-      await page.waitForLoadState('networkidle')
+      await openHerd(page, farm)
     }
     const apiReads = [...urls.values()].filter((url) => url.startsWith(`${base}/api/v1/users/`))
     assert.ok(apiReads.length >= 4, `the app read the farm's data: ${apiReads.length} reads`)
