@@ -13,7 +13,7 @@ import {
 } from '../simulation/evaluation.ts'
 import { CALIBRATION_FIT, fitCalibration } from '../simulation/calibration-fit.ts'
 import { evaluateFarmCalibration } from '../simulation/farm-calibration-evaluation.ts'
-import { CYCLE_PROFILES, type CycleProfile } from '../simulation/herd-simulator.ts'
+import { CYCLE_PROFILES, type CycleProfile } from '../simulation/herd-plan.ts'
 import { PREDICTIONS_LOCK, scorePredictions } from '../jobs/predictions.ts'
 import { withSingleRunner } from '../jobs/single-runner.ts'
 import { EVENTS_LOCK, deriveScheduledEvents } from '../jobs/events.ts'

@@ -91,12 +91,15 @@ export function makeValidatorCompiler(
   const coercing = makeAjv({ coerceTypes: 'array' }, schemas)
   return ({ schema, httpPart }) => {
     const ajv = httpPart === 'body' ? strict : coercing
-    const numeric = httpPart === 'body' ? new Map<string, 'integer' | 'number'>() : numericProperties(schema)
-    const compile = () => ajv.compile(schema as object)
+    // With the validator, the properties whose text coercion reads as a number (a body is never coerced).
+    const compile = () => ({
+      validate: ajv.compile(schema as object),
+      numeric: httpPart === 'body' ? new Map<string, 'integer' | 'number'>() : numericProperties(schema),
+    })
     const compiled = lazily ? lazily.once(compile) : undefined
     const eager = compiled ? undefined : compile()
     const checked: FastifyValidationResult = (data: unknown) => {
-      const validate = eager ?? compiled!()
+      const { validate, numeric } = eager ?? compiled!()
       const written = notDecimal(data, numeric)
       if (!validate(data) || written.length > 0) {
         // Every problem at once: the schema's, and the numbers not written as decimals (which coercion read).

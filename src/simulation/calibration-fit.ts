@@ -4,7 +4,7 @@ import { farmAveragedKnots } from './statistics.ts'
 import { HOUR_MS } from '../modules/predictions/hour-summaries.rules.ts'
 import { SCORER, type ClassCalibration, type ScorerSettings } from '../modules/predictions/scorer-settings.rules.ts'
 import { CLASSIFICATION_TYPES, type ClassificationType } from '../modules/predictions/predictions.rules.ts'
-import type { CycleProfile } from './herd-simulator.ts'
+import type { CycleProfile } from './herd-plan.ts'
 import {
   TUNING_FAMILY,
   TUNING_SEED,

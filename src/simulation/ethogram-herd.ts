@@ -8,7 +8,7 @@
 // seed and animal index.
 import { createHash } from 'node:crypto'
 import type { LocationRow, SensorRow } from '../modules/readings/readings.schemas.ts'
-import { gaussian, prng } from './herd-simulator.ts'
+import { gaussian, prng } from './random.ts'
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE

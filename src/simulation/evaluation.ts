@@ -3,7 +3,8 @@
 // the same pure functions the hourly job uses (summarizeHours stands in for the job's SQL). Two families of herds,
 // written apart: the rules are tuned on the cycle family (herd-simulator.ts) and measured on the ethogram family
 // (ethogram-herd.ts) too, which they were not tuned on.
-import { type CycleProfile, planAnimal, planFarm, simulateReadings, simulatedHerd } from './herd-simulator.ts'
+import type { CycleProfile } from './herd-plan.ts'
+import { planAnimal, planFarm, simulateReadings, simulatedHerd } from './herd-simulator.ts'
 import { ethogramHerd, ethogramReadings, planEthogramAnimal, planEthogramFarm } from './ethogram-herd.ts'
 import {
   auc,
@@ -417,11 +418,8 @@ const CONFOUNDER_AFTER_MS = DAY_MS
 /** The probability at which each class alarms: the scorer's calibrated levels, or 0.5 (a plain threshold's 1). */
 export type AlarmLevels = Record<ClassificationType, number>
 const PLAIN_LEVELS: AlarmLevels = { birth: ALARM_PROBABILITY, heat: ALARM_PROBABILITY, lameness: ALARM_PROBABILITY }
-export const scorerLevels = (settings: ScorerSettings = SCORER): AlarmLevels => ({
-  birth: alarmLevel('birth', settings),
-  heat: alarmLevel('heat', settings),
-  lameness: alarmLevel('lameness', settings),
-})
+export const scorerLevels = (settings: ScorerSettings = SCORER): AlarmLevels =>
+  Object.fromEntries(CLASSIFICATION_TYPES.map((type) => [type, alarmLevel(type, settings)])) as AlarmLevels
 
 export function measure(
   herd: readonly SimulatedAnimalData[],

@@ -4,7 +4,7 @@
 // farm's own base rate (lamenessPrior), learned from the same days as the job learns it (farm-lameness.ts).
 // docs/predictions.md has figures.
 import { HOUR_MS } from '../modules/predictions/hour-summaries.rules.ts'
-import type { CycleProfile } from './herd-simulator.ts'
+import type { CycleProfile } from './herd-plan.ts'
 import { CLASSIFICATION_TYPES, type ClassificationType } from '../modules/predictions/predictions.rules.ts'
 import { MATCH_WINDOWS, mergeMoments } from '../modules/predictions/accuracy.rules.ts'
 import {

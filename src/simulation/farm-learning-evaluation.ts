@@ -22,7 +22,7 @@ import {
   type DueBar,
   type DueBarLearning,
 } from '../modules/predictions/due-bar.rules.ts'
-import type { CycleProfile } from './herd-simulator.ts'
+import type { CycleProfile } from './herd-plan.ts'
 import {
   measure,
   scoresOf,

@@ -4,7 +4,8 @@
 // lameness treatment some days into a lameness, and for some sows a cull after a weaning (her tag goes silent).
 // Drawn from random streams of their own, so the plan, and the scorer's evaluation built on it, stay as they were.
 import { createHash } from 'node:crypto'
-import { gaussian, prng, type AnimalPlan } from './herd-simulator.ts'
+import type { AnimalPlan } from './herd-plan.ts'
+import { gaussian, prng } from './random.ts'
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR

@@ -6,31 +6,8 @@
 import { createHash } from 'node:crypto'
 import type { LocationRow, SensorRow } from '../modules/readings/readings.schemas.ts'
 import { gaussian, prng, seedOf, tieredUniform, uniform, type Tiers } from './random.ts'
-import {
-  CYCLE_PROFILES,
-  type AnimalPlan,
-  type CycleProfile,
-  type FarrowingEpisode,
-  type HeatEpisode,
-  type Interval,
-  type LamenessEpisode,
-  type PlanWindow,
-  type SimulatedAnimal,
-} from './herd-plan.ts'
+import type { AnimalPlan, FarrowingEpisode, Interval, PlanWindow, SimulatedAnimal } from './herd-plan.ts'
 import { addRoughFarmTroubles } from './rough-farm.ts'
-
-export { gaussian, prng } from './random.ts'
-export {
-  CYCLE_PROFILES,
-  type AnimalPlan,
-  type CycleProfile,
-  type FarrowingEpisode,
-  type HeatEpisode,
-  type Interval,
-  type LamenessEpisode,
-  type PlanWindow,
-  type SimulatedAnimal,
-}
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE

@@ -7,7 +7,7 @@
 // - pen 2's gateway dropped out 40 minutes before the end, so the device shows as inactive.
 // Deterministic per (user, device index): a re-run produces the same devices and overlapping readings.
 import { createHash } from 'node:crypto'
-import { gaussian, prng } from './herd-simulator.ts'
+import { gaussian, prng } from './random.ts'
 import type { DeviceRow } from '../modules/readings/readings.schemas.ts'
 
 export interface SimulatedLitterguard {

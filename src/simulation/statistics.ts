@@ -1,6 +1,6 @@
 // The evaluation's statistics: confidence intervals for proportions and rates, a bootstrap for medians, the area
 // under the ROC curve and a reliability table. Pure functions; the evaluation reports every figure with its interval.
-import { prng } from './herd-simulator.ts'
+import { prng } from './random.ts'
 
 const Z95 = 1.959964
 

@@ -9,7 +9,7 @@ import { femalesWithEvents, type Female } from '../../src/modules/cycle/cycle.re
 import { CYCLE, cycleState, dateOf, type Day } from '../../src/modules/cycle/cycle.rules.ts'
 import { dueListsOf } from '../../src/modules/herd/herd.routes.ts'
 import { herdKpis } from '../../src/modules/herd/kpi.rules.ts'
-import { prng } from '../../src/simulation/herd-simulator.ts'
+import { prng } from '../../src/simulation/random.ts'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createUser, userToken } from '../support/fixtures.ts'
 import { day, seedLongHerd } from './long-herd.ts'

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto'
 import { sql, type Kysely } from 'kysely'
 import type { DB } from '../../src/db/schema.ts'
 import { dateOf, dayOf, type Day } from '../../src/modules/cycle/cycle.rules.ts'
-import { prng } from '../../src/simulation/herd-simulator.ts'
+import { prng } from '../../src/simulation/random.ts'
 
 export interface LongHerdOptions {
   seed: string

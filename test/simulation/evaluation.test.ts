@@ -10,9 +10,9 @@ import {
   planFarm,
   simulateReadings,
   simulatedHerd,
-  type AnimalPlan,
   type FarmPlan,
 } from '../../src/simulation/herd-simulator.ts'
+import type { AnimalPlan } from '../../src/simulation/herd-plan.ts'
 import { alarmsOf, evaluatePredictions } from '../../src/simulation/evaluation.ts'
 import { isotonicKnots } from '../../src/simulation/statistics.ts'
 import { planRecords } from '../../src/simulation/herd-records.ts'
