@@ -285,7 +285,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     // One tag per name: several modules may share a tag (the users module and the account's credentials).
     [...new Map(modules.map(({ tag, description }) => [tag, { name: tag, description }])).values()],
   )
-  metricsPlugin(app, { token: config.metricsToken, database })
+  metricsPlugin(app, { token: config.metricsToken, public: config.metricsPublic, database })
 
   await app.register(
     async (api: App) => {

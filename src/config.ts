@@ -108,8 +108,10 @@ export interface Config {
    * for a provider that never sends the claim) also one without it. `false` is refused either way.
    */
   oidc: { issuer: string; jwksUrl: string; audience: string; emailVerified: 'required' | 'optional' } | undefined
-  /** Optional bearer token that GET /metrics then requires. */
+  /** The bearer token GET /metrics requires; unset, /metrics answers 404 unless `metricsPublic`. */
   metricsToken: string | undefined
+  /** The operator's opt-in to a /metrics anyone may read (a scrape on a private network), METRICS_PUBLIC=on. */
+  metricsPublic: boolean
   /** How long a cached caller, revocation check or link may be served (0 = no cache); changes invalidate at once. */
   authCacheTtlMs: number
   /** The access log of integrator requests (docs/authentication-and-limits.md, Access log). */
@@ -317,6 +319,7 @@ export function loadConfig(env: Env = process.env): Config {
     dbStatementTimeoutMs: read.int('DB_STATEMENT_TIMEOUT_MS', 5000, { min: 0 }),
     dbQueryTimeoutMs: read.int('DB_QUERY_TIMEOUT_MS', 6000, { min: 0 }),
     metricsToken: read.string('METRICS_TOKEN'),
+    metricsPublic: read.onOff('METRICS_PUBLIC', 'off'),
     passwordScryptLogN: read.int('PASSWORD_SCRYPT_LOG_N', 17, { min: 14, max: 20 }),
     oidc: readOidc(read, problems),
     authCacheTtlMs: read.int('AUTH_CACHE_TTL_MS', 30_000, { min: 0, max: 3_600_000 }),
@@ -347,6 +350,9 @@ export function loadConfig(env: Env = process.env): Config {
     },
     retention: readRetention(read, problems),
     limits,
+  }
+  if (config.metricsToken !== undefined && config.metricsPublic) {
+    problems.push('METRICS_TOKEN and METRICS_PUBLIC=on contradict each other: set one (docs/operations.md)')
   }
 
   if (problems.length > 0) throw new ConfigError(problems)

@@ -17,7 +17,10 @@ declare module 'fastify' {
   }
 }
 
-export function metricsPlugin(app: FastifyInstance, options: { token: string | undefined; database: Database }) {
+export function metricsPlugin(
+  app: FastifyInstance,
+  options: { token: string | undefined; public: boolean; database: Database },
+) {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   // Request count and latency: plain numbers per request, Prometheus series when scraped (request-metrics.ts).
@@ -86,7 +89,7 @@ export function metricsPlugin(app: FastifyInstance, options: { token: string | u
         operationId: 'getMetrics',
         summary: 'Prometheus metrics',
         description:
-          'Prometheus text exposition format. Public unless METRICS_TOKEN is set, then it requires `Authorization: Bearer <METRICS_TOKEN>`. Not under /api/v1 and not rate limited.',
+          'Prometheus text exposition format. Requires `Authorization: Bearer <METRICS_TOKEN>`. Without METRICS_TOKEN it answers 404 `Metrics are not enabled`, unless the operator opens it to anyone with METRICS_PUBLIC=on (a scrape on a private network). Not under /api/v1 and not rate limited.',
         produces: ['text/plain'],
         response: {
           200: Type.String({
@@ -97,6 +100,7 @@ export function metricsPlugin(app: FastifyInstance, options: { token: string | u
             ],
           }),
           401: authErrors[401],
+          404: commonErrors[404],
           500: commonErrors[500],
         },
         security: [],
@@ -104,13 +108,17 @@ export function metricsPlugin(app: FastifyInstance, options: { token: string | u
       config: { limit: 'exempt' },
     },
     async (req, reply) => {
-      if (options.token !== undefined && !bearerMatches(req.headers.authorization, options.token)) {
-        throw req.headers.authorization ? invalidToken('Invalid token') : unauthorized('Invalid token')
-      }
+      if (options.token !== undefined) {
+        if (!bearerMatches(req.headers.authorization, options.token)) {
+          throw req.headers.authorization ? invalidToken('Invalid token') : unauthorized('Invalid token')
+        }
+      } else if (!options.public) throw new ApiError(404, METRICS_NOT_ENABLED)
       return reply.type(registry.contentType).send(await registry.metrics())
     },
   )
 }
+
+export const METRICS_NOT_ENABLED = 'Metrics are not enabled'
 
 function bearerMatches(header: string | undefined, token: string): boolean {
   const presented = Buffer.from(header?.startsWith('Bearer ') ? header.slice(7) : '')

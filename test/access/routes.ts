@@ -148,7 +148,7 @@ export type Rule =
   | 'sensorData' // integrator token on Pro/Enterprise, linked to :userId; user tokens never
   | 'admin' // user token with Admin
   | 'bdUser' // user token with BDUser
-  | 'metrics' // public unless METRICS_TOKEN is set
+  | 'metrics' // closed (404) unless METRICS_TOKEN or METRICS_PUBLIC=on: the same answer to every API caller
 
 export interface RouteCase {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'

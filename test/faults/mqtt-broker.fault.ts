@@ -70,7 +70,9 @@ async function runService(brokerUrl: string, farmCount: number, extra: Record<st
   const dataDir = mkdtempSync(join(tmpdir(), 'lsapi-faults-mqtt-broker-'))
   const farms: Farm[] = []
   for (let i = 0; i < farmCount; i++) farms.push(await seedFarm({ DATA_DIR: dataDir }))
-  const service = await startService(serviceEnv({ DATA_DIR: dataDir, MQTT_URL: brokerUrl, ...extra }))
+  const service = await startService(
+    serviceEnv({ DATA_DIR: dataDir, MQTT_URL: brokerUrl, METRICS_PUBLIC: 'on', ...extra }),
+  )
   await eventually(
     () => service.output(),
     (out) => out.includes('MQTT ingestion subscribed') || out.includes('MQTT subscription failed'),

@@ -5,9 +5,10 @@ import { bearer, createIntegrator, createUser, integratorToken } from '../suppor
 
 describe('GET /metrics', () => {
   // One store; the tests that need another configuration build an app of their own on it.
+  // Opened to anyone by the operator's opt-in (the default is closed: see the last tests).
   let store: TestContext
   before(async () => {
-    store = await createTestApp()
+    store = await createTestApp({ env: { METRICS_PUBLIC: 'on' } })
   })
   after(() => store.close())
 
@@ -30,7 +31,7 @@ describe('GET /metrics', () => {
   })
 
   it('counts rows ingested by path and kind, refusals by limit, and (on PostgreSQL) the pool', async () => {
-    const ctx = await createTestApp({ env: { RATE_LIMIT_IP_MAX: '3' }, store })
+    const ctx = await createTestApp({ env: { RATE_LIMIT_IP_MAX: '3', METRICS_PUBLIC: 'on' }, store })
     try {
       const user = await createUser(ctx)
       const integrator = await createIntegrator(ctx, { canWrite: true, linkTo: [user.uid] })
@@ -83,5 +84,28 @@ describe('GET /metrics', () => {
     } finally {
       await ctx.close()
     }
+  })
+  it('is closed by default: 404 to every caller, with or without a token', async () => {
+    const ctx = await createTestApp({ store })
+    try {
+      const user = await createUser(ctx)
+      const integrator = await createIntegrator(ctx, { linkTo: [user.uid] })
+      const callers = [{}, bearer((await integratorToken(ctx, integrator.uid)).accessToken), bearer('anything')]
+      for (const headers of callers) {
+        const res = await ctx.app.inject({ method: 'GET', url: '/metrics', headers })
+        assert.equal(res.statusCode, 404)
+        assert.equal(res.json().error, 'Metrics are not enabled')
+        assert.doesNotMatch(res.body, /http_requests_total/)
+      }
+    } finally {
+      await ctx.close()
+    }
+  })
+
+  it('refuses METRICS_TOKEN and METRICS_PUBLIC=on together', async () => {
+    await assert.rejects(
+      createTestApp({ env: { METRICS_TOKEN: 'scrape-me-please', METRICS_PUBLIC: 'on' }, store }),
+      /METRICS_TOKEN and METRICS_PUBLIC=on contradict each other/,
+    )
   })
 })

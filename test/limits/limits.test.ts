@@ -234,7 +234,7 @@ describe('IP rate limits', () => {
   })
 
   it('never limits health, readiness or metrics', async () => {
-    await withApp({ RATE_LIMIT_IP_MAX: '1' }, async (ctx) => {
+    await withApp({ RATE_LIMIT_IP_MAX: '1', METRICS_PUBLIC: 'on' }, async (ctx) => {
       for (let i = 0; i < 5; i++) {
         for (const url of ['/api/v1/health', '/api/v1/health/ready', '/metrics']) {
           const res = await ctx.app.inject({ method: 'GET', url })

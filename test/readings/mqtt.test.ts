@@ -224,7 +224,9 @@ describe(
       const proxy = await pausableProxy(Number(direct.port || 5432))
       const viaProxy = new URL(scratch.url)
       viaProxy.port = String(proxy.port)
-      const config = loadConfig(testEnv({ DATABASE_URL: viaProxy.toString(), DB_CONNECT_TIMEOUT_MS: '1000' }))
+      const config = loadConfig(
+        testEnv({ DATABASE_URL: viaProxy.toString(), DB_CONNECT_TIMEOUT_MS: '1000', METRICS_PUBLIC: 'on' }),
+      )
       const database = await openDatabase(config)
       await migrateToLatest(database.db)
       const app = await buildApp({ config, database, logger: false })
@@ -287,7 +289,9 @@ describe(
       const proxy = await pausableProxy(Number(new URL(scratch.url).port || 5432))
       const viaProxy = new URL(scratch.url)
       viaProxy.port = String(proxy.port)
-      const config = loadConfig(testEnv({ DATABASE_URL: viaProxy.toString(), DB_CONNECT_TIMEOUT_MS: '1000' }))
+      const config = loadConfig(
+        testEnv({ DATABASE_URL: viaProxy.toString(), DB_CONNECT_TIMEOUT_MS: '1000', METRICS_PUBLIC: 'on' }),
+      )
       const database = await openDatabase(config)
       await migrateToLatest(database.db)
       const app = await buildApp({ config, database, logger: false })

@@ -18,7 +18,8 @@ export interface BrokerIngestion {
 export function useBrokerIngestion(): BrokerIngestion {
   const broker = {} as BrokerIngestion
   before(async () => {
-    broker.ctx = await createTestApp()
+    // The ingestion tests read its counters from /metrics, closed unless opened.
+    broker.ctx = await createTestApp({ env: { METRICS_PUBLIC: 'on' } })
     broker.ingestor = startMqttIngest(broker.ctx.app, {
       url: MQTT_URL,
       group: `test-${randomBytes(4).toString('hex')}`,

@@ -14,7 +14,7 @@ export interface paths {
         };
         /**
          * Prometheus metrics
-         * @description Prometheus text exposition format. Public unless METRICS_TOKEN is set, then it requires `Authorization: Bearer <METRICS_TOKEN>`. Not under /api/v1 and not rate limited.
+         * @description Prometheus text exposition format. Requires `Authorization: Bearer <METRICS_TOKEN>`. Without METRICS_TOKEN it answers 404 `Metrics are not enabled`, unless the operator opens it to anyone with METRICS_PUBLIC=on (a scrape on a private network). Not under /api/v1 and not rate limited.
          */
         get: operations["getMetrics"];
         put?: never;
@@ -3678,6 +3678,15 @@ export interface operations {
             };
             /** @description Missing, malformed, expired or revoked token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
