@@ -2,8 +2,9 @@
 // Operator CLI entry. Runs the TypeScript sources directly (Node >= 22.18 strips types natively), through
 // Node's compile cache (compile-cache.js); `npm exec livestock-api` and npm scripts run it on the project's
 // pinned Node 24, with the service's V8 heap flags (src/runtime-flags.ts; `env -S` splits them).
-import { enableCompileCache } from './compile-cache.js'
+import { enableCompileCache, refuseUnsupportedNode } from './compile-cache.js'
 
+refuseUnsupportedNode()
 enableCompileCache()
 const { runCli } = await import('../src/cli.ts')
 

@@ -2,10 +2,11 @@
 // The entries (bin/serve.js for npm start, bin/livestock-api.js for the CLI) run the sources through Node's
 // compile cache, in the project's node_modules/.cache: a start after the first loads no TypeScript stripper.
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
+import { unsupportedNode } from '../../bin/compile-cache.js'
 
 const root = join(import.meta.dirname, '../..')
 
@@ -41,4 +42,32 @@ describe('the compile cache of the entries', () => {
       assert.ok(text.indexOf('enableCompileCache()') < text.indexOf("await import('../src/"))
     })
   }
+})
+
+describe('an older Node', () => {
+  it('is told which Node the entries need', () => {
+    assert.match(
+      unsupportedNode('20.20.2') ?? '',
+      /needs Node 22\.18 or later .* this is Node 20\.20\.2\. Run it through npm/,
+    )
+    assert.ok(unsupportedNode('22.17.1'))
+    assert.equal(unsupportedNode('22.18.0'), undefined)
+    assert.equal(unsupportedNode('24.21.0'), undefined)
+    assert.equal(unsupportedNode('25.0.0'), undefined)
+  })
+
+  // The machine's own node, where it is an older one (Debian's is 20): the entry ends with the reason, no stack.
+  const systemNode = '/usr/bin/node'
+  const version = existsSync(systemNode)
+    ? spawnSync(systemNode, ['-p', 'process.versions.node']).stdout.toString().trim()
+    : ''
+  it(
+    'ends the CLI with that reason and exit code 1',
+    { skip: !unsupportedNode(version || '99.0.0') && 'no older node here' },
+    () => {
+      const run = spawnSync(systemNode, [join(root, 'bin/livestock-api.js'), '--help'], { encoding: 'utf8' })
+      assert.equal(run.status, 1)
+      assert.equal(run.stderr, `${unsupportedNode(version)}\n`)
+    },
+  )
 })
