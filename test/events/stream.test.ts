@@ -1,6 +1,8 @@
 // The live stream over a real port: events as they are created, resumed with Last-Event-ID, under the feed's access rules.
 import assert from 'node:assert/strict'
+import { connect, type Socket } from 'node:net'
 import { after, before, describe, it } from 'node:test'
+import { sql } from 'kysely'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { assertError } from '../support/assertions.ts'
 import { bearer, createIntegrator, integratorToken, userToken } from '../support/fixtures.ts'
@@ -208,5 +210,29 @@ describe('event stream', () => {
     assert.ok(revokedFor !== undefined, 'the stream of a revoked token ends')
     assert.ok(deactivatedFor !== undefined, "a deactivated integrator's stream ends")
     assert.ok(unreadFor !== undefined, 'the stream of an integrator that may no longer read ends')
+  })
+
+  it('reads no further ahead than its client takes: a reader that stops holds about a batch in the service, not the history', async () => {
+    const farm = await eventsFarm(ctx)
+    // 5,000 events of 2 kB notes: 11 MB of stream from Last-Event-ID 0.
+    await sql`INSERT INTO events (uid, id, event_type, severity, mac, scale, value, t, evidence, episode_key, created_at, note)
+      SELECT ${farm.user.uid}, g, 'temperature-red', 'critical', 'EE:00:00:00:00:01', 'C', 40, 0, '{}', 'k' || g, 0,
+        ${'n'.repeat(2000)}
+      FROM generate_series(1, 5000) g`.execute(ctx.database.db)
+    const accepted = new Promise<Socket>((resolve) => ctx.app.server.once('connection', resolve))
+    const url = new URL(`${base}${farm.base}/events/stream`)
+    const client = connect(Number(url.port), url.hostname)
+    client.pause()
+    client.write(
+      `GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${farm.owner.authorization}\r\n` +
+        'Last-Event-ID: 0\r\n\r\n',
+    )
+    try {
+      const socket = await accepted
+      await new Promise((resolve) => setTimeout(resolve, 2000))
+      assert.ok(socket.writableLength < 1_000_000, `${socket.writableLength} bytes queued for a reader that stopped`)
+    } finally {
+      client.destroy()
+    }
   })
 })

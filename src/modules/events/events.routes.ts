@@ -2,6 +2,7 @@
 // and resolving, a live stream (Server-Sent Events), and the account's alert rules. Events are derived
 // elsewhere (reading-events.ts at ingestion, src/jobs/events.ts on a schedule, the predictions job); these
 // routes read them.
+import type { ServerResponse } from 'node:http'
 import Type from 'typebox'
 import { callerKey, callerOf, type Caller } from '../../auth/caller.ts'
 import { defineModule } from '../../http/api-module.ts'
@@ -54,6 +55,20 @@ const STREAM_BATCH = 100
 export const MAX_STREAMS_PER_CALLER = 20
 
 const toApi = (row: EventRow | Record<string, unknown>) => events.toApi(row)
+
+/** Resolves once what was written to `res` has gone out to the client, or the connection closed. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    if (res.destroyed || res.writableEnded) return resolve()
+    const done = () => {
+      res.off('drain', done)
+      res.off('close', done)
+      resolve()
+    }
+    res.on('drain', done)
+    res.on('close', done)
+  })
+}
 
 /** Who did something, as events record it. */
 function actorOf(caller: Caller): string {
@@ -217,8 +232,12 @@ async function eventRoutes(app: App) {
         while (!ended) {
           const rows = await eventsAfter(db, uid, cursor, STREAM_BATCH)
           for (const row of rows) {
-            res.write(`id: ${row.id}\nevent: ${row.event_type}\ndata: ${JSON.stringify(toApi(row))}\n\n`)
+            const taken = res.write(`id: ${row.id}\nevent: ${row.event_type}\ndata: ${JSON.stringify(toApi(row))}\n\n`)
             cursor = Number(row.id)
+            // A client that reads slowly, or not at all, is sent no faster than it takes: the history it asked for
+            // waits in the store, not in this process (a stalled one is closed by closeStalledConnections).
+            if (!taken && !ended) await drained(res)
+            if (ended) break
           }
           if (rows.length === STREAM_BATCH) continue
           if (Date.now() >= nextHeartbeat) {
