@@ -1,6 +1,8 @@
 // Webhook subscriptions' bounds without the operator's opt-ins: targets only on public https addresses (no SSRF), and
-// redelivery of many events queued a chunk at a time as an expensive request. Delivery itself: webhooks.test.ts.
+// redelivery of many events queued a chunk at a time as an expensive request, test messages two at a time per
+// integrator. Delivery itself: webhooks.test.ts.
 import assert from 'node:assert/strict'
+import { createServer } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { createTestApp, type TestContext } from '../support/app.ts'
@@ -93,5 +95,45 @@ describe('redelivery of many events', () => {
       429,
       'Too many expensive requests at once: at most 2 per caller (analytics, statistics, long series, deep or sorted pages); retry when one has finished',
     )
+  })
+})
+
+describe('test messages', () => {
+  let open: TestContext
+  before(async () => {
+    open = await createTestApp({
+      env: { DELIVERY_WORKER: 'off', WEBHOOK_ALLOW_INSECURE: 'on', WEBHOOK_TIMEOUT_MS: '1500' },
+    })
+  })
+  after(async () => open?.close())
+
+  it('are an expensive request: one integrator sends two at once, not one per request it makes', async () => {
+    // Each test message is an outbound POST outside the delivery worker's per-endpoint bound: any number at once
+    // made the service send as many to a URL the integrator chose, each held for the timeout.
+    let reached = 0
+    const hanging = createServer(() => reached++)
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = hanging.address() as { port: number }
+      const user = await createUser(open)
+      const integrator = await createIntegrator(open, { linkTo: [user.uid] })
+      const headers = bearer((await integratorToken(open, integrator.uid)).accessToken)
+      const created = await open.app.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks/subscriptions',
+        headers,
+        payload: { url: `http://127.0.0.1:${port}/hook` },
+      })
+      assert.equal(created.statusCode, 201, created.body)
+      const url = `/api/v1/webhooks/subscriptions/${created.json().data.id}/test`
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, () => open.app.inject({ method: 'POST', url, headers })),
+      )
+      assert.deepEqual(answers.map((res) => res.statusCode).sort(), [200, 200, 429, 429, 429, 429])
+      assert.equal(reached, 2)
+    } finally {
+      hanging.closeAllConnections()
+      hanging.close()
+    }
   })
 })

@@ -2080,7 +2080,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test message
-         * @description Integrator token. POSTs `{type: "webhook.test", timestamp, data: {subscriptionId}}`, signed like every delivery, and answers with the receiver's status (not retried, not in the log).
+         * @description Integrator token. POSTs `{type: "webhook.test", timestamp, data: {subscriptionId}}`, signed like every delivery, and answers with the receiver's status (not retried, not in the log). An expensive request: it waits for the receiver, up to the delivery timeout.
          */
         post: operations["testWebhookSubscription"];
         delete?: never;

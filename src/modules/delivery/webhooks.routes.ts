@@ -271,11 +271,13 @@ async function webhookRoutes(app: App) {
         summary: 'Send a test message',
         description:
           'Integrator token. POSTs `{type: "webhook.test", timestamp, data: {subscriptionId}}`, signed like every delivery, and ' +
-          "answers with the receiver's status (not retried, not in the log).",
+          "answers with the receiver's status (not retried, not in the log). An expensive request: it waits for the " +
+          'receiver, up to the delivery timeout.',
         params: SubscriptionPath,
         response: { 200: Envelope(TestResult, 'What the receiver answered') },
       },
-      config,
+      // An outbound request outside the delivery worker's per-endpoint bound, held for up to the timeout.
+      config: { ...config, cost: 'expensive' },
     },
     async (req) => {
       const s = await subscriptionOf(integratorOf(req), req.params.subscriptionId)
