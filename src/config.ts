@@ -12,6 +12,8 @@ export interface Limits {
   authFailuresMax: number
   /** Failed logins per window for one account, from any address. 0 = unlimited. */
   loginFailuresMax: number
+  /** E-mail change requests (each mails the address it names) per day for one account. 0 = unlimited. */
+  emailChangesMax: number
   /** With Redis: the most points of a limit one process takes at once and counts locally (plugins/limit-leases.ts); 1 = every request asks Redis. */
   limitLeaseMax: number
   /** Daily per-endpoint quotas by integrator tier, and for user tokens. 0 = unlimited. */
@@ -214,6 +216,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitIpMax: read.int('RATE_LIMIT_IP_MAX', 100, { min: 0 }),
     authFailuresMax: read.int('AUTH_FAILURES_MAX', 10, { min: 0 }),
     loginFailuresMax: read.int('LOGIN_FAILURES_MAX', 20, { min: 0 }),
+    emailChangesMax: read.int('EMAIL_CHANGES_MAX', 10, { min: 0 }),
     limitLeaseMax: read.int('RATE_LIMIT_LEASE_MAX', 100, { min: 1, max: 10_000 }),
     quotaFree: read.int('QUOTA_FREE', 10, { min: 0 }),
     quotaStarter: read.int('QUOTA_STARTER', 1000, { min: 0 }),

@@ -39,6 +39,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     authFailures: AuthFailureGate
     loginFailures: LoginFailureGate
+    emailChanges: EmailChangeGate
     quotas: LimitsGate
   }
 }
@@ -49,6 +50,12 @@ export interface AuthFailureGate {
   assertAllowed: (req: FastifyRequest, integratorUid: string) => Promise<void>
   /** Counts one failed check. */
   recordFailure: (req: FastifyRequest, integratorUid: string) => Promise<void>
+}
+
+/** Bounds the confirmation mails an account has sent to addresses it named (docs/users.md#changing-the-e-mail-address). */
+export interface EmailChangeGate {
+  /** Counts one e-mail change request of the account; throws 429 once it has made its share of the day. */
+  take: (uid: string) => Promise<void>
 }
 
 /** Brakes password guessing on POST /tokens/login per account, whatever the addresses it comes from. */
@@ -183,6 +190,25 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
       return res?.consumedPoints === limits.loginFailuresMax
     },
   } satisfies LoginFailureGate)
+
+  const DAY_SECONDS = 86_400
+  const emailChanges =
+    limits.emailChangesMax > 0 ? makeLimiter('rl:email-changes', limits.emailChangesMax, DAY_SECONDS) : undefined
+  app.decorate('emailChanges', {
+    async take(uid) {
+      const res = await emailChanges?.penalty(uid, 1).catch((err: unknown) => {
+        app.log.warn({ err }, 'counting an e-mail change request failed')
+        return null
+      })
+      if (res && res.consumedPoints > limits.emailChangesMax) {
+        throw tooManyRequests(
+          'email-changes',
+          `Too many e-mail change requests for this account: ${limits.emailChangesMax} per ${describeWindow(DAY_SECONDS)}`,
+          res.msBeforeNext,
+        )
+      }
+    },
+  } satisfies EmailChangeGate)
 
   app.decorateRequest('limitStates', undefined)
 

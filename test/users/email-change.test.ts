@@ -260,4 +260,29 @@ describe('without a mail server, and with EMAIL_CHANGE=immediate', () => {
       await immediate.close()
     }
   })
+
+  it("mails no text of the account's own, and takes at most 10 change requests a day from one account", async () => {
+    // Each request mails an address the caller names: the Name in it, and 1,000 requests a day per method (the
+    // user quota), made the service a relay of the caller's text to any address.
+    const user = await owner()
+    const lure = 'Your account is locked: sign in at https://phish.example/ to keep it'
+    const named = await call(ctx, 'PATCH', `/users/${user.uid}`, user.token, { Name: lure })
+    assert.equal(named.statusCode, 200, named.body)
+    const addresses = Array.from({ length: 11 }, () => `${uniqueId('relay')}@farm.example`)
+    const answers = []
+    for (const [i, Email] of addresses.entries())
+      answers.push(await call(ctx, i % 2 ? 'PUT' : 'PATCH', `/users/${user.uid}`, user.token, { Email, Name: `N${i}` }))
+    assert.deepEqual(
+      answers.map((res) => res.statusCode),
+      [...Array<number>(10).fill(202), 429],
+    )
+    assertError(answers[10]!, 429, 'Too many e-mail change requests for this account: 10 per 24 hours')
+    assert.ok(Number(answers[10]!.headers['retry-after']) > 0)
+    const mailed = addresses.flatMap(mailsTo)
+    assert.equal(mailed.length, 10)
+    for (const message of mailed) assert.doesNotMatch(message.text, /phish/)
+    // The refused request changed nothing.
+    const now = await call(ctx, 'GET', `/users/${user.uid}`, user.token)
+    assert.equal(now.json().data.Name, 'N9')
+  })
 })

@@ -20,23 +20,23 @@ export const EMAIL_CHANGE_DESCRIPTION =
   'Only the owner can change Email (an integrator gets 403). A new address takes effect once confirmed from it: the ' +
   'answer is then 202 with the account as it is (the other fields changed, Email not yet) and a code is mailed to the ' +
   'new address, to send to POST .../email-confirmation; the answer is the same whether or not the address already has ' +
-  'an account (the operator may opt out: EMAIL_CHANGE=immediate changes it at once and answers 409 when it is in use).'
+  'an account (the operator may opt out: EMAIL_CHANGE=immediate changes it at once and answers 409 when it is in use). ' +
+  'An account makes at most EMAIL_CHANGES_MAX (10 unless the operator set it) such requests in 24 hours: one more is a 429 ' +
+  'that changes nothing.'
 
 const hashOf = (code: string) => createHash('sha256').update(code).digest()
 
-/** The message the new address gets: the code when it is free, a notice when it already has an account. */
-export function emailChangeMail(
-  user: Pick<UserRow, 'uid' | 'name'>,
-  newEmail: string,
-  code: string,
-  taken: boolean,
-): Mail {
+/**
+ * The message the new address gets: the code when it is free, a notice when it already has an account. It carries
+ * no text of the account's own (its Name): the address is anyone's the caller chose, and the mail is the service's.
+ */
+export function emailChangeMail(user: Pick<UserRow, 'uid'>, newEmail: string, code: string, taken: boolean): Mail {
   if (taken) {
     return {
       to: newEmail,
       subject: 'Someone asked to move a Livestock API account to this address',
       text:
-        `Someone signed in to the Livestock API account "${user.name}" asked to make ${newEmail} its login.\n` +
+        `Someone signed in to a Livestock API account asked to make ${newEmail} its login.\n` +
         'This address already has an account of its own, so nothing was changed.\n\n' +
         'If it was you, sign in with this address instead. If it was not, you need do nothing.\n',
     }
@@ -45,7 +45,7 @@ export function emailChangeMail(
     to: newEmail,
     subject: 'Confirm your new Livestock API e-mail address',
     text:
-      `Someone signed in to the Livestock API account "${user.name}" asked to make ${newEmail} its login.\n\n` +
+      `Someone signed in to a Livestock API account asked to make ${newEmail} its login.\n\n` +
       `To confirm, enter this code where you asked for the change (it expires in ${EMAIL_CHANGE_TTL_MS / 3_600_000} hours):\n\n` +
       `    ${code}\n\n` +
       `(or POST /api/v1/users/${user.uid}/email-confirmation with {"code": "${code}"} and the account's token)\n\n` +

@@ -104,12 +104,14 @@ async function userRoutes(app: App) {
    * owner moves it only to an address that confirms. Returns the address to confirm, or undefined when the update
    * applies the Email with the other fields (unchanged, only its case changed, or EMAIL_CHANGE=immediate).
    */
-  function emailToConfirm(req: FastifyRequest, current: UserRow, email: unknown): string | undefined {
+  async function emailToConfirm(req: FastifyRequest, current: UserRow, email: unknown): Promise<string | undefined> {
     if (typeof email !== 'string' || email === current.email) return undefined
     if (callerOf(req).kind === 'integrator') throw forbidden('Only the account owner can change the e-mail address')
     if (email.toLowerCase() === current.email.toLowerCase() || app.config.mail.emailChange === 'immediate')
       return undefined
     if (!mailer) throw forbidden(NO_MAIL_SERVER)
+    // Each request mails an address the caller names: a bound per account, before anything of it is changed.
+    await app.emailChanges.take(current.uid)
     return email
   }
 
@@ -267,7 +269,7 @@ async function userRoutes(app: App) {
         ])
       }
       const current = await requireUser(userId)
-      const newEmail = emailToConfirm(req, current, body.Email)
+      const newEmail = await emailToConfirm(req, current, body.Email)
       const flags = splitFlagChanges(integrationFlagsOf(body)).set
       checkFlagCount(Object.keys(flags).length)
       const { uid: _uid, ...columns } = users.toColumns({
@@ -307,7 +309,7 @@ async function userRoutes(app: App) {
       const { userId } = req.params
       const body = req.body
       const current = await requireUser(userId)
-      const newEmail = emailToConfirm(req, current, body.Email)
+      const newEmail = await emailToConfirm(req, current, body.Email)
       const flagChanges = integrationFlagsOf(body)
       checkFlagCount(flagCountAfter(current.integration_flags, flagChanges))
       const flags = splitFlagChanges(flagChanges)
