@@ -2,7 +2,20 @@
 // farms that differ as farms do, measured on simulated herds whose ground truth is known.
 import { farmAveragedKnots } from './statistics.ts'
 import { HOUR_MS } from '../modules/predictions/hour-summaries.rules.ts'
-import { SCORER, type ClassCalibration, type ScorerSettings } from '../modules/predictions/scorer-settings.rules.ts'
+import {
+  SCORER,
+  type Calibration,
+  type ClassCalibration,
+  type ScorerSettings,
+} from '../modules/predictions/scorer-settings.rules.ts'
+import {
+  RAW_ALARM,
+  alarmLevel,
+  calibrate,
+  roundProbability,
+  uncalibrate,
+} from '../modules/predictions/calibration.rules.ts'
+import { DEFAULT_THRESHOLDS } from '../modules/events/alert-rules.rules.ts'
 import { CLASSIFICATION_TYPES, type ClassificationType } from '../modules/predictions/predictions.rules.ts'
 import type { CycleProfile } from './herd-plan.ts'
 import {
@@ -83,9 +96,38 @@ export function fitCalibration(fit: typeof CALIBRATION_FIT = CALIBRATION_FIT): C
       pairs[type].push(scoredHours(herd, scores, type, episodes[type], from, to, Infinity).pairs)
   }
   const profiles = fit.conditions.map((condition) => condition.cycleProfile)
-  return {
-    birth: farmAveragedKnots(pairs.birth, { kinds: profiles }),
-    heat: farmAveragedKnots(pairs.heat, { kinds: profiles }),
-    lameness: farmAveragedKnots(pairs.lameness, { kinds: profiles }),
-  }
+  const fitted = (type: ClassificationType) =>
+    keepClearing(farmAveragedKnots(pairs[type], { kinds: profiles }), clearingRaw(type))
+  return { birth: fitted('birth'), heat: fitted('heat'), lameness: fitted('lameness') }
+}
+
+/**
+ * The raw score at which an alarm of the class clears under the knots in use: an alert clears when its probability
+ * falls the default rules' hysteresis under the alarm level (alarmStep), 5 decimals.
+ */
+export function clearingRaw(type: ClassificationType, settings: ScorerSettings = SCORER): number {
+  const level = alarmLevel(type, settings)
+  return Math.round(uncalibrate(settings.calibration?.[type], level - DEFAULT_THRESHOLDS.probabilityHysteresis) * 1e5) / 1e5
+}
+
+/**
+ * Fitted knots with the alarm and its clearing where the knots in use have them: a knot at the threshold (raw 0.5)
+ * holds the new alarm level, one at `clearing` (a raw score) the new level less the hysteresis, and the knots between
+ * that would break the rise are dropped. Without it a refit would end alarm runs at other hours (the alert clears at a
+ * probability, not at a raw score), and re-raise them after the cooldown at others: the alarms would move.
+ */
+export function keepClearing(
+  knots: Calibration,
+  clearing: number,
+  hysteresis: number = DEFAULT_THRESHOLDS.probabilityHysteresis,
+): [number, number][] {
+  const level = roundProbability(calibrate(knots, RAW_ALARM))
+  const cleared = roundProbability(level - hysteresis)
+  return [
+    ...knots.filter(([raw, p]) => raw < clearing && p < cleared),
+    [clearing, cleared],
+    ...knots.filter(([raw, p]) => raw > clearing && raw < RAW_ALARM && p > cleared && p < level),
+    [RAW_ALARM, level],
+    ...knots.filter(([raw, p]) => raw > RAW_ALARM && p > level),
+  ].map(([raw, p]) => [raw, p])
 }
