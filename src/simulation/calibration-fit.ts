@@ -38,9 +38,9 @@ export interface CalibrationCondition {
 
 /**
  * The tuning family's conditions the calibration is fitted on: farms that differ as farms do (two seeds; every farm
- * profile: the default farrowing unit, late crates, a longer gestation, a rough farm; a sample every 2 minutes and, for
- * three, every minute), each with the farm's records, as the job scores a farm that keeps them. Not the evaluation's
- * seed, so that its tuned-on figures are out of the fit.
+ * profile: the default farrowing unit, late crates, a longer gestation, a rough farm, weaker heats, gilts without
+ * records, weak nest builders; a sample every 2 minutes and, for three, every minute), each with the farm's records, as
+ * the job scores a farm that keeps them. Not the evaluation's seed, so that its tuned-on figures are out of the fit.
  */
 export const CALIBRATION_FIT: {
   family: HerdFamily
@@ -63,6 +63,12 @@ export const CALIBRATION_FIT: {
     { seed: TUNING_SEED, cycleProfile: 'rough', intervalMs: 120_000, withRecords: true },
     { seed: 'dev-1', cycleProfile: 'rough', intervalMs: 120_000, withRecords: true },
     { seed: 'dev-1', cycleProfile: 'rough', intervalMs: 60_000, withRecords: true },
+    { seed: TUNING_SEED, cycleProfile: 'weak-heats', intervalMs: 120_000, withRecords: true },
+    { seed: 'dev-1', cycleProfile: 'weak-heats', intervalMs: 120_000, withRecords: true },
+    { seed: TUNING_SEED, cycleProfile: 'gilts', intervalMs: 120_000, withRecords: true },
+    { seed: 'dev-1', cycleProfile: 'gilts', intervalMs: 120_000, withRecords: true },
+    { seed: TUNING_SEED, cycleProfile: 'weak-nesters', intervalMs: 120_000, withRecords: true },
+    { seed: 'dev-1', cycleProfile: 'weak-nesters', intervalMs: 120_000, withRecords: true },
   ],
 }
 
@@ -107,7 +113,9 @@ export function fitCalibration(fit: typeof CALIBRATION_FIT = CALIBRATION_FIT): C
  */
 export function clearingRaw(type: ClassificationType, settings: ScorerSettings = SCORER): number {
   const level = alarmLevel(type, settings)
-  return Math.round(uncalibrate(settings.calibration?.[type], level - DEFAULT_THRESHOLDS.probabilityHysteresis) * 1e5) / 1e5
+  return (
+    Math.round(uncalibrate(settings.calibration?.[type], level - DEFAULT_THRESHOLDS.probabilityHysteresis) * 1e5) / 1e5
+  )
 }
 
 /**
