@@ -109,7 +109,7 @@ export const jobCommands: Command[] = [
       `                        (${[...new Set(CALIBRATION_FIT.conditions.map((c) => c.seed))].join(', ')}; every farm profile, a sample every 2 minutes and for`,
       '                        three every minute) with their records, each profile counting alike, and print its knots',
       '                        per class; paste them into scorer-settings.rules.ts after a rule changes. Needs no',
-      '                        database; about 10 minutes',
+      '                        database; about 5 minutes',
       "pack                    pack every tag's closed hours of readings now (the service also does this every 10 minutes)",
     ].join('\n'),
     run: async (values, positionals, ctx) => {

@@ -2,20 +2,7 @@
 // farms that differ as farms do, measured on simulated herds whose ground truth is known.
 import { farmAveragedKnots } from './statistics.ts'
 import { HOUR_MS } from '../modules/predictions/hour-summaries.rules.ts'
-import {
-  SCORER,
-  type Calibration,
-  type ClassCalibration,
-  type ScorerSettings,
-} from '../modules/predictions/scorer-settings.rules.ts'
-import {
-  RAW_ALARM,
-  alarmLevel,
-  calibrate,
-  roundProbability,
-  uncalibrate,
-} from '../modules/predictions/calibration.rules.ts'
-import { DEFAULT_THRESHOLDS } from '../modules/events/alert-rules.rules.ts'
+import { SCORER, type ClassCalibration, type ScorerSettings } from '../modules/predictions/scorer-settings.rules.ts'
 import { CLASSIFICATION_TYPES, type ClassificationType } from '../modules/predictions/predictions.rules.ts'
 import type { CycleProfile } from './herd-plan.ts'
 import {
@@ -38,9 +25,9 @@ export interface CalibrationCondition {
 
 /**
  * The tuning family's conditions the calibration is fitted on: farms that differ as farms do (two seeds; every farm
- * profile: the default farrowing unit, late crates, a longer gestation, a rough farm, weaker heats, gilts without
- * records, weak nest builders; a sample every 2 minutes and, for three, every minute), each with the farm's records, as
- * the job scores a farm that keeps them. Not the evaluation's seed, so that its tuned-on figures are out of the fit.
+ * profile: the default farrowing unit, late crates, a longer gestation, a rough farm; a sample every 2 minutes and, for
+ * three, every minute), each with the farm's records, as the job scores a farm that keeps them. Not the evaluation's
+ * seed, so that its tuned-on figures are out of the fit.
  */
 export const CALIBRATION_FIT: {
   family: HerdFamily
@@ -63,12 +50,6 @@ export const CALIBRATION_FIT: {
     { seed: TUNING_SEED, cycleProfile: 'rough', intervalMs: 120_000, withRecords: true },
     { seed: 'dev-1', cycleProfile: 'rough', intervalMs: 120_000, withRecords: true },
     { seed: 'dev-1', cycleProfile: 'rough', intervalMs: 60_000, withRecords: true },
-    { seed: TUNING_SEED, cycleProfile: 'weak-heats', intervalMs: 120_000, withRecords: true },
-    { seed: 'dev-1', cycleProfile: 'weak-heats', intervalMs: 120_000, withRecords: true },
-    { seed: TUNING_SEED, cycleProfile: 'gilts', intervalMs: 120_000, withRecords: true },
-    { seed: 'dev-1', cycleProfile: 'gilts', intervalMs: 120_000, withRecords: true },
-    { seed: TUNING_SEED, cycleProfile: 'weak-nesters', intervalMs: 120_000, withRecords: true },
-    { seed: 'dev-1', cycleProfile: 'weak-nesters', intervalMs: 120_000, withRecords: true },
   ],
 }
 
@@ -102,40 +83,9 @@ export function fitCalibration(fit: typeof CALIBRATION_FIT = CALIBRATION_FIT): C
       pairs[type].push(scoredHours(herd, scores, type, episodes[type], from, to, Infinity).pairs)
   }
   const profiles = fit.conditions.map((condition) => condition.cycleProfile)
-  const fitted = (type: ClassificationType) =>
-    keepClearing(farmAveragedKnots(pairs[type], { kinds: profiles }), clearingRaw(type))
-  return { birth: fitted('birth'), heat: fitted('heat'), lameness: fitted('lameness') }
-}
-
-/**
- * The raw score at which an alarm of the class clears under the knots in use: an alert clears when its probability
- * falls the default rules' hysteresis under the alarm level (alarmStep), 5 decimals.
- */
-export function clearingRaw(type: ClassificationType, settings: ScorerSettings = SCORER): number {
-  const level = alarmLevel(type, settings)
-  return (
-    Math.round(uncalibrate(settings.calibration?.[type], level - DEFAULT_THRESHOLDS.probabilityHysteresis) * 1e5) / 1e5
-  )
-}
-
-/**
- * Fitted knots with the alarm and its clearing where the knots in use have them: a knot at the threshold (raw 0.5)
- * holds the new alarm level, one at `clearing` (a raw score) the new level less the hysteresis, and the knots between
- * that would break the rise are dropped. Without it a refit would end alarm runs at other hours (the alert clears at a
- * probability, not at a raw score), and re-raise them after the cooldown at others: the alarms would move.
- */
-export function keepClearing(
-  knots: Calibration,
-  clearing: number,
-  hysteresis: number = DEFAULT_THRESHOLDS.probabilityHysteresis,
-): [number, number][] {
-  const level = roundProbability(calibrate(knots, RAW_ALARM))
-  const cleared = roundProbability(level - hysteresis)
-  return [
-    ...knots.filter(([raw, p]) => raw < clearing && p < cleared),
-    [clearing, cleared],
-    ...knots.filter(([raw, p]) => raw > clearing && raw < RAW_ALARM && p > cleared && p < level),
-    [RAW_ALARM, level],
-    ...knots.filter(([raw, p]) => raw > RAW_ALARM && p > level),
-  ].map(([raw, p]) => [raw, p])
+  return {
+    birth: farmAveragedKnots(pairs.birth, { kinds: profiles }),
+    heat: farmAveragedKnots(pairs.heat, { kinds: profiles }),
+    lameness: farmAveragedKnots(pairs.lameness, { kinds: profiles }),
+  }
 }

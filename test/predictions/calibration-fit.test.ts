@@ -4,7 +4,6 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { farmAveragedKnots, isotonicKnots } from '../../src/simulation/statistics.ts'
 import { SCORER } from '../../src/modules/predictions/scorer-settings.rules.ts'
-import { clearingRaw, keepClearing } from '../../src/simulation/calibration-fit.ts'
 import {
   RAW_ALARM,
   alarmLevel,
@@ -84,54 +83,5 @@ describe('the global calibration fitted over farms', () => {
     assert.equal(roundProbability(calibrate(flat, 0.4999)), 0.1001)
     assert.equal(calibratedProbability(flat, 0.4999), 0.1)
     assert.equal(calibratedProbability(flat, RAW_ALARM), 0.1001)
-  })
-
-  it('keeps the raw scores at which an alarm is raised and cleared: a knot at the threshold, one where the alert clears', () => {
-    const knots = [
-      [0, 0.01],
-      [0.4, 0.2],
-      [0.45, 0.3],
-      [0.55, 0.5],
-      [0.8, 0.9],
-    ] as const
-    // Level at raw 0.5: 0.4; it clears under 0.35. The knot at 0.45 (0.3) lies under that and before 0.47: kept.
-    assert.deepEqual(keepClearing(knots, 0.47), [
-      [0, 0.01],
-      [0.4, 0.2],
-      [0.45, 0.3],
-      [0.47, 0.35],
-      [0.5, 0.4],
-      [0.55, 0.5],
-      [0.8, 0.9],
-    ])
-    // Clearing at 0.44 (under the old knot at 0.45, whose 0.3 is below 0.35): that knot would break the rise.
-    assert.deepEqual(keepClearing(knots, 0.44), [
-      [0, 0.01],
-      [0.4, 0.2],
-      [0.44, 0.35],
-      [0.5, 0.4],
-      [0.55, 0.5],
-      [0.8, 0.9],
-    ])
-  })
-
-  it("clears every class's alarms where the knots in use clear them", () => {
-    for (const kind of ['birth', 'heat', 'lameness'] as const) {
-      const knots = SCORER.calibration![kind]
-      const clearing = clearingRaw(kind)
-      const cleared = alarmLevel(kind) - 0.05
-      assert.ok(Math.abs(calibrate(knots, clearing) - cleared) < 1e-4, kind)
-      const kept = keepClearing(knots, clearing)
-      assert.equal(roundProbability(calibrate(kept, RAW_ALARM)), alarmLevel(kind))
-      for (let k = 0; k <= 10_000; k++) {
-        const raw = k / 10_000
-        if (Math.abs(raw - clearing) < 1e-4) continue
-        assert.equal(
-          calibratedProbability(kept, raw) < cleared,
-          calibratedProbability(knots, raw) < cleared,
-          `${kind} ${raw}`,
-        )
-      }
-    }
   })
 })

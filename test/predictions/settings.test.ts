@@ -236,7 +236,7 @@ describe('prediction settings', () => {
       assert.equal(res.statusCode, 201, res.body)
       const animalId = Number(res.json().data.ID)
       // 20 days of lameness scores, one a day (global probabilities): the first sow alarmed (0.9, over the level
-      // 0.7207) 10 days running, the second 3 days (a swing, too short to count), the rest 0.1.
+      // 0.6423) 10 days running, the second 3 days (a swing, too short to count), the rest 0.1.
       for (let d = 1; d <= 20; d++) {
         const alarmed = (k === 0 && d <= 10) || (k === 1 && d >= 15 && d <= 17)
         rows.push(row(animalId, NOW - d * DAY - 3 * HOUR, alarmed ? 0.9 : 0.1, 'lameness'))
@@ -261,37 +261,37 @@ describe('prediction settings', () => {
     })
     assert.equal(res.statusCode, 200, res.body)
     const calibration = res.json().data.lameness.calibration
-    // 10 of 120 animal-days in a sustained alarm: logit(10 / 120) - logit(0.0336) = 0.9612, taken 6 / 36 of the way.
+    // 10 of 120 animal-days in a sustained alarm: logit(10 / 120) - logit(0.0282) = 1.1419, taken 6 / 36 of the way.
     assert.deepEqual(calibration.prior, {
-      shift: 0.1602,
+      shift: 0.1903,
       share: 0.0833,
-      knotsShare: 0.0336,
+      knotsShare: 0.0282,
       animals: 6,
       days: 120,
       sustainedDays: 10,
       phaseRecords: 5,
       reason:
-        "8.33 % of the period's animal-days lay in a lameness alarm held 7 days or more (10 of 120), 3.36 % on the farms the global calibration was fitted on: lameness's log-odds raised by 0.1602, 17 % of the way (6 animals)",
+        "8.33 % of the period's animal-days lay in a lameness alarm held 7 days or more (10 of 120), 2.82 % on the farms the global calibration was fitted on: lameness's log-odds raised by 0.1903, 17 % of the way (6 animals)",
     })
     // No lameness treatment recorded: the map is the shift alone; the alarm level is its image, the alarms where they were.
     assert.deepEqual(
       [calibration.inUse, calibration.intercept, calibration.slope, calibration.events, calibration.hours],
-      ['farm', 0.1602, 1, 0, 120],
+      ['farm', 0.1903, 1, 0, 120],
     )
     assert.equal(calibration.globalAlarmLevel, alarmLevel('lameness'))
     assert.equal(
       calibration.alarmLevel,
-      Math.round(recalibrate({ intercept: 0.1602, slope: 1 }, alarmLevel('lameness')) * 10_000) / 10_000,
+      Math.round(recalibrate({ intercept: 0.1903, slope: 1 }, alarmLevel('lameness')) * 10_000) / 10_000,
     )
     assert.equal(
       calibration.reason,
-      "0 lameness events recorded in the period, fewer than 5: the farm's base rate (the global calibration's log-odds +0.1602: prior)",
+      "0 lameness events recorded in the period, fewer than 5: the farm's base rate (the global calibration's log-odds +0.1903: prior)",
     )
     // The job re-maps the farm's lameness hours by it; birth and heat keep the global calibration.
     assert.deepEqual(await farmCalibrationMaps(ctx.app.database.db, owner.uid), {
       birth: { intercept: 0, slope: 1 },
       heat: { intercept: 0, slope: 1 },
-      lameness: { intercept: 0.1602, slope: 1 },
+      lameness: { intercept: 0.1903, slope: 1 },
     })
   })
 

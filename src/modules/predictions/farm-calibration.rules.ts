@@ -35,11 +35,11 @@ export const LAMENESS_PRIOR = {
   /** A day counts when it lies in a run of at least this many consecutive days at the alarm level. */
   sustainedDays: 7,
   /**
-   * The same share on the farms the global calibration was fitted on (cycle family, seeds tuning-1 and dev-1, the seven
-   * profiles of CALIBRATION_FIT, with records, averaged in log-odds with every profile alike, as the fit weighs them):
-   * the base rate the knots assume, in this measure.
+   * The same share on the farms the global calibration was fitted on (cycle family, seeds tuning-1 and dev-1, profiles
+   * default, late-crates, long-gestation and rough, with records, averaged in log-odds with every profile alike, as
+   * the fit weighs them): the base rate the knots assume, in this measure.
    */
-  knotsShare: 0.0336,
+  knotsShare: 0.0282,
   /** Shrinkage toward no shift: taken animals / (animals + shrinkAnimals) of the way. */
   shrinkAnimals: 30,
   /** The shift stays within ± this (log-odds). */
