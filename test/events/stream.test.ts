@@ -235,4 +235,44 @@ describe('event stream', () => {
       client.destroy()
     }
   })
+
+  it('checks access at each heartbeat while a slow reader catches up, not only once it has', async () => {
+    const farm = await eventsFarm(ctx)
+    const user = await userToken(ctx, farm.user.email)
+    await sql`INSERT INTO events (uid, id, event_type, severity, mac, scale, value, t, evidence, episode_key, created_at, note)
+      SELECT ${farm.user.uid}, g, 'temperature-red', 'critical', 'EE:00:00:00:00:01', 'C', 40, 0, '{}', 'k' || g, 0,
+        ${'n'.repeat(2000)}
+      FROM generate_series(1, 5000) g`.execute(ctx.database.db)
+    const url = new URL(`${base}${farm.base}/events/stream`)
+    const client = connect(Number(url.port), url.hostname)
+    client.pause()
+    client.write(
+      `GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${user.accessToken}\r\n` +
+        'Last-Event-ID: 0\r\n\r\n',
+    )
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const logout = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/tokens/logout',
+      headers: bearer(user.accessToken),
+    })
+    assert.equal(logout.statusCode, 200, logout.body)
+    // Past the next heartbeat (each second here), the reader takes the rest.
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    let received = ''
+    client.setEncoding('utf8')
+    // Until the response ends (its last chunk), or the connection closes.
+    const ended = new Promise((resolve) => {
+      client.on('data', (chunk: string) => {
+        received += chunk
+        if (received.endsWith('\r\n0\r\n\r\n')) resolve(undefined)
+      })
+      client.once('close', resolve)
+    })
+    client.resume()
+    await ended
+    client.destroy()
+    const sent = received.match(/^id: /gm)?.length ?? 0
+    assert.ok(sent < 5000, `${sent} of 5,000 events sent after the token was revoked`)
+  })
 })

@@ -239,7 +239,6 @@ async function eventRoutes(app: App) {
             if (!taken && !ended) await drained(res)
             if (ended) break
           }
-          if (rows.length === STREAM_BATCH) continue
           if (Date.now() >= nextHeartbeat) {
             // The route's access check again: a revoked token, a deactivated account or integrator, a removed link
             // or a withdrawn read permission end the stream here.
@@ -248,6 +247,8 @@ async function eventRoutes(app: App) {
             res.write(': keep-alive\n\n')
             nextHeartbeat = Date.now() + heartbeatMs
           }
+          // A reader behind reads on at once; the heartbeat above still checks its access while it catches up.
+          if (rows.length === STREAM_BATCH) continue
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, pollMs)
             wake = () => {
