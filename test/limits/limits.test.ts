@@ -81,6 +81,32 @@ describe('failed logins per account', () => {
       assert.equal((await login(other.email, PASSWORD, '10.2.0.4')).statusCode, 200)
     })
   })
+
+  it("counts a password change's wrong current password as a failed login of the account", async () => {
+    // A token of the account (one leaked for an hour) guessed its password through POST .../password, at the
+    // user quota's 1,000 a day, past the login brake: the password then opened the account for good.
+    await withApp({ LOGIN_FAILURES_MAX: '3' }, async (ctx) => {
+      const user = await createUser(ctx)
+      const { accessToken } = await userToken(ctx, user.email)
+      const change = (currentPassword: string) =>
+        ctx.app.inject({
+          method: 'POST',
+          url: `/api/v1/users/${user.uid}/password`,
+          headers: bearer(accessToken),
+          payload: { currentPassword, newPassword: 'a guessed way in' },
+        })
+      for (let i = 0; i < 3; i++) assert.equal((await change(`wrong guess ${i}`)).statusCode, 403)
+      const refused = await change(PASSWORD)
+      assert.equal(refused.statusCode, 429, refused.body)
+      assert.equal(refused.json().error, 'Too many failed logins for this account: 3 per 15 minutes')
+      const login = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/v1/tokens/login',
+        payload: { email: user.email, password: PASSWORD },
+      })
+      assert.equal(login.statusCode, 429)
+    })
+  })
 })
 
 describe('IP rate limits', () => {

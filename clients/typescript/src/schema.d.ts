@@ -440,7 +440,7 @@ export interface paths {
         put?: never;
         /**
          * Change your password
-         * @description The account's own user token only (integrators and other users get 403). Body `{currentPassword, newPassword}`. A wrong currentPassword gives 403 `Current password is incorrect`; newPassword must differ from it. Every other session of the account is signed out (its refresh tokens and their access tokens revoked); the session of the presented token stays valid.
+         * @description The account's own user token only (integrators and other users get 403). Body `{currentPassword, newPassword}`. A wrong currentPassword gives 403 `Current password is incorrect` and counts as a failed login of the account (429 once the login brake is engaged); newPassword must differ from it. Every other session of the account is signed out (its refresh tokens and their access tokens revoked); the session of the presented token stays valid.
          */
         post: operations["changePassword"];
         delete?: never;

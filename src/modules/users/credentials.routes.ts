@@ -62,7 +62,8 @@ async function credentialRoutes(app: App) {
         summary: 'Change your password',
         description:
           "The account's own user token only (integrators and other users get 403). Body `{currentPassword, " +
-          'newPassword}`. A wrong currentPassword gives 403 `Current password is incorrect`; newPassword must differ from it. ' +
+          'newPassword}`. A wrong currentPassword gives 403 `Current password is incorrect` and counts as a failed login ' +
+          'of the account (429 once the login brake is engaged); newPassword must differ from it. ' +
           'Every other session of the account is signed out (its refresh tokens and their access tokens revoked); the ' +
           'session of the presented token stays valid.',
         params: UserIdParams,
@@ -76,10 +77,16 @@ async function credentialRoutes(app: App) {
       const { currentPassword, newPassword } = req.body
       if (newPassword === currentPassword)
         throw validationFailed([{ field: 'newPassword', message: 'must differ from currentPassword' }])
+      // A guess at the current password is a guess at the login: the same brake per account as POST /tokens/login.
+      await app.loginFailures.assertAllowed(user.email)
       const valid = user.password_hash
         ? await verifyPassword(currentPassword, user.password_hash)
         : await burnPasswordCheck(currentPassword, app.config.passwordScryptLogN)
-      if (!valid) throw forbidden('Current password is incorrect')
+      if (!valid) {
+        if (await app.loginFailures.recordFailure(req, user.email))
+          req.log.warn({ account: user.uid }, 'login brake engaged: too many wrong current passwords for this account')
+        throw forbidden('Current password is incorrect')
+      }
       const passwordHash = await hashPassword(newPassword, app.config.passwordScryptLogN)
       if (!(await changePassword(db, user.uid, passwordHash, app.clock(), token.jti))) throw notFound('User')
       return okMessage('Password changed; your other sessions were signed out')
