@@ -3,15 +3,14 @@
 // and a sow whose past was not entered read from her data.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { newTagDayBefore, newTagDayBlock } from '../../src/modules/predictions/baselines.rules.ts'
+import { newTagDayBlock } from '../../src/modules/predictions/baselines.rules.ts'
 import {
   crateEntryIndex,
   movementUsual,
   unrecordedCrateMoves,
 } from '../../src/modules/predictions/reproduction.rules.ts'
 import { pregnancyUnrecorded } from '../../src/modules/predictions/birth.rules.ts'
-import { SCORER } from '../../src/modules/predictions/scorer-settings.rules.ts'
-import { DAY, T0, series, steady } from './scorer-fixtures.ts'
+import { DAY, T0 } from './scorer-fixtures.ts'
 
 /** Day blocks (the 24 h ending at each index) of a tag put on at hour 0: 0.4 node changes a detection, 0.1 from `move`. */
 const blocks = (move: number, length = 20 * 24): (number | undefined)[] =>
@@ -65,31 +64,5 @@ describe('a sow whose records say nothing of a pregnancy (pregnancyUnrecorded)',
     assert.equal(pregnancyUnrecorded({ services: [t + DAY], weanings: [], births: [] }, t), true, 'a later service')
     assert.equal(pregnancyUnrecorded({ services: [t - 90 * DAY], weanings: [], births: [] }, t), false)
     assert.equal(pregnancyUnrecorded({ services: [], weanings: [], births: [t] }, t), false)
-  })
-})
-
-describe("a new tag's usual for the short CUSUM before days 2-4 back exist (newTagDayBefore)", () => {
-  const hours = series(6, steady)
-  const recent = { ...SCORER, baseline: { ...SCORER.baseline, toDay: 4, minHours: 3 } }
-  const recent2 = { ...recent, baseline: { ...recent.baseline, minHours: 2 } }
-  it('is the median of the same hours (±1) a day before and earlier, from her first hour on, at least minHours', () => {
-    assert.equal(newTagDayBefore(hours, 24 + 10, 0, recent), 0.12, 'day 1 back: hours 9-11, the day')
-    assert.equal(newTagDayBefore(hours, 24 + 10, 10, recent), undefined, 'hour 9 is before her first: two hours only')
-    assert.equal(newTagDayBefore(hours, 24 + 10, 10, recent2), 0.12)
-    assert.equal(newTagDayBefore(hours, 20, 0, recent), undefined, 'no day before her first hour')
-    assert.equal(newTagDayBefore(hours, 24 + 10, undefined, recent), undefined, 'not a new tag')
-  })
-
-  it('is no lower than her median hour from her first to 12 h before', () => {
-    assert.equal(newTagDayBefore(hours, 24 + 2, 0, recent), 0.12, 'a night a day before (0.04): hours 0-14, most 0.12')
-    const still = series(3, (i) => (i % 24 < 6 ? 0 : 0.1))
-    assert.equal(newTagDayBefore(still, 24 + 3, 0, recent), 0.1, 'three still hours a day before')
-    const nesting = series(3, (i) => (i < 30 ? 0.04 : 0.3))
-    assert.equal(newTagDayBefore(nesting, 24 + 16, 0, recent), 0.04, 'her rise of the last 12 h is not her level')
-  })
-
-  it('reads days 1 to toDay back, not further', () => {
-    const rising = series(6, (i) => (i < 24 ? 0.3 : 0.05))
-    assert.equal(newTagDayBefore(rising, 5 * 24 + 10, 0, recent), 0.05, 'days 1-4 back: day 5 back (0.3) left out')
   })
 })

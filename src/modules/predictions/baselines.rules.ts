@@ -153,34 +153,3 @@ export function newTagUsual(
   const floor = settings.activityFloor
   return { usual: Math.max(0, (group + floor) * ((own + n * floor) / (theirs + n * floor)) - floor), days: newTag.days }
 }
-
-/** Her own level under newTagDayBefore's usual: her hours with data from her first to gapHours before, at least `hours`. */
-export const NEW_TAG_OWN_LEVEL = { hours: 12, gapHours: 12 } as const
-
-/**
- * A new tag's usual for birth's short CUSUM at hour j where days 2-4 back do not exist yet (a tag a day or two old):
- * the median of the same hours (±1) on days 1 to baseline.toDay back that lie at or after her first hour with data
- * `first`, at least baseline.minHours of them, and no lower than her median hour since the tag went on (NEW_TAG_OWN_LEVEL: a still
- * hour or three a day before are no usual; the last hours, where nest building lies, left out). Nest building begins
- * 14-17 h before farrowing, so the same hours a day before mostly precede it. Undefined without enough of them.
- */
-export function newTagDayBefore(
-  hours: readonly HourSummary[],
-  j: number,
-  first: number | undefined,
-  settings: ScorerSettings = SCORER,
-): number | undefined {
-  if (first === undefined) return undefined
-  const values: number[] = []
-  for (let day = 1; day <= settings.baseline.toDay; day++)
-    for (let shift = -1; shift <= 1; shift++) {
-      const b = j - day * DAY_HOURS + shift
-      const h = hours[b]
-      if (b >= first && hasData(h)) values.push(h.activity)
-    }
-  if (values.length < settings.baseline.minHours) return undefined
-  const own: number[] = []
-  for (let b = first; b <= j - NEW_TAG_OWN_LEVEL.gapHours; b++) if (hasData(hours[b])) own.push(hours[b]!.activity)
-  const level = own.length >= NEW_TAG_OWN_LEVEL.hours ? median(own)! : 0
-  return Math.max(median(values)!, level)
-}

@@ -138,11 +138,7 @@ export function birthSummary(settings: ScorerSettings): string {
       : '') +
     (birth.newTag && birth.unrecorded
       ? `(and on a farm that records services, in the ${birth.newTag.tagDays} days after a tag is first heard, her move into the crate read against her days since then ` +
-        `until her usual days exist, ` +
-        (birth.newTag.dayBefore
-          ? 'the short CUSUM against the same hours a day before (no lower than her median hour since) until days 2-4 back exist, '
-          : '') +
-        `and a sow with no service or farrowing recorded (her past not entered) read from her data as above) `
+        `until her usual days exist, and a sow with no service or farrowing recorded (her past not entered) read from her data as above) `
       : '') +
     '(nest building lasts 14-17 h and peaks about 9 h before farrowing; Cornou 2012: CUSUM sensitivity 100 %, specificity 95-100 %; ' +
     'Oczak 2020: ear-tag alarms a median 8 h 51 min before onset). '

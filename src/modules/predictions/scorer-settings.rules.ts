@@ -114,11 +114,9 @@ export interface ScorerSettings {
      * records' due days and on a farm that records nothing, against her day blocks since the tag went on until the
      * blocks 2-8 days back exist (movementUsual), and (unrecordedSows) on a farm that keeps records, a sow with no
      * service and no farrowing recorded at the hour (her past not entered) is scored by what her data say, as on a
-     * farm that records nothing (`unrecorded`); (dayBefore) on a farm that keeps records, while a recorded service
-     * makes her due and neither her crate days nor days 2-4 back exist yet (a tag a day or two old), the short
-     * CUSUM's usual is the same hours a day before (newTagDayBefore). Null: none of these.
+     * farm that records nothing (`unrecorded`). Null: neither.
      */
-    newTag: { tagDays: number; moves: boolean; unrecordedSows: boolean; dayBefore: boolean } | null
+    newTag: { tagDays: number; moves: boolean; unrecordedSows: boolean } | null
   }
   /** The group's level is this quantile of its animals' (not the median), so that a share of a group can share an event. */
   groupQuantile: number
@@ -279,7 +277,7 @@ export const SCORER: ScorerSettings = {
       unseenFactor: 1.5,
       lactationDrop: 0.5,
     },
-    newTag: { tagDays: 24, moves: true, unrecordedSows: true, dayBefore: true },
+    newTag: { tagDays: 24, moves: true, unrecordedSows: true },
   },
   groupQuantile: 0.4,
   heat: {

@@ -31,7 +31,7 @@ import {
   type ScorerSettings,
 } from './scorer-settings.rules.ts'
 import { alarmLevel, calibratedProbability, probabilityOf } from './calibration.rules.ts'
-import { expectedActivity, firstDataIndex, median, newTagDayBefore, newTagUsual } from './baselines.rules.ts'
+import { expectedActivity, firstDataIndex, median, newTagUsual } from './baselines.rules.ts'
 import {
   CRATE_WINDOW_DAYS,
   crateEntryIndex,
@@ -465,9 +465,7 @@ export function scoreHerd<K>(
   }
   const shortRatio = (k: number, j: number) => {
     const h = herd[k]!.hours[j]
-    const own = herd[k]!.hours
-    const usual = hasData(h) ? (crateExpected(k, j) ?? expectedActivity(own, j, recentBaseline)) : undefined
-    const e = usual ?? (hasData(h) ? newTagDayBefore(own, j, readers.dayBeforeFirst[k], recentBaseline) : undefined)
+    const e = hasData(h) ? (crateExpected(k, j) ?? expectedActivity(herd[k]!.hours, j, recentBaseline)) : undefined
     if (e === undefined) return undefined
     let factor = groupFactor[k]![j]!
     if (factor > 1) {

@@ -168,8 +168,7 @@ export function unrecordedCycle(
  * first weeks (SCORER.birth.newTag: a tag first heard, `firstData`, within tagDays before `from`, the first hour
  * scored), on a farm that keeps records, a new tag's sow while her records hold no service or farrowing (`reads`; her
  * past not entered). `moveFirst`: on a farm that keeps records, each new tag's first hour, for reading her move into
- * the crate before her usual days exist (movementUsual); `dayBeforeFirst`: the same where birth.newTag.dayBefore
- * holds, for the short CUSUM's usual before days 2-4 back exist (newTagDayBefore); `rule`: SCORER.birth.unrecorded where any sow is read so, else null.
+ * the crate before her usual days exist (movementUsual); `rule`: SCORER.birth.unrecorded where any sow is read so, else null.
  */
 export function birthDataReaders(
   herd: readonly { records: AnimalRecords }[],
@@ -187,7 +186,6 @@ export function birthDataReaders(
     // Only where the farm keeps records: recording nothing, a move read on a new tag's few days raised birth's false
     // alarms more than it caught (coldbirth, coldbirth2).
     moveFirst: newTag.map((f) => (rule?.moves && farmKeepsRecords ? f : undefined)),
-    dayBeforeFirst: newTag.map((f) => (rule?.dayBefore && farmKeepsRecords ? f : undefined)),
     rule: sows.some(Boolean) ? settings.birth.unrecorded : null,
     sows,
     reads: (k: number, t: number) => !farmKeepsRecords || (sows[k]! && pregnancyUnrecorded(herd[k]!.records, t)),
