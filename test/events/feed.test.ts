@@ -48,6 +48,21 @@ describe('temperature band events at ingestion', () => {
     assert.ok(Number(yellow!.ID) < Number(red!.ID) && Number(red!.ID) < Number(normal!.ID))
   })
 
+  it('raises nothing for history (readings over a day old when they arrive), and a live reading still raises its own', async () => {
+    const farm = await eventsFarm(ctx)
+    const sow = await farm.animal(38.0)
+    const threeDaysAgo = Date.now() - 3 * 24 * 60 * MINUTE
+    await farm.readings(sow.MAC, [39.2, 39.3], threeDaysAgo)
+    assert.equal((await farm.list('?after=0')).data.length, 0, 'a fever three days back: no event now')
+    const start = Date.now() - 10 * MINUTE
+    await farm.readings(sow.MAC, [39.2], start)
+    const { data } = await farm.list('?after=0')
+    assert.deepEqual(
+      data.map((e) => [e.EventType, e.t]),
+      [['temperature-red', start]],
+    )
+  })
+
   it('derives nothing for an animal without a reference temperature, nor for a re-sent batch', async () => {
     const farm = await eventsFarm(ctx)
     const gilt = await farm.animal(null)

@@ -7,6 +7,7 @@ import {
   bandOf,
   dueEventDay,
   dueEventOpensOn,
+  isLiveReading,
   isSilent,
   nextBand,
 } from '../../src/modules/events/events.rules.ts'
@@ -89,6 +90,15 @@ describe('silence', () => {
   it('counts a tag silent from N minutes without data', () => {
     assert.equal(isSilent(0, 59 * 60_000, 60), false)
     assert.equal(isSilent(0, 60 * 60_000, 60), true)
+  })
+})
+
+describe('live readings', () => {
+  it('counts a reading live until it arrives 24 hours after it was taken', () => {
+    const hour = 3_600_000
+    assert.equal(isLiveReading(0, 24 * hour), true)
+    assert.equal(isLiveReading(0, 24 * hour + 1), false)
+    assert.equal(isLiveReading(5 * hour, 6 * hour), true, "a gateway's outage of hours stays live")
   })
 })
 

@@ -77,6 +77,18 @@ export function isSilent(lastHeard: number, now: number, minutes: number): boole
   return now - lastHeard >= minutes * 60_000
 }
 
+/**
+ * A reading taken this long before it arrives is history (an import, a gateway's backlog of days): it neither
+ * raises an event nor moves an alert state, so that no one is told now of a fever or a device back online years
+ * ago, and a live reading later still raises its own event. A gateway's outage of hours stays live.
+ */
+export const LIVE_READING_HOURS = 24
+
+/** Whether a reading taken at `t` (ms) and arriving at `now` is live (LIVE_READING_HOURS). */
+export function isLiveReading(t: number, now: number): boolean {
+  return now - t <= LIVE_READING_HOURS * 3_600_000
+}
+
 /** Whole minutes between two instants in ms. */
 export function minutesBetween(from: number, to: number): number {
   return Math.max(0, Math.floor((to - from) / 60_000))

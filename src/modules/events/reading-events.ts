@@ -9,7 +9,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { DB } from '../../db/schema.ts'
 import { withDefaults, type AlertRulesInput } from './alert-rules.rules.ts'
 import { transitionWithEvent, type EventRow } from './events.repository.ts'
-import { minutesBetween, nextBand, type Band } from './events.rules.ts'
+import { isLiveReading, minutesBetween, nextBand, type Band } from './events.rules.ts'
 
 export type ReadingSeries = 'sensordata' | 'locations' | 'devicedata'
 
@@ -121,9 +121,10 @@ async function deriveTagEvents(
   a: TagState,
 ): Promise<EventRow[]> {
   if (a.last_sensor_t === null) return []
+  const lastHeard = Number(a.last_sensor_t)
+  if (!isLiveReading(lastHeard, now)) return []
   const animalId = Number(a.id)
   const subject = `animal:${animalId}`
-  const lastHeard = Number(a.last_sensor_t)
   const rules = withDefaults(a.rules ?? undefined)
   const created: EventRow[] = []
   const base = { uid, mac, animalId, group: a.group_name, createdAt: now }
@@ -189,7 +190,7 @@ async function deriveDeviceEvents(
   if (d.last_seen === null || d.state !== 'offline' || d.since === null) return []
   const lastSeen = Number(d.last_seen) * 1000
   const since = Number(d.since)
-  if (lastSeen <= since) return []
+  if (lastSeen <= since || !isLiveReading(lastSeen, now)) return []
   const subject = `device:${mac}`
   const rules = withDefaults(d.rules ?? undefined)
   const event = await transitionWithEvent(db, rules, { uid, subject, rule: 'offline' }, 'offline', 'online', lastSeen, {
