@@ -286,9 +286,12 @@ export function heatShrunk(ratio: number, days: number, fullBaselineDays: number
   return 1 + (ratio - 1) / Math.sqrt((fill * (1 + 1 / days)) / (1 + 1 / fullBaselineDays))
 }
 
-/** Whether a group shares a heat its records expect: at least half of its animals with data (flags) expect one. */
-export function groupSharesHeat(expected: readonly boolean[]): boolean {
-  return expected.length > 0 && expected.filter(Boolean).length >= expected.length / 2
+/**
+ * Whether a group shares a heat its records expect: at least SCORER.heat.sharedHeatShare of its animals with data
+ * (flags) expect one.
+ */
+export function groupSharesHeat(expected: readonly boolean[], settings: ScorerSettings = SCORER): boolean {
+  return expected.length > 0 && expected.filter(Boolean).length >= expected.length * settings.heat.sharedHeatShare
 }
 
 /**

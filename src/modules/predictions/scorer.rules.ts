@@ -91,7 +91,9 @@ export const SCORER_SUMMARY =
     ? 'a higher bar in the days after an insemination'
     : `no higher a bar in the ${heat.servedHours} h after an insemination than without it (she was served in that heat), a higher one in the days after`) +
   ` and while pregnant or lactating, none in the first ${heat.quietLactationDays} days of lactation (no weaning since, recorded or read from the data) or while a farrowing is due; ` +
-  'a rise most of a group weaned together shares is not corrected away; ' +
+  (heat.sharedHeatShare > 0
+    ? 'a rise most of a group weaned together shares is not corrected away; '
+    : 'a sow her records expect on heat (3-8 days after a weaning) has no rise of her group corrected away (her batch-mates come on heat with her); ') +
   (SCORER.newTag === null
     ? ''
     : `in a new tag's first ${baseline.fromDay + 1} days, before its own baseline days exist, its usual is its group's median activity at the same hour times its own level against the group over its hours at least a day earlier, a rise shrunk as against one baseline day; `) +
@@ -327,7 +329,8 @@ export function scoreHerd<K>(
     const factor = dayFactor[k]![i] ?? 1
     if (factor <= 1 || !expectedOnHeat[k]![i]) return factor
     const mates = members.get(herd[k]!.group ?? '')!.filter((m) => hasData(herd[m]!.hours[i]))
-    return groupSharesHeat(mates.map((m) => expectedOnHeat[m]![i]!)) ? 1 : factor
+    const shared = mates.map((m) => expectedOnHeat[m]![i]!)
+    return groupSharesHeat(shared, settings) ? 1 : factor
   }
 
   // Where the records say nothing of an animal's cycle on a farm that keeps them (a gilt not yet served: the farm
