@@ -13,7 +13,6 @@ import {
   heatShortFactor,
   heatRatio,
   heatShrunk,
-  groupSharesHeat,
   heatBaselineStart,
   weaningUnsettled,
   cycleUnrecorded,
@@ -99,16 +98,6 @@ describe('heat: the rise of activity', () => {
     assert.ok(Math.abs(heatShrunk(1.3, 1, 7) - (1 + 0.3 / Math.sqrt(2 / (8 / 7)))) < 1e-12)
     assert.ok(Math.abs(heatShrunk(1.3, 7, 7, 2) - (1 + 0.3 / Math.SQRT2)) < 1e-12)
     assert.ok(Math.abs(heatShrunk(0.8, 7, 7, 2) - (1 - 0.2 / Math.SQRT2)) < 1e-12, 'a fall shrunk alike')
-  })
-
-  it('says a group shares a heat when at least sharedHeatShare of its animals with data expect one', () => {
-    const half = { ...SCORER, heat: { ...SCORER.heat, sharedHeatShare: 0.5 } }
-    assert.equal(groupSharesHeat([true, true, false, false], half), true)
-    assert.equal(groupSharesHeat([true, false, false], half), false)
-    assert.equal(groupSharesHeat([], half), false)
-    const always = { ...SCORER, heat: { ...SCORER.heat, sharedHeatShare: 0 } }
-    assert.equal(groupSharesHeat([true, false, false, false, false], always), true, 'her own expectation suffices')
-    assert.equal(groupSharesHeat([], always), false, 'no animal with data')
   })
 })
 

@@ -295,6 +295,19 @@ describe('the herd scorer', () => {
     )
   })
 
+  it("keeps the heat of a sow her records expect on heat when her pen rises with her, though no pen-mate's records expect one", () => {
+    const weaned = T0 + (days - 5) * DAY
+    // The pen stirs with her: all 1.3x for the last day (her batch-mates' heats, unrecorded here).
+    const herd = herdOf((_, i) => steady(i) * (i > last - 24 ? 1.3 : 1))
+    herd[0]!.records = { services: [], weanings: [weaned], births: [] }
+    const scores = final(herd)
+    assert.ok(scores[0]!.heat >= level.heat, JSON.stringify(scores[0]))
+    assert.ok(
+      scores.slice(1).every((s) => s.heat < level.heat),
+      'a pen-mate no record expects on heat: the group correction takes the shared rise',
+    )
+  })
+
   it('alarms heat sooner where it is expected: 1.35x for the last 12 hours alarms then (the shorter window), not without the record', () => {
     const weaned = T0 + (days - 5) * DAY
     const herd = herdOf((k, i) => steady(i) * (k === 0 && i > last - 12 ? 1.35 : 1))

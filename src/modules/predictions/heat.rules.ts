@@ -287,14 +287,6 @@ export function heatShrunk(ratio: number, days: number, fullBaselineDays: number
 }
 
 /**
- * Whether a group shares a heat its records expect: at least SCORER.heat.sharedHeatShare of its animals with data
- * (flags) expect one.
- */
-export function groupSharesHeat(expected: readonly boolean[], settings: ScorerSettings = SCORER): boolean {
-  return expected.length > 0 && expected.filter(Boolean).length >= expected.length * settings.heat.sharedHeatShare
-}
-
-/**
  * Whether a weaned sow had not settled in the first hours after her weaning: her activity then (`settling`, a mean
  * per hour) above `settleRise` x her activity since (`settled`). The move out of the crate and the fights of mixing
  * show as such a rise; a calm first day is a usual day like the later ones.

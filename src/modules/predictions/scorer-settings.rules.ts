@@ -145,13 +145,6 @@ export interface ScorerSettings {
      */
     returnShortFactor: number
     /**
-     * When at least this share of a sow's group (its animals with data, her included) is expected on heat with her
-     * (heatExpected: a batch weaned together comes on heat together), the group's rise is that heat: no upward group
-     * correction of her rise then (groupSharesHeat). 0: never for a sow her records expect on heat (her batch-mates
-     * mixed into her pen come on heat within days of her, and the pen stirs with their heats).
-     */
-    sharedHeatShare: number
-    /**
      * No heat alarm in the first quietLactationDays after a recorded farrowing with no weaning since, recorded or read
      * from the data (lactational anoestrus through a conventional lactation: weaning at 21-28 days; later, a weaning
      * neither recorded nor read may have happened).
@@ -296,7 +289,6 @@ export const SCORER: ScorerSettings = {
     shortHours: 12,
     shortFactor: 0.56,
     returnShortFactor: 1.5,
-    sharedHeatShare: 0,
     quietLactationDays: 28,
     weaningRise: 2.5,
     settleHours: 36,

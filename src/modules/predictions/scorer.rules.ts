@@ -53,7 +53,6 @@ import {
 } from './birth.rules.ts'
 import {
   cycleUnrecorded,
-  groupSharesHeat,
   heatBars,
   heatBaselineStart,
   heatExpected,
@@ -91,9 +90,7 @@ export const SCORER_SUMMARY =
     ? 'a higher bar in the days after an insemination'
     : `no higher a bar in the ${heat.servedHours} h after an insemination than without it (she was served in that heat), a higher one in the days after`) +
   ` and while pregnant or lactating, none in the first ${heat.quietLactationDays} days of lactation (no weaning since, recorded or read from the data) or while a farrowing is due; ` +
-  (heat.sharedHeatShare > 0
-    ? 'a rise most of a group weaned together shares is not corrected away; '
-    : 'a sow her records expect on heat (3-8 days after a weaning) has no rise of her group corrected away (her batch-mates come on heat with her); ') +
+  'a sow her records expect on heat (3-8 days after a weaning) has no rise of her group corrected away (her batch-mates come on heat with her); ' +
   (SCORER.newTag === null
     ? ''
     : `in a new tag's first ${baseline.fromDay + 1} days, before its own baseline days exist, its usual is its group's median activity at the same hour times its own level against the group over its hours at least a day earlier, a rise shrunk as against one baseline day; `) +
@@ -316,8 +313,9 @@ export function scoreHerd<K>(
         window.push({ activity: now[j]!, usual: usual[j]!, usualDays: usualDays[j]! })
     return heatRatio(window, hours, fullBaselineDays, settings)
   }
-  // When most of an animal's group is expected on heat with it (a batch weaned together), the group's rise is that
-  // heat: no upward correction then.
+  // A sow her records expect on heat keeps her rise when her group rises: her batch-mates, weaned with her and mixed
+  // into her pen, come on heat within days of her, and the pen stirs with their heats (docs/predictions-tuning.md,
+  // branch heatshare2). Correcting for the group took her own heat away with theirs.
   const expectedOnHeat = herd.map((a, k) => {
     const out = new Array<boolean>(to + 1).fill(false)
     for (let i = from; i <= to; i++) out[i] = heatExpected(cycle[k]!.records, a.hours[i]!.hour + HOUR_MS)
@@ -328,9 +326,7 @@ export function scoreHerd<K>(
   const heatFactor = (k: number, i: number) => {
     const factor = dayFactor[k]![i] ?? 1
     if (factor <= 1 || !expectedOnHeat[k]![i]) return factor
-    const mates = members.get(herd[k]!.group ?? '')!.filter((m) => hasData(herd[m]!.hours[i]))
-    const shared = mates.map((m) => expectedOnHeat[m]![i]!)
-    return groupSharesHeat(shared, settings) ? 1 : factor
+    return members.get(herd[k]!.group ?? '')!.some((m) => hasData(herd[m]!.hours[i])) ? 1 : factor
   }
 
   // Where the records say nothing of an animal's cycle on a farm that keeps them (a gilt not yet served: the farm
