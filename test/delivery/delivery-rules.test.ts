@@ -75,6 +75,13 @@ describe('delivery rules', () => {
       '0:0:0:0:0:ffff:c0a8:101',
       '::7f00:1',
       '0064:ff9b::a00:1',
+      '64:ff9b::10.0.0.1',
+      '64:ff9b::7f00:1',
+      '64:ff9b::8.8.8.8',
+      '64:ff9b:1::1',
+      '64:ff9b:1:abcd::a9fe:a9fe',
+      'fec0::1',
+      'FEFF:1::1',
       'FE80::1%eth0',
       'ff02::1',
       'not an address',
@@ -88,7 +95,15 @@ describe('delivery rules', () => {
     assert.equal(refusedUrl('ftp://fms.example/hook', true), 'must use https')
     assert.equal(refusedUrl('not a url', false), 'must be an absolute URL')
     assert.equal(refusedUrl('https://user:pw@fms.example/', false), 'must not carry credentials')
-    for (const url of ['https://127.0.0.1/', 'https://[::1]/', 'https://169.254.169.254/latest', 'https://localhost/'])
+    for (const url of [
+      'https://127.0.0.1/',
+      'https://[::1]/',
+      'https://169.254.169.254/latest',
+      'https://localhost/',
+      'https://[64:ff9b::192.168.1.1]/',
+      'https://[64:ff9b:1::1]/',
+      'https://[fec0::1]/hook',
+    ])
       assert.match(refusedUrl(url, false) ?? '', /private/, url)
     assert.equal(refusedUrl('http://127.0.0.1:8080/hook', true), undefined)
   })

@@ -31,6 +31,10 @@ describe('webhook targets without the operator opt-in', () => {
       'https://[::ffff:a9fe:a9fe]/latest',
       'https://[0:0:0:0:0:ffff:10.0.0.1]/',
       'https://[::127.0.0.1]/',
+      // NAT64 (the well-known prefix and the local-use one) toward a private IPv4, and the old site-local range.
+      'https://[64:ff9b::192.168.1.1]/hook',
+      'https://[64:ff9b:1::a00:1]/hook',
+      'https://[fec0::1]/hook',
     ]) {
       const res = await strict.app.inject({
         method: 'POST',

@@ -47,8 +47,8 @@ export const DISABLE_AFTER_FAILING_MS = 3 * 24 * 3_600_000
 
 /**
  * Whether an address is one a webhook may reach by default: public unicast only. Loopback, private (RFC 1918,
- * fc00::/7), link-local (169.254/16, fe80::/10, where cloud metadata lives), CGNAT, multicast, unspecified,
- * and IPv4-mapped forms of these are not.
+ * fc00::/7, the old site-local fec0::/10), link-local (169.254/16, fe80::/10, where cloud metadata lives), CGNAT,
+ * multicast, unspecified, NAT64 (64:ff9b::/32) and IPv4-mapped forms of these are not.
  */
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address)
@@ -62,8 +62,11 @@ export function isPublicAddress(address: string): boolean {
   const first = g[0]!
   if ((first & 0xfe00) === 0xfc00) return false // unique local fc00::/7
   if ((first & 0xffc0) === 0xfe80) return false // link-local fe80::/10
+  if ((first & 0xffc0) === 0xfec0) return false // site-local fec0::/10: deprecated, still routed inside some networks
   if ((first & 0xff00) === 0xff00) return false // multicast
-  if ((first === 0x64 && g[1] === 0xff9b) || (first === 0x2001 && g[1] === 0xdb8)) return false // NAT64, documentation
+  // NAT64 (64:ff9b::/96 and the local-use 64:ff9b:1::/48, both inside 64:ff9b::/32): refused whatever IPv4
+  // address they carry, since a translator may reach the farm's own network; and documentation 2001:db8::/32.
+  if ((first === 0x64 && g[1] === 0xff9b) || (first === 0x2001 && g[1] === 0xdb8)) return false
   return true
 }
 
