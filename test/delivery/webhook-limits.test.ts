@@ -2,8 +2,10 @@
 // redelivery of many events queued a chunk at a time as an expensive request, test messages two at a time per
 // integrator. Delivery itself: webhooks.test.ts.
 import assert from 'node:assert/strict'
+import dns from 'node:dns/promises'
 import { createServer } from 'node:http'
-import { after, before, describe, it } from 'node:test'
+import { syncBuiltinESMExports } from 'node:module'
+import { after, before, describe, it, mock } from 'node:test'
 import { sql } from 'kysely'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, integratorToken } from '../support/fixtures.ts'
@@ -44,6 +46,50 @@ describe('webhook targets without the operator opt-in', () => {
       })
       assert.equal(res.statusCode, 400, `${url}: ${res.body}`)
       assert.equal(res.json().details[0].field, 'url')
+    }
+  })
+
+  it('answers a test message to a name that does not resolve as one to a name that resolves only inside', async () => {
+    // Different answers told an integrator which internal DNS names exist. The resolver stands in for a farm's
+    // internal DNS: one name with private addresses only, one that does not exist.
+    const realLookup = dns.lookup
+    mock.method(dns, 'lookup', async (name: string, options: object) => {
+      if (name === 'intranet.example')
+        return [
+          { address: '10.0.0.5', family: 4 },
+          { address: 'fd00::5', family: 6 },
+        ]
+      if (name === 'missing.example')
+        throw Object.assign(new Error('getaddrinfo ENOTFOUND missing.example'), { code: 'ENOTFOUND' })
+      return realLookup(name, options)
+    })
+    syncBuiltinESMExports()
+    try {
+      const user = await createUser(strict)
+      const integrator = await createIntegrator(strict, { linkTo: [user.uid] })
+      const headers = bearer((await integratorToken(strict, integrator.uid)).accessToken)
+      const errors: string[] = []
+      for (const host of ['intranet.example', 'missing.example']) {
+        const created = await strict.app.inject({
+          method: 'POST',
+          url: '/api/v1/webhooks/subscriptions',
+          headers,
+          payload: { url: `https://${host}/hook` },
+        })
+        assert.equal(created.statusCode, 201, created.body)
+        const res = await strict.app.inject({
+          method: 'POST',
+          url: `/api/v1/webhooks/subscriptions/${created.json().data.id}/test`,
+          headers,
+        })
+        assert.equal(res.statusCode, 200, res.body)
+        assert.equal(res.json().data.delivered, false)
+        errors.push(res.json().data.error.replace(host, '<host>'))
+      }
+      assert.deepEqual(errors, ['<host> resolves to no public address', '<host> resolves to no public address'])
+    } finally {
+      mock.restoreAll()
+      syncBuiltinESMExports()
     }
   })
 })

@@ -41,9 +41,18 @@ export function refusedUrl(raw: string, allowInsecure: boolean): string | undefi
 }
 
 async function resolveChecked(hostname: string, allowInsecure: boolean): Promise<{ address: string; family: number }> {
-  const addresses = await lookup(hostname.replace(/^\[|\]$/g, ''), { all: true, verbatim: true })
+  const refused = new RefusedTarget(`${hostname} resolves to no public address`)
+  let addresses: { address: string; family: number }[]
+  try {
+    addresses = await lookup(hostname.replace(/^\[|\]$/g, ''), { all: true, verbatim: true })
+  } catch (err) {
+    // Guarded, a name that does not resolve gets the same answer as one that resolves only inside: otherwise the
+    // answer tells an integrator which internal names exist.
+    if (allowInsecure) throw err
+    throw refused
+  }
   const usable = allowInsecure ? addresses : addresses.filter((a) => isPublicAddress(a.address))
-  if (usable.length === 0) throw new RefusedTarget(`${hostname} resolves to no public address`)
+  if (usable.length === 0) throw refused
   return usable[0]!
 }
 
