@@ -54,6 +54,15 @@ describe('cycle state', () => {
       weaningId: undefined,
     })
     assert.equal(at([], TODAY, TODAY - 40).days, 40)
+    assert.equal(at([], TODAY, TODAY).days, 0)
+  })
+
+  it('has no since nor days for a gilt on a day before she was registered (she was not in the herd)', () => {
+    const before = at([], TODAY - 1, TODAY)
+    assert.deepEqual([before.state, before.since, before.days], ['gilt', undefined, undefined])
+    // A sow registered with her history: the records before her registration still give her state.
+    const bought = at([{ kind: 'service', day: TODAY - 30 }], TODAY - 10, TODAY)
+    assert.deepEqual([bought.state, bought.since, bought.days], ['served', TODAY - 30, 20])
   })
 
   it('is served from the first service of a heat; services up to 4 days later repeat it', () => {

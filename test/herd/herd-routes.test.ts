@@ -76,6 +76,14 @@ describe('cycle', () => {
     assert.deepEqual([b.state, b.since, b.days, b.lastService, b.parity], ['pregnant', dateAt(-40), 40, dateAt(-68), 0])
   })
 
+  it('gives a gilt no since nor days on a day before she was registered', async () => {
+    // Every fixture animal is registered on TODAY; F has no records.
+    const f = (await call(`/animals/${macs.F}/cycle?date=${dateAt(0)}`)).json().data
+    assert.deepEqual([f.state, f.since, f.days, f.date], ['gilt', null, null, dateAt(0)])
+    const registered = (await call(`/animals/${macs.F}/cycle`)).json().data
+    assert.deepEqual([registered.since, registered.days], [TODAY, 0])
+  })
+
   it('answers state null for a male, and 404 for an animal the user does not have', async () => {
     const male = (await call(`/animals/${MALE}/cycle`)).json().data
     assert.deepEqual([male.state, male.days, male.parity], [null, null, 0])

@@ -37398,7 +37398,7 @@ export interface operations {
                             MAC: string;
                             /** @description The female's state on `date`; null for a male (no cycle) */
                             state: ("gilt" | "served" | "pregnant" | "open" | "due-to-farrow" | "lactating" | "weaned" | "culled") | null;
-                            /** @description null for a gilt registered with no date, and for males */
+                            /** @description null for a gilt on a date before she was registered (not in the herd yet), and for males */
                             since: string | null;
                             /** @description null when since is */
                             days: number | null;

@@ -112,7 +112,7 @@ export function sortEvents(events: readonly CycleEvent[]): CycleEvent[] {
 
 export interface CycleState {
   state: CycleStateName
-  /** The day the state began; for a gilt, the day she was registered (undefined when unknown). */
+  /** The day the state began; for a gilt, the day she was registered (undefined when unknown or after today). */
   since: Day | undefined
   /** Days in the state: today - since. */
   days: number | undefined
@@ -142,7 +142,8 @@ export function cycleState(
   settings: CycleSettings = CYCLE,
 ): CycleState {
   let state = 'gilt' as CycleStateName // widened: enter() changes it inside the loop
-  let since: Day | undefined = registered
+  // Before she was registered she was not in the herd: no day her state began, no days in it.
+  let since: Day | undefined = registered !== undefined && registered <= today ? registered : undefined
   let service: Day | undefined
   let serviceId: number | undefined
   let weaningId: number | undefined

@@ -29,7 +29,7 @@ export const Cycle = Type.Object(
     state: Nullable(CycleStateName, "The female's state on `date`; null for a male (no cycle)"),
     since: Nullable(
       DateString('The day the state began', '2026-10-29'),
-      'null for a gilt registered with no date, and for males',
+      'null for a gilt on a date before she was registered (not in the herd yet), and for males',
     ),
     days: Nullable(Days('Days in the state: date - since', 4), 'null when since is'),
     lastService: Nullable(
