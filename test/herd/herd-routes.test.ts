@@ -84,6 +84,35 @@ describe('cycle', () => {
     assert.deepEqual([registered.since, registered.days], [TODAY, 0])
   })
 
+  it("counts a gilt's days from her registration, not from her tag's latest reading", async () => {
+    // The animal's `t` is her tag's latest reading (the registration only until the first): a backlog of readings
+    // from day 50 made her a gilt since day 50.
+    const farm = await createUser(ctx)
+    const as = bearer((await userToken(ctx, farm.email)).accessToken)
+    const base = `/api/v1/users/${farm.uid}/animals`
+    const mac = 'AA:BB:CC:00:55:01'
+    const created = await ctx.app.inject({
+      method: 'POST',
+      url: base,
+      headers: as,
+      payload: { MAC: mac, Sex: 'female' },
+    })
+    assert.equal(created.statusCode, 201, created.body)
+    const integrator = await createIntegrator(ctx, { canWrite: true, linkTo: [farm.uid] })
+    const tag = bearer((await integratorToken(ctx, integrator.uid)).accessToken)
+    const t = Date.parse(`${dateAt(50)}T12:00:00Z`)
+    const readings = [{ t, c: 38.5, x: 0, y: 0, z: 1 }]
+    const sent = await ctx.app.inject({
+      method: 'POST',
+      url: `${base}/${mac}/sensordata`,
+      headers: tag,
+      payload: { readings },
+    })
+    assert.equal(sent.statusCode, 200, sent.body)
+    const cycle = (await ctx.app.inject({ method: 'GET', url: `${base}/${mac}/cycle`, headers: as })).json().data
+    assert.deepEqual([cycle.state, cycle.since, cycle.days], ['gilt', TODAY, 0])
+  })
+
   it('answers state null for a male, and 404 for an animal the user does not have', async () => {
     const male = (await call(`/animals/${MALE}/cycle`)).json().data
     assert.deepEqual([male.state, male.days, male.parity], [null, null, 0])

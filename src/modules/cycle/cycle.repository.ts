@@ -87,7 +87,7 @@ interface EventRow {
 export async function femalesWithEvents(db: Kysely<DB>, uid: string, criteria: FemaleCriteria = {}): Promise<Female[]> {
   let query = db
     .selectFrom('animals')
-    .select(['id', 'mac', 'group_name', 't'])
+    .select(['id', 'mac', 'group_name'])
     .where('uid', '=', uid)
     .where('sex', '=', 'female')
   if (criteria.animalId !== undefined) query = query.where('id', '=', criteria.animalId)
@@ -99,7 +99,8 @@ export async function femalesWithEvents(db: Kysely<DB>, uid: string, criteria: F
       id: Number(a.id),
       mac: a.mac,
       group: a.group_name,
-      registered: dayOfInstant(Number(a.t)),
+      // The id is the creation time (a time id); `t` is the tag's latest reading once it has sent one.
+      registered: dayOfInstant(Number(a.id)),
       events: [],
     })
   if (byId.size === 0) return []
