@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { cycleState, dateOf, dayOf, dueEntries, type CycleEvent } from '../../src/modules/cycle/cycle.rules.ts'
-import { femaleDays, herdKpis, matingsOf } from '../../src/modules/herd/kpi.rules.ts'
+import { femaleDays, herdKpis, inHerdDuring, matingsOf } from '../../src/modules/herd/kpi.rules.ts'
 import {
   DAY0,
   FIXTURE_DUE,
@@ -20,7 +20,12 @@ const period = { from: dayOf(PERIOD.from)!, to: dayOf(PERIOD.to)! }
 
 describe('the fixture herd', () => {
   it('has every KPI as computed by hand', () => {
-    const report = herdKpis(Object.values(FIXTURE_HERD).map(cycleEventsOf), period)
+    // Registered on TODAY, as through HTTP (herd-routes.test.ts).
+    const registered = dayOf(TODAY)!
+    const report = herdKpis(
+      Object.values(FIXTURE_HERD).map((events) => ({ events: cycleEventsOf(events), registered })),
+      period,
+    )
     const { farrowingRate, ...rest } = report
     assert.deepEqual(
       {
@@ -88,6 +93,25 @@ describe('matings', () => {
     ]
     assert.deepEqual(femaleDays(events, { from: day(0), to: day(89) }), { mated: 10, productive: 0 })
     assert.deepEqual(femaleDays([], { from: day(0), to: day(89) }), { mated: 0, productive: 0 })
+  })
+
+  it('counts the females in the herd during the period: there by its last day, not culled before its first', () => {
+    const p = { from: day(0), to: day(89) }
+    const gilt = (registered: number) => ({ events: [], registered })
+    assert.equal(inHerdDuring(gilt(day(89)), p), true)
+    assert.equal(inHerdDuring(gilt(day(90)), p), false)
+    assert.equal(inHerdDuring(gilt(day(-400)), p), true)
+    const culled = (cull: number) => ({ events: [{ kind: 'cull' as const, day: day(cull) }], registered: day(-400) })
+    assert.equal(inHerdDuring(culled(-1), p), false)
+    assert.equal(inHerdDuring(culled(0), p), true)
+    // Registered after the period with her history: her records say she was there.
+    const bought = {
+      events: [{ kind: 'farrowing' as const, day: day(50), bornAlive: 11, stillborn: 1 }],
+      registered: day(200),
+    }
+    assert.equal(inHerdDuring(bought, p), true)
+    assert.equal(inHerdDuring(bought, { from: day(0), to: day(49) }), false)
+    assert.equal(herdKpis([gilt(day(10)), gilt(day(90)), culled(-1), culled(40), bought], p).females, 3)
   })
 
   it('gives no figure (null) where nothing was counted', () => {

@@ -211,6 +211,15 @@ describe('kpis', () => {
     assert.deepEqual([empty.females, empty.farrowingRate.value, empty.nonProductiveDays.value], [0, null, null])
   })
 
+  it('counts the females in the herd during the period: not those culled before it, nor those come after it', async () => {
+    // D was culled on day 40.
+    const afterTheCull = (await call(`/kpis?from=${dateAt(41)}&to=${PERIOD.to}`)).json().data
+    assert.equal(afterTheCull.females, 6)
+    // All were registered on TODAY; A, B, D and E have records before day 0, C from day 10, G from day 50, F none.
+    const before = (await call(`/kpis?from=${dateAt(-90)}&to=${dateAt(-1)}`)).json().data
+    assert.equal(before.females, 4)
+  })
+
   it('refuses a period that is reversed, too long or not made of real dates', async () => {
     assertInvalid(await call('/kpis?from=2026-03-02&to=2026-03-01'), ['query:from'])
     assertInvalid(await call('/kpis?from=2010-01-01&to=2026-03-01'), ['query:from'])

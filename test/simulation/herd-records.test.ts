@@ -116,7 +116,9 @@ describe('simulated farm records', () => {
     )
     for (const state of ['served', 'pregnant', 'lactating', 'culled'])
       assert.ok(states.has(state as never), [...states].join())
-    const females = herd.filter((a) => a.Sex === 'female').map((a) => eventsOf(records[a.index]!))
+    const females = herd
+      .filter((a) => a.Sex === 'female')
+      .map((a) => ({ events: eventsOf(records[a.index]!), registered: today }))
     const kpis = herdKpis(females, { from: today - 364, to: today })
     assert.ok(kpis.farrowingRate.value! >= 70 && kpis.farrowingRate.value! <= 100, JSON.stringify(kpis.farrowingRate))
     assert.ok(kpis.bornAlivePerLitter.value! > 12 && kpis.bornAlivePerLitter.value! < 16)

@@ -38030,7 +38030,7 @@ export interface operations {
                             group: string | null;
                             /**
                              * Format: int64
-                             * @description Females counted (of the group)
+                             * @description Females (of the group) in the herd during the period: registered, or with a record, on or before `to`, and not culled before `from`
                              * @example 412
                              */
                             females: number;

@@ -215,10 +215,7 @@ async function herdRoutes(app: App) {
         group: req.query.group,
         ...kpiBound(from, to, KPI.farrowingRateLagDays),
       })
-      const report = herdKpis(
-        females.map((f) => f.events),
-        { from, to },
-      )
+      const report = herdKpis(females, { from, to })
       const { farrowingRate } = report
       return ok({
         from: dateOf(from),

@@ -105,7 +105,11 @@ export const Kpis = Type.Object(
     from: DateString('First day of the period', '2026-01-01'),
     to: DateString('Last day of the period (inclusive)', '2026-12-31'),
     group: Nullable(Type.String({ maxLength: 200, examples: ['Sows A'] }), 'The group asked for; null: the whole herd'),
-    females: N('Females counted (of the group)', 412),
+    females: N(
+      'Females (of the group) in the herd during the period: registered, or with a record, on or before `to`, and ' +
+        'not culled before `from`',
+      412,
+    ),
     matedFemaleDays: N(
       'Days in the period that each female was a mated female (from her first service; where her first record is a ' +
         'farrowing, from 115 days before it; where a weaning, from it; until a cull), summed',

@@ -124,12 +124,24 @@ export interface KpiReport {
   preWeaningMortality: { value: number | null; died: number; nursed: number; litters: number }
 }
 
-/** The KPIs of a herd (each female's events) over the period. */
-export function herdKpis(
-  females: readonly (readonly CycleEvent[])[],
-  p: Period,
-  settings: KpiSettings = KPI,
-): KpiReport {
+/** A female as the KPIs read her: her records, and the day she was registered. */
+export interface KpiFemale {
+  events: readonly CycleEvent[]
+  registered: Day
+}
+
+/**
+ * Whether a female was in the herd during the period: there by its last day (registered then, or a record of hers
+ * dated then: a sow registered with her history), and not culled before its first day.
+ */
+export function inHerdDuring(female: KpiFemale, p: Period): boolean {
+  const arrived = Math.min(female.registered, ...female.events.map((e) => e.day))
+  const culled = Math.min(...female.events.filter((e) => e.kind === 'cull').map((e) => e.day))
+  return arrived <= p.to && culled >= p.from
+}
+
+/** The KPIs of a herd (each female's events and registration) over the period. */
+export function herdKpis(females: readonly KpiFemale[], p: Period, settings: KpiSettings = KPI): KpiReport {
   const cohort: Period = { from: p.from - settings.farrowingRateLagDays, to: p.to - settings.farrowingRateLagDays }
   let matedFemaleDays = 0
   let productiveDays = 0
@@ -147,8 +159,10 @@ export function herdKpis(
   let mortalityLitters = 0
   let nursed = 0
   let died = 0
-  for (const events of females) {
-    const sorted = sortEvents(events)
+  let inHerd = 0
+  for (const female of females) {
+    if (inHerdDuring(female, p)) inHerd++
+    const sorted = sortEvents(female.events)
     const days = femaleDays(sorted, p, settings)
     matedFemaleDays += days.mated
     productiveDays += days.productive
@@ -193,7 +207,7 @@ export function herdKpis(
   const returns = regularReturns + irregularReturns
   const nonProductive = matedFemaleDays - productiveDays
   return {
-    females: females.length,
+    females: inHerd,
     matedFemaleDays,
     farrowingRate: {
       value: ratio(cohortFarrowed, cohortMatings, 100),
