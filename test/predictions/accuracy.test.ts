@@ -110,6 +110,13 @@ describe('prediction accuracy', () => {
     assert.deepEqual([early.birth.alarms, early.birth.events, early.heat.alarms], [1, 1, 0])
     const byDefault = (await get('')).json().data
     assert.deepEqual([byDefault.from, byDefault.to], ['2026-03-01T10:00:00.000Z', '2026-03-31T10:00:00.000Z'])
+    // The default start is not before the first day a date may name.
+    const first = await get('?to=2000-01-10')
+    assert.equal(first.statusCode, 200, first.body)
+    assert.deepEqual(
+      [first.json().data.from, first.json().data.to],
+      ['2000-01-01T00:00:00.000Z', '2000-01-10T23:59:59.999Z'],
+    )
     const none = (await get('?from=2025-01-01&to=2025-01-31')).json().data
     assert.deepEqual(
       [none.birth.sensitivity, none.birth.leadHours, none.birth.falseAlarmsPerAnimalMonth],

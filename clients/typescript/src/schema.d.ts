@@ -1538,7 +1538,7 @@ export interface paths {
         };
         /**
          * How the farm's own records bear out the alarms
-         * @description Per class, over `from` to `to` (ISO 8601; a bare date is its whole UTC day; default the 30 days to now; at most 366 days): alarms (posted predictions of probability 0.5 or more; the scorer's calibrated ones from its class's alarm level, the probability of its rule's threshold (see the predictions tag); alarm predictions of one animal less than 12 h apart are one alarm, from its first) matched with the records: confirmed, late, false; events detected and missed; lead times; false alarms per animal-month. Archived records count. An expensive request.
+         * @description Per class, over `from` to `to` (ISO 8601; a bare date is its whole UTC day; default the 30 days to now, not before 2000-01-01; at most 366 days): alarms (posted predictions of probability 0.5 or more; the scorer's calibrated ones from its class's alarm level, the probability of its rule's threshold (see the predictions tag); alarm predictions of one animal less than 12 h apart are one alarm, from its first) matched with the records: confirmed, late, false; events detected and missed; lead times; false alarms per animal-month. Archived records count. An expensive request.
          */
         get: operations["getPredictionAccuracy"];
         put?: never;
@@ -34490,7 +34490,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description First day or instant (default: 30 days before `to`)
+                 * @description First day or instant (default: 30 days before `to`, not before 2000-01-01)
                  * @example 2026-10-01
                  */
                 from?: string;

@@ -205,7 +205,7 @@ export async function predictionAccuracyRoute(app: App) {
         operationId: 'getPredictionAccuracy',
         summary: "How the farm's own records bear out the alarms",
         description:
-          `Per class, over \`from\` to \`to\` (ISO 8601; a bare date is its whole UTC day; default the 30 days to now; at most ` +
+          `Per class, over \`from\` to \`to\` (ISO 8601; a bare date is its whole UTC day; default the 30 days to now, not before 2000-01-01; at most ` +
           `${ACCURACY_PERIOD_MAX_DAYS} days): alarms (posted predictions of probability ${ALARM_PROBABILITY} or more; the scorer's ` +
           "calibrated ones from its class's alarm level, the probability of its rule's threshold (see the predictions tag); " +
           `alarm predictions of one animal less than ${ALARM_MERGE_MS / HOUR_MS} h apart are one alarm, from its first) ` +
@@ -213,7 +213,7 @@ export async function predictionAccuracyRoute(app: App) {
           'animal-month. Archived records count. An expensive request.',
         params: UserPath,
         querystring: Type.Object({
-          from: IsoQuery('First day or instant (default: 30 days before `to`)', '2026-10-01'),
+          from: IsoQuery('First day or instant (default: 30 days before `to`, not before 2000-01-01)', '2026-10-01'),
           to: IsoQuery('Last day or instant (default now)', '2026-10-31'),
         }),
         response: { 200: Envelope(PredictionAccuracy) },
@@ -237,7 +237,8 @@ export async function predictionAccuracyRoute(app: App) {
       const sentTo = parse('to', 'end')
       if (problems.length > 0) throw validationFailed(problems)
       const to = sentTo ?? app.clock()
-      const from = sentFrom ?? to - 30 * DAY_MS
+      // The default 30 days start no earlier than the first instant a date parameter may name.
+      const from = sentFrom ?? Math.max(to - 30 * DAY_MS, T_MIN)
       if (from > to) throw validationFailed([{ field: 'query:from', message: 'must not be after to' }])
       if (to - from > ACCURACY_PERIOD_MAX_DAYS * DAY_MS)
         throw validationFailed([
