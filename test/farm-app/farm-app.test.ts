@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { after, before, describe, it } from 'node:test'
-import type { Browser, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { launchChromium, noChromium } from '../support/chromium.ts'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, userToken } from '../support/fixtures.ts'
@@ -88,7 +88,6 @@ async function seedFarm(): Promise<Farm> {
   }
 }
 
-/** Runs axe-core on the page as it stands; returns the serious and critical violations. */
 /** Signs the farm in from the app's start page; resolves once its first screen is up. */
 async function signIn(page: Page, farm: Farm) {
   await page.goto(`${base}/app/`)
@@ -114,6 +113,17 @@ async function controlledByServiceWorker(page: Page) {
   })
 }
 
+/** A phone signed in as the farm, its herd read once under the app's service worker (which keeps the answers). */
+async function phoneWithHerdRead(farm: Farm): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 375, height: 812 } })
+  const page = await context.newPage()
+  await signIn(page, farm)
+  await controlledByServiceWorker(page)
+  await openHerd(page, farm)
+  return { context, page }
+}
+
+/** Runs axe-core on the page as it stands; returns the serious and critical violations. */
 async function seriousViolations(page: Page): Promise<string[]> {
   await page.addScriptTag({ content: AXE_SOURCE })
   const violations = await page.evaluate(async () => {
@@ -324,11 +334,7 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
 
   it('opens offline with its shell and the herd it saw last', async () => {
     const farm = await seedFarm()
-    const context = await browser.newContext({ viewport: { width: 375, height: 812 } })
-    const page = await context.newPage()
-    await signIn(page, farm)
-    await controlledByServiceWorker(page)
-    await openHerd(page, farm)
+    const { context, page } = await phoneWithHerdRead(farm)
     await context.setOffline(true)
     await page.reload()
     await page.getByText('Offline: showing what the app saw last').waitFor()
@@ -341,11 +347,7 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
     // Sign-out cleared them, but a session revoked elsewhere (a password change, a logout on another device) or
     // one that expired left the farm's data in the browser's cache storage after the app had dropped the session.
     const farm = await seedFarm()
-    const context = await browser.newContext({ viewport: { width: 375, height: 812 } })
-    const page = await context.newPage()
-    await signIn(page, farm)
-    await controlledByServiceWorker(page)
-    await openHerd(page, farm)
+    const { context, page } = await phoneWithHerdRead(farm)
     const cachedAnswers = () =>
       page.evaluate(async () =>
         (await caches.keys()).includes('farm-app-data')

@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test'
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
 import { sensorTopic } from '../../src/ingest/mqtt.ts'
 import { eventually } from '../support/eventually.ts'
+import { steadyReadings } from '../support/readings.ts'
 import { startPrivateMosquitto, type PrivateMosquitto } from './support/servers.ts'
 import { call, keepAliveAgent, killHard, serviceEnv, startService, type ServiceProcess } from './support/service.ts'
 import { createAnimal, farmHeaders, seedFarm, type Farm } from './support/farm.ts'
@@ -51,11 +52,6 @@ async function connected(url: string, options: IClientOptions): Promise<MqttClie
   if (typeof client === 'string') throw new Error(`connect as ${options.username}: ${client}`)
   return client
 }
-
-const readings = (start: number, count: number) =>
-  JSON.stringify({
-    readings: Array.from({ length: count }, (_, i) => ({ t: start + i * 1000, c: 38.2, x: 0, y: 0, z: 1 })),
-  })
 
 /** A farm, its own embedded store, the service on it, an integrator's headers and an animal. */
 interface Running {
@@ -151,9 +147,11 @@ describe('the shipped broker setup (deploy/mosquitto)', () => {
     const gatewayA = await connected(broker.url, { ...gateways[0]!, clientId: 'gateway-a' })
     const start = Date.now() - 3_600_000
     // Its own farm's readings are stored; another farm's are refused by the broker (PUBACK "not authorized").
-    await gatewayA.publishAsync(sensorTopic(farmA.uid, running.macs[0]!, 'sensordata'), readings(start, 5), { qos: 1 })
+    await gatewayA.publishAsync(sensorTopic(farmA.uid, running.macs[0]!, 'sensordata'), steadyReadings(start, 5), {
+      qos: 1,
+    })
     const intoB = await gatewayA
-      .publishAsync(sensorTopic(farmB.uid, running.macs[1]!, 'sensordata'), readings(start, 5), { qos: 1 })
+      .publishAsync(sensorTopic(farmB.uid, running.macs[1]!, 'sensordata'), steadyReadings(start, 5), { qos: 1 })
       .then(
         (packet) => (packet && 'reasonCode' in packet ? (packet.reasonCode ?? 0) : 0),
         (err: { code?: number }) => err.code ?? -1,
@@ -169,7 +167,7 @@ describe('the shipped broker setup (deploy/mosquitto)', () => {
     for (let i = 0; i < 5; i++)
       await gatewayA.publishAsync(
         sensorTopic(farmA.uid, running.macs[0]!, 'sensordata'),
-        readings(start + 10_000 + i * 1000, 1),
+        steadyReadings(start + 10_000 + i * 1000, 1),
         { qos: 1 },
       )
     await eventually(
@@ -204,16 +202,20 @@ describe('the shipped broker setup (deploy/mosquitto)', () => {
     const started = performance.now()
     const flush = Promise.all(
       Array.from({ length: 1440 }, (_, m) =>
-        backlog.publishAsync(sensorTopic(farmA.uid, running!.macs[0]!, 'sensordata'), readings(start + m * 60_000, 1), {
-          qos: 1,
-        }),
+        backlog.publishAsync(
+          sensorTopic(farmA.uid, running!.macs[0]!, 'sensordata'),
+          steadyReadings(start + m * 60_000, 1),
+          {
+            qos: 1,
+          },
+        ),
       ),
     )
     const other = (async () => {
       for (let i = 0; i < 200; i++)
         await gatewayB.publishAsync(
           sensorTopic(farmB.uid, running.macs[1]!, 'sensordata'),
-          readings(start + i * 1000, 1),
+          steadyReadings(start + i * 1000, 1),
           {
             qos: 1,
           },
@@ -261,7 +263,7 @@ describe('what the broker drops, refuses and admits', () => {
     // 6 MB: beyond BODY_LIMIT_BYTES (4 MiB) + 64 kB, the default MQTT_MAX_PACKET_BYTES.
     await publisher.publishAsync(topic, Buffer.alloc(6 * 1024 * 1024, 0x20), { qos: 1 })
     const afterIt = Date.now() - 10 * 60_000
-    await publisher.publishAsync(topic, readings(afterIt, 1), { qos: 1 })
+    await publisher.publishAsync(topic, steadyReadings(afterIt, 1), { qos: 1 })
     await eventually(
       () => storedCount(running!, 0, afterIt),
       (n) => n === 1,
@@ -294,7 +296,7 @@ describe('what the broker drops, refuses and admits', () => {
       Array.from({ length: 100 }, (_, m) =>
         publisher.publishAsync(
           sensorTopic(running!.farms[0]!.uid, running!.macs[0]!, 'sensordata'),
-          readings(start + m * 60_000, 1),
+          steadyReadings(start + m * 60_000, 1),
           {
             qos: 1,
           },

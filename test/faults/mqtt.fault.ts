@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test'
 import mqtt, { type MqttClient } from 'mqtt'
 import { sensorTopic } from '../../src/ingest/mqtt.ts'
 import { eventually } from '../support/eventually.ts'
+import { steadyReadings } from '../support/readings.ts'
 import { startPrivatePostgres, type PrivatePostgres } from './support/servers.ts'
 import { keepAliveAgent, killHard, serviceEnv, startService, type ServiceProcess } from './support/service.ts'
 import { createAnimal, farmHeaders, seedFarm, sensorTimesSql, type Farm } from './support/farm.ts'
@@ -67,14 +68,8 @@ describe('MQTT subscriber killed with messages in flight', () => {
     let published = 0
     const publish = async (messages: number) => {
       for (let i = 0; i < messages; i++) {
-        const readings = Array.from({ length: READINGS_PER_MESSAGE }, (_, r) => ({
-          t: start + (published * READINGS_PER_MESSAGE + r) * 1000,
-          c: 38.2,
-          x: 0,
-          y: 0,
-          z: 1,
-        }))
-        await publisher.publishAsync(topic, JSON.stringify({ readings }), { qos: 1 })
+        const body = steadyReadings(start + published * READINGS_PER_MESSAGE * 1000, READINGS_PER_MESSAGE)
+        await publisher.publishAsync(topic, body, { qos: 1 })
         published++
       }
     }

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { eventually } from '../support/eventually.ts'
+import { steadyReadings } from '../support/readings.ts'
 import { describe, it } from 'node:test'
 import mqtt from 'mqtt'
 import { pausableProxy } from '../support/proxy.ts'
@@ -184,14 +185,7 @@ describe(
       }, 5)
       try {
         for (let i = 0; i < messages; i++) {
-          const readings = Array.from({ length: rows }, (_, j) => ({
-            t: start + (i * rows + j) * 1000,
-            c: 38.2,
-            x: 0,
-            y: 0,
-            z: 1,
-          }))
-          await broker.publisher.publishAsync(topic, JSON.stringify({ readings }), { qos: 0 })
+          await broker.publisher.publishAsync(topic, steadyReadings(start + i * rows * 1000, rows), { qos: 0 })
         }
         await eventually(
           () => counter('sensordata', 'stored'),
