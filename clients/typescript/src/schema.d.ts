@@ -3095,7 +3095,7 @@ export interface components {
                  */
                 timestamp: string;
                 /**
-                 * @description 0.0-1.0
+                 * @description 0.0-1.0. The scorer's is calibrated: of the hours given about this probability, about this share lay in the event's window (48 h before a farrowing; 12 h before a heat to its end; 2-21 days into a lameness), on the herds the calibration was fitted on or, once the farm's records fit its own map, on this farm. The scorer alarms at each class's alarm level, not at 0.5: birth 0.3441, heat 0.2139, lameness 0.6423 by default; this farm's are `alarmLevel` in GET /users/{user_id}/predictions/settings. An external model's is as it was posted
                  * @example 0.87
                  */
                 probability: number;
@@ -36278,7 +36278,7 @@ export interface operations {
                          */
                         timestamp: string;
                         /**
-                         * @description 0.0-1.0
+                         * @description 0.0-1.0. The scorer's is calibrated: of the hours given about this probability, about this share lay in the event's window (48 h before a farrowing; 12 h before a heat to its end; 2-21 days into a lameness), on the herds the calibration was fitted on or, once the farm's records fit its own map, on this farm. The scorer alarms at each class's alarm level, not at 0.5: birth 0.3441, heat 0.2139, lameness 0.6423 by default; this farm's are `alarmLevel` in GET /users/{user_id}/predictions/settings. An external model's is as it was posted
                          * @example 0.87
                          */
                         probability: number;

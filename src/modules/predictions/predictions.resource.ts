@@ -9,6 +9,7 @@ import { defineResource } from '../../resource/resource.ts'
 import { AnimalMacPath } from '../animals/animals.resource.ts'
 import { MAC_PATTERN } from '../animals/animals.rules.ts'
 import { UID_PATTERN } from '../users/users.rules.ts'
+import { alarmLevel } from './calibration.rules.ts'
 import { CLASSIFICATION_TYPES, ISO_8601_PATTERN, ISO_DATE_TIME_PATTERN } from './predictions.rules.ts'
 
 /** Most results one prediction holds: a week of hourly probabilities, with room to spare. */
@@ -104,7 +105,18 @@ const PostedAnimal = Type.Object(
 const Result = Type.Object(
   {
     timestamp: DateTime('The moment this probability is about, ISO 8601 (stored and shown in UTC)'),
-    probability: Type.Number({ minimum: 0, maximum: 1, description: '0.0-1.0', examples: [0.87] }),
+    probability: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description:
+        "0.0-1.0. The scorer's is calibrated: of the hours given about this probability, about this share lay in the " +
+        "event's window (48 h before a farrowing; 12 h before a heat to its end; 2-21 days into a lameness), on the " +
+        "herds the calibration was fitted on or, once the farm's records fit its own map, on this farm. The scorer " +
+        `alarms at each class's alarm level, not at 0.5: birth ${alarmLevel('birth')}, heat ${alarmLevel('heat')}, ` +
+        `lameness ${alarmLevel('lameness')} by default; this farm's are \`alarmLevel\` in ` +
+        "GET /users/{user_id}/predictions/settings. An external model's is as it was posted",
+      examples: [0.87],
+    }),
   },
   { additionalProperties: false },
 )
