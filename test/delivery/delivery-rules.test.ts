@@ -47,6 +47,10 @@ describe('delivery rules', () => {
       atMs: now + 30_000,
     })
     assert.deepEqual(outcomeOf({}, fresh, now, 0.5), { kind: 'retry', atMs: now + 5_000 })
+    assert.deepEqual(outcomeOf({ status: 503, retryAfter: '0' }, fresh, now, 0.5), {
+      kind: 'retry',
+      atMs: now + 5_000,
+    })
     const old = { attempts: 14, firstAttemptAt: now - GIVE_UP_AFTER_MS + 1000 }
     assert.deepEqual(outcomeOf({ status: 500 }, old, now, 0.5), { kind: 'failed' })
   })

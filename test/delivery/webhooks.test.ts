@@ -51,6 +51,13 @@ async function derive(uid: string, type: 'birth-alarm' | 'temperature-red' = 'bi
   return row
 }
 
+/** Makes the subscription's pending deliveries due now, instead of after their backoff, and wakes the worker. */
+async function retryNow(integrator: string, id: string) {
+  await sql`UPDATE deliveries SET next_attempt_at = 0
+    WHERE integrator_uid = ${integrator} AND subscription_id = ${id} AND status = 'pending'`.execute(ctx.database.db)
+  ctx.app.deliveries?.wake()
+}
+
 async function subscribe(headers: Record<string, string>, body: Record<string, unknown> = {}) {
   const res = await ctx.app.inject({
     method: 'POST',
@@ -146,11 +153,17 @@ describe('webhook subscriptions and deliveries', () => {
     assert.equal(log.json().data[0].webhookId, delivery!.headers['webhook-id'])
   })
 
-  it('retries after Retry-After with the same webhook-id, and redelivers on request with it too', async () => {
+  it('retries with the same webhook-id, and redelivers on request with it too', async () => {
     const farm = await farmWithIntegrator()
     const { id, secret } = await subscribe(farm.headers)
-    answers.push([503, { 'retry-after': '0' }])
+    answers.push([503, {}])
     const event = await derive(farm.uid)
+    await eventually(
+      () => forSubscription(secret),
+      (list) => list.length >= 1,
+      'the first attempt',
+    )
+    await retryNow(farm.integrator, id)
     const twice = await eventually(
       () => forSubscription(secret),
       (list) => list.length >= 2,
@@ -171,6 +184,39 @@ describe('webhook subscriptions and deliveries', () => {
       'the redelivery',
     )
     assert.equal(thrice[2]!.headers['webhook-id'], twice[0]!.headers['webhook-id'])
+  })
+
+  it('waits its backoff after a Retry-After shorter than it, so that Retry-After: 0 cannot have it sent again at once', async () => {
+    const farm = await farmWithIntegrator()
+    const { id, secret } = await subscribe(farm.headers)
+    for (let i = 0; i < 50; i++) answers.push([503, { 'retry-after': '0' }])
+    await derive(farm.uid)
+    await eventually(
+      () => forSubscription(secret),
+      (list) => list.length >= 1,
+      'the first attempt',
+    )
+    // The first retry waits 4-6 s (5 s of backoff, jittered); a Retry-After of 0 had it sent again every few ms.
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    answers.length = 0
+    assert.equal(forSubscription(secret).length, 1, 'one attempt within 1.5 s')
+    const log = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/v1/webhooks/subscriptions/${id}/deliveries`,
+      headers: farm.headers,
+    })
+    assert.equal(log.json().data.length, 1, 'one attempt logged')
+    const [pending] = await sql<{ next_attempt_at: string }>`SELECT next_attempt_at FROM deliveries
+      WHERE integrator_uid = ${farm.integrator} AND subscription_id = ${id}`
+      .execute(ctx.database.db)
+      .then((r) => r.rows)
+    assert.ok(Number(pending!.next_attempt_at) - Date.now() > 2_000, 'the retry is seconds away')
+    const deleted = await ctx.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/webhooks/subscriptions/${id}`,
+      headers: farm.headers,
+    })
+    assert.equal(deleted.statusCode, 200, 'its pending retry cancelled, so it takes no later test answer')
   })
 
   it('disables a subscription whose receiver answers 410 Gone', async () => {

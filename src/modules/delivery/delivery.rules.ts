@@ -27,7 +27,10 @@ export function retryAfterMs(header: string | undefined, now: number): number | 
 
 export type Outcome = { kind: 'delivered' } | { kind: 'gone' } | { kind: 'retry'; atMs: number } | { kind: 'failed' }
 
-/** What an attempt's answer means for the delivery: 2xx delivered; 410 the receiver is gone; else retry or give up. */
+/**
+ * What an attempt's answer means for the delivery: 2xx delivered; 410 the receiver is gone; else retry (after the
+ * backoff, or the receiver's Retry-After when that is later) or give up.
+ */
 export function outcomeOf(
   answer: { status?: number | undefined; retryAfter?: string | undefined },
   delivery: { attempts: number; firstAttemptAt: number },
@@ -37,7 +40,9 @@ export function outcomeOf(
   const status = answer.status
   if (status !== undefined && status >= 200 && status < 300) return { kind: 'delivered' }
   if (status === 410) return { kind: 'gone' }
-  const wait = retryAfterMs(answer.retryAfter, now) ?? retryDelayMs(delivery.attempts, random)
+  // Retry-After only ever lengthens the wait: a receiver answering `Retry-After: 0` to every attempt would otherwise
+  // have it sent again at once, as fast as it answers, for the three days (an attempt logged each time).
+  const wait = Math.max(retryAfterMs(answer.retryAfter, now) ?? 0, retryDelayMs(delivery.attempts, random))
   if (now + wait - delivery.firstAttemptAt > GIVE_UP_AFTER_MS) return { kind: 'failed' }
   return { kind: 'retry', atMs: now + wait }
 }
