@@ -60,10 +60,19 @@ export interface EmailChangeGate {
 
 /** Brakes password guessing on POST /tokens/login per account, whatever the addresses it comes from. */
 export interface LoginFailureGate {
-  /** Throws 429 once the account has had too many failed logins in the window. */
-  assertAllowed: (accountKey: string) => Promise<void>
-  /** Counts one failed login; true when this failure engaged the brake. */
-  recordFailure: (req: FastifyRequest, accountKey: string) => Promise<boolean>
+  /**
+   * Counts an attempt at the account's password before it is checked, as a failure until it `succeeded`: counted
+   * only once it had failed, guesses sent at once all passed the count. Throws 429 once the account's failures (and
+   * attempts in hand) in the window reach the bound.
+   */
+  attempt: (accountKey: string) => Promise<LoginAttempt>
+}
+
+export interface LoginAttempt {
+  /** True when this attempt, should it fail, engages the brake. */
+  engagesBrake: boolean
+  /** The password was right: the attempt's place in the count is given back. */
+  succeeded: () => Promise<void>
 }
 
 export interface LimitsDeps {
@@ -100,7 +109,13 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
     const prefixed = `${config.redisKeyPrefix}${keyPrefix}`
     const memory = new RateLimiterMemory({ keyPrefix: prefixed, points, duration })
     const common = { points, duration, memory, redisKey: (key: string) => `${prefixed}:${key}` }
-    if (!redis || !breaker) return { ...common, get: (key) => memory.get(key), penalty: (...a) => memory.penalty(...a) }
+    if (!redis || !breaker)
+      return {
+        ...common,
+        get: (key) => memory.get(key),
+        penalty: (...a) => memory.penalty(...a),
+        reward: (...a) => memory.reward(...a),
+      }
     const inRedis = new RateLimiterRedis({
       storeClient: redis,
       keyPrefix: prefixed,
@@ -121,6 +136,12 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
           breaker,
           () => inRedis.penalty(key, n),
           () => memory.penalty(key, n),
+        ),
+      reward: (key, n) =>
+        viaBreaker(
+          breaker,
+          () => inRedis.reward(key, n),
+          () => memory.reward(key, n),
         ),
     }
   }
@@ -172,22 +193,28 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
   const loginFailures =
     limits.loginFailuresMax > 0 ? makeLimiter('rl:login-failures', limits.loginFailuresMax, window) : undefined
   app.decorate('loginFailures', {
-    async assertAllowed(email) {
-      const res = await loginFailures?.get(loginKey(email)).catch(() => null)
-      if (res && res.consumedPoints >= limits.loginFailuresMax) {
+    async attempt(email) {
+      const key = loginKey(email)
+      const res = await loginFailures?.penalty(key, 1).catch((err: unknown) => {
+        app.log.warn({ err }, 'counting a login attempt failed')
+        return null
+      })
+      if (res && res.consumedPoints > limits.loginFailuresMax) {
         throw tooManyRequests(
           'login-failures',
           `Too many failed logins for this account: ${limits.loginFailuresMax} per ${describeWindow(window)}`,
           res.msBeforeNext,
         )
       }
-    },
-    async recordFailure(req, email) {
-      const res = await loginFailures?.penalty(loginKey(email), 1).catch((err: unknown) => {
-        req.log.warn({ err }, 'counting a failed login failed')
-        return null
-      })
-      return res?.consumedPoints === limits.loginFailuresMax
+      return {
+        engagesBrake: res?.consumedPoints === limits.loginFailuresMax,
+        succeeded: async () => {
+          if (!res) return
+          await loginFailures
+            ?.reward(key, 1)
+            .catch((err: unknown) => app.log.warn({ err }, 'giving back a login attempt failed'))
+        },
+      }
     },
   } satisfies LoginFailureGate)
 
@@ -331,6 +358,7 @@ interface Limiter {
   memory: RateLimiterMemory
   get: (key: string) => Promise<RateLimiterRes | null>
   penalty: (key: string, points?: number) => Promise<RateLimiterRes>
+  reward: (key: string, points?: number) => Promise<RateLimiterRes>
 }
 
 /** One limit a request is counted against. */

@@ -200,23 +200,11 @@ describe('webhook subscriptions and deliveries', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500))
     answers.length = 0
     assert.equal(forSubscription(secret).length, 1, 'one attempt within 1.5 s')
-    const log = await ctx.app.inject({
-      method: 'GET',
-      url: `/api/v1/webhooks/subscriptions/${id}/deliveries`,
-      headers: farm.headers,
-    })
+    const url = `/api/v1/webhooks/subscriptions/${id}`
+    const log = await ctx.app.inject({ method: 'GET', url: `${url}/deliveries`, headers: farm.headers })
     assert.equal(log.json().data.length, 1, 'one attempt logged')
-    const [pending] = await sql<{ next_attempt_at: string }>`SELECT next_attempt_at FROM deliveries
-      WHERE integrator_uid = ${farm.integrator} AND subscription_id = ${id}`
-      .execute(ctx.database.db)
-      .then((r) => r.rows)
-    assert.ok(Number(pending!.next_attempt_at) - Date.now() > 2_000, 'the retry is seconds away')
-    const deleted = await ctx.app.inject({
-      method: 'DELETE',
-      url: `/api/v1/webhooks/subscriptions/${id}`,
-      headers: farm.headers,
-    })
-    assert.equal(deleted.statusCode, 200, 'its pending retry cancelled, so it takes no later test answer')
+    // Its pending retry cancelled, so that it takes no later test's answer.
+    assert.equal((await ctx.app.inject({ method: 'DELETE', url, headers: farm.headers })).statusCode, 200)
   })
 
   it('disables a subscription whose receiver answers 410 Gone', async () => {

@@ -82,6 +82,38 @@ describe('failed logins per account', () => {
     })
   })
 
+  it('checks at most LOGIN_FAILURES_MAX guesses sent at once, from any addresses', async () => {
+    // The brake read the count before the password check and raised it after: guesses sent together all passed it
+    // (8 of 8 checked with a bound of 3), so the bound held only for guesses sent one after another.
+    await withApp({ LOGIN_FAILURES_MAX: '3' }, async (ctx) => {
+      const user = await createUser(ctx)
+      const login = (password: string, ip: string) =>
+        ctx.app.inject({
+          method: 'POST',
+          url: '/api/v1/tokens/login',
+          remoteAddress: ip,
+          payload: { email: user.email, password },
+        })
+      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => login(`wrong guess ${i}`, `10.3.0.${i}`)))
+      const statuses = answers.map((res) => res.statusCode).sort()
+      assert.deepEqual(statuses, [401, 401, 401, 429, 429, 429, 429, 429])
+      assert.equal((await login(PASSWORD, '10.3.0.9')).statusCode, 429)
+    })
+  })
+
+  it('gives a right password back its place in the count', async () => {
+    await withApp({ LOGIN_FAILURES_MAX: '3' }, async (ctx) => {
+      const user = await createUser(ctx)
+      const login = (password: string) =>
+        ctx.app.inject({ method: 'POST', url: '/api/v1/tokens/login', payload: { email: user.email, password } })
+      for (let i = 0; i < 5; i++) assert.equal((await login(PASSWORD)).statusCode, 200)
+      for (let i = 0; i < 2; i++) assert.equal((await login(`wrong guess ${i}`)).statusCode, 401)
+      assert.equal((await login(PASSWORD)).statusCode, 200)
+      assert.equal((await login('wrong guess 2')).statusCode, 401)
+      assert.equal((await login(PASSWORD)).statusCode, 429)
+    })
+  })
+
   it("counts a password change's wrong current password as a failed login of the account", async () => {
     // A token of the account (one leaked for an hour) guessed its password through POST .../password, at the
     // user quota's 1,000 a day, past the login brake: the password then opened the account for good.

@@ -232,18 +232,19 @@ async function tokenRoutes(app: App) {
     },
     async (req) => {
       const { email, password } = req.body
-      await app.loginFailures.assertAllowed(email)
+      const attempt = await app.loginFailures.attempt(email)
       const user = await findUserByEmail(app.database.db, email)
       const valid = user?.password_hash
         ? await verifyPassword(password, user.password_hash)
         : await burnPasswordCheck(password, app.config.passwordScryptLogN)
       if (!user || !valid) {
-        if ((await app.loginFailures.recordFailure(req, email)) && user) {
+        if (attempt.engagesBrake && user) {
           // The owner's notice: the warning names the account (never the address), for the operator to pass on.
           req.log.warn({ account: user.uid }, 'login brake engaged: too many failed logins for this account')
         }
         throw unauthorized('Invalid email or password')
       }
+      await attempt.succeeded()
       if (user.inactive) throw forbidden(AUTH_ERRORS.inactiveUser)
       const issued = await issueTokens(deps, { kind: 'user', id: user.uid }, limits.tokenExpiresInDefault, true)
       return ok(toTokenResponse(issued) as Static<typeof UserTokenResponse>, 'Logged in successfully')

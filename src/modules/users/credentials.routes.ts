@@ -78,15 +78,16 @@ async function credentialRoutes(app: App) {
       if (newPassword === currentPassword)
         throw validationFailed([{ field: 'newPassword', message: 'must differ from currentPassword' }])
       // A guess at the current password is a guess at the login: the same brake per account as POST /tokens/login.
-      await app.loginFailures.assertAllowed(user.email)
+      const attempt = await app.loginFailures.attempt(user.email)
       const valid = user.password_hash
         ? await verifyPassword(currentPassword, user.password_hash)
         : await burnPasswordCheck(currentPassword, app.config.passwordScryptLogN)
       if (!valid) {
-        if (await app.loginFailures.recordFailure(req, user.email))
+        if (attempt.engagesBrake)
           req.log.warn({ account: user.uid }, 'login brake engaged: too many wrong current passwords for this account')
         throw forbidden('Current password is incorrect')
       }
+      await attempt.succeeded()
       const passwordHash = await hashPassword(newPassword, app.config.passwordScryptLogN)
       if (!(await changePassword(db, user.uid, passwordHash, app.clock(), token.jti))) throw notFound('User')
       return okMessage('Password changed; your other sessions were signed out')
