@@ -62,6 +62,8 @@ import {
   type DueBarLearning,
 } from '../modules/predictions/due-bar.rules.ts'
 import {
+  FIT_WINDOWS,
+  eventsInFitPeriod,
   fitFarmCalibration,
   farmProbability,
   lamenessPrior,
@@ -281,10 +283,10 @@ export async function learnFarmSettings(
   )
   const calibration = {} as Record<(typeof CLASSIFICATION_TYPES)[number], FarmCalibrationFit>
   for (const kind of CLASSIFICATION_TYPES) {
-    const window = MATCH_WINDOWS[kind]
-    const recorded = mergeMoments(events[kind], window.eventMergeMs).filter((e) => e.at <= now)
-    const inPeriod = recorded.filter((e) => e.at - window.leadMs >= from).length
-    const cells = await scorerHourCells(db, uid, kind, { from, to: now }, recorded, window)
+    const window = FIT_WINDOWS[kind]
+    const recorded = mergeMoments(events[kind], MATCH_WINDOWS[kind].eventMergeMs).filter((e) => e.at <= now)
+    const inPeriod = eventsInFitPeriod(kind, recorded, from, now)
+    const cells = window ? await scorerHourCells(db, uid, kind, { from, to: now }, recorded, window) : []
     calibration[kind] = fitFarmCalibration(kind, cells, inPeriod, kind === 'lameness' ? prior : null)
   }
   await saveFarmSettings(db, uid, {

@@ -24,7 +24,8 @@ import {
 } from './statistics.ts'
 import type { LocationRow, SensorRow } from '../modules/readings/readings.schemas.ts'
 import { HOUR_MS, alignHours, summarizeHours, type HourSummary } from '../modules/predictions/hour-summaries.rules.ts'
-import { farmLameness } from './farm-lameness.ts'
+import { farmMaps } from './farm-maps.ts'
+import { planRecords } from './herd-records.ts'
 import { alarmRuns } from '../modules/events/events.rules.ts'
 import { DEFAULT_THRESHOLDS } from '../modules/events/alert-rules.rules.ts'
 import { SCORER, type ScorerSettings } from '../modules/predictions/scorer-settings.rules.ts'
@@ -139,6 +140,8 @@ export interface ClassReport {
   calibration: number | null
   calibrationCI: Interval95
   reliability: ReliabilityBin[]
+  /** The same error of the global probabilities, before any farm's map (equal to `calibration` when none moved). */
+  globalCalibration: number | null
   /** Sensitivity of subsets: heat with and without a record, weak nesters; silent heats are counted apart. */
   subsets: Record<string, { episodes: number; detected: number; sensitivity: number | null; ci: Interval95 }>
 }
@@ -183,7 +186,7 @@ export interface SimulatedAnimalData {
   /** Loose or torn tags, sickness: times when alarms are counted apart. */
   confounders: Span[]
   records: AnimalRecords
-  /** Lameness treatments the farm recorded (the ethogram family). */
+  /** Lameness treatments the farm recorded. */
   treatments: number[]
   hours: HourSummary[]
 }
@@ -240,7 +243,7 @@ export function simulateHerdHours(
         weanings: plan.weanings.filter((w) => !plan.unrecordedWeanings?.includes(w)),
         births: plan.farrowings.map((f) => f.onset),
       },
-      treatments: [],
+      treatments: planRecords(plan, seed, animal.index, end).flatMap((r) => (r.segment === 'treatments' ? [r.at] : [])),
       hours: hoursOf(sensor, locations),
     }
   })
@@ -263,6 +266,13 @@ export function evaluatePredictions(input: EvaluationOptions, settings: ScorerSe
   const from = options.historyDays * 24
   const herd = asEntered(simulateHerdHours(options), options)
   const to = (herd[0]?.hours.length ?? 0) - 1
+  // As a farm reads its scores: alarms (and the AUC) from the global probabilities; calibration and reliability from
+  // what the farm is shown, each class's through the farm's own map as the job fits it week by week (farmMaps).
+  const levels = scorerLevels(settings)
+  const measureShown = (withRecords: boolean) => {
+    const scores = scoresOf(herd, from, to, withRecords, settings)
+    return measure(herd, scores, from, to, levels, farmMaps(herd, scores, from, to, withRecords, levels).shown)
+  }
   const report: EvaluationReport = {
     family: options.family,
     tunedOn: options.family === TUNING_FAMILY,
@@ -276,8 +286,8 @@ export function evaluatePredictions(input: EvaluationOptions, settings: ScorerSe
       from: new Date(herd[0]!.hours[from]!.hour).toISOString(),
       to: new Date(herd[0]!.hours[to]!.hour + HOUR_MS).toISOString(),
     },
-    scorer: measureShown(herd, scoresOf(herd, from, to, true, settings), from, to, true, settings),
-    scorerWithoutRecords: measureShown(herd, scoresOf(herd, from, to, false, settings), from, to, false, settings),
+    scorer: measureShown(true),
+    scorerWithoutRecords: measureShown(false),
     plainThreshold: measure(
       herd,
       herd.map((a) => plainThresholds(a.hours, from, to)),
@@ -289,22 +299,6 @@ export function evaluatePredictions(input: EvaluationOptions, settings: ScorerSe
   }
   report.seconds = Math.round((performance.now() - began) / 100) / 10
   return report
-}
-
-/**
- * The scorer's scores measured as a farm reads them: alarms (and the AUC) from the global probabilities, calibration
- * and reliability from the probabilities the farm is shown, lameness's with the farm's own base rate (farmLameness).
- */
-function measureShown(
-  herd: readonly SimulatedAnimalData[],
-  scores: Scores,
-  from: number,
-  to: number,
-  withRecords: boolean,
-  settings: ScorerSettings,
-): VariantReport {
-  const levels = scorerLevels(settings)
-  return measure(herd, scores, from, to, levels, farmLameness(herd, scores, from, to, withRecords, levels).shown)
 }
 
 /** The scorer's hourly scores of the simulated herd (0 outside from-to), with the farm's records or without any. */
@@ -506,6 +500,7 @@ export function measure(
       ? global
       : scoredHours(herd, shown, type, episodes[type], from, to, block)
     const calibration = reliability(pairs)
+    const globalError = (pairs === global.pairs ? calibration : reliability(global.pairs)).meanAbsoluteError
     leads.sort((a, b) => a - b)
     const animalMonths = scoredMs / month
     report[type] = {
@@ -551,6 +546,7 @@ export function measure(
         meanPredicted: round3(b.meanPredicted),
         observed: round3(b.observed),
       })),
+      globalCalibration: globalError === null ? null : round3(globalError),
       subsets,
     }
   }

@@ -1,23 +1,21 @@
 // Per-farm calibration, measured (src/modules/predictions/farm-calibration.rules.ts): a simulated farm's first days
 // of records fit its map as the job would fit it, the next days measure the calibration with the global map and with
 // the farm's, side by side; the alarms are the same in both (the map rises strictly). Lameness's map starts from the
-// farm's own base rate (lamenessPrior), learned from the same days as the job learns it (farm-lameness.ts).
+// farm's own base rate (lamenessPrior), learned from the same days as the job learns it (farm-maps.ts).
 // docs/predictions.md has figures.
 import { HOUR_MS } from '../modules/predictions/hour-summaries.rules.ts'
 import type { CycleProfile } from './herd-plan.ts'
 import { CLASSIFICATION_TYPES, type ClassificationType } from '../modules/predictions/predictions.rules.ts'
 import { MATCH_WINDOWS, mergeMoments } from '../modules/predictions/accuracy.rules.ts'
 import {
+  FIT_WINDOWS,
   farmProbability,
-  fitFarmCalibration,
   labelHours,
-  poolHours,
   recalibrate,
   type FarmCalibrationFit,
   type FarmCalibrationMap,
 } from '../modules/predictions/farm-calibration.rules.ts'
-import { LEARNING } from '../modules/predictions/farm-learning.rules.ts'
-import { heardHours, simulatedLamenessPrior } from './farm-lameness.ts'
+import { farmFit, farmMaps, recordedMoments } from './farm-maps.ts'
 import { bootstrapCalibration, reliability, round3, round3Pair, type ReliabilityBin } from './statistics.ts'
 import {
   TUNING_FAMILY,
@@ -110,8 +108,6 @@ export function evaluateFarmCalibration(input: {
   const to = herd[0]!.hours.length - 1
   const scores = scoresOf(herd, from, to, true)
   const hourEnd = (i: number) => herd[0]!.hours[i]!.hour + HOUR_MS
-  const periodFrom = hourEnd(from) - HOUR_MS
-  const periodTo = hourEnd(fitTo)
   // As the job: every scored hour of every animal, the records known by the period's end.
   const hoursOf = (s: Scores, kind: ClassificationType, a: number, b: number) =>
     herd.flatMap((_, k) => {
@@ -122,30 +118,16 @@ export function evaluateFarmCalibration(input: {
   const recordedBy = (kind: ClassificationType, until: number) =>
     mergeMoments(
       herd.flatMap((a, k) =>
-        (kind === 'birth' ? a.records.births : kind === 'heat' ? a.records.services : a.treatments)
+        recordedMoments(a, kind)
           .filter((at) => at <= until)
           .map((at) => ({ animalId: k, at })),
       ),
       MATCH_WINDOWS[kind].eventMergeMs,
     )
   const globalLevels = scorerLevels()
-  // Lameness's map starts from the farm's own base rate, as the job fits it: the prior of the same hours (their daily
-  // global peaks) and the farrowings and weanings recorded in them.
-  const heard = heardHours(herd)
-  const priorOf = (kind: ClassificationType, start: number, end: number) =>
-    kind === 'lameness' ? simulatedLamenessPrior(herd, scores, start, end, true, globalLevels.lameness, heard) : null
+  // As the job fits them: lameness's from the farm's own base rate too (its prior of the same hours).
   const fits = {} as Record<ClassificationType, FarmCalibrationFit>
-  for (const kind of CLASSIFICATION_TYPES) {
-    const window = MATCH_WINDOWS[kind]
-    const recorded = recordedBy(kind, periodTo)
-    const events = recorded.filter((e) => e.at - window.leadMs >= periodFrom && e.at <= periodTo).length
-    fits[kind] = fitFarmCalibration(
-      kind,
-      poolHours(labelHours(hoursOf(scores, kind, from, fitTo), recorded, window)),
-      events,
-      priorOf(kind, from, fitTo + 1),
-    )
-  }
+  for (const kind of CLASSIFICATION_TYPES) fits[kind] = farmFit(herd, scores, kind, from, fitTo + 1, true, globalLevels)
   const measureFrom = fitTo + 1
   const mapped: Scores = scores.map((s) => ({
     birth: s.birth.map((p) => farmProbability(fits.birth.map, p, globalLevels.birth)),
@@ -166,7 +148,9 @@ export function evaluateFarmCalibration(input: {
   const byRecords = (s: Scores) => {
     const out = {} as FarmCalibrationReport['byRecords']['farm']
     for (const kind of CLASSIFICATION_TYPES) {
-      const pairs = labelHours(hoursOf(s, kind, measureFrom, to), recordedBy(kind, Infinity), MATCH_WINDOWS[kind])
+      const { leadMs, lateMs } = MATCH_WINDOWS[kind]
+      const window = FIT_WINDOWS[kind] ?? { beforeMs: leadMs, afterMs: 0, leftOutMs: lateMs }
+      const pairs = labelHours(hoursOf(s, kind, measureFrom, to), recordedBy(kind, Infinity), window)
       const r = reliability(pairs)
       out[kind] = {
         calibration: r.meanAbsoluteError === null ? null : round3(r.meanAbsoluteError),
@@ -175,39 +159,18 @@ export function evaluateFarmCalibration(input: {
     }
     return out
   }
-  const fitBefore = (kind: ClassificationType, end: number) => {
-    const start = Math.max(from, end - LEARNING.periodDays * 24)
-    const [pFrom, pTo] = [hourEnd(start) - HOUR_MS, hourEnd(end - 1)]
-    const window = MATCH_WINDOWS[kind]
-    const recorded = recordedBy(kind, pTo)
-    const events = recorded.filter((e) => e.at - window.leadMs >= pFrom && e.at <= pTo).length
-    return fitFarmCalibration(
-      kind,
-      poolHours(labelHours(hoursOf(scores, kind, start, end - 1), recorded, window)),
-      events,
-      priorOf(kind, start, end),
-    )
-  }
   const weeklyRefits = () => {
     const episodes = episodesOf(herd, hourEnd(measureFrom) - HOUR_MS, hourEnd(to))
+    const weekly = farmMaps(herd, scores, from, to, true, globalLevels, measureFrom)
     const out = {} as FarmCalibrationReport['weekly']
     for (const kind of CLASSIFICATION_TYPES) {
-      const weekly: Scores = scores.map((s) => ({ birth: [...s.birth], heat: [...s.heat], lameness: [...s.lameness] }))
-      const maps: FarmCalibrationMap[] = []
-      for (let week = measureFrom; week <= to; week += LEARNING.everyDays * 24) {
-        const { map } = fitBefore(kind, week)
-        maps.push(map)
-        for (const [k, s] of scores.entries())
-          for (let i = week; i <= Math.min(to, week + LEARNING.everyDays * 24 - 1); i++)
-            weekly[k]![kind][i] = farmProbability(map, s[kind][i]!, globalLevels[kind])
-      }
-      const { pairs, byAnimal } = scoredHours(herd, weekly, kind, episodes[kind], measureFrom, to, Infinity)
+      const { pairs, byAnimal } = scoredHours(herd, weekly.shown, kind, episodes[kind], measureFrom, to, Infinity)
       const r = reliability(pairs)
       out[kind] = {
         calibration: r.meanAbsoluteError === null ? null : round3(r.meanAbsoluteError),
         ci: round3Pair(bootstrapCalibration(byAnimal)),
         bins: r.bins.map((b) => ({ ...b, meanPredicted: round3(b.meanPredicted), observed: round3(b.observed) })),
-        maps,
+        maps: weekly.fits[kind].map(({ fit }) => fit.map),
       }
     }
     return out

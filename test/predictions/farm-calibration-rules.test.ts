@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
   FARM_CALIBRATION,
+  FIT_WINDOWS,
   IDENTITY_MAP,
   LAMENESS_PRIOR,
   farmProbability,
@@ -102,21 +103,21 @@ describe('per-farm calibration rules', () => {
   it('keeps the line within its limits however far the records pull', () => {
     // Flat: the event as likely at 0.01 as at 0.9 (slope 0), and far rarer than said.
     const fit = fitFarmCalibration(
-      'lameness',
+      'heat',
       hoursAt(() => 0.001),
       10_000,
     )
     assert.equal(fit.map.slope, FARM_CALIBRATION.minSlope)
     assert.ok(fit.map.intercept >= -FARM_CALIBRATION.maxIntercept)
     const steep = fitFarmCalibration(
-      'lameness',
+      'heat',
       hoursAt((p) => expit(4 + 3 * logit(p))),
       10_000,
     )
     assert.deepEqual([steep.map.intercept, steep.map.slope], [FARM_CALIBRATION.maxIntercept, FARM_CALIBRATION.maxSlope])
   })
 
-  it("labels hours by records as the accuracy route matches them: in a record's lead window, the hours after it left out", () => {
+  it("labels a birth's hours by its record: the 48 h before it in the event, the day after it left out", () => {
     const H = 3_600_000
     const t = Date.parse('2026-03-20T09:00:00Z')
     const hours = [
@@ -128,13 +129,32 @@ describe('per-farm calibration rules', () => {
       { animalId: 1, at: t + 25 * H, probability: 0.04 },
       { animalId: 2, at: t - 10 * H, probability: 0.2 },
     ]
-    assert.deepEqual(labelHours(hours, [{ animalId: 1, at: t }], { leadMs: 48 * H, lateMs: 24 * H }), [
+    assert.deepEqual(labelHours(hours, [{ animalId: 1, at: t }], FIT_WINDOWS.birth!), [
       [0.01, false],
       [0.02, true],
       [0.5, true],
       [0.9, true],
       [0.04, false],
       [0.2, false],
+    ])
+  })
+
+  it("labels a heat's hours by the service done in it: 36 h before to 24 h after in the heat, the next day left out", () => {
+    const H = 3_600_000
+    const service = Date.parse('2026-03-20T09:00:00Z')
+    const hours = [-37, -36, -12, 0, 12, 24, 25, 48, 49].map((h, k) => ({
+      animalId: 1,
+      at: service + h * H,
+      probability: k / 10,
+    }))
+    assert.deepEqual(labelHours(hours, [{ animalId: 1, at: service }], FIT_WINDOWS.heat!), [
+      [0, false],
+      [0.1, true],
+      [0.2, true],
+      [0.3, true],
+      [0.4, true],
+      [0.5, true],
+      [0.8, false],
     ])
   })
 })
@@ -229,40 +249,38 @@ describe("lameness's prior: the farm's own base rate", () => {
     assert.deepEqual([young.shift, young.reason], [0, '13 days scored in the period, fewer than 14: no shift'])
   })
 
-  it('is the lameness map with too few lameness records, and what the records shrink toward with more', () => {
+  it('is the lameness map whatever treatments the farm recorded: they are counted, not fitted', () => {
     const prior = lamenessPrior(
       peaksOf(150, 60, (a) => (a === 0 ? range(20, 8) : [])),
       LEVEL,
       40,
     )
-    const few = fitFarmCalibration(
-      'lameness',
-      hoursAt((p) => p),
-      2,
-      prior,
-    )
-    assert.deepEqual([few.map, few.prior], [{ intercept: -1.5, slope: 1 }, prior])
-    assert.equal(
-      few.reason,
-      "2 lameness events recorded in the period, fewer than 5: the farm's base rate (the global calibration's log-odds -1.5: prior)",
-    )
-    // Records that say the global calibration holds (fitted intercept 0), 5 events: half of the way from -1.5.
-    const some = fitFarmCalibration(
-      'lameness',
-      hoursAt((p) => p),
-      5,
-      prior,
-    )
-    assert.ok(Math.abs(some.map.intercept + 0.75) < 0.01 && Math.abs(some.map.slope - 1) < 0.01, JSON.stringify(some))
-    assert.match(some.reason, /moved 50 % of the way from the farm's base rate/)
+    for (const events of [2, 5, 40]) {
+      // Hours that say the global calibration is far too high: a line would follow them; lameness does not.
+      const fit = fitFarmCalibration(
+        'lameness',
+        hoursAt((p) => p / 10),
+        events,
+        prior,
+      )
+      assert.deepEqual(
+        [fit.map, fit.fitted, fit.prior, fit.events],
+        [{ intercept: -1.5, slope: 1 }, null, prior, events],
+      )
+      assert.equal(
+        fit.reason,
+        `the farm's base rate (the global calibration's log-odds -1.5: prior); lameness records are counted (${events} in the period), not fitted: a treatment is recorded days into a lameness, and not every lameness is treated`,
+      )
+    }
     // A shift of 0 leaves the global calibration.
     const none = fitFarmCalibration(
       'lameness',
       hoursAt((p) => p),
-      2,
+      20,
       { ...prior, shift: 0 },
     )
     assert.deepEqual(none.map, IDENTITY_MAP)
+    assert.match(none.reason, /^the global calibration; lameness records are counted/)
   })
 
   it('moves no alarm: the shifted probability reaches the image of the alarm level exactly when the global one does', () => {

@@ -273,10 +273,10 @@ describe('prediction settings', () => {
       reason:
         "8.33 % of the period's animal-days lay in a lameness alarm held 7 days or more (10 of 120), 2.82 % on the farms the global calibration was fitted on: lameness's log-odds raised by 0.1903, 17 % of the way (6 animals)",
     })
-    // No lameness treatment recorded: the map is the shift alone; the alarm level is its image, the alarms where they were.
+    // Lameness's map is the shift alone (no hour fitted); the alarm level is its image, the alarms where they were.
     assert.deepEqual(
       [calibration.inUse, calibration.intercept, calibration.slope, calibration.events, calibration.hours],
-      ['farm', 0.1903, 1, 0, 120],
+      ['farm', 0.1903, 1, 0, 0],
     )
     assert.equal(calibration.globalAlarmLevel, alarmLevel('lameness'))
     assert.equal(
@@ -285,7 +285,7 @@ describe('prediction settings', () => {
     )
     assert.equal(
       calibration.reason,
-      "0 lameness events recorded in the period, fewer than 5: the farm's base rate (the global calibration's log-odds +0.1903: prior)",
+      "the farm's base rate (the global calibration's log-odds +0.1903: prior); lameness records are counted (0 in the period), not fitted: a treatment is recorded days into a lameness, and not every lameness is treated",
     )
     // The job re-maps the farm's lameness hours by it; birth and heat keep the global calibration.
     assert.deepEqual(await farmCalibrationMaps(ctx.app.database.db, owner.uid), {
@@ -293,6 +293,55 @@ describe('prediction settings', () => {
       heat: { intercept: 0, slope: 1 },
       lameness: { intercept: 0.1903, slope: 1 },
     })
+  })
+
+  it("fits heat's map on the hours around each service: 36 h before to 24 h after it in the heat, the next day left out", async () => {
+    const owner = await createUser(ctx)
+    const as = bearer((await userToken(ctx, owner.email)).accessToken)
+    const service = Date.parse('2026-03-20T09:00:00Z')
+    const rows: NewPrediction[] = []
+    for (let k = 0; k < 5; k++) {
+      const MAC = `AA:BB:CC:00:22:0${k + 1}`
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: `/api/v1/users/${owner.uid}/animals`,
+        headers: as,
+        payload: { MAC, Sex: 'female' },
+      })
+      assert.equal(res.statusCode, 201, res.body)
+      const served = await ctx.app.inject({
+        method: 'POST',
+        url: `/api/v1/users/${owner.uid}/animals/${MAC}/inseminations`,
+        headers: as,
+        payload: { Boar: 'Duroc', StartDate: '2026-03-20', StartTime: '09:00' },
+      })
+      assert.equal(served.statusCode, 201, served.body)
+      // Heat hours 40 and 30 h before the service, at it, 20, 30 and 60 h after (global probabilities).
+      for (const [hours, p] of [
+        [-40, 0.1],
+        [-30, 0.3],
+        [0, 0.5],
+        [20, 0.5],
+        [30, 0.5],
+        [60, 0.1],
+      ] as const)
+        rows.push(row(Number(res.json().data.ID), service + hours * HOUR, p, 'heat'))
+    }
+    await insertScoredPredictions(ctx.app.database.db, owner.uid, rows)
+    await learnFarmSettings(ctx.app.database.db, owner.uid, NOW)
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/v1/users/${owner.uid}/predictions/settings`,
+      headers: as,
+    })
+    assert.equal(res.statusCode, 200, res.body)
+    // Per sow: 30 h before, at and 20 h after the service lie in her heat, 40 h before and 60 h after do not, 30 h
+    // after is left out: 25 hours, 15 in a heat.
+    const calibration = res.json().data.heat.calibration
+    assert.deepEqual(
+      [calibration.inUse, calibration.events, calibration.hours, calibration.observed],
+      ['farm', 5, 25, 0.6],
+    )
   })
 
   it('refuses a query it does not take', async () => {

@@ -1,16 +1,40 @@
 // Per-farm calibration: the scorer's calibrated probability re-mapped per class from the farm's own records. The
 // global calibration (SCORER.calibration) carries the base rates of the herds it was fitted on; on a farm whose events
 // are rarer, or whose false alarms last longer, a 0.8 is followed by the event far less often. The farm's records say
-// which of its scored hours lay before an event (a birth record, an insemination, a lameness treatment: the accuracy
-// route's lead windows), so the map is refitted from them: logit q = intercept + slope · logit p, p the global
+// which of its scored hours lay in an event (FIT_WINDOWS: around a birth record, around an insemination), so birth's
+// and heat's maps are refitted from them: logit q = intercept + slope · logit p, p the global
 // probability, by maximum likelihood over the farm's hours, shrunk toward the identity by the number of events and
 // kept within limits. A rising straight line in logit space is strictly monotone, so no alarm moves: an hour alarms
 // where its global probability reaches the class's alarm level, and the farm's probability then reaches the image of
-// that level. Lameness's map starts from the farm's own base rate (lamenessPrior): the share of its animal-days in a
+// that level. Lameness's map is the farm's own base rate (lamenessPrior): the share of its animal-days in a
 // sustained lameness alarm against the share on the farms the global calibration was fitted on, a shift in log-odds
 // that needs no lameness record. Pure: the job (src/jobs/predictions.ts) feeds it; docs/predictions.md has the why
 // and the figures.
+import { MATCH_WINDOWS } from './accuracy.rules.ts'
 import type { ClassificationType } from './predictions.rules.ts'
+
+const HOUR_MS = 3_600_000
+
+/** Which hours around a record lay in its event: from beforeMs before it to afterMs after; then to leftOutMs, unknown. */
+export interface FitWindow {
+  beforeMs: number
+  afterMs: number
+  leftOutMs: number
+}
+
+/**
+ * The hours a class's probability is about (the evaluation's windows: 48 h before a farrowing's onset; 12 h before a
+ * heat's onset to its end), read from the records. A birth record is the farrowing's onset: the 48 h before it, the
+ * day after left out. A sow is inseminated in standing heat, 12-24 h after its onset, and a heat lasts 36-72 h: from
+ * 36 h before the first service to 24 h after it, the day after that left out (her heat may still last). Lameness:
+ * none. A treatment says a lameness was seen, days into it, and many go untreated, so a line fitted to treatments
+ * follows the farm's treating, not its lameness: lameness's map is the farm's base rate alone (lamenessPrior).
+ */
+export const FIT_WINDOWS: Record<ClassificationType, FitWindow | null> = {
+  birth: { beforeMs: 48 * HOUR_MS, afterMs: 0, leftOutMs: 24 * HOUR_MS },
+  heat: { beforeMs: 36 * HOUR_MS, afterMs: 24 * HOUR_MS, leftOutMs: 48 * HOUR_MS },
+  lameness: null,
+}
 
 export const FARM_CALIBRATION = {
   /** Fewer recorded events of a class than this in the period: the global calibration alone. */
@@ -261,6 +285,13 @@ export function fitFarmCalibration(
     prior && prior.shift !== 0
       ? `the farm's base rate (the global calibration's log-odds ${prior.shift > 0 ? '+' : ''}${prior.shift}: prior)`
       : 'the global calibration'
+  if (FIT_WINDOWS[kind] === null)
+    return {
+      ...base,
+      map: prior && prior.shift !== 0 ? start : IDENTITY_MAP,
+      fitted: null,
+      reason: `${startName}; ${kind} records are counted (${events} in the period), not fitted: a treatment is recorded days into a lameness, and not every lameness is treated`,
+    }
   if (events < c.minEvents)
     return {
       ...base,
@@ -328,22 +359,36 @@ function logisticLine(cells: readonly { x: number; n: number; k: number }[]): Fa
 }
 
 /**
- * Each scored hour of one class labelled as the accuracy route matches records: in an event's lead window (from
- * leadMs before the record to the record), or not; hours within lateMs after a record are left out (the event
- * itself, not its warning). `at` is when the hour's prediction was made (the end of its hour).
+ * How many of the farm's events (records merged as the accuracy route merges them) a fit over the period [from, to]
+ * counts: those whose hours before it (FIT_WINDOWS; lameness: the accuracy route's lead) lie in the period.
+ */
+export function eventsInFitPeriod(
+  kind: ClassificationType,
+  events: readonly { at: number }[],
+  from: number,
+  to: number,
+): number {
+  const before = FIT_WINDOWS[kind]?.beforeMs ?? MATCH_WINDOWS[kind].leadMs
+  return events.filter((e) => e.at - before >= from && e.at <= to).length
+}
+
+/**
+ * Each scored hour of one class labelled by the farm's records (FIT_WINDOWS): in an event (from beforeMs before a
+ * record to afterMs after it), or not; hours from then to leftOutMs after a record are left out (unknown). `at` is
+ * when the hour's prediction was made (the end of its hour).
  */
 export function labelHours(
   hours: readonly { animalId: number; at: number; probability: number }[],
   events: readonly { animalId: number; at: number }[],
-  window: { leadMs: number; lateMs: number },
+  window: FitWindow,
 ): [number, boolean][] {
   const byAnimal = new Map<number, number[]>()
   for (const e of events) byAnimal.set(e.animalId, [...(byAnimal.get(e.animalId) ?? []), e.at])
   const out: [number, boolean][] = []
   for (const h of hours) {
     const own = byAnimal.get(h.animalId) ?? []
-    if (own.some((at) => h.at > at && h.at <= at + window.lateMs)) continue
-    out.push([h.probability, own.some((at) => h.at >= at - window.leadMs && h.at <= at)])
+    if (own.some((at) => h.at > at + window.afterMs && h.at <= at + window.leftOutMs)) continue
+    out.push([h.probability, own.some((at) => h.at >= at - window.beforeMs && h.at <= at + window.afterMs)])
   }
   return out
 }

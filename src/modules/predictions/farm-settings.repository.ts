@@ -14,6 +14,7 @@ import {
   IDENTITY_MAP,
   type FarmCalibrationFit,
   type FarmCalibrationMap,
+  type FitWindow,
   type HourCell,
 } from './farm-calibration.rules.ts'
 
@@ -109,8 +110,8 @@ export async function scorerDayPeaks(
 
 /**
  * The scorer's hours of one class in (from, to], pooled by global probability (before the farm's map), each pool with
- * how many of its hours lay in an event's lead window (from leadMs before a record to the record); hours within lateMs
- * after a record left out. Labelled and counted in SQL: a farm's 60 days are millions of hours, the pools a few
+ * how many of its hours lay in an event (from beforeMs before a record to afterMs after it); hours from then to
+ * leftOutMs after a record left out (labelHours, FIT_WINDOWS). Labelled and counted in SQL: a farm's 60 days are millions of hours, the pools a few
  * thousand at most (probabilities are stored to 4 decimals).
  */
 export async function scorerHourCells(
@@ -119,24 +120,24 @@ export async function scorerHourCells(
   kind: ClassificationType,
   period: { from: number; to: number },
   events: readonly { animalId: number; at: number }[],
-  window: { leadMs: number; lateMs: number },
+  window: FitWindow,
 ): Promise<HourCell[]> {
-  const relevant = events.filter((e) => e.at + window.lateMs > period.from && e.at - window.leadMs <= period.to)
+  const relevant = events.filter((e) => e.at + window.leftOutMs > period.from && e.at - window.beforeMs <= period.to)
   const records =
     relevant.length === 0
       ? sql`SELECT NULL::bigint AS animal_id, NULL::bigint AS at WHERE false`
       : sql`SELECT * FROM (VALUES ${sql.join(relevant.map((e) => sql`(${e.animalId}::bigint, ${e.at}::bigint)`))}) AS v (animal_id, at)`
-  // Each hour joined with its animal's records whose lead or late window holds it (a hash join on the animal, few
-  // rows each), then pooled.
+  // Each hour joined with its animal's records whose window (in the event, or left out after it) holds it (a hash
+  // join on the animal, few rows each), then pooled; as labelHours labels them.
   const { rows } = await sql<{ probability: number | string; hours: number | string; in_window: number | string }>`
     WITH ev AS (${records}),
     labelled AS (
       SELECT coalesce(p.global_probability, p.peak_probability) AS probability,
-        bool_or(ev.at IS NOT NULL AND p.predicted_at <= ev.at) AS in_window,
-        bool_or(ev.at IS NOT NULL AND p.predicted_at > ev.at) AS after
+        bool_or(ev.at IS NOT NULL AND p.predicted_at <= ev.at + ${window.afterMs}) AS in_window,
+        bool_or(ev.at IS NOT NULL AND p.predicted_at > ev.at + ${window.afterMs}) AS after
       FROM predictions p
       LEFT JOIN ev ON ev.animal_id = p.animal_id
-        AND p.predicted_at >= ev.at - ${window.leadMs} AND p.predicted_at <= ev.at + ${window.lateMs}
+        AND p.predicted_at >= ev.at - ${window.beforeMs} AND p.predicted_at <= ev.at + ${window.leftOutMs}
       WHERE p.uid = ${uid} AND p.source = 'scorer' AND p.classification_type = ${kind}
         AND p.predicted_at > ${period.from} AND p.predicted_at <= ${period.to}
       GROUP BY p.id, p.global_probability, p.peak_probability)

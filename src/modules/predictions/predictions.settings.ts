@@ -94,9 +94,12 @@ const ClassCalibration = (kind: ClassificationType, example: { inUse: boolean; r
         examples: [example.inUse ? EXAMPLE_MAP.slope : 1],
       }),
       events: Count('Events the farm recorded in the period the map was fitted on (records of one event merged)', 12),
-      hours: Count('Hours the scorer scored in that period', 86_400),
+      hours: Count(
+        'Hours the scorer scored in that period, which the map was fitted on; lameness: 0 (its map is its prior)',
+        86_400,
+      ),
       observed: Rate(
-        "Share of those hours that lay in a recorded event's lead window; null when none was scored",
+        'Share of those hours that lay in a recorded event (birth: the 48 h before a farrowing record; heat: 36 h before a service to 24 h after it); null when no hour was fitted',
         0.006,
       ),
       meanPredicted: Rate("The global calibration's mean probability over the same hours", 0.014),
@@ -370,14 +373,15 @@ export async function predictionSettingsRoute(app: App) {
           `with ${LEARNING.minEvents} events or more, and part of the way when events are few. ` +
           "Per-farm calibration, refitted at the same time from the same period: the scorer's probability (the global " +
           "calibration's) re-mapped per class, logit(farm) = intercept + slope x logit(global), fitted on every scored " +
-          "hour against whether it lay in a recorded event's lead window, taken events / (events + " +
+          'hour against whether it lay in a recorded event (birth: the 48 h before a farrowing record, the day after left out; ' +
+          'heat: 36 h before a service to 24 h after it, as a sow is served in standing heat, the next day left out), taken events / (events + ' +
           `${FARM_CALIBRATION.shrinkEvents}) of the way from the global calibration, only with ${FARM_CALIBRATION.minEvents} events or ` +
           `more, slope ${FARM_CALIBRATION.minSlope}-${FARM_CALIBRATION.maxSlope}, intercept within ±${FARM_CALIBRATION.maxIntercept}. ` +
           'The map rises strictly, so alarms stay where the thresholds put them; alarmLevel is the probability they now carry. ' +
-          "Lameness's map starts from the farm's own base rate (prior), read from its scores without any lameness record: " +
+          "Lameness's map is the farm's own base rate (prior), read from its scores without any lameness record: " +
           `the share of its scored animal-days in a lameness alarm held ${LAMENESS_PRIOR.sustainedDays} days or more, against ${LAMENESS_PRIOR.knotsShare * 100} % on the farms the global calibration was fitted on; ` +
           `its log-odds difference, taken animals / (animals + ${LAMENESS_PRIOR.shrinkAnimals}) of the way and within ±${LAMENESS_PRIOR.maxShift}, is added to the log-odds of every lameness probability ` +
-          `(only with ${LAMENESS_PRIOR.minDays} days scored and ${LAMENESS_PRIOR.minPhaseRecords} farrowings and weanings recorded in the period); with ${FARM_CALIBRATION.minEvents} lameness events or more the records' fit is shrunk toward that shift instead of toward none. ` +
+          `(only with ${LAMENESS_PRIOR.minDays} days scored and ${LAMENESS_PRIOR.minPhaseRecords} farrowings and weanings recorded in the period); lameness treatments are counted, not fitted: one is recorded days into a lameness, and not every lameness is treated. ` +
           "The farm's gestation, learned at the same time: the median days from each farrowing recorded in the period " +
           'to the latest service before it (105-127 days apart), taken pairs / (pairs + ' +
           `${GESTATION_LEARNING.shrinkPairs}) of the way from the default ${GESTATION_LEARNING.defaultDays} days, only with ${GESTATION_LEARNING.minPairs} pairs or more, ` +
