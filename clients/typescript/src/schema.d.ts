@@ -1558,7 +1558,7 @@ export interface paths {
         };
         /**
          * What the scorer now uses for this farm, and why
-         * @description Per class, the alarm threshold our scorer uses for this farm: the rule's default times a factor learned from the farm's own records every 7 days, over the last 60 days (events as GET .../predictions/accuracy matches them, against the scorer's highest probability each day). It lowers a threshold when recorded events went without an alarm and a lower one would not have raised the false alarms, and raises it when false alarms are many and a higher one would still catch every event caught, each event's peak at least 1.25x the new threshold (events to come are not the ones learned from); within 0.6-1.5x the default, at most 1.25x per learning, only with 5 events or more, and part of the way when events are few. Per-farm calibration, refitted at the same time from the same period: the scorer's probability (the global calibration's) re-mapped per class, logit(farm) = intercept + slope x logit(global), fitted on every scored hour against whether it lay in a recorded event's lead window, taken events / (events + 5) of the way from the global calibration, only with 5 events or more, slope 0.5-2, intercept within ±2.5. The map rises strictly, so alarms stay where the thresholds put them; alarmLevel is the probability they now carry. Lameness's map starts from the farm's own base rate (prior), read from its scores without any lameness record: the share of its scored animal-days in a lameness alarm held 7 days or more, against 2.82 % on the farms the global calibration was fitted on; its log-odds difference, taken animals / (animals + 30) of the way and within ±1.5, is added to the log-odds of every lameness probability (only with 14 days scored and 5 farrowings and weanings recorded in the period); with 5 lameness events or more the records' fit is shrunk toward that shift instead of toward none. The farm's gestation, learned at the same time: the median days from each farrowing recorded in the period to the latest service before it (105-127 days apart), taken pairs / (pairs + 5) of the way from the default 115 days, only with 5 pairs or more, within 5 days of the default; the birth rules' windows after a service (the lower threshold, the shorter CUSUM) move with it. The due bar, learned at the same time: birth's thresholds in the days -2 to +2 around the farm's gestation after a sow's latest service, set 0.9x under the score 10 % of the period's recorded farrowings did not reach in the 48 h before onset (no lower than 0.5x), replayed on the farm's own scored hours of those days and kept only where it catches more farrowings (an alarm starting in the 48 h before onset) with at most 1 more false alarm for each, farrowings / (farrowings + 5) of the way, only with 5 farrowings or more.
+         * @description Per class, the alarm threshold our scorer uses for this farm: the rule's default times a factor learned from the farm's own records every 7 days, over the last 60 days (events as GET .../predictions/accuracy matches them, against the scorer's highest probability each day). It lowers a threshold when recorded events went without an alarm and a lower one would not have raised the false alarms, and raises it when false alarms are many and a higher one would still catch every event caught, each event's peak at least 1.25x the new threshold (events to come are not the ones learned from); within 0.6-1.5x the default, at most 1.25x per learning, only with 5 events or more, and part of the way when events are few. Per-farm calibration, refitted at the same time from the same period: the scorer's probability (the global calibration's) re-mapped per class, logit(farm) = intercept + slope x logit(global), fitted on every scored hour against whether it lay in a recorded event (birth: the 48 h before a farrowing record, the day after left out; heat: 36 h before a service to 24 h after it, as a sow is served in standing heat, the next day left out), taken events / (events + 5) of the way from the global calibration, only with 5 events or more, slope 0.5-2, intercept within ±2.5. The map rises strictly, so alarms stay where the thresholds put them; alarmLevel is the probability they now carry. Lameness's map is the farm's own base rate (prior), read from its scores without any lameness record: the share of its scored animal-days in a lameness alarm held 7 days or more, against 2.82 % on the farms the global calibration was fitted on; its log-odds difference, taken animals / (animals + 30) of the way and within ±1.5, is added to the log-odds of every lameness probability (only with 14 days scored and 5 farrowings and weanings recorded in the period); lameness treatments are counted, not fitted: one is recorded days into a lameness, and not every lameness is treated. The farm's gestation, learned at the same time: the median days from each farrowing recorded in the period to the latest service before it (105-127 days apart), taken pairs / (pairs + 5) of the way from the default 115 days, only with 5 pairs or more, within 5 days of the default; the birth rules' windows after a service (the lower threshold, the shorter CUSUM) move with it. The due bar, learned at the same time: birth's thresholds in the days -2 to +2 around the farm's gestation after a sow's latest service, set 0.9x under the score 10 % of the period's recorded farrowings did not reach in the 48 h before onset (no lower than 0.5x), replayed on the farm's own scored hours of those days and kept only where it catches more farrowings (an alarm starting in the 48 h before onset) with at most 1 more false alarm for each, farrowings / (farrowings + 5) of the way, only with 5 farrowings or more.
          */
         get: operations["getPredictionSettings"];
         put?: never;
@@ -35157,11 +35157,11 @@ export interface operations {
                                     events: number;
                                     /**
                                      * Format: int64
-                                     * @description Hours the scorer scored in that period
+                                     * @description Hours the scorer scored in that period, which the map was fitted on; lameness: 0 (its map is its prior)
                                      * @example 86400
                                      */
                                     hours: number;
-                                    /** @description Share of those hours that lay in a recorded event's lead window; null when none was scored */
+                                    /** @description Share of those hours that lay in a recorded event (birth: the 48 h before a farrowing record; heat: 36 h before a service to 24 h after it); null when no hour was fitted */
                                     observed: number | null;
                                     /** @description The global calibration's mean probability over the same hours */
                                     meanPredicted: number | null;
@@ -35335,11 +35335,11 @@ export interface operations {
                                     events: number;
                                     /**
                                      * Format: int64
-                                     * @description Hours the scorer scored in that period
+                                     * @description Hours the scorer scored in that period, which the map was fitted on; lameness: 0 (its map is its prior)
                                      * @example 86400
                                      */
                                     hours: number;
-                                    /** @description Share of those hours that lay in a recorded event's lead window; null when none was scored */
+                                    /** @description Share of those hours that lay in a recorded event (birth: the 48 h before a farrowing record; heat: 36 h before a service to 24 h after it); null when no hour was fitted */
                                     observed: number | null;
                                     /** @description The global calibration's mean probability over the same hours */
                                     meanPredicted: number | null;
@@ -35513,11 +35513,11 @@ export interface operations {
                                     events: number;
                                     /**
                                      * Format: int64
-                                     * @description Hours the scorer scored in that period
+                                     * @description Hours the scorer scored in that period, which the map was fitted on; lameness: 0 (its map is its prior)
                                      * @example 86400
                                      */
                                     hours: number;
-                                    /** @description Share of those hours that lay in a recorded event's lead window; null when none was scored */
+                                    /** @description Share of those hours that lay in a recorded event (birth: the 48 h before a farrowing record; heat: 36 h before a service to 24 h after it); null when no hour was fitted */
                                     observed: number | null;
                                     /** @description The global calibration's mean probability over the same hours */
                                     meanPredicted: number | null;
