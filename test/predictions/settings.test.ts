@@ -222,19 +222,9 @@ describe('prediction settings', () => {
   })
 
   it("starts lameness's map from the farm's own base rate: its animal-days in an alarm held a week or more", async () => {
-    const owner = await createUser(ctx)
-    const as = bearer((await userToken(ctx, owner.email)).accessToken)
-    const macs = Array.from({ length: 6 }, (_, i) => `AA:BB:CC:00:21:0${i + 1}`)
+    const farm = await farmOfSows('AA:BB:CC:00:21', 6)
     const rows: NewPrediction[] = []
-    for (const [k, MAC] of macs.entries()) {
-      const res = await ctx.app.inject({
-        method: 'POST',
-        url: `/api/v1/users/${owner.uid}/animals`,
-        headers: as,
-        payload: { MAC, Sex: 'female' },
-      })
-      assert.equal(res.statusCode, 201, res.body)
-      const animalId = Number(res.json().data.ID)
+    for (const [k, { MAC, animalId }] of farm.sows.entries()) {
       // 20 days of lameness scores, one a day (global probabilities): the first sow alarmed (0.9, over the level
       // 0.6423) 10 days running, the second 3 days (a swing, too short to count), the rest 0.1.
       for (let d = 1; d <= 20; d++) {
@@ -242,25 +232,9 @@ describe('prediction settings', () => {
         rows.push(row(animalId, NOW - d * DAY - 3 * HOUR, alarmed ? 0.9 : 0.1, 'lameness'))
       }
       // Five weanings recorded in the period: the lameness rule has the farm's phases.
-      if (k < 5) {
-        const weaned = await ctx.app.inject({
-          method: 'POST',
-          url: `/api/v1/users/${owner.uid}/animals/${MAC}/weanings`,
-          headers: as,
-          payload: { weaningDate: '2026-03-10', countWeaned: 11 },
-        })
-        assert.equal(weaned.statusCode, 201, weaned.body)
-      }
+      if (k < 5) await farm.record(MAC, 'weanings', { weaningDate: '2026-03-10', countWeaned: 11 })
     }
-    await insertScoredPredictions(ctx.app.database.db, owner.uid, rows)
-    await learnFarmSettings(ctx.app.database.db, owner.uid, NOW)
-    const res = await ctx.app.inject({
-      method: 'GET',
-      url: `/api/v1/users/${owner.uid}/predictions/settings`,
-      headers: as,
-    })
-    assert.equal(res.statusCode, 200, res.body)
-    const calibration = res.json().data.lameness.calibration
+    const calibration = (await farm.learnedSettings(rows)).lameness.calibration
     // 10 of 120 animal-days in a sustained alarm: logit(10 / 120) - logit(0.0282) = 1.1419, taken 6 / 36 of the way.
     assert.deepEqual(calibration.prior, {
       shift: 0.1903,
@@ -288,7 +262,7 @@ describe('prediction settings', () => {
       "the farm's base rate (the global calibration's log-odds +0.1903: prior); lameness records are counted (0 in the period), not fitted: a treatment is recorded days into a lameness, and not every lameness is treated",
     )
     // The job re-maps the farm's lameness hours by it; birth and heat keep the global calibration.
-    assert.deepEqual(await farmCalibrationMaps(ctx.app.database.db, owner.uid), {
+    assert.deepEqual(await farmCalibrationMaps(ctx.app.database.db, farm.uid), {
       birth: { intercept: 0, slope: 1 },
       heat: { intercept: 0, slope: 1 },
       lameness: { intercept: 0.1903, slope: 1 },
@@ -296,26 +270,11 @@ describe('prediction settings', () => {
   })
 
   it("fits heat's map on the hours around each service: 36 h before to 24 h after it in the heat, the next day left out", async () => {
-    const owner = await createUser(ctx)
-    const as = bearer((await userToken(ctx, owner.email)).accessToken)
+    const farm = await farmOfSows('AA:BB:CC:00:22', 5)
     const service = Date.parse('2026-03-20T09:00:00Z')
     const rows: NewPrediction[] = []
-    for (let k = 0; k < 5; k++) {
-      const MAC = `AA:BB:CC:00:22:0${k + 1}`
-      const res = await ctx.app.inject({
-        method: 'POST',
-        url: `/api/v1/users/${owner.uid}/animals`,
-        headers: as,
-        payload: { MAC, Sex: 'female' },
-      })
-      assert.equal(res.statusCode, 201, res.body)
-      const served = await ctx.app.inject({
-        method: 'POST',
-        url: `/api/v1/users/${owner.uid}/animals/${MAC}/inseminations`,
-        headers: as,
-        payload: { Boar: 'Duroc', StartDate: '2026-03-20', StartTime: '09:00' },
-      })
-      assert.equal(served.statusCode, 201, served.body)
+    for (const { MAC, animalId } of farm.sows) {
+      await farm.record(MAC, 'inseminations', { Boar: 'Duroc', StartDate: '2026-03-20', StartTime: '09:00' })
       // Heat hours 40 and 30 h before the service, at it, 20, 30 and 60 h after (global probabilities).
       for (const [hours, p] of [
         [-40, 0.1],
@@ -325,19 +284,11 @@ describe('prediction settings', () => {
         [30, 0.5],
         [60, 0.1],
       ] as const)
-        rows.push(row(Number(res.json().data.ID), service + hours * HOUR, p, 'heat'))
+        rows.push(row(animalId, service + hours * HOUR, p, 'heat'))
     }
-    await insertScoredPredictions(ctx.app.database.db, owner.uid, rows)
-    await learnFarmSettings(ctx.app.database.db, owner.uid, NOW)
-    const res = await ctx.app.inject({
-      method: 'GET',
-      url: `/api/v1/users/${owner.uid}/predictions/settings`,
-      headers: as,
-    })
-    assert.equal(res.statusCode, 200, res.body)
+    const calibration = (await farm.learnedSettings(rows)).heat.calibration
     // Per sow: 30 h before, at and 20 h after the service lie in her heat, 40 h before and 60 h after do not, 30 h
     // after is left out: 25 hours, 15 in a heat.
-    const calibration = res.json().data.heat.calibration
     assert.deepEqual(
       [calibration.inUse, calibration.events, calibration.hours, calibration.observed],
       ['farm', 5, 25, 0.6],
@@ -366,6 +317,51 @@ describe('prediction settings', () => {
     assertError(await get('', {}), 401, 'Authorization header is required')
   })
 })
+
+/**
+ * A farm of its own: `count` sows with MACs `${macPrefix}:01`..., a helper to post their records as the owner, and
+ * one to store scorer predictions, run the learning at NOW and read the settings.
+ */
+async function farmOfSows(macPrefix: string, count: number) {
+  const owner = await createUser(ctx)
+  const as = bearer((await userToken(ctx, owner.email)).accessToken)
+  const sows: { MAC: string; animalId: number }[] = []
+  for (let i = 1; i <= count; i++) {
+    const MAC = `${macPrefix}:0${i}`
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/v1/users/${owner.uid}/animals`,
+      headers: as,
+      payload: { MAC, Sex: 'female' },
+    })
+    assert.equal(res.statusCode, 201, res.body)
+    sows.push({ MAC, animalId: Number(res.json().data.ID) })
+  }
+  return {
+    uid: owner.uid,
+    sows,
+    async record(MAC: string, collection: string, payload: Record<string, unknown>) {
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: `/api/v1/users/${owner.uid}/animals/${MAC}/${collection}`,
+        headers: as,
+        payload,
+      })
+      assert.equal(res.statusCode, 201, res.body)
+    },
+    async learnedSettings(rows: NewPrediction[]) {
+      await insertScoredPredictions(ctx.app.database.db, owner.uid, rows)
+      await learnFarmSettings(ctx.app.database.db, owner.uid, NOW)
+      const res = await ctx.app.inject({
+        method: 'GET',
+        url: `/api/v1/users/${owner.uid}/predictions/settings`,
+        headers: as,
+      })
+      assert.equal(res.statusCode, 200, res.body)
+      return res.json().data
+    },
+  }
+}
 
 function row(
   animalId: number,
