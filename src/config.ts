@@ -176,6 +176,8 @@ export interface DeliveryConfig {
   perEndpointConcurrency: number
   /** WEBHOOK_ALLOW_INSECURE=on: webhooks may use http:// and reach private, loopback and link-local addresses. */
   allowInsecure: boolean
+  /** Finished deliveries and logged attempts older than this many days are pruned hourly; pending ones stay. */
+  logRetentionDays: number
   fcmServiceAccountFile: string | undefined
   fcmEndpoint: string | undefined
 }
@@ -340,6 +342,7 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: read.int('WEBHOOK_TIMEOUT_MS', 10_000, { min: 100, max: 60_000 }),
       perEndpointConcurrency: read.int('WEBHOOK_CONCURRENCY', 4, { min: 1, max: 64 }),
       allowInsecure: read.onOff('WEBHOOK_ALLOW_INSECURE', 'off'),
+      logRetentionDays: read.int('DELIVERY_LOG_RETENTION_DAYS', 30, { min: 1, max: 36500 }),
       fcmServiceAccountFile: read.string('FCM_SERVICE_ACCOUNT_FILE'),
       fcmEndpoint: read.url('FCM_ENDPOINT', ['https:', 'http:']),
     },

@@ -1,13 +1,15 @@
 // Housekeeping inside the service, hourly as the job's single runner: expired revocations, refresh tokens,
-// idempotency keys, access-log records past ACCESS_LOG_RETENTION_DAYS, and the readings and predictions past
+// idempotency keys, access-log records past ACCESS_LOG_RETENTION_DAYS, the delivery log past
+// DELIVERY_LOG_RETENTION_DAYS (pending deliveries stay), and the readings and predictions past
 // their retention (retention.ts).
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { Config } from '../config.ts'
 import type { DB } from '../db/schema.ts'
 import type { App } from '../types.ts'
 import { pruneKeys } from '../db/idempotency-keys.ts'
 import { pruneExpiredTokens } from '../auth/token-store.ts'
 import { pruneAccessLog } from '../modules/access-log/access-log.repository.ts'
+import { pruneDeliveryLog } from '../modules/delivery/delivery.repository.ts'
 import { IDEMPOTENCY_TTL_MS } from '../plugins/idempotency.ts'
 import { applyRetention } from './retention.ts'
 import { startSchedule, type ScheduledJob } from './scheduler.ts'
@@ -31,8 +33,16 @@ export async function runMaintenance(db: Kysely<DB>, config: Config, at: number)
     new Date(at - config.accessLog.retentionDays * DAY_MS),
     config.retention.batchRows,
   )
+  const deliveryLog = await pruneDeliveryLog(
+    db,
+    at - config.delivery.logRetentionDays * DAY_MS,
+    config.retention.batchRows,
+  )
+  // As retention.ts does: the log is deleted from steadily, and the embedded store has no autovacuum.
+  for (const [table, count] of Object.entries(deliveryLog))
+    if (count > 0) await sql`VACUUM ${sql.table(table)}`.execute(db)
   const retained = await applyRetention(db, config.retention, at)
-  return { deleted: { ...tokens, idempotencyKeys, accessLog, ...retained } }
+  return { deleted: { ...tokens, idempotencyKeys, accessLog, ...deliveryLog, ...retained } }
 }
 
 export function maintenanceJob(app: App) {

@@ -2098,7 +2098,7 @@ export interface paths {
         };
         /**
          * The subscription's delivery log
-         * @description Integrator token. Every attempt, newest first: the event, its webhook-id, status, error and latency.
+         * @description Integrator token. Every attempt, newest first: the event, its webhook-id, status, error and latency. Kept for DELIVERY_LOG_RETENTION_DAYS (30 days here); the attempts of a delivery still pending stay.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;

@@ -224,6 +224,44 @@ export async function recordAttempt(
             ${attempt.status ?? null}, ${attempt.error?.slice(0, 500) ?? null}, ${attempt.latencyMs})`.execute(db)
 }
 
+/**
+ * Deletes the delivery log from before `before` (ms), at most `batchRows` rows a statement: finished deliveries
+ * whose last attempt was due before then, and the attempts made before then but those of a delivery still pending.
+ * Returns the rows deleted per table.
+ */
+export async function pruneDeliveryLog(
+  db: Kysely<DB>,
+  before: number,
+  batchRows: number,
+): Promise<{ deliveries: number; delivery_attempts: number }> {
+  const untilFewer = async (statement: () => Promise<{ numAffectedRows?: bigint }>) => {
+    let deleted = 0
+    for (;;) {
+      const count = Number((await statement()).numAffectedRows ?? 0n)
+      deleted += count
+      if (count < batchRows) return deleted
+    }
+  }
+  // A row is named by its ctid: delivery_attempts has no key. The status is checked again by the delete itself,
+  // so a delivery queued again meanwhile (redeliver) is not taken.
+  const deliveries = await untilFewer(() =>
+    sql`
+      DELETE FROM deliveries WHERE status <> 'pending' AND ctid = ANY(ARRAY(
+        SELECT ctid FROM deliveries WHERE status <> 'pending' AND next_attempt_at < ${before}
+        ORDER BY next_attempt_at LIMIT ${batchRows}))`.execute(db),
+  )
+  const attempts = await untilFewer(() =>
+    sql`
+      DELETE FROM delivery_attempts WHERE ctid = ANY(ARRAY(
+        SELECT a.ctid FROM delivery_attempts a WHERE a.attempted_at < ${before} AND NOT EXISTS (
+          SELECT 1 FROM deliveries d
+          WHERE d.uid = a.uid AND d.event_id = a.event_id AND d.channel = 'webhook'
+            AND d.integrator_uid = a.integrator_uid AND d.subscription_id = a.subscription_id AND d.status = 'pending')
+        ORDER BY a.attempted_at LIMIT ${batchRows}))`.execute(db),
+  )
+  return { deliveries, delivery_attempts: attempts }
+}
+
 export async function listAttempts(
   db: Kysely<DB>,
   integratorUid: string,

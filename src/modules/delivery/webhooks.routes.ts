@@ -305,7 +305,8 @@ async function webhookRoutes(app: App) {
         operationId: 'listWebhookDeliveries',
         summary: "The subscription's delivery log",
         description:
-          'Integrator token. Every attempt, newest first: the event, its webhook-id, status, error and latency.',
+          'Integrator token. Every attempt, newest first: the event, its webhook-id, status, error and latency. Kept for ' +
+          `DELIVERY_LOG_RETENTION_DAYS (${delivery.logRetentionDays} days here); the attempts of a delivery still pending stay.`,
         params: SubscriptionPath,
         querystring: AttemptsQuery,
         response: { 200: Envelope(Type.Array(Attempt, { maxItems: 100 }), 'The attempts') },
