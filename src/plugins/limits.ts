@@ -46,10 +46,17 @@ declare module 'fastify' {
 
 /** Brakes credential guessing on POST /tokens: failed checks per client IP and presented integratorUID. */
 export interface AuthFailureGate {
-  /** Throws 429 once this IP has failed too often for this integratorUID in the window. */
-  assertAllowed: (req: FastifyRequest, integratorUid: string) => Promise<void>
-  /** Counts one failed check. */
-  recordFailure: (req: FastifyRequest, integratorUid: string) => Promise<void>
+  /**
+   * Counts a check of the integrator's credentials before it is made, as a failure until it `succeeded` (as
+   * LoginFailureGate.attempt does, for the same reason). Throws 429 once this IP's failures (and checks in hand) for
+   * this integratorUID in the window reach the bound.
+   */
+  attempt: (req: FastifyRequest, integratorUid: string) => Promise<CredentialAttempt>
+}
+
+export interface CredentialAttempt {
+  /** The credentials were right: the attempt's place in the count is given back. */
+  succeeded: () => Promise<void>
 }
 
 /** Bounds the confirmation mails an account has sent to addresses it named (docs/users.md#changing-the-e-mail-address). */
@@ -68,11 +75,9 @@ export interface LoginFailureGate {
   attempt: (accountKey: string) => Promise<LoginAttempt>
 }
 
-export interface LoginAttempt {
+export interface LoginAttempt extends CredentialAttempt {
   /** True when this attempt, should it fail, engages the brake. */
   engagesBrake: boolean
-  /** The password was right: the attempt's place in the count is given back. */
-  succeeded: () => Promise<void>
 }
 
 export interface LimitsDeps {
@@ -170,9 +175,13 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
   const authFailures =
     limits.authFailuresMax > 0 ? makeLimiter('rl:auth-failures', limits.authFailuresMax, window) : undefined
   app.decorate('authFailures', {
-    async assertAllowed(req, uid) {
-      const res = await authFailures?.get(authFailureKey(req, uid)).catch(() => null)
-      if (res && res.consumedPoints >= limits.authFailuresMax) {
+    async attempt(req, uid) {
+      const key = authFailureKey(req, uid)
+      const res = await authFailures?.penalty(key, 1).catch((err: unknown) => {
+        req.log.warn({ err }, 'counting an authentication attempt failed')
+        return null
+      })
+      if (res && res.consumedPoints > limits.authFailuresMax) {
         throw tooManyRequests(
           'auth-failures',
           `Too many failed authentication attempts for this integratorUID from this address: ` +
@@ -180,11 +189,14 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
           res.msBeforeNext,
         )
       }
-    },
-    async recordFailure(req, uid) {
-      await authFailures
-        ?.penalty(authFailureKey(req, uid), 1)
-        .catch((err: unknown) => req.log.warn({ err }, 'counting a failed authentication failed'))
+      return {
+        succeeded: async () => {
+          if (!res) return
+          await authFailures
+            ?.reward(key, 1)
+            .catch((err: unknown) => req.log.warn({ err }, 'giving back an authentication attempt failed'))
+        },
+      }
     },
   } satisfies AuthFailureGate)
 

@@ -63,6 +63,37 @@ describe('failed integrator authentications', () => {
       assert.equal((await attempt('x', '10.1.0.1', 'int_unknown')).statusCode, 401)
     })
   })
+
+  it('checks at most AUTH_FAILURES_MAX wrong secrets sent at once', async () => {
+    // The brake read the count before the check and raised it after a failure: secrets sent together all passed it
+    // (8 of 8 checked with a bound of 3), so the bound held only for guesses sent one after another.
+    await withApp({ AUTH_FAILURES_MAX: '3' }, async (ctx) => {
+      const { uid, clientSecret } = await createIntegrator(ctx, { clientSecret: 'the-right-secret-0123456789' })
+      const attempt = (secret: string) =>
+        ctx.app.inject({
+          method: 'POST',
+          url: '/api/v1/tokens',
+          remoteAddress: '10.1.1.1',
+          payload: { integratorUID: uid, clientSecret: secret },
+        })
+      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => attempt(`wrong guess ${i}`)))
+      assert.deepEqual(answers.map((res) => res.statusCode).sort(), [401, 401, 401, 429, 429, 429, 429, 429])
+      assert.equal((await attempt(clientSecret!)).statusCode, 429)
+    })
+  })
+
+  it('gives a right secret back its place in the count', async () => {
+    await withApp({ AUTH_FAILURES_MAX: '3' }, async (ctx) => {
+      const { uid, clientSecret } = await createIntegrator(ctx, { clientSecret: 'the-right-secret-0123456789' })
+      const attempt = (secret: string) =>
+        ctx.app.inject({ method: 'POST', url: '/api/v1/tokens', payload: { integratorUID: uid, clientSecret: secret } })
+      for (let i = 0; i < 5; i++) assert.equal((await attempt(clientSecret!)).statusCode, 200)
+      for (let i = 0; i < 2; i++) assert.equal((await attempt(`wrong guess ${i}`)).statusCode, 401)
+      assert.equal((await attempt(clientSecret!)).statusCode, 200)
+      assert.equal((await attempt('wrong guess 2')).statusCode, 401)
+      assert.equal((await attempt(clientSecret!)).statusCode, 429)
+    })
+  })
 })
 
 describe('failed logins per account', () => {

@@ -88,7 +88,7 @@ async function tokenRoutes(app: App) {
     },
     async (req) => {
       const { integratorUID, clientSecret, expiresIn, refreshToken } = req.body
-      await app.authFailures.assertAllowed(req, integratorUID)
+      const attempt = await app.authFailures.attempt(req, integratorUID)
       const integrator = await findIntegrator(app.database.db, integratorUID)
       const failure = !integrator
         ? 'unknown integratorUID'
@@ -100,7 +100,6 @@ async function tokenRoutes(app: App) {
               : 'wrong client secret'
             : undefined
       if (!integrator || failure) {
-        await app.authFailures.recordFailure(req, integratorUID)
         // The UID is a credential for integrators without a secret: log a digest, never the UID.
         req.log.warn(
           { reason: failure, integrator: uidDigest(integratorUID), ip: req.ip },
@@ -108,6 +107,7 @@ async function tokenRoutes(app: App) {
         )
         throw unauthorized(AUTH_ERRORS.invalidIntegrator)
       }
+      await attempt.succeeded()
       const issued = await issueTokens(deps, { kind: 'integrator', id: integrator.uid }, expiresIn, refreshToken)
       return ok(toTokenResponse(issued) as Static<typeof TokenResponse>, 'Token generated successfully')
     },
