@@ -7,6 +7,7 @@ import {
   GIVE_UP_AFTER_MS,
   isPublicAddress,
   outcomeOf,
+  overlappingSubscription,
   phonesToNotify,
   retryAfterMs,
   retryDelayMs,
@@ -110,6 +111,29 @@ describe('delivery rules', () => {
     ])
       assert.match(refusedUrl(url, false) ?? '', /private/, url)
     assert.equal(refusedUrl('http://127.0.0.1:8080/hook', true), undefined)
+  })
+
+  it('finds another subscription that would send an event to the same URL, scheme, host and default port normalised', () => {
+    const reach = (url: string, event_types: string[] | null = null, account_uids: string[] | null = null) => ({
+      url,
+      event_types,
+      account_uids,
+    })
+    const held = [reach('https://fms.example/hooks', ['birth-alarm'], ['farm-a'])]
+    for (const url of ['https://fms.example/hooks', 'HTTPS://FMS.Example:443/hooks', 'https://fms.example/hooks#x'])
+      assert.equal(overlappingSubscription(reach(url), held), held[0], url)
+    for (const url of ['https://fms.example/hooks/', 'https://fms.example:8443/hooks', 'https://fms.example/hooks?b=1'])
+      assert.equal(overlappingSubscription(reach(url), held), undefined, url)
+    // The same URL with disjoint kinds or disjoint accounts sends no event twice.
+    assert.equal(overlappingSubscription(reach('https://fms.example/hooks', ['heat-alarm']), held), undefined)
+    assert.equal(overlappingSubscription(reach('https://fms.example/hooks', null, ['farm-b']), held), undefined)
+    assert.equal(
+      overlappingSubscription(
+        reach('https://fms.example/hooks', ['heat-alarm', 'birth-alarm'], ['farm-b', 'farm-a']),
+        held,
+      ),
+      held[0],
+    )
   })
 
   it('reaches the phones whose rank is notified', () => {

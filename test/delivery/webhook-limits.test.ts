@@ -49,6 +49,46 @@ describe('webhook targets without the operator opt-in', () => {
     }
   })
 
+  it('refuses a second subscription that would send an event to the same URL again (409), created or changed', async () => {
+    // An integrator held up to 100 subscriptions to one URL, so that each event of its accounts was POSTed there 100 times.
+    const user = await createUser(strict)
+    const integrator = await createIntegrator(strict, { linkTo: [user.uid] })
+    const headers = bearer((await integratorToken(strict, integrator.uid)).accessToken)
+    const create = (payload: Record<string, unknown>) =>
+      strict.app.inject({ method: 'POST', url: '/api/v1/webhooks/subscriptions', headers, payload })
+    const url = 'https://fms.example/hooks/livestock'
+    assert.equal((await create({ url, eventTypes: ['birth-alarm'] })).statusCode, 201)
+    for (const payload of [
+      { url },
+      { url: 'HTTPS://FMS.Example:443/hooks/livestock#again', eventTypes: ['temperature-red', 'birth-alarm'] },
+      { url, eventTypes: ['birth-alarm'], accounts: [user.uid] },
+    ]) {
+      const refused = await create(payload)
+      assert.equal(refused.statusCode, 409, JSON.stringify(payload))
+      assert.equal(refused.json().success, false)
+      assert.match(
+        refused.json().error,
+        /^Subscription whs_\S+ already sends some of these events to this URL: change that one, or make their eventTypes or accounts disjoint$/,
+      )
+    }
+    // Other kinds to the same URL, or the same kinds to another URL, are other deliveries.
+    const others = await create({ url, eventTypes: ['temperature-red'] })
+    assert.equal(others.statusCode, 201, others.body)
+    assert.equal((await create({ url: `${url}/b`, eventTypes: ['birth-alarm'] })).statusCode, 201)
+    const patch = (payload: Record<string, unknown>) =>
+      strict.app.inject({
+        method: 'PATCH',
+        url: `/api/v1/webhooks/subscriptions/${others.json().data.id}`,
+        headers,
+        payload,
+      })
+    assert.equal((await patch({ eventTypes: null })).statusCode, 409)
+    assert.equal((await patch({ url: `${url}/b`, eventTypes: ['birth-alarm'] })).statusCode, 409)
+    assert.equal((await patch({ enabled: false })).statusCode, 200)
+    const list = await strict.app.inject({ method: 'GET', url: '/api/v1/webhooks/subscriptions', headers })
+    assert.equal(list.json().data.length, 3)
+  })
+
   it('answers a test message to a name that does not resolve as one to a name that resolves only inside', async () => {
     // Different answers told an integrator which internal DNS names exist. The resolver stands in for a farm's
     // internal DNS: one name with private addresses only, one that does not exist.

@@ -443,12 +443,12 @@ describe('webhook subscriptions and deliveries', () => {
 
   it('holds at most 100 subscriptions an integrator (each multiplies the outbox rows of every event of its accounts)', async () => {
     const farm = await farmWithIntegrator()
-    for (let i = 0; i < 100; i++) await subscribe(farm.headers)
+    for (let i = 0; i < 100; i++) await subscribe(farm.headers, { url: `${receiverUrl}/${i}` })
     const refused = await ctx.app.inject({
       method: 'POST',
       url: '/api/v1/webhooks/subscriptions',
       headers: farm.headers,
-      payload: { url: receiverUrl },
+      payload: { url: `${receiverUrl}/100` },
     })
     assertError(refused, 409, 'An integrator holds at most 100 webhook subscriptions: delete one first')
     const list = await ctx.app.inject({ method: 'GET', url: '/api/v1/webhooks/subscriptions', headers: farm.headers })

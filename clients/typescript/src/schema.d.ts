@@ -2012,7 +2012,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe to events by webhook
-         * @description Integrator token. Events of the linked accounts (all, or `accounts`) of the kinds in `eventTypes` (all when absent) are POSTed to `url` as `{type, timestamp, data: {userId, event}}`, signed per Standard Webhooks 1.0 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256>`). The answer carries the signing `secret` once. https and a public address only, unless the operator allows otherwise. Retries with backoff for about three days; 410 Gone disables the subscription; Retry-After is honoured. An integrator holds at most 100 subscriptions (409 beyond).
+         * @description Integrator token. Events of the linked accounts (all, or `accounts`) of the kinds in `eventTypes` (all when absent) are POSTed to `url` as `{type, timestamp, data: {userId, event}}`, signed per Standard Webhooks 1.0 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256>`). The answer carries the signing `secret` once. https and a public address only, unless the operator allows otherwise. Retries with backoff for about three days; 410 Gone disables the subscription; Retry-After is honoured. An integrator holds at most 100 subscriptions (409 beyond), and no two that would send one event to the same URL (409: the same URL, compared with scheme and host in lower case and without a default port or fragment, with overlapping `eventTypes` and `accounts`).
          */
         post: operations["createWebhookSubscription"];
         delete?: never;
@@ -2044,7 +2044,7 @@ export interface paths {
         head?: never;
         /**
          * Change a webhook subscription
-         * @description Integrator token. `enabled: false` pauses deliveries (pending ones wait); `enabled: true` enables a subscription the service disabled, and clears why.
+         * @description Integrator token. `enabled: false` pauses deliveries (pending ones wait); `enabled: true` enables a subscription the service disabled, and clears why. A change of `url`, `eventTypes` or `accounts` that would make it send some event to the same URL as another of the integrator's subscriptions is refused (409).
          */
         patch: operations["updateWebhookSubscription"];
         trace?: never;
@@ -44447,7 +44447,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The integrator holds the most subscriptions allowed */
+            /** @description The integrator holds the most subscriptions allowed, or another that sends some of these events to this URL */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -45295,6 +45295,30 @@ export interface operations {
                      * @example {
                      *       "success": false,
                      *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Another subscription sends some of these events to this URL */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "An animal with MAC A4:C1:38:5F:2B:91 already exists",
                      *       "timestamp": "2026-11-02T06:40:00.000Z"
                      *     }
                      */

@@ -59,22 +59,28 @@ const jsonOrNull = (value: unknown) => (value === null || value === undefined ? 
 export const MAX_WEBHOOK_SUBSCRIPTIONS = 100
 
 /**
- * Stores a subscription, or undefined when the integrator holds MAX_WEBHOOK_SUBSCRIPTIONS already. The integrator
- * row is locked so that concurrent creates cannot pass the cap together.
+ * Runs `fn` in a transaction that holds the integrator's row, with the integrator's subscriptions as they stand:
+ * creates and changes of one integrator's subscriptions run one at a time, so that no two pass a check on them
+ * together (the cap, overlapping subscriptions).
  */
-export async function insertSubscription(db: Kysely<DB>, row: SubscriptionRow): Promise<SubscriptionRow | undefined> {
+export async function withSubscriptionsHeld<T>(
+  db: Kysely<DB>,
+  integratorUid: string,
+  fn: (trx: Kysely<DB>, held: SubscriptionRow[]) => Promise<T>,
+): Promise<T> {
   return db.transaction().execute(async (trx) => {
-    const { rows: held } = await sql<{ n: number }>`
-      SELECT (SELECT count(*)::int FROM webhook_subscriptions WHERE integrator_uid = ${row.integrator_uid}) AS n
-      FROM integrators WHERE uid = ${row.integrator_uid} FOR NO KEY UPDATE`.execute(trx)
-    if ((held[0]?.n ?? 0) >= MAX_WEBHOOK_SUBSCRIPTIONS) return undefined
-    const { rows } = await sql<SubscriptionRow>`
-      INSERT INTO webhook_subscriptions (integrator_uid, id, url, event_types, account_uids, secret, enabled, created_at, updated_at)
-      VALUES (${row.integrator_uid}, ${row.id}, ${row.url}, ${jsonOrNull(row.event_types)}::jsonb,
-              ${jsonOrNull(row.account_uids)}::jsonb, ${row.secret}, true, ${row.created_at}, ${row.updated_at})
-      RETURNING *`.execute(trx)
-    return rows[0]!
+    await sql`SELECT 1 FROM integrators WHERE uid = ${integratorUid} FOR NO KEY UPDATE`.execute(trx)
+    return fn(trx, await listSubscriptions(trx, integratorUid))
   })
+}
+
+export async function insertSubscription(db: Kysely<DB>, row: SubscriptionRow): Promise<SubscriptionRow> {
+  const { rows } = await sql<SubscriptionRow>`
+    INSERT INTO webhook_subscriptions (integrator_uid, id, url, event_types, account_uids, secret, enabled, created_at, updated_at)
+    VALUES (${row.integrator_uid}, ${row.id}, ${row.url}, ${jsonOrNull(row.event_types)}::jsonb,
+            ${jsonOrNull(row.account_uids)}::jsonb, ${row.secret}, true, ${row.created_at}, ${row.updated_at})
+    RETURNING *`.execute(db)
+  return rows[0]!
 }
 
 export async function listSubscriptions(db: Kysely<DB>, integratorUid: string): Promise<SubscriptionRow[]> {

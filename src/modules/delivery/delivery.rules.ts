@@ -47,6 +47,43 @@ export function outcomeOf(
   return { kind: 'retry', atMs: now + wait }
 }
 
+/** What of a subscription decides where an event goes: its URL and the events it covers (null: all). */
+export interface SubscriptionReach {
+  url: string
+  event_types: readonly string[] | null
+  account_uids: readonly string[] | null
+}
+
+/**
+ * A URL as a receiver sees it: WHATWG parsing lower-cases the scheme and host (IDN to punycode) and drops a default
+ * port, and the fragment is never sent. Path and query stay: they may name different receivers on one host.
+ */
+export function webhookUrlKey(url: string): string {
+  const parsed = new URL(url)
+  parsed.hash = ''
+  return parsed.href
+}
+
+const overlap = (a: readonly string[] | null, b: readonly string[] | null) =>
+  a === null || b === null || a.some((item) => b.includes(item))
+
+/**
+ * Another subscription that would send some event to the same URL as `candidate` does (same URL, event kinds and
+ * accounts overlapping), if any: each would POST it again, under its own webhook-id, to the same receiver.
+ */
+export function overlappingSubscription<S extends SubscriptionReach>(
+  candidate: SubscriptionReach,
+  others: readonly S[],
+): S | undefined {
+  const key = webhookUrlKey(candidate.url)
+  return others.find(
+    (other) =>
+      webhookUrlKey(other.url) === key &&
+      overlap(candidate.event_types, other.event_types) &&
+      overlap(candidate.account_uids, other.account_uids),
+  )
+}
+
 /** A subscription whose deliveries have failed without a success for this long is disabled. */
 export const DISABLE_AFTER_FAILING_MS = 3 * 24 * 3_600_000
 

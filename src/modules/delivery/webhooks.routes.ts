@@ -19,8 +19,10 @@ import {
   redeliver,
   REDELIVER_MAX,
   updateSubscription,
+  withSubscriptionsHeld,
   type SubscriptionRow,
 } from './delivery.repository.ts'
+import { overlappingSubscription, type SubscriptionReach } from './delivery.rules.ts'
 import type { EventType } from '../events/event-kinds.ts'
 import { postJson, refusedUrl } from './outbound.ts'
 import { webhookHeaders } from './delivery-worker.ts'
@@ -85,6 +87,14 @@ async function webhookRoutes(app: App) {
     )
     if (problems.length > 0) throw validationFailed(problems)
   }
+  const refuseOverlap = (reach: SubscriptionReach, others: SubscriptionRow[]) => {
+    const other = overlappingSubscription(reach, others)
+    if (other)
+      throw conflict(
+        `Subscription ${other.id} already sends some of these events to this URL: ` +
+          'change that one, or make their eventTypes or accounts disjoint',
+      )
+  }
   const config = { access: 'integratorToken' } as const
 
   app.post(
@@ -99,11 +109,15 @@ async function webhookRoutes(app: App) {
           '`webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256>`). The answer carries the signing `secret` once. ' +
           'https and a public address only, unless the operator allows otherwise. Retries with backoff for about three days; ' +
           `410 Gone disables the subscription; Retry-After is honoured. An integrator holds at most ${MAX_WEBHOOK_SUBSCRIPTIONS} ` +
-          'subscriptions (409 beyond).',
+          'subscriptions (409 beyond), and no two that would send one event to the same URL (409: the same URL, compared with ' +
+          'scheme and host in lower case and without a default port or fragment, with overlapping `eventTypes` and `accounts`).',
         body: SubscriptionCreate,
         response: {
           201: Envelope(SubscriptionWithSecret, 'The subscription and its secret', 'Webhook subscription created'),
-          409: Type.Ref('ErrorEnvelope', { description: 'The integrator holds the most subscriptions allowed' }),
+          409: Type.Ref('ErrorEnvelope', {
+            description:
+              'The integrator holds the most subscriptions allowed, or another that sends some of these events to this URL',
+          }),
         },
       },
       config: { ...config, idempotent: true },
@@ -114,7 +128,7 @@ async function webhookRoutes(app: App) {
       await checkAccounts(integratorUid, req.body.accounts)
       const secret = newWebhookSecret()
       const now = app.clock()
-      const row = await insertSubscription(db, {
+      const candidate: SubscriptionRow = {
         integrator_uid: integratorUid,
         id: `whs_${randomBytes(9).toString('base64url')}`,
         url: req.body.url,
@@ -129,11 +143,15 @@ async function webhookRoutes(app: App) {
         failing_since: null,
         created_at: now,
         updated_at: now,
+      }
+      const row = await withSubscriptionsHeld(db, integratorUid, async (trx, held) => {
+        if (held.length >= MAX_WEBHOOK_SUBSCRIPTIONS)
+          throw conflict(
+            `An integrator holds at most ${MAX_WEBHOOK_SUBSCRIPTIONS} webhook subscriptions: delete one first`,
+          )
+        refuseOverlap(candidate, held)
+        return insertSubscription(trx, candidate)
       })
-      if (!row)
-        throw conflict(
-          `An integrator holds at most ${MAX_WEBHOOK_SUBSCRIPTIONS} webhook subscriptions: delete one first`,
-        )
       return reply.code(201).send(ok({ ...toApi(row), secret }, 'Webhook subscription created'))
     },
   )
@@ -177,10 +195,16 @@ async function webhookRoutes(app: App) {
         summary: 'Change a webhook subscription',
         description:
           'Integrator token. `enabled: false` pauses deliveries (pending ones wait); `enabled: true` enables a subscription the ' +
-          'service disabled, and clears why.',
+          'service disabled, and clears why. A change of `url`, `eventTypes` or `accounts` that would make it send some event to ' +
+          "the same URL as another of the integrator's subscriptions is refused (409).",
         params: SubscriptionPath,
         body: SubscriptionPatch,
-        response: { 200: Envelope(Subscription, 'The subscription', 'Webhook subscription updated') },
+        response: {
+          200: Envelope(Subscription, 'The subscription', 'Webhook subscription updated'),
+          409: Type.Ref('ErrorEnvelope', {
+            description: 'Another subscription sends some of these events to this URL',
+          }),
+        },
       },
       config,
     },
@@ -190,19 +214,33 @@ async function webhookRoutes(app: App) {
       if (req.body.url !== undefined) checkUrl(req.body.url)
       await checkAccounts(integratorUid, req.body.accounts)
       const enabling = req.body.enabled === true
-      const row = await updateSubscription(
-        db,
-        integratorUid,
-        req.params.subscriptionId,
-        {
-          url: req.body.url,
-          event_types: req.body.eventTypes,
-          account_uids: req.body.accounts,
-          enabled: req.body.enabled,
-          ...(enabling ? { disabled_reason: null, disabled_at: null, failing_since: null } : {}),
-        },
-        app.clock(),
-      )
+      const { url, eventTypes, accounts } = req.body
+      const row = await withSubscriptionsHeld(db, integratorUid, async (trx, held) => {
+        const current = held.find((s) => s.id === req.params.subscriptionId)
+        if (!current) return undefined
+        if (url !== undefined || eventTypes !== undefined || accounts !== undefined)
+          refuseOverlap(
+            {
+              url: url ?? current.url,
+              event_types: eventTypes === undefined ? current.event_types : eventTypes,
+              account_uids: accounts === undefined ? current.account_uids : accounts,
+            },
+            held.filter((s) => s !== current),
+          )
+        return updateSubscription(
+          trx,
+          integratorUid,
+          current.id,
+          {
+            url,
+            event_types: eventTypes,
+            account_uids: accounts,
+            enabled: req.body.enabled,
+            ...(enabling ? { disabled_reason: null, disabled_at: null, failing_since: null } : {}),
+          },
+          app.clock(),
+        )
+      })
       return ok(toApi(orNotFound(row, 'Subscription')), 'Webhook subscription updated')
     },
   )
