@@ -89,6 +89,36 @@ describe('webhook targets without the operator opt-in', () => {
     assert.equal(list.json().data.length, 3)
   })
 
+  it('refuses a second rotation while the previous secret still signs (409), but for overlapSeconds 0', async () => {
+    // Only one previous secret is kept: a second rotation inside the overlap dropped the first secret before its end.
+    const user = await createUser(strict)
+    const integrator = await createIntegrator(strict, { linkTo: [user.uid] })
+    const headers = bearer((await integratorToken(strict, integrator.uid)).accessToken)
+    const created = await strict.app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks/subscriptions',
+      headers,
+      payload: { url: 'https://fms.example/hooks/rotation' },
+    })
+    const { id } = created.json().data as { id: string }
+    const rotate = (payload: Record<string, unknown>) =>
+      strict.app.inject({ method: 'POST', url: `/api/v1/webhooks/subscriptions/${id}/rotate-secret`, headers, payload })
+    const first = await rotate({ overlapSeconds: 3600 })
+    assert.equal(first.statusCode, 200, first.body)
+    const until = first.json().data.secretOverlapUntil as number
+    const again = await rotate({})
+    assertError(
+      again,
+      409,
+      `The previous secret signs until ${new Date(until).toISOString()}: rotate again after then, or with overlapSeconds 0 to end its overlap now`,
+    )
+    assert.equal((await rotate({ overlapSeconds: 60 })).statusCode, 409)
+    const ended = await rotate({ overlapSeconds: 0 })
+    assert.equal(ended.statusCode, 200, ended.body)
+    assert.equal(ended.json().data.secretOverlapUntil, null)
+    assert.equal((await rotate({ overlapSeconds: 60 })).statusCode, 200)
+  })
+
   it('answers a test message to a name that does not resolve as one to a name that resolves only inside', async () => {
     // Different answers told an integrator which internal DNS names exist. The resolver stands in for a farm's
     // internal DNS: one name with private addresses only, one that does not exist.

@@ -2060,7 +2060,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the signing secret
-         * @description Integrator token. A new secret, shown once; for `overlapSeconds` (default a day) every delivery carries a signature by each secret, so a receiver can switch without losing one.
+         * @description Integrator token. A new secret, shown once; for `overlapSeconds` (default a day) every delivery carries a signature by each secret, so a receiver can switch without losing one. While an overlap lasts (`secretOverlapUntil`) a rotation is refused (409), but for `overlapSeconds: 0`, which ends it: every earlier secret stops signing at once.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -45642,6 +45642,30 @@ export interface operations {
                      * @example {
                      *       "success": false,
                      *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The previous secret's overlap has not ended */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "An animal with MAC A4:C1:38:5F:2B:91 already exists",
                      *       "timestamp": "2026-11-02T06:40:00.000Z"
                      *     }
                      */

@@ -271,32 +271,46 @@ async function webhookRoutes(app: App) {
         summary: 'Rotate the signing secret',
         description:
           'Integrator token. A new secret, shown once; for `overlapSeconds` (default a day) every delivery carries a signature ' +
-          'by each secret, so a receiver can switch without losing one.',
+          'by each secret, so a receiver can switch without losing one. While an overlap lasts (`secretOverlapUntil`) a ' +
+          'rotation is refused (409), but for `overlapSeconds: 0`, which ends it: every earlier secret stops signing at once.',
         params: SubscriptionPath,
         body: RotateBody,
         response: {
           200: Envelope(SubscriptionWithSecret, 'The subscription and its new secret', 'Webhook secret rotated'),
+          409: Type.Ref('ErrorEnvelope', { description: "The previous secret's overlap has not ended" }),
         },
       },
       config,
     },
     async (req) => {
       const integratorUid = integratorOf(req)
-      const s = await subscriptionOf(integratorUid, req.params.subscriptionId)
-      const now = app.clock()
       const secret = newWebhookSecret()
       const overlapMs = (req.body.overlapSeconds ?? 86_400) * 1000
-      const row = await updateSubscription(
-        db,
-        integratorUid,
-        s.id,
-        {
-          secret: sealSecret(secret, serviceSecret),
-          previous_secret: overlapMs > 0 ? s.secret : null,
-          previous_secret_until: overlapMs > 0 ? now + overlapMs : null,
-        },
-        now,
-      )
+      const row = await withSubscriptionsHeld(db, integratorUid, async (trx, held) => {
+        const s = orNotFound(
+          held.find((h) => h.id === req.params.subscriptionId),
+          'Subscription',
+        )
+        const now = app.clock()
+        // Only one previous secret is kept: a second overlapping rotation would drop the oldest before its overlap ends.
+        const overlapUntil = s.previous_secret_until === null ? null : Number(s.previous_secret_until)
+        if (overlapMs > 0 && overlapUntil !== null && overlapUntil > now)
+          throw conflict(
+            `The previous secret signs until ${new Date(overlapUntil).toISOString()}: rotate again after then, ` +
+              'or with overlapSeconds 0 to end its overlap now',
+          )
+        return updateSubscription(
+          trx,
+          integratorUid,
+          s.id,
+          {
+            secret: sealSecret(secret, serviceSecret),
+            previous_secret: overlapMs > 0 ? s.secret : null,
+            previous_secret_until: overlapMs > 0 ? now + overlapMs : null,
+          },
+          now,
+        )
+      })
       return ok({ ...toApi(row!), secret }, 'Webhook secret rotated')
     },
   )
