@@ -37,6 +37,11 @@ describe('webhook targets without the operator opt-in', () => {
       'https://[64:ff9b::192.168.1.1]/hook',
       'https://[64:ff9b:1::a00:1]/hook',
       'https://[fec0::1]/hook',
+      // IPv4-translated (SIIT) and 6to4 forms, carrying a private IPv4 or any.
+      'https://[::ffff:0:10.0.0.1]/hook',
+      'https://[::ffff:0:7f00:1]/hook',
+      'https://[2002:c0a8:101::1]/hook',
+      'https://[2002:5db8:d822::1]/hook',
     ]) {
       const res = await strict.app.inject({
         method: 'POST',

@@ -90,7 +90,8 @@ export const DISABLE_AFTER_FAILING_MS = 3 * 24 * 3_600_000
 /**
  * Whether an address is one a webhook may reach by default: public unicast only. Loopback, private (RFC 1918,
  * fc00::/7, the old site-local fec0::/10), link-local (169.254/16, fe80::/10, where cloud metadata lives), CGNAT,
- * multicast, unspecified, NAT64 (64:ff9b::/32) and IPv4-mapped forms of these are not.
+ * multicast, unspecified, NAT64 (64:ff9b::/32), IPv4-translated (::ffff:0:0/96), 6to4 (2002::/16) and IPv4-mapped
+ * forms of these are not.
  */
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address)
@@ -109,6 +110,10 @@ export function isPublicAddress(address: string): boolean {
   // NAT64 (64:ff9b::/96 and the local-use 64:ff9b:1::/48, both inside 64:ff9b::/32): refused whatever IPv4
   // address they carry, since a translator may reach the farm's own network; and documentation 2001:db8::/32.
   if ((first === 0x64 && g[1] === 0xff9b) || (first === 0x2001 && g[1] === 0xdb8)) return false
+  // Two more forms that carry an IPv4 address for a translator or relay to reach, refused whatever it is, as NAT64
+  // is: IPv4-translated ::ffff:0:0/96 (SIIT), and 6to4 2002::/16, deprecated, whose relays route the embedded IPv4.
+  if (g.slice(0, 4).every((x) => x === 0) && g[4] === 0xffff && g[5] === 0) return false
+  if (first === 0x2002) return false
   return true
 }
 
