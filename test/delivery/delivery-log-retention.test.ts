@@ -9,7 +9,7 @@ import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, integratorToken } from '../support/fixtures.ts'
 import { cliInProcess } from '../support/cli.ts'
 import { eventually } from '../support/eventually.ts'
-import { recordEvent } from '../../src/modules/events/events.repository.ts'
+import { announceEvent } from '../support/events.ts'
 
 const DAY = 86_400_000
 const KEEP_DAYS = 7
@@ -43,24 +43,18 @@ after(async () => {
   await ctx?.close()
 })
 
-let seq = 0
-async function derive(uid: string) {
-  const now = Date.now()
-  const row = await recordEvent(ctx.database.db, {
-    uid,
-    type: 'birth-alarm',
-    mac: 'A4:C1:38:5F:2B:91',
-    group: 'Farrowing 2',
-    value: 0.9,
-    t: now,
-    evidence: { probability: 0.9 },
-    episodeKey: `retention-${++seq}-${now}`,
-    createdAt: now,
-  })
-  assert.ok(row)
-  ctx.app.events.announce([row])
-  return row.id
-}
+/** A birth alarm of the account, stored and announced; its id. */
+const derive = async (uid: string) =>
+  (
+    await announceEvent(ctx, {
+      uid,
+      type: 'birth-alarm',
+      mac: 'A4:C1:38:5F:2B:91',
+      group: 'Farrowing 2',
+      value: 0.9,
+      evidence: { probability: 0.9 },
+    })
+  ).id
 
 describe('delivery log retention', () => {
   it('deletes old finished deliveries and their attempts, keeps young ones and pending ones (jobs maintenance)', async () => {

@@ -8,7 +8,7 @@ import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createUser, userToken } from '../support/fixtures.ts'
 import { eventually } from '../support/eventually.ts'
 import { startFcmStandIn, type FcmStandIn } from '../support/fcm-stand-in.ts'
-import { recordEvent } from '../../src/modules/events/events.repository.ts'
+import { announceEvent } from '../support/events.ts'
 
 let ctx: TestContext
 let standIn: FcmStandIn
@@ -25,22 +25,8 @@ async function withoutQuietHours(uid: string, headers: Record<string, string>) {
 }
 
 /** A birth alarm of the account, stored and announced as the predictions job does. */
-async function announceBirthAlarm(uid: string, mac: string, group: string) {
-  const now = Date.now()
-  const row = await recordEvent(ctx.database.db, {
-    uid,
-    type: 'birth-alarm',
-    mac,
-    group,
-    value: 0.91,
-    t: now,
-    evidence: { probability: 0.91 },
-    episodeKey: `push-test-${mac}-${now}`,
-    createdAt: now,
-  })
-  assert.ok(row)
-  ctx.app.events.announce([row])
-  return row
+function announceBirthAlarm(uid: string, mac: string, group: string) {
+  return announceEvent(ctx, { uid, type: 'birth-alarm', mac, group, value: 0.91, evidence: { probability: 0.91 } })
 }
 
 describe('push notifications through FCM HTTP v1', () => {

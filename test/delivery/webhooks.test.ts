@@ -10,6 +10,7 @@ import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
 import { eventually } from '../support/eventually.ts'
 import { assertError, assertInvalid } from '../support/assertions.ts'
+import { announceEvent } from '../support/events.ts'
 import { recordEvent } from '../../src/modules/events/events.repository.ts'
 import { updateIntegrator } from '../../src/modules/integrators/integrators.repository.ts'
 
@@ -32,24 +33,16 @@ async function farmWithIntegrator() {
   return { uid: user.uid, email: user.email, integrator: integrator.uid, headers: bearer(accessToken) }
 }
 
-let seq = 0
-async function derive(uid: string, type: 'birth-alarm' | 'temperature-red' = 'birth-alarm') {
-  const now = Date.now()
-  const row = await recordEvent(ctx.database.db, {
+/** A birth alarm (or another event) of the account on the test tag, stored and announced. */
+const derive = (uid: string, type: 'birth-alarm' | 'temperature-red' = 'birth-alarm') =>
+  announceEvent(ctx, {
     uid,
     type,
     mac: 'A4:C1:38:5F:2B:91',
     group: 'Farrowing 2',
     value: 0.9,
-    t: now,
     evidence: { probability: 0.9 },
-    episodeKey: `test-${++seq}-${now}`,
-    createdAt: now,
   })
-  assert.ok(row)
-  ctx.app.events.announce([row])
-  return row
-}
 
 /** Makes the subscription's pending deliveries due now, instead of after their backoff, and wakes the worker. */
 async function retryNow(integrator: string, id: string) {

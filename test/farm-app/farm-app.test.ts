@@ -11,7 +11,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { launchChromium, noChromium } from '../support/chromium.ts'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, userToken } from '../support/fixtures.ts'
-import { recordEvent, type NewEvent } from '../../src/modules/events/events.repository.ts'
+import { announceEvent } from '../support/events.ts'
+import type { NewEvent } from '../../src/modules/events/events.repository.ts'
 import { alarmLevel } from '../../src/modules/predictions/calibration.rules.ts'
 
 const OUTPUT = 'test-output/farm-app'
@@ -43,21 +44,15 @@ async function deriveEvent(
   value: number,
   evidence: Record<string, unknown>,
 ) {
-  const now = Date.now()
-  const row = await recordEvent(ctx.database.db, {
+  await announceEvent(ctx, {
     uid: farm.uid,
     type,
     mac: farm.mac,
     animalId: Number(farm.id),
     group: 'Farrowing room 2',
     value,
-    t: now,
     evidence,
-    episodeKey: `${type}:${farm.mac}:${now}`,
-    createdAt: now,
   })
-  assert.ok(row)
-  ctx.app.events.announce([row])
 }
 
 async function seedFarm(): Promise<Farm> {
