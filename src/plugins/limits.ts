@@ -11,7 +11,7 @@
 // timeout to the requests already waiting on it, not to every request. Readiness reports Redis as down.
 // @see https://github.com/animir/node-rate-limiter-flexible/wiki/Insurance-Strategy
 import { createHash } from 'node:crypto'
-import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { Config } from '../config.ts'
 import { RedisBreaker, type Redis } from '../redis.ts'
@@ -176,27 +176,19 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
     limits.authFailuresMax > 0 ? makeLimiter('rl:auth-failures', limits.authFailuresMax, window) : undefined
   app.decorate('authFailures', {
     async attempt(req, uid) {
-      const key = authFailureKey(req, uid)
-      const res = await authFailures?.penalty(key, 1).catch((err: unknown) => {
-        req.log.warn({ err }, 'counting an authentication attempt failed')
-        return null
-      })
-      if (res && res.consumedPoints > limits.authFailuresMax) {
-        throw tooManyRequests(
-          'auth-failures',
-          `Too many failed authentication attempts for this integratorUID from this address: ` +
+      const { giveBack } = await countAttempt(
+        authFailures,
+        authFailureKey(req, uid),
+        'an authentication attempt',
+        req.log,
+        {
+          limit: 'auth-failures',
+          message:
+            `Too many failed authentication attempts for this integratorUID from this address: ` +
             `${limits.authFailuresMax} per ${describeWindow(window)}`,
-          res.msBeforeNext,
-        )
-      }
-      return {
-        succeeded: async () => {
-          if (!res) return
-          await authFailures
-            ?.reward(key, 1)
-            .catch((err: unknown) => req.log.warn({ err }, 'giving back an authentication attempt failed'))
         },
-      }
+      )
+      return { succeeded: giveBack }
     },
   } satisfies AuthFailureGate)
 
@@ -206,27 +198,11 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
     limits.loginFailuresMax > 0 ? makeLimiter('rl:login-failures', limits.loginFailuresMax, window) : undefined
   app.decorate('loginFailures', {
     async attempt(email) {
-      const key = loginKey(email)
-      const res = await loginFailures?.penalty(key, 1).catch((err: unknown) => {
-        app.log.warn({ err }, 'counting a login attempt failed')
-        return null
+      const { count, giveBack } = await countAttempt(loginFailures, loginKey(email), 'a login attempt', app.log, {
+        limit: 'login-failures',
+        message: `Too many failed logins for this account: ${limits.loginFailuresMax} per ${describeWindow(window)}`,
       })
-      if (res && res.consumedPoints > limits.loginFailuresMax) {
-        throw tooManyRequests(
-          'login-failures',
-          `Too many failed logins for this account: ${limits.loginFailuresMax} per ${describeWindow(window)}`,
-          res.msBeforeNext,
-        )
-      }
-      return {
-        engagesBrake: res?.consumedPoints === limits.loginFailuresMax,
-        succeeded: async () => {
-          if (!res) return
-          await loginFailures
-            ?.reward(key, 1)
-            .catch((err: unknown) => app.log.warn({ err }, 'giving back a login attempt failed'))
-        },
-      }
+      return { engagesBrake: count === limits.loginFailuresMax, succeeded: giveBack }
     },
   } satisfies LoginFailureGate)
 
@@ -235,17 +211,10 @@ export function limitsPlugin(app: FastifyInstance, { config, redis, clock }: Lim
     limits.emailChangesMax > 0 ? makeLimiter('rl:email-changes', limits.emailChangesMax, DAY_SECONDS) : undefined
   app.decorate('emailChanges', {
     async take(uid) {
-      const res = await emailChanges?.penalty(uid, 1).catch((err: unknown) => {
-        app.log.warn({ err }, 'counting an e-mail change request failed')
-        return null
+      await countAttempt(emailChanges, uid, 'an e-mail change request', app.log, {
+        limit: 'email-changes',
+        message: `Too many e-mail change requests for this account: ${limits.emailChangesMax} per ${describeWindow(DAY_SECONDS)}`,
       })
-      if (res && res.consumedPoints > limits.emailChangesMax) {
-        throw tooManyRequests(
-          'email-changes',
-          `Too many e-mail change requests for this account: ${limits.emailChangesMax} per ${describeWindow(DAY_SECONDS)}`,
-          res.msBeforeNext,
-        )
-      }
     },
   } satisfies EmailChangeGate)
 
@@ -520,6 +489,34 @@ async function consume(limiter: RateLimiterAbstract, key: string, customDuration
   } catch (err) {
     if (err instanceof RateLimiterRes) return err
     throw err
+  }
+}
+
+/**
+ * Counts one attempt before what it guards is decided, so that attempts sent at once are all counted first, and
+ * refuses with 429 once the count passes the limiter's points. `count` is the attempt's place in the window;
+ * `giveBack` returns its point (a right password or secret costs nothing). Without a limiter (the limit is off), or
+ * when counting fails (logged), nothing is counted and nothing refused.
+ */
+async function countAttempt(
+  limiter: Limiter | undefined,
+  key: string,
+  what: string,
+  log: FastifyBaseLogger,
+  refusal: { limit: string; message: string },
+): Promise<{ count: number | undefined; giveBack: () => Promise<void> }> {
+  const res = await limiter?.penalty(key, 1).catch((err: unknown) => {
+    log.warn({ err }, `counting ${what} failed`)
+    return null
+  })
+  if (res && res.consumedPoints > limiter!.points)
+    throw tooManyRequests(refusal.limit, refusal.message, res.msBeforeNext)
+  return {
+    count: res?.consumedPoints,
+    giveBack: async () => {
+      if (!res) return
+      await limiter?.reward(key, 1).catch((err: unknown) => log.warn({ err }, `giving back ${what} failed`))
+    },
   }
 }
 
