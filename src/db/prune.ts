@@ -19,6 +19,19 @@ export interface PruneTarget {
   keep?: RawBuilder<boolean>
 }
 
+/**
+ * Runs a delete of at most `batchRows` rows again and again until one deletes fewer (nothing older is left): each
+ * statement its own short transaction. `statement` returns the rows it deleted. Returns them all.
+ */
+export async function deleteInBatches(batchRows: number, statement: () => Promise<number>): Promise<number> {
+  let deleted = 0
+  for (;;) {
+    const count = await statement()
+    deleted += count
+    if (count < batchRows) return deleted
+  }
+}
+
 /** Deletes the target's rows whose time lies before `before`, at most `batchRows` a statement. Returns the rows deleted. */
 export async function pruneBefore(
   db: Kysely<DB>,
@@ -42,15 +55,12 @@ export async function pruneBefore(
     )
     SELECT g.a, g.b FROM g WHERE EXISTS (SELECT 1 ${oldRows(sql.ref('g.a'), sql.ref('g.b'))})`.execute(db)
   let deleted = 0
-  for (const g of groups) {
-    for (;;) {
+  for (const g of groups)
+    deleted += await deleteInBatches(batchRows, async () => {
       const result = await sql`
         DELETE FROM ${table} WHERE ${a} = ${g.a} AND ${b} = ${g.b} AND ${sql.ref(target.row)} IN (
           SELECT ${rRow} ${oldRows(g.a, g.b)} ORDER BY ${rTime} LIMIT ${batchRows})`.execute(db)
-      const count = Number(result.numAffectedRows ?? 0n)
-      deleted += count
-      if (count < batchRows) break
-    }
-  }
+      return Number(result.numAffectedRows ?? 0n)
+    })
   return deleted
 }

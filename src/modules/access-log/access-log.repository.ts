@@ -2,6 +2,7 @@
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely'
 import type { AccessLogTable, DB } from '../../db/schema.ts'
 import { foreignKeyViolation } from '../../db/errors.ts'
+import { deleteInBatches } from '../../db/prune.ts'
 import { paginate, type ColumnMapping, type Page, type PageParams } from '../../db/paginate.ts'
 
 export type AccessLogRow = Selectable<AccessLogTable>
@@ -136,16 +137,13 @@ export async function integratorUsage(
 
 /** Deletes records older than the retention, at most `batchRows` a statement, so that no delete holds its locks for long. */
 export async function pruneAccessLog(db: Kysely<DB>, olderThan: Date, batchRows: number): Promise<number> {
-  let deleted = 0
-  for (;;) {
+  return deleteInBatches(batchRows, async () => {
     const result = await db
       .deleteFrom('access_log')
       .where('id', 'in', (q) =>
         q.selectFrom('access_log').select('id').where('at', '<', olderThan).orderBy('at').limit(batchRows),
       )
       .executeTakeFirst()
-    const count = Number(result.numDeletedRows)
-    deleted += count
-    if (count < batchRows) return deleted
-  }
+    return Number(result.numDeletedRows)
+  })
 }

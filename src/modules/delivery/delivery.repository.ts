@@ -2,6 +2,7 @@
 // The outbox rows are written by events.repository.ts (enqueueDeliveries) in the transaction of the event.
 import { sql, type Kysely } from 'kysely'
 import type { DB } from '../../db/schema.ts'
+import { deleteInBatches } from '../../db/prune.ts'
 import { messageIdSql } from '../events/events.repository.ts'
 
 export interface SubscriptionRow {
@@ -240,14 +241,8 @@ export async function pruneDeliveryLog(
   before: number,
   batchRows: number,
 ): Promise<{ deliveries: number; delivery_attempts: number }> {
-  const untilFewer = async (statement: () => Promise<{ numAffectedRows?: bigint }>) => {
-    let deleted = 0
-    for (;;) {
-      const count = Number((await statement()).numAffectedRows ?? 0n)
-      deleted += count
-      if (count < batchRows) return deleted
-    }
-  }
+  const untilFewer = (statement: () => Promise<{ numAffectedRows?: bigint }>) =>
+    deleteInBatches(batchRows, async () => Number((await statement()).numAffectedRows ?? 0n))
   // A row is named by its ctid: delivery_attempts has no key. The status is checked again by the delete itself,
   // so a delivery queued again meanwhile (redeliver) is not taken.
   const deliveries = await untilFewer(() =>
