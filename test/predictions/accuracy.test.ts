@@ -76,8 +76,14 @@ describe('prediction accuracy', () => {
       [data.from, data.to, data.alarmProbability],
       ['2026-03-01T00:00:00.000Z', '2026-03-31T23:59:59.999Z', 0.5],
     )
+    // Each class says where the scorer's own predictions alarm: its threshold's calibrated probability.
+    assert.deepEqual(
+      [data.birth.alarmLevel, data.heat.alarmLevel, data.lameness.alarmLevel],
+      [alarmLevel('birth'), alarmLevel('heat'), alarmLevel('lameness')],
+    )
     const { falseAlarmsPerAnimalMonth, animalMonths, ...birth } = data.birth
     assert.deepEqual(birth, {
+      alarmLevel: alarmLevel('birth'),
       alarms: 2,
       confirmed: 1,
       late: 0,

@@ -34544,12 +34544,17 @@ export interface operations {
                              */
                             to: string;
                             /**
-                             * @description An alarm: a posted prediction whose highest probability reaches this (the scorer's calibrated ones alarm from their class's level, in the operation's description)
+                             * @description An alarm: a posted prediction whose highest probability reaches this (the scorer's calibrated ones alarm from their class's `alarmLevel`)
                              * @example 0.5
                              */
                             alarmProbability: number;
                             /** @description birth: alarms against a birth record (StartDate and StartTime; noon UTC without a time) */
                             birth: {
+                                /**
+                                 * @description The scorer's birth predictions alarm from this probability: the calibrated probability of its rule's threshold (posted predictions alarm from `alarmProbability`)
+                                 * @example 0.3441
+                                 */
+                                alarmLevel: number;
                                 /**
                                  * Format: int64
                                  * @description Alarms that started in the period
@@ -34622,6 +34627,11 @@ export interface operations {
                             /** @description heat: alarms against an insemination (StartDate and StartTime; noon UTC without a time) */
                             heat: {
                                 /**
+                                 * @description The scorer's heat predictions alarm from this probability: the calibrated probability of its rule's threshold (posted predictions alarm from `alarmProbability`)
+                                 * @example 0.2139
+                                 */
+                                alarmLevel: number;
+                                /**
                                  * Format: int64
                                  * @description Alarms that started in the period
                                  * @example 14
@@ -34692,6 +34702,11 @@ export interface operations {
                             };
                             /** @description lameness: alarms against a treatment whose Diagnose mentions lameness ("lame", any case; StartDate at noon UTC) or a general event with Diagnose Lameness (its t) */
                             lameness: {
+                                /**
+                                 * @description The scorer's lameness predictions alarm from this probability: the calibrated probability of its rule's threshold (posted predictions alarm from `alarmProbability`)
+                                 * @example 0.6423
+                                 */
+                                alarmLevel: number;
                                 /**
                                  * Format: int64
                                  * @description Alarms that started in the period

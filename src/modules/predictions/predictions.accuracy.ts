@@ -134,6 +134,12 @@ const ClassAccuracySchema = (kind: ClassificationType, event: string) => {
   const hours = (ms: number) => (ms % DAY_MS === 0 ? `${ms / DAY_MS} days` : `${ms / HOUR_MS} h`)
   return Type.Object(
     {
+      alarmLevel: Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description: `The scorer's ${kind} predictions alarm from this probability: the calibrated probability of its rule's threshold (posted predictions alarm from \`alarmProbability\`)`,
+        examples: [alarmLevel(kind)],
+      }),
       alarms: N('Alarms that started in the period', 14),
       confirmed: N(`Of them, followed by ${event} 0 to ${hours(w.leadMs)} later`, 11),
       late: N(`Of them, up to ${hours(w.lateMs)} after ${event} (neither detection nor false alarm)`, 1),
@@ -181,7 +187,7 @@ export const PredictionAccuracy = Type.Object(
     to: DateTime('Last instant of the period'),
     alarmProbability: Type.Number({
       description:
-        "An alarm: a posted prediction whose highest probability reaches this (the scorer's calibrated ones alarm from their class's level, in the operation's description)",
+        "An alarm: a posted prediction whose highest probability reaches this (the scorer's calibrated ones alarm from their class's `alarmLevel`)",
       examples: [0.5],
     }),
     birth: ClassAccuracySchema('birth', 'a birth record (StartDate and StartTime; noon UTC without a time)'),
@@ -245,7 +251,10 @@ export async function predictionAccuracyRoute(app: App) {
           { field: 'query:from', message: `the period must be at most ${ACCURACY_PERIOD_MAX_DAYS} days` },
         ])
       const { matches, monitoredHours } = await accuracyMatches(app.database.db, req.params.userId, from, to)
-      const summary = (kind: ClassificationType) => summarizeMatches(matches[kind], from, to, monitoredHours[kind])
+      const summary = (kind: ClassificationType) => ({
+        alarmLevel: alarmLevel(kind),
+        ...summarizeMatches(matches[kind], from, to, monitoredHours[kind]),
+      })
       return ok({
         from: new Date(from).toISOString(),
         to: new Date(to).toISOString(),
