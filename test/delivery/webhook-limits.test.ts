@@ -54,6 +54,55 @@ describe('webhook targets without the operator opt-in', () => {
     }
   })
 
+  it('refuses the IANA special-purpose ranges that are not global unicast, and IPv4 written in other forms', async () => {
+    // Teredo (2001::/32) carries an IPv4 address for a relay to reach, as 6to4 does; the rest are not public unicast.
+    const user = await createUser(strict)
+    const integrator = await createIntegrator(strict, { linkTo: [user.uid] })
+    const headers = bearer((await integratorToken(strict, integrator.uid)).accessToken)
+    for (const url of [
+      'https://[2001:0:4136:e378:8000:63bf:f5ff:fefe]/hook',
+      'https://[2001::a00:1]/hook',
+      'https://[2001:2::1]/hook',
+      'https://[2001:10::1]/hook',
+      'https://[100::1]/hook',
+      'https://[3fff::1]/hook',
+      'https://[5f00::1]/hook',
+      'https://[4000::1]/hook',
+      'https://[1::1]/hook',
+      'https://198.51.100.7/hook',
+      'https://203.0.113.7/hook',
+      'https://192.88.99.1/hook',
+      'https://240.0.0.1/hook',
+      // IPv4 in decimal, octal, hex and short forms: the URL parser writes each dotted, and the guard reads that.
+      'https://2130706433/hook',
+      'https://017700000001/hook',
+      'https://0x7f000001/hook',
+      'https://0x7f.1/hook',
+      'https://127.1/hook',
+      'https://10.1/hook',
+      'https://0300.0250.1.1/hook',
+      'https://127.0.0.1./hook',
+      'https://%31%32%37.0.0.1/hook',
+    ]) {
+      const res = await strict.app.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks/subscriptions',
+        headers,
+        payload: { url },
+      })
+      assert.equal(res.statusCode, 400, `${url}: ${res.body}`)
+      assert.equal(res.json().details[0].field, 'url')
+    }
+    // Public hosts in 192.0.0.0/16 outside its two special /24s (WordPress.com's 192.0.78.x) stay reachable.
+    const res = await strict.app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks/subscriptions',
+      headers,
+      payload: { url: 'https://192.0.78.9/hook' },
+    })
+    assert.equal(res.statusCode, 201, res.body)
+  })
+
   it('refuses a second subscription that would send an event to the same URL again (409), created or changed', async () => {
     // An integrator held up to 100 subscriptions to one URL, so that each event of its accounts was POSTed there 100 times.
     const user = await createUser(strict)

@@ -88,10 +88,12 @@ export function overlappingSubscription<S extends SubscriptionReach>(
 export const DISABLE_AFTER_FAILING_MS = 3 * 24 * 3_600_000
 
 /**
- * Whether an address is one a webhook may reach by default: public unicast only. Loopback, private (RFC 1918,
- * fc00::/7, the old site-local fec0::/10), link-local (169.254/16, fe80::/10, where cloud metadata lives), CGNAT,
- * multicast, unspecified, NAT64 (64:ff9b::/32), IPv4-translated (::ffff:0:0/96), 6to4 (2002::/16) and IPv4-mapped
- * forms of these are not.
+ * Whether an address is one a webhook may reach by default: public unicast only. IPv6 must be global unicast
+ * (2000::/3), outside the special-purpose blocks there: IETF protocol assignments 2001::/23 (Teredo 2001::/32 among
+ * them), documentation 2001:db8::/32 and 3fff::/20, and 6to4 2002::/16. So loopback, unspecified, unique local
+ * fc00::/7, link-local fe80::/10, the old site-local fec0::/10, multicast, NAT64 (64:ff9b::/32), IPv4-translated
+ * (::ffff:0:0/96), discard-only 100::/64 and SRv6 5f00::/16 are not. IPv4: see isPublicV4; IPv4-mapped and
+ * -compatible forms are read as the IPv4 address they carry.
  */
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address)
@@ -103,17 +105,15 @@ export function isPublicAddress(address: string): boolean {
   if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0))
     return isPublicV4(`${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`)
   const first = g[0]!
-  if ((first & 0xfe00) === 0xfc00) return false // unique local fc00::/7
-  if ((first & 0xffc0) === 0xfe80) return false // link-local fe80::/10
-  if ((first & 0xffc0) === 0xfec0) return false // site-local fec0::/10: deprecated, still routed inside some networks
-  if ((first & 0xff00) === 0xff00) return false // multicast
-  // NAT64 (64:ff9b::/96 and the local-use 64:ff9b:1::/48, both inside 64:ff9b::/32): refused whatever IPv4
-  // address they carry, since a translator may reach the farm's own network; and documentation 2001:db8::/32.
-  if ((first === 0x64 && g[1] === 0xff9b) || (first === 0x2001 && g[1] === 0xdb8)) return false
-  // Two more forms that carry an IPv4 address for a translator or relay to reach, refused whatever it is, as NAT64
-  // is: IPv4-translated ::ffff:0:0/96 (SIIT), and 6to4 2002::/16, deprecated, whose relays route the embedded IPv4.
-  if (g.slice(0, 4).every((x) => x === 0) && g[4] === 0xffff && g[5] === 0) return false
+  // Everything outside 2000::/3 is refused, whatever IPv4 address it may carry: NAT64 and IPv4-translated forms
+  // reach the farm's network through a translator, and the rest is not routed publicly.
+  if ((first & 0xe000) !== 0x2000) return false
+  // Teredo 2001::/32 (inside 2001::/23) and 6to4 2002::/16 carry an IPv4 address that a relay routes to; no web
+  // receiver lives in the rest of 2001::/23 (protocol anycasts, benchmarking, ORCHID) or in documentation prefixes.
+  if (first === 0x2001 && g[1]! < 0x200) return false
+  if (first === 0x2001 && g[1] === 0xdb8) return false
   if (first === 0x2002) return false
+  if (first === 0x3fff && g[1]! < 0x1000) return false
   return true
 }
 
@@ -133,16 +133,20 @@ function ipv6Groups(address: string): number[] {
   return [...head, ...new Array<number>(8 - head.length - tail.length).fill(0), ...tail]
 }
 
+/** Public unicast IPv4: none of the IANA special-purpose blocks that are not globally reachable. */
 function isPublicV4(address: string): boolean {
-  const [a, b] = address.split('.').map(Number) as [number, number, number, number]
+  const [a, b, c] = address.split('.').map(Number) as [number, number, number, number]
   if (a === 0 || a === 10 || a === 127) return false
   if (a === 169 && b === 254) return false
   if (a === 172 && b >= 16 && b <= 31) return false
   if (a === 192 && b === 168) return false
   if (a === 100 && b >= 64 && b <= 127) return false // carrier-grade NAT
-  if (a === 192 && b === 0) return false
+  if (a === 192 && b === 0 && (c === 0 || c === 2)) return false // IETF protocol assignments, documentation
+  if (a === 192 && b === 88 && c === 99) return false // 6to4 relay anycast, deprecated
   if (a === 198 && (b === 18 || b === 19)) return false // benchmarking
-  if (a >= 224) return false // multicast and reserved
+  if (a === 198 && b === 51 && c === 100) return false // documentation
+  if (a === 203 && b === 0 && c === 113) return false // documentation
+  if (a >= 224) return false // multicast, reserved 240/4 and broadcast
   return true
 }
 
