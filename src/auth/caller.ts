@@ -46,7 +46,7 @@ export async function loadCaller(token: VerifiedToken, source: CallerSource): Pr
   if (token.subject.kind === 'integrator') {
     const state = await source.integrator(token.subject.id, token.jti)
     if (!state) throw invalidToken(AUTH_ERRORS.invalidToken)
-    if (state.revoked) throw invalidToken(AUTH_ERRORS.revoked)
+    if (state.revoked || issuedBefore(token, state.principal.tokens_valid_from)) throw invalidToken(AUTH_ERRORS.revoked)
     if (!state.principal.is_active) throw forbidden(AUTH_ERRORS.inactiveIntegrator)
     return { kind: 'integrator', integrator: state.principal, token }
   }
@@ -55,6 +55,14 @@ export async function loadCaller(token: VerifiedToken, source: CallerSource): Pr
   if (state.revoked) throw invalidToken(AUTH_ERRORS.revoked)
   if (state.principal.inactive) throw forbidden(AUTH_ERRORS.inactiveUser)
   return { kind: 'user', user: state.principal, token }
+}
+
+/**
+ * Whether a token was issued before `validFrom` (an integrator's client secret changed then): what the old secret, or
+ * a bare UID, obtained ends with it. `iat` has whole seconds, so `validFrom` is set on a whole second (see the CLI).
+ */
+export function issuedBefore(token: Pick<VerifiedToken, 'iat'>, validFrom: Date | null): boolean {
+  return validFrom !== null && token.iat * 1000 < validFrom.getTime()
 }
 
 /** A stable key of the caller, for quotas and idempotency keys. */

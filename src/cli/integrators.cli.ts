@@ -24,6 +24,8 @@ export const BARE_UID_WARNING =
   'No client secret: the integratorUID alone obtains tokens, and every user linked to this ' +
   'integrator sees that UID in its account. Rotate a secret in with: integrator update --uid <uid> --rotate-secret'
 
+const sleepUntil = (at: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())))
+
 function toOutput(row: IntegratorRow, clientSecret?: string) {
   return {
     uid: row.uid,
@@ -71,9 +73,12 @@ const integratorCommand: Command = {
     },
     'rotate-secret': {
       type: 'boolean',
-      description: 'issue a new client secret (printed once); the old one stops working',
+      description: 'issue a new client secret (printed once); the old one, and every token it obtained, stop working',
     },
-    'clear-secret': { type: 'boolean', description: 'remove its client secret (the bare flow)' },
+    'clear-secret': {
+      type: 'boolean',
+      description: "remove its client secret (the bare flow); the integrator's tokens stop working",
+    },
   },
   help: [
     'create --name N --email E --tier T [--uid U] [--can-write true] [--can-delete true] [--no-secret]',
@@ -85,7 +90,8 @@ const integratorCommand: Command = {
     '    for an integrator that is linked to a single account, or none.',
     'update --uid U [--tier T] [--active true|false] [--name N] [--email E] [--can-read|--can-write|--can-delete true|false]',
     '       [--rotate-secret | --clear-secret]',
-    "    Deactivating takes effect on the integrator's next request; its refresh tokens are revoked.",
+    "    Deactivating takes effect on the integrator's next request; its refresh tokens are revoked. A new or cleared",
+    '    secret ends every token issued before it (access and refresh): a leaked secret takes its sessions with it.',
     'list                   every integrator; those without a client secret carry a "warning"',
     `Tiers: ${TIER_NAMES} (either name). Permissions default to canRead true, canWrite false, canDelete false.`,
   ].join('\n'),
@@ -123,12 +129,15 @@ const integratorCommand: Command = {
         throw new UsageError('--rotate-secret and --clear-secret exclude each other')
       const email = checkedEmail(optionalString(values, 'email'))
       const secret = values['rotate-secret'] ? generateClientSecret() : undefined
+      const secretChanges = values['rotate-secret'] === true || values['clear-secret'] === true
       const flags = givenBooleans(values, {
         active: 'is_active',
         'can-read': 'can_read',
         'can-write': 'can_write',
         'can-delete': 'can_delete',
       })
+      // Tokens carry their issue time in whole seconds: the next whole second, and the secret printed only then.
+      const tokensValidFrom = secretChanges ? Math.ceil(Date.now() / 1000) * 1000 : undefined
       const changes = {
         ...(optionalString(values, 'name') !== undefined ? { name: optionalString(values, 'name') } : {}),
         ...(email !== undefined ? { email } : {}),
@@ -136,13 +145,19 @@ const integratorCommand: Command = {
         ...flags,
         ...(secret ? { client_secret_hash: hashClientSecret(secret) } : {}),
         ...(values['clear-secret'] ? { client_secret_hash: null } : {}),
+        ...(tokensValidFrom !== undefined ? { tokens_valid_from: new Date(tokensValidFrom) } : {}),
       }
       if (Object.keys(changes).length === 0) throw new UsageError('Nothing to update: name at least one option')
       await ctx.withDatabase(async ({ db }) => {
         await requireIntegrator(db, uid)
-        const row = await updateIntegrator(db, uid, changes)
-        if (flags.is_active === false)
-          await revokeSubjectFamilies(db, 'integrator', uid, Date.now(), 'integrator deactivated')
+        const row = await db.transaction().execute(async (trx) => {
+          const updated = await updateIntegrator(trx, uid, changes)
+          if (flags.is_active === false)
+            await revokeSubjectFamilies(trx, 'integrator', uid, Date.now(), 'integrator deactivated')
+          if (secretChanges) await revokeSubjectFamilies(trx, 'integrator', uid, Date.now(), 'client secret changed')
+          return updated
+        })
+        if (tokensValidFrom !== undefined) await sleepUntil(tokensValidFrom)
         ctx.out(toOutput(row!, secret))
       })
       return

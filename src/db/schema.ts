@@ -45,6 +45,8 @@ export interface IntegratorsTable {
   can_write: Generated<boolean>
   can_delete: Generated<boolean>
   client_secret_hash: string | null
+  /** Tokens issued before it are refused: set when the client secret changes. */
+  tokens_valid_from: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
   created_at: Timestamp
   updated_at: Timestamp
 }

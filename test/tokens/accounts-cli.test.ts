@@ -163,6 +163,45 @@ describe('integrator, user and link commands', () => {
     )
   })
 
+  it("a new client secret ends every token the old one (or a bare UID) obtained, and every session's refresh", async () => {
+    // The defect this closes: rotating a leaked secret (or giving a --no-secret integrator one, whose UID its linked
+    // users see) left every token issued before working, and a refresh token renewed its session for good.
+    const farm = await createUser(ctx)
+    for (const start of ['secret', 'bare'] as const) {
+      const created = (
+        await cli([
+          'integrator',
+          'create',
+          '--name',
+          `Leaky ${start}`,
+          '--email',
+          'leaky@vendor.example',
+          '--tier',
+          'pro',
+          ...(start === 'bare' ? ['--no-secret'] : []),
+        ])
+      ).json()
+      assert.equal((await cli(['link', '--user', farm.uid, '--integrator', created.uid])).code, 0)
+      const credentials = {
+        integratorUID: created.uid,
+        ...(created.clientSecret ? { clientSecret: created.clientSecret } : {}),
+      }
+      const session = (await post('/tokens', { ...credentials, refreshToken: true })).json().data
+      const standalone = (await post('/tokens', { ...credentials, expiresIn: 86_400 })).json().data
+      assert.equal((await get(`/users/${farm.uid}/animals`, bearer(standalone.accessToken))).statusCode, 200)
+
+      const rotated = await cli(['integrator', 'update', '--uid', created.uid, '--rotate-secret'])
+      assert.equal(rotated.code, 0, rotated.stderr)
+      for (const token of [session.accessToken, standalone.accessToken])
+        assertError(await get(`/users/${farm.uid}/animals`, bearer(token)), 401, 'Token has been revoked')
+      assertError(await post('/tokens/refresh', { refreshToken: session.refreshToken }), 401, 'Token has been revoked')
+      // The new secret's tokens work at once.
+      const fresh = await post('/tokens', { integratorUID: created.uid, clientSecret: rotated.json().clientSecret })
+      assert.equal(fresh.statusCode, 200, fresh.body)
+      assert.equal((await get(`/users/${farm.uid}/animals`, bearer(fresh.json().data.accessToken))).statusCode, 200)
+    }
+  })
+
   it('creates users, links them, issues tokens through the API, and deactivation cuts access', async () => {
     const user = await cli(
       [

@@ -22,6 +22,7 @@ import * as farmCalibration from './0085_farm_calibration.ts'
 import * as recalibratedGlobalProbabilities from './0090_recalibrated_global_probabilities.ts'
 import * as recalibratedAcrossHarderFarms from './0095_recalibrated_across_harder_farms.ts'
 import * as deliveryLogRetention from './0100_delivery_log_retention.ts'
+import * as integratorTokensValidFrom from './0105_integrator_tokens_valid_from.ts'
 
 // Listed explicitly (not read from the folder) so the same list works from src/ and from dist/.
 // Names sort in the order they run.
@@ -49,4 +50,5 @@ export const migrations: Record<string, Migration> = {
   '0090_recalibrated_global_probabilities': recalibratedGlobalProbabilities,
   '0095_recalibrated_across_harder_farms': recalibratedAcrossHarderFarms,
   '0100_delivery_log_retention': deliveryLogRetention,
+  '0105_integrator_tokens_valid_from': integratorTokensValidFrom,
 }
