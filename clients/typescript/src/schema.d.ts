@@ -41770,7 +41770,7 @@ export interface operations {
                      */
                     createdAt?: number;
                     /**
-                     * @description Who acknowledged it: a user Uid or an integratorUID
+                     * @description Who acknowledged it: the account's Uid or an integratorUID; an integrator sees another integrator as `another integrator`
                      * @example hillside-farm
                      */
                     acknowledgedBy?: string;
@@ -41781,7 +41781,7 @@ export interface operations {
                      */
                     acknowledgedAt?: number;
                     /**
-                     * @description Who resolved it: a user Uid, an integratorUID, or `service` when the cause went away
+                     * @description Who resolved it: the account's Uid, an integratorUID (an integrator sees another integrator as `another integrator`), or `service` when the cause went away
                      * @example service
                      */
                     resolvedBy?: string;
@@ -42847,7 +42847,7 @@ export interface operations {
                      */
                     createdAt?: number;
                     /**
-                     * @description Who acknowledged it: a user Uid or an integratorUID
+                     * @description Who acknowledged it: the account's Uid or an integratorUID; an integrator sees another integrator as `another integrator`
                      * @example hillside-farm
                      */
                     acknowledgedBy?: string;
@@ -42858,7 +42858,7 @@ export interface operations {
                      */
                     acknowledgedAt?: number;
                     /**
-                     * @description Who resolved it: a user Uid, an integratorUID, or `service` when the cause went away
+                     * @description Who resolved it: the account's Uid, an integratorUID (an integrator sees another integrator as `another integrator`), or `service` when the cause went away
                      * @example service
                      */
                     resolvedBy?: string;

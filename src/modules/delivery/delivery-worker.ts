@@ -12,6 +12,7 @@ import { EVENT_KINDS } from '../events/event-kinds.ts'
 import { eventTitle } from '../events/event-texts.ts'
 import { alertRulesOf, findEvent, type EventRow } from '../events/events.repository.ts'
 import { events } from '../events/events.resource.ts'
+import { eventActorsSeenBy } from '../events/actors.rules.ts'
 import { DISABLE_AFTER_FAILING_MS, outcomeOf, phonesToNotify } from './delivery.rules.ts'
 import {
   claimDueDeliveries,
@@ -46,12 +47,16 @@ const LEASE_MARGIN_MS = 5_000
 const LEASE_RENEW_MARGIN_MS = 1_000
 const BATCH = 64
 
-/** What a subscriber receives: Standard Webhooks' recommended shape, {type, timestamp, data}. */
-export function webhookPayload(row: EventRow): string {
+/**
+ * What a subscriber receives: Standard Webhooks' recommended shape, {type, timestamp, data}; the event as the
+ * subscription's integrator may see it (another integrator's UID is never shown: actorSeenBy).
+ */
+export function webhookPayload(row: EventRow, integratorUid: string): string {
+  const viewer = { kind: 'integrator', uid: integratorUid } as const
   return JSON.stringify({
     type: row.event_type,
     timestamp: new Date(Number(row.created_at)).toISOString(),
-    data: { userId: row.uid, event: events.toApi(row) },
+    data: { userId: row.uid, event: eventActorsSeenBy(events.toApi(row), row.uid, viewer) },
   })
 }
 
@@ -109,7 +114,7 @@ export function startDeliveryWorker(deps: {
     const event = await findEvent(db, d.uid, d.event_id)
     if (!event) return settleDelivery(db, d, { status: 'cancelled', lastError: 'event gone' })
     const now = clock()
-    const payload = webhookPayload(event)
+    const payload = webhookPayload(event, d.integrator_uid)
     const secrets = secretsInUse(subscription, settings.serviceSecret, now)
     const answer = await postJson(subscription.url, payload, webhookHeaders(d.message_id, secrets, now, payload), {
       timeoutMs: settings.timeoutMs,

@@ -136,7 +136,8 @@ export const AlertRules = Type.Object(
     updatedBy: Type.Union([
       Type.String({
         maxLength: 200,
-        description: 'Who wrote them: a user Uid or an integratorUID',
+        description:
+          "Who wrote them: the account's Uid or an integratorUID; an integrator sees another integrator as `another integrator`",
         examples: [EXAMPLE.uid],
       }),
       Type.Null(),

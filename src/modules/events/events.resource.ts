@@ -98,7 +98,8 @@ export const events = defineResource({
       column: 'acknowledged_by',
       readOnly: true,
       nullable: 'null',
-      description: 'Who acknowledged it: a user Uid or an integratorUID',
+      description:
+        "Who acknowledged it: the account's Uid or an integratorUID; an integrator sees another integrator as `another integrator`",
       example: EXAMPLE.uid,
     }),
     acknowledgedAt: ms('ms since epoch: when it was acknowledged'),
@@ -106,7 +107,9 @@ export const events = defineResource({
       column: 'resolved_by',
       readOnly: true,
       nullable: 'null',
-      description: 'Who resolved it: a user Uid, an integratorUID, or `service` when the cause went away',
+      description:
+        "Who resolved it: the account's Uid, an integratorUID (an integrator sees another integrator as `another integrator`), " +
+        'or `service` when the cause went away',
       example: 'service',
     }),
     resolvedAt: ms('ms since epoch: when it was resolved'),

@@ -2,6 +2,7 @@
 // and resolving, a live stream (Server-Sent Events), and the account's alert rules. Events are derived
 // elsewhere (reading-events.ts at ingestion, src/jobs/events.ts on a schedule, the predictions job); these
 // routes read them.
+import { actorSeenBy, eventActorsSeenBy, type Viewer } from './actors.rules.ts'
 import type { ServerResponse } from 'node:http'
 import Type from 'typebox'
 import { callerKey, callerOf, type Caller } from '../../auth/caller.ts'
@@ -56,6 +57,14 @@ export const MAX_STREAMS_PER_CALLER = 20
 
 const toApi = (row: EventRow | Record<string, unknown>) => events.toApi(row)
 
+/** The caller as a viewer of the account's actors: its owner, or a linked integrator. */
+const viewerOf = (caller: Caller): Viewer =>
+  caller.kind === 'user' ? { kind: 'owner' } : { kind: 'integrator', uid: caller.integrator.uid }
+
+/** An event as `viewer` may see it: another integrator's UID is never shown (actorSeenBy). */
+const eventSeenBy = (row: EventRow | Record<string, unknown>, viewer: Viewer) =>
+  eventActorsSeenBy(toApi(row), String(row.uid), viewer)
+
 /** Resolves once what was written to `res` has gone out to the client, or the connection closed. */
 function drained(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
@@ -106,10 +115,12 @@ async function eventRoutes(app: App) {
   const List = PageEnvelope(events.ref)
 
   /** A page of the feed; with `after` (the sync cursor), the first page of the events created after it. */
-  async function eventsPage(criteria: EventCriteria, query: PageParams & Record<string, unknown>) {
+  async function eventsPage(criteria: EventCriteria, query: PageParams & Record<string, unknown>, viewer: Viewer) {
     const filters = parseFilters(query, events.filterFields)
     const found = await listEvents(db, criteria, query, filters)
-    return pageOf(found, { page: criteria.after === undefined ? query.page : 1, limit: query.limit }, toApi)
+    return pageOf(found, { page: criteria.after === undefined ? query.page : 1, limit: query.limit }, (row) =>
+      eventSeenBy(row, viewer),
+    )
   }
   // Streams end at shutdown, so that closing the server does not wait for their clients.
   const openStreams = new Set<() => void>()
@@ -137,7 +148,7 @@ async function eventRoutes(app: App) {
     async (req) => {
       const criteria = criteriaOf(req.params.userId, req.query)
       if (req.query.MAC !== undefined) criteria.mac = normalizeMac(req.query.MAC)
-      return eventsPage(criteria, req.query)
+      return eventsPage(criteria, req.query, viewerOf(callerOf(req)))
     },
   )
 
@@ -185,6 +196,7 @@ async function eventRoutes(app: App) {
     async (req, reply) => {
       const uid = req.params.userId
       const caller = callerOf(req)
+      const viewer = viewerOf(caller)
       const resume = req.headers['last-event-id'] ?? req.query.after
       const key = callerKey(caller)
       if (!streamsOf.tryAcquire(key)) {
@@ -232,7 +244,9 @@ async function eventRoutes(app: App) {
         while (!ended) {
           const rows = await eventsAfter(db, uid, cursor, STREAM_BATCH)
           for (const row of rows) {
-            const taken = res.write(`id: ${row.id}\nevent: ${row.event_type}\ndata: ${JSON.stringify(toApi(row))}\n\n`)
+            const taken = res.write(
+              `id: ${row.id}\nevent: ${row.event_type}\ndata: ${JSON.stringify(eventSeenBy(row, viewer))}\n\n`,
+            )
             cursor = Number(row.id)
             // A client that reads slowly, or not at all, is sent no faster than it takes: the history it asked for
             // waits in the store, not in this process (a stalled one is closed by closeStalledConnections).
@@ -288,7 +302,7 @@ async function eventRoutes(app: App) {
       },
       config: { access: 'own' },
     },
-    async (req) => ok(toApi(await requireEvent(req.params.userId, req.params.eventId))),
+    async (req) => ok(eventSeenBy(await requireEvent(req.params.userId, req.params.eventId), viewerOf(callerOf(req)))),
   )
 
   app.patch(
@@ -319,7 +333,7 @@ async function eventRoutes(app: App) {
             })
       if (!result) throw notFound('Event')
       if (result === 'resolved') throw conflict('Event is resolved already')
-      return ok(toApi(result), `Event ${req.body.status}`)
+      return ok(eventSeenBy(result, viewerOf(callerOf(req))), `Event ${req.body.status}`)
     },
   )
 
@@ -339,16 +353,16 @@ async function eventRoutes(app: App) {
     },
     async (req) => {
       const criteria = criteriaOf(req.params.userId, req.query)
-      return eventsPage({ ...criteria, animalId: req.pathAnimal.id }, req.query)
+      return eventsPage({ ...criteria, animalId: req.pathAnimal.id }, req.query, viewerOf(callerOf(req)))
     },
   )
 
-  const rulesOf = async (uid: string) => {
+  const rulesOf = async (uid: string, viewer: Viewer) => {
     const stored = await findAlertRules(db, uid)
     return {
       ...withDefaults(stored?.input),
       updatedAt: stored?.updatedAt ?? null,
-      updatedBy: stored?.updatedBy ?? null,
+      updatedBy: actorSeenBy(stored?.updatedBy ?? null, uid, viewer),
     }
   }
 
@@ -365,7 +379,7 @@ async function eventRoutes(app: App) {
       },
       config: { access: 'own' },
     },
-    async (req) => ok(await rulesOf(req.params.userId)),
+    async (req) => ok(await rulesOf(req.params.userId, viewerOf(callerOf(req)))),
   )
 
   app.put(
@@ -388,7 +402,7 @@ async function eventRoutes(app: App) {
       const problems: FieldProblem[] = ruleProblems(input).map(([field, message]) => ({ field, message }))
       if (problems.length > 0) throw validationFailed(problems)
       await saveAlertRules(db, req.params.userId, input, actorOf(callerOf(req)), app.clock())
-      return ok(await rulesOf(req.params.userId), 'Alert rules saved')
+      return ok(await rulesOf(req.params.userId, viewerOf(callerOf(req))), 'Alert rules saved')
     },
   )
 }
