@@ -46,8 +46,10 @@ export async function loadCaller(token: VerifiedToken, source: CallerSource): Pr
   if (token.subject.kind === 'integrator') {
     const state = await source.integrator(token.subject.id, token.jti)
     if (!state) throw invalidToken(AUTH_ERRORS.invalidToken)
-    if (state.revoked || issuedBefore(token, state.principal.tokens_valid_from)) throw invalidToken(AUTH_ERRORS.revoked)
+    if (state.revoked) throw invalidToken(AUTH_ERRORS.revoked)
+    // While deactivated, the spec's 403 says why; once reactivated, what it held before stays ended.
     if (!state.principal.is_active) throw forbidden(AUTH_ERRORS.inactiveIntegrator)
+    if (issuedBefore(token, state.principal.tokens_valid_from)) throw invalidToken(AUTH_ERRORS.revoked)
     return { kind: 'integrator', integrator: state.principal, token }
   }
   const state = await source.user(token.subject.id, token.jti)

@@ -66,7 +66,7 @@ const integratorCommand: Command = {
     'can-read': trueOrFalse('may read linked accounts (default true)'),
     'can-write': trueOrFalse('may create and change records of linked accounts (default false)'),
     'can-delete': trueOrFalse('may delete records of linked accounts (default false)'),
-    active: trueOrFalse('false cuts its access at once and revokes its refresh tokens'),
+    active: trueOrFalse('false cuts its access at once and ends every token it holds (true brings none back)'),
     'no-secret': {
       type: 'boolean',
       description: "create it without a client secret (the spec's bare flow; see create below)",
@@ -90,8 +90,9 @@ const integratorCommand: Command = {
     '    for an integrator that is linked to a single account, or none.',
     'update --uid U [--tier T] [--active true|false] [--name N] [--email E] [--can-read|--can-write|--can-delete true|false]',
     '       [--rotate-secret | --clear-secret]',
-    "    Deactivating takes effect on the integrator's next request; its refresh tokens are revoked. A new or cleared",
-    '    secret ends every token issued before it (access and refresh): a leaked secret takes its sessions with it.',
+    "    Deactivating takes effect on the integrator's next request and ends every token it holds, for good (a",
+    '    reactivated integrator asks for new ones). A new or cleared secret ends every token issued before it too (access',
+    '    and refresh): a leaked secret takes its sessions with it.',
     'list                   every integrator; those without a client secret carry a "warning"',
     `Tiers: ${TIER_NAMES} (either name). Permissions default to canRead true, canWrite false, canDelete false.`,
   ].join('\n'),
@@ -136,8 +137,10 @@ const integratorCommand: Command = {
         'can-write': 'can_write',
         'can-delete': 'can_delete',
       })
-      // Tokens carry their issue time in whole seconds: the next whole second, and the secret printed only then.
-      const tokensValidFrom = secretChanges ? Math.ceil(Date.now() / 1000) * 1000 : undefined
+      // A new secret, and a deactivation, end every token issued before (a reactivation brings none back). Tokens
+      // carry their issue time in whole seconds: from the next whole second, and the command answers only then.
+      const endsTokens = secretChanges || flags.is_active === false
+      const tokensValidFrom = endsTokens ? Math.ceil(Date.now() / 1000) * 1000 : undefined
       const changes = {
         ...(optionalString(values, 'name') !== undefined ? { name: optionalString(values, 'name') } : {}),
         ...(email !== undefined ? { email } : {}),

@@ -202,6 +202,24 @@ describe('integrator, user and link commands', () => {
     }
   })
 
+  it('a deactivated integrator reactivated gets none of its earlier tokens back', async () => {
+    // The defect this closes: deactivation refused the integrator's tokens only while it lasted, so an access token
+    // without a refresh token (up to 24 hours) worked again once the operator reactivated the integrator.
+    const farm = await createUser(ctx)
+    const created = (
+      await cli(['integrator', 'create', '--name', 'Paused', '--email', 'paused@vendor.example', '--tier', 'pro'])
+    ).json()
+    assert.equal((await cli(['link', '--user', farm.uid, '--integrator', created.uid])).code, 0)
+    const credentials = { integratorUID: created.uid, clientSecret: created.clientSecret }
+    const standalone = (await post('/tokens', { ...credentials, expiresIn: 86_400 })).json().data.accessToken
+    assert.equal((await cli(['integrator', 'update', '--uid', created.uid, '--active', 'false'])).code, 0)
+    assertError(await get(`/users/${farm.uid}/animals`, bearer(standalone)), 403, 'Integrator is inactive')
+    assert.equal((await cli(['integrator', 'update', '--uid', created.uid, '--active', 'true'])).code, 0)
+    assertError(await get(`/users/${farm.uid}/animals`, bearer(standalone)), 401, 'Token has been revoked')
+    const fresh = (await post('/tokens', credentials)).json().data.accessToken
+    assert.equal((await get(`/users/${farm.uid}/animals`, bearer(fresh))).statusCode, 200)
+  })
+
   it('creates users, links them, issues tokens through the API, and deactivation cuts access', async () => {
     const user = await cli(
       [
