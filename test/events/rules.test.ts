@@ -5,6 +5,8 @@ import {
   alarmRuns,
   alarmStep,
   bandOf,
+  DUE_EVENT_HORIZON_DAYS,
+  DUE_WINDOW_DAYS,
   dueEventDay,
   dueEventOpensOn,
   isLiveReading,
@@ -12,6 +14,7 @@ import {
   nextBand,
 } from '../../src/modules/events/events.rules.ts'
 import { inQuietHours, ranksToNotify, ruleProblems, withDefaults } from '../../src/modules/events/alert-rules.rules.ts'
+import { AlertRules } from '../../src/modules/events/alert-rules.schemas.ts'
 import { CYCLE, dayOf } from '../../src/modules/cycle/cycle.rules.ts'
 import { alarmLevel } from '../../src/modules/predictions/calibration.rules.ts'
 
@@ -23,10 +26,28 @@ describe('due events', () => {
     const day = dueEventDay(farrowing, 2)
     assert.equal(day, d('2026-11-01'))
     assert.equal(dueEventDay({ kind: 'pregnancyCheck', dueDate: d('2026-08-08') }, 2), d('2026-08-08'))
-    assert.equal(dueEventOpensOn(day, d('2026-10-31')), false)
-    assert.equal(dueEventOpensOn(day, d('2026-11-01')), true)
-    assert.equal(dueEventOpensOn(day, d('2026-11-22')), true)
-    assert.equal(dueEventOpensOn(day, d('2026-11-23')), false)
+    const served = d('2026-07-11')
+    assert.equal(dueEventOpensOn(day, d('2026-10-31'), served), false)
+    assert.equal(dueEventOpensOn(day, d('2026-11-01'), served), true)
+    assert.equal(dueEventOpensOn(day, d('2026-11-22'), served), true)
+    assert.equal(dueEventOpensOn(day, d('2026-11-23'), served), false)
+  })
+
+  it('opens no item more than DUE_EVENT_HORIZON_DAYS after its cause, a bound no valid rules reach', () => {
+    const served = dayOf('2026-01-01')!
+    const today = served + DUE_EVENT_HORIZON_DAYS
+    assert.equal(dueEventOpensOn(today - DUE_WINDOW_DAYS, today, served), true)
+    assert.equal(dueEventOpensOn(today - DUE_WINDOW_DAYS + 1, today + 1, served), false)
+    // The latest day any accepted rules open an item, and the last day of its window, lie within the horizon.
+    const thresholds = AlertRules.properties.thresholds.properties
+    const bounds = (name: 'gestationDays' | 'farrowingLeadDays' | 'pregnancyCheckDays' | 'weanedNotServedDays') =>
+      thresholds[name] as unknown as { minimum: number; maximum: number }
+    const latestOpenDay = Math.max(
+      bounds('gestationDays').maximum - bounds('farrowingLeadDays').minimum,
+      bounds('pregnancyCheckDays').maximum,
+      bounds('weanedNotServedDays').maximum,
+    )
+    assert.ok(latestOpenDay + DUE_WINDOW_DAYS <= DUE_EVENT_HORIZON_DAYS)
   })
 
   it("takes the alert rules' default cycle figures from the cycle rules", () => {

@@ -78,7 +78,7 @@ export async function deriveDueEvents(
     for (const item of items) {
       const key = keyOf(item)
       const day = dueEventDay(item, t.farrowingLeadDays)
-      if (item.causeId === undefined || stored.has(key) || !dueEventOpensOn(day, today)) continue
+      if (item.causeId === undefined || stored.has(key) || !dueEventOpensOn(day, today, item.causeDay)) continue
       const event = await db.transaction().execute((trx) =>
         emitEvent(trx, rules, {
           uid,

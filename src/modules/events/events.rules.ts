@@ -109,7 +109,19 @@ export function dueEventDay(item: { kind: keyof typeof DUE_EVENT_TYPES; dueDate:
   return item.kind === 'farrowing' ? item.dueDate - leadDays : item.dueDate
 }
 
-/** Whether a due event opening on `openDay` opens on `today`: its day has come and is at most DUE_WINDOW_DAYS past. */
-export function dueEventOpensOn(openDay: number, today: number): boolean {
-  return today >= openDay && today - openDay <= DUE_WINDOW_DAYS
+/**
+ * The most days after its cause (the service or weaning) that a due item opens its event: the latest due day the
+ * alert rules' bounds allow (the longest gestation, no lead days) plus DUE_WINDOW_DAYS. A due event is the one kind
+ * kept from being derived twice by its stored episode key alone (the others by their subject's alert state), so
+ * this bound is what lets a due event older than it be pruned (EVENTS_RETENTION_DAYS) without its cause opening
+ * it again, whatever the farm's rules.
+ */
+export const DUE_EVENT_HORIZON_DAYS = 151
+
+/**
+ * Whether a due event opening on `openDay` opens on `today`: its day has come and is at most DUE_WINDOW_DAYS past,
+ * and its cause (on `causeDay`) at most DUE_EVENT_HORIZON_DAYS.
+ */
+export function dueEventOpensOn(openDay: number, today: number, causeDay: number): boolean {
+  return today >= openDay && today - openDay <= DUE_WINDOW_DAYS && today - causeDay <= DUE_EVENT_HORIZON_DAYS
 }
