@@ -159,6 +159,8 @@ export interface RetentionConfig {
   rollupsDays: number
   /** Days of the scorer's predictions kept; alarms stay whatever their age. 0: every prediction. */
   predictionsDays: number
+  /** Days a settled event (resolved, or an all-clear) is kept after it settled; open ones stay. 0: every event. */
+  eventsDays: number
   /** The most rows one delete statement of the maintenance job removes. */
   batchRows: number
 }
@@ -167,6 +169,11 @@ export interface RetentionConfig {
 export const RETENTION_READINGS_DAYS_MIN = 40
 /** The fewest days of predictions kept: per-farm learning reads the scorer's last 60 days (farm-learning.rules.ts LEARNING.periodDays). */
 export const RETENTION_PREDICTIONS_DAYS_MIN = 60
+/**
+ * The fewest days of settled events kept: longer than a due event can be derived again after its cause
+ * (events.rules.ts DUE_EVENT_HORIZON_DAYS), since its stored episode key is what keeps it from being raised twice.
+ */
+export const RETENTION_EVENTS_DAYS_MIN = 180
 
 export interface DeliveryConfig {
   /** DELIVERY_WORKER=off: this process sends nothing (another does). */
@@ -404,6 +411,7 @@ function readRetention(read: EnvReader, problems: string[]): RetentionConfig {
     readingsDays,
     rollupsDays,
     predictionsDays: days('PREDICTIONS_RETENTION_DAYS', 90, RETENTION_PREDICTIONS_DAYS_MIN, 'every prediction'),
+    eventsDays: days('EVENTS_RETENTION_DAYS', 365, RETENTION_EVENTS_DAYS_MIN, 'every event'),
     batchRows: read.int('RETENTION_BATCH_ROWS', 1000, { min: 1, max: 100_000 }),
   }
 }

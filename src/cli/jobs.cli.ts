@@ -74,9 +74,9 @@ export const jobCommands: Command[] = [
     help: [
       'prune-tokens            delete revocations and refresh tokens past their expiry (the service also does this hourly)',
       'maintenance             the hourly maintenance now: expired tokens and idempotency keys, and the access log, the',
-      '                        delivery log, raw readings and predictions past their retention (ACCESS_LOG_RETENTION_DAYS,',
-      '                        DELIVERY_LOG_RETENTION_DAYS, READINGS_RETENTION_DAYS, PREDICTIONS_RETENTION_DAYS), in',
-      '                        batches of RETENTION_BATCH_ROWS;',
+      '                        delivery log, raw readings, settled events and predictions past their retention',
+      '                        (ACCESS_LOG_RETENTION_DAYS, DELIVERY_LOG_RETENTION_DAYS, READINGS_RETENTION_DAYS,',
+      '                        EVENTS_RETENTION_DAYS, PREDICTIONS_RETENTION_DAYS), in batches of RETENTION_BATCH_ROWS;',
       '                        prints the rows deleted per table. Skipped when another process is running it',
       "reference-temperature   recompute every animal's ReferenceTemperature now, or only the animals of --user U",
       '                        (the service also does this daily at 00:00 UTC)',

@@ -1,6 +1,6 @@
 // Housekeeping inside the service, hourly as the job's single runner: expired revocations, refresh tokens,
 // idempotency keys, access-log records past ACCESS_LOG_RETENTION_DAYS, the delivery log past
-// DELIVERY_LOG_RETENTION_DAYS (pending deliveries stay), and the readings and predictions past
+// DELIVERY_LOG_RETENTION_DAYS (pending deliveries stay), and the readings, settled events and predictions past
 // their retention (retention.ts).
 import { sql, type Kysely } from 'kysely'
 import type { Config } from '../config.ts'

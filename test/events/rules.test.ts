@@ -16,6 +16,7 @@ import {
 import { inQuietHours, ranksToNotify, ruleProblems, withDefaults } from '../../src/modules/events/alert-rules.rules.ts'
 import { AlertRules } from '../../src/modules/events/alert-rules.schemas.ts'
 import { CYCLE, dayOf } from '../../src/modules/cycle/cycle.rules.ts'
+import { RETENTION_EVENTS_DAYS_MIN } from '../../src/config.ts'
 import { alarmLevel } from '../../src/modules/predictions/calibration.rules.ts'
 
 // What is due, and what settles it, are the sow cycle's rules (test/herd/cycle-rules.test.ts, "due items").
@@ -48,6 +49,10 @@ describe('due events', () => {
       bounds('weanedNotServedDays').maximum,
     )
     assert.ok(latestOpenDay + DUE_WINDOW_DAYS <= DUE_EVENT_HORIZON_DAYS)
+  })
+
+  it('keeps settled events longer than a due event can be derived again (EVENTS_RETENTION_DAYS)', () => {
+    assert.ok(RETENTION_EVENTS_DAYS_MIN > DUE_EVENT_HORIZON_DAYS)
   })
 
   it("takes the alert rules' default cycle figures from the cycle rules", () => {

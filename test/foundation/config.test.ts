@@ -125,12 +125,13 @@ describe('loadConfig', () => {
       readingsDays: 0,
       rollupsDays: 0,
       predictionsDays: 90,
+      eventsDays: 365,
       batchRows: 1000,
     })
     assert.deepEqual(
       loadConfig({ READINGS_RETENTION_DAYS: '400', ROLLUPS_RETENTION_DAYS: '800', PREDICTIONS_RETENTION_DAYS: '0' })
         .retention,
-      { readingsDays: 400, rollupsDays: 800, predictionsDays: 0, batchRows: 1000 },
+      { readingsDays: 400, rollupsDays: 800, predictionsDays: 0, eventsDays: 365, batchRows: 1000 },
     )
     assert.throws(
       () =>
@@ -163,6 +164,29 @@ describe('loadConfig', () => {
       () => loadConfig({ READINGS_RETENTION_DAYS: '-1' }),
       /READINGS_RETENTION_DAYS must be between 0 and 36500/,
     )
+  })
+
+  it('keeps a year of settled events by default, 0 keeps all, and refuses less than a due event can be derived again', () => {
+    assert.equal(loadConfig({ EVENTS_RETENTION_DAYS: '0' }).retention.eventsDays, 0)
+    assert.equal(loadConfig({ EVENTS_RETENTION_DAYS: '180' }).retention.eventsDays, 180)
+    assert.equal(loadConfig({ EVENTS_RETENTION_DAYS: '36500' }).retention.eventsDays, 36500)
+    const problems = (value: string) => {
+      try {
+        loadConfig({ EVENTS_RETENTION_DAYS: value })
+      } catch (err) {
+        assert.ok(err instanceof ConfigError)
+        return err.problems
+      }
+      assert.fail(`EVENTS_RETENTION_DAYS=${value} was accepted`)
+    }
+    assert.deepEqual(problems('179'), [
+      'EVENTS_RETENTION_DAYS must be 0 (keep every event) or at least 180 days, got 179',
+    ])
+    assert.deepEqual(problems('1'), ['EVENTS_RETENTION_DAYS must be 0 (keep every event) or at least 180 days, got 1'])
+    assert.deepEqual(problems('-1'), ['EVENTS_RETENTION_DAYS must be between 0 and 36500, got -1'])
+    assert.deepEqual(problems('36501'), ['EVENTS_RETENTION_DAYS must be between 0 and 36500, got 36501'])
+    assert.deepEqual(problems('a year'), ['EVENTS_RETENTION_DAYS must be a whole number, got "a year"'])
+    assert.deepEqual(problems('365.5'), ['EVENTS_RETENTION_DAYS must be a whole number, got "365.5"'])
   })
 
   it('redacts passwords in connection URLs', () => {

@@ -255,7 +255,11 @@ describe('retention', () => {
       },
     }
     const db = ctx.database.withoutTimeouts.withPlugin(recorder)
-    const deleted = await applyRetention(db, { ...ctx.config.retention, readingsDays: 0, rollupsDays: 0 }, NOW)
+    const deleted = await applyRetention(
+      db,
+      { ...ctx.config.retention, readingsDays: 0, rollupsDays: 0, eventsDays: 0 },
+      NOW,
+    )
     assert.equal(deleted.predictions, 30)
     assert.deepEqual(deletes, [7, 7, 7, 7, 2])
 

@@ -1898,7 +1898,7 @@ export interface paths {
         };
         /**
          * The account's events
-         * @description Newest first by t unless sortBy/sortOrder say otherwise. With `after=<ID>`, the events created after that one in the order they were created (the sync cursor): a consumer that keeps the last ID it saw catches up with nothing missed and nothing twice.
+         * @description Newest first by t unless sortBy/sortOrder say otherwise. With `after=<ID>`, the events created after that one in the order they were created (the sync cursor): a consumer that keeps the last ID it saw catches up with nothing missed and nothing twice. A settled event is deleted EVENTS_RETENTION_DAYS (365 days here) after it settled: a resolved one after its resolution, an all-clear (temperature-normal, litter-online, tag-heard) after its creation. Open and acknowledged events stay.
          */
         get: operations["listEvents"];
         put?: never;

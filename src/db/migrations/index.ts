@@ -23,6 +23,7 @@ import * as recalibratedGlobalProbabilities from './0090_recalibrated_global_pro
 import * as recalibratedAcrossHarderFarms from './0095_recalibrated_across_harder_farms.ts'
 import * as deliveryLogRetention from './0100_delivery_log_retention.ts'
 import * as integratorTokensValidFrom from './0105_integrator_tokens_valid_from.ts'
+import * as eventsRetention from './0110_events_retention.ts'
 
 // Listed explicitly (not read from the folder) so the same list works from src/ and from dist/.
 // Names sort in the order they run.
@@ -51,4 +52,5 @@ export const migrations: Record<string, Migration> = {
   '0095_recalibrated_across_harder_farms': recalibratedAcrossHarderFarms,
   '0100_delivery_log_retention': deliveryLogRetention,
   '0105_integrator_tokens_valid_from': integratorTokensValidFrom,
+  '0110_events_retention': eventsRetention,
 }

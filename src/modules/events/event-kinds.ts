@@ -18,6 +18,8 @@ export interface EventKind {
   notifyRanks: Rank[]
   /** The kinds whose open events of the same animal or device this one resolves. */
   resolves?: readonly string[]
+  /** It says a condition is over: nothing resolves it and no one has to act on it, whatever its status. */
+  allClear?: true
 }
 
 /** A warning about an animal or a device that resolves no other kind. */
@@ -26,7 +28,7 @@ const warning = (scale: string, title: string, notifyRanks: Rank[]) =>
 
 /** An all-clear: the kind that says a condition is over. It resolves the condition's open events and notifies nobody. */
 const allClear = (scale: string, title: string, resolves: readonly string[]) =>
-  ({ severity: 'info', scale, title, notifyRanks: [], resolves }) satisfies EventKind
+  ({ severity: 'info', scale, title, notifyRanks: [], resolves, allClear: true }) satisfies EventKind
 
 export const EVENT_KINDS = {
   'temperature-yellow': {
@@ -63,6 +65,8 @@ export const EVENT_KINDS = {
 
 export type EventType = keyof typeof EVENT_KINDS
 export const EVENT_TYPES = Object.keys(EVENT_KINDS) as EventType[]
+/** The all-clear kinds: an event of one is settled from its creation, though its status stays open. */
+export const ALL_CLEAR_TYPES = EVENT_TYPES.filter((type) => kindOf(type).allClear === true)
 
 export function kindOf(type: EventType): EventKind {
   return EVENT_KINDS[type]

@@ -3,10 +3,11 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { DB } from '../../db/schema.ts'
 import { paginate, whereGiven, type Page, type PageParams } from '../../db/paginate.ts'
+import { deleteInBatches } from '../../db/prune.ts'
 import type { FilterValue } from '../../http/list-params.ts'
 import type { Row } from '../../resource/resource.ts'
 import { withDefaults, type AlertRules, type AlertRulesInput } from './alert-rules.rules.ts'
-import { EVENT_KINDS, type EventType } from './event-kinds.ts'
+import { ALL_CLEAR_TYPES, EVENT_KINDS, type EventType } from './event-kinds.ts'
 import { events } from './events.resource.ts'
 
 /** An event about to be stored; the kind gives its severity and Scale. */
@@ -345,4 +346,32 @@ export async function saveAlertRules(
     .values({ uid, rules, updated_by: by, updated_at: at })
     .onConflict((oc) => oc.column('uid').doUpdateSet({ rules, updated_by: by, updated_at: at }))
     .execute()
+}
+
+/**
+ * An event of `alias` settled before `before` (ms): resolved then, or an all-clear created then. The first line is
+ * the predicate of the index the prune walks (migration 0110), written alike so that the planner may use it.
+ */
+const settledBefore = (alias: string, before: number) => {
+  const c = (column: string) => sql.ref(`${alias}.${column}`)
+  return sql`(${c('status')} = 'resolved' OR ${c('event_type')} IN (${sql.join(ALL_CLEAR_TYPES.map((t) => sql.lit(t)))}))
+    AND COALESCE(${c('resolved_at')}, ${c('created_at')}) < ${before}`
+}
+
+/**
+ * Deletes the events settled before `before` (ms), oldest first, at most `batchRows` a statement: resolved ones and
+ * all-clears, but for those with a delivery still pending. Open and acknowledged events stay whatever their age.
+ * Returns the rows deleted.
+ */
+export function pruneEvents(db: Kysely<DB>, before: number, batchRows: number): Promise<number> {
+  // The delete checks the settlement again on the row it takes, so an event resolved again meanwhile stays.
+  return deleteInBatches(batchRows, async () => {
+    const result = await sql`
+      DELETE FROM events e WHERE ${settledBefore('e', before)} AND (e.uid, e.id) IN (
+        SELECT x.uid, x.id FROM events x
+        WHERE ${settledBefore('x', before)} AND NOT EXISTS (
+          SELECT 1 FROM deliveries d WHERE d.uid = x.uid AND d.event_id = x.id AND d.status = 'pending')
+        ORDER BY COALESCE(x.resolved_at, x.created_at) LIMIT ${batchRows})`.execute(db)
+    return Number(result.numAffectedRows ?? 0n)
+  })
 }

@@ -16,6 +16,7 @@ import type { App } from '../../types.ts'
 import { normalizeMac } from '../animals/animals.rules.ts'
 import { ruleProblems, withDefaults } from './alert-rules.rules.ts'
 import { AlertRules, AlertRulesBody } from './alert-rules.schemas.ts'
+import { ALL_CLEAR_TYPES } from './event-kinds.ts'
 import {
   eventsAfter,
   findAlertRules,
@@ -111,7 +112,12 @@ function criteriaOf(uid: string, q: CriteriaQuery): EventCriteria {
 
 async function eventRoutes(app: App) {
   const db = app.database.db
-  const { limits } = app.config
+  const { limits, retention } = app.config
+  const kept =
+    retention.eventsDays === 0
+      ? 'Settled events are kept for good here (EVENTS_RETENTION_DAYS 0).'
+      : `A settled event is deleted EVENTS_RETENTION_DAYS (${retention.eventsDays} days here) after it settled: a resolved one ` +
+        `after its resolution, an all-clear (${ALL_CLEAR_TYPES.join(', ')}) after its creation. Open and acknowledged events stay.`
   const List = PageEnvelope(events.ref)
 
   /** A page of the feed; with `after` (the sync cursor), the first page of the events created after it. */
@@ -138,7 +144,8 @@ async function eventRoutes(app: App) {
         summary: "The account's events",
         description:
           'Newest first by t unless sortBy/sortOrder say otherwise. With `after=<ID>`, the events created after that one in the order ' +
-          'they were created (the sync cursor): a consumer that keeps the last ID it saw catches up with nothing missed and nothing twice.',
+          'they were created (the sync cursor): a consumer that keeps the last ID it saw catches up with nothing missed and nothing twice. ' +
+          kept,
         params: UserPath,
         querystring: EventListQuery(limits),
         response: { 200: List },
