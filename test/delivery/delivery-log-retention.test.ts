@@ -2,7 +2,6 @@
 // and logged attempts older than DELIVERY_LOG_RETENTION_DAYS, in statements of at most RETENTION_BATCH_ROWS rows,
 // and keeps young ones and every delivery still pending, with its attempts.
 import assert from 'node:assert/strict'
-import { createServer, type Server } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { createTestApp, type TestContext } from '../support/app.ts'
@@ -10,25 +9,16 @@ import { bearer, createIntegrator, createUser, integratorToken } from '../suppor
 import { cliInProcess } from '../support/cli.ts'
 import { eventually } from '../support/eventually.ts'
 import { announceEvent } from '../support/events.ts'
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
 
 const DAY = 86_400_000
 const KEEP_DAYS = 7
 
 let ctx: TestContext
-let server: Server
-let receiverUrl: string
-/** The statuses the receiver answers next; 200 when empty. */
-const answers: number[] = []
+let receiver: WebhookReceiver
 
 before(async () => {
-  server = createServer((req, res) => {
-    req.resume()
-    req.on('end', () => res.writeHead(answers.shift() ?? 200).end())
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  assert.ok(address && typeof address === 'object')
-  receiverUrl = `http://127.0.0.1:${address.port}/hooks`
+  receiver = await startWebhookReceiver()
   ctx = await createTestApp({
     env: {
       WEBHOOK_ALLOW_INSECURE: 'on',
@@ -39,7 +29,7 @@ before(async () => {
   })
 })
 after(async () => {
-  server?.close()
+  receiver?.close()
   await ctx?.close()
 })
 
@@ -65,7 +55,7 @@ describe('delivery log retention', () => {
       method: 'POST',
       url: '/api/v1/webhooks/subscriptions',
       headers,
-      payload: { url: receiverUrl },
+      payload: { url: receiver.url },
     })
     assert.equal(created.statusCode, 201, created.body)
     const { id } = created.json().data as { id: string }
@@ -77,7 +67,7 @@ describe('delivery log retention', () => {
     const oldDelivered = await derive(user.uid)
     const youngDelivered = await derive(user.uid)
     await eventually(log, (rows) => rows.length === 2, 'two deliveries')
-    answers.push(503)
+    receiver.answers.push([503])
     const oldPending = await derive(user.uid)
     await eventually(log, (rows) => rows.length === 3, 'the failed attempt')
     const db = ctx.database.db

@@ -18,10 +18,27 @@ describe('webhook targets without the operator opt-in', () => {
   })
   after(async () => strict?.close())
 
-  it('accepts https to public names only', async () => {
+  /** The headers of a new integrator linked to a new account. */
+  async function subscriberHeaders() {
     const user = await createUser(strict)
     const integrator = await createIntegrator(strict, { linkTo: [user.uid] })
-    const headers = bearer((await integratorToken(strict, integrator.uid)).accessToken)
+    return bearer((await integratorToken(strict, integrator.uid)).accessToken)
+  }
+
+  /** A subscription to `url` is refused: 400 on the field url. */
+  async function assertUrlRefused(headers: Record<string, string>, url: string) {
+    const res = await strict.app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks/subscriptions',
+      headers,
+      payload: { url },
+    })
+    assert.equal(res.statusCode, 400, `${url}: ${res.body}`)
+    assert.equal(res.json().details[0].field, 'url')
+  }
+
+  it('accepts https to public names only', async () => {
+    const headers = await subscriberHeaders()
     for (const url of [
       'http://fms.example/hook',
       'https://127.0.0.1/hook',
@@ -42,23 +59,13 @@ describe('webhook targets without the operator opt-in', () => {
       'https://[::ffff:0:7f00:1]/hook',
       'https://[2002:c0a8:101::1]/hook',
       'https://[2002:5db8:d822::1]/hook',
-    ]) {
-      const res = await strict.app.inject({
-        method: 'POST',
-        url: '/api/v1/webhooks/subscriptions',
-        headers,
-        payload: { url },
-      })
-      assert.equal(res.statusCode, 400, `${url}: ${res.body}`)
-      assert.equal(res.json().details[0].field, 'url')
-    }
+    ])
+      await assertUrlRefused(headers, url)
   })
 
   it('refuses the IANA special-purpose ranges that are not global unicast, and IPv4 written in other forms', async () => {
     // Teredo (2001::/32) carries an IPv4 address for a relay to reach, as 6to4 does; the rest are not public unicast.
-    const user = await createUser(strict)
-    const integrator = await createIntegrator(strict, { linkTo: [user.uid] })
-    const headers = bearer((await integratorToken(strict, integrator.uid)).accessToken)
+    const headers = await subscriberHeaders()
     for (const url of [
       'https://[2001:0:4136:e378:8000:63bf:f5ff:fefe]/hook',
       'https://[2001::a00:1]/hook',
@@ -83,16 +90,8 @@ describe('webhook targets without the operator opt-in', () => {
       'https://0300.0250.1.1/hook',
       'https://127.0.0.1./hook',
       'https://%31%32%37.0.0.1/hook',
-    ]) {
-      const res = await strict.app.inject({
-        method: 'POST',
-        url: '/api/v1/webhooks/subscriptions',
-        headers,
-        payload: { url },
-      })
-      assert.equal(res.statusCode, 400, `${url}: ${res.body}`)
-      assert.equal(res.json().details[0].field, 'url')
-    }
+    ])
+      await assertUrlRefused(headers, url)
     // Public hosts in 192.0.0.0/16 outside its two special /24s (WordPress.com's 192.0.78.x) stay reachable.
     const res = await strict.app.inject({
       method: 'POST',

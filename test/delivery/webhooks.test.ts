@@ -2,7 +2,7 @@
 // standardwebhooks package as a receiver would: signatures, the same webhook-id on a retry and a redelivery,
 // Retry-After, 410 Gone, unlinking, secret rotation; who may not touch a subscription; bad inputs.
 import assert from 'node:assert/strict'
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http'
+import { createServer, type ServerResponse } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { Webhook } from 'standardwebhooks'
@@ -11,20 +11,16 @@ import { bearer, createIntegrator, createUser, integratorToken, userToken } from
 import { eventually } from '../support/eventually.ts'
 import { assertError, assertInvalid } from '../support/assertions.ts'
 import { announceEvent } from '../support/events.ts'
+import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../support/webhook-receiver.ts'
 import { recordEvent } from '../../src/modules/events/events.repository.ts'
 import { updateIntegrator } from '../../src/modules/integrators/integrators.repository.ts'
 
-interface Received {
-  headers: IncomingHttpHeaders
-  body: string
-}
-
 let ctx: TestContext
-let server: Server
+let receiver: WebhookReceiver
 let receiverUrl: string
-const received: Received[] = []
+let received: ReceivedRequest[]
 /** What the receiver answers next: a queue of [status, headers]; 200 when empty. */
-const answers: [number, Record<string, string>][] = []
+let answers: WebhookReceiver['answers']
 
 async function farmWithIntegrator() {
   const user = await createUser(ctx)
@@ -89,23 +85,12 @@ async function disabledAfterADelivery(headers: Record<string, string>, id: strin
 
 describe('webhook subscriptions and deliveries', () => {
   before(async () => {
-    server = createServer((req, res) => {
-      let body = ''
-      req.on('data', (chunk: Buffer) => (body += chunk.toString()))
-      req.on('end', () => {
-        received.push({ headers: req.headers, body })
-        const [status, headers] = answers.shift() ?? [200, {}]
-        res.writeHead(status, headers).end()
-      })
-    })
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    const address = server.address()
-    assert.ok(address && typeof address === 'object')
-    receiverUrl = `http://127.0.0.1:${address.port}/hooks`
+    receiver = await startWebhookReceiver()
+    ;({ url: receiverUrl, received, answers } = receiver)
     ctx = await createTestApp({ env: { WEBHOOK_ALLOW_INSECURE: 'on', DELIVERY_POLL_MS: '50' } })
   })
   after(() => {
-    server?.close()
+    receiver?.close()
   })
 
   it('delivers a new event signed per Standard Webhooks, and shows the secret only once', async () => {

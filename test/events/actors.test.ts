@@ -2,30 +2,19 @@
 // UID (the credential of a --no-secret integrator, and the identity integrators never see of each other), in the
 // feed, one event, an animal's events, the live stream, the alert rules and a webhook alike. The owner sees all.
 import assert from 'node:assert/strict'
-import { createServer, type Server } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
 import { announceEvent } from '../support/events.ts'
 import { eventually } from '../support/eventually.ts'
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
 import { OTHER_INTEGRATOR } from '../../src/modules/events/actors.rules.ts'
 
 let ctx: TestContext
 let base: string
-let receiver: Server
-let receiverUrl: string
-const received: Record<string, unknown>[] = []
+let receiver: WebhookReceiver
 before(async () => {
-  receiver = createServer((req, res) => {
-    let body = ''
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()))
-    req.on('end', () => {
-      received.push(JSON.parse(body) as Record<string, unknown>)
-      res.writeHead(204).end()
-    })
-  })
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hooks`
+  receiver = await startWebhookReceiver()
   ctx = await createTestApp({ env: { WEBHOOK_ALLOW_INSECURE: 'on', DELIVERY_POLL_MS: '50' } })
   base = await ctx.app.listen({ port: 0, host: '127.0.0.1' })
 })
@@ -129,7 +118,7 @@ describe("another integrator's actions, as an integrator of the same farm sees t
       method: 'POST',
       url: '/api/v1/webhooks/subscriptions',
       headers: readerHeaders,
-      payload: { url: receiverUrl, eventTypes: ['temperature-red'] },
+      payload: { url: receiver.url, eventTypes: ['temperature-red'] },
     })
     assert.equal(subscribed.statusCode, 201, subscribed.body)
     const redelivered = await ctx.app.inject({
@@ -140,11 +129,11 @@ describe("another integrator's actions, as an integrator of the same farm sees t
     })
     assert.equal(redelivered.statusCode, 200, redelivered.body)
     await eventually(
-      () => received.length,
+      () => receiver.received.length,
       (n) => n === 1,
       'the redelivered event',
     )
-    const event = (received[0]!.data as { event: Record<string, unknown> }).event
+    const event = (JSON.parse(receiver.received[0]!.body) as { data: { event: Record<string, unknown> } }).data.event
     assert.equal(event.ID, String(acknowledged.id))
     assert.equal(event.acknowledgedBy, OTHER_INTEGRATOR)
   })

@@ -3,7 +3,6 @@
 // most RETENTION_BATCH_ROWS rows; open and acknowledged events stay, and so does an event with a delivery pending.
 // A pruned event whose cause still stands is not derived, nor delivered, again.
 import assert from 'node:assert/strict'
-import { createServer, type Server } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { deriveScheduledEvents } from '../../src/jobs/events.ts'
@@ -18,6 +17,7 @@ import { createTestApp, type TestContext } from '../support/app.ts'
 import { cliInProcess } from '../support/cli.ts'
 import { eventually } from '../support/eventually.ts'
 import { announceEvent } from '../support/events.ts'
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
 import { bearer, createIntegrator, integratorToken } from '../support/fixtures.ts'
 import { eventsFarm } from './farm.ts'
 
@@ -26,26 +26,10 @@ const HOUR = 3_600_000
 const KEEP_DAYS = 180
 
 let ctx: TestContext
-let server: Server
-let receiverUrl: string
-/** The statuses the receiver answers next; 200 when empty. */
-const answers: number[] = []
-/** Every webhook message received: its event's ID. */
-const received: string[] = []
+let receiver: WebhookReceiver
 
 before(async () => {
-  server = createServer((req, res) => {
-    let body = ''
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()))
-    req.on('end', () => {
-      received.push(String(JSON.parse(body).data.event.ID))
-      res.writeHead(answers.shift() ?? 200).end()
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  assert.ok(address && typeof address === 'object')
-  receiverUrl = `http://127.0.0.1:${address.port}/hooks`
+  receiver = await startWebhookReceiver()
   ctx = await createTestApp({
     env: {
       WEBHOOK_ALLOW_INSECURE: 'on',
@@ -56,7 +40,7 @@ before(async () => {
   })
 })
 after(async () => {
-  server?.close()
+  receiver?.close()
   await ctx?.close()
 })
 
@@ -67,7 +51,7 @@ async function subscribedFarm() {
     method: 'POST',
     url: '/api/v1/webhooks/subscriptions',
     headers: farm.writer,
-    payload: { url: receiverUrl },
+    payload: { url: receiver.url },
   })
   assert.equal(created.statusCode, 201, created.body)
   const deliveries = async () =>
@@ -124,7 +108,7 @@ describe('events retention', () => {
       'six delivered',
     )
     // One more, answered 503 and left pending, its retry put off for a day.
-    answers.push(503)
+    receiver.answers.push([503])
     const oldPending = await event('heat-alarm')
     const retry = sql<{ n: number }>`SELECT count(*)::int AS n FROM deliveries
       WHERE uid = ${farm.user.uid} AND event_id = ${Number(oldPending)} AND status = 'pending' AND last_status = 503`
@@ -239,7 +223,7 @@ describe('events retention', () => {
     assert.ok(deleted.events! >= 3)
     assert.deepEqual(await farm.ids(), [String(again[0]!.id)])
     const deliveries = await farm.deliveries()
-    const heard = received.length
+    const heard = receiver.received.length
 
     // The events job, the record path (one animal's run) and the predictions job derive nothing again.
     assert.deepEqual(await deriveScheduledEvents(db, { now: later, uid, activity: true }), [])
@@ -248,12 +232,12 @@ describe('events retention', () => {
     assert.deepEqual(await farm.ids(), [String(again[0]!.id)])
     assert.deepEqual(await farm.deliveries(), deliveries)
     await new Promise((resolve) => setTimeout(resolve, 200))
-    assert.equal(received.length, heard)
+    assert.equal(receiver.received.length, heard)
   })
 
   it('cancels a pending delivery whose event is gone all the same, sending nothing', async () => {
     const farm = await subscribedFarm()
-    answers.push(503)
+    receiver.answers.push([503])
     const { id } = await announceEvent(ctx, {
       uid: farm.user.uid,
       type: 'birth-alarm',
@@ -268,7 +252,7 @@ describe('events retention', () => {
       (r) => r.last_status === 503,
       'a retry',
     )
-    const heard = received.length
+    const heard = receiver.received.length
     // As if the maintenance had deleted it in the instant a redelivery queued it.
     await sql`DELETE FROM events WHERE uid = ${farm.user.uid} AND id = ${id}`.execute(ctx.database.db)
     await sql`UPDATE deliveries SET next_attempt_at = ${Date.now()}
@@ -279,7 +263,7 @@ describe('events retention', () => {
       'the cancellation',
     )
     assert.deepEqual([settled.status, settled.last_error], ['cancelled', 'event gone'])
-    assert.equal(received.length, heard)
+    assert.equal(receiver.received.length, heard)
   })
 
   it('walks an index whose predicate names exactly the all-clear kinds (migration 0110)', async () => {

@@ -1,0 +1,37 @@
+// A webhook receiver on a free local port for the delivery tests: it keeps every request it gets and answers each
+// with the next of `answers` (200 when none is left), so a test scripts failures, retries and Retry-After.
+import assert from 'node:assert/strict'
+import { createServer, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http'
+
+export interface ReceivedRequest {
+  headers: IncomingHttpHeaders
+  body: string
+}
+
+export interface WebhookReceiver {
+  /** Its URL, `http://127.0.0.1:<port>/hooks`: a subscription to it needs WEBHOOK_ALLOW_INSECURE=on. */
+  url: string
+  /** Every request received, in order. */
+  received: ReceivedRequest[]
+  /** The answers to give next, in order: a status and its headers. */
+  answers: [status: number, headers?: OutgoingHttpHeaders][]
+  close: () => void
+}
+
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const received: ReceivedRequest[] = []
+  const answers: WebhookReceiver['answers'] = []
+  const server = createServer((req, res) => {
+    let body = ''
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()))
+    req.on('end', () => {
+      received.push({ headers: req.headers, body })
+      const [status, headers] = answers.shift() ?? [200]
+      res.writeHead(status, headers ?? {}).end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  assert.ok(address && typeof address === 'object')
+  return { url: `http://127.0.0.1:${address.port}/hooks`, received, answers, close: () => server.close() }
+}
