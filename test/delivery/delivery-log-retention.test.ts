@@ -9,7 +9,7 @@ import { bearer, createIntegrator, createUser, integratorToken } from '../suppor
 import { cliInProcess } from '../support/cli.ts'
 import { eventually } from '../support/eventually.ts'
 import { announceEvent } from '../support/events.ts'
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
+import { LOCAL_DELIVERY_ENV, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
 
 const DAY = 86_400_000
 const KEEP_DAYS = 7
@@ -21,8 +21,7 @@ before(async () => {
   receiver = await startWebhookReceiver()
   ctx = await createTestApp({
     env: {
-      WEBHOOK_ALLOW_INSECURE: 'on',
-      DELIVERY_POLL_MS: '50',
+      ...LOCAL_DELIVERY_ENV,
       DELIVERY_LOG_RETENTION_DAYS: String(KEEP_DAYS),
       RETENTION_BATCH_ROWS: '1',
     },

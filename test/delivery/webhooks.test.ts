@@ -11,7 +11,12 @@ import { bearer, createIntegrator, createUser, integratorToken, userToken } from
 import { eventually } from '../support/eventually.ts'
 import { assertError, assertInvalid } from '../support/assertions.ts'
 import { announceEvent } from '../support/events.ts'
-import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../support/webhook-receiver.ts'
+import {
+  LOCAL_DELIVERY_ENV,
+  startWebhookReceiver,
+  type ReceivedRequest,
+  type WebhookReceiver,
+} from '../support/webhook-receiver.ts'
 import { recordEvent } from '../../src/modules/events/events.repository.ts'
 import { updateIntegrator } from '../../src/modules/integrators/integrators.repository.ts'
 
@@ -87,7 +92,7 @@ describe('webhook subscriptions and deliveries', () => {
   before(async () => {
     receiver = await startWebhookReceiver()
     ;({ url: receiverUrl, received, answers } = receiver)
-    ctx = await createTestApp({ env: { WEBHOOK_ALLOW_INSECURE: 'on', DELIVERY_POLL_MS: '50' } })
+    ctx = await createTestApp({ env: LOCAL_DELIVERY_ENV })
   })
   after(() => {
     receiver?.close()

@@ -7,7 +7,7 @@ import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
 import { announceEvent } from '../support/events.ts'
 import { eventually } from '../support/eventually.ts'
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
+import { LOCAL_DELIVERY_ENV, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
 import { OTHER_INTEGRATOR } from '../../src/modules/events/actors.rules.ts'
 
 let ctx: TestContext
@@ -15,7 +15,7 @@ let base: string
 let receiver: WebhookReceiver
 before(async () => {
   receiver = await startWebhookReceiver()
-  ctx = await createTestApp({ env: { WEBHOOK_ALLOW_INSECURE: 'on', DELIVERY_POLL_MS: '50' } })
+  ctx = await createTestApp({ env: LOCAL_DELIVERY_ENV })
   base = await ctx.app.listen({ port: 0, host: '127.0.0.1' })
 })
 after(async () => {

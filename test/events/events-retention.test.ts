@@ -17,7 +17,7 @@ import { createTestApp, type TestContext } from '../support/app.ts'
 import { cliInProcess } from '../support/cli.ts'
 import { eventually } from '../support/eventually.ts'
 import { announceEvent } from '../support/events.ts'
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
+import { LOCAL_DELIVERY_ENV, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
 import { bearer, createIntegrator, integratorToken } from '../support/fixtures.ts'
 import { eventsFarm } from './farm.ts'
 
@@ -32,8 +32,7 @@ before(async () => {
   receiver = await startWebhookReceiver()
   ctx = await createTestApp({
     env: {
-      WEBHOOK_ALLOW_INSECURE: 'on',
-      DELIVERY_POLL_MS: '50',
+      ...LOCAL_DELIVERY_ENV,
       EVENTS_RETENTION_DAYS: String(KEEP_DAYS),
       RETENTION_BATCH_ROWS: '1',
     },

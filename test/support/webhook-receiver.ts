@@ -35,3 +35,6 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   assert.ok(address && typeof address === 'object')
   return { url: `http://127.0.0.1:${address.port}/hooks`, received, answers, close: () => server.close() }
 }
+
+/** What a test app needs to deliver to a local receiver promptly: plain http allowed, the outbox polled every 50 ms. */
+export const LOCAL_DELIVERY_ENV = { WEBHOOK_ALLOW_INSECURE: 'on', DELIVERY_POLL_MS: '50' } as const
