@@ -91,6 +91,11 @@ declare module 'fastify' {
     routeCatalog: RouteEntry[]
     /** The validators and serializers not compiled yet (compileAll: tests that every schema compiles). */
     schemaCompilations: LazyCompilations
+    /**
+     * Resolves once this process has seen every access change committed before the call (a no-op without the auth
+     * cache): what a change made by another process, the operator CLI, needs before the next request relies on it.
+     */
+    syncAccessChanges: () => Promise<void>
   }
 }
 
@@ -255,6 +260,9 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     })
     app.addHook('onClose', () => feed.close())
   }
+  app.decorate('syncAccessChanges', async () => {
+    await changes?.sync()
+  })
   const access = accessPlugin(app, {
     signer: new TokenSigner({
       secret: config.jwtSecret,

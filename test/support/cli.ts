@@ -19,9 +19,13 @@ export interface CliResult {
   json: () => any
 }
 
-/** Runs the CLI in this process on an open database (a TestContext has both); without one, for jobs that open none. */
+/**
+ * Runs the CLI in this process on an open database (a TestContext has both); without one, for jobs that open none.
+ * With the test's app, it answers once the app has seen what the command changed: the app learns of a change made
+ * outside it from the database's notifications, which arrive a moment after the command's commit.
+ */
 export async function cliInProcess(
-  target: { config: Config; database?: Database },
+  target: { config: Config; database?: Database; app?: { syncAccessChanges: () => Promise<void> } },
   args: string[],
   input = '',
 ): Promise<CliResult> {
@@ -46,6 +50,7 @@ export async function cliInProcess(
       stdin: Readable.from([Buffer.from(input)]),
     },
   })
+  await target.app?.syncAccessChanges()
   return { code, stdout, stderr, json: () => JSON.parse(stdout) }
 }
 
