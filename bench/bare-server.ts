@@ -65,12 +65,19 @@ const SQL = {
     '"created_at", "updated_at" from "animals" where "uid" = $1 and "mac" = $2',
   animalPage: 'select * from "animals" where "uid" = $1 order by "t" desc nulls last, "id" desc limit $2 offset $3',
   animalCount: 'select count(*) as "total" from "animals" where "uid" = $1',
-  // The page's JSON, written by the database in pieces of 500 items (readings.pages.ts jsonItems), newest first, no time bounds.
-  sensorData: `SELECT array_to_string(page.items[k * 500 + 1 : (k + 1) * 500], ',') AS items
-    FROM (SELECT array_agg(row_to_json(r)::text ORDER BY r.t DESC) AS items
-          FROM (SELECT "t", "c", "x", "y", "z" FROM "animal_sensor_readings"
-                WHERE uid = $1 AND mac = $2
-                ORDER BY t DESC LIMIT $3) r) page,
+  // The page's JSON, written by the database in pieces of 500 items (readings.pages.ts jsonItems), newest first, no time
+  // bounds: the newest rows of the readings' two parts (issue 27), recent rows and packed hours, merged under the limit.
+  sensorData: `SELECT array_to_string(page.items[k * 500 + 1 : (k + 1) * 500], ',') AS items,
+           cardinality(page.items) AS count, page.edge
+    FROM (SELECT array_agg(row_to_json(r)::text ORDER BY r.t DESC) AS items, min(r.t) AS edge
+          FROM (SELECT * FROM ((SELECT "t", "c", "x", "y", "z" FROM "animal_sensor_readings"
+      WHERE uid = $1 AND mac = $2  ORDER BY t DESC LIMIT $3)
+    UNION ALL
+    (SELECT * FROM (SELECT p.hour + u.dt AS t, "u"."c"::float8 / 100 AS "c", "u"."x"::float8 / 1000 AS "x", "u"."y"::float8 / 1000 AS "y", "u"."z"::float8 / 1000 AS "z" FROM (SELECT * FROM (SELECT p.*, sum(p.n) OVER (ORDER BY p.hour DESC) - p.n - first_value(p.n) OVER (ORDER BY p.hour DESC) AS before
+             FROM (SELECT * FROM "animal_sensor_packed" p WHERE p.uid = $4 AND p.mac = $5
+                   ORDER BY p.hour DESC LIMIT $6) p) h WHERE h.before < $7) p CROSS JOIN LATERAL unnest("p"."dt", "p"."c", "p"."x", "p"."y", "p"."z") AS u ("dt", "c", "x", "y", "z")) u
+      WHERE true )) r
+                ORDER BY t DESC LIMIT $8) r) page,
          generate_series(0, (cardinality(page.items) - 1) / 500) k
     ORDER BY k`,
   // The multi-row insert of ingestion, alone: no transaction, no owner check, no update of the animal.
@@ -128,7 +135,7 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   if (mac !== undefined && parts[5] === 'sensordata' && req.method === 'GET') {
     const animal = await query(SQL.animalByMac, [uid, mac])
     if (!animal.rows[0]) return send(res, 404, { success: false })
-    const { rows } = await query(SQL.sensorData, [uid, mac, limit])
+    const { rows } = await query(SQL.sensorData, [uid, mac, limit, uid, mac, limit + 1, limit, limit])
     const text = `{"success":true,"data":[${rows.map((row) => String(row.items)).join(',')}],"timestamp":"${new Date().toISOString()}"}`
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) })
     return res.end(text)
