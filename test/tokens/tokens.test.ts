@@ -322,6 +322,7 @@ describe('POST /tokens/login and /tokens/logout', () => {
     const user = await createUser(ctx)
     const { accessToken } = await userToken(ctx, user.email)
     await ctx.database.db.updateTable('users').set({ inactive: true }).where('uid', '=', user.uid).execute()
+    await ctx.app.syncAccessChanges()
     assertError(
       await post('/tokens/login', { email: user.email, password: user.password }),
       403,

@@ -226,6 +226,7 @@ describe('PATCH /users/<user_id>/status', () => {
 
     // The operator reactivates: the old sessions stay dead.
     await ctx.database.db.updateTable('users').set({ inactive: false }).where('uid', '=', user.uid).execute()
+    await ctx.app.syncAccessChanges()
     for (const refreshToken of [user.refreshToken, second.refreshToken]) {
       const refresh = await ctx.app.inject({ method: 'POST', url: '/api/v1/tokens/refresh', payload: { refreshToken } })
       assertError(refresh, 401, 'Token has been revoked')
@@ -288,6 +289,7 @@ describe('PATCH /users/<user_id>/status', () => {
     }
     // The operator reactivates it: the integrator's link works again, nothing was changed meanwhile.
     await ctx.database.db.updateTable('users').set({ inactive: false }).where('uid', '=', user.uid).execute()
+    await ctx.app.syncAccessChanges()
     // Written outside the API: the access cache hears of it through the store's change feed, at once or shortly.
     let animals = await call('GET', `/users/${user.uid}/animals`, token)
     for (let i = 0; i < 50 && animals.statusCode === 403; i++) {
