@@ -2,7 +2,8 @@
 // it), since the store reads and throws away every item before the page. And RFC 8288 Link headers (first,
 // prev, next, last) beside the spec's `pagination` object, so that generic HTTP clients can walk a list, within
 // that bound. The targets are relative references: the request's own path and query with `page` replaced,
-// which stay right behind any proxy.
+// which stay right behind any proxy. A list read by its sync cursor (`after=<ID>`, the event feeds) has no pages:
+// its `next` continues after the page's last ID, and only while more remain.
 import type { FastifyInstance, RouteOptions, preHandlerHookHandler, preSerializationHookHandler } from 'fastify'
 import { validationFailed } from '../http/errors.ts'
 import { addRouteHook, isRead } from '../http/route-hooks.ts'
@@ -33,6 +34,22 @@ export function paginationLinks(url: string, { page, limit, totalPages }: Pagina
     ...(page < last ? [link(page + 1, 'next')] : []),
     link(last, 'last'),
   ].join(', ')
+}
+
+/** The Link header of a page read by the cursor `after`: `next` after its last item's ID while more remain. */
+export function cursorLinks(url: string, lastId: string | undefined, more: boolean): string | undefined {
+  if (!more || lastId === undefined) return undefined
+  const [path = '', query = ''] = url.split('?', 2)
+  const params = new URLSearchParams(query)
+  params.delete('page')
+  params.set('after', lastId)
+  return `<${path}?${params.toString()}>; rel="next"`
+}
+
+function lastIdOf(payload: unknown): string | undefined {
+  const data = (payload as { data?: unknown }).data
+  const last: unknown = Array.isArray(data) ? data.at(-1) : undefined
+  return last !== null && typeof last === 'object' && 'ID' in last ? String(last.ID) : undefined
 }
 
 function paginationOf(payload: unknown): Pagination | undefined {
@@ -67,7 +84,11 @@ export function paginationLinksPlugin(app: FastifyInstance, { offsetMax }: { off
   }
   const addLinks: preSerializationHookHandler<unknown> = (req, reply, payload, done) => {
     const pagination = paginationOf(payload)
-    if (pagination) void reply.header('link', paginationLinks(req.url, pagination, offsetMax))
+    if (pagination && (req.query as { after?: unknown }).after !== undefined) {
+      // A cursor's answer is always its first page: more remain when there is a second.
+      const next = cursorLinks(req.url, lastIdOf(payload), pagination.totalPages > 1)
+      if (next) void reply.header('link', next)
+    } else if (pagination) void reply.header('link', paginationLinks(req.url, pagination, offsetMax))
     done(null, payload)
   }
   const paginated = (route: RouteOptions) => isRead(route) && answersWithPages(route)

@@ -132,6 +132,39 @@ describe('the feed', () => {
     assert.equal(new Set(seen).size, 5)
   })
 
+  it("links the cursor's next page by after=<last ID> while more remain, and refuses a page beside the cursor", async () => {
+    const farm = await eventsFarm(ctx)
+    const start = Date.now() - 60 * MINUTE
+    for (let i = 0; i < 3; i++) {
+      const sow = await farm.animal(38.0)
+      await farm.readings(sow.MAC, [39.0], start + i * MINUTE)
+    }
+    const first = await farm.request('GET', '/events?after=0&limit=2&EventType=temperature-red')
+    assert.equal(first.statusCode, 200, first.body)
+    const ids = first.json<{ data: { ID: string }[] }>().data.map((e) => e.ID)
+    assert.equal(ids.length, 2)
+    assert.equal(
+      first.headers.link,
+      `<${farm.base}/events?after=${ids[1]}&limit=2&EventType=temperature-red>; rel="next"`,
+    )
+    const next = await farm.request('GET', first.headers.link.slice(farm.base.length + 1).split('>')[0]!)
+    assert.equal(next.statusCode, 200, next.body)
+    const rest = next.json<{ data: { ID: string }[] }>().data.map((e) => e.ID)
+    assert.equal(rest.length, 1)
+    assert.ok(Number(rest[0]) > Number(ids[1]), 'the next link reads on, not the same page again')
+    assert.equal(next.headers.link, undefined, 'the last page links nowhere')
+    const animal = await farm.request('GET', `/animals/${first.json().data[0].MAC}/events?after=0&limit=1`)
+    assert.equal(animal.statusCode, 200, animal.body)
+    assert.equal(animal.headers.link, undefined, "one animal's single event: no next")
+    assertInvalid(await farm.request('GET', '/events?after=0&page=2'), ['query:page'])
+    assertInvalid(await farm.request('GET', `/animals/${first.json().data[0].MAC}/events?after=0&page=2`), [
+      'query:page',
+    ])
+    assert.equal((await farm.request('GET', '/events?after=0&page=1')).statusCode, 200)
+    const paged = await farm.request('GET', '/events?limit=2')
+    assert.match(paged.headers.link as string, /page=2>; rel="next"/, 'without the cursor, pages as every list')
+  })
+
   it('filters by EventType, MAC, severity, status and time, and reads one event and one animal', async () => {
     const farm = await eventsFarm(ctx)
     const a = await farm.animal(38.0)

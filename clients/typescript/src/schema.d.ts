@@ -41823,7 +41823,7 @@ export interface operations {
                  */
                 until?: number;
                 /**
-                 * @description Sync cursor: the newest event ID already seen. Returns the events created after it, oldest first (sortBy and sortOrder do not apply); read pages with the last ID of each page as the next cursor until a page comes back short
+                 * @description Sync cursor: the newest event ID already seen. Returns the events created after it, oldest first (sortBy and sortOrder do not apply, page is a 400); read on with the last ID of each page as the next cursor until a page comes back short. The `Link` header has `next` (that cursor) while more remain, and `pagination.total` counts the events after the cursor
                  * @example 1287
                  */
                 after?: string;
@@ -42050,7 +42050,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Sync cursor: the newest event ID already seen. Returns the events created after it, oldest first (sortBy and sortOrder do not apply); read pages with the last ID of each page as the next cursor until a page comes back short
+                 * @description Sync cursor: the newest event ID already seen. Returns the events created after it, oldest first (sortBy and sortOrder do not apply, page is a 400); read on with the last ID of each page as the next cursor until a page comes back short. The `Link` header has `next` (that cursor) while more remain, and `pagination.total` counts the events after the cursor
                  * @example 1287
                  */
                 after?: string;
@@ -42900,7 +42900,7 @@ export interface operations {
                  */
                 until?: number;
                 /**
-                 * @description Sync cursor: the newest event ID already seen. Returns the events created after it, oldest first (sortBy and sortOrder do not apply); read pages with the last ID of each page as the next cursor until a page comes back short
+                 * @description Sync cursor: the newest event ID already seen. Returns the events created after it, oldest first (sortBy and sortOrder do not apply, page is a 400); read on with the last ID of each page as the next cursor until a page comes back short. The `Link` header has `next` (that cursor) while more remain, and `pagination.total` counts the events after the cursor
                  * @example 1287
                  */
                 after?: string;

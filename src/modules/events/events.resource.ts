@@ -132,8 +132,9 @@ const Cursor = Type.String({
   pattern: '^[0-9]{1,16}$',
   maxLength: 16,
   description:
-    'Sync cursor: the newest event ID already seen. Returns the events created after it, oldest first (sortBy and sortOrder do not apply); ' +
-    'read pages with the last ID of each page as the next cursor until a page comes back short',
+    'Sync cursor: the newest event ID already seen. Returns the events created after it, oldest first (sortBy and sortOrder do not apply, ' +
+    'page is a 400); read on with the last ID of each page as the next cursor until a page comes back short. The `Link` header has ' +
+    '`next` (that cursor) while more remain, and `pagination.total` counts the events after the cursor',
   examples: ['1287'],
 })
 

@@ -122,6 +122,11 @@ async function eventRoutes(app: App) {
 
   /** A page of the feed; with `after` (the sync cursor), the first page of the events created after it. */
   async function eventsPage(criteria: EventCriteria, query: PageParams & Record<string, unknown>, viewer: Viewer) {
+    // The cursor has no pages; a page asked for beside it would answer the first again, unnoticed.
+    if (criteria.after !== undefined && query.page !== 1)
+      throw validationFailed([
+        { field: 'query:page', message: 'does not apply with after: read on with after=<the last ID of this page>' },
+      ])
     const filters = parseFilters(query, events.filterFields)
     const found = await listEvents(db, criteria, query, filters)
     return pageOf(found, { page: criteria.after === undefined ? query.page : 1, limit: query.limit }, (row) =>
