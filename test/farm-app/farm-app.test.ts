@@ -133,6 +133,9 @@ async function seriousViolations(page: Page): Promise<string[]> {
 
 async function checkPage(page: Page, viewport: string, name: string) {
   await page.screenshot({ path: `${OUTPUT}/${viewport}-${name}.png`, fullPage: true })
+  // A wide table scrolls in its own box; the page itself never scrolls sideways (the herd once widened a phone's).
+  const widths = await page.evaluate(() => [document.documentElement.scrollWidth, innerWidth])
+  assert.ok(widths[0]! <= widths[1]!, `${name} (${viewport}) is ${widths[0]} px wide in a ${widths[1]} px window`)
   assert.deepEqual(await seriousViolations(page), [], `axe on ${name} (${viewport})`)
 }
 
