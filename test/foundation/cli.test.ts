@@ -274,6 +274,40 @@ describe('service process', () => {
     }
   })
 
+  it('npm start hands SIGTERM to the service, which stops the graceful way (a process manager signals npm alone)', async () => {
+    const npm = spawn('npm', ['start'], {
+      cwd: join(import.meta.dirname, '../..'),
+      env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), HOST: '127.0.0.1', DATA_DIR: dataDir, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let text = ''
+    npm.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()))
+    npm.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()))
+    const exited = new Promise<number | null>((resolve) => npm.on('exit', (code) => resolve(code)))
+    let servicePid: number | undefined
+    try {
+      servicePid = Number(
+        await eventually(
+          () => /"pid":(\d+)[^\n]*"msg":"Server listening/.exec(text)?.[1],
+          (pid) => pid !== undefined,
+          'the server to listen',
+          { timeoutMs: 60_000, intervalMs: 100 },
+        ),
+      )
+      npm.kill('SIGTERM')
+      assert.equal(await exited, 0, text)
+      assert.match(text, /"msg":"stopped"/)
+      assert.ok(!existsSync(join(dataDir, 'livestock-api.lock')), 'the lock is released on shutdown')
+    } finally {
+      npm.kill('SIGKILL')
+      try {
+        if (servicePid !== undefined) process.kill(servicePid, 'SIGKILL')
+      } catch {
+        // already gone, as it should be
+      }
+    }
+  })
+
   it('at LOG_LEVEL=warn writes no line for the requests it answers (the request lines are at info)', async () => {
     const port = await freePort()
     const { server, output, exited } = spawnService({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' })

@@ -26,7 +26,7 @@ const assignments = Object.entries(SERVICE_ENVIRONMENT)
 describe('the service V8 flags and environment', () => {
   it('are on npm start', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
-    assert.equal(pkg.scripts.start, `${assignments} node ${SERVICE_NODE_FLAGS.join(' ')} bin/serve.js`)
+    assert.equal(pkg.scripts.start, `${assignments} exec node ${SERVICE_NODE_FLAGS.join(' ')} bin/serve.js`)
   })
 
   for (const entry of ['bin/livestock-api.js', 'bin/serve.js']) {
