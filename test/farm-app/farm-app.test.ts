@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { launchChromium, noChromium } from '../support/chromium.ts'
 import { createTestApp, type TestContext } from '../support/app.ts'
-import { bearer, createIntegrator, createUser, userToken } from '../support/fixtures.ts'
+import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
 import { announceEvent } from '../support/events.ts'
 import type { NewEvent } from '../../src/modules/events/events.repository.ts'
 import { alarmLevel } from '../../src/modules/predictions/calibration.rules.ts'
@@ -274,6 +274,35 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
         assert.equal(res.statusCode, 201, res.body)
       }
 
+      // A litter device that sent a reading a minute ago (through an integrator that may write, unlinked after).
+      const writer = await createIntegrator(ctx, { canWrite: true, linkTo: [farm.uid] })
+      const device = { MAC: farm.mac.replace(/^02:A0/, '06:A1'), Name: 'Farrowing pen 2 litter' }
+      const readAt = Math.floor(Date.now() / 1000) - 60
+      const writes = [
+        { method: 'POST', url: '/litterguards', payload: device },
+        {
+          method: 'POST',
+          url: `/litterguards/${device.MAC}/sensordata`,
+          payload: { readings: [{ t: readAt, c: 31.5, x: 0, y: 0, z: 1 }] },
+        },
+      ] as const
+      const writerHeaders = bearer((await integratorToken(ctx, writer.uid)).accessToken)
+      for (const { method, url, payload } of writes) {
+        const res = await ctx.app.inject({
+          method,
+          url: `/api/v1/users/${farm.uid}${url}`,
+          headers: writerHeaders,
+          payload,
+        })
+        assert.ok(res.statusCode < 300, res.body)
+      }
+      const unlinked = await ctx.app.inject({
+        method: 'DELETE',
+        url: `/api/v1/partners/link/${writer.uid}`,
+        headers: bearer(farm.token),
+      })
+      assert.equal(unlinked.statusCode, 200, unlinked.body)
+
       for (const screen of ['performance', 'devices', 'settings']) {
         await page.goto(`${base}/app/#/${screen}`)
         await page.locator('main h2').first().waitFor()
@@ -298,6 +327,16 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
             await alarms.getByText('Calibration: global — not fitted yet: the global calibration').count(),
             3,
           )
+        }
+        if (screen === 'devices') {
+          // When the device last sent data (LastSeen, Unix seconds), in the device's row and in the summary.
+          const seen = await page.evaluate(
+            (ms) => new Date(ms).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' }),
+            readAt * 1000,
+          )
+          const row = page.getByRole('listitem').filter({ hasText: device.Name })
+          await row.getByText(`31.5 °C · Last data ${seen}`).waitFor()
+          await page.getByRole('region', { name: 'Litter devices' }).getByText(seen).waitFor()
         }
         await checkPage(page, viewport.name, screen)
       }

@@ -91,3 +91,9 @@ export function formatDateTime(ms: number | string | undefined): string {
 export function formatNumber(value: number | null | undefined, digits = 1): string {
   return typeof value === 'number' && Number.isFinite(value) ? value.toFixed(digits) : '–'
 }
+
+/** A measurement with its unit, or a dash alone where there is none yet (never "– °C"). */
+export function formatMeasure(value: number | null | undefined, unit: string, digits = 1): string {
+  const number = formatNumber(value, digits)
+  return number === '–' ? number : `${number} ${unit}`
+}

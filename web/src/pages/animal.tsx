@@ -8,7 +8,7 @@ import { bandOf, deltaOf } from '../farm.rules.ts'
 import { t, type TextKey } from '../i18n.ts'
 import { RecordForm } from '../record-form.tsx'
 import { RECORD_KINDS, collectionPath, timelineTime, type FarmRecord, type RecordKind } from '../records.ts'
-import { Failure, Loading, Section, formatDateTime, formatNumber, useApi } from '../ui.tsx'
+import { Failure, Loading, Section, formatDateTime, formatMeasure, formatNumber, useApi } from '../ui.tsx'
 import { EventItem, type FarmEvent } from './attention.tsx'
 
 type ChartProps = { predictions: Prediction[] }
@@ -121,11 +121,11 @@ export function AnimalPage({ mac }: { mac: string }) {
           <dl class="facts">
             <div>
               <dt>{t('temperature')}</dt>
-              <dd>{formatNumber(animal.CurrentTemperature)} °C</dd>
+              <dd>{formatMeasure(animal.CurrentTemperature, '°C')}</dd>
             </div>
             <div>
               <dt>{t('reference')}</dt>
-              <dd>{formatNumber(animal.ReferenceTemperature ?? undefined)} °C</dd>
+              <dd>{formatMeasure(animal.ReferenceTemperature, '°C')}</dd>
             </div>
             <div>
               <dt>{t('delta')}</dt>

@@ -1,25 +1,14 @@
 // Litter-monitoring devices: the summary, and each device online or offline with its last data.
+import type { operations } from '../../../clients/typescript/src/schema.d.ts'
 import { getAll, userPath, type Litterguard } from '../api.ts'
 import { t } from '../i18n.ts'
-import { Failure, Loading, Section, formatDateTime, formatNumber, useApi } from '../ui.tsx'
+import { Failure, Loading, Section, formatDateTime, formatMeasure, useApi } from '../ui.tsx'
 
-interface DeviceSummary {
-  totalDevices: number
-  activeDevices: number
-  inactiveDevices: number
-  averageTemperature: number
-  devicesWithUnusualActivity: number
-  lastDataReceived: number
-}
+type DeviceSummary = operations['litterguardSummary']['responses'][200]['content']['application/json']['data']
 
-function lastSeenOf(device: Litterguard): number | undefined {
-  const seen = (device as { LastSeen?: unknown }).LastSeen
-  if (typeof seen === 'number') return seen < 1e11 ? seen * 1000 : seen
-  if (typeof seen === 'string') return Date.parse(seen)
-  if (seen && typeof seen === 'object' && typeof (seen as { _seconds?: unknown })._seconds === 'number') {
-    return (seen as { _seconds: number })._seconds * 1000
-  }
-  return undefined
+/** Unix seconds (the API's LastSeen.seconds and lastDataReceived, null before any data) as a date and time. */
+function secondsText(seconds: number | null | undefined): string {
+  return typeof seconds === 'number' ? formatDateTime(seconds * 1000) : t('noDataYet')
 }
 
 export function DevicesPage() {
@@ -47,7 +36,7 @@ export function DevicesPage() {
             </div>
             <div>
               <dt>{t('temperature')}</dt>
-              <dd>{formatNumber(s.averageTemperature)} °C</dd>
+              <dd>{formatMeasure(s.averageTemperature, '°C')}</dd>
             </div>
             <div>
               <dt>{t('unusualActivity')}</dt>
@@ -55,7 +44,7 @@ export function DevicesPage() {
             </div>
             <div>
               <dt>{t('lastData')}</dt>
-              <dd>{formatDateTime(s.lastDataReceived < 1e11 ? s.lastDataReceived * 1000 : s.lastDataReceived)}</dd>
+              <dd>{secondsText(s.lastDataReceived)}</dd>
             </div>
           </dl>
         )}
@@ -70,7 +59,8 @@ export function DevicesPage() {
               <strong>{device.Name}</strong> <span class="mac">{device.MAC}</span>{' '}
               <span>{device.Active ? t('online') : t('offlineDevice')}</span>{' '}
               <span class="muted">
-                {formatNumber(device.CurrentTemperature)} °C · {formatDateTime(lastSeenOf(device))}
+                {formatMeasure(device.CurrentTemperature, '°C')} · {t('lastData')}{' '}
+                {secondsText(device.LastSeen?.seconds)}
               </span>
             </li>
           ))}

@@ -5,7 +5,7 @@ import { CYCLE_STATES } from '../../../src/modules/cycle/cycle.rules.ts'
 import { getAll, userPath, type Animal } from '../api.ts'
 import { ageOf, bandOf, deltaOf, matchesSearch } from '../farm.rules.ts'
 import { t, type TextKey } from '../i18n.ts'
-import { Failure, Loading, Section, formatNumber, useApi } from '../ui.tsx'
+import { Failure, Loading, Section, formatMeasure, formatNumber, useApi } from '../ui.tsx'
 
 type SortKey = 'ID' | 'CurrentTemperature' | 'delta' | 'CurrentActivity' | 'Group' | 't'
 
@@ -115,7 +115,7 @@ export function HerdPage() {
                     <span class="mac">{animal.MAC}</span>
                   </th>
                   <td>
-                    {formatNumber(animal.CurrentTemperature)} °C
+                    {formatMeasure(animal.CurrentTemperature, '°C')}
                     <span class="muted small">
                       {' '}
                       {t('reference')} {formatNumber(animal.ReferenceTemperature ?? undefined)}

@@ -74,7 +74,7 @@ export function SharingPage() {
                   <td>
                     <code>{entry.integratorUID}</code>
                   </td>
-                  <td>
+                  <td class="path">
                     {entry.method} {entry.endpoint}
                   </td>
                   <td>{entry.responseCode}</td>
