@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { createTestApp, type TestContext } from '../support/app.ts'
+import { bearer, createUser, userToken } from '../support/fixtures.ts'
+
+let ctx: TestContext
+let base: string
+let owner: Record<string, string>
+before(async () => {
+  ctx = await createTestApp()
+  const user = await createUser(ctx)
+  owner = bearer((await userToken(ctx, user.email)).accessToken)
+  base = `/api/v1/users/${user.uid}`
+  const created = await ctx.app.inject({
+    method: 'POST',
+    url: `${base}/animals`,
+    headers: owner,
+    payload: { MAC: 'AA:BB:CC:00:00:01', Sex: 'female' },
+  })
+  assert.equal(created.statusCode, 201, created.body)
+})
+after(() => ctx.close())
+
+/** The one detail of a 400: its field and message. */
+async function detailOf(method: 'GET' | 'POST', url: string, payload?: object) {
+  const res = await ctx.app.inject({ method, url: `${base}${url}`, headers: owner, ...(payload ? { payload } : {}) })
+  assert.equal(res.statusCode, 400, res.body)
+  const { error, details } = res.json<{ error: string; details: { field: string; message: string }[] }>()
+  assert.equal(error, 'Validation failed')
+  assert.equal(details.length, 1, res.body)
+  return details[0]
+}
+
+describe('a value of the wrong shape', () => {
+  it('is told the shape expected in words, not the regular expression that checks it', async () => {
+    const dateTime = 'YYYY-MM-DDTHH:mm[:ss[.sss]][Z|±HH:mm]'
+    assert.deepEqual(await detailOf('GET', '/kpis?from=yesterday'), {
+      field: 'query:from',
+      message: 'must be a date, YYYY-MM-DD',
+    })
+    assert.deepEqual(await detailOf('GET', '/animals/AA:BB:CC:00:00:01/cycle?date=28.11.2026'), {
+      field: 'query:date',
+      message: 'must be a date, YYYY-MM-DD',
+    })
+    assert.deepEqual(await detailOf('GET', '/predictions/accuracy?to=last%20week'), {
+      field: 'query:to',
+      message: `must be an ISO 8601 date, YYYY-MM-DD, or date-time, ${dateTime}`,
+    })
+    assert.deepEqual(
+      await detailOf('GET', '/animals/AA:BB:CC:00:00:01/births/range?startDate=2026-11&endDate=2026-12-01'),
+      { field: 'query:startDate', message: `must be an ISO 8601 date, YYYY-MM-DD, or date-time, ${dateTime}` },
+    )
+    assert.deepEqual(await detailOf('GET', '/events?after=-1'), {
+      field: 'query:after',
+      message: 'must be an ID: 1-16 decimal digits',
+    })
+    assert.deepEqual(await detailOf('POST', '/animals', { MAC: 'AA-BB-CC-00-00-02', Sex: 'female' }), {
+      field: 'MAC',
+      message: 'must be a MAC address, AA:BB:CC:DD:EE:FF (either case)',
+    })
+    assert.deepEqual(
+      await detailOf('POST', '/animals/AA:BB:CC:00:00:01/inseminations', {
+        Boar: 'Duroc DK-4471',
+        StartDate: '2026-11-01',
+        StartTime: '8 am',
+      }),
+      { field: 'StartTime', message: 'must be a time of day, HH:mm or HH:mm:ss' },
+    )
+  })
+})
