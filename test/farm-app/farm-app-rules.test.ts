@@ -3,7 +3,7 @@
 // validation details land, the event-stream parser and the language choice.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { ageOf, bandOf, byUrgency, deltaOf, matchesSearch } from '../../web/src/farm.rules.ts'
+import { ageOf, bandOf, byUrgency, deltaOf, eventHref, evidenceText, matchesSearch } from '../../web/src/farm.rules.ts'
 import { parseEventBlock } from '../../web/src/event-stream.ts'
 import { languageOf } from '../../web/src/i18n.ts'
 import { RECORD_KINDS, bodyOf, fieldOfDetail, timelineTime } from '../../web/src/records.ts'
@@ -28,6 +28,63 @@ describe('farm app rules', () => {
       assert.ok(matchesSearch(animal, query), query)
     }
     assert.equal(matchesSearch(animal, 'gestation'), false)
+  })
+
+  it('says why an event was raised in words: times as times, probabilities in %, no internal IDs', () => {
+    const at = (ms: number) => new Date(ms).toISOString()
+    // A litter device's activity window is in Unix seconds, its last data in ms: both read as times.
+    assert.equal(
+      evidenceText(
+        {
+          EventType: 'litter-unusual-activity',
+          Scale: 'sigma',
+          Value: 24.9,
+          evidence: { windowStart: 1795856409, windowEnd: 1795860009, baselineMean: 0.02848, deviationSigmas: 24.9 },
+        },
+        at,
+      ),
+      '24.9 sigma · Window start: 2026-11-28T09:00:09.000Z · Window end: 2026-11-28T10:00:09.000Z · Baseline mean: 0.03',
+    )
+    assert.equal(
+      evidenceText(
+        {
+          EventType: 'litter-offline',
+          Scale: 'minutes',
+          Value: 40,
+          evidence: { lastSeen: 1795857557000, offlineMinutes: 40, thresholdMinutes: 30 },
+        },
+        at,
+      ),
+      '40 minutes · Last seen: 2026-11-28T09:19:17.000Z · Threshold minutes: 30',
+    )
+    assert.equal(
+      evidenceText(
+        {
+          EventType: 'birth-alarm',
+          Scale: 'probability',
+          Value: 0.861,
+          evidence: {
+            probability: 0.86123,
+            threshold: 0.34,
+            predictionId: '812',
+            predictedAt: '2026-11-28T10:00:00.000Z',
+            thresholds: { birth: 0.34 },
+          },
+        },
+        at,
+      ),
+      '86 % · Threshold: 34 % · Predicted at: 2026-11-28T10:00:00.000Z',
+    )
+  })
+
+  it("links an event to its animal, and a litter device's to the devices (its MAC names no animal)", () => {
+    assert.equal(
+      eventHref({ EventType: 'temperature-red', MAC: '02:AC:02:61:CD:57' }),
+      '#/animal/02%3AAC%3A02%3A61%3ACD%3A57',
+    )
+    assert.equal(eventHref({ EventType: 'litter-offline', MAC: '06:41:39:55:28:57' }), '#/devices')
+    assert.equal(eventHref({ EventType: 'litter-unusual-activity', MAC: '06:41:A4:C2:F6:A5' }), '#/devices')
+    assert.equal(eventHref({ EventType: 'farrowing-due' }), undefined)
   })
 
   it('orders events by severity, then newest first', () => {

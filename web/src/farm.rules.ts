@@ -64,3 +64,55 @@ export function localTime(now: Date): string {
   const pad = (n: number) => String(n).padStart(2, '0')
   return `${pad(now.getHours())}:${pad(now.getMinutes())}`
 }
+
+/** An API name for people: "weanToServiceInterval" reads "Wean to service interval". */
+export function humanize(name: string): string {
+  const words = name
+    .replace(/[_-]+/g, ' ')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+  return words.charAt(0).toUpperCase() + words.slice(1)
+}
+
+export interface EventFacts {
+  EventType: string
+  MAC?: string | undefined
+  Scale?: string | undefined
+  Value?: number | undefined
+  evidence?: Record<string, unknown> | undefined
+}
+
+/** Evidence whose number is a time: Unix ms, or Unix seconds below 1e11 (a litter device's activity window). */
+const TIME_KEY = /^last[A-Z]|At$|Before$|Start$|End$/
+/** The service's own references (a prediction's, a record's ID): nothing a person reads or acts on. */
+const ID_KEY = /Id$/
+
+/**
+ * Why an event was raised, in one line: its Value with its Scale (a probability as a percentage), then its
+ * evidence, times as dates and times (formatTime) and internal IDs left out.
+ */
+export function evidenceText(event: EventFacts, formatTime: (ms: number) => string): string {
+  const percent = event.Scale === 'probability'
+  const amount = (value: number) => (percent ? `${Math.round(value * 100)} %` : String(Math.round(value * 100) / 100))
+  const parts: string[] = []
+  const shown = typeof event.Value === 'number' ? amount(event.Value) : undefined
+  if (shown !== undefined) parts.push(percent || !event.Scale ? shown : `${shown} ${event.Scale}`)
+  for (const [key, value] of Object.entries(event.evidence ?? {})) {
+    if (ID_KEY.test(key) || (typeof value !== 'number' && typeof value !== 'string' && typeof value !== 'boolean')) {
+      continue
+    }
+    if (TIME_KEY.test(key) && typeof value !== 'boolean') {
+      const ms = typeof value === 'number' ? (value < 1e11 ? value * 1000 : value) : Date.parse(value)
+      parts.push(`${humanize(key)}: ${Number.isFinite(ms) ? formatTime(ms) : String(value)}`)
+    } else if (typeof value === 'number') {
+      if (amount(value) !== shown) parts.push(`${humanize(key)}: ${amount(value)}`)
+    } else parts.push(`${humanize(key)}: ${String(value)}`)
+  }
+  return parts.join(' · ')
+}
+
+/** Where an event's subject is shown: its animal, or the litter devices' screen (a device's MAC names no animal). */
+export function eventHref(event: EventFacts): string | undefined {
+  if (!event.MAC) return undefined
+  return event.EventType.startsWith('litter-') ? '#/devices' : `#/animal/${encodeURIComponent(event.MAC)}`
+}

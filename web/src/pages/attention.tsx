@@ -3,8 +3,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import type { ApiError } from '../api.ts'
 import { followStream, getAll, request, userPath } from '../api.ts'
-import { byUrgency } from '../farm.rules.ts'
-import { text } from '../records.ts'
+import { byUrgency, eventHref, evidenceText } from '../farm.rules.ts'
 import { EVENT_KINDS, type EventType } from '../../../src/modules/events/event-kinds.ts'
 import { eventTitle } from '../../../src/modules/events/event-texts.ts'
 import { language, t, type TextKey } from '../i18n.ts'
@@ -36,24 +35,6 @@ function needsAttention(event: FarmEvent): boolean {
   return event.status !== 'resolved' && !(kind?.severity === 'info' && (kind.resolves?.length ?? 0) > 0)
 }
 
-export function humanize(name: string): string {
-  const words = name
-    .replace(/[_-]+/g, ' ')
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-  return words.charAt(0).toUpperCase() + words.slice(1)
-}
-
-export function evidenceText(event: FarmEvent): string {
-  const parts: string[] = []
-  if (event.Value !== undefined) parts.push(`${event.Value}${event.Scale ? ` ${event.Scale}` : ''}`)
-  for (const [key, value] of Object.entries(event.evidence ?? {})) {
-    if (value === null || typeof value === 'object' || value === event.Value) continue
-    parts.push(`${humanize(key)}: ${typeof value === 'number' ? Math.round(value * 100) / 100 : text(value)}`)
-  }
-  return parts.join(' · ')
-}
-
 export function EventItem({ event, onChange }: { event: FarmEvent; onChange?: (event: FarmEvent) => void }) {
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<ApiError | undefined>()
@@ -72,20 +53,21 @@ export function EventItem({ event, onChange }: { event: FarmEvent; onChange?: (e
     }
   }
   const severity = event.severity ?? 'info'
+  const href = eventHref(event)
   return (
     <li class={`event severity-${severity}`}>
       <div class="event-main">
         <span class="pill">{t(`severity_${severity}` as TextKey) ?? severity}</span>
         <strong>{eventTitle(event.EventType, language())}</strong>
-        {event.MAC && (
-          <a href={`#/animal/${encodeURIComponent(event.MAC)}`} class="mac">
+        {href && (
+          <a href={href} class="mac">
             {event.MAC}
           </a>
         )}
         {event.Group && <span class="muted">{event.Group}</span>}
       </div>
       <div class="event-why">
-        <span class="muted">{formatDateTime(event.t)}</span> {evidenceText(event)}
+        <span class="muted">{formatDateTime(event.t)}</span> {evidenceText(event, formatDateTime)}
       </div>
       {onChange && event.status !== 'resolved' && (
         <div class="event-actions">

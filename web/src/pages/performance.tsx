@@ -5,11 +5,10 @@ import { useEffect, useState } from 'preact/hooks'
 import type { operations } from '../../../clients/typescript/src/schema.d.ts'
 import { get, userPath } from '../api.ts'
 import type { LineChartProps } from '../charts.tsx'
-import { localDate } from '../farm.rules.ts'
+import { humanize, localDate } from '../farm.rules.ts'
 import { t, type TextKey } from '../i18n.ts'
 import { Failure, formatNumber, Loading, Section, useApi } from '../ui.tsx'
 import { text } from '../records.ts'
-import { humanize } from './attention.tsx'
 
 type Figures = Record<string, unknown>
 

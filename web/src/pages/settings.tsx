@@ -2,9 +2,9 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { ApiError } from '../api.ts'
 import { request, userPath, type User, type UserPhone } from '../api.ts'
+import { humanize } from '../farm.rules.ts'
 import { LANGUAGES, language, t, type TextKey } from '../i18n.ts'
 import { Failure, Loading, Section, formatDateTime, useApi } from '../ui.tsx'
-import { humanize } from './attention.tsx'
 
 type Rules = Record<string, unknown>
 
