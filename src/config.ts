@@ -159,7 +159,7 @@ export interface RetentionConfig {
   rollupsDays: number
   /** Days of the scorer's predictions kept; alarms stay whatever their age. 0: every prediction. */
   predictionsDays: number
-  /** Days a settled event (resolved, or an all-clear) is kept after it settled; open ones stay. 0: every event. */
+  /** Days a resolved event (all-clears are, from creation) is kept after its resolution; open ones stay. 0: every event. */
   eventsDays: number
   /** The most rows one delete statement of the maintenance job removes. */
   batchRows: number

@@ -12,6 +12,7 @@ import {
   unusualActivity,
   type BucketStats,
 } from '../modules/litterguards/litterguards.rules.ts'
+import { SERVICE_ACTOR } from '../modules/events/actors.rules.ts'
 import type { AlertRules } from '../modules/events/alert-rules.rules.ts'
 import {
   resolveOpenEvents,
@@ -72,7 +73,7 @@ async function checkSubjects<T>(
     } else {
       await db.transaction().execute(async (trx) => {
         if (await transition(trx, key, state, change.end, run.now))
-          await resolveOpenEvents(trx, run.uid, change.target, [change.type], 'service', run.now)
+          await resolveOpenEvents(trx, run.uid, change.target, [change.type], SERVICE_ACTOR, run.now)
       })
     }
   }

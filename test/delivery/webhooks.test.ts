@@ -136,6 +136,33 @@ describe('webhook subscriptions and deliveries', () => {
     assert.equal(log.json().data[0].webhookId, delivery!.headers['webhook-id'])
   })
 
+  it('delivers an all-clear to a subscription of its kind as the feed shows it: resolved by the service', async () => {
+    const farm = await farmWithIntegrator()
+    const { secret } = await subscribe(farm.headers, { eventTypes: ['tag-heard'] })
+    const event = await announceEvent(ctx, {
+      uid: farm.uid,
+      type: 'tag-heard',
+      mac: 'A4:C1:38:5F:2B:91',
+      value: 75,
+      evidence: { heardAt: Date.now() },
+    })
+    const [delivery] = await eventually(
+      () => forSubscription(secret),
+      (list) => list.length >= 1,
+      'the delivery',
+    )
+    const payload = new Webhook(secret).verify(delivery!.body, delivery!.headers as Record<string, string>) as {
+      type: string
+      data: { event: Record<string, unknown> }
+    }
+    assert.equal(payload.type, 'tag-heard')
+    const sent = payload.data.event
+    assert.deepEqual(
+      [sent.ID, sent.status, sent.resolvedBy, sent.resolvedAt],
+      [String(event.id), 'resolved', 'service', sent.createdAt],
+    )
+  })
+
   it('retries with the same webhook-id, and redelivers on request with it too', async () => {
     const farm = await farmWithIntegrator()
     const { id, secret } = await subscribe(farm.headers)

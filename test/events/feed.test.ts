@@ -40,11 +40,14 @@ describe('temperature band events at ingestion', () => {
     assert.equal(normal!.severity, 'info')
     assert.deepEqual(yellow!.evidence.referenceTemperature, 38)
     assert.equal(yellow!.evidence.band, 'yellow')
-    // Each newer band resolved the one before it; the normal event is open.
+    // Each newer band resolved the one before it; the normal event, an all-clear, is stored resolved.
     assert.equal(yellow!.status, 'resolved')
     assert.equal(yellow!.resolvedBy, 'service')
     assert.equal(red!.status, 'resolved')
-    assert.equal(normal!.status, 'open')
+    assert.deepEqual(
+      [normal!.status, normal!.resolvedBy, normal!.resolvedAt, normal!.acknowledgedBy],
+      ['resolved', 'service', normal!.createdAt, null],
+    )
     assert.ok(Number(yellow!.ID) < Number(red!.ID) && Number(red!.ID) < Number(normal!.ID))
   })
 
@@ -240,6 +243,58 @@ describe('acknowledging and resolving', () => {
     assertInvalid(await farm.request('PATCH', `/events/${event!.ID}`, { status: 'open' }), ['status'])
     assertInvalid(await farm.request('PATCH', `/events/${event!.ID}`, { status: 'resolved', by: 'me' }), ['by'])
     assertInvalid(await farm.request('PATCH', `/events/${event!.ID}`, { status: 'resolved', note: '' }), ['note'])
+  })
+})
+
+describe('all-clears', () => {
+  it('stores an all-clear resolved by the service, out of status=open; acknowledging it is a 409, as for any resolved event', async () => {
+    const farm = await eventsFarm(ctx)
+    const sow = await farm.animal(38.0)
+    const start = Date.now() - 30 * MINUTE
+    await farm.readings(sow.MAC, [39.0], start)
+    await farm.readings(sow.MAC, [38.0], start + MINUTE)
+    const [red, normal] = (await farm.list('?after=0')).data
+    assert.deepEqual([red!.EventType, normal!.EventType], ['temperature-red', 'temperature-normal'])
+    assert.equal((await farm.list('?status=open')).pagination.total, 0, 'nothing needs attention')
+    assert.equal((await farm.list('?status=acknowledged')).pagination.total, 0)
+    assert.deepEqual(
+      (await farm.list('?status=resolved&sortBy=ID&sortOrder=asc')).data.map((e) => e.ID),
+      [red!.ID, normal!.ID],
+    )
+    // One event, one animal's events, and an integrator's view alike: resolved by the service when created.
+    for (const [path, headers] of [
+      [`/events/${normal!.ID}`, farm.owner],
+      [`/events/${normal!.ID}`, farm.writer],
+      [`/animals/${sow.MAC}/events?EventType=temperature-normal`, farm.writer],
+    ] as const) {
+      const res = await farm.request('GET', path, undefined, headers)
+      assert.equal(res.statusCode, 200, res.body)
+      const body = res.json().data
+      const event = Array.isArray(body) ? body[0] : body
+      assert.deepEqual(
+        [event.ID, event.status, event.resolvedBy, event.resolvedAt],
+        [normal!.ID, 'resolved', 'service', normal!.createdAt],
+        path,
+      )
+    }
+
+    for (const headers of [farm.owner, farm.writer])
+      assertError(
+        await farm.request('PATCH', `/events/${normal!.ID}`, { status: 'acknowledged', note: 'seen' }, headers),
+        409,
+        'Event is resolved already',
+      )
+    const unchanged = (await farm.request('GET', `/events/${normal!.ID}`)).json().data
+    assert.deepEqual(unchanged, normal, 'a refused acknowledgement changes nothing')
+    // Resolving a resolved event again keeps the latest, all-clears as any other.
+    const resolved = await farm.request('PATCH', `/events/${normal!.ID}`, { status: 'resolved', note: 'checked' })
+    assert.equal(resolved.statusCode, 200, resolved.body)
+    assert.equal(resolved.json().message, 'Event resolved')
+    const again = resolved.json().data
+    assert.deepEqual([again.status, again.resolvedBy, again.note], ['resolved', farm.user.uid, 'checked'])
+    assert.ok(again.resolvedAt >= normal!.resolvedAt)
+    assertInvalid(await farm.request('PATCH', `/events/${normal!.ID}`, { status: 'open' }), ['status'])
+    assert.equal((await farm.list('?status=open')).pagination.total, 0)
   })
 })
 

@@ -42,5 +42,17 @@ describe('events over MQTT', { skip: !usingRealServers && 'needs the real Mosqui
     assert.equal(message!.qos, 1)
     const [event] = (await farm.list()).data
     assert.deepEqual(message!.body, event)
+    // An all-clear goes out as stored: resolved by the service at its creation.
+    await farm.readings(sow.MAC, [38.0], Date.now() - 4 * 60_000)
+    const [, normal] = await eventually(
+      () => received,
+      (list) => list.length >= 2,
+      'the all-clear over MQTT',
+    )
+    assert.equal(normal!.body.EventType, 'temperature-normal')
+    assert.deepEqual(
+      [normal!.body.status, normal!.body.resolvedBy, normal!.body.resolvedAt],
+      ['resolved', 'service', normal!.body.createdAt],
+    )
   })
 })

@@ -39,9 +39,10 @@ describe('ear tags', () => {
       data.map((e) => [e.EventType, e.status]),
       [
         ['tag-silent', 'resolved'],
-        ['tag-heard', 'open'],
+        ['tag-heard', 'resolved'],
       ],
     )
+    assert.deepEqual([data[1]!.resolvedBy, data[1]!.resolvedAt], ['service', data[1]!.createdAt])
     assert.equal(data[0]!.Value, 120)
     assert.equal(data[0]!.evidence.lastHeard, lastHeard)
     assert.equal(data[0]!.t, lastHeard + 60 * MINUTE)
@@ -94,9 +95,10 @@ describe('litter devices', () => {
       data.map((e) => [e.EventType, e.status, e.MAC, e.Group]),
       [
         ['litter-offline', 'resolved', mac, null],
-        ['litter-online', 'open', mac, null],
+        ['litter-online', 'resolved', mac, null],
       ],
     )
+    assert.deepEqual([data[1]!.resolvedBy, data[1]!.resolvedAt], ['service', data[1]!.createdAt])
   })
 })
 

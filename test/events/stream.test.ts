@@ -115,6 +115,9 @@ describe('event stream', () => {
       resumed.messages.map((m) => m.event),
       ['temperature-red', 'temperature-normal'],
     )
+    // The all-clear streams as the feed shows it: resolved by the service when it was created.
+    const normal = resumed.messages[1]!.data
+    assert.deepEqual([normal.status, normal.resolvedBy, normal.resolvedAt], ['resolved', 'service', normal.createdAt])
     const fromCursor = await readStream(`${url}?after=0`, farm.writer, 3)
     assert.equal(fromCursor.messages.length, 3)
   })

@@ -72,6 +72,8 @@ async function seedFarm(): Promise<Farm> {
   const integrator = await createIntegrator(ctx, { linkTo: [user.uid] })
   const id = created.json().data.ID as string
   await deriveEvent({ uid: user.uid, mac, id }, 'birth-alarm', 0.86, { probability: 0.86, predictionId: 'p-1' })
+  // An all-clear: news, not work, so not among what needs attention.
+  await deriveEvent({ uid: user.uid, mac, id }, 'tag-heard', 75, { heardAt: Date.now() })
   return {
     uid: user.uid,
     email: user.email,
@@ -206,6 +208,10 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
       await page.getByLabel('Password').fill(farm.password)
       await page.getByRole('button', { name: 'Sign in' }).click()
       await page.getByRole('heading', { name: 'Needs attention' }).waitFor()
+      const attention = page.locator('ul.events')
+      await attention.getByText('Farrowing expected').waitFor()
+      assert.equal(await attention.getByText('Ear tag heard again').count(), 0, 'the all-clear needs no attention')
+      assert.equal(await attention.getByRole('button', { name: 'Acknowledge' }).count(), 1)
       await checkPage(page, viewport.name, 'attention')
 
       await page.goto(`${base}/app/#/herd`)

@@ -1898,7 +1898,7 @@ export interface paths {
         };
         /**
          * The account's events
-         * @description Newest first by t unless sortBy/sortOrder say otherwise. With `after=<ID>`, the events created after that one in the order they were created (the sync cursor): a consumer that keeps the last ID it saw catches up with nothing missed and nothing twice. A settled event is deleted EVENTS_RETENTION_DAYS (365 days here) after it settled: a resolved one after its resolution, an all-clear (temperature-normal, litter-online, tag-heard) after its creation. Open and acknowledged events stay.
+         * @description Newest first by t unless sortBy/sortOrder say otherwise. With `after=<ID>`, the events created after that one in the order they were created (the sync cursor): a consumer that keeps the last ID it saw catches up with nothing missed and nothing twice. A resolved event is deleted EVENTS_RETENTION_DAYS (365 days here) after its resolution; an all-clear (temperature-normal, litter-online, tag-heard) is resolved from its creation. Open and acknowledged events stay.
          */
         get: operations["listEvents"];
         put?: never;
@@ -1948,7 +1948,7 @@ export interface paths {
         head?: never;
         /**
          * Acknowledge or resolve an event
-         * @description Records who (the caller) and when, with an optional note. Acknowledging a resolved event is a 409; resolving twice keeps the latest. Integrators need the write permission.
+         * @description Records who (the caller) and when, with an optional note. Acknowledging a resolved event is a 409 (an all-clear, temperature-normal, litter-online, tag-heard, is resolved from its creation); resolving twice keeps the latest. Integrators need the write permission.
          */
         patch: operations["updateEvent"];
         trace?: never;
@@ -3182,7 +3182,7 @@ export interface components {
              */
             severity: "info" | "warning" | "critical";
             /**
-             * @description open, acknowledged or resolved (by a person, or by the service when the cause went away)
+             * @description open, acknowledged or resolved (by a person, or by the service when the cause went away); an all-clear, the event that says a condition is over (temperature-normal, litter-online, tag-heard), is resolved by the service from its creation
              * @example open
              * @enum {string}
              */
@@ -41758,7 +41758,7 @@ export interface operations {
                      */
                     severity?: "info" | "warning" | "critical";
                     /**
-                     * @description open, acknowledged or resolved (by a person, or by the service when the cause went away)
+                     * @description open, acknowledged or resolved (by a person, or by the service when the cause went away); an all-clear, the event that says a condition is over (temperature-normal, litter-online, tag-heard), is resolved by the service from its creation
                      * @example open
                      * @enum {string}
                      */
@@ -41781,7 +41781,7 @@ export interface operations {
                      */
                     acknowledgedAt?: number;
                     /**
-                     * @description Who resolved it: the account's Uid, an integratorUID (an integrator sees another integrator as `another integrator`), or `service` when the cause went away
+                     * @description Who resolved it: the account's Uid, an integratorUID (an integrator sees another integrator as `another integrator`), or `service` when the cause went away (and for an all-clear, at its creation)
                      * @example service
                      */
                     resolvedBy?: string;
@@ -42835,7 +42835,7 @@ export interface operations {
                      */
                     severity?: "info" | "warning" | "critical";
                     /**
-                     * @description open, acknowledged or resolved (by a person, or by the service when the cause went away)
+                     * @description open, acknowledged or resolved (by a person, or by the service when the cause went away); an all-clear, the event that says a condition is over (temperature-normal, litter-online, tag-heard), is resolved by the service from its creation
                      * @example open
                      * @enum {string}
                      */
@@ -42858,7 +42858,7 @@ export interface operations {
                      */
                     acknowledgedAt?: number;
                     /**
-                     * @description Who resolved it: the account's Uid, an integratorUID (an integrator sees another integrator as `another integrator`), or `service` when the cause went away
+                     * @description Who resolved it: the account's Uid, an integratorUID (an integrator sees another integrator as `another integrator`), or `service` when the cause went away (and for an all-clear, at its creation)
                      * @example service
                      */
                     resolvedBy?: string;

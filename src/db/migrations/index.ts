@@ -24,6 +24,7 @@ import * as recalibratedAcrossHarderFarms from './0095_recalibrated_across_harde
 import * as deliveryLogRetention from './0100_delivery_log_retention.ts'
 import * as integratorTokensValidFrom from './0105_integrator_tokens_valid_from.ts'
 import * as eventsRetention from './0110_events_retention.ts'
+import * as allClearsSettled from './0115_all_clears_settled.ts'
 
 // Listed explicitly (not read from the folder) so the same list works from src/ and from dist/.
 // Names sort in the order they run.
@@ -53,4 +54,5 @@ export const migrations: Record<string, Migration> = {
   '0100_delivery_log_retention': deliveryLogRetention,
   '0105_integrator_tokens_valid_from': integratorTokensValidFrom,
   '0110_events_retention': eventsRetention,
+  '0115_all_clears_settled': allClearsSettled,
 }

@@ -1,5 +1,11 @@
 // Who did something to an account's events or alert rules, as a caller of that account may see it.
 
+/**
+ * Who acted when the service itself resolved an event: its cause went away, a newer event superseded it, or it is an
+ * all-clear (resolved at its creation).
+ */
+export const SERVICE_ACTOR = 'service'
+
 /** What an integrator sees instead of another integrator's UID: never a UID (it has a space). */
 export const OTHER_INTEGRATOR = 'another integrator'
 
@@ -13,7 +19,7 @@ export type Viewer = { kind: 'owner' } | { kind: 'integrator'; uid: string }
  */
 export function actorSeenBy(actor: string | null, account: string, viewer: Viewer): string | null {
   if (actor === null || viewer.kind === 'owner') return actor
-  if (actor === viewer.uid || actor === account || actor === 'service') return actor
+  if (actor === viewer.uid || actor === account || actor === SERVICE_ACTOR) return actor
   return OTHER_INTEGRATOR
 }
 

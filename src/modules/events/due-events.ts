@@ -16,6 +16,7 @@ import {
   dueItems,
   type DueItem,
 } from '../cycle/cycle.rules.ts'
+import { SERVICE_ACTOR } from './actors.rules.ts'
 import type { AlertRules } from './alert-rules.rules.ts'
 import { alertRulesOf, emitEvent, resolveOpenEvents, type EventRow } from './events.repository.ts'
 import { DUE_EVENT_TYPES, DUE_WINDOW_DAYS, dueEventDay, dueEventOpensOn } from './events.rules.ts'
@@ -73,7 +74,7 @@ export async function deriveDueEvents(
       if (due.has(event.key)) continue
       if (horizon !== undefined && (event.causeDay === undefined || event.causeDay < horizon)) continue
       const target = { animalId: female.id, mac: female.mac }
-      await resolveOpenEvents(db, uid, target, [event.type], 'service', now, event.key)
+      await resolveOpenEvents(db, uid, target, [event.type], SERVICE_ACTOR, now, event.key)
     }
     for (const item of items) {
       const key = keyOf(item)

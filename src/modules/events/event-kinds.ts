@@ -18,7 +18,7 @@ export interface EventKind {
   notifyRanks: Rank[]
   /** The kinds whose open events of the same animal or device this one resolves. */
   resolves?: readonly string[]
-  /** It says a condition is over: nothing resolves it and no one has to act on it, whatever its status. */
+  /** It says a condition is over: no one has to act on it, so it is stored resolved by the service at its creation. */
   allClear?: true
 }
 
@@ -26,7 +26,10 @@ export interface EventKind {
 const warning = (scale: string, title: string, notifyRanks: Rank[]) =>
   ({ severity: 'warning', scale, title, notifyRanks }) satisfies EventKind
 
-/** An all-clear: the kind that says a condition is over. It resolves the condition's open events and notifies nobody. */
+/**
+ * An all-clear: the kind that says a condition is over. It resolves the condition's open events, notifies nobody, and
+ * is stored resolved.
+ */
 const allClear = (scale: string, title: string, resolves: readonly string[]) =>
   ({ severity: 'info', scale, title, notifyRanks: [], resolves, allClear: true }) satisfies EventKind
 
@@ -65,7 +68,7 @@ export const EVENT_KINDS = {
 
 export type EventType = keyof typeof EVENT_KINDS
 export const EVENT_TYPES = Object.keys(EVENT_KINDS) as EventType[]
-/** The all-clear kinds: an event of one is settled from its creation, though its status stays open. */
+/** The all-clear kinds: an event of one is stored resolved (events.repository.ts eventStatement). */
 export const ALL_CLEAR_TYPES = EVENT_TYPES.filter((type) => kindOf(type).allClear === true)
 
 export function kindOf(type: EventType): EventKind {

@@ -6,8 +6,9 @@ import { paginate, whereGiven, type Page, type PageParams } from '../../db/pagin
 import { deleteInBatches } from '../../db/prune.ts'
 import type { FilterValue } from '../../http/list-params.ts'
 import type { Row } from '../../resource/resource.ts'
+import { SERVICE_ACTOR } from './actors.rules.ts'
 import { withDefaults, type AlertRules, type AlertRulesInput } from './alert-rules.rules.ts'
-import { ALL_CLEAR_TYPES, EVENT_KINDS, type EventType } from './event-kinds.ts'
+import { EVENT_KINDS, type EventType } from './event-kinds.ts'
 import { events } from './events.resource.ts'
 
 /** An event about to be stored; the kind gives its severity and Scale. */
@@ -33,10 +34,11 @@ export type EventRow = Row & { uid: string; id: number; event_type: EventType; c
 /**
  * Stores an event in the transaction of its cause and returns it, or undefined when its episode is stored
  * already: one statement (eventStatement) takes the id from the account's counter row, inserts the event and its
- * delivery outbox rows, and resolves the open events the new one supersedes (kinds.resolves). The counter row
- * stays locked until the transaction commits, so the account's events commit in id order (migration 0020): make
- * this the transaction's last statement, or use transitionWithEvent, so that the lock is held for as short a
- * time as can be (docs/events.md#cost). Announce what it returns once the transaction has committed.
+ * delivery outbox rows, and resolves the open events the new one supersedes (kinds.resolves); an all-clear is stored
+ * resolved by the service at its creation. The counter row stays locked until the transaction commits, so the
+ * account's events commit in id order (migration 0020): make this the transaction's last statement, or use
+ * transitionWithEvent, so that the lock is held for as short a time as can be (docs/events.md#cost). Announce what
+ * it returns once the transaction has committed.
  */
 export async function recordEvent(trx: Kysely<DB>, e: NewEvent): Promise<EventRow | undefined> {
   const { rows } = await eventStatement([], sql`(SELECT 1) AS one`, e, true).execute(trx)
@@ -86,10 +88,15 @@ export async function transitionWithEvent(
 function eventStatement(before: RawBuilder<unknown>[], source: RawBuilder<unknown>, e: NewEvent, store: boolean) {
   const kind = EVENT_KINDS[e.type]
   const resolves = 'resolves' in kind ? kind.resolves : []
+  // An all-clear says a condition is over: no one has to act on it, so it is stored resolved.
+  const settled = 'allClear' in kind
   const stored = sql`event AS (
-    INSERT INTO events (uid, id, event_type, severity, mac, animal_id, group_name, scale, value, t, evidence, episode_key, created_at)
-    SELECT ${e.uid}, next.last_id, ${e.type}, ${kind.severity}, ${e.mac}, ${e.animalId ?? null}, ${e.group ?? null},
-           ${kind.scale}, ${e.value}, ${e.t}, ${JSON.stringify(e.evidence)}::jsonb, ${e.episodeKey}, ${e.createdAt}
+    INSERT INTO events (uid, id, event_type, severity, status, resolved_by, resolved_at, mac, animal_id, group_name,
+                        scale, value, t, evidence, episode_key, created_at)
+    SELECT ${e.uid}, next.last_id, ${e.type}, ${kind.severity}, ${settled ? 'resolved' : 'open'},
+           ${settled ? SERVICE_ACTOR : null}, ${settled ? e.createdAt : null}, ${e.mac}, ${e.animalId ?? null},
+           ${e.group ?? null}, ${kind.scale}, ${e.value}, ${e.t}, ${JSON.stringify(e.evidence)}::jsonb, ${e.episodeKey},
+           ${e.createdAt}
     FROM next
     ON CONFLICT ON CONSTRAINT events_episode_key DO NOTHING
     RETURNING *
@@ -110,7 +117,7 @@ function eventStatement(before: RawBuilder<unknown>[], source: RawBuilder<unknow
     ...(resolves.length > 0
       ? [
           sql`resolved AS (
-            ${resolveSql(e.uid, { animalId: e.animalId, mac: e.mac }, resolves, 'service', e.createdAt)}
+            ${resolveSql(e.uid, { animalId: e.animalId, mac: e.mac }, resolves, SERVICE_ACTOR, e.createdAt)}
             AND EXISTS (SELECT 1 FROM ${store ? sql`event` : source})
           )`,
         ]
@@ -162,7 +169,7 @@ export async function emitEvent(trx: Kysely<DB>, rules: AlertRules, e: NewEvent)
   if (rules.kinds[e.type].enabled) return recordEvent(trx, e)
   const kind = EVENT_KINDS[e.type]
   if ('resolves' in kind)
-    await resolveOpenEvents(trx, e.uid, { animalId: e.animalId, mac: e.mac }, kind.resolves, 'service', e.createdAt)
+    await resolveOpenEvents(trx, e.uid, { animalId: e.animalId, mac: e.mac }, kind.resolves, SERVICE_ACTOR, e.createdAt)
   return undefined
 }
 
@@ -349,29 +356,36 @@ export async function saveAlertRules(
 }
 
 /**
- * An event of `alias` settled before `before` (ms): resolved then, or an all-clear created then. The first line is
- * the predicate of the index the prune walks (migration 0110), written alike so that the planner may use it.
+ * An event of `alias` resolved before `before` (ms). Written in the terms of the index the prune walks (migration
+ * 0110, keyed on COALESCE(resolved_at, created_at), which is resolved_at for a resolved event), so that the planner
+ * uses it: it holds every resolved event, all-clears included.
  */
-const settledBefore = (alias: string, before: number) => {
+const resolvedBefore = (alias: string, before: number) => {
   const c = (column: string) => sql.ref(`${alias}.${column}`)
-  return sql`(${c('status')} = 'resolved' OR ${c('event_type')} IN (${sql.join(ALL_CLEAR_TYPES.map((t) => sql.lit(t)))}))
-    AND COALESCE(${c('resolved_at')}, ${c('created_at')}) < ${before}`
+  return sql`${c('status')} = 'resolved' AND COALESCE(${c('resolved_at')}, ${c('created_at')}) < ${before}`
 }
 
 /**
- * Deletes the events settled before `before` (ms), oldest first, at most `batchRows` a statement: resolved ones and
- * all-clears, but for those with a delivery still pending. Open and acknowledged events stay whatever their age.
- * Returns the rows deleted.
+ * The statement that deletes at most `batchRows` of the events resolved before `before` (ms), oldest first, but for
+ * those with a delivery still pending. It checks the resolution again on the row it takes, so an event resolved again
+ * meanwhile stays.
+ */
+export function pruneEventsStatement(before: number, batchRows: number) {
+  return sql`
+    DELETE FROM events e WHERE ${resolvedBefore('e', before)} AND (e.uid, e.id) IN (
+      SELECT x.uid, x.id FROM events x
+      WHERE ${resolvedBefore('x', before)} AND NOT EXISTS (
+        SELECT 1 FROM deliveries d WHERE d.uid = x.uid AND d.event_id = x.id AND d.status = 'pending')
+      ORDER BY COALESCE(x.resolved_at, x.created_at) LIMIT ${batchRows})`
+}
+
+/**
+ * Deletes the events resolved before `before` (ms), oldest first, at most `batchRows` a statement (pruneEventsStatement).
+ * Open and acknowledged events stay whatever their age. Returns the rows deleted.
  */
 export function pruneEvents(db: Kysely<DB>, before: number, batchRows: number): Promise<number> {
-  // The delete checks the settlement again on the row it takes, so an event resolved again meanwhile stays.
   return deleteInBatches(batchRows, async () => {
-    const result = await sql`
-      DELETE FROM events e WHERE ${settledBefore('e', before)} AND (e.uid, e.id) IN (
-        SELECT x.uid, x.id FROM events x
-        WHERE ${settledBefore('x', before)} AND NOT EXISTS (
-          SELECT 1 FROM deliveries d WHERE d.uid = x.uid AND d.event_id = x.id AND d.status = 'pending')
-        ORDER BY COALESCE(x.resolved_at, x.created_at) LIMIT ${batchRows})`.execute(db)
+    const result = await pruneEventsStatement(before, batchRows).execute(db)
     return Number(result.numAffectedRows ?? 0n)
   })
 }

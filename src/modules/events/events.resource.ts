@@ -9,7 +9,7 @@ import { field } from '../../resource/field.ts'
 import { defineResource } from '../../resource/resource.ts'
 import { MAC_PATTERN, normalizeMac } from '../animals/animals.rules.ts'
 import { AnimalMacPath, MacString, UserPath } from '../animals/animals.resource.ts'
-import { EVENT_KINDS, EVENT_TYPES } from './event-kinds.ts'
+import { ALL_CLEAR_TYPES, EVENT_KINDS, EVENT_TYPES } from './event-kinds.ts'
 
 export const SEVERITIES = ['info', 'warning', 'critical'] as const
 export const STATUSES = ['open', 'acknowledged', 'resolved'] as const
@@ -75,7 +75,9 @@ export const events = defineResource({
     severity: field.enum(SEVERITIES, { readOnly: true, description: 'info, warning or critical', example: 'critical' }),
     status: field.enum(STATUSES, {
       readOnly: true,
-      description: 'open, acknowledged or resolved (by a person, or by the service when the cause went away)',
+      description:
+        'open, acknowledged or resolved (by a person, or by the service when the cause went away); an all-clear, the event ' +
+        `that says a condition is over (${ALL_CLEAR_TYPES.join(', ')}), is resolved by the service from its creation`,
       example: 'open',
     }),
     evidence: field.json((extra) => Type.Object({}, { additionalProperties: true, ...extra }), {
@@ -109,7 +111,7 @@ export const events = defineResource({
       nullable: 'null',
       description:
         "Who resolved it: the account's Uid, an integratorUID (an integrator sees another integrator as `another integrator`), " +
-        'or `service` when the cause went away',
+        'or `service` when the cause went away (and for an all-clear, at its creation)',
       example: 'service',
     }),
     resolvedAt: ms('ms since epoch: when it was resolved'),

@@ -115,9 +115,9 @@ async function eventRoutes(app: App) {
   const { limits, retention } = app.config
   const kept =
     retention.eventsDays === 0
-      ? 'Settled events are kept for good here (EVENTS_RETENTION_DAYS 0).'
-      : `A settled event is deleted EVENTS_RETENTION_DAYS (${retention.eventsDays} days here) after it settled: a resolved one ` +
-        `after its resolution, an all-clear (${ALL_CLEAR_TYPES.join(', ')}) after its creation. Open and acknowledged events stay.`
+      ? 'Resolved events are kept for good here (EVENTS_RETENTION_DAYS 0).'
+      : `A resolved event is deleted EVENTS_RETENTION_DAYS (${retention.eventsDays} days here) after its resolution; an ` +
+        `all-clear (${ALL_CLEAR_TYPES.join(', ')}) is resolved from its creation. Open and acknowledged events stay.`
   const List = PageEnvelope(events.ref)
 
   /** A page of the feed; with `after` (the sync cursor), the first page of the events created after it. */
@@ -324,8 +324,9 @@ async function eventRoutes(app: App) {
         operationId: 'updateEvent',
         summary: 'Acknowledge or resolve an event',
         description:
-          'Records who (the caller) and when, with an optional note. Acknowledging a resolved event is a 409; resolving twice keeps the ' +
-          'latest. Integrators need the write permission.',
+          'Records who (the caller) and when, with an optional note. Acknowledging a resolved event is a 409 (an all-clear, ' +
+          `${ALL_CLEAR_TYPES.join(', ')}, is resolved from its creation); resolving twice keeps the latest. Integrators need the ` +
+          'write permission.',
         params: EventPath,
         body: EventPatch,
         response: { 200: Envelope(events.ref, 'The event as changed', 'Event acknowledged') },

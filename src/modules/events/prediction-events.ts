@@ -4,6 +4,7 @@
 // job calls this with each run's scores, oldest first.
 import type { Kysely } from 'kysely'
 import type { DB } from '../../db/schema.ts'
+import { SERVICE_ACTOR } from './actors.rules.ts'
 import type { AlertRules } from './alert-rules.rules.ts'
 import type { EventType } from './event-kinds.ts'
 import { emitEvent, resolveOpenEvents, subjectStates, transition, type EventRow } from './events.repository.ts'
@@ -62,7 +63,14 @@ export async function derivePredictionEvents(
       if (!(await transition(trx, { uid, subject: subject, rule: 'alarm' }, expected, next, score.predictedAt)))
         return undefined
       if (step === 'clear') {
-        await resolveOpenEvents(trx, uid, { animalId: score.animalId, mac: score.mac }, [alarm.type], 'service', now)
+        await resolveOpenEvents(
+          trx,
+          uid,
+          { animalId: score.animalId, mac: score.mac },
+          [alarm.type],
+          SERVICE_ACTOR,
+          now,
+        )
         return undefined
       }
       const prediction = await trx

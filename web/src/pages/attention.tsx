@@ -28,11 +28,9 @@ function supersedes(event: FarmEvent, open: FarmEvent): boolean {
   return open.MAC === event.MAC && (kind?.resolves ?? []).includes(open.EventType)
 }
 
-/** "Back to normal" notices (green again, heard again, online again) are news, not work. */
+/** What is not resolved yet; "back to normal" notices (green again, heard again, online again) arrive resolved. */
 function needsAttention(event: FarmEvent): boolean {
-  const kind = EVENT_KINDS[event.EventType as EventType] as
-    { severity: string; resolves?: readonly string[] } | undefined
-  return event.status !== 'resolved' && !(kind?.severity === 'info' && (kind.resolves?.length ?? 0) > 0)
+  return event.status !== 'resolved'
 }
 
 export function EventItem({ event, onChange }: { event: FarmEvent; onChange?: (event: FarmEvent) => void }) {
