@@ -383,6 +383,13 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
     await page.getByText('Offline: showing what the app saw last').waitFor()
     await page.getByRole('link', { name: farm.id }).waitFor()
     await page.screenshot({ path: `${OUTPUT}/phone-herd-offline.png`, fullPage: true })
+    // A screen never read online says so in words (it said "TypeError: Failed to fetch").
+    await page.getByRole('link', { name: 'Litter devices' }).click()
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'No connection to the service; try again once online.' })
+      .first()
+      .waitFor()
     await context.close()
   })
 

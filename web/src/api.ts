@@ -4,6 +4,7 @@
 // two tabs never present the same refresh token.
 import type { components } from '../../clients/typescript/src/schema.d.ts'
 import { parseEventBlock } from './event-stream.ts'
+import { t } from './i18n.ts'
 
 export type Animal = components['schemas']['Animal']
 export type User = components['schemas']['User']
@@ -79,6 +80,15 @@ interface TokenData {
   integratorUID?: string
 }
 
+/** fetch, with a failure to reach the service (offline, no route) as an ApiError in the user's words. */
+async function reach(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init)
+  } catch {
+    throw new ApiError(0, t('noConnection'))
+  }
+}
+
 async function readEnvelope<T>(response: Response): Promise<Envelope<T>> {
   const text = await response.text()
   let body: unknown
@@ -100,7 +110,7 @@ function sessionOf(data: TokenData, uid: string): Session {
 }
 
 export async function signIn(email: string, password: string): Promise<Session> {
-  const response = await fetch(`${API}/tokens/login`, {
+  const response = await reach(`${API}/tokens/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ email, password }),
@@ -144,7 +154,7 @@ async function accessToken(force = false): Promise<string> {
       saveSession(undefined)
       throw new ApiError(401, 'Token has expired')
     }
-    const response = await fetch(`${API}/tokens/refresh`, {
+    const response = await reach(`${API}/tokens/refresh`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ refreshToken: latest.refreshToken }),
@@ -187,7 +197,7 @@ export async function request<T>(method: string, path: string, body?: unknown): 
 
 async function answer(method: string, path: string, body: unknown): Promise<Response> {
   const send = async (token: string) =>
-    fetch(`${API}${path}`, {
+    reach(`${API}${path}`, {
       method,
       // Never into the browser's HTTP cache, where a farm's answers would outlive the session on a shared device:
       // what is kept for offline use is the service worker's, cleared when the session ends.
