@@ -5,6 +5,7 @@ import type { Writable } from 'node:stream'
 import { ConfigError, loadConfig, type Config } from './config.ts'
 import { openDatabase, withoutRequestTimeouts, type Database } from './db/database.ts'
 import { migrateToLatest } from './db/migrate.ts'
+import { databaseAccessHint } from './db/errors.ts'
 import { VERSION } from './version.ts'
 import { UsageError, type CliContext, type Command } from './cli/command.ts'
 import { commands } from './cli/commands.ts'
@@ -133,6 +134,15 @@ function contextFor(io: CliIo, options: CliOptions): CliContext {
   }
 }
 
+/** DATABASE_URL, for the hint of an error; undefined when the configuration itself is bad (its own error says so). */
+function configuredDatabaseUrl(options: CliOptions): string | undefined {
+  try {
+    return (options.config ?? loadConfig()).databaseUrl
+  } catch {
+    return undefined
+  }
+}
+
 /** parseArgs's view of a command's options: their types. */
 function parseArgsOptions(command: Command): Record<string, { type: 'string' | 'boolean' }> {
   return Object.fromEntries(Object.entries(command.options).map(([name, { type }]) => [name, { type }]))
@@ -183,7 +193,12 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
     return 0
   } catch (err) {
     if (err instanceof UsageError) return usageError(io, err.message, command)
-    io.stderr.write(`${err instanceof ConfigError ? err.message : `Error: ${(err as Error).message ?? String(err)}`}\n`)
+    if (err instanceof ConfigError) {
+      io.stderr.write(`${err.message}\n`)
+      return 1
+    }
+    const hint = databaseAccessHint(err, configuredDatabaseUrl(options))
+    io.stderr.write(`Error: ${(err as Error).message ?? String(err)}${hint ? ` (${hint})` : ''}\n`)
     return 1
   }
 }

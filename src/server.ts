@@ -8,6 +8,7 @@ import { pino } from 'pino'
 import { ConfigError, loadConfig, processEnvironment, redactUrl, type Config } from './config.ts'
 import { openDatabase, type Database } from './db/database.ts'
 import { migrateToLatest } from './db/migrate.ts'
+import { databaseAccessHint } from './db/errors.ts'
 import { openRedis, waitForRedis, type Redis } from './redis.ts'
 import { resolveJwtSecret } from './secrets.ts'
 import {
@@ -234,8 +235,10 @@ export async function main(overrides: Record<string, string> = {}) {
     if (cluster.isPrimary && config.workers !== 1) await supervise(config)
     else await serve(config)
   } catch (err) {
-    const hint = /database ".*" does not exist/.test(String(err)) ? ' (`livestock-api migrate` creates it)' : ''
-    process.stderr.write(`livestock-api could not start: ${err instanceof Error ? err.message : String(err)}${hint}\n`)
+    const hint = databaseAccessHint(err, config.databaseUrl)
+    process.stderr.write(
+      `livestock-api could not start: ${err instanceof Error ? err.message : String(err)}${hint ? ` (${hint})` : ''}\n`,
+    )
     process.exit(1)
   }
 }

@@ -1,6 +1,7 @@
 // Classifies store errors: a database that cannot be reached is the client's cue to retry (503),
 // not a fault of the request; a unique or foreign-key violation names the constraint the caller's
 // repository turns into a 409 or a 400.
+import { redactUrl } from '../config.ts'
 
 const UNREACHABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -95,4 +96,29 @@ export function uniqueViolation(err: unknown): string | undefined {
 /** The constraint a foreign-key violation (23503) hit, or undefined for any other error. */
 export function foreignKeyViolation(err: unknown): string | undefined {
   return constraintOf(err, '23503')
+}
+
+/** The SQLSTATE of a PostgreSQL error, or of the error it wraps. */
+function sqlStateOf(err: unknown): string | undefined {
+  for (let e = err; e instanceof Error; e = (e as { cause?: unknown }).cause === e ? undefined : e.cause) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code
+  }
+  return undefined
+}
+
+/**
+ * What the operator should check when PostgreSQL failed a start or a CLI command before any work began, or undefined
+ * when the error is not about reaching the server. `databaseUrl` is shown with its password redacted.
+ */
+export function databaseAccessHint(err: unknown, databaseUrl: string | undefined): string | undefined {
+  if (databaseUrl === undefined) return undefined
+  const state = sqlStateOf(err)
+  if (state === '3D000') return '`livestock-api migrate` creates it'
+  // invalid_authorization_specification (no such role, refused by pg_hba.conf), invalid_password
+  if (state === '28000' || state === '28P01')
+    return `PostgreSQL refused the user or password of DATABASE_URL=${redactUrl(databaseUrl)}`
+  if (state === undefined && isStoreUnavailable(err))
+    return `no PostgreSQL server answers at DATABASE_URL=${redactUrl(databaseUrl)}: is it running, and are the host and port right?`
+  return undefined
 }

@@ -17,6 +17,8 @@ export async function migrateToLatest(db: Kysely<DB>): Promise<MigrationOutcome>
   const result: MigrationResultSet = await migrator.migrateToLatest()
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error')
+    // None failed: the database could not be reached or locked, which is no migration's fault.
+    if (!failed && result.error instanceof Error) throw result.error
     const reason = result.error instanceof Error ? result.error.message : JSON.stringify(result.error)
     throw new Error(`Migration ${failed?.migrationName ?? '(unknown)'} failed: ${reason}`, { cause: result.error })
   }

@@ -154,6 +154,22 @@ describe('livestock-api CLI', () => {
     assert.match(res.stderr, /JWT_SECRET is required when DATABASE_URL is set/)
   })
 
+  it('names DATABASE_URL, not a migration, when its server cannot be reached: at start and in a command', async () => {
+    const url = `postgres://postgres:secret@127.0.0.1:${await freePort()}/x`
+    const expected = new RegExp(
+      `ECONNREFUSED .*\\(no PostgreSQL server answers at DATABASE_URL=postgres://postgres:\\*\\*\\*@127\\.0\\.0\\.1:\\d+/x: is it running`,
+    )
+    const command = cli(['user', 'delete', '--uid', 'nobody'], { DATABASE_URL: url, JWT_SECRET: TEST_JWT_SECRET })
+    assert.equal(command.code, 1)
+    assert.match(command.stderr, expected)
+    assert.doesNotMatch(command.stderr, /Migration|secret@/)
+    const { exited, output } = spawnService({ DATABASE_URL: url, JWT_SECRET: TEST_JWT_SECRET, PORT: '0' })
+    assert.equal(await exited, 1)
+    assert.match(output(), /livestock-api could not start: /)
+    assert.match(output(), expected)
+    assert.doesNotMatch(output(), /Migration|secret@/)
+  })
+
   it('prints the OpenAPI document', async () => {
     const res = await cliHere(['openapi'], { DATA_DIR: ':memory:' })
     assert.equal(res.code, 0, res.stderr)
@@ -182,6 +198,18 @@ describe(
       } finally {
         await adminQuery(base.toString(), `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
       }
+    })
+
+    it('says PostgreSQL refused the user of DATABASE_URL when the role does not exist', () => {
+      const url = new URL(process.env.DATABASE_URL!)
+      url.username = 'lsapi_no_such_role'
+      url.password = 'pw'
+      const res = cli(['migrate', '--status'], { DATABASE_URL: url.toString(), JWT_SECRET: TEST_JWT_SECRET })
+      assert.equal(res.code, 1)
+      assert.match(
+        res.stderr,
+        /role "lsapi_no_such_role" does not exist \(PostgreSQL refused the user or password of DATABASE_URL=postgres:\/\/lsapi_no_such_role:\*\*\*@/,
+      )
     })
 
     it('two processes migrating one fresh database at once both succeed and apply each migration once', async () => {
