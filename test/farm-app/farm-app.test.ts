@@ -213,6 +213,16 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
       assert.equal(await attention.getByText('Ear tag heard again').count(), 0, 'the all-clear needs no attention')
       assert.equal(await attention.getByRole('button', { name: 'Acknowledge' }).count(), 1)
       await checkPage(page, viewport.name, 'attention')
+      // By keyboard: acknowledge, then resolve; the pressed button goes away each time, and focus stays in the list
+      // (on Resolve, then on the screen's heading once nothing is left) where it fell to the page's body.
+      const alert = attention.getByRole('listitem').filter({ hasText: 'Farrowing expected' })
+      await alert.getByRole('button', { name: 'Acknowledge' }).focus()
+      await page.keyboard.press('Enter')
+      await alert.getByText('Acknowledged').waitFor()
+      await page.waitForFunction(() => document.activeElement?.textContent === 'Resolve')
+      await page.keyboard.press('Enter')
+      await page.getByText('Nothing needs attention').waitFor()
+      await page.waitForFunction(() => document.activeElement?.textContent === 'Needs attention')
 
       await page.goto(`${base}/app/#/herd`)
       await page.getByRole('link', { name: farm.id }).waitFor()

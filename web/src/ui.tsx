@@ -65,7 +65,8 @@ export function Section({
   return (
     <section class="card" aria-label={title}>
       <header class="card-head">
-        <h2>{title}</h2>
+        {/* focusable by script: where focus goes when what held it is gone (an event resolved) */}
+        <h2 tabIndex={-1}>{title}</h2>
         {actions}
       </header>
       {children}

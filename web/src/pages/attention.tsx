@@ -1,6 +1,6 @@
 // Open events, most urgent first, each with its animal and why; acknowledge or resolve; new events arrive
 // live from the event stream.
-import { useEffect, useMemo, useState } from 'preact/hooks'
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { ApiError } from '../api.ts'
 import { followStream, getAll, request, userPath } from '../api.ts'
 import { byUrgency, eventHref, evidenceText } from '../farm.rules.ts'
@@ -36,6 +36,8 @@ function needsAttention(event: FarmEvent): boolean {
 export function EventItem({ event, onChange }: { event: FarmEvent; onChange?: (event: FarmEvent) => void }) {
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<ApiError | undefined>()
+  const item = useRef<HTMLLIElement>(null)
+  const resolveButton = useRef<HTMLButtonElement>(null)
   const act = async (status: 'acknowledged' | 'resolved') => {
     setBusy(true)
     setError(undefined)
@@ -43,7 +45,15 @@ export function EventItem({ event, onChange }: { event: FarmEvent; onChange?: (e
       const { data } = await request<FarmEvent>('PATCH', userPath(`/events/${encodeURIComponent(event.ID)}`), {
         status,
       })
+      // The button pressed goes away; keyboard users keep their place: on Resolve once acknowledged, else on the
+      // next event (or the previous one, or the section's heading once none is left).
+      const neighbour = item.current?.nextElementSibling ?? item.current?.previousElementSibling
+      const heading = item.current?.closest('section')?.querySelector('h2')
       onChange?.(data)
+      requestAnimationFrame(() => {
+        if (status === 'acknowledged') resolveButton.current?.focus()
+        else (neighbour?.isConnected ? neighbour.querySelector('button') : heading)?.focus()
+      })
     } catch (err) {
       setError(err as ApiError)
     } finally {
@@ -53,7 +63,7 @@ export function EventItem({ event, onChange }: { event: FarmEvent; onChange?: (e
   const severity = event.severity ?? 'info'
   const href = eventHref(event)
   return (
-    <li class={`event severity-${severity}`}>
+    <li class={`event severity-${severity}`} ref={item}>
       <div class="event-main">
         <span class="pill">{t(`severity_${severity}` as TextKey) ?? severity}</span>
         <strong>{eventTitle(event.EventType, language())}</strong>
@@ -76,7 +86,7 @@ export function EventItem({ event, onChange }: { event: FarmEvent; onChange?: (e
           ) : (
             <span class="muted">{t('acknowledged')}</span>
           )}
-          <button type="button" disabled={busy} onClick={() => void act('resolved')}>
+          <button type="button" disabled={busy} ref={resolveButton} onClick={() => void act('resolved')}>
             {t('resolve')}
           </button>
         </div>
