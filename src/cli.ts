@@ -184,6 +184,16 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
     io.stdout.write(`${commandHelp(command, parsed.positionals[0])}\n`)
     return 0
   }
+  // A command takes its action and nothing else: a stray word (`migrate status` for `migrate --status`) is refused
+  // rather than ignored, so that it never runs what the operator did not ask for.
+  const actions = actionsOf(command)
+  if (actions.length > 0 && parsed.positionals.length === 0)
+    return usageError(io, `Name an action: ${actions.join(', ')}`, command)
+  const stray = parsed.positionals[actions.length > 0 ? 1 : 0]
+  if (stray !== undefined) {
+    const meant = command.options[stray] ? `; did you mean --${stray}?` : ''
+    return usageError(io, `Unexpected argument "${stray}"${meant}`, command)
+  }
   try {
     await command.run(
       parsed.values as Record<string, string | boolean | undefined>,

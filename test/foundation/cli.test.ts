@@ -112,6 +112,22 @@ describe('livestock-api CLI', () => {
     assert.equal(missing.stderr.trim().split('\n').length, 2, missing.stderr)
   })
 
+  it('refuses a word the command does not take (migrate status is not migrate --status), and a missing action', async () => {
+    const stray = await cliHere(['migrate', 'status'])
+    assert.equal(stray.code, 2)
+    assert.deepEqual(stray.stderr.trim().split('\n'), [
+      'Unexpected argument "status"; did you mean --status?',
+      'See: livestock-api migrate --help',
+    ])
+    assert.equal(stray.stdout, '')
+    const second = await cliHere(['user', 'delete', 'demo', '--uid', 'demo'])
+    assert.equal(second.code, 2)
+    assert.match(second.stderr, /^Unexpected argument "demo"\n/)
+    const none = await cliHere(['jobs'])
+    assert.equal(none.code, 2)
+    assert.match(none.stderr, /^Name an action: prune-tokens, maintenance, reference-temperature, predictions/)
+  })
+
   it('reads a negative number after an option as its value: the same range error either way', async () => {
     const spaced = await cliHere(['simulate', '--user', 'demo', '--animals', '-3'])
     const joined = await cliHere(['simulate', '--user', 'demo', '--animals=-3'])
