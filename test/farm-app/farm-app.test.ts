@@ -324,6 +324,17 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
         await page.locator('main h2').first().waitFor()
         await page.waitForLoadState('networkidle')
         if (screen === 'performance') {
+          // Each key figure with its unit; the monthly chart draws the rates in % on one axis, without the counts
+          // (females, mated female days) that flattened them.
+          const figures = page.getByRole('region', { name: 'Key figures' })
+          const figure = (name: string) =>
+            figures.getByRole('row', { name }).getByRole('cell').first().textContent({ timeout: 30_000 })
+          assert.deepEqual(
+            [await figure('Females'), await figure('Return rate'), await figure('Non productive days')],
+            ['1', '0 %', '0 days'],
+          )
+          await figures.locator('.u-legend').getByText('Return rate').waitFor()
+          assert.equal(await figures.locator('.u-legend').getByText('Females').count(), 0)
           // Per class (heat, farrowing, lameness) as the accuracy route counts the last 90 days: the farrowing
           // alarm confirmed 9 h ahead; the insemination entered above has no heat prediction around it (unscored).
           const alarms = page.getByRole('region', { name: 'Alarms on this farm' })

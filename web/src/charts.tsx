@@ -33,9 +33,11 @@ export interface LineChartProps {
   series: { label: string; stroke: string; values: (number | null)[] }[]
   /** Values are fractions shown as percent, from 0 to 1. */
   fraction?: boolean
+  /** The values' unit, on the axis. */
+  unit?: string
 }
 
-export function LineChart({ label, times, series, fraction }: LineChartProps) {
+export function LineChart({ label, times, series, fraction, unit }: LineChartProps) {
   const box = useRef<HTMLDivElement>(null)
   useEffect(() => {
     const element = box.current
@@ -47,7 +49,15 @@ export function LineChart({ label, times, series, fraction }: LineChartProps) {
         height: 220,
         scales: fraction ? { y: { range: [0, 1] } } : {},
         series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.stroke, width: 2, spanGaps: true }))],
-        axes: [{}, fraction ? { values: (_u, ticks) => ticks.map((v) => `${Math.round(v * 100)} %`) } : {}],
+        axes: [
+          {},
+          // Wide enough for "100 %", which the default width cut.
+          fraction
+            ? { size: 56, values: (_u, ticks) => ticks.map((v) => `${Math.round(v * 100)} %`) }
+            : unit
+              ? { size: 56, values: (_u, ticks) => ticks.map((v) => `${v} ${unit}`) }
+              : {},
+        ],
       },
       [times, ...series.map((s) => s.values)],
       element,
@@ -58,7 +68,7 @@ export function LineChart({ label, times, series, fraction }: LineChartProps) {
       removeEventListener('resize', resize)
       chart.destroy()
     }
-  }, [times, series, fraction])
+  }, [times, series, fraction, unit])
   return <div ref={box} class="chart" role="img" aria-label={label} />
 }
 

@@ -21,6 +21,22 @@ export function kpiValue(figure: unknown): number | undefined {
   return undefined
 }
 
+/** The unit of a KPI's value, as the Kpis schema defines it; a count or a ratio has none. */
+const KPI_UNITS: Record<string, '%' | 'days'> = {
+  matedFemaleDays: 'days',
+  farrowingRate: '%',
+  nonProductiveDays: 'days',
+  weanToServiceInterval: 'days',
+  returnRate: '%',
+  preWeaningMortality: '%',
+}
+
+function kpiText(name: string, value: number): string {
+  const unit = KPI_UNITS[name]
+  const rounded = Math.round(value * 100) / 100
+  return unit === undefined ? String(rounded) : `${rounded} ${unit === 'days' ? t('unitDays') : unit}`
+}
+
 function kpiBenchmark(figure: unknown): string {
   const benchmark = figure && typeof figure === 'object' ? (figure as { benchmark?: unknown }).benchmark : undefined
   if (!benchmark) return ''
@@ -51,14 +67,15 @@ function MonthlyChart({ monthly }: { monthly: { month: Date; figures: Figures }[
   useEffect(() => {
     void import('../charts.tsx').then((module) => setChart(() => module.LineChart))
   }, [])
-  const names = Object.keys(monthly[0]?.figures ?? {}).filter((name) =>
-    monthly.some((m) => kpiValue(m.figures[name]) !== undefined),
+  // The rates in %, on one axis: a count (females, mated female days) beside them flattened every line to zero.
+  const chosen = Object.keys(monthly[0]?.figures ?? {}).filter(
+    (name) => KPI_UNITS[name] === '%' && monthly.some((m) => kpiValue(m.figures[name]) !== undefined),
   )
-  if (!Chart || names.length === 0) return null
-  const chosen = names.slice(0, 5)
+  if (!Chart || chosen.length === 0) return null
   return (
     <Chart
       label={t('kpis')}
+      unit="%"
       times={monthly.map((m) => Math.floor(m.month.getTime() / 1000))}
       series={chosen.map((name, i) => ({
         label: humanize(name),
@@ -166,7 +183,7 @@ export function PerformancePage() {
               .map(([name, figure]) => (
                 <tr key={name}>
                   <th scope="row">{humanize(name)}</th>
-                  <td>{Math.round(kpiValue(figure)! * 100) / 100}</td>
+                  <td>{kpiText(name, kpiValue(figure)!)}</td>
                   <td class="muted">{kpiBenchmark(figure)}</td>
                 </tr>
               ))}
