@@ -164,11 +164,14 @@ export const field = {
     ),
 
   /** The record id: the creation time in ms, stored as bigint, shown as a decimal string. */
-  id: (description = 'Creation time in ms as a decimal string; unique within the collection') =>
+  id: (
+    description = 'Creation time in ms as a decimal string; unique within the collection',
+    example = String(EXAMPLE.ms),
+  ) =>
     make(
       'integer',
       (extra) => Type.String({ pattern: '^[0-9]{1,16}$', maxLength: 16, ...extra }),
-      { column: 'id', readOnly: true, description, example: String(EXAMPLE.ms), toApi: (v) => String(v) },
+      { column: 'id', readOnly: true, description, example, toApi: (v) => String(v) },
       undefined,
     ),
 

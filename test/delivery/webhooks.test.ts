@@ -376,7 +376,7 @@ describe('webhook subscriptions and deliveries', () => {
     }
   })
 
-  it('signs with both secrets while a rotation overlaps', async () => {
+  it('signs deliveries and test messages with both secrets while a rotation overlaps', async () => {
     const farm = await farmWithIntegrator()
     const { id, secret: old } = await subscribe(farm.headers)
     const rotated = await ctx.app.inject({
@@ -395,6 +395,13 @@ describe('webhook subscriptions and deliveries', () => {
       'a delivery signed by the new secret',
     )
     assert.equal(forSubscription(old).length, 1, 'the old secret verifies it too')
+    const test = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/v1/webhooks/subscriptions/${id}/test`,
+      headers: farm.headers,
+    })
+    assert.equal(test.json().data.delivered, true, test.body)
+    assert.equal(forSubscription(old).length, 2, 'a test message is signed as deliveries are: the old secret too')
   })
 
   it('sends a test message and answers with what the receiver said', async () => {

@@ -3144,7 +3144,7 @@ export interface components {
         AnimalEvent: {
             /**
              * @description The event's id: the account's creation sequence as a decimal string. Ids grow in the order events are created, so the newest ID seen is the cursor of `after`
-             * @example 1793601600000
+             * @example 1288
              */
             ID: string;
             /**
@@ -41716,7 +41716,7 @@ export interface operations {
                 filter?: {
                     /**
                      * @description The event's id: the account's creation sequence as a decimal string. Ids grow in the order events are created, so the newest ID seen is the cursor of `after`
-                     * @example 1793601600000
+                     * @example 1288
                      */
                     ID?: string;
                     /**
@@ -42793,7 +42793,7 @@ export interface operations {
                 filter?: {
                     /**
                      * @description The event's id: the account's creation sequence as a decimal string. Ids grow in the order events are created, so the newest ID seen is the cursor of `after`
-                     * @example 1793601600000
+                     * @example 1288
                      */
                     ID?: string;
                     /**
@@ -44633,7 +44633,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example whs_4kR9zQ2m */
+                /**
+                 * @description The subscription's id, as its creation answered
+                 * @example whs_4kR9zQ2m
+                 */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -44889,7 +44892,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example whs_4kR9zQ2m */
+                /**
+                 * @description The subscription's id, as its creation answered
+                 * @example whs_4kR9zQ2m
+                 */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -45107,7 +45113,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example whs_4kR9zQ2m */
+                /**
+                 * @description The subscription's id, as its creation answered
+                 * @example whs_4kR9zQ2m
+                 */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -45464,7 +45473,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example whs_4kR9zQ2m */
+                /**
+                 * @description The subscription's id, as its creation answered
+                 * @example whs_4kR9zQ2m
+                 */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -45811,7 +45823,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example whs_4kR9zQ2m */
+                /**
+                 * @description The subscription's id, as its creation answered
+                 * @example whs_4kR9zQ2m
+                 */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -45840,6 +45855,7 @@ export interface operations {
                             status: number | null;
                             /**
                              * Format: int64
+                             * @description Milliseconds from the request to the answer
                              * @example 38
                              */
                             latencyMs: number;
@@ -46029,12 +46045,18 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
-                /** @example 50 */
+                /**
+                 * @description The newest attempts to list, 1-100 (default 50)
+                 * @example 50
+                 */
                 limit?: number;
             };
             header?: never;
             path: {
-                /** @example whs_4kR9zQ2m */
+                /**
+                 * @description The subscription's id, as its creation answered
+                 * @example whs_4kR9zQ2m
+                 */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -46064,7 +46086,10 @@ export interface operations {
                              * @example hillside-farm
                              */
                             userId: string;
-                            /** @example 1288 */
+                            /**
+                             * @description The event's ID in the account's feed
+                             * @example 1288
+                             */
                             eventId: string;
                             /**
                              * @description The webhook-id header sent: the same for every attempt of an event
@@ -46077,10 +46102,13 @@ export interface operations {
                              * @example 1793491200000
                              */
                             attemptedAt: number;
+                            /** @description The receiver's HTTP status; null when it gave none (a timeout, a refused connection) */
                             status: number | null;
+                            /** @description Why the attempt failed; null when delivered */
                             error: string | null;
                             /**
                              * Format: int64
+                             * @description Milliseconds from the request to the answer
                              * @example 38
                              */
                             latencyMs: number;
@@ -46271,7 +46299,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example whs_4kR9zQ2m */
+                /**
+                 * @description The subscription's id, as its creation answered
+                 * @example whs_4kR9zQ2m
+                 */
                 subscriptionId: string;
             };
             cookie?: never;

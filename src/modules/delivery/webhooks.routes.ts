@@ -25,8 +25,8 @@ import {
 import { overlappingSubscription, type SubscriptionReach } from './delivery.rules.ts'
 import type { EventType } from '../events/event-kinds.ts'
 import { postJson, refusedUrl } from './outbound.ts'
-import { webhookHeaders } from './delivery-worker.ts'
-import { newWebhookSecret, openSecret, sealSecret } from './webhook-secrets.ts'
+import { secretsInUse, webhookHeaders } from './delivery-worker.ts'
+import { newWebhookSecret, sealSecret } from './webhook-secrets.ts'
 import {
   Attempt,
   AttemptsQuery,
@@ -340,7 +340,8 @@ async function webhookRoutes(app: App) {
         timestamp: new Date(now).toISOString(),
         data: { subscriptionId: s.id },
       })
-      const secrets = [openSecret(s.secret, serviceSecret)]
+      // Signed as deliveries are, by each secret in use: a receiver still on the old secret during an overlap passes too.
+      const secrets = secretsInUse(s, serviceSecret, now)
       const answer = await postJson(s.url, payload, webhookHeaders(messageId, secrets, now, payload), {
         timeoutMs: delivery.timeoutMs,
         allowInsecure: delivery.allowInsecure,

@@ -62,7 +62,12 @@ export const SubscriptionPatch = Type.Object(
 )
 
 export const SubscriptionPath = Type.Object({
-  subscriptionId: Type.String({ minLength: 1, maxLength: MAX_PATH_SEGMENT, examples: ['whs_4kR9zQ2m'] }),
+  subscriptionId: Type.String({
+    minLength: 1,
+    maxLength: MAX_PATH_SEGMENT,
+    description: "The subscription's id, as its creation answered",
+    examples: ['whs_4kR9zQ2m'],
+  }),
 })
 
 const Ms = (description: string) => Type.Union([Int(MS_EXAMPLE), Type.Null()], { description })
@@ -121,7 +126,7 @@ export const TestResult = Type.Object(
   {
     delivered: Type.Boolean(),
     status: Type.Union([Int(204, { maximum: 999 }), Type.Null()], { description: "The receiver's HTTP status" }),
-    latencyMs: Int(38),
+    latencyMs: Int(38, { description: 'Milliseconds from the request to the answer' }),
     error: Type.Union([Text(500, 'no answer within 10000 ms'), Type.Null()]),
   },
   { additionalProperties: false },
@@ -130,20 +135,33 @@ export const TestResult = Type.Object(
 export const Attempt = Type.Object(
   {
     userId: Uid('The account of the event'),
-    eventId: Text(16, '1288'),
+    eventId: Text(16, '1288', { description: "The event's ID in the account's feed" }),
     webhookId: Text(64, 'msg_1288_5d41402abc', {
       description: 'The webhook-id header sent: the same for every attempt of an event',
     }),
     attemptedAt: Int(MS_EXAMPLE, { description: 'ms since epoch' }),
-    status: Type.Union([Int(200, { maximum: 999 }), Type.Null()]),
-    error: Type.Union([Text(500, 'HTTP 503'), Type.Null()]),
-    latencyMs: Int(38),
+    status: Type.Union([Int(200, { maximum: 999 }), Type.Null()], {
+      description: "The receiver's HTTP status; null when it gave none (a timeout, a refused connection)",
+    }),
+    error: Type.Union([Text(500, 'HTTP 503'), Type.Null()], {
+      description: 'Why the attempt failed; null when delivered',
+    }),
+    latencyMs: Int(38, { description: 'Milliseconds from the request to the answer' }),
   },
   { additionalProperties: false },
 )
 
 export const AttemptsQuery = Type.Object(
-  { limit: Type.Optional(Int(50, { minimum: 1, maximum: 100, default: 50 })) },
+  {
+    limit: Type.Optional(
+      Int(50, {
+        minimum: 1,
+        maximum: 100,
+        default: 50,
+        description: 'The newest attempts to list, 1-100 (default 50)',
+      }),
+    ),
+  },
   { additionalProperties: false },
 )
 

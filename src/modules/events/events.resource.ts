@@ -32,6 +32,7 @@ export const events = defineResource({
     ID: field.id(
       "The event's id: the account's creation sequence as a decimal string. Ids grow in the order events are created, " +
         'so the newest ID seen is the cursor of `after`',
+      '1288',
     ),
     EventType: field.enum(EVENT_TYPES, {
       column: 'event_type',
