@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { ageOf, bandOf, byUrgency, deltaOf, eventHref, evidenceText, matchesSearch } from '../../web/src/farm.rules.ts'
 import { parseEventBlock } from '../../web/src/event-stream.ts'
-import { languageOf } from '../../web/src/i18n.ts'
+import { LANGUAGES, languageOf } from '../../web/src/i18n.ts'
 import { RECORD_KINDS, bodyOf, fieldOfDetail, timelineTime } from '../../web/src/records.ts'
 
 const kind = (key: string) => RECORD_KINDS.find((k) => k.key === key)!
@@ -85,6 +85,18 @@ describe('farm app rules', () => {
     assert.equal(eventHref({ EventType: 'litter-offline', MAC: '06:41:39:55:28:57' }), '#/devices')
     assert.equal(eventHref({ EventType: 'litter-unusual-activity', MAC: '06:41:A4:C2:F6:A5' }), '#/devices')
     assert.equal(eventHref({ EventType: 'farrowing-due' }), undefined)
+  })
+
+  it("labels every record form field in words, in each of the app's languages (it showed countWeaned, TreatmentInterval)", () => {
+    for (const [tag, { texts }] of Object.entries(LANGUAGES)) {
+      for (const field of RECORD_KINDS.flatMap((k) => k.fields)) {
+        const label = (texts as Record<string, string | undefined>)[`field_${field.name}`]
+        assert.ok(label && label.trim() !== '', `${tag}: ${field.name}`)
+      }
+    }
+    const english = LANGUAGES.en!.texts as Record<string, string>
+    assert.equal(english.field_weaningWeight, 'Litter weight (kg)')
+    assert.equal(english.field_TreatmentInterval, 'Hours between treatments')
   })
 
   it('orders events by severity, then newest first', () => {

@@ -2,7 +2,7 @@
 // the field they name, and whatever names no field of the form is shown above it.
 import { useState } from 'preact/hooks'
 import { ApiError, request, userPath } from './api.ts'
-import { t } from './i18n.ts'
+import { t, type TextKey } from './i18n.ts'
 import {
   bodyOf,
   collectionPath,
@@ -109,7 +109,7 @@ export function RecordForm(props: {
           return (
             <div class={error ? 'field invalid' : 'field'} key={field.name}>
               <label for={inputId}>
-                {field.name}
+                {t(`field_${field.name}` as TextKey)}
                 {field.required && <span aria-hidden="true"> *</span>}
               </label>
               {field.type === 'select' ? (
