@@ -1,7 +1,7 @@
 // Operator commands for the broker setup in deploy/mosquitto (docs/mqtt.md): the service's account and one per
 // gateway, in Mosquitto's own password file, with the ACL rewritten from it on every change.
 import { randomBytes } from 'node:crypto'
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { optionalString, requireString, UsageError, type Command } from './command.ts'
 import {
@@ -24,11 +24,25 @@ function readAccounts(dir: string): BrokerAccount[] {
   return existsSync(file) ? parsePasswordFile(readFileSync(file, 'utf8')) : []
 }
 
-/** Both files, each written whole and renamed into place, so the broker never reads half of one. */
+/**
+ * Both files, each written whole and renamed into place, so the broker never reads half of one. A file replaced
+ * keeps its owner and mode: Mosquitto reads them as its own user again at every reload, and a file now owned by
+ * whoever ran the command (root, through sudo) would lock every client out.
+ */
 function writeAccounts(dir: string, accounts: BrokerAccount[]): void {
   const write = (name: string, text: string) => {
     const file = join(dir, name)
+    const current = existsSync(file) ? statSync(file) : undefined
+    const asRoot = process.getuid?.() === 0
+    if (current && !asRoot && current.uid !== process.getuid?.())
+      throw new Error(
+        `${file} belongs to another user (uid ${current.uid}), which the broker may read it as: run this command as that user or as root`,
+      )
     writeFileSync(`${file}.tmp`, text, { mode: 0o600 })
+    if (current) {
+      chmodSync(`${file}.tmp`, current.mode & 0o777)
+      if (asRoot) chownSync(`${file}.tmp`, current.uid, current.gid)
+    }
     renameSync(`${file}.tmp`, file)
   }
   write('passwords', formatPasswordFile(accounts))

@@ -3,7 +3,7 @@
 // (checked against the real mosquitto_passwd), and an ACL that keeps each gateway in its own farm.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
@@ -15,6 +15,8 @@ import {
   verifyBrokerPassword,
 } from '../../src/ingest/mosquitto-files.ts'
 import { perKeyInOrder } from '../../src/ingest/mqtt.ts'
+import { loadConfig } from '../../src/config.ts'
+import { cliInProcess } from '../support/cli.ts'
 
 describe('the broker password file', () => {
   it('hashes as mosquitto_passwd does ($7$, PBKDF2-SHA512), and reads what mosquitto_passwd writes', (t) => {
@@ -51,6 +53,38 @@ describe('the broker password file', () => {
     assert.match(acl, /topic read \$SYS\/broker\/publish\/messages\/dropped\n/)
     assert.match(acl, /user farm-1\/barn\ntopic write livestock\/v1\/farm-1\/animals\/\+\/sensordata\n/)
     assert.doesNotMatch(acl, /user farm-1\/barn\n(topic [^\n]*\n)*topic (read|readwrite)/)
+  })
+})
+
+describe('livestock-api broker', () => {
+  it('keeps the owner and mode of the files it replaces, so that the broker can read them at its next reload', async (t) => {
+    if (process.getuid?.() !== 0) return t.skip('gives the files to another user: runs as root')
+    const dir = mkdtempSync(join(tmpdir(), 'lsapi-broker-'))
+    const config = loadConfig({ DATA_DIR: ':memory:', LOG_LEVEL: 'silent' })
+    try {
+      assert.equal((await cliInProcess({ config }, ['broker', 'service', '--dir', dir])).code, 0)
+      // the broker's user (here daemon, uid 1) owns them, as after `chown mosquitto: passwords acl`
+      for (const name of ['passwords', 'acl']) chownSync(join(dir, name), 1, 1)
+      chmodSync(join(dir, 'acl'), 0o640)
+      const add = await cliInProcess({ config }, [
+        'broker',
+        'add',
+        '--user',
+        'farm-1',
+        '--gateway',
+        'barn',
+        '--dir',
+        dir,
+      ])
+      assert.equal(add.code, 0, add.stderr)
+      const passwords = statSync(join(dir, 'passwords'))
+      const acl = statSync(join(dir, 'acl'))
+      assert.deepEqual([passwords.uid, passwords.gid, passwords.mode & 0o777], [1, 1, 0o600])
+      assert.deepEqual([acl.uid, acl.gid, acl.mode & 0o777], [1, 1, 0o640])
+      assert.match(readFileSync(join(dir, 'acl'), 'utf8'), /user farm-1\/barn/)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 
