@@ -224,8 +224,18 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
       await page.getByText('Nothing needs attention').waitFor()
       await page.waitForFunction(() => document.activeElement?.textContent === 'Needs attention')
 
+      // On a slow connection the herd says it is loading, not that the farm has no animals ("Herd (0 animals)").
+      const slowHerd = (url: URL) => url.pathname.endsWith('/animals')
+      await page.route(slowHerd, async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, 1000))
+        await route.continue().catch(() => undefined)
+      })
       await page.goto(`${base}/app/#/herd`)
+      await page.getByRole('status').filter({ hasText: 'Loading' }).waitFor()
+      assert.equal(await page.locator('main h2').first().textContent(), 'Herd')
       await page.getByRole('link', { name: farm.id }).waitFor()
+      await page.unroute(slowHerd)
+      assert.equal(await page.locator('main h2').first().textContent(), 'Herd (1 animals)')
       await checkPage(page, viewport.name, 'herd')
       await page.getByRole('link', { name: farm.id }).click()
       await page.getByRole('heading', { name: `${farm.id} · ${farm.mac}` }).waitFor()
@@ -236,6 +246,7 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
         .getByText(`Alarm at: Farrowing ${percent('birth')}, Heat ${percent('heat')}, Lameness ${percent('lameness')}`)
         .waitFor()
       await page.getByRole('region', { name: 'Events' }).getByText('Farrowing expected').waitFor()
+      await page.getByRole('region', { name: 'Predictions' }).getByText('No predictions yet.').waitFor()
 
       await page.getByRole('button', { name: '+ Service / insemination' }).click()
       const form = page.getByRole('form', { name: 'Service / insemination' })

@@ -162,10 +162,12 @@ export function AnimalPage({ mac }: { mac: string }) {
       <Section title={t('predictions')}>
         <Loading when={predictions.loading} />
         {predictions.data && predictions.data.length > 0 && <PredictionChart predictions={predictions.data} />}
+        {predictions.data && predictions.data.length === 0 && <p class="muted">{t('noPredictions')}</p>}
         {alertRules.data && <AlarmLevels thresholds={alertRules.data.thresholds} />}
       </Section>
 
       <Section title={t('events')}>
+        <Loading when={events.loading && !events.data} />
         <Failure error={events.error} />
         {events.data && events.data.length === 0 && <p class="muted">{t('noEvents')}</p>}
         <ul class="events">

@@ -49,7 +49,7 @@ export function DevicesPage() {
           </dl>
         )}
       </Section>
-      <Section title={`${t('devicesTotal')} (${devices.data?.length ?? 0})`}>
+      <Section title={devices.data ? `${t('devicesTotal')} (${devices.data.length})` : t('devicesTotal')}>
         <Loading when={devices.loading && !devices.data} />
         <Failure error={devices.error} retry={devices.reload} />
         <ul class="devices">

@@ -49,8 +49,9 @@ export function HerdPage() {
       descending: current.key === key ? !current.descending : key !== 'ID' && key !== 'Group',
     }))
 
+  // The count once the herd is read: while it loads, "0 animals" read as an empty farm.
   return (
-    <Section title={`${t('herd')} (${rows.length} ${t('animals')})`}>
+    <Section title={loaded.data ? `${t('herd')} (${rows.length} ${t('animals')})` : t('herd')}>
       <div class="toolbar">
         <input
           type="search"
