@@ -27,6 +27,14 @@ const PATTERN_WORDS: ReadonlyMap<string, string> = new Map([
   ['\\S', 'must not be blank'],
 ])
 
+/** The string formats in words, as the patterns. */
+const FORMAT_WORDS: ReadonlyMap<string, string> = new Map([
+  ['date', 'must be a date, YYYY-MM-DD'],
+  ['date-time', 'must be an ISO 8601 date-time with seconds and an offset, YYYY-MM-DDTHH:mm:ss[.sss] and Z or ±HH:mm'],
+  ['email', 'must be an e-mail address'],
+  ['uuid', 'must be a UUID'],
+])
+
 export interface AjvIssue {
   instancePath: string
   keyword: string
@@ -53,6 +61,8 @@ function describeIssue(issue: AjvIssue, part: string): FieldProblem {
     message = `must be ${Array.isArray(allowed) ? `one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}` : JSON.stringify(allowed)}`
   } else if (issue.keyword === 'pattern' && typeof issue.params.pattern === 'string') {
     message = PATTERN_WORDS.get(issue.params.pattern) ?? message
+  } else if (issue.keyword === 'format' && typeof issue.params.format === 'string') {
+    message = FORMAT_WORDS.get(issue.params.format) ?? message
   }
   const where = part === 'body' ? '' : `${part === 'querystring' ? 'query' : part}:`
   return { field: `${where}${path || '(root)'}`, message }

@@ -66,5 +66,9 @@ describe('a value of the wrong shape', () => {
       }),
       { field: 'StartTime', message: 'must be a time of day, HH:mm or HH:mm:ss' },
     )
+    assert.deepEqual(await detailOf('GET', '/access-log?from=2026-11-28'), {
+      field: 'query:from',
+      message: 'must be an ISO 8601 date-time with seconds and an offset, YYYY-MM-DDTHH:mm:ss[.sss] and Z or ±HH:mm',
+    })
   })
 })
