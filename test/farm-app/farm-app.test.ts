@@ -447,6 +447,8 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
     assert.equal(logout.statusCode, 200, logout.body)
     await page.reload()
     await page.getByLabel('E-mail').waitFor()
+    // The sign-in screen says why it is back, where it came back without a word.
+    await page.getByRole('status').filter({ hasText: 'Your session has ended; sign in again.' }).waitFor()
     await page.waitForLoadState('networkidle')
     assert.equal(await cachedAnswers(), 0)
     await context.close()

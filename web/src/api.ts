@@ -62,6 +62,19 @@ export function currentSession(): Session | undefined {
   }
 }
 
+let endedWithoutSignOut = false
+
+/** Whether the last session ended without a sign-out here (revoked elsewhere, or expired and not renewed). */
+export function sessionEnded(): boolean {
+  return endedWithoutSignOut
+}
+
+/** The service no longer accepts the session: it goes, and the sign-in screen says why. */
+function endSession() {
+  endedWithoutSignOut = true
+  saveSession(undefined)
+}
+
 function saveSession(session: Session | undefined) {
   if (session) localStorage.setItem(SESSION_KEY, JSON.stringify(session))
   else {
@@ -117,6 +130,7 @@ export async function signIn(email: string, password: string): Promise<Session> 
   })
   const { data } = await readEnvelope<TokenData>(response)
   const session = sessionOf(data, data.uid ?? '')
+  endedWithoutSignOut = false
   saveSession(session)
   return session
 }
@@ -151,7 +165,7 @@ async function accessToken(force = false): Promise<string> {
       return latest.accessToken
     }
     if (!latest.refreshToken) {
-      saveSession(undefined)
+      endSession()
       throw new ApiError(401, 'Token has expired')
     }
     const response = await reach(`${API}/tokens/refresh`, {
@@ -160,7 +174,7 @@ async function accessToken(force = false): Promise<string> {
       body: JSON.stringify({ refreshToken: latest.refreshToken }),
     })
     if (response.status === 401) {
-      saveSession(undefined)
+      endSession()
       throw new ApiError(401, 'Token has expired')
     }
     const { data } = await readEnvelope<TokenData>(response)
@@ -213,7 +227,7 @@ async function answer(method: string, path: string, body: unknown): Promise<Resp
   if (response.status === 401) {
     // Renewed elsewhere or revoked: one renewal, then the answer stands.
     response = await send(await accessToken(true))
-    if (response.status === 401) saveSession(undefined)
+    if (response.status === 401) endSession()
   }
   return response
 }

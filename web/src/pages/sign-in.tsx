@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks'
-import { ApiError, signIn } from '../api.ts'
+import { ApiError, sessionEnded, signIn } from '../api.ts'
 import { t } from '../i18n.ts'
 
 export function SignInPage() {
@@ -25,6 +25,11 @@ export function SignInPage() {
       <form class="card" onSubmit={(event) => void submit(event)} aria-labelledby="sign-in-title">
         <img src="./icon.svg" alt="" width="56" height="56" />
         <h1 id="sign-in-title">{t('signIn')}</h1>
+        {sessionEnded() && !error && (
+          <p class="notice" role="status">
+            {t('sessionEnded')}
+          </p>
+        )}
         <label>
           {t('email')}
           <input
