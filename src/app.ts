@@ -292,6 +292,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     app,
     // One tag per name: several modules may share a tag (the users module and the account's credentials).
     [...new Map(modules.map(({ tag, description }) => [tag, { name: tag, description }])).values()],
+    Object.assign({}, ...modules.map((m) => m.webhooks ?? {})) as Record<string, object>,
   )
   metricsPlugin(app, { token: config.metricsToken, public: config.metricsPublic, database })
 

@@ -9,6 +9,8 @@ export interface ApiModule {
   description: string
   /** Schemas with an $id that its routes reference (its resources' items); app.ts registers them once. */
   schemas?: TSchema[]
+  /** What it sends to others' URLs, as OpenAPI 3.1 `webhooks` (name -> path item), listed beside the routes. */
+  webhooks?: Record<string, object>
   routes: (app: App) => Promise<void>
 }
 

@@ -14,8 +14,12 @@ import { isoTimestamp } from '../http/timestamp.ts'
 import { refuseUnknownQueryParameters } from './validation.ts'
 import { VERSION } from '../version.ts'
 
-/** `tags`: one per feature module, in the order the document lists them. */
-export async function registerOpenApi(app: FastifyInstance, tags: { name: string; description: string }[]) {
+/** `tags`: one per feature module, in the order the document lists them; `webhooks`: the messages modules send. */
+export async function registerOpenApi(
+  app: FastifyInstance,
+  tags: { name: string; description: string }[],
+  webhooks: Record<string, object> = {},
+) {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -37,6 +41,7 @@ export async function registerOpenApi(app: FastifyInstance, tags: { name: string
         } as { url: string },
       ],
       tags: [...tags, { name: 'operations', description: 'Operator endpoints' }],
+      webhooks,
       // Every operation needs a bearer token unless it says otherwise (public ones carry `security: []`).
       security: [{ bearer: [] }],
       components: {

@@ -4,6 +4,9 @@ import { createRequire } from 'node:module'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { createTestApp, type TestContext } from '../support/app.ts'
+import { announceEvent } from '../support/events.ts'
+import { createUser } from '../support/fixtures.ts'
+import { webhookPayload } from '../../src/modules/delivery/delivery-worker.ts'
 
 // ajv-formats is CommonJS with a default export that ESM sees wrapped; require() gives the function itself.
 const addFormats = createRequire(import.meta.url)('ajv-formats') as (ajv: Ajv2020) => Ajv2020
@@ -183,6 +186,40 @@ describe('OpenAPI examples', () => {
       }
     }
     assert.deepEqual(failures, [])
+  })
+})
+
+describe('OpenAPI webhooks', () => {
+  it('describes the messages POSTed to a subscription, signed headers included, as the service sends them', async () => {
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json()
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false })
+    addFormats(ajv)
+    ajv.addSchema({ ...doc, $id: 'https://livestock-api.example/openapi.json' })
+    const bodyOf = (name: string) =>
+      ajv.getSchema(
+        `https://livestock-api.example/openapi.json#/webhooks/${name}/post/requestBody/content/application~1json/schema`,
+      )
+    for (const name of ['event', 'test']) {
+      assert.deepEqual(
+        doc.webhooks[name].post.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`),
+        ['header:webhook-id', 'header:webhook-timestamp', 'header:webhook-signature'],
+      )
+    }
+    const user = await createUser(ctx)
+    const row = await announceEvent(ctx, {
+      uid: user.uid,
+      type: 'birth-alarm',
+      mac: 'A4:C1:38:5F:2B:91',
+      value: 0.9,
+      evidence: { probability: 0.9 },
+    })
+    const event = bodyOf('event')!
+    const delivered: unknown = JSON.parse(webhookPayload(row, 'int_reader'))
+    assert.ok(event(delivered), ajv.errorsText(event.errors))
+    assert.ok(!event({ ...(delivered as object), surprise: 1 }), 'the message schema is closed')
+    const test = bodyOf('test')!
+    const sent = { type: 'webhook.test', timestamp: new Date().toISOString(), data: { subscriptionId: 'whs_4kR9zQ2m' } }
+    assert.ok(test(sent), ajv.errorsText(test.errors))
   })
 })
 

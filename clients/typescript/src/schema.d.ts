@@ -2210,7 +2210,48 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    event: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An event
+         * @description One event of a linked account, as the account's feed shows it to this integrator, POSTed to the subscription's URL (docs/delivery.md).
+         */
+        post: operations["webhookEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test message
+         * @description Sent by POST /webhooks/subscriptions/{subscriptionId}/test, signed as events are; not retried.
+         */
+        post: operations["webhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description One problem of a request */
@@ -47497,6 +47538,129 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
+            };
+        };
+    };
+    webhookEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same for every attempt and redelivery of one event to one subscription; deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was signed, Unix seconds; refuse one far from your clock (replays) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> by the subscription secret; two, space-separated, while a rotation overlaps. Any Standard Webhooks library verifies it: new Webhook(secret).verify(body, headers) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event's EventType
+                     * @example birth-alarm
+                     * @enum {string}
+                     */
+                    type: "temperature-yellow" | "temperature-red" | "temperature-normal" | "heat-alarm" | "birth-alarm" | "lameness-alarm" | "litter-unusual-activity" | "litter-offline" | "litter-online" | "tag-silent" | "tag-heard" | "tag-battery-low" | "farrowing-due" | "pregnancy-check-due" | "weaned-not-served";
+                    /**
+                     * Format: date-time
+                     * @description When the service created the event (its createdAt), ISO 8601 UTC; the same in every attempt
+                     * @example 2026-11-26T05:12:00.000Z
+                     */
+                    timestamp: string;
+                    data: {
+                        /**
+                         * @description The account the event belongs to
+                         * @example hillside-farm
+                         */
+                        userId: string;
+                        event: components["schemas"]["AnimalEvent"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled at once */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a timeout or a refused connection: tried again with backoff (5 s up to 12 h) for about three days; `Retry-After` asking for a longer wait is honoured */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same for every attempt and redelivery of one event to one subscription; deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was signed, Unix seconds; refuse one far from your clock (replays) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> by the subscription secret; two, space-separated, while a rotation overlaps. Any Standard Webhooks library verifies it: new Webhook(secret).verify(body, headers) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "webhook.test";
+                    /**
+                     * Format: date-time
+                     * @description When the message was made, ISO 8601 UTC
+                     * @example 2026-11-26T05:12:00.000Z
+                     */
+                    timestamp: string;
+                    data: {
+                        /**
+                         * @description The subscription tested
+                         * @example whs_4kR9zQ2m
+                         */
+                        subscriptionId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled at once */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a timeout or a refused connection: tried again with backoff (5 s up to 12 h) for about three days; `Retry-After` asking for a longer wait is honoured */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

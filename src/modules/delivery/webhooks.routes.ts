@@ -40,6 +40,7 @@ import {
   SubscriptionPath,
   SubscriptionWithSecret,
   TestResult,
+  WEBHOOK_MESSAGES,
 } from './webhooks.schemas.ts'
 
 export const webhooksModule = defineModule({
@@ -47,6 +48,7 @@ export const webhooksModule = defineModule({
   description:
     "Integrators' webhook subscriptions: events of linked accounts POSTed as they happen, signed per Standard Webhooks 1.0",
   schemas: [],
+  webhooks: WEBHOOK_MESSAGES,
   routes: webhookRoutes,
 })
 

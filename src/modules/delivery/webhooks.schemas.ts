@@ -1,5 +1,5 @@
 // The webhook subscription routes' bodies and answers.
-import Type from 'typebox'
+import Type, { type TSchema } from 'typebox'
 import { StringEnum } from '../../http/list-params.ts'
 import { MAX_PATH_SEGMENT } from '../../http/route-policy.ts'
 import { BoundedString, EXAMPLE } from '../../http/schema-types.ts'
@@ -176,3 +176,103 @@ export const RedeliverBody = Type.Object(
   },
   { additionalProperties: false, minProperties: 1 },
 )
+
+const signedHeaders = [
+  {
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
+    description:
+      'The message id: the same for every attempt and redelivery of one event to one subscription; deduplicate on it',
+    schema: Text(64, 'msg_1288_5d41402abc'),
+  },
+  {
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    description: 'When this attempt was signed, Unix seconds; refuse one far from your clock (replays)',
+    schema: Type.String({ pattern: '^[0-9]{1,12}$', maxLength: 12, examples: ['1793491200'] }),
+  },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    description:
+      'v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> by the subscription secret; two, space-separated, ' +
+      'while a rotation overlaps. Any Standard Webhooks library verifies it: new Webhook(secret).verify(body, headers)',
+    schema: Text(200, 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4='),
+  },
+]
+
+const receiverAnswers = {
+  '200': { description: 'Any 2xx: delivered' },
+  '410': { description: 'Gone: the subscription is disabled at once' },
+  default: {
+    description:
+      'Anything else, a timeout or a refused connection: tried again with backoff (5 s up to 12 h) for about three days; ' +
+      '`Retry-After` asking for a longer wait is honoured',
+  },
+}
+
+const message = (operationId: string, summary: string, description: string, body: TSchema) => ({
+  post: {
+    operationId,
+    summary,
+    description,
+    tags: ['webhooks'],
+    security: [],
+    parameters: signedHeaders,
+    requestBody: { required: true, content: { 'application/json': { schema: body } } },
+    responses: receiverAnswers,
+  },
+})
+
+/** What the service POSTs to a subscription's URL (OpenAPI 3.1 `webhooks`): Standard Webhooks 1.0 messages. */
+export const WEBHOOK_MESSAGES = {
+  event: message(
+    'webhookEvent',
+    'An event',
+    "One event of a linked account, as the account's feed shows it to this integrator, POSTed to the subscription's URL " +
+      '(docs/delivery.md).',
+    Type.Object(
+      {
+        type: StringEnum(EVENT_TYPES, { description: "The event's EventType", examples: ['birth-alarm'] }),
+        timestamp: Type.String({
+          format: 'date-time',
+          maxLength: 40,
+          description: 'When the service created the event (its createdAt), ISO 8601 UTC; the same in every attempt',
+          examples: ['2026-11-26T05:12:00.000Z'],
+        }),
+        data: Type.Object(
+          {
+            userId: Uid('The account the event belongs to'),
+            event: Type.Unsafe({ $ref: '#/components/schemas/AnimalEvent' }),
+          },
+          { additionalProperties: false },
+        ),
+      },
+      { additionalProperties: false },
+    ),
+  ),
+  test: message(
+    'webhookTest',
+    'A test message',
+    'Sent by POST /webhooks/subscriptions/{subscriptionId}/test, signed as events are; not retried.',
+    Type.Object(
+      {
+        type: Type.Literal('webhook.test'),
+        timestamp: Type.String({
+          format: 'date-time',
+          maxLength: 40,
+          description: 'When the message was made, ISO 8601 UTC',
+          examples: ['2026-11-26T05:12:00.000Z'],
+        }),
+        data: Type.Object(
+          { subscriptionId: Text(200, 'whs_4kR9zQ2m', { description: 'The subscription tested' }) },
+          { additionalProperties: false },
+        ),
+      },
+      { additionalProperties: false },
+    ),
+  ),
+}
