@@ -30,9 +30,17 @@ export function startEventPublisher(
     protocolVersion: 5,
     clean: true,
     reconnectPeriod: 2000,
+    // A refused account is asked again, as a broker that is down is (mqtt.js otherwise gives up for good).
+    reconnectOnConnackError: true,
     connectTimeout: 10_000,
   })
-  client.on('error', (err) => app.log.warn({ err }, 'MQTT event publisher error'))
+  // One line per kind of failure while it lasts, not one per attempt.
+  let lastError: string | undefined
+  client.on('connect', () => (lastError = undefined))
+  client.on('error', (err) => {
+    if (err.message !== lastError) app.log.warn({ err }, 'MQTT event publisher error')
+    lastError = err.message
+  })
   const unsubscribe = app.events.subscribe((created) => {
     for (const event of created) {
       client.publish(eventsTopic(event.uid), JSON.stringify(eventResource.toApi(event)), { qos: 1 }, (err) => {

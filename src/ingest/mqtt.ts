@@ -200,6 +200,11 @@ export function startMqttIngest(app: App, options: MqttIngestOptions): MqttInges
       ...(options.maximumPacketSize === undefined ? {} : { maximumPacketSize: options.maximumPacketSize }),
     },
     reconnectPeriod: 2000,
+    // A broker that refuses the account (a password file being rewritten, a reload) is asked again, as one that is
+    // down is: mqtt.js otherwise gives up for good after a refused CONNACK.
+    reconnectOnConnackError: true,
+    // Subscribed below on every connection whose session the broker does not have.
+    resubscribe: false,
     connectTimeout: 10_000,
   })
   // mqtt.js hands over the next message only once the handler's callback has run, and sends the PUBACK in it:
@@ -272,17 +277,49 @@ export function startMqttIngest(app: App, options: MqttIngestOptions): MqttInges
     droppedSeen = dropped
   }
 
-  client.on('error', (err) => app.log.warn({ err }, 'MQTT client error'))
-  client.on('reconnect', () => app.log.info('MQTT reconnecting'))
-  const ready = client.subscribeAsync(topicFilters(group), { qos: 1 }).then((grants) => {
-    const refused = grants.filter((g) => g.qos > 2)
-    if (refused.length > 0)
-      throw new Error(`MQTT broker refused the subscriptions ${refused.map((g) => g.topic).join(', ')}`)
-    app.log.info({ topics: grants.map((g) => g.topic) }, 'MQTT ingestion subscribed')
+  const connectedGauge =
+    (app.metrics.getSingleMetric('mqtt_connected') as Gauge | undefined) ??
+    new Gauge({
+      name: 'mqtt_connected',
+      help: 'Whether the MQTT subscriber is connected to the broker and subscribed (1) or not (0)',
+      registers: [app.metrics],
+    })
+  connectedGauge.set(0)
+  // One line per kind of failure while it lasts (a refused account is retried every 2 s), not one per attempt.
+  let lastError: string | undefined
+  client.on('error', (err) => {
+    if (err.message !== lastError) app.log.warn({ err }, 'MQTT client error')
+    lastError = err.message
   })
-  ready.catch((err: unknown) => app.log.error({ err }, 'MQTT subscription failed'))
-  // Where the broker tells it: a broker that does not publish it (or an ACL that hides it) leaves the gauge unset.
-  client.subscribeAsync(BROKER_DROPPED_TOPIC, { qos: 0 }).catch(noop)
+  client.on('reconnect', () => {
+    if (lastError === undefined) app.log.info('MQTT reconnecting')
+  })
+  client.on('close', () => connectedGauge.set(0))
+  let subscribed: () => void = noop
+  const ready = new Promise<void>((resolve) => (subscribed = resolve))
+  let everSubscribed = false
+  client.on('connect', (connack) => {
+    lastError = undefined
+    // A session the broker kept holds the subscriptions; a new one (or none made yet) needs them.
+    if (everSubscribed && connack.sessionPresent) {
+      connectedGauge.set(1)
+      return
+    }
+    client
+      .subscribeAsync(topicFilters(group), { qos: 1 })
+      .then((grants) => {
+        const refused = grants.filter((g) => g.qos > 2)
+        if (refused.length > 0)
+          throw new Error(`MQTT broker refused the subscriptions ${refused.map((g) => g.topic).join(', ')}`)
+        everSubscribed = true
+        connectedGauge.set(1)
+        app.log.info({ topics: grants.map((g) => g.topic) }, 'MQTT ingestion subscribed')
+        subscribed()
+      })
+      .catch((err: unknown) => app.log.error({ err }, 'MQTT subscription failed'))
+    // Where the broker tells it: a broker that does not publish it (or an ACL that hides it) leaves the gauge unset.
+    client.subscribeAsync(BROKER_DROPPED_TOPIC, { qos: 0 }).catch(noop)
+  })
   void warnWhenAnonymousAdmitted(app, options)
 
   return {

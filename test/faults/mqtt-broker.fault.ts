@@ -190,6 +190,53 @@ describe('the shipped broker setup (deploy/mosquitto)', () => {
     assert.match(readFileSync(join(broker.dir, 'acl'), 'utf8'), new RegExp(`user ${farmB.uid}/barn\\ntopic write`))
   })
 
+  it('asks again when the broker refuses its account, and subscribes once the broker admits it', async () => {
+    // An account the broker has not read yet: refused until the reload, as during a botched password-file rewrite.
+    const late = brokerCli(broker.dir, 'service', '--username', 'late-service')
+    const dataDir = mkdtempSync(join(tmpdir(), 'lsapi-faults-mqtt-refused-'))
+    const farm = await seedFarm({ DATA_DIR: dataDir })
+    const service = await startService(
+      serviceEnv({ DATA_DIR: dataDir, MQTT_URL: broker.url, METRICS_PUBLIC: 'on', ...late.env }),
+    )
+    const agent = keepAliveAgent(2)
+    const refused: Running = { service, farms: [farm], macs: [], agent, dataDir }
+    try {
+      await eventually(
+        () => service.output(),
+        (out) => /"msg":"MQTT client error"/.test(out) && /Not authorized/i.test(out),
+        'the refusal',
+        { timeoutMs: 15_000 },
+      )
+      assert.equal(await metric(refused, 'mqtt_connected'), 0)
+      refused.macs.push(await createAnimal(agent, service, farm, await farmHeaders(agent, service, farm)))
+      const gateway = brokerCli(broker.dir, 'add', '--user', farm.uid, '--gateway', 'late')
+      await new Promise((resolve) => setTimeout(resolve, 5000)) // a few refused attempts, logged once
+      assert.equal(service.output().split('"msg":"MQTT client error"').length - 1, 1, 'one line for the refusals')
+      await broker.reload()
+      await eventually(
+        () => service.output(),
+        (out) => out.includes('MQTT ingestion subscribed'),
+        'the subscription after the reload',
+        { timeoutMs: 15_000 },
+      )
+      assert.equal(await metric(refused, 'mqtt_connected'), 1)
+      const publisher = await connected(broker.url, { ...gateway, clientId: 'gateway-late' })
+      await publisher.publishAsync(
+        sensorTopic(farm.uid, refused.macs[0]!, 'sensordata'),
+        steadyReadings(Date.now() - 3_600_000, 5),
+        { qos: 1 },
+      )
+      await publisher.endAsync()
+      await eventually(
+        () => storedCount(refused, 0),
+        (n) => n === 5,
+        'the readings stored',
+      )
+    } finally {
+      await stopService(refused)
+    }
+  })
+
   it('stores all 200 of a farm while another farm gateway flushes a day of backlog (1,440 messages of 20)', async () => {
     assert.ok(running)
     const [farmA, farmB] = running.farms as [Farm, Farm]
