@@ -236,6 +236,15 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
       await page.getByRole('link', { name: farm.id }).waitFor()
       await page.unroute(slowHerd)
       assert.equal(await page.locator('main h2').first().textContent(), 'Herd (1 animals)')
+      // The rows' visually hidden texts (the band in words) are placed within the table's scrolling box: placed on
+      // the page, a herd with wider rows than this one's pushed them past a phone's right edge and widened it.
+      const hiddenOutsideTable = await page.evaluate(
+        () =>
+          [...document.querySelectorAll('.table-wrap .visually-hidden')].filter(
+            (e) => !(e as HTMLElement).offsetParent?.closest('.table-wrap'),
+          ).length,
+      )
+      assert.equal(hiddenOutsideTable, 0)
       await checkPage(page, viewport.name, 'herd')
       await page.getByRole('link', { name: farm.id }).click()
       await page.getByRole('heading', { name: `${farm.id} · ${farm.mac}` }).waitFor()
