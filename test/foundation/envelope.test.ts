@@ -82,6 +82,15 @@ describe('response envelope', () => {
     assert.ok(body.endpoints['POST /api/v1/tokens'].body.integratorUID)
     assert.ok(body.endpoints['POST /api/v1/tokens/refresh'])
     assert.match(body.timestamp, ISO)
+    const tokenRoutes = ctx.app.routeCatalog
+      .filter((r) => !r.hidden && r.method !== 'HEAD' && r.url.startsWith('/api/v1/tokens/'))
+      .map((r) => `${r.method} ${r.url}`)
+    assert.ok(tokenRoutes.includes('GET /api/v1/tokens/usage'))
+    assert.deepEqual(
+      tokenRoutes.filter((route) => !(route in body.endpoints)),
+      [],
+      'every token endpoint is in the directory',
+    )
   })
 })
 

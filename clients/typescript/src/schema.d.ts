@@ -4060,6 +4060,12 @@ export interface operations {
                          *           "Authorization": "Bearer <accessToken>"
                          *         }
                          *       },
+                         *       "GET /api/v1/tokens/usage": {
+                         *         "description": "Integrator tokens: the integrator's requests per endpoint on a UTC day (?date=YYYY-MM-DD, default today), each with its daily quota today.",
+                         *         "headers": {
+                         *           "Authorization": "Bearer <accessToken>"
+                         *         }
+                         *       },
                          *       "POST /api/v1/tokens/login": {
                          *         "description": "Issue a user token for an account.",
                          *         "body": {

@@ -65,6 +65,12 @@ export function tokenDirectory(limits: Limits) {
       description: 'Details of the presented token and the token lifetimes.',
       headers: BEARER,
     },
+    'GET /api/v1/tokens/usage': {
+      description:
+        "Integrator tokens: the integrator's requests per endpoint on a UTC day (?date=YYYY-MM-DD, default today), " +
+        'each with its daily quota today.',
+      headers: BEARER,
+    },
     'POST /api/v1/tokens/login': {
       description: 'Issue a user token for an account.',
       body: { email: 'string, required', password: 'string, required' },
