@@ -364,6 +364,16 @@ export function loadConfig(env: Env = process.env): Config {
     retention: readRetention(read, problems),
     limits,
   }
+  if ((config.mqttUsername === undefined) !== (config.mqttPassword === undefined)) {
+    problems.push(
+      'MQTT_USERNAME and MQTT_PASSWORD go together: set both (`livestock-api broker service` prints them) or neither',
+    )
+  }
+  if (limits.tokenExpiresInMin > limits.tokenExpiresInMax) {
+    problems.push(
+      `TOKEN_EXPIRES_IN_MIN (${limits.tokenExpiresInMin}) must not exceed TOKEN_EXPIRES_IN_MAX (${limits.tokenExpiresInMax})`,
+    )
+  }
   if (config.metricsToken !== undefined && config.metricsPublic) {
     problems.push('METRICS_TOKEN and METRICS_PUBLIC=on contradict each other: set one (docs/operations.md)')
   }
@@ -376,6 +386,8 @@ function readOidc(read: EnvReader, problems: string[]): Config['oidc'] {
   const issuer = read.string('OIDC_ISSUER')
   const jwksUrl = read.url('OIDC_JWKS_URL', ['https:', 'http:'])
   const audience = read.string('OIDC_AUDIENCE')
+  // Read (and checked) whether or not the provider is set, so that a bad value is never silently ignored.
+  const emailVerified = read.oneOf('OIDC_EMAIL_VERIFIED', ['required', 'optional'] as const, 'required')
   const given = [issuer, jwksUrl, audience].filter((v) => v !== undefined).length
   if (given === 0) return undefined
   if (given < 3 || !issuer || !jwksUrl || !audience) {
@@ -386,7 +398,7 @@ function readOidc(read: EnvReader, problems: string[]): Config['oidc'] {
     issuer,
     jwksUrl,
     audience,
-    emailVerified: read.oneOf('OIDC_EMAIL_VERIFIED', ['required', 'optional'] as const, 'required'),
+    emailVerified,
   }
 }
 

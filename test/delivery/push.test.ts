@@ -2,6 +2,9 @@
 // messages:send): the service authorises with a service-account key, sends each event to the phones of the
 // ranks its kind notifies, in the user's language, and drops a token FCM calls UNREGISTERED.
 import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { createTestApp, type TestContext } from '../support/app.ts'
@@ -9,6 +12,7 @@ import { bearer, createUser, userToken } from '../support/fixtures.ts'
 import { eventually } from '../support/eventually.ts'
 import { startFcmStandIn, type FcmStandIn } from '../support/fcm-stand-in.ts'
 import { announceEvent } from '../support/events.ts'
+import { createFcmSender } from '../../src/modules/delivery/fcm.ts'
 
 let ctx: TestContext
 let standIn: FcmStandIn
@@ -125,5 +129,30 @@ describe('push notifications through FCM HTTP v1', () => {
     )
     assert.deepEqual(delivery, { status: 'cancelled', last_error: 'account inactive' })
     assert.ok(!standIn.sent.some((s) => s.message.token === 'left-farm-phone'))
+  })
+})
+
+describe('the FCM service-account key', () => {
+  it('refuses a file that cannot be read or is not a key, naming FCM_SERVICE_ACCOUNT_FILE', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lsapi-fcm-key-'))
+    try {
+      const sender = (file: string) => () => createFcmSender({ serviceAccountFile: file, timeoutMs: 1000 })
+      assert.throws(
+        sender(join(dir, 'missing.json')),
+        /^Error: FCM_SERVICE_ACCOUNT_FILE .*missing\.json cannot be read as a service-account key: ENOENT/,
+      )
+      writeFileSync(join(dir, 'text.json'), 'not json')
+      assert.throws(
+        sender(join(dir, 'text.json')),
+        /FCM_SERVICE_ACCOUNT_FILE .*text\.json cannot be read as a service-account key/,
+      )
+      writeFileSync(join(dir, 'partial.json'), JSON.stringify({ project_id: 'farm' }))
+      assert.throws(
+        sender(join(dir, 'partial.json')),
+        /is not a service-account key: it lacks client_email, private_key$/,
+      )
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

@@ -189,6 +189,21 @@ describe('loadConfig', () => {
     assert.deepEqual(problems('365.5'), ['EVENTS_RETENTION_DAYS must be a whole number, got "365.5"'])
   })
 
+  it('refuses settings that would be ignored or contradict each other, each named', () => {
+    assert.throws(() => loadConfig({ MQTT_PASSWORD: 'pw' }), /MQTT_USERNAME and MQTT_PASSWORD go together/)
+    assert.throws(() => loadConfig({ MQTT_USERNAME: 'livestock-api' }), /MQTT_USERNAME and MQTT_PASSWORD go together/)
+    assert.equal(loadConfig({ MQTT_USERNAME: 'livestock-api', MQTT_PASSWORD: 'pw' }).mqttPassword, 'pw')
+    assert.throws(
+      () => loadConfig({ TOKEN_EXPIRES_IN_MIN: '90000' }),
+      /TOKEN_EXPIRES_IN_MIN \(90000\) must not exceed TOKEN_EXPIRES_IN_MAX \(86400\)/,
+    )
+    // checked even while no provider is configured: a typo surfaces now, not on the day OIDC is switched on
+    assert.throws(
+      () => loadConfig({ OIDC_EMAIL_VERIFIED: 'yes' }),
+      /OIDC_EMAIL_VERIFIED must be one of required, optional/,
+    )
+  })
+
   it('redacts passwords in connection URLs', () => {
     assert.equal(redactUrl('postgres://u:secret@h:5432/db'), 'postgres://u:***@h:5432/db')
   })

@@ -33,12 +33,28 @@ interface ServiceAccountKey {
   token_uri?: string
 }
 
+/** The key, or an error naming the variable and what is wrong with the file: read at start, shown to the operator. */
+function readServiceAccountKey(file: string): ServiceAccountKey {
+  let key: Partial<ServiceAccountKey>
+  try {
+    key = JSON.parse(readFileSync(file, 'utf8')) as Partial<ServiceAccountKey>
+  } catch (err) {
+    throw new Error(
+      `FCM_SERVICE_ACCOUNT_FILE ${file} cannot be read as a service-account key: ${(err as Error).message}`,
+    )
+  }
+  const missing = (['client_email', 'private_key', 'project_id'] as const).filter((f) => typeof key[f] !== 'string')
+  if (missing.length > 0)
+    throw new Error(`FCM_SERVICE_ACCOUNT_FILE ${file} is not a service-account key: it lacks ${missing.join(', ')}`)
+  return key as ServiceAccountKey
+}
+
 export function createFcmSender(options: {
   serviceAccountFile: string
   endpoint?: string | undefined
   timeoutMs: number
 }): PushSender {
-  const key = JSON.parse(readFileSync(options.serviceAccountFile, 'utf8')) as ServiceAccountKey
+  const key = readServiceAccountKey(options.serviceAccountFile)
   const auth = new JWT({
     email: key.client_email,
     key: key.private_key,
