@@ -235,7 +235,7 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
       assert.equal(await page.locator('main h2').first().textContent(), 'Herd')
       await page.getByRole('link', { name: farm.id }).waitFor()
       await page.unroute(slowHerd)
-      assert.equal(await page.locator('main h2').first().textContent(), 'Herd (1 animals)')
+      assert.equal(await page.locator('main h2').first().textContent(), 'Herd (1 animal)')
       // The rows' visually hidden texts (the band in words) are placed within the table's scrolling box: placed on
       // the page, a herd with wider rows than this one's pushed them past a phone's right edge and widened it.
       const hiddenOutsideTable = await page.evaluate(

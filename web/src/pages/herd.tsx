@@ -51,7 +51,9 @@ export function HerdPage() {
 
   // The count once the herd is read: while it loads, "0 animals" read as an empty farm.
   return (
-    <Section title={loaded.data ? `${t('herd')} (${rows.length} ${t('animals')})` : t('herd')}>
+    <Section
+      title={loaded.data ? `${t('herd')} (${rows.length} ${t(rows.length === 1 ? 'animal' : 'animals')})` : t('herd')}
+    >
       <div class="toolbar">
         <input
           type="search"
