@@ -501,8 +501,11 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
     await page.getByRole('button', { name: 'Sign in' }).click()
     await page.getByRole('heading', { name: 'Needs attention' }).waitFor()
     await page.goto(`${base}/app/#/animal/${encodeURIComponent(farm.mac)}`)
+    // Said once, in words, where each section said "Not available on this service yet".
+    await page.getByText('No animal with this tag on this farm.').waitFor()
     await page.waitForLoadState('networkidle')
     assert.equal(await page.getByText(farm.id).count(), 0)
+    assert.equal(await page.getByText('Not available on this service yet.').count(), 0)
     await context.close()
   })
 })

@@ -109,6 +109,20 @@ export function AnimalPage({ mac }: { mac: string }) {
   const band = animal ? bandOf(animal.CurrentTemperature, animal.ReferenceTemperature) : 'none'
   const delta = animal ? deltaOf(animal.CurrentTemperature, animal.ReferenceTemperature) : undefined
 
+  // A tag this farm does not have (mistyped, another farm's, a litter device's): said once, where every section
+  // below said "Not available on this service yet".
+  if (animals.data && animals.data.length === 0) {
+    return (
+      <>
+        <p>
+          <a href="#/herd">← {t('herd')}</a>
+        </p>
+        <Section title={mac}>
+          <p class="muted">{t('noSuchAnimal')}</p>
+        </Section>
+      </>
+    )
+  }
   return (
     <>
       <p>
