@@ -17,6 +17,16 @@ export async function migrateToLatest(db: Kysely<DB>): Promise<MigrationOutcome>
   const result: MigrationResultSet = await migrator.migrateToLatest()
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error')
+    // Kysely's words for a database a newer release migrated ("corrupted migrations") would send an operator who
+    // rolled the code back looking for damage that is not there.
+    const message = result.error instanceof Error ? result.error.message : ''
+    const unknown = /previously executed migration (\S+) is missing/.exec(message)?.[1]
+    if (unknown)
+      throw new Error(
+        `The database has migration ${unknown}, which this release does not have: a newer release migrated it. ` +
+          'Run that release (or a later one), or restore the backup taken before the upgrade (docs/operations.md#upgrades)',
+        { cause: result.error },
+      )
     // None failed: the database could not be reached or locked, which is no migration's fault.
     if (!failed && result.error instanceof Error) throw result.error
     const reason = result.error instanceof Error ? result.error.message : JSON.stringify(result.error)

@@ -12,6 +12,8 @@ import { freePort } from '../faults/support/servers.ts'
 import { runCli } from '../../src/cli.ts'
 import { commands } from '../../src/cli/commands.ts'
 import { loadConfig } from '../../src/config.ts'
+import { openDatabase } from '../../src/db/database.ts'
+import { sql } from 'kysely'
 
 const BIN = join(import.meta.dirname, '../../bin/livestock-api.js')
 const SERVER = join(import.meta.dirname, '../../bin/serve.js')
@@ -372,6 +374,34 @@ describe('service process', () => {
       assert.doesNotMatch(output(), /incoming request|request completed/)
     } finally {
       server.kill('SIGKILL')
+    }
+  })
+
+  it('says a newer release migrated the database, rather than Kysely\'s "corrupted migrations", after a rollback', async () => {
+    const newer = async (change: 'add' | 'remove') => {
+      const database = await openDatabase(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }))
+      try {
+        if (change === 'add')
+          await sql`INSERT INTO kysely_migration (name, timestamp) VALUES ('9999_from_a_newer_release', ${new Date().toISOString()})`.execute(
+            database.db,
+          )
+        else await sql`DELETE FROM kysely_migration WHERE name = '9999_from_a_newer_release'`.execute(database.db)
+      } finally {
+        await database.close()
+      }
+    }
+    assert.equal(cli(['migrate'], { DATA_DIR: dataDir }).code, 0)
+    await newer('add')
+    try {
+      const res = cli(['migrate'], { DATA_DIR: dataDir })
+      assert.equal(res.code, 1)
+      assert.match(
+        res.stderr,
+        /^Error: The database has migration 9999_from_a_newer_release, which this release does not have: a newer release migrated it\. Run that release/,
+      )
+      assert.doesNotMatch(res.stderr, /corrupted/)
+    } finally {
+      await newer('remove')
     }
   })
 
