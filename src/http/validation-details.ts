@@ -61,6 +61,9 @@ function describeIssue(issue: AjvIssue, part: string): FieldProblem {
     message = `must be ${Array.isArray(allowed) ? `one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}` : JSON.stringify(allowed)}`
   } else if (issue.keyword === 'pattern' && typeof issue.params.pattern === 'string') {
     message = PATTERN_WORDS.get(issue.params.pattern) ?? message
+  } else if (issue.keyword === 'type' && part === 'body' && path === '' && issue.params.type === 'object') {
+    // Most often no body at all: a POST sent bare, to a route whose fields are all optional.
+    message = 'the body must be a JSON object ({} when every field is optional), sent as application/json'
   } else if (issue.keyword === 'format' && typeof issue.params.format === 'string') {
     message = FORMAT_WORDS.get(issue.params.format) ?? message
   }

@@ -31,6 +31,25 @@ async function detailOf(method: 'GET' | 'POST', url: string, payload?: object) {
   return details[0]
 }
 
+describe('a request without its body', () => {
+  it('is told to send a JSON object, where it was told "(root) must be object"', async () => {
+    for (const payload of [undefined, '[]']) {
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/v1/tokens',
+        ...(payload ? { payload, headers: { 'content-type': 'application/json' } } : {}),
+      })
+      assert.equal(res.statusCode, 400, res.body)
+      assert.deepEqual(res.json().details, [
+        {
+          field: '(root)',
+          message: 'the body must be a JSON object ({} when every field is optional), sent as application/json',
+        },
+      ])
+    }
+  })
+})
+
 describe('a value of the wrong shape', () => {
   it('is told the shape expected in words, not the regular expression that checks it', async () => {
     const dateTime = 'YYYY-MM-DDTHH:mm[:ss[.sss]][Z|±HH:mm]'
