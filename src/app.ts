@@ -294,7 +294,12 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     [...new Map(modules.map(({ tag, description }) => [tag, { name: tag, description }])).values()],
     Object.assign({}, ...modules.map((m) => m.webhooks ?? {})) as Record<string, object>,
   )
-  metricsPlugin(app, { token: config.metricsToken, public: config.metricsPublic, database })
+  metricsPlugin(app, {
+    token: config.metricsToken,
+    public: config.metricsPublic,
+    database,
+    workerIndex: config.workerIndex,
+  })
 
   await app.register(
     async (api: App) => {

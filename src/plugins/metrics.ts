@@ -19,9 +19,12 @@ declare module 'fastify' {
 
 export function metricsPlugin(
   app: FastifyInstance,
-  options: { token: string | undefined; public: boolean; database: Database },
+  options: { token: string | undefined; public: boolean; database: Database; workerIndex: number | undefined },
 ) {
   const registry = new Registry()
+  // The workers of `serve --workers N` share one port, so a scrape reaches any one of them: each labels its series,
+  // so that one worker's counters never read as a reset of another's.
+  if (options.workerIndex !== undefined) registry.setDefaultLabels({ worker: String(options.workerIndex) })
   collectDefaultMetrics({ register: registry })
   // Request count and latency: plain numbers per request, Prometheus series when scraped (request-metrics.ts).
   const requestMetrics = new RequestMetrics()

@@ -102,6 +102,23 @@ describe('GET /metrics', () => {
     }
   })
 
+  it('labels every series with its worker under serve --workers N, whose scrapes reach any one worker', async () => {
+    const ctx = await createTestApp({ env: { METRICS_PUBLIC: 'on', LIVESTOCK_WORKER_INDEX: '2' }, store })
+    try {
+      await ctx.app.inject({ method: 'GET', url: '/api/v1/health' })
+      const body = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body
+      assert.match(body, /^http_requests_total\{[^}]*route="\/api\/v1\/health"[^}]*worker="2"[^}]*\} 1$/m)
+      assert.match(body, /^process_resident_memory_bytes\{worker="2"\} \d+$/m)
+      const series = body.split('\n').filter((l) => l !== '' && !l.startsWith('#'))
+      assert.deepEqual(
+        series.filter((l) => !l.includes('worker="2"')),
+        [],
+      )
+    } finally {
+      await ctx.close()
+    }
+  })
+
   it('refuses METRICS_TOKEN and METRICS_PUBLIC=on together', async () => {
     await assert.rejects(
       createTestApp({ env: { METRICS_TOKEN: 'scrape-me-please', METRICS_PUBLIC: 'on' }, store }),
