@@ -1,31 +1,9 @@
 // Ajv's validation errors as the `details` of a 400: one entry per field, with the field as a caller
 // writes it (readings[3].c, query:limit, params:animalId) and a message a person can act on.
-import { MAC_PATTERN } from '../modules/animals/animals.rules.ts'
-import { ISO_8601_PATTERN, ISO_DATE_TIME_PATTERN } from '../modules/predictions/predictions.rules.ts'
-import { ISO_8601_PATTERN as RECORD_ISO_8601_PATTERN } from '../modules/records/records.rules.ts'
-import { LANGUAGE_PATTERN, PHONE_PATTERN, UID_PATTERN } from '../modules/users/users.rules.ts'
 import type { FieldProblem } from './errors.ts'
+import { patternInWords } from './input-patterns.ts'
 
 const MAX_DETAILS = 50
-
-const DATE_TIME = 'YYYY-MM-DDTHH:mm[:ss[.sss]][Z|±HH:mm]'
-const ISO_8601_WORDS = `must be an ISO 8601 date, YYYY-MM-DD, or date-time, ${DATE_TIME}`
-
-/** The input patterns in words: a caller is told the shape expected, not a regular expression to decode. */
-const PATTERN_WORDS: ReadonlyMap<string, string> = new Map([
-  ['^\\d{4}-\\d{2}-\\d{2}$', 'must be a date, YYYY-MM-DD'],
-  [ISO_8601_PATTERN, ISO_8601_WORDS],
-  [RECORD_ISO_8601_PATTERN, ISO_8601_WORDS],
-  [ISO_DATE_TIME_PATTERN, `must be an ISO 8601 date-time, ${DATE_TIME}`],
-  [MAC_PATTERN, 'must be a MAC address, AA:BB:CC:DD:EE:FF (either case)'],
-  ['^[0-9]{1,16}$', 'must be an ID: 1-16 decimal digits'],
-  [UID_PATTERN, 'must be 1-128 characters of A-Z, a-z, 0-9 and _ . : @ -'],
-  ['^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$', 'must be a time of day, HH:mm or HH:mm:ss'],
-  ['^([01][0-9]|2[0-3]):[0-5][0-9]$', 'must be a time of day, HH:mm'],
-  [PHONE_PATTERN, 'must be a phone number in international form, + and 7-15 digits'],
-  [LANGUAGE_PATTERN, 'must be a language tag such as de or de-AT'],
-  ['\\S', 'must not be blank'],
-])
 
 /** The string formats in words, as the patterns. */
 const FORMAT_WORDS: ReadonlyMap<string, string> = new Map([
@@ -60,7 +38,7 @@ function describeIssue(issue: AjvIssue, part: string): FieldProblem {
     const allowed = issue.params.allowedValues ?? issue.params.allowedValue
     message = `must be ${Array.isArray(allowed) ? `one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}` : JSON.stringify(allowed)}`
   } else if (issue.keyword === 'pattern' && typeof issue.params.pattern === 'string') {
-    message = PATTERN_WORDS.get(issue.params.pattern) ?? message
+    message = patternInWords(issue.params.pattern) ?? message
   } else if (issue.keyword === 'type' && part === 'body' && path === '' && issue.params.type === 'object') {
     // Most often no body at all: a POST sent bare, to a route whose fields are all optional.
     message = 'the body must be a JSON object ({} when every field is optional), sent as application/json'

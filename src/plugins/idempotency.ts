@@ -13,6 +13,7 @@ import Type from 'typebox'
 import { callerKey } from '../auth/caller.ts'
 import { claimKey, completeKey, findKey, releaseKey, type KeyScope } from '../db/idempotency-keys.ts'
 import { ApiError } from '../http/errors.ts'
+import { describedPattern } from '../http/input-patterns.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -27,7 +28,7 @@ const HEADER = 'idempotency-key'
 export const IdempotencyKeyHeader = Type.String({
   minLength: 1,
   maxLength: 255,
-  pattern: '^[\\x21-\\x7E]+$',
+  pattern: describedPattern('^[\\x21-\\x7E]+$', 'must be printable ASCII without spaces'),
   description:
     "A key of the client's choosing (a UUID, say; printable ASCII, at most 255 characters). Retrying a create " +
     'with the same key and the same body within 24 hours answers the first response again instead of creating twice.',

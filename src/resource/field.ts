@@ -3,6 +3,7 @@
 // derives its schemas, list parameters, column map and row mappers from these (resource.ts).
 import Type, { type TSchema } from 'typebox'
 import { EXAMPLE, integerFormat } from '../http/schema-types.ts'
+import { ID_PATTERN } from '../http/input-patterns.ts'
 
 /** How a filter value is parsed from the query string (list-params.ts). */
 export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'json'
@@ -170,7 +171,7 @@ export const field = {
   ) =>
     make(
       'integer',
-      (extra) => Type.String({ pattern: '^[0-9]{1,16}$', maxLength: 16, ...extra }),
+      (extra) => Type.String({ pattern: ID_PATTERN, maxLength: 16, ...extra }),
       { column: 'id', readOnly: true, description, example, toApi: (v) => String(v) },
       undefined,
     ),

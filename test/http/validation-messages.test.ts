@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createUser, userToken } from '../support/fixtures.ts'
+import { patternInWords } from '../../src/http/input-patterns.ts'
 
 let ctx: TestContext
 let base: string
@@ -89,5 +90,40 @@ describe('a value of the wrong shape', () => {
       field: 'query:from',
       message: 'must be an ISO 8601 date-time with seconds and an offset, YYYY-MM-DDTHH:mm:ss[.sss] and Z or ±HH:mm',
     })
+  })
+})
+
+describe('every pattern of a request in the OpenAPI document', () => {
+  it('has its words, so that no caller is told a regular expression', async () => {
+    const document = (await ctx.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json()
+    const patterns = new Set<string>()
+    const seen = new Set<unknown>()
+    const walk = (node: unknown): void => {
+      if (node === null || typeof node !== 'object' || seen.has(node)) return
+      seen.add(node)
+      if (Array.isArray(node)) return node.forEach(walk)
+      const ref = (node as { $ref?: unknown }).$ref
+      if (typeof ref === 'string')
+        walk(
+          ref
+            .split('/')
+            .slice(1)
+            .reduce((at: any, key) => at?.[key], document),
+        )
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'pattern' && typeof value === 'string') patterns.add(value)
+        else walk(value)
+      }
+    }
+    for (const operations of Object.values<Record<string, any>>(document.paths))
+      for (const operation of Object.values<any>(operations)) {
+        walk(operation.parameters)
+        walk(operation.requestBody)
+      }
+    assert.ok(patterns.size > 5, `${patterns.size} patterns`)
+    assert.deepEqual(
+      [...patterns].filter((pattern) => patternInWords(pattern) === undefined),
+      [],
+    )
   })
 })

@@ -11,6 +11,7 @@ import { BoundedString, Count, DateTime, EXAMPLE, Integer } from '../../http/sch
 import { tierLabel, utcDayWindow } from '../../auth/limits.rules.ts'
 import { IntegratorUid } from '../integrators/integrators.schemas.ts'
 import { integratorUsage, listAccountAccessLog, type AccessLogRow } from './access-log.repository.ts'
+import { describedPattern } from '../../http/input-patterns.ts'
 
 const DAY_MS = 86_400_000
 
@@ -18,7 +19,12 @@ const DAY_MS = 86_400_000
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
 const ENDPOINT_EXAMPLE = '/api/v1/users/:userId/animals'
 const Endpoint = (description: string) =>
-  Type.String({ pattern: '^/', maxLength: 200, description, examples: [ENDPOINT_EXAMPLE] })
+  Type.String({
+    pattern: describedPattern('^/', 'must be a path, starting with /'),
+    maxLength: 200,
+    description,
+    examples: [ENDPOINT_EXAMPLE],
+  })
 const Method = Type.Unsafe<string>({
   type: 'string',
   enum: [...METHODS],

@@ -5,6 +5,7 @@ import { MAX_PATH_SEGMENT } from '../../http/route-policy.ts'
 import { BoundedString, EXAMPLE } from '../../http/schema-types.ts'
 import { UID_PATTERN } from '../users/users.rules.ts'
 import { EVENT_TYPES } from '../events/event-kinds.ts'
+import { ID_PATTERN } from '../../http/input-patterns.ts'
 
 const Int = (
   example: number,
@@ -169,7 +170,7 @@ export const RedeliverBody = Type.Object(
   {
     userId: Type.Optional(Uid('Only this account (required with eventId)')),
     eventId: Type.Optional(
-      Type.String({ pattern: '^[0-9]{1,16}$', maxLength: 16, description: 'One event of userId', examples: ['1288'] }),
+      Type.String({ pattern: ID_PATTERN, maxLength: 16, description: 'One event of userId', examples: ['1288'] }),
     ),
     since: Type.Optional(Int(MS_EXAMPLE, { description: 'Events created at or after, ms since epoch' })),
     until: Type.Optional(Int(MS_EXAMPLE, { description: 'Events created at or before, ms since epoch' })),

@@ -3,6 +3,7 @@ import Type, { type TProperties } from 'typebox'
 import { BoundedString, EpochMs, EXAMPLE, Integer } from '../../http/schema-types.ts'
 import { DEFAULT_THRESHOLDS } from './alert-rules.rules.ts'
 import { EVENT_KINDS, EVENT_TYPES } from './event-kinds.ts'
+import { describedPattern } from '../../http/input-patterns.ts'
 
 const RankList = Type.Array(Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3)]), {
   maxItems: 3,
@@ -96,7 +97,7 @@ const thresholdProperties = {
 /** A local wall-clock time, HH:mm. */
 function LocalTime(description: string, example: string) {
   return Type.String({
-    pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
+    pattern: describedPattern('^([01][0-9]|2[0-3]):[0-5][0-9]$', 'must be a time of day, HH:mm'),
     maxLength: 5,
     description,
     examples: [example],

@@ -10,6 +10,7 @@ import { defineResource } from '../../resource/resource.ts'
 import { MAC_PATTERN, normalizeMac } from '../animals/animals.rules.ts'
 import { AnimalMacPath, MacString, UserPath } from '../animals/animals.resource.ts'
 import { ALL_CLEAR_TYPES, EVENT_KINDS, EVENT_TYPES } from './event-kinds.ts'
+import { ID_PATTERN } from '../../http/input-patterns.ts'
 
 export const SEVERITIES = ['info', 'warning', 'critical'] as const
 export const STATUSES = ['open', 'acknowledged', 'resolved'] as const
@@ -132,7 +133,7 @@ export const EventPath = Type.Object({ userId: UserPath.properties.userId, event
 export { AnimalMacPath, UserPath }
 
 const Cursor = Type.String({
-  pattern: '^[0-9]{1,16}$',
+  pattern: ID_PATTERN,
   maxLength: 16,
   description:
     'Sync cursor: the newest event ID already seen. Returns the events created after it, oldest first (sortBy and sortOrder do not apply, ' +

@@ -38,6 +38,7 @@ import {
   UserPath,
   events,
 } from './events.resource.ts'
+import { ID_PATTERN } from '../../http/input-patterns.ts'
 
 export const eventsModule = defineModule({
   tag: 'events',
@@ -182,7 +183,7 @@ async function eventRoutes(app: App) {
         headers: Type.Object({
           'last-event-id': Type.Optional(
             Type.String({
-              pattern: '^[0-9]{1,16}$',
+              pattern: ID_PATTERN,
               maxLength: 16,
               description: 'The last event ID received',
               examples: ['1287'],

@@ -22,6 +22,7 @@ import {
 import { farmCycleSettings, femalesWithEvents, kpiBound, stateBound, type Female } from '../cycle/cycle.repository.ts'
 import { Cycle, DueLists, Kpis, type DueAnimalBody } from './herd.schemas.ts'
 import { KPI, herdKpis } from './kpi.rules.ts'
+import { DATE_PATTERN } from '../../http/input-patterns.ts'
 
 /** The longest KPI period: ten years. */
 export const KPI_PERIOD_MAX_DAYS = 3660
@@ -29,7 +30,7 @@ export const KPI_PERIOD_MAX_DAYS = 3660
 const DateQuery = (description: string, example: string) =>
   Type.Optional(
     Type.String({
-      pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+      pattern: DATE_PATTERN,
       maxLength: 10,
       description: `${description}, YYYY-MM-DD`,
       examples: [example],

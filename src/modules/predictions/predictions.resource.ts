@@ -11,6 +11,7 @@ import { MAC_PATTERN } from '../animals/animals.rules.ts'
 import { UID_PATTERN } from '../users/users.rules.ts'
 import { alarmLevel } from './calibration.rules.ts'
 import { CLASSIFICATION_TYPES, ISO_8601_PATTERN, ISO_DATE_TIME_PATTERN } from './predictions.rules.ts'
+import { ID_PATTERN } from '../../http/input-patterns.ts'
 
 /** Most results one prediction holds: a week of hourly probabilities, with room to spare. */
 export const RESULTS_MAX = 500
@@ -21,7 +22,7 @@ const DateTime = (description: string) =>
   Type.String({ pattern: ISO_DATE_TIME_PATTERN, maxLength: 40, description, examples: ['2026-11-02T06:00:00.000Z'] })
 
 const AnimalId = (description: string) =>
-  Type.String({ pattern: '^[0-9]{1,16}$', maxLength: 16, description, examples: [String(EXAMPLE.ms)] })
+  Type.String({ pattern: ID_PATTERN, maxLength: 16, description, examples: [String(EXAMPLE.ms)] })
 
 export const PredictionAnimal = (extra: Record<string, unknown> = {}) =>
   Type.Object(

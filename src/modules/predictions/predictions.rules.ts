@@ -1,6 +1,7 @@
 // Pure rules of the prediction endpoints: the classification types, ISO 8601 instants of the query
 // parameters and of posted predictions, and the probability a prediction is filtered by.
 import { FUTURE_SKEW_MS, T_MAX, T_MIN } from '../readings/readings.rules.ts'
+import { DATE_TIME_SHAPE, describedPattern, ISO_8601_WORDS } from '../../http/input-patterns.ts'
 
 export const CLASSIFICATION_TYPES = ['heat', 'birth', 'lameness'] as const
 export type ClassificationType = (typeof CLASSIFICATION_TYPES)[number]
@@ -11,9 +12,12 @@ const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})?$/
 
 /** startDate/endDate: a date, or a date and time (without an offset it is UTC). */
-export const ISO_8601_PATTERN = ISO_8601.source
+export const ISO_8601_PATTERN = describedPattern(ISO_8601.source, ISO_8601_WORDS)
 /** A prediction's timestamps: a date and time (without an offset it is UTC). */
-export const ISO_DATE_TIME_PATTERN = ISO_DATE_TIME.source
+export const ISO_DATE_TIME_PATTERN = describedPattern(
+  ISO_DATE_TIME.source,
+  `must be an ISO 8601 date-time, ${DATE_TIME_SHAPE}`,
+)
 
 /**
  * The instant an ISO 8601 value names, in ms; undefined for a date or time that does not exist

@@ -5,6 +5,7 @@ import { EXAMPLE } from '../../http/schema-types.ts'
 import { field, type FieldOptions, type StringOptions } from '../../resource/field.ts'
 import { MAC_PATTERN, normalizeMac } from '../animals/animals.rules.ts'
 import { UID_PATTERN } from '../users/users.rules.ts'
+import { describedPattern } from '../../http/input-patterns.ts'
 
 /** Upper bound of counts and amounts: far above any herd, low enough to keep sums exact. */
 const COUNT_MAX = 1_000_000
@@ -53,7 +54,10 @@ export const date = (description: string, options: StringOptions = {}) =>
 /** A time of day, HH:mm or HH:mm:ss. */
 export const time = (description: string, options: StringOptions = {}) =>
   field.string({
-    pattern: '^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$',
+    pattern: describedPattern(
+      '^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$',
+      'must be a time of day, HH:mm or HH:mm:ss',
+    ),
     maxLength: 8,
     description: `${description}, HH:mm or HH:mm:ss`,
     example: '06:40',

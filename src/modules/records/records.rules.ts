@@ -1,9 +1,10 @@
 // Pure rules of the record endpoints.
+import { describedPattern, ISO_8601_WORDS } from '../../http/input-patterns.ts'
 
 const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(T(\d{2}):(\d{2})(:(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/
 
 /** ISO 8601 dates as the range and statistics parameters accept them: a date, or a date and time. */
-export const ISO_8601_PATTERN = ISO_8601.source
+export const ISO_8601_PATTERN = describedPattern(ISO_8601.source, ISO_8601_WORDS)
 
 /**
  * The UTC calendar day of an ISO 8601 date or date-time, YYYY-MM-DD; undefined for a day that does not

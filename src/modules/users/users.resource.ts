@@ -9,6 +9,7 @@ import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts'
 import type { Selectable } from 'kysely'
 import type { UserPushTokensTable, UsersTable } from '../../db/schema.ts'
 import { INTEGRATION_FLAG, LANGUAGE_PATTERN, MAX_INTEGRATION_FLAGS, PHONE_PATTERN, UID_PATTERN } from './users.rules.ts'
+import { describedPattern } from '../../http/input-patterns.ts'
 
 const PUSH_TOKEN_EXAMPLE = 'dQw4w9WgXcQ:APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx1VQZ3Sv4g7Jb8Xk2mN5pR9tL0wE3yU6iO'
 const Rank = Integer({ minimum: 1, maximum: 3, description: '1=Admin, 2=Manager, 3=Worker', examples: [3] })
@@ -60,7 +61,7 @@ export const users = defineResource({
     }),
     Name: field.string({
       required: true,
-      pattern: '\\S',
+      pattern: describedPattern('\\S', 'must not be blank'),
       description: 'Display name: 1-200 characters, not only blanks',
       example: 'Hillside Pig Farm',
     }),

@@ -1,4 +1,5 @@
 // Pure rules about users, shared by the API and the CLI.
+import { describedPattern } from '../../http/input-patterns.ts'
 
 // The same shape ajv-formats calls "email" (RFC 5321 local part and domain, no quoted strings).
 const EMAIL =
@@ -9,17 +10,26 @@ export function isEmail(value: string): boolean {
 }
 
 /** Uids are path segments: printable, no slashes or spaces. */
-export const UID_PATTERN = '^[A-Za-z0-9_.:@-]{1,128}$'
+export const UID_PATTERN = describedPattern(
+  '^[A-Za-z0-9_.:@-]{1,128}$',
+  'must be 1-128 characters of A-Z, a-z, 0-9 and _ . : @ -',
+)
 
 export function isUid(value: string): boolean {
   return new RegExp(UID_PATTERN).test(value)
 }
 
 /** E.164: a plus sign, then 7 to 15 digits with no separators (what SMS and push providers expect). */
-export const PHONE_PATTERN = '^\\+[1-9][0-9]{6,14}$'
+export const PHONE_PATTERN = describedPattern(
+  '^\\+[1-9][0-9]{6,14}$',
+  'must be a phone number in international form, + and 7-15 digits',
+)
 
 /** A BCP 47 language tag such as en, de-AT or zh-Hant-TW. */
-export const LANGUAGE_PATTERN = '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$'
+export const LANGUAGE_PATTERN = describedPattern(
+  '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$',
+  'must be a language tag such as de or de-AT',
+)
 
 /** `<Vendor>Integration` flags: any boolean field named like AcmeIntegration. */
 export const INTEGRATION_FLAG = '^[A-Z][A-Za-z0-9]*Integration$'
