@@ -353,6 +353,11 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
             [await figure('Females'), await figure('Return rate'), await figure('Non productive days')],
             ['1', '0 %', '0 days'],
           )
+          // The published benchmark beside a figure, as the API gives it.
+          assert.equal(
+            await figures.getByRole('row', { name: 'Non productive days' }).getByRole('cell').last().textContent(),
+            '31-36 days',
+          )
           await figures.locator('.u-legend').getByText('Return rate').waitFor()
           assert.equal(await figures.locator('.u-legend').getByText('Females').count(), 0)
           // Per class (heat, farrowing, lameness) as the accuracy route counts the last 90 days: the farrowing

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto'
 import { femalesWithEvents, type Female } from '../../src/modules/cycle/cycle.repository.ts'
 import { CYCLE, cycleState, dateOf, type Day } from '../../src/modules/cycle/cycle.rules.ts'
 import { dueListsOf } from '../../src/modules/herd/herd.routes.ts'
-import { herdKpis } from '../../src/modules/herd/kpi.rules.ts'
+import { herdKpis, withBenchmarks } from '../../src/modules/herd/kpi.rules.ts'
 import { prng } from '../../src/simulation/random.ts'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createUser, userToken } from '../support/fixtures.ts'
@@ -77,7 +77,7 @@ describe('bounded reads on farms with ten years of records', () => {
         for (const group of [undefined, 'Sows B']) {
           const query = `from=${dateOf(from)}&to=${dateOf(to)}${group ? `&group=${encodeURIComponent(group)}` : ''}`
           const got = (await call(farm, `/kpis?${query}`)).data
-          const want = herdKpis(ofGroup(farm.full, group), { from, to })
+          const want = withBenchmarks(herdKpis(ofGroup(farm.full, group), { from, to }))
           assert.deepEqual(
             { ...got, from: undefined, to: undefined, group: undefined },
             {

@@ -198,7 +198,18 @@ describe('kpis', () => {
     assert.equal(res.statusCode, 200, res.body)
     const { from, to, group, ...kpis } = res.json().data
     assert.deepEqual([from, to, group], [PERIOD.from, PERIOD.to, null])
-    assert.deepEqual(kpis, FIXTURE_KPIS)
+    // Each KPI carries its published benchmark beside it.
+    assert.deepEqual(kpis.farrowingRate.benchmark, { text: '83-88 %', low: 83, high: 88 })
+    assert.deepEqual(kpis.returnRate.benchmark, { text: 'below 10-12 %, most of them regular', low: null, high: 12 })
+    const withoutBenchmarks = Object.fromEntries(
+      Object.entries(kpis).map(([name, kpi]) => {
+        if (typeof kpi !== 'object' || kpi === null) return [name, kpi]
+        const { benchmark, ...figures } = kpi as { benchmark: unknown }
+        assert.ok(benchmark, `${name} has its benchmark`)
+        return [name, figures]
+      }),
+    )
+    assert.deepEqual(withoutBenchmarks, FIXTURE_KPIS)
   })
 
   it('counts one group alone, and the 365 days to today by default', async () => {

@@ -38133,6 +38133,24 @@ export interface operations {
                                  * @example 2026-09-02
                                  */
                                 servedTo: string;
+                                /** @description The published benchmark: typical herds, for orientation (docs/herd-performance.md) */
+                                benchmark: {
+                                    /**
+                                     * @description The benchmark in words
+                                     * @example 83-88 %
+                                     */
+                                    text: string;
+                                    /**
+                                     * @description The range's low end, in the KPI's unit; null where the benchmark has none
+                                     * @example 83
+                                     */
+                                    low: number | null;
+                                    /**
+                                     * @description The range's high end, in the KPI's unit; null where the benchmark has none
+                                     * @example 88
+                                     */
+                                    high: number | null;
+                                };
                             };
                             /**
                              * LittersPerMatedFemaleYear
@@ -38147,6 +38165,24 @@ export interface operations {
                                  * @example 913
                                  */
                                 litters: number;
+                                /** @description The published benchmark: typical herds, for orientation (docs/herd-performance.md) */
+                                benchmark: {
+                                    /**
+                                     * @description The benchmark in words
+                                     * @example 2.3-2.5
+                                     */
+                                    text: string;
+                                    /**
+                                     * @description The range's low end, in the KPI's unit; null where the benchmark has none
+                                     * @example 2.3
+                                     */
+                                    low: number | null;
+                                    /**
+                                     * @description The range's high end, in the KPI's unit; null where the benchmark has none
+                                     * @example 2.5
+                                     */
+                                    high: number | null;
+                                };
                             };
                             /**
                              * PigsWeanedPerMatedFemaleYear
@@ -38161,6 +38197,24 @@ export interface operations {
                                  * @example 10900
                                  */
                                 weaned: number;
+                                /** @description The published benchmark: typical herds, for orientation (docs/herd-performance.md) */
+                                benchmark: {
+                                    /**
+                                     * @description The benchmark in words
+                                     * @example 26-30 (the best Danish herds above 33)
+                                     */
+                                    text: string;
+                                    /**
+                                     * @description The range's low end, in the KPI's unit; null where the benchmark has none
+                                     * @example 26
+                                     */
+                                    low: number | null;
+                                    /**
+                                     * @description The range's high end, in the KPI's unit; null where the benchmark has none
+                                     * @example 30
+                                     */
+                                    high: number | null;
+                                };
                             };
                             /**
                              * NonProductiveDays
@@ -38175,6 +38229,24 @@ export interface operations {
                                  * @example 13087
                                  */
                                 days: number;
+                                /** @description The published benchmark: typical herds, for orientation (docs/herd-performance.md) */
+                                benchmark: {
+                                    /**
+                                     * @description The benchmark in words
+                                     * @example 31-36 days
+                                     */
+                                    text: string;
+                                    /**
+                                     * @description The range's low end, in the KPI's unit; null where the benchmark has none
+                                     * @example 31
+                                     */
+                                    low: number | null;
+                                    /**
+                                     * @description The range's high end, in the KPI's unit; null where the benchmark has none
+                                     * @example 36
+                                     */
+                                    high: number | null;
+                                };
                             };
                             /**
                              * WeanToServiceInterval
@@ -38195,6 +38267,24 @@ export interface operations {
                                  * @example 5368
                                  */
                                 days: number;
+                                /** @description The published benchmark: typical herds, for orientation (docs/herd-performance.md) */
+                                benchmark: {
+                                    /**
+                                     * @description The benchmark in words
+                                     * @example 5.6-7 days
+                                     */
+                                    text: string;
+                                    /**
+                                     * @description The range's low end, in the KPI's unit; null where the benchmark has none
+                                     * @example 5.6
+                                     */
+                                    low: number | null;
+                                    /**
+                                     * @description The range's high end, in the KPI's unit; null where the benchmark has none
+                                     * @example 7
+                                     */
+                                    high: number | null;
+                                };
                             };
                             /**
                              * ReturnRate
@@ -38231,6 +38321,24 @@ export interface operations {
                                  * @example 26
                                  */
                                 irregularReturns: number;
+                                /** @description The published benchmark: typical herds, for orientation (docs/herd-performance.md) */
+                                benchmark: {
+                                    /**
+                                     * @description The benchmark in words
+                                     * @example below 10-12 %, most of them regular
+                                     */
+                                    text: string;
+                                    /**
+                                     * @description The range's low end, in the KPI's unit; null where the benchmark has none
+                                     * @example null
+                                     */
+                                    low: number | null;
+                                    /**
+                                     * @description The range's high end, in the KPI's unit; null where the benchmark has none
+                                     * @example 12
+                                     */
+                                    high: number | null;
+                                };
                             };
                             /**
                              * BornAlivePerLitter
@@ -38251,6 +38359,24 @@ export interface operations {
                                  * @example 913
                                  */
                                 litters: number;
+                                /** @description The published benchmark: typical herds, for orientation (docs/herd-performance.md) */
+                                benchmark: {
+                                    /**
+                                     * @description The benchmark in words
+                                     * @example 13-15
+                                     */
+                                    text: string;
+                                    /**
+                                     * @description The range's low end, in the KPI's unit; null where the benchmark has none
+                                     * @example 13
+                                     */
+                                    low: number | null;
+                                    /**
+                                     * @description The range's high end, in the KPI's unit; null where the benchmark has none
+                                     * @example 15
+                                     */
+                                    high: number | null;
+                                };
                             };
                             /**
                              * StillbornPerLitter
@@ -38271,6 +38397,24 @@ export interface operations {
                                  * @example 913
                                  */
                                 litters: number;
+                                /** @description The published benchmark: typical herds, for orientation (docs/herd-performance.md) */
+                                benchmark: {
+                                    /**
+                                     * @description The benchmark in words
+                                     * @example about 1 (below 7 % of the total born)
+                                     */
+                                    text: string;
+                                    /**
+                                     * @description The range's low end, in the KPI's unit; null where the benchmark has none
+                                     * @example null
+                                     */
+                                    low: number | null;
+                                    /**
+                                     * @description The range's high end, in the KPI's unit; null where the benchmark has none
+                                     * @example null
+                                     */
+                                    high: number | null;
+                                };
                             };
                             /**
                              * PreWeaningMortality
@@ -38297,6 +38441,24 @@ export interface operations {
                                  * @example 905
                                  */
                                 litters: number;
+                                /** @description The published benchmark: typical herds, for orientation (docs/herd-performance.md) */
+                                benchmark: {
+                                    /**
+                                     * @description The benchmark in words
+                                     * @example 10-15 %
+                                     */
+                                    text: string;
+                                    /**
+                                     * @description The range's low end, in the KPI's unit; null where the benchmark has none
+                                     * @example 10
+                                     */
+                                    low: number | null;
+                                    /**
+                                     * @description The range's high end, in the KPI's unit; null where the benchmark has none
+                                     * @example 15
+                                     */
+                                    high: number | null;
+                                };
                             };
                         };
                         /**

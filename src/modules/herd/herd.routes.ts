@@ -21,7 +21,7 @@ import {
 } from '../cycle/cycle.rules.ts'
 import { farmCycleSettings, femalesWithEvents, kpiBound, stateBound, type Female } from '../cycle/cycle.repository.ts'
 import { Cycle, DueLists, Kpis, type DueAnimalBody } from './herd.schemas.ts'
-import { KPI, herdKpis } from './kpi.rules.ts'
+import { KPI, herdKpis, withBenchmarks } from './kpi.rules.ts'
 import { DATE_PATTERN } from '../../http/input-patterns.ts'
 
 /** The longest KPI period: ten years. */
@@ -216,7 +216,7 @@ async function herdRoutes(app: App) {
         group: req.query.group,
         ...kpiBound(from, to, KPI.farrowingRateLagDays),
       })
-      const report = herdKpis(females, { from, to })
+      const report = withBenchmarks(herdKpis(females, { from, to }))
       const { farrowingRate } = report
       return ok({
         from: dateOf(from),

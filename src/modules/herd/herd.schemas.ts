@@ -5,6 +5,7 @@ import { StringEnum } from '../../http/list-params.ts'
 import { Count, EXAMPLE, Integer } from '../../http/schema-types.ts'
 import { MacString } from '../animals/animals.resource.ts'
 import { CYCLE, CYCLE_STATES } from '../cycle/cycle.rules.ts'
+import { KPI_BENCHMARKS, type KpiName } from './kpi.rules.ts'
 
 const Nullable = <T extends TSchema>(schema: T, description: string) =>
   Type.Union([schema, Type.Null()], { description })
@@ -87,17 +88,38 @@ export const DueLists = Type.Object(
   { additionalProperties: false, title: 'DueLists' },
 )
 
-const Kpi = <P extends Record<string, TSchema>>(
-  title: string,
-  definition: string,
-  benchmark: string,
-  value: number,
-  counts: P,
-) =>
-  Type.Object(
-    { value: Nullable(Figure(value), 'null when there is nothing to count'), ...counts },
-    { additionalProperties: false, title, description: `${definition} Published benchmark: ${benchmark}.` },
+const BenchmarkEnd = (end: 'low' | 'high', example: number | null) =>
+  Type.Union([Type.Number(), Type.Null()], {
+    description: `The range's ${end} end, in the KPI's unit; null where the benchmark has none`,
+    examples: [example],
+  })
+
+/** A KPI's schema: its value, the counts it comes from and its benchmark; its title is its name's. */
+const Kpi = <P extends Record<string, TSchema>>(name: KpiName, definition: string, value: number, counts: P) => {
+  const benchmark = KPI_BENCHMARKS[name]
+  return Type.Object(
+    {
+      value: Nullable(Figure(value), 'null when there is nothing to count'),
+      ...counts,
+      benchmark: Type.Object(
+        {
+          text: Type.String({ maxLength: 100, description: 'The benchmark in words', examples: [benchmark.text] }),
+          low: BenchmarkEnd('low', benchmark.low),
+          high: BenchmarkEnd('high', benchmark.high),
+        },
+        {
+          additionalProperties: false,
+          description: 'The published benchmark: typical herds, for orientation (docs/herd-performance.md)',
+        },
+      ),
+    },
+    {
+      additionalProperties: false,
+      title: name[0]!.toUpperCase() + name.slice(1),
+      description: `${definition} Published benchmark: ${benchmark.text}.`,
+    },
   )
+}
 const N = (description: string, example: number) => Count(description, example)
 
 export const Kpis = Type.Object(
@@ -116,10 +138,9 @@ export const Kpis = Type.Object(
       140_080,
     ),
     farrowingRate: Kpi(
-      'FarrowingRate',
+      'farrowingRate',
       'Of the matings (first services of a heat) dated 120 days before the period (from - 120 to to - 120 days: ' +
         'time to farrow), the share followed by a farrowing, in %.',
-      '83-88 %',
       85.2,
       {
         matings: N('Matings in the cohort', 412),
@@ -129,40 +150,35 @@ export const Kpis = Type.Object(
       },
     ),
     littersPerMatedFemaleYear: Kpi(
-      'LittersPerMatedFemaleYear',
+      'littersPerMatedFemaleYear',
       'Farrowings in the period × 365 / matedFemaleDays.',
-      '2.3-2.5',
       2.38,
       { litters: N('Farrowings in the period', 913) },
     ),
     pigsWeanedPerMatedFemaleYear: Kpi(
-      'PigsWeanedPerMatedFemaleYear',
+      'pigsWeanedPerMatedFemaleYear',
       'Piglets weaned (countWeaned of the weanings in the period) × 365 / matedFemaleDays.',
-      '26-30 (the best Danish herds above 33)',
       28.4,
       { weaned: N('Piglets weaned in the period', 10_900) },
     ),
     nonProductiveDays: Kpi(
-      'NonProductiveDays',
+      'nonProductiveDays',
       'Days of a mated female neither gestating (from a service that led to a farrowing, or one still pending) nor ' +
         'lactating (farrowing to weaning), per mated female per year: days × 365 / matedFemaleDays.',
-      '31-36 days',
       34.1,
       { days: N('Non-productive days in the period, summed', 13_087) },
     ),
     weanToServiceInterval: Kpi(
-      'WeanToServiceInterval',
+      'weanToServiceInterval',
       'Mean days from a weaning to the next mating, over the matings in the period that followed a weaning.',
-      '5.6-7 days',
       6.1,
       { services: N('Matings after a weaning in the period', 880), days: N('Their intervals, summed', 5_368) },
     ),
     returnRate: Kpi(
-      'ReturnRate',
+      'returnRate',
       'Of the matings in the period, the share followed by a return to heat (a return record, or else the next ' +
         `mating) before any farrowing, in %; regular: ${CYCLE.returnFromDays}-${CYCLE.returnToDays} days after the ` +
         'service, irregular: any other interval.',
-      'below 10-12 %, most of them regular',
       9.7,
       {
         regular: Nullable(Figure(7.1), 'Regular returns, % of the matings'),
@@ -173,25 +189,18 @@ export const Kpis = Type.Object(
         irregularReturns: N('Returned after another interval', 26),
       },
     ),
-    bornAlivePerLitter: Kpi(
-      'BornAlivePerLitter',
-      'Piglets born alive (Living) per farrowing in the period.',
-      '13-15',
-      14.2,
-      { bornAlive: N('Born alive, summed', 12_965), litters: N('Farrowings in the period', 913) },
-    ),
-    stillbornPerLitter: Kpi(
-      'StillbornPerLitter',
-      'Piglets born dead (Dead) per farrowing in the period.',
-      'about 1 (below 7 % of the total born)',
-      1.1,
-      { stillborn: N('Born dead, summed', 1_004), litters: N('Farrowings in the period', 913) },
-    ),
+    bornAlivePerLitter: Kpi('bornAlivePerLitter', 'Piglets born alive (Living) per farrowing in the period.', 14.2, {
+      bornAlive: N('Born alive, summed', 12_965),
+      litters: N('Farrowings in the period', 913),
+    }),
+    stillbornPerLitter: Kpi('stillbornPerLitter', 'Piglets born dead (Dead) per farrowing in the period.', 1.1, {
+      stillborn: N('Born dead, summed', 1_004),
+      litters: N('Farrowings in the period', 913),
+    }),
     preWeaningMortality: Kpi(
-      'PreWeaningMortality',
+      'preWeaningMortality',
       'Of the litters weaned in the period (their first weaning in it), the share of the piglets nursed (born alive + ' +
         'fostered in - fostered away) not weaned, in %.',
-      '10-15 %',
       12.4,
       {
         died: N('Piglets nursed and not weaned', 1_590),

@@ -55,6 +55,41 @@ export interface KpiSettings extends CycleSettings {
 
 export const KPI: KpiSettings = { ...CYCLE, farrowingRateLagDays: 120 }
 
+/** A published benchmark of a KPI: in words, and the ends of its range in the KPI's unit (null where it has none). */
+export interface Benchmark {
+  text: string
+  low: number | null
+  high: number | null
+}
+
+/**
+ * The published benchmarks of the KPIs (docs/herd-performance.md has the sources): typical herds' figures, for
+ * orientation, shown beside each KPI by the API.
+ */
+export const KPI_BENCHMARKS = {
+  farrowingRate: { text: '83-88 %', low: 83, high: 88 },
+  littersPerMatedFemaleYear: { text: '2.3-2.5', low: 2.3, high: 2.5 },
+  pigsWeanedPerMatedFemaleYear: { text: '26-30 (the best Danish herds above 33)', low: 26, high: 30 },
+  nonProductiveDays: { text: '31-36 days', low: 31, high: 36 },
+  weanToServiceInterval: { text: '5.6-7 days', low: 5.6, high: 7 },
+  returnRate: { text: 'below 10-12 %, most of them regular', low: null, high: 12 },
+  bornAlivePerLitter: { text: '13-15', low: 13, high: 15 },
+  stillbornPerLitter: { text: 'about 1 (below 7 % of the total born)', low: null, high: null },
+  preWeaningMortality: { text: '10-15 %', low: 10, high: 15 },
+} as const satisfies Record<string, Benchmark>
+
+export type KpiName = keyof typeof KPI_BENCHMARKS
+
+/** Each KPI of a report with its published benchmark beside it. */
+export function withBenchmarks<R extends Record<KpiName, object>>(
+  report: R,
+): { [K in keyof R]: K extends KpiName ? R[K] & { benchmark: Benchmark } : R[K] } {
+  const out: Record<string, unknown> = { ...report }
+  for (const name of Object.keys(KPI_BENCHMARKS) as KpiName[])
+    out[name] = { ...report[name], benchmark: KPI_BENCHMARKS[name] }
+  return out as { [K in keyof R]: K extends KpiName ? R[K] & { benchmark: Benchmark } : R[K] }
+}
+
 export interface Period {
   /** First and last day, both inclusive. */
   from: Day

@@ -37,12 +37,11 @@ function kpiText(name: string, value: number): string {
   return unit === undefined ? String(rounded) : `${rounded} ${unit === 'days' ? t('unitDays') : unit}`
 }
 
+/** A KPI's published benchmark, in words, as the API gives it beside the figure. */
 function kpiBenchmark(figure: unknown): string {
   const benchmark = figure && typeof figure === 'object' ? (figure as { benchmark?: unknown }).benchmark : undefined
-  if (!benchmark) return ''
-  if (typeof benchmark === 'string') return benchmark
-  const { min, max } = benchmark as { min?: number; max?: number }
-  return min !== undefined || max !== undefined ? `${min ?? ''}–${max ?? ''}` : ''
+  const text = benchmark && typeof benchmark === 'object' ? (benchmark as { text?: unknown }).text : undefined
+  return typeof text === 'string' ? text : ''
 }
 
 function monthStarts(count: number, now: Date): Date[] {
