@@ -255,6 +255,13 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
         .getByText(`Alarm at: Farrowing ${percent('birth')}, Heat ${percent('heat')}, Lameness ${percent('lameness')}`)
         .waitFor()
       await page.getByRole('region', { name: 'Events' }).getByText('Farrowing expected').waitFor()
+      // Resolved above: the animal's history says so, where it showed the event as if still standing.
+      await page
+        .getByRole('region', { name: 'Events' })
+        .getByRole('listitem')
+        .filter({ hasText: 'Farrowing expected' })
+        .getByText('Resolved')
+        .waitFor()
       await page.getByRole('region', { name: 'Predictions' }).getByText('No predictions yet.').waitFor()
 
       await page.getByRole('button', { name: '+ Service / insemination' }).click()

@@ -77,6 +77,11 @@ export function EventItem({ event, onChange }: { event: FarmEvent; onChange?: (e
       <div class="event-why">
         <span class="muted">{formatDateTime(event.t)}</span> {evidenceText(event, formatDateTime)}
       </div>
+      {event.status === 'resolved' && (
+        <div class="event-actions">
+          <span class="muted">{t('resolved')}</span>
+        </div>
+      )}
       {onChange && event.status !== 'resolved' && (
         <div class="event-actions">
           {event.status !== 'acknowledged' ? (
