@@ -73,13 +73,26 @@ const forSubscription = (secret: string) =>
     }
   })
 
+/** The deliveries to the subscription of `secret`, once at least `count` came. */
+const deliveriesTo = (secret: string, count: number, what: string) =>
+  eventually(
+    () => forSubscription(secret),
+    (list) => list.length >= count,
+    what,
+  )
+
+/** The first delivery to the subscription of `secret`, once it came, and its payload as a receiver verifies it. */
+async function firstDelivery<P>(secret: string) {
+  const [delivery] = await deliveriesTo(secret, 1, 'the delivery')
+  return {
+    delivery: delivery!,
+    payload: new Webhook(secret).verify(delivery!.body, delivery!.headers as Record<string, string>) as P,
+  }
+}
+
 /** Waits for a delivery to the subscription, then for the subscription to be disabled; returns it. */
 async function disabledAfterADelivery(headers: Record<string, string>, id: string, secret: string) {
-  await eventually(
-    () => forSubscription(secret),
-    (list) => list.length >= 1,
-    'the delivery',
-  )
+  await deliveriesTo(secret, 1, 'the delivery')
   return eventually(
     async () =>
       (await ctx.app.inject({ method: 'GET', url: `/api/v1/webhooks/subscriptions/${id}`, headers })).json().data,
@@ -112,15 +125,10 @@ describe('webhook subscriptions and deliveries', () => {
 
     const event = await derive(farm.uid)
     await derive(farm.uid, 'temperature-red') // not a subscribed kind
-    const [delivery] = await eventually(
-      () => forSubscription(secret),
-      (list) => list.length >= 1,
-      'the delivery',
-    )
-    const payload = new Webhook(secret).verify(delivery!.body, delivery!.headers as Record<string, string>) as {
+    const { delivery, payload } = await firstDelivery<{
       type: string
       data: { userId: string; event: { ID: string; EventType: string } }
-    }
+    }>(secret)
     assert.equal(payload.type, 'birth-alarm')
     assert.equal(payload.data.userId, farm.uid)
     assert.equal(payload.data.event.ID, String(event.id))
@@ -133,7 +141,7 @@ describe('webhook subscriptions and deliveries', () => {
       headers: farm.headers,
     })
     assert.equal(log.json().data[0].status, 200)
-    assert.equal(log.json().data[0].webhookId, delivery!.headers['webhook-id'])
+    assert.equal(log.json().data[0].webhookId, delivery.headers['webhook-id'])
   })
 
   it('delivers an all-clear to a subscription of its kind as the feed shows it: resolved by the service', async () => {
@@ -146,15 +154,7 @@ describe('webhook subscriptions and deliveries', () => {
       value: 75,
       evidence: { heardAt: Date.now() },
     })
-    const [delivery] = await eventually(
-      () => forSubscription(secret),
-      (list) => list.length >= 1,
-      'the delivery',
-    )
-    const payload = new Webhook(secret).verify(delivery!.body, delivery!.headers as Record<string, string>) as {
-      type: string
-      data: { event: Record<string, unknown> }
-    }
+    const { payload } = await firstDelivery<{ type: string; data: { event: Record<string, unknown> } }>(secret)
     assert.equal(payload.type, 'tag-heard')
     const sent = payload.data.event
     assert.deepEqual(
@@ -168,17 +168,9 @@ describe('webhook subscriptions and deliveries', () => {
     const { id, secret } = await subscribe(farm.headers)
     answers.push([503, {}])
     const event = await derive(farm.uid)
-    await eventually(
-      () => forSubscription(secret),
-      (list) => list.length >= 1,
-      'the first attempt',
-    )
+    await deliveriesTo(secret, 1, 'the first attempt')
     await retryNow(farm.integrator, id)
-    const twice = await eventually(
-      () => forSubscription(secret),
-      (list) => list.length >= 2,
-      'a retry',
-    )
+    const twice = await deliveriesTo(secret, 2, 'a retry')
     assert.equal(twice[0]!.headers['webhook-id'], twice[1]!.headers['webhook-id'])
     const again = await ctx.app.inject({
       method: 'POST',
@@ -188,11 +180,7 @@ describe('webhook subscriptions and deliveries', () => {
     })
     assert.equal(again.statusCode, 200, again.body)
     assert.equal(again.json().data.queued, 1)
-    const thrice = await eventually(
-      () => forSubscription(secret),
-      (list) => list.length >= 3,
-      'the redelivery',
-    )
+    const thrice = await deliveriesTo(secret, 3, 'the redelivery')
     assert.equal(thrice[2]!.headers['webhook-id'], twice[0]!.headers['webhook-id'])
   })
 
@@ -201,11 +189,7 @@ describe('webhook subscriptions and deliveries', () => {
     const { id, secret } = await subscribe(farm.headers)
     for (let i = 0; i < 50; i++) answers.push([503, { 'retry-after': '0' }])
     await derive(farm.uid)
-    await eventually(
-      () => forSubscription(secret),
-      (list) => list.length >= 1,
-      'the first attempt',
-    )
+    await deliveriesTo(secret, 1, 'the first attempt')
     // The first retry waits 4-6 s (5 s of backoff, jittered); a Retry-After of 0 had it sent again every few ms.
     await new Promise((resolve) => setTimeout(resolve, 1500))
     answers.length = 0
@@ -326,11 +310,7 @@ describe('webhook subscriptions and deliveries', () => {
         (n) => n >= 1,
         'the hanging receiver called',
       )
-      await eventually(
-        () => forSubscription(secret),
-        (list) => list.length >= 1,
-        'the other receiver served meanwhile',
-      )
+      await deliveriesTo(secret, 1, 'the other receiver served meanwhile')
       assert.equal(hung.length, 1)
     } finally {
       for (const res of hung) res.writeHead(200).end()
