@@ -210,6 +210,8 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+/** The shortest METRICS_TOKEN taken: it guards the metrics of every account, and is compared on every scrape. */
+const METRICS_TOKEN_MIN_LENGTH = 16
 
 /** Reads and validates the configuration. Throws ConfigError listing every bad variable. */
 /** The most items one response lists: the OpenAPI document's bound on every page (http/envelope.ts). */
@@ -372,6 +374,21 @@ export function loadConfig(env: Env = process.env): Config {
   if (limits.tokenExpiresInMin > limits.tokenExpiresInMax) {
     problems.push(
       `TOKEN_EXPIRES_IN_MIN (${limits.tokenExpiresInMin}) must not exceed TOKEN_EXPIRES_IN_MAX (${limits.tokenExpiresInMax})`,
+    )
+  }
+  if (
+    config.dbQueryTimeoutMs > 0 &&
+    config.dbStatementTimeoutMs > 0 &&
+    config.dbQueryTimeoutMs <= config.dbStatementTimeoutMs
+  ) {
+    problems.push(
+      `DB_QUERY_TIMEOUT_MS (${config.dbQueryTimeoutMs}) must exceed DB_STATEMENT_TIMEOUT_MS (${config.dbStatementTimeoutMs}): ` +
+        'otherwise a slow statement drops its connection before PostgreSQL cancels it (docs/operations.md)',
+    )
+  }
+  if (config.metricsToken !== undefined && config.metricsToken.length < METRICS_TOKEN_MIN_LENGTH) {
+    problems.push(
+      `METRICS_TOKEN must be at least ${METRICS_TOKEN_MIN_LENGTH} characters of random data, e.g. \`openssl rand -base64 24\``,
     )
   }
   if (config.metricsToken !== undefined && config.metricsPublic) {

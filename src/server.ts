@@ -46,6 +46,10 @@ export async function serve(config: Config): Promise<App> {
       'started without the heap settings of `npm start` (src/runtime-flags.ts): expect a higher peak memory',
     )
   }
+  let signalled: string | undefined
+  let onSignal = (signal: string) => {
+    signalled ??= signal
+  }
   const database: Database = await openDatabase(config, log)
   let redis: Redis | undefined
   let app: App | undefined
@@ -61,6 +65,10 @@ export async function serve(config: Config): Promise<App> {
       if (!(await waitForRedis(redis, 5000))) log.warn('Redis is not reachable yet; readiness reports it until it is')
     }
     app = await buildApp({ config, database, redis })
+    // From the listen on, requests may be in flight: a signal before the shutdown below is set is kept for it, where
+    // the default action would end the process without the drain. (Before, nothing is served: it ends the start.)
+    process.once('SIGTERM', () => onSignal('SIGTERM'))
+    process.once('SIGINT', () => onSignal('SIGINT'))
     await app.listen({ port: config.port, host: config.host })
     // Node writes its compile cache (bin/compile-cache.js) at exit; written now, a process that is killed keeps it.
     flushCompileCache()
@@ -131,8 +139,8 @@ export async function serve(config: Config): Promise<App> {
       process.exitCode = 1
     }
   }
-  process.once('SIGTERM', () => void stop('SIGTERM'))
-  process.once('SIGINT', () => void stop('SIGINT'))
+  onSignal = (signal) => void stop(signal)
+  if (signalled !== undefined) onSignal(signalled)
   return started
 }
 

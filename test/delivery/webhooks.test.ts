@@ -436,6 +436,13 @@ describe('webhook subscriptions and deliveries', () => {
       payload: { eventId: '1' },
     })
     assert.equal(lone.statusCode, 400)
+    const unknown = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/v1/webhooks/subscriptions/${id}/redeliver`,
+      headers: farm.headers,
+      payload: { userId: farm.uid, eventId: '987654321' },
+    })
+    assertError(unknown, 404, 'Event (of this subscription) not found')
   })
 
   it('holds at most 100 subscriptions an integrator (each multiplies the outbox rows of every event of its accounts)', async () => {

@@ -210,6 +210,8 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
       await page.getByRole('heading', { name: 'Needs attention' }).waitFor()
       const attention = page.locator('ul.events')
       await attention.getByText('Farrowing expected').waitFor()
+      // The animal by her ID, as the stockperson knows her, beside her tag's MAC.
+      await attention.getByRole('link', { name: `${farm.id} ${farm.mac}` }).waitFor()
       assert.equal(await attention.getByText('Ear tag heard again').count(), 0, 'the all-clear needs no attention')
       assert.equal(await attention.getByRole('button', { name: 'Acknowledge' }).count(), 1)
       await checkPage(page, viewport.name, 'attention')
@@ -357,14 +359,17 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
           const figure = (name: string) =>
             figures.getByRole('row', { name }).getByRole('cell').first().textContent({ timeout: 30_000 })
           assert.deepEqual(
-            [await figure('Females'), await figure('Return rate'), await figure('Non productive days')],
+            [await figure('Females'), await figure('Return rate'), await figure('Non-productive days')],
             ['1', '0 %', '0 days'],
           )
           // The published benchmark beside a figure, as the API gives it.
           assert.equal(
-            await figures.getByRole('row', { name: 'Non productive days' }).getByRole('cell').last().textContent(),
+            await figures.getByRole('row', { name: 'Non-productive days' }).getByRole('cell').last().textContent(),
             '31-36 days',
           )
+          // The due lists by their names in words, not the API's.
+          const due = page.getByRole('region', { name: 'Due lists' })
+          await due.getByRole('heading', { name: /^Due for a pregnancy check \(\d+\)$/ }).waitFor()
           await figures.locator('.u-legend').getByText('Return rate').waitFor()
           assert.equal(await figures.locator('.u-legend').getByText('Females').count(), 0)
           // Per class (heat, farrowing, lameness) as the accuracy route counts the last 90 days: the farrowing

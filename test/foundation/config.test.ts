@@ -105,6 +105,12 @@ describe('loadConfig', () => {
       [5000, 5000, 6000, 500],
     )
     assert.equal(loadConfig({ DB_QUERY_TIMEOUT_MS: '0' }).dbQueryTimeoutMs, 0)
+    // The client's bound below the server's: a slow statement would drop its connection instead of being cancelled.
+    assert.throws(
+      () => loadConfig({ DB_QUERY_TIMEOUT_MS: '2000' }),
+      /DB_QUERY_TIMEOUT_MS \(2000\) must exceed DB_STATEMENT_TIMEOUT_MS \(5000\)/,
+    )
+    assert.equal(loadConfig({ DB_QUERY_TIMEOUT_MS: '2000', DB_STATEMENT_TIMEOUT_MS: '0' }).dbQueryTimeoutMs, 2000)
     assert.throws(() => loadConfig({ REDIS_COMMAND_TIMEOUT_MS: '0' }), /REDIS_COMMAND_TIMEOUT_MS must be between 1/)
   })
 

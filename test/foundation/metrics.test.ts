@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createTestApp, usingRealServers, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, integratorToken } from '../support/fixtures.ts'
+import { loadConfig } from '../../src/config.ts'
 
 describe('GET /metrics', () => {
   // One store; the tests that need another configuration build an app of their own on it.
@@ -117,6 +118,10 @@ describe('GET /metrics', () => {
     } finally {
       await ctx.close()
     }
+  })
+
+  it('refuses a METRICS_TOKEN shorter than 16 characters', () => {
+    assert.throws(() => loadConfig({ METRICS_TOKEN: 'secret' }), /METRICS_TOKEN must be at least 16 characters/)
   })
 
   it('refuses METRICS_TOKEN and METRICS_PUBLIC=on together', async () => {

@@ -199,6 +199,7 @@ describe(
           DATABASE_URL: viaProxy.toString(),
           DB_CONNECT_TIMEOUT_MS: String(connectTimeoutMs),
           DB_QUERY_TIMEOUT_MS: String(queryTimeoutMs),
+          DB_STATEMENT_TIMEOUT_MS: String(queryTimeoutMs - 500),
           DB_POOL_MAX: '4',
         }),
       )

@@ -394,7 +394,8 @@ async function webhookRoutes(app: App) {
         description:
           'Integrator token. Queues again one event (`userId` and `eventId`) or the events created in `since`-`until` (of one ' +
           'account, or of every covered account), with their first webhook-id, so a receiver that kept what it saw knows a repeat. ' +
-          `At most ${REDELIVER_MAX.toLocaleString('en')} events a request (by account, then event id); an expensive request.`,
+          `At most ${REDELIVER_MAX.toLocaleString('en')} events a request (by account, then event id); an expensive request. ` +
+          'One event named that the subscription does not carry (no such event, another account, a type it leaves out): 404.',
         params: SubscriptionPath,
         body: RedeliverBody,
         response: { 200: Envelope(Queued, 'Queued', 'Events queued') },
@@ -412,6 +413,9 @@ async function webhookRoutes(app: App) {
         { uid: userId, eventId: eventId === undefined ? undefined : Number(eventId), since, until },
         app.clock(),
       )
+      // One event named and none queued: it is not there, or not this subscription's to send (another account, a
+      // type it does not carry); `queued: 0` read as done.
+      if (eventId !== undefined && queued === 0) throw notFound('Event (of this subscription)')
       app.deliveries?.wake()
       return ok({ queued }, 'Events queued')
     },

@@ -2,7 +2,7 @@
 // live from the event stream.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { ApiError } from '../api.ts'
-import { followStream, getAll, request, userPath } from '../api.ts'
+import { followStream, getAll, request, userPath, type Animal, type Litterguard } from '../api.ts'
 import { byUrgency, eventHref, evidenceText } from '../farm.rules.ts'
 import { EVENT_KINDS, type EventType } from '../../../src/modules/events/event-kinds.ts'
 import { eventTitle } from '../../../src/modules/events/event-texts.ts'
@@ -33,7 +33,31 @@ function needsAttention(event: FarmEvent): boolean {
   return event.status !== 'resolved'
 }
 
-export function EventItem({ event, onChange }: { event: FarmEvent; onChange?: (event: FarmEvent) => void }) {
+/**
+ * What a stockperson calls each MAC: an animal's ID (her ear tag), a litter device's Name. Looked up once for the
+ * list; a MAC the farm does not know (yet) is shown as it is.
+ */
+async function subjectNames(): Promise<Map<string, string>> {
+  const [animals, devices] = await Promise.all([
+    getAll<Animal>(userPath('/animals')),
+    getAll<Litterguard>(userPath('/litterguards')),
+  ])
+  return new Map([
+    ...animals.filter((a) => a.ID).map((a) => [a.MAC, a.ID] as const),
+    ...devices.filter((d) => d.Name).map((d) => [d.MAC, d.Name] as const),
+  ])
+}
+
+export function EventItem({
+  event,
+  subject,
+  onChange,
+}: {
+  event: FarmEvent
+  /** The animal's ID or the device's Name, shown before its MAC. */
+  subject?: string | undefined
+  onChange?: (event: FarmEvent) => void
+}) {
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<ApiError | undefined>()
   const item = useRef<HTMLLIElement>(null)
@@ -68,8 +92,9 @@ export function EventItem({ event, onChange }: { event: FarmEvent; onChange?: (e
         <span class="pill">{t(`severity_${severity}` as TextKey) ?? severity}</span>
         <strong>{eventTitle(event.EventType, language())}</strong>
         {href && (
-          <a href={href} class="mac">
-            {event.MAC}
+          <a href={href}>
+            {subject && <span class="subject">{subject} </span>}
+            <span class="mac">{event.MAC}</span>
           </a>
         )}
         {event.Group && <span class="muted">{event.Group}</span>}
@@ -108,6 +133,7 @@ export function AttentionPage() {
       getAll<FarmEvent>(`${path}?status=acknowledged`, 5),
     ]).then((lists) => lists.flat()),
   )
+  const names = useApi(userPath('/animals'), subjectNames)
   const [events, setEvents] = useState<FarmEvent[]>([])
   const [live, setLive] = useState(false)
   useEffect(() => setEvents(loaded.data ?? []), [loaded.data])
@@ -136,7 +162,12 @@ export function AttentionPage() {
       {!loaded.loading && open.length === 0 && !loaded.error && <p class="muted">{t('nothingNeedsAttention')}</p>}
       <ul class="events">
         {open.map((event) => (
-          <EventItem key={event.ID} event={event} onChange={replace} />
+          <EventItem
+            key={event.ID}
+            event={event}
+            subject={event.MAC ? names.data?.get(event.MAC) : undefined}
+            onChange={replace}
+          />
         ))}
       </ul>
     </Section>

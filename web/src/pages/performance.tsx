@@ -6,7 +6,7 @@ import type { operations } from '../../../clients/typescript/src/schema.d.ts'
 import { get, userPath } from '../api.ts'
 import type { LineChartProps } from '../charts.tsx'
 import { humanize, localDate } from '../farm.rules.ts'
-import { t, type TextKey } from '../i18n.ts'
+import { t, textOr, type TextKey } from '../i18n.ts'
 import { Failure, formatNumber, Loading, Section, useApi } from '../ui.tsx'
 import { text } from '../records.ts'
 
@@ -35,6 +35,19 @@ function kpiText(name: string, value: number): string {
   const unit = KPI_UNITS[name]
   const rounded = Math.round(value * 100) / 100
   return unit === undefined ? String(rounded) : `${rounded} ${unit === 'days' ? t('unitDays') : unit}`
+}
+
+/** A KPI's or a due list's name in the user's language (API names the app has no words for read as words). */
+const kpiName = (name: string) => textOr(`kpi_${name}`, humanize(name))
+const dueListName = (name: string) => textOr(`due_${name}`, humanize(name))
+
+/** A due animal's facts in words: her group, her cycle state and its days, when she is due and how far from it. */
+function dueFact(key: string, value: unknown): string {
+  if (key === 'Group') return `${t('group')}: ${text(value)}`
+  if (key === 'state') return textOr(`cycle_${String(value)}`, text(value))
+  if (key === 'daysInState') return `${t('daysInStateLabel')}: ${text(value)}`
+  if (key === 'dueDate' || key === 'daysFromDue') return `${t(key)}: ${text(value)}`
+  return `${humanize(key)}: ${text(value)}`
 }
 
 /** A KPI's published benchmark, in words, as the API gives it beside the figure. */
@@ -77,7 +90,7 @@ function MonthlyChart({ monthly }: { monthly: { month: Date; figures: Figures }[
       unit="%"
       times={monthly.map((m) => Math.floor(m.month.getTime() / 1000))}
       series={chosen.map((name, i) => ({
-        label: humanize(name),
+        label: kpiName(name),
         stroke: COLORS[i % COLORS.length]!,
         values: monthly.map((m) => kpiValue(m.figures[name]) ?? null),
       }))}
@@ -181,7 +194,7 @@ export function PerformancePage() {
               .filter(([, figure]) => kpiValue(figure) !== undefined)
               .map(([name, figure]) => (
                 <tr key={name}>
-                  <th scope="row">{humanize(name)}</th>
+                  <th scope="row">{kpiName(name)}</th>
                   <td>{kpiText(name, kpiValue(figure)!)}</td>
                   <td class="muted">{kpiBenchmark(figure)}</td>
                 </tr>
@@ -198,7 +211,7 @@ export function PerformancePage() {
           .map(([name, list]) => (
             <div key={name} class="due-list">
               <h3>
-                {humanize(name)} ({(list as unknown[]).length})
+                {dueListName(name)} ({(list as unknown[]).length})
               </h3>
               <ul>
                 {(list as Record<string, unknown>[]).map((item, i) => (
@@ -209,10 +222,9 @@ export function PerformancePage() {
                     <span class="muted">
                       {Object.entries(item)
                         .filter(
-                          ([key, value]) =>
-                            !['MAC', 'ID'].includes(key) && (typeof value !== 'object' || value === null),
+                          ([key, value]) => !['MAC', 'ID'].includes(key) && value !== null && typeof value !== 'object',
                         )
-                        .map(([key, value]) => `${humanize(key)}: ${text(value)}`)
+                        .map(([key, value]) => dueFact(key, value))
                         .join(' · ')}
                     </span>
                   </li>
