@@ -2120,7 +2120,7 @@ export interface paths {
         put?: never;
         /**
          * Deliver events again
-         * @description Integrator token. Queues again one event (`userId` and `eventId`) or the events created in `since`-`until` (of one account, or of every covered account), with their first webhook-id, so a receiver that kept what it saw knows a repeat. At most 100,000 events a request (by account, then event id); an expensive request.
+         * @description Integrator token. Queues again one event (`userId` and `eventId`) or the events created in `since`-`until` (of one account, or of every covered account), with their first webhook-id, so a receiver that kept what it saw knows a repeat. At most 100,000 events a request (by account, then event id); an expensive request. One event named that the subscription does not carry (no such event, another account, a type it leaves out): 404.
          */
         post: operations["redeliverWebhookEvents"];
         delete?: never;
