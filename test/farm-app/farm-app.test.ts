@@ -1,4 +1,6 @@
-// The farm app end to end in Debian's Chromium, at a phone size and a desktop size, against this run's store:
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts): the app reads and writes through the
+// public API, whose behaviour on each store the API's own tests check in both passes.
+// The farm app end to end in Debian's Chromium, at a phone size and a desktop size, against the embedded store:
 // sign in, see an alert and acknowledge it, open the animal, enter an insemination with one invalid field
 // (the API's message shows at that field), fix it and see it in the timeline, unlink an integrator, sign
 // out. axe-core checks every page (no serious or critical violation); a screenshot of each page goes to

@@ -1,3 +1,5 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts): its processes run on a DATA_DIR of
+// their own, or on a PostgreSQL that cannot be reached, whatever the run's store; cli-postgres.test.ts has the rest.
 // The operator CLI and the service process, run as an operator would: real processes, real exit codes.
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
@@ -6,8 +8,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { Readable } from 'node:stream'
-import { adminQuery, createScratchDatabase, migratedDataDir, TEST_JWT_SECRET } from '../support/app.ts'
+import { migratedDataDir, TEST_JWT_SECRET } from '../support/app.ts'
 import { eventually } from '../support/eventually.ts'
+import { cliProcess as cli } from '../support/cli.ts'
 import { freePort } from '../faults/support/servers.ts'
 import { runCli } from '../../src/cli.ts'
 import { commands } from '../../src/cli/commands.ts'
@@ -15,7 +18,6 @@ import { loadConfig } from '../../src/config.ts'
 import { openDatabase } from '../../src/db/database.ts'
 import { sql } from 'kysely'
 
-const BIN = join(import.meta.dirname, '../../bin/livestock-api.js')
 const SERVER = join(import.meta.dirname, '../../bin/serve.js')
 const dirs: string[] = []
 after(() => {
@@ -26,16 +28,6 @@ function tempDir() {
   const dir = mkdtempSync(join(tmpdir(), 'lsapi-cli-'))
   dirs.push(dir)
   return dir
-}
-
-/** Runs the CLI with a clean environment: only what the test names (plus PATH). */
-function cli(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [BIN, ...args], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env },
-    encoding: 'utf8',
-    timeout: 60_000,
-  })
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr, json: () => JSON.parse(result.stdout) }
 }
 
 /** The CLI in this process with a given environment (help and usage paths touch no store). */
@@ -194,75 +186,6 @@ describe('livestock-api CLI', () => {
     assert.equal(JSON.parse(res.stdout).openapi, '3.1.0')
   })
 })
-
-describe(
-  'several processes on one DATABASE_URL',
-  { skip: process.env.DATABASE_URL ? false : 'runs with DATABASE_URL (the real-server mode)' },
-  () => {
-    it('migrate creates the database DATABASE_URL names when the server lacks it', async () => {
-      const base = new URL(process.env.DATABASE_URL!)
-      const name = `lsapi_test_created_${process.pid}_${Date.now()}`
-      const url = new URL(base)
-      url.pathname = `/${name}`
-      try {
-        const res = cli(['migrate'], { DATABASE_URL: url.toString(), JWT_SECRET: TEST_JWT_SECRET })
-        assert.equal(res.code, 0, res.stderr)
-        assert.equal(res.json().created, true)
-        assert.ok(res.json().applied.length > 0)
-        const again = cli(['migrate'], { DATABASE_URL: url.toString(), JWT_SECRET: TEST_JWT_SECRET })
-        assert.equal(again.code, 0, again.stderr)
-        assert.equal(again.json().created, undefined)
-        assert.deepEqual(again.json().applied, [])
-      } finally {
-        await adminQuery(base.toString(), `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
-      }
-    })
-
-    it('says PostgreSQL refused the user of DATABASE_URL when the role does not exist', () => {
-      const url = new URL(process.env.DATABASE_URL!)
-      url.username = 'lsapi_no_such_role'
-      url.password = 'pw'
-      const res = cli(['migrate', '--status'], { DATABASE_URL: url.toString(), JWT_SECRET: TEST_JWT_SECRET })
-      assert.equal(res.code, 1)
-      assert.match(
-        res.stderr,
-        /role "lsapi_no_such_role" does not exist \(PostgreSQL refused the user or password of DATABASE_URL=postgres:\/\/lsapi_no_such_role:\*\*\*@/,
-      )
-    })
-
-    it('two processes migrating one fresh database at once both succeed and apply each migration once', async () => {
-      const scratch = (await createScratchDatabase())!
-      try {
-        const run = () =>
-          new Promise<{ code: number | null; stderr: string }>((resolve) => {
-            const child = spawn(process.execPath, [BIN, 'migrate'], {
-              env: {
-                PATH: process.env.PATH ?? '',
-                LOG_LEVEL: 'silent',
-                DATABASE_URL: scratch.url,
-                JWT_SECRET: TEST_JWT_SECRET,
-              },
-              stdio: ['ignore', 'ignore', 'pipe'],
-            })
-            let stderr = ''
-            child.stderr.on('data', (chunk: Buffer) => {
-              stderr += chunk.toString()
-            })
-            child.on('exit', (code) => resolve({ code, stderr }))
-          })
-        const [a, b] = await Promise.all([run(), run()])
-        assert.equal(a.code, 0, a.stderr)
-        assert.equal(b.code, 0, b.stderr)
-        const status = cli(['migrate', '--status'], { DATABASE_URL: scratch.url, JWT_SECRET: TEST_JWT_SECRET })
-        assert.ok(
-          JSON.parse(status.stdout).migrations.every((m: { executedAt: string | null }) => m.executedAt !== null),
-        )
-      } finally {
-        await scratch.drop()
-      }
-    })
-  },
-)
 
 /** The service as npm start runs it, on loopback, with `env`; its output (stdout and stderr) as it comes. */
 function spawnService(env: Record<string, string>) {

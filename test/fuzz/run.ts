@@ -19,14 +19,24 @@ import { createWorld } from './world.ts'
 const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : randomInt(2 ** 31)
 const runs = process.env.FUZZ_RUNS ? Number(process.env.FUZZ_RUNS) : 200
 const only = process.env.FUZZ_OPERATION
+// FUZZ_SHARD=k/n: the k-th of n runs that split the operations between them (CI runs two beside the bench, with one
+// FUZZ_SEED); an operation's cases are the same in whichever shard it falls.
+const shard = /^(\d+)\/(\d+)$/.exec(process.env.FUZZ_SHARD ?? '1/1')
+const [shardIndex, shardCount] = shard ? [Number(shard[1]), Number(shard[2])] : [0, 0]
 if (!Number.isInteger(seed) || !Number.isInteger(runs) || runs < 1) {
   console.error('FUZZ_SEED and FUZZ_RUNS must be integers (FUZZ_RUNS at least 1)')
+  process.exit(2)
+}
+if (shardIndex < 1 || shardIndex > shardCount) {
+  console.error('FUZZ_SHARD must be k/n with 1 <= k <= n, such as 1/2')
   process.exit(2)
 }
 /** A request the app does not answer within this is a failure of its own (a hang). */
 const ANSWER_TIMEOUT_MS = 15_000
 
-console.log(`fuzz: seed ${seed}, ${runs} cases per operation${only ? `, operations matching "${only}"` : ''}`)
+console.log(
+  `fuzz: seed ${seed}, ${runs} cases per operation${only ? `, operations matching "${only}"` : ''}${shardCount > 1 ? `, shard ${shardIndex} of ${shardCount}` : ''}`,
+)
 console.log(`fuzz: replay with FUZZ_SEED=${seed} npm run test:fuzz`)
 const started = performance.now()
 
@@ -35,7 +45,9 @@ const documentResponse = await ctx.app.inject({ method: 'GET', url: '/api/v1/ope
 const document = documentResponse.json<OpenApiDocument>()
 const components = document.components?.schemas ?? {}
 const allOperations = operationsOf(document, ctx.app.routeCatalog)
-const operations = allOperations.filter((operation) => !only || operation.id.includes(only))
+const operations = allOperations
+  .filter((operation) => !only || operation.id.includes(only))
+  .filter((_, i) => i % shardCount === shardIndex - 1)
 if (operations.length === 0) {
   console.error(`fuzz: no operation matches "${only}"`)
   process.exit(2)

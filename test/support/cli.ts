@@ -10,7 +10,7 @@ import type { Config } from '../../src/config.ts'
 import type { Database } from '../../src/db/database.ts'
 import { createScratchDatabase, migratedDataDir, testEnv } from './app.ts'
 
-const BIN = join(import.meta.dirname, '../../bin/livestock-api.js')
+export const BIN = join(import.meta.dirname, '../../bin/livestock-api.js')
 
 export interface CliResult {
   code: number | null
@@ -92,4 +92,14 @@ export async function cliStore(name: string): Promise<CliStore> {
       rmSync(dataDir, { recursive: true, force: true })
     },
   }
+}
+
+/** The real binary with a clean environment: only what the test names (plus PATH). */
+export function cliProcess(args: string[], env: Record<string, string> = {}): CliResult {
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr, json: () => JSON.parse(result.stdout) }
 }
