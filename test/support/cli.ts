@@ -73,20 +73,7 @@ export async function cliStore(name: string): Promise<CliStore> {
   delete env.REDIS_URL
   return {
     env,
-    run: (args, input) => {
-      const result = spawnSync(process.execPath, [BIN, ...args], {
-        env: { PATH: process.env.PATH ?? '', ...env },
-        encoding: 'utf8',
-        input,
-        timeout: 120_000,
-      })
-      return {
-        code: result.status,
-        stdout: result.stdout,
-        stderr: result.stderr,
-        json: () => JSON.parse(result.stdout),
-      }
-    },
+    run: (args, input) => cliProcess(args, env, { input, timeoutMs: 120_000 }),
     cleanup: async () => {
       await scratch?.drop()
       rmSync(dataDir, { recursive: true, force: true })
@@ -94,12 +81,17 @@ export async function cliStore(name: string): Promise<CliStore> {
   }
 }
 
-/** The real binary with a clean environment: only what the test names (plus PATH). */
-export function cliProcess(args: string[], env: Record<string, string> = {}): CliResult {
+/** The real binary with a clean environment: only what the test names (plus PATH), `input` on its stdin. */
+export function cliProcess(
+  args: string[],
+  env: Record<string, string> = {},
+  options: { input?: string | undefined; timeoutMs?: number } = {},
+): CliResult {
   const result = spawnSync(process.execPath, [BIN, ...args], {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env },
     encoding: 'utf8',
-    timeout: 60_000,
+    input: options.input,
+    timeout: options.timeoutMs ?? 60_000,
   })
   return { code: result.status, stdout: result.stdout, stderr: result.stderr, json: () => JSON.parse(result.stdout) }
 }
