@@ -1,10 +1,13 @@
 // Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // The farm app's pure rules: the spec's temperature bands, the herd search, record bodies, where the API's
-// validation details land, the event-stream parser and the language choice.
+// validation details land (records and alert rules), the alert rules' body, the event-stream parser and the
+// language choice.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { ageOf, bandOf, byUrgency, deltaOf, eventHref, evidenceText, matchesSearch } from '../../web/src/farm.rules.ts'
+import { draftsOf, ruleFieldOf, rulesBody } from '../../web/src/alert-rules.ts'
 import { parseEventBlock } from '../../web/src/event-stream.ts'
+import { defaultRules } from '../../src/modules/events/alert-rules.rules.ts'
 import { LANGUAGES, languageOf } from '../../web/src/i18n.ts'
 import { RECORD_KINDS, bodyOf, fieldOfDetail, timelineTime } from '../../web/src/records.ts'
 
@@ -191,5 +194,26 @@ describe('farm app rules', () => {
     assert.equal(languageOf('pt_BR'), 'pt')
     assert.equal(languageOf('da'), 'en')
     assert.equal(languageOf(undefined), 'en')
+  })
+
+  it('writes the alert rules without what only the service writes, a threshold that is no number as typed', () => {
+    const rules = { ...defaultRules(), updatedAt: 1_700_000_000_000, updatedBy: 'someone' }
+    const drafts = { ...draftsOf(rules), birthProbability: ' 0.7 ', gestationDays: '', batteryPercent: '2O' }
+    const body = rulesBody(rules, drafts)
+    assert.deepEqual(Object.keys(body).sort(), ['kinds', 'quietHours', 'thresholds', 'timeZone'])
+    assert.equal(body.thresholds.birthProbability, 0.7)
+    assert.equal(body.thresholds.gestationDays, '')
+    assert.equal(body.thresholds.batteryPercent, '2O')
+    assert.equal(body.thresholds.temperatureRedDelta, rules.thresholds.temperatureRedDelta)
+  })
+
+  it("puts an alert-rules detail at the field it names, whatever the path's form", () => {
+    assert.equal(ruleFieldOf('thresholds.birthProbability'), 'thresholds.birthProbability')
+    assert.equal(ruleFieldOf('quietHours[3]'), 'quietHours.3')
+    assert.equal(ruleFieldOf('quietHours[2].start'), 'quietHours.2')
+    assert.equal(ruleFieldOf('kinds.heat-alarm.notifyRanks[0]'), 'kinds.heat-alarm')
+    assert.equal(ruleFieldOf('timeZone'), 'timeZone')
+    assert.equal(ruleFieldOf('(root)'), undefined)
+    assert.equal(ruleFieldOf('thresholds'), undefined)
   })
 })

@@ -6,19 +6,16 @@
 // out. axe-core checks every page (no serious or critical violation); a screenshot of each page goes to
 // test-output/farm-app/.
 import assert from 'node:assert/strict'
-import { mkdirSync, readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { mkdirSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { launchChromium, noChromium } from '../support/chromium.ts'
+import { OUTPUT, checkPage } from '../support/farm-app.ts'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
 import { announceEvent } from '../support/events.ts'
 import type { NewEvent } from '../../src/modules/events/events.repository.ts'
 import { alarmLevel } from '../../src/modules/predictions/calibration.rules.ts'
-
-const OUTPUT = 'test-output/farm-app'
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 
 const VIEWPORTS = [
   { name: 'phone', width: 375, height: 812 },
@@ -120,27 +117,6 @@ async function phoneWithHerdRead(farm: Farm): Promise<{ context: BrowserContext;
   await controlledByServiceWorker(page)
   await openHerd(page, farm)
   return { context, page }
-}
-
-/** Runs axe-core on the page as it stands; returns the serious and critical violations. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: AXE_SOURCE })
-  const violations = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run: (context: unknown, options: unknown) => Promise<any> } }).axe
-    const result = await axe.run(document, { resultTypes: ['violations'] })
-    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, help: v.help }))
-  })
-  return violations
-    .filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v: { id: string; nodes: number; help: string }) => `${v.id} (${v.nodes}): ${v.help}`)
-}
-
-async function checkPage(page: Page, viewport: string, name: string) {
-  await page.screenshot({ path: `${OUTPUT}/${viewport}-${name}.png`, fullPage: true })
-  // A wide table scrolls in its own box; the page itself never scrolls sideways (the herd once widened a phone's).
-  const widths = await page.evaluate(() => [document.documentElement.scrollWidth, innerWidth])
-  assert.ok(widths[0]! <= widths[1]!, `${name} (${viewport}) is ${widths[0]} px wide in a ${widths[1]} px window`)
-  assert.deepEqual(await seriousViolations(page), [], `axe on ${name} (${viewport})`)
 }
 
 describe('the farm app in Chromium', { skip: noChromium }, () => {
@@ -506,6 +482,70 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
     assert.ok(apiReads.length >= 4, `the app read the farm's data: ${apiReads.length} reads`)
     const revalidated = conditional.map((id) => urls.get(id) ?? id).filter((url) => url.includes('/api/'))
     assert.deepEqual(revalidated, [], 'no API read revalidated from the HTTP cache')
+    await context.close()
+  })
+
+  it("saves the farm's alert rules from the settings page, and shows the API's refusal at the field it names", async () => {
+    const farm = await seedFarm()
+    // bypassCSP only so that the test can inject axe-core.
+    const context = await browser.newContext({ viewport: VIEWPORTS[0], bypassCSP: true, serviceWorkers: 'block' })
+    const page = await context.newPage()
+    await signIn(page, farm)
+    await page.goto(`${base}/app/#/settings`)
+    const rules = page.getByRole('region', { name: 'Alert rules' })
+    await rules.getByText('The defaults apply: nothing changed yet.').waitFor()
+    const readRules = async () => {
+      const url = `/api/v1/users/${farm.uid}/alert-rules`
+      const res = await ctx.app.inject({ method: 'GET', url, headers: bearer(farm.token) })
+      assert.equal(res.statusCode, 200, res.body)
+      return res.json().data
+    }
+    const save = () => rules.getByRole('button', { name: 'Save' }).click()
+
+    // Each kind by its title, who gets it by role; the thresholds in words; quiet hours per role; the time zone.
+    assert.equal(await rules.getByRole('checkbox', { name: 'Heat expected: Worker' }).isChecked(), true)
+    await rules.getByRole('checkbox', { name: 'Heat expected: Worker' }).uncheck()
+    await rules.getByRole('checkbox', { name: 'Heat expected: Manager' }).check()
+    await rules.getByRole('checkbox', { name: 'Ear tag battery low: Raised' }).uncheck()
+    await rules.getByLabel('Farrowing alarm at a probability of').fill('0.7')
+    await rules.getByRole('checkbox', { name: 'Admin', exact: true }).check()
+    await rules.getByLabel('Admin: Quiet hours from').fill('21:30')
+    await rules.getByLabel('Time zone').selectOption('Europe/Berlin')
+    await save()
+    await rules.getByRole('status').getByText('Saved').waitFor()
+    const saved = await readRules()
+    assert.equal(saved.thresholds.birthProbability, 0.7)
+    assert.deepEqual(saved.kinds['heat-alarm'], { enabled: true, notifyRanks: [2] })
+    assert.equal(saved.kinds['tag-battery-low'].enabled, false)
+    assert.deepEqual(saved.quietHours['1'], { start: '21:30', end: '06:00' })
+    assert.equal(saved.timeZone, 'Europe/Berlin')
+    assert.equal(saved.updatedBy, farm.uid)
+    await rules.getByText(new RegExp(`^Last changed .+ by ${farm.uid}$`)).waitFor()
+
+    // Out of bounds: the API's message at the threshold, nothing saved.
+    const gestation = rules.getByLabel('Gestation length')
+    await gestation.fill('200')
+    await save()
+    await rules.getByText('must be <= 130').waitFor()
+    assert.equal(await gestation.getAttribute('aria-invalid'), 'true')
+    assert.equal((await readRules()).thresholds.gestationDays, saved.thresholds.gestationDays)
+    // A rule across thresholds (red above yellow), said at the field the API names.
+    await gestation.fill(String(saved.thresholds.gestationDays))
+    const red = rules.getByLabel('High temperature (red) above')
+    await red.fill('0.2')
+    await save()
+    await rules.getByText('must be above temperatureYellowDelta').waitFor()
+    assert.equal(await red.getAttribute('aria-invalid'), 'true')
+    assert.equal(await gestation.getAttribute('aria-invalid'), null)
+    await page.waitForLoadState('networkidle')
+    await checkPage(page, 'phone', 'settings-refused')
+
+    await rules.getByRole('button', { name: 'Restore the defaults' }).click()
+    await rules.getByRole('status').getByText('Saved').waitFor()
+    const restored = await readRules()
+    assert.equal(restored.thresholds.birthProbability, alarmLevel('birth'))
+    assert.deepEqual(restored.kinds['heat-alarm'].notifyRanks, [3])
+    assert.equal(await rules.getByLabel('High temperature (red) above').inputValue(), '0.6')
     await context.close()
   })
 

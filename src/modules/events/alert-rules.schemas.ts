@@ -3,6 +3,7 @@ import Type, { type TProperties } from 'typebox'
 import { BoundedString, EpochMs, EXAMPLE, Integer } from '../../http/schema-types.ts'
 import { DEFAULT_THRESHOLDS } from './alert-rules.rules.ts'
 import { EVENT_KINDS, EVENT_TYPES } from './event-kinds.ts'
+import { THRESHOLD_LIMITS, THRESHOLD_NAMES, type ThresholdLimit, type ThresholdName } from './alert-thresholds.ts'
 import { describedPattern } from '../../http/input-patterns.ts'
 
 const RankList = Type.Array(Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3)]), {
@@ -20,79 +21,42 @@ const KindRule = Type.Object(
   { additionalProperties: false },
 )
 
-const number = (
-  name: keyof typeof DEFAULT_THRESHOLDS,
-  description: string,
-  minimum: number,
-  maximum: number,
-  exclusive = false,
-) =>
-  Type.Number({
-    ...(exclusive ? { exclusiveMinimum: minimum } : { minimum }),
-    maximum,
-    description: `${description} (default ${DEFAULT_THRESHOLDS[name]})`,
-    examples: [DEFAULT_THRESHOLDS[name]],
-  })
+/** English descriptions of the thresholds for the OpenAPI document; their bounds are alert-thresholds.ts's. */
+const THRESHOLD_DESCRIPTIONS: Record<ThresholdName, string> = {
+  temperatureYellowDelta: 'Delta (°C) at which the yellow band starts',
+  temperatureRedDelta: 'Delta (°C) above which the red band starts',
+  heatProbability: 'Heat probability that raises a heat alarm',
+  birthProbability: 'Birth probability that raises a farrowing alarm',
+  lamenessProbability: 'Lameness probability that raises an alarm',
+  probabilityHysteresis: 'An alarm clears once the probability is this far below its threshold',
+  alarmCooldownHours: 'Hours after an alarm clears before the same alarm is raised again',
+  tagSilentMinutes: 'Minutes without a sensor reading before an ear tag counts as silent',
+  litterOfflineMinutes: 'Minutes without a reading before a litter device counts as offline',
+  batteryPercent: 'Ear-tag battery (%) below which the battery is low',
+  gestationDays: 'Gestation length in days: farrowing is due this long after the service',
+  farrowingLeadDays: 'The farrowing event opens this many days before the due day',
+  pregnancyCheckDays: 'Days after the service at which the pregnancy check is due',
+  weanedNotServedDays: 'Days after weaning by which a sow should be served again',
+}
 
-const integer = (name: keyof typeof DEFAULT_THRESHOLDS, description: string, minimum: number, maximum: number) =>
-  Integer({
-    minimum,
-    maximum,
-    description: `${description} (default ${DEFAULT_THRESHOLDS[name]})`,
+function thresholdSchema(name: ThresholdName) {
+  const limit: ThresholdLimit = THRESHOLD_LIMITS[name]
+  const described = {
+    maximum: limit.maximum,
+    description: `${THRESHOLD_DESCRIPTIONS[name]} (default ${DEFAULT_THRESHOLDS[name]})`,
     examples: [DEFAULT_THRESHOLDS[name]],
+  }
+  if (limit.integer) return Integer({ minimum: limit.minimum, ...described })
+  return Type.Number({
+    ...(limit.exclusiveMinimum ? { exclusiveMinimum: limit.minimum } : { minimum: limit.minimum }),
+    ...described,
   })
+}
 
-const thresholdProperties = {
-  temperatureYellowDelta: number('temperatureYellowDelta', 'Delta (°C) at which the yellow band starts', 0, 5, true),
-  temperatureRedDelta: number('temperatureRedDelta', 'Delta (°C) above which the red band starts', 0, 5, true),
-  heatProbability: number('heatProbability', 'Heat probability that raises a heat alarm', 0, 1, true),
-  birthProbability: number('birthProbability', 'Birth probability that raises a farrowing alarm', 0, 1, true),
-  lamenessProbability: number('lamenessProbability', 'Lameness probability that raises an alarm', 0, 1, true),
-  probabilityHysteresis: number(
-    'probabilityHysteresis',
-    'An alarm clears once the probability is this far below its threshold',
-    0,
-    0.5,
-  ),
-  alarmCooldownHours: integer(
-    'alarmCooldownHours',
-    'Hours after an alarm clears before the same alarm is raised again',
-    0,
-    168,
-  ),
-  tagSilentMinutes: integer(
-    'tagSilentMinutes',
-    'Minutes without a sensor reading before an ear tag counts as silent',
-    5,
-    10_080,
-  ),
-  litterOfflineMinutes: integer(
-    'litterOfflineMinutes',
-    'Minutes without a reading before a litter device counts as offline',
-    5,
-    10_080,
-  ),
-  batteryPercent: integer('batteryPercent', 'Ear-tag battery (%) below which the battery is low', 1, 99),
-  gestationDays: integer(
-    'gestationDays',
-    'Gestation length in days: farrowing is due this long after the service',
-    100,
-    130,
-  ),
-  farrowingLeadDays: integer('farrowingLeadDays', 'The farrowing event opens this many days before the due day', 0, 14),
-  pregnancyCheckDays: integer(
-    'pregnancyCheckDays',
-    'Days after the service at which the pregnancy check is due',
-    14,
-    60,
-  ),
-  weanedNotServedDays: integer(
-    'weanedNotServedDays',
-    'Days after weaning by which a sow should be served again',
-    1,
-    60,
-  ),
-} satisfies TProperties
+const thresholdProperties = Object.fromEntries(THRESHOLD_NAMES.map((name) => [name, thresholdSchema(name)])) as Record<
+  ThresholdName,
+  ReturnType<typeof thresholdSchema>
+> satisfies TProperties
 
 /** A local wall-clock time, HH:mm. */
 function LocalTime(description: string, example: string) {
