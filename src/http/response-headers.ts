@@ -83,14 +83,17 @@ export const RESPONSE_HEADERS = {
       examples: ['W/"q2VbYl8rO1xWm3sT0dKfA9hLc7E"'],
     },
   ),
-  Link: header('RFC 8288 links to the first, prev, next and last pages (relative references)', {
-    type: 'string',
-    pattern: `^${RELATION}(, ${RELATION}){1,3}$`,
-    maxLength: 65_536,
-    examples: [
-      '</api/v1/users/hillside-farm/animals?limit=10&page=1>; rel="first", </api/v1/users/hillside-farm/animals?limit=10&page=3>; rel="next", </api/v1/users/hillside-farm/animals?limit=10&page=5>; rel="last"',
-    ],
-  }),
+  Link: header(
+    'RFC 8288 links (relative references): to the first, prev, next and last pages of a paginated list; to the next page only of a list read by a cursor (`after` of the event feeds, `cursor` of the delivery log), while more remain',
+    {
+      type: 'string',
+      pattern: `^${RELATION}(, ${RELATION}){0,3}$`,
+      maxLength: 65_536,
+      examples: [
+        '</api/v1/users/hillside-farm/animals?limit=10&page=1>; rel="first", </api/v1/users/hillside-farm/animals?limit=10&page=3>; rel="next", </api/v1/users/hillside-farm/animals?limit=10&page=5>; rel="last"',
+      ],
+    },
+  ),
   'Access-Control-Allow-Origin': header(
     'Only with CORS_ORIGINS set (CORS is off by default), on requests whose Origin it admits: that origin, or * when any is allowed',
     {

@@ -6,6 +6,7 @@
 // its `next` continues after the page's last ID, and only while more remain.
 import type { FastifyInstance, RouteOptions, preHandlerHookHandler, preSerializationHookHandler } from 'fastify'
 import { validationFailed } from '../http/errors.ts'
+import { nextLink } from '../http/next-link.ts'
 import { addRouteHook, isRead } from '../http/route-hooks.ts'
 
 interface Pagination {
@@ -39,11 +40,7 @@ export function paginationLinks(url: string, { page, limit, totalPages }: Pagina
 /** The Link header of a page read by the cursor `after`: `next` after its last item's ID while more remain. */
 export function cursorLinks(url: string, lastId: string | undefined, more: boolean): string | undefined {
   if (!more || lastId === undefined) return undefined
-  const [path = '', query = ''] = url.split('?', 2)
-  const params = new URLSearchParams(query)
-  params.delete('page')
-  params.set('after', lastId)
-  return `<${path}?${params.toString()}>; rel="next"`
+  return nextLink(url, 'after', lastId)
 }
 
 function lastIdOf(payload: unknown): string | undefined {

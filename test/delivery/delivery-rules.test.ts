@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
+  attemptCursor,
+  attemptKeyOf,
   GIVE_UP_AFTER_MS,
   isPublicAddress,
   outcomeOf,
@@ -199,5 +201,26 @@ describe('delivery rules', () => {
     assert.ok(!sealed.includes(secret.slice(6)))
     assert.equal(openSecret(sealed, 'service key one, long enough'), secret)
     assert.throws(() => openSecret(sealed, 'another service key'))
+  })
+
+  it("reads back the delivery log's cursor it wrote, and no other", () => {
+    const key = { attemptedAt: 1_800_000_000_004, uid: 'hillside-farm', eventId: 1288 }
+    const cursor = attemptCursor(key)
+    assert.match(cursor, /^[A-Za-z0-9_-]+$/)
+    assert.deepEqual(attemptKeyOf(cursor), key)
+    const encoded = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
+    for (const value of [
+      [],
+      [1, 'a'],
+      ['1', 'a', 1],
+      [1, '', 1],
+      [1, 'a', -1],
+      [1.5, 'a', 1],
+      [1, 'a'.repeat(129), 1],
+      [Number.MAX_SAFE_INTEGER + 1, 'a', 1],
+      { attemptedAt: 1, uid: 'a', eventId: 1 },
+    ])
+      assert.equal(attemptKeyOf(encoded(value)), undefined, JSON.stringify(value))
+    assert.equal(attemptKeyOf('bm90LWpzb24'), undefined)
   })
 })

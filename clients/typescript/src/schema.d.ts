@@ -2098,7 +2098,7 @@ export interface paths {
         };
         /**
          * The subscription's delivery log
-         * @description Integrator token. Every attempt, newest first: the event, its webhook-id, status, error and latency. Kept for DELIVERY_LOG_RETENTION_DAYS (30 days here); the attempts of a delivery still pending stay.
+         * @description Integrator token. Every attempt, newest first: the event, its webhook-id, status, error and latency; of one account (`userId`), of one event (`userId` and `eventId`), failed or delivered ones only (`failed`). A page that has more after it carries `Link: <...>; rel="next"`, the same query with the `cursor` where it ended. Kept for DELIVERY_LOG_RETENTION_DAYS (30 days here); the attempts of a delivery still pending stay.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -3685,7 +3685,7 @@ export interface components {
         Location: string;
         /** @description Weak validator of the body (without its timestamp): send it as If-None-Match to get 304 while unchanged */
         ETag: string;
-        /** @description RFC 8288 links to the first, prev, next and last pages (relative references) */
+        /** @description RFC 8288 links (relative references): to the first, prev, next and last pages of a paginated list; to the next page only of a list read by a cursor (`after` of the event feeds, `cursor` of the delivery log), while more remain */
         Link: string;
         /** @description Only with CORS_ORIGINS set (CORS is off by default), on requests whose Origin it admits: that origin, or * when any is allowed */
         "Access-Control-Allow-Origin": string;
@@ -46255,10 +46255,30 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The newest attempts to list, 1-100 (default 50)
+                 * @description How many attempts to list, 1-100 (default 50)
                  * @example 50
                  */
                 limit?: number;
+                /**
+                 * @description Only this account's attempts (required with eventId)
+                 * @example hillside-farm
+                 */
+                userId?: string;
+                /**
+                 * @description Only the attempts of this event of userId
+                 * @example 1288
+                 */
+                eventId?: string;
+                /**
+                 * @description true: only the attempts that failed; false: only those delivered
+                 * @example true
+                 */
+                failed?: boolean;
+                /**
+                 * @description Where the previous page ended: copy it from that page's `Link: <...>; rel="next"` (the other parameters stay as they were)
+                 * @example WzE3OTM0OTEyMDAwMDAsImhpbGxzaWRlLWZhcm0iLDEyODhd
+                 */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -46283,6 +46303,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -25,6 +25,7 @@ import * as deliveryLogRetention from './0100_delivery_log_retention.ts'
 import * as integratorTokensValidFrom from './0105_integrator_tokens_valid_from.ts'
 import * as eventsRetention from './0110_events_retention.ts'
 import * as allClearsSettled from './0115_all_clears_settled.ts'
+import * as deliveryLogFilters from './0120_delivery_log_filters.ts'
 
 // Listed explicitly (not read from the folder) so the same list works from src/ and from dist/.
 // Names sort in the order they run.
@@ -55,4 +56,5 @@ export const migrations: Record<string, Migration> = {
   '0105_integrator_tokens_valid_from': integratorTokensValidFrom,
   '0110_events_retention': eventsRetention,
   '0115_all_clears_settled': allClearsSettled,
+  '0120_delivery_log_filters': deliveryLogFilters,
 }

@@ -4,6 +4,7 @@ import { sql, type Kysely } from 'kysely'
 import type { DB } from '../../db/schema.ts'
 import { deleteInBatches } from '../../db/prune.ts'
 import { messageIdSql } from '../events/events.repository.ts'
+import type { AttemptKey } from './delivery.rules.ts'
 
 export interface SubscriptionRow {
   integrator_uid: string
@@ -263,16 +264,40 @@ export async function pruneDeliveryLog(
   return { deliveries, delivery_attempts: attempts }
 }
 
+/** Which of a subscription's attempts to list: one account's, one event's, failed or delivered ones, after a key. */
+export interface AttemptFilter {
+  uid?: string
+  eventId?: number
+  failed?: boolean
+  before?: AttemptKey
+}
+
 export async function listAttempts(
   db: Kysely<DB>,
   integratorUid: string,
   subscriptionId: string,
+  filter: AttemptFilter,
   limit: number,
 ): Promise<AttemptRow[]> {
+  const { uid, eventId, failed, before } = filter
+  const conditions = [
+    sql`integrator_uid = ${integratorUid}`,
+    sql`subscription_id = ${subscriptionId}`,
+    ...(uid !== undefined ? [sql`uid = ${uid}`] : []),
+    ...(eventId !== undefined ? [sql`event_id = ${eventId}`] : []),
+    ...(failed === true ? [sql`error IS NOT NULL`] : failed === false ? [sql`error IS NULL`] : []),
+    // The first comparison is the one an index can walk; the row comparison breaks ties within a millisecond.
+    ...(before
+      ? [
+          sql`attempted_at <= ${before.attemptedAt}`,
+          sql`(attempted_at, uid, event_id) < (${before.attemptedAt}, ${before.uid}, ${before.eventId})`,
+        ]
+      : []),
+  ]
   const { rows } = await sql<AttemptRow>`
     SELECT uid, event_id, message_id, attempted_at, status, error, latency_ms FROM delivery_attempts
-    WHERE integrator_uid = ${integratorUid} AND subscription_id = ${subscriptionId}
-    ORDER BY attempted_at DESC LIMIT ${limit}`.execute(db)
+    WHERE ${sql.join(conditions, sql` AND `)}
+    ORDER BY attempted_at DESC, uid DESC, event_id DESC LIMIT ${limit}`.execute(db)
   return rows.map((row) => ({ ...row, event_id: Number(row.event_id), attempted_at: Number(row.attempted_at) }))
 }
 

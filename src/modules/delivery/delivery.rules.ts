@@ -158,3 +158,31 @@ function isPublicV4(address: string): boolean {
 export function phonesToNotify<P extends { rank: number | null }>(phones: P[], ranks: readonly number[]): P[] {
   return phones.filter((phone) => phone.rank !== null && ranks.includes(phone.rank))
 }
+
+/** Where a page of a subscription's delivery log ended: the log is in order of time, then account, then event. */
+export interface AttemptKey {
+  attemptedAt: number
+  uid: string
+  eventId: number
+}
+
+/** The `cursor` of the delivery log's next page: the key of the page's last attempt, base64url JSON. */
+export function attemptCursor(key: AttemptKey): string {
+  return Buffer.from(JSON.stringify([key.attemptedAt, key.uid, key.eventId])).toString('base64url')
+}
+
+/** The key a cursor names, or undefined for one this service did not write. */
+export function attemptKeyOf(cursor: string): AttemptKey | undefined {
+  let value: unknown
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+  } catch {
+    return undefined
+  }
+  if (!Array.isArray(value) || value.length !== 3) return undefined
+  const [attemptedAt, uid, eventId] = value as unknown[]
+  const count = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0
+  if (!count(attemptedAt) || !count(eventId) || typeof uid !== 'string' || uid.length === 0 || uid.length > 128)
+    return undefined
+  return { attemptedAt, uid, eventId }
+}

@@ -8,6 +8,7 @@ import { callerOf } from '../../auth/caller.ts'
 import { defineModule } from '../../http/api-module.ts'
 import { Envelope, ok } from '../../http/envelope.ts'
 import { badRequest, conflict, forbidden, notFound, orNotFound, validationFailed } from '../../http/errors.ts'
+import { nextLink } from '../../http/next-link.ts'
 import {
   deleteSubscription,
   findSubscription,
@@ -22,7 +23,7 @@ import {
   withSubscriptionsHeld,
   type SubscriptionRow,
 } from './delivery.repository.ts'
-import { overlappingSubscription, type SubscriptionReach } from './delivery.rules.ts'
+import { attemptCursor, attemptKeyOf, overlappingSubscription, type SubscriptionReach } from './delivery.rules.ts'
 import type { EventType } from '../events/event-kinds.ts'
 import { postJson, refusedUrl } from './outbound.ts'
 import { secretsInUse, webhookHeaders } from './delivery-worker.ts'
@@ -360,19 +361,47 @@ async function webhookRoutes(app: App) {
         operationId: 'listWebhookDeliveries',
         summary: "The subscription's delivery log",
         description:
-          'Integrator token. Every attempt, newest first: the event, its webhook-id, status, error and latency. Kept for ' +
+          'Integrator token. Every attempt, newest first: the event, its webhook-id, status, error and latency; of one account ' +
+          '(`userId`), of one event (`userId` and `eventId`), failed or delivered ones only (`failed`). A page that has more ' +
+          'after it carries `Link: <...>; rel="next"`, the same query with the `cursor` where it ended. Kept for ' +
           `DELIVERY_LOG_RETENTION_DAYS (${delivery.logRetentionDays} days here); the attempts of a delivery still pending stay.`,
         params: SubscriptionPath,
         querystring: AttemptsQuery,
-        response: { 200: Envelope(Type.Array(Attempt, { maxItems: 100 }), 'The attempts') },
+        response: {
+          // Link: its component (http/response-headers.ts) says what it holds.
+          200: {
+            ...Envelope(Type.Array(Attempt, { maxItems: 100 }), 'The attempts'),
+            headers: { Link: { type: 'string' } },
+          },
+        },
       },
       config,
     },
-    async (req) => {
+    async (req, reply) => {
       const s = await subscriptionOf(integratorOf(req), req.params.subscriptionId)
-      const rows = await listAttempts(db, s.integrator_uid, s.id, req.query.limit ?? 50)
+      const { limit = 50, userId, eventId, failed, cursor } = req.query
+      if (eventId !== undefined && userId === undefined) throw badRequest('eventId needs userId')
+      const before = cursor === undefined ? undefined : attemptKeyOf(cursor)
+      if (cursor !== undefined && before === undefined)
+        throw validationFailed([
+          { field: 'query:cursor', message: "is not a cursor of this list: copy it from a page's Link header" },
+        ])
+      const filter = { uid: userId, eventId: eventId === undefined ? undefined : Number(eventId), failed, before }
+      // One more than the page shows, to know whether a next page exists.
+      const rows = await listAttempts(db, s.integrator_uid, s.id, filter, limit + 1)
+      const page = rows.slice(0, limit)
+      const last = page.at(-1)
+      if (rows.length > limit && last)
+        void reply.header(
+          'link',
+          nextLink(
+            req.url,
+            'cursor',
+            attemptCursor({ attemptedAt: last.attempted_at, uid: last.uid, eventId: last.event_id }),
+          ),
+        )
       return ok(
-        rows.map((a) => ({
+        page.map((a) => ({
           userId: a.uid,
           eventId: String(a.event_id),
           webhookId: a.message_id,

@@ -159,7 +159,31 @@ export const AttemptsQuery = Type.Object(
         minimum: 1,
         maximum: 100,
         default: 50,
-        description: 'The newest attempts to list, 1-100 (default 50)',
+        description: 'How many attempts to list, 1-100 (default 50)',
+      }),
+    ),
+    userId: Type.Optional(Uid("Only this account's attempts (required with eventId)")),
+    eventId: Type.Optional(
+      Type.String({
+        pattern: ID_PATTERN,
+        maxLength: 16,
+        description: 'Only the attempts of this event of userId',
+        examples: ['1288'],
+      }),
+    ),
+    failed: Type.Optional(
+      Type.Boolean({
+        description: 'true: only the attempts that failed; false: only those delivered',
+        examples: [true],
+      }),
+    ),
+    cursor: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9_-]{1,400}$',
+        maxLength: 400,
+        description:
+          'Where the previous page ended: copy it from that page\'s `Link: <...>; rel="next"` (the other parameters stay as they were)',
+        examples: ['WzE3OTM0OTEyMDAwMDAsImhpbGxzaWRlLWZhcm0iLDEyODhd'],
       }),
     ),
   },
