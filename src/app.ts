@@ -226,7 +226,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     void reply.header('x-request-id', req.id).header('x-content-type-options', 'nosniff')
     done()
   })
-  errorsPlugin(app)
+  errorsPlugin(app, { routes: () => routeCatalog })
   shutdownPlugin(app)
   await corsPlugin(app, config.corsOrigins)
   paginationLinksPlugin(app, { offsetMax: config.limits.pageOffsetMax })

@@ -3,10 +3,12 @@
 // stacks or SQL.
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
+import FindMyWay, { type HTTPMethod } from 'find-my-way'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { DETAILS_MAX, ERROR_TEXT_MAX } from '../http/envelope.ts'
 import { ApiError, VALIDATION_FAILED, type FieldProblem } from '../http/errors.ts'
 import { storeFailureOf } from '../db/errors.ts'
+import { MAX_PATH_SEGMENT } from '../http/route-policy.ts'
 import { validationDetails } from '../http/validation-details.ts'
 import { isoTimestamp } from '../http/timestamp.ts'
 
@@ -17,7 +19,34 @@ interface ErrorResponse {
   headers?: Record<string, string>
 }
 
-export function errorsPlugin(app: FastifyInstance) {
+/** A route as registered: its method and its URL pattern (`/api/v1/users/:userId/animals`). */
+interface RegisteredRoute {
+  method: string
+  url: string
+}
+
+/**
+ * The methods each path takes, for the 405 of a path that exists with another method: the registered routes in a
+ * router of their own, as Fastify's matches them (no trailing-slash folding, the same parameter bound).
+ */
+export function allowedMethodsOf(routes: readonly RegisteredRoute[]): (path: string) => string[] {
+  const router = FindMyWay({ ignoreTrailingSlash: false, maxParamLength: MAX_PATH_SEGMENT })
+  const methods = new Set<string>()
+  const noop = () => undefined
+  for (const { method, url } of routes) {
+    if (router.hasRoute(method as HTTPMethod, url)) continue
+    router.on(method as HTTPMethod, url, noop)
+    methods.add(method)
+  }
+  const known = [...methods].sort()
+  return (path) => {
+    const allowed = known.filter((method) => router.find(method as HTTPMethod, path) !== null)
+    // Fastify answers HEAD wherever it answers GET.
+    return allowed.includes('GET') && !allowed.includes('HEAD') ? [...allowed, 'HEAD'].sort() : allowed
+  }
+}
+
+export function errorsPlugin(app: FastifyInstance, { routes }: { routes: () => readonly RegisteredRoute[] }) {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     // A client that hangs up mid-upload breaks the body stream (ECONNRESET): its fault, not a store's.
     const clientGone = req.raw.aborted || req.raw.socket?.destroyed === true
@@ -55,8 +84,23 @@ export function errorsPlugin(app: FastifyInstance) {
   // A request the router cannot read (bad %-encoding, an over-long path segment) still gets the envelope.
   // Fastify hands these to its `frameworkErrors` option: see frameworkErrorHandler below.
 
+  // Built at the first unmatched request, once every route is registered.
+  let allowedMethods: ((path: string) => string[]) | undefined
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? req.url
+    allowedMethods ??= allowedMethodsOf(routes())
+    const allowed = allowedMethods(path)
+    // A route of this very method that found nothing (a file the app does not have) is a 404.
+    if (allowed.length > 0 && !allowed.includes(req.method)) {
+      return reply
+        .status(405)
+        .header('allow', allowed.join(', '))
+        .send({
+          success: false,
+          error: clip(`Method ${req.method} is not allowed on ${path}: it takes ${allowed.join(', ')}`),
+          timestamp: isoTimestamp(),
+        })
+    }
     return reply.status(404).send({
       success: false,
       error: clip(`Route ${req.method} ${path} not found`),

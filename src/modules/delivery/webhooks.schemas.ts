@@ -5,7 +5,7 @@ import { MAX_PATH_SEGMENT } from '../../http/route-policy.ts'
 import { BoundedString, EXAMPLE } from '../../http/schema-types.ts'
 import { UID_PATTERN } from '../users/users.rules.ts'
 import { EVENT_TYPES } from '../events/event-kinds.ts'
-import { ID_PATTERN } from '../../http/input-patterns.ts'
+import { ID_PATTERN, describedPattern } from '../../http/input-patterns.ts'
 
 const Int = (
   example: number,
@@ -179,7 +179,7 @@ export const AttemptsQuery = Type.Object(
     ),
     cursor: Type.Optional(
       Type.String({
-        pattern: '^[A-Za-z0-9_-]{1,400}$',
+        pattern: describedPattern('^[A-Za-z0-9_-]{1,400}$', "must be a cursor from a page's Link header"),
         maxLength: 400,
         description:
           'Where the previous page ended: copy it from that page\'s `Link: <...>; rel="next"` (the other parameters stay as they were)',
