@@ -278,6 +278,7 @@ export const routes: RouteCase[] = [
   { method: 'PATCH', url: '/api/v1/users/:userId/status', rule: 'own', body: () => ({ flagged: false }) },
   // The access log: which integrators read the farm's data; integrators never see each other's requests.
   { method: 'GET', url: '/api/v1/users/:userId/access-log', rule: 'self' },
+  { method: 'GET', url: '/api/v1/users/:userId/integrators', rule: 'self' },
   {
     method: 'POST',
     url: '/api/v1/users/:userId/password',

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { ageOf, bandOf, byUrgency, deltaOf, eventHref, evidenceText, matchesSearch } from '../../web/src/farm.rules.ts'
+import { requestInWords } from '../../web/src/access-log.ts'
 import { draftsOf, ruleFieldOf, rulesBody } from '../../web/src/alert-rules.ts'
 import { parseEventBlock } from '../../web/src/event-stream.ts'
 import { defaultRules } from '../../src/modules/events/alert-rules.rules.ts'
@@ -215,5 +216,22 @@ describe('farm app rules', () => {
     assert.equal(ruleFieldOf('timeZone'), 'timeZone')
     assert.equal(ruleFieldOf('(root)'), undefined)
     assert.equal(ruleFieldOf('thresholds'), undefined)
+  })
+
+  it("says an integrator's logged request in words, the noun from the template's last named segment", () => {
+    const words = (method: string, endpoint: string) => {
+      const found = requestInWords(method, endpoint)
+      return found && `${LANGUAGES.en!.texts[found.verb]}: ${LANGUAGES.en!.texts[found.noun]}`
+    }
+    assert.equal(words('GET', '/api/v1/users/:userId/animals'), 'Read: animals')
+    assert.equal(words('GET', '/api/v1/users/:userId/animals/search'), 'Read: animals')
+    assert.equal(words('POST', '/api/v1/users/:userId/litterguards/:macAddress/sensordata'), 'Added: sensor data')
+    assert.equal(words('GET', '/api/v1/users/:userId/animals/:animalMac/sensordata/latest'), 'Read: sensor data')
+    assert.equal(words('PATCH', '/api/v1/users/:userId/animals/:animalMac/births/:birthId'), 'Changed: Farrowing')
+    assert.equal(words('DELETE', '/api/v1/users/:userId/treatments/:treatmentId'), 'Deleted: Treatment')
+    assert.equal(words('PATCH', '/api/v1/users/:userId'), 'Changed: the farm account')
+    assert.equal(words('GET', '/api/v1/users/:userId/something-new'), undefined)
+    assert.equal(words('GET', '/api/v1/tokens/usage'), undefined)
+    assert.equal(words('OPTIONS', '/api/v1/users/:userId/animals'), undefined)
   })
 })

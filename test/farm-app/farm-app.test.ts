@@ -10,7 +10,7 @@ import { mkdirSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { launchChromium, noChromium } from '../support/chromium.ts'
-import { OUTPUT, checkPage } from '../support/farm-app.ts'
+import { OUTPUT, checkPage, controlledByServiceWorker } from '../support/farm-app.ts'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
 import { announceEvent } from '../support/events.ts'
@@ -98,15 +98,6 @@ async function openHerd(page: Page, farm: Farm) {
   await page.goto(`${base}/app/#/herd`)
   await page.getByRole('link', { name: farm.id }).waitFor()
   await page.waitForLoadState('networkidle')
-}
-
-/** Resolves once the app's service worker controls the page (it caches what the page reads from then on). */
-async function controlledByServiceWorker(page: Page) {
-  await page.evaluate(async () => {
-    await navigator.serviceWorker.ready
-    if (!navigator.serviceWorker.controller)
-      await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve))
-  })
 }
 
 /** A phone signed in as the farm, its herd read once under the app's service worker (which keeps the answers). */
@@ -385,8 +376,15 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
 
       await page.goto(`${base}/app/#/sharing`)
       const integrators = page.getByRole('list', { name: 'Linked integrators' })
-      await integrators.getByText(farm.integrator).waitFor()
+      await integrators.getByText(farm.integrator, { exact: true }).waitFor()
       await page.waitForLoadState('networkidle')
+      // Who it is and what it may do; the access log in words ("Added: sensor data"), not the API's paths.
+      const item = integrators.getByRole('listitem').filter({ hasText: farm.integrator })
+      await item.getByText(`Vendor ${farm.integrator}`).waitFor()
+      assert.deepEqual(await item.locator('.pill').allTextContents(), ['reads'])
+      const accessLog = page.getByRole('region', { name: 'Who read or changed the farm’s data' })
+      await accessLog.getByText('Added: sensor data').waitFor()
+      await accessLog.getByText('Added: litter devices').waitFor()
       await checkPage(page, viewport.name, 'sharing')
       await integrators
         .getByRole('listitem')

@@ -1,5 +1,5 @@
 // The farm app's browser tests' page check: a screenshot to test-output/farm-app/, no page wider than its window,
-// and axe-core's serious and critical violations (none allowed).
+// and axe-core's serious and critical violations (none allowed); and the wait for the app's service worker.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -27,4 +27,13 @@ export async function checkPage(page: Page, viewport: string, name: string) {
   const widths = await page.evaluate(() => [document.documentElement.scrollWidth, innerWidth])
   assert.ok(widths[0]! <= widths[1]!, `${name} (${viewport}) is ${widths[0]} px wide in a ${widths[1]} px window`)
   assert.deepEqual(await seriousViolations(page), [], `axe on ${name} (${viewport})`)
+}
+
+/** Resolves once the app's service worker controls the page (it caches what the page reads from then on). */
+export async function controlledByServiceWorker(page: Page) {
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.ready
+    if (!navigator.serviceWorker.controller)
+      await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve))
+  })
 }

@@ -12,6 +12,7 @@ export type UserPhone = components['schemas']['UserPhone']
 export type Prediction = components['schemas']['AIPrediction']
 export type Litterguard = components['schemas']['Litterguard']
 export type UsageRecord = components['schemas']['UsageRecord']
+export type LinkedIntegrator = components['schemas']['LinkedIntegrator']
 export type ErrorDetail = components['schemas']['ErrorDetail']
 
 export const API = '/api/v1'

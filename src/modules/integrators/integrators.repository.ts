@@ -82,3 +82,50 @@ export async function linkedIntegratorUids(db: Kysely<DB>, uid: string): Promise
     .execute()
   return rows.map((r) => r.integrator_uid)
 }
+
+/** An integrator linked to an account, as its owner sees it: who, what it may do, since when, when it last came. */
+export interface LinkedIntegratorRow {
+  uid: string
+  name: string
+  email: string
+  is_active: boolean
+  can_read: boolean
+  can_write: boolean
+  can_delete: boolean
+  linked_at: Date
+  linked_by: string
+  last_request_at: Date | null
+}
+
+/** The integrators linked to the account, oldest link first, each with its last request on the account's data. */
+export async function linkedIntegrators(db: Kysely<DB>, uid: string): Promise<LinkedIntegratorRow[]> {
+  const rows = await db
+    .selectFrom('user_integrator_links as l')
+    .innerJoin('integrators as i', 'i.uid', 'l.integrator_uid')
+    .select((eb) => [
+      'i.uid',
+      'i.name',
+      'i.email',
+      'i.is_active',
+      'i.can_read',
+      'i.can_write',
+      'i.can_delete',
+      'l.created_at as linked_at',
+      'l.linked_by',
+      eb
+        .selectFrom('access_log as a')
+        .select((inner) => inner.fn.max('a.at').as('at'))
+        .whereRef('a.uid', '=', 'l.uid')
+        .whereRef('a.integrator_uid', '=', 'l.integrator_uid')
+        .as('last_request_at'),
+    ])
+    .where('l.uid', '=', uid)
+    .orderBy('l.created_at')
+    .orderBy('l.integrator_uid')
+    .execute()
+  return rows.map((row) => ({
+    ...row,
+    linked_at: new Date(row.linked_at),
+    last_request_at: row.last_request_at === null ? null : new Date(row.last_request_at),
+  }))
+}

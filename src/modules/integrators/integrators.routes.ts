@@ -5,8 +5,10 @@ import { userCallerOf } from '../../auth/caller.ts'
 import { defineModule } from '../../http/api-module.ts'
 import { Envelope, ok } from '../../http/envelope.ts'
 import { notFound } from '../../http/errors.ts'
-import { findIntegrator, link, linkedIntegratorUids, unlink } from './integrators.repository.ts'
-import { LinkRequest, LinkResponse, UnlinkParams } from './integrators.schemas.ts'
+import Type from 'typebox'
+import { BoundedString, EXAMPLE } from '../../http/schema-types.ts'
+import { findIntegrator, link, linkedIntegrators, linkedIntegratorUids, unlink } from './integrators.repository.ts'
+import { LinkedIntegrator, LinkRequest, LinkResponse, UnlinkParams } from './integrators.schemas.ts'
 
 const LINKED = 'Integrator linked to the account'
 const UNLINKED = 'Integrator unlinked from the account'
@@ -16,6 +18,7 @@ const LinksEnvelope = (message: string) => Envelope(LinkResponse, 'The integrato
 export const integratorsModule = defineModule({
   tag: 'partners',
   description: 'Links between accounts and integrators',
+  schemas: [LinkedIntegrator],
   routes: integratorRoutes,
 })
 
@@ -65,6 +68,41 @@ async function integratorRoutes(app: App) {
     async (req) => {
       if (!(await unlink(db, userCallerOf(req).user.uid, req.params.integratorUid))) throw notFound('Link')
       return answerWithLinks(req, UNLINKED)
+    },
+  )
+
+  app.get(
+    '/users/:userId/integrators',
+    {
+      schema: {
+        operationId: 'listLinkedIntegrators',
+        summary: 'The integrators linked to your account',
+        description:
+          "The account owner's user token only. Who can reach the account's data: each linked integrator's name and contact, " +
+          'whether the operator has it active, what it may do (read, write, delete), when and by whom it was linked, and ' +
+          "its last request on the account still in the access log. Oldest link first. The spec's `integrators` array " +
+          'on the user holds the same UIDs.',
+        params: Type.Object({ userId: BoundedString(200, "The account's Uid", EXAMPLE.uid) }),
+        response: {
+          200: Envelope(Type.Array(Type.Ref('LinkedIntegrator'), { maxItems: 1000 }), 'The linked integrators'),
+        },
+      },
+      config: { access: 'self' },
+    },
+    async (req) => {
+      const rows = await linkedIntegrators(db, req.params.userId)
+      return ok(
+        rows.map((row) => ({
+          integratorUID: row.uid,
+          name: row.name,
+          email: row.email,
+          isActive: row.is_active,
+          permissions: { canRead: row.can_read, canWrite: row.can_write, canDelete: row.can_delete },
+          linkedAt: row.linked_at.toISOString(),
+          linkedBy: row.linked_by,
+          lastRequestAt: row.last_request_at?.toISOString() ?? null,
+        })),
+      )
     },
   )
 }

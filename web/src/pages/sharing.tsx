@@ -1,25 +1,74 @@
-// Sharing: the integrators that read this farm's data, linking and unlinking them, and the access log
-// ("who read or changed my data").
+// Sharing: the integrators that can reach this farm's data (who they are, what they may do, when they last came),
+// linking and unlinking them, and the access log ("who read or changed my data") in words.
 import { useState } from 'preact/hooks'
 import type { ApiError } from '../api.ts'
-import { get, request, userPath, type UsageRecord, type User } from '../api.ts'
-import { t } from '../i18n.ts'
+import { request, userPath, type LinkedIntegrator, type UsageRecord } from '../api.ts'
+import { requestInWords } from '../access-log.ts'
+import { t, type TextKey } from '../i18n.ts'
 import { Failure, Loading, Section, formatDateTime, useApi } from '../ui.tsx'
 
+const PERMISSIONS: [keyof LinkedIntegrator['permissions'], TextKey][] = [
+  ['canRead', 'mayRead'],
+  ['canWrite', 'mayWrite'],
+  ['canDelete', 'mayDelete'],
+]
+
+function IntegratorItem({
+  integrator,
+  busy,
+  onUnlink,
+}: {
+  integrator: LinkedIntegrator
+  busy: boolean
+  onUnlink: () => void
+}) {
+  const allowed = PERMISSIONS.filter(([permission]) => integrator.permissions[permission])
+  return (
+    <li>
+      <div class="integrator">
+        <strong>{integrator.name}</strong> <code>{integrator.integratorUID}</code>
+        <div class="muted">
+          {integrator.email} · {t('linkedSince').replace('{when}', formatDateTime(integrator.linkedAt))} ·{' '}
+          {integrator.lastRequestAt === null
+            ? t('noRequestYet')
+            : t('lastRequest').replace('{when}', formatDateTime(integrator.lastRequestAt))}
+        </div>
+        <div>
+          {allowed.map(([permission, label]) => (
+            <span class="pill" key={permission}>
+              {t(label)}
+            </span>
+          ))}{' '}
+          {!integrator.isActive && <span class="pill warning">{t('integratorInactive')}</span>}
+        </div>
+      </div>
+      <button type="button" disabled={busy} aria-label={`${t('unlink')}: ${integrator.name}`} onClick={onUnlink}>
+        {t('unlink')}
+      </button>
+    </li>
+  )
+}
+
+/** What a logged request did, in words where the app has them, else as the API names it. */
+function requestText(entry: UsageRecord): string {
+  const words = requestInWords(entry.method, entry.endpoint)
+  return words ? `${t(words.verb)}: ${t(words.noun)}` : `${entry.method} ${entry.endpoint}`
+}
+
 export function SharingPage() {
-  const user = useApi<User>(userPath(), (path) => get<User>(path).then((answer) => answer.data))
+  const integrators = useApi<LinkedIntegrator[]>(userPath('/integrators'))
   const log = useApi<UsageRecord[]>(userPath('/access-log?limit=50'))
   const [uid, setUid] = useState('')
   const [error, setError] = useState<ApiError | undefined>()
   const [busy, setBusy] = useState(false)
-  const integrators = user.data?.integrators ?? []
+  const names = new Map((integrators.data ?? []).map((i) => [i.integratorUID, i.name]))
 
   const change = async (work: () => Promise<unknown>) => {
     setBusy(true)
     setError(undefined)
     try {
       await work()
-      user.reload()
+      integrators.reload()
       log.reload()
     } catch (err) {
       setError(err as ApiError)
@@ -40,17 +89,17 @@ export function SharingPage() {
   return (
     <>
       <Section title={t('linkedIntegrators')}>
-        <Loading when={user.loading && !user.data} />
-        <Failure error={user.error ?? error} retry={user.reload} />
-        {user.data && integrators.length === 0 && <p class="muted">{t('noIntegrators')}</p>}
+        <Loading when={integrators.loading && !integrators.data} />
+        <Failure error={integrators.error ?? error} retry={integrators.reload} />
+        {integrators.data && integrators.data.length === 0 && <p class="muted">{t('noIntegrators')}</p>}
         <ul class="integrators" aria-label={t('linkedIntegrators')}>
-          {integrators.map((integrator) => (
-            <li key={integrator}>
-              <code>{integrator}</code>
-              <button type="button" disabled={busy} onClick={() => unlink(integrator)}>
-                {t('unlink')}
-              </button>
-            </li>
+          {(integrators.data ?? []).map((integrator) => (
+            <IntegratorItem
+              key={integrator.integratorUID}
+              integrator={integrator}
+              busy={busy}
+              onUnlink={() => unlink(integrator.integratorUID)}
+            />
           ))}
         </ul>
         <form class="inline" onSubmit={link}>
@@ -71,13 +120,11 @@ export function SharingPage() {
               {(log.data ?? []).map((entry, i) => (
                 <tr key={i}>
                   <td>{formatDateTime(entry.timestamp)}</td>
-                  <td>
-                    <code>{entry.integratorUID}</code>
+                  <td>{names.get(entry.integratorUID) ?? <code>{entry.integratorUID}</code>}</td>
+                  <td class="path" title={`${entry.method} ${entry.endpoint}`}>
+                    {requestText(entry)}
                   </td>
-                  <td class="path">
-                    {entry.method} {entry.endpoint}
-                  </td>
-                  <td>{entry.responseCode}</td>
+                  <td>{entry.responseCode >= 400 ? `${t('refused')} (${entry.responseCode})` : entry.responseCode}</td>
                 </tr>
               ))}
             </tbody>
