@@ -210,6 +210,15 @@ describe('the delivery log by pages and filters', () => {
       String(first.headers.link),
       /^<\/api\/v1\/webhooks\/subscriptions\/[^?]+\/deliveries\?limit=2&failed=false&cursor=[A-Za-z0-9_-]+>; rel="next"$/,
     )
+    // The last item's cursor continues where its page ended, as the Link does (for a client that reads bodies only).
+    const firstPage = await read('limit=2')
+    const byLink = await ctx.app.inject({
+      method: 'GET',
+      url: /^<([^>]+)>/.exec(String(firstPage.headers.link))![1]!,
+      headers,
+    })
+    const byItem = await read(`limit=2&cursor=${firstPage.json().data[1].cursor}`)
+    assert.deepEqual(byItem.json().data, byLink.json().data)
     // A page with nothing after it has no link.
     assert.equal((await read('limit=7')).headers.link, undefined)
   })

@@ -46630,6 +46630,11 @@ export interface operations {
                              * @example 38
                              */
                             latencyMs: number;
+                            /**
+                             * @description Send it as `?cursor=` (the other parameters as they were) to list the attempts after this one: the last item's continues where the page ended, as its `Link: rel="next"` does
+                             * @example WzE3OTM0OTEyMDAwMDAsImhpbGxzaWRlLWZhcm0iLDEyODhd
+                             */
+                            cursor: string;
                         }[];
                         /**
                          * Format: date-time

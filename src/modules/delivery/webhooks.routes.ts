@@ -389,28 +389,19 @@ async function webhookRoutes(app: App) {
       const filter = { uid: userId, eventId: eventId === undefined ? undefined : Number(eventId), failed, before }
       // One more than the page shows, to know whether a next page exists.
       const rows = await listAttempts(db, s.integrator_uid, s.id, filter, limit + 1)
-      const page = rows.slice(0, limit)
+      const page = rows.slice(0, limit).map((a) => ({
+        userId: a.uid,
+        eventId: String(a.event_id),
+        webhookId: a.message_id,
+        attemptedAt: a.attempted_at,
+        status: a.status,
+        error: a.error,
+        latencyMs: a.latency_ms,
+        cursor: attemptCursor({ attemptedAt: a.attempted_at, uid: a.uid, eventId: a.event_id }),
+      }))
       const last = page.at(-1)
-      if (rows.length > limit && last)
-        void reply.header(
-          'link',
-          nextLink(
-            req.url,
-            'cursor',
-            attemptCursor({ attemptedAt: last.attempted_at, uid: last.uid, eventId: last.event_id }),
-          ),
-        )
-      return ok(
-        page.map((a) => ({
-          userId: a.uid,
-          eventId: String(a.event_id),
-          webhookId: a.message_id,
-          attemptedAt: a.attempted_at,
-          status: a.status,
-          error: a.error,
-          latencyMs: a.latency_ms,
-        })),
-      )
+      if (rows.length > limit && last) void reply.header('link', nextLink(req.url, 'cursor', last.cursor))
+      return ok(page)
     },
   )
 

@@ -16,6 +16,8 @@ const Text = (maxLength: number, example: string, options: { description?: strin
 const Uid = (description: string) =>
   Type.String({ pattern: UID_PATTERN, maxLength: 128, description, examples: [EXAMPLE.uid] })
 const MS_EXAMPLE = 1_793_491_200_000
+/** attemptCursor({attemptedAt: MS_EXAMPLE, uid: 'hillside-farm', eventId: 1288}) */
+const CURSOR_EXAMPLE = 'WzE3OTM0OTEyMDAwMDAsImhpbGxzaWRlLWZhcm0iLDEyODhd'
 
 const EventTypes = Type.Union(
   [
@@ -148,6 +150,13 @@ export const Attempt = Type.Object(
       description: 'Why the attempt failed; null when delivered',
     }),
     latencyMs: Int(38, { description: 'Milliseconds from the request to the answer' }),
+    cursor: Type.String({
+      maxLength: 400,
+      description:
+        "Send it as `?cursor=` (the other parameters as they were) to list the attempts after this one: the last item's " +
+        'continues where the page ended, as its `Link: rel="next"` does',
+      examples: [CURSOR_EXAMPLE],
+    }),
   },
   { additionalProperties: false },
 )
@@ -183,7 +192,7 @@ export const AttemptsQuery = Type.Object(
         maxLength: 400,
         description:
           'Where the previous page ended: copy it from that page\'s `Link: <...>; rel="next"` (the other parameters stay as they were)',
-        examples: ['WzE3OTM0OTEyMDAwMDAsImhpbGxzaWRlLWZhcm0iLDEyODhd'],
+        examples: [CURSOR_EXAMPLE],
       }),
     ),
   },
