@@ -58,6 +58,11 @@ export interface Config {
   workers: number
   /** Set by `serve --workers` in each worker it starts (1..N): worker 1 runs the schedules and the MQTT subscriber. */
   workerIndex: number | undefined
+  /**
+   * Started by npm (`npm start`, `npx livestock-api serve`: npm sets `npm_command`): the service stops, the graceful
+   * way, once that npm is gone. `npx` runs it under a shell that dies on a signal without passing it on.
+   */
+  stopsWithNpm: boolean
   dataDir: string
   /** Embedded store: fsync each commit to disk before it is acknowledged (off: fast, survives a crash of the process only). */
   embeddedFsync: boolean
@@ -294,6 +299,7 @@ export function loadConfig(env: Env = process.env): Config {
       read.string('LIVESTOCK_WORKER_INDEX') === undefined
         ? undefined
         : read.int('LIVESTOCK_WORKER_INDEX', 1, { min: 1, max: 64 }),
+    stopsWithNpm: read.string('npm_command') !== undefined,
     dataDir: read.string('DATA_DIR') ?? './data',
     embeddedFsync: read.onOff('EMBEDDED_FSYNC', 'on'),
     databaseUrl,

@@ -141,7 +141,24 @@ export async function serve(config: Config): Promise<App> {
   }
   onSignal = (signal) => void stop(signal)
   if (signalled !== undefined) onSignal(signalled)
+  if (config.stopsWithNpm) whenParentExits(() => void stop('parent exited'))
   return started
+}
+
+/**
+ * Calls `orphaned` once this process's parent has exited (it is then re-parented, so its parent id changes): under
+ * `npx`, npm runs the service under a shell that dies on a SIGTERM without passing it on, and the service would
+ * hold the port and DATA_DIR with nobody left to stop it. Checked every second; the timer keeps nothing alive.
+ */
+export function whenParentExits(orphaned: () => void, intervalMs = 1000): () => void {
+  const parent = process.ppid
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return
+    clearInterval(timer)
+    orphaned()
+  }, intervalMs)
+  timer.unref()
+  return () => clearInterval(timer)
 }
 
 export function installCrashHandlers(log: {
@@ -222,6 +239,7 @@ export async function supervise(config: Config): Promise<void> {
   }
   process.once('SIGTERM', () => stop('SIGTERM'))
   process.once('SIGINT', () => stop('SIGINT'))
+  if (config.stopsWithNpm) whenParentExits(() => stop('SIGTERM'))
   log.info({ workers: count }, 'starting workers')
   for (let index = 1; index <= count; index++) fork(index)
 }

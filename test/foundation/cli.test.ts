@@ -296,6 +296,42 @@ describe('service process', () => {
     }
   })
 
+  it('stops the graceful way when the npm that started it is gone (npx runs it under a shell that dies on a signal)', async () => {
+    // As `npx livestock-api serve` runs it: npm -> sh -c -> node, the shell not passing a signal on. Killing the shell
+    // leaves the service re-parented; started by npm (npm_command), it notices within a second and stops.
+    const shell = spawn('sh', ['-c', `"${process.execPath}" "${SERVER}"; true`], {
+      env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', DATA_DIR: dataDir, PORT: '0', npm_command: 'exec' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let text = ''
+    shell.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()))
+    shell.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()))
+    // The service holds the pipe after the shell has gone: its end is the service's exit.
+    const outputEnded = new Promise<void>((resolve) => shell.stdout.on('close', () => resolve()))
+    let servicePid: number | undefined
+    try {
+      const listening = await eventually(
+        () => /"pid":(\d+)[^\n]*"msg":"Server listening at (http:\/\/[^"]+)"/.exec(text),
+        (match) => match !== null,
+        'the server to listen',
+        { timeoutMs: 60_000, intervalMs: 100 },
+      )
+      servicePid = Number(listening![1])
+      shell.kill('SIGKILL')
+      await outputEnded
+      assert.match(text, /"signal":"parent exited"[^\n]*shutting down/)
+      assert.match(text, /"msg":"stopped"/)
+      assert.ok(!existsSync(join(dataDir, 'livestock-api.lock')), 'the lock is released on shutdown')
+    } finally {
+      shell.kill('SIGKILL')
+      try {
+        if (servicePid !== undefined) process.kill(servicePid, 'SIGKILL')
+      } catch {
+        // already gone, as it should be
+      }
+    }
+  })
+
   it('at LOG_LEVEL=warn writes no line for the requests it answers (the request lines are at info)', async () => {
     const port = await freePort()
     const { server, output, exited } = spawnService({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' })
