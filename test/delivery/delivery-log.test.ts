@@ -48,19 +48,24 @@ const derive = async (uid: string) =>
     })
   ).id
 
+/** An integrator linked to the accounts, its token's headers, and a subscription of it to the test receiver. */
+async function subscribedIntegrator(accounts: string[]) {
+  const integrator = await createIntegrator(ctx, { linkTo: accounts })
+  const headers = bearer((await integratorToken(ctx, integrator.uid)).accessToken)
+  const created = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/v1/webhooks/subscriptions',
+    headers,
+    payload: { url: receiver.url },
+  })
+  assert.equal(created.statusCode, 201, created.body)
+  return { integrator, headers, id: (created.json().data as { id: string }).id }
+}
+
 describe('delivery log retention', () => {
   it('deletes old finished deliveries and their attempts, keeps young ones and pending ones (jobs maintenance)', async () => {
     const user = await createUser(ctx)
-    const integrator = await createIntegrator(ctx, { linkTo: [user.uid] })
-    const headers = bearer((await integratorToken(ctx, integrator.uid)).accessToken)
-    const created = await ctx.app.inject({
-      method: 'POST',
-      url: '/api/v1/webhooks/subscriptions',
-      headers,
-      payload: { url: receiver.url },
-    })
-    assert.equal(created.statusCode, 201, created.body)
-    const { id } = created.json().data as { id: string }
+    const { id, headers } = await subscribedIntegrator([user.uid])
     const log = async () =>
       (await ctx.app.inject({ method: 'GET', url: `/api/v1/webhooks/subscriptions/${id}/deliveries`, headers })).json()
         .data as { eventId: string; status: number }[]
@@ -143,16 +148,9 @@ describe('the delivery log by pages and filters', () => {
   before(async () => {
     farmA = (await createUser(ctx)).uid
     farmB = (await createUser(ctx)).uid
-    const integrator = await createIntegrator(ctx, { linkTo: [farmA, farmB] })
-    headers = bearer((await integratorToken(ctx, integrator.uid)).accessToken)
-    const created = await ctx.app.inject({
-      method: 'POST',
-      url: '/api/v1/webhooks/subscriptions',
-      headers,
-      payload: { url: receiver.url },
-    })
-    assert.equal(created.statusCode, 201, created.body)
-    const { id } = created.json().data as { id: string }
+    const subscribed = await subscribedIntegrator([farmA, farmB])
+    const { id, integrator } = subscribed
+    headers = subscribed.headers
     logPath = `/api/v1/webhooks/subscriptions/${id}/deliveries`
     stored = [
       [farmA, 1, T + 5, 200, null],

@@ -8,6 +8,7 @@ import { ageOf, bandOf, byUrgency, deltaOf, eventHref, evidenceText, matchesSear
 import { requestInWords } from '../../web/src/access-log.ts'
 import { draftsOf, ruleFieldOf, rulesBody } from '../../web/src/alert-rules.ts'
 import { parseEventBlock } from '../../web/src/event-stream.ts'
+import { failureAtFields } from '../../web/src/form-errors.ts'
 import { defaultRules } from '../../src/modules/events/alert-rules.rules.ts'
 import { LANGUAGES, languageOf } from '../../web/src/i18n.ts'
 import { RECORD_KINDS, bodyOf, fieldOfDetail, timelineTime } from '../../web/src/records.ts'
@@ -233,5 +234,26 @@ describe('farm app rules', () => {
     assert.equal(words('GET', '/api/v1/users/:userId/something-new'), undefined)
     assert.equal(words('GET', '/api/v1/tokens/usage'), undefined)
     assert.equal(words('OPTIONS', '/api/v1/users/:userId/animals'), undefined)
+  })
+
+  it("puts a refusal's details at the fields they name, and says the rest above the form", () => {
+    const fieldOf = (field: string) => (field.startsWith('thresholds.') ? field : undefined)
+    const message = 'Validation failed'
+    const detail = (field: string, text: string) => ({ field, message: text })
+    assert.deepEqual(
+      failureAtFields(
+        { message, details: [detail('thresholds.a', 'must be > 0'), detail('thresholds.a', 'must be <= 5')] },
+        fieldOf,
+      ),
+      { atFields: { 'thresholds.a': 'must be > 0; must be <= 5' }, formError: undefined },
+    )
+    assert.deepEqual(
+      failureAtFields({ message, details: [detail('thresholds.a', 'must be > 0'), detail('(root)', 'odd')] }, fieldOf),
+      { atFields: { 'thresholds.a': 'must be > 0' }, formError: 'Validation failed · (root): odd' },
+    )
+    assert.deepEqual(failureAtFields({ message: 'No connection', details: [] }, fieldOf), {
+      atFields: {},
+      formError: 'No connection',
+    })
   })
 })

@@ -187,9 +187,10 @@ describe('livestock-api CLI', () => {
   })
 })
 
-/** The service as npm start runs it, on loopback, with `env`; its output (stdout and stderr) as it comes. */
-function spawnService(env: Record<string, string>) {
-  const server = spawn(process.execPath, [SERVER], {
+/** A process started with `env` (on loopback, with PATH); its output (stdout and stderr) as it comes, and its exit. */
+function spawnCaptured(command: string, args: string[], env: Record<string, string>, cwd?: string) {
+  const server = spawn(command, args, {
+    cwd,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -202,6 +203,29 @@ function spawnService(env: Record<string, string>) {
   })
   const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)))
   return { server, output: () => text, exited }
+}
+
+/** The service as npm start runs it, on loopback, with `env`. */
+const spawnService = (env: Record<string, string>) => spawnCaptured(process.execPath, [SERVER], env)
+
+/** The service's pid and address from its "Server listening" line, once it has written it. */
+async function listeningService(output: () => string): Promise<{ pid: number; url: string }> {
+  const match = await eventually(
+    () => /"pid":(\d+)[^\n]*"msg":"Server listening at (http:\/\/[^"]+)"/.exec(output()),
+    (found) => found !== null,
+    'the server to listen',
+    { timeoutMs: 60_000, intervalMs: 100 },
+  )
+  return { pid: Number(match![1]), url: match![2]! }
+}
+
+/** Kills a process that should have ended already (a test that failed halfway). */
+function killIfRunning(pid: number | undefined) {
+  try {
+    if (pid !== undefined) process.kill(pid, 'SIGKILL')
+  } catch {
+    // already gone, as it should be
+  }
 }
 
 describe('service process', () => {
@@ -263,72 +287,52 @@ describe('service process', () => {
   })
 
   it('npm start hands SIGTERM to the service, which stops the graceful way (a process manager signals npm alone)', async () => {
-    const npm = spawn('npm', ['start'], {
-      cwd: join(import.meta.dirname, '../..'),
-      env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), HOST: '127.0.0.1', DATA_DIR: dataDir, PORT: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let text = ''
-    npm.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()))
-    npm.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()))
-    const exited = new Promise<number | null>((resolve) => npm.on('exit', (code) => resolve(code)))
+    const {
+      server: npm,
+      output,
+      exited,
+    } = spawnCaptured(
+      'npm',
+      ['start'],
+      { HOME: tmpdir(), DATA_DIR: dataDir, PORT: '0' },
+      join(import.meta.dirname, '../..'),
+    )
     let servicePid: number | undefined
     try {
-      const listening = await eventually(
-        () => /"pid":(\d+)[^\n]*"msg":"Server listening at (http:\/\/[^"]+)"/.exec(text),
-        (match) => match !== null,
-        'the server to listen',
-        { timeoutMs: 60_000, intervalMs: 100 },
-      )
-      servicePid = Number(listening![1])
-      assert.equal((await fetch(`${listening![2]}/api/v1/health`)).status, 200)
+      const listening = await listeningService(output)
+      servicePid = listening.pid
+      assert.equal((await fetch(`${listening.url}/api/v1/health`)).status, 200)
       npm.kill('SIGTERM')
-      assert.equal(await exited, 0, text)
-      assert.match(text, /"msg":"stopped"/)
+      assert.equal(await exited, 0, output())
+      assert.match(output(), /"msg":"stopped"/)
       assert.ok(!existsSync(join(dataDir, 'livestock-api.lock')), 'the lock is released on shutdown')
     } finally {
       npm.kill('SIGKILL')
-      try {
-        if (servicePid !== undefined) process.kill(servicePid, 'SIGKILL')
-      } catch {
-        // already gone, as it should be
-      }
+      killIfRunning(servicePid)
     }
   })
 
   it('stops the graceful way when the npm that started it is gone (npx runs it under a shell that dies on a signal)', async () => {
     // As `npx livestock-api serve` runs it: npm -> sh -c -> node, the shell not passing a signal on. Killing the shell
     // leaves the service re-parented; started by npm (npm_command), it notices within a second and stops.
-    const shell = spawn('sh', ['-c', `"${process.execPath}" "${SERVER}"; true`], {
-      env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', DATA_DIR: dataDir, PORT: '0', npm_command: 'exec' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const { server: shell, output } = spawnCaptured('sh', ['-c', `"${process.execPath}" "${SERVER}"; true`], {
+      DATA_DIR: dataDir,
+      PORT: '0',
+      npm_command: 'exec',
     })
-    let text = ''
-    shell.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()))
-    shell.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()))
     // The service holds the pipe after the shell has gone: its end is the service's exit.
     const outputEnded = new Promise<void>((resolve) => shell.stdout.on('close', () => resolve()))
     let servicePid: number | undefined
     try {
-      const listening = await eventually(
-        () => /"pid":(\d+)[^\n]*"msg":"Server listening at (http:\/\/[^"]+)"/.exec(text),
-        (match) => match !== null,
-        'the server to listen',
-        { timeoutMs: 60_000, intervalMs: 100 },
-      )
-      servicePid = Number(listening![1])
+      servicePid = (await listeningService(output)).pid
       shell.kill('SIGKILL')
       await outputEnded
-      assert.match(text, /"signal":"parent exited"[^\n]*shutting down/)
-      assert.match(text, /"msg":"stopped"/)
+      assert.match(output(), /"signal":"parent exited"[^\n]*shutting down/)
+      assert.match(output(), /"msg":"stopped"/)
       assert.ok(!existsSync(join(dataDir, 'livestock-api.lock')), 'the lock is released on shutdown')
     } finally {
       shell.kill('SIGKILL')
-      try {
-        if (servicePid !== undefined) process.kill(servicePid, 'SIGKILL')
-      } catch {
-        // already gone, as it should be
-      }
+      killIfRunning(servicePid)
     }
   })
 

@@ -15,6 +15,7 @@ import {
   type ThresholdDrafts,
 } from './alert-rules.ts'
 import { ApiError, request, userPath } from './api.ts'
+import { failureAtFields } from './form-errors.ts'
 import { language, t, type TextKey } from './i18n.ts'
 import { Failure, Loading, Section, formatDateTime, useApi } from './ui.tsx'
 
@@ -64,19 +65,9 @@ export function AlertRulesForm() {
       setNotice(t('saved'))
     } catch (err) {
       const failure = err instanceof ApiError ? err : new ApiError(0, String(err))
-      const atFields: Record<string, string> = {}
-      const elsewhere: string[] = []
-      for (const detail of failure.details) {
-        const field = ruleFieldOf(detail.field)
-        if (field) atFields[field] = atFields[field] ? `${atFields[field]}; ${detail.message}` : detail.message
-        else elsewhere.push(`${detail.field}: ${detail.message}`)
-      }
+      const { atFields, formError } = failureAtFields(failure, ruleFieldOf)
       setFieldErrors(atFields)
-      setFormError(
-        Object.keys(atFields).length > 0 && elsewhere.length === 0
-          ? undefined
-          : [failure.message, ...elsewhere].join(' · '),
-      )
+      setFormError(formError)
     } finally {
       setBusy(false)
     }

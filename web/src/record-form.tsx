@@ -2,6 +2,7 @@
 // the field they name, and whatever names no field of the form is shown above it.
 import { useState } from 'preact/hooks'
 import { ApiError, request, userPath } from './api.ts'
+import { failureAtFields } from './form-errors.ts'
 import { t, type TextKey } from './i18n.ts'
 import {
   bodyOf,
@@ -65,19 +66,9 @@ export function RecordForm(props: {
     } catch (err) {
       const failure = err instanceof ApiError ? err : new ApiError(0, String(err))
       const names = kind.fields.map((field) => field.name)
-      const atFields: Record<string, string> = {}
-      const elsewhere: string[] = []
-      for (const detail of failure.details) {
-        const name = fieldOfDetail(detail.field, names)
-        if (name) atFields[name] = atFields[name] ? `${atFields[name]}; ${detail.message}` : detail.message
-        else elsewhere.push(`${detail.field}: ${detail.message}`)
-      }
+      const { atFields, formError } = failureAtFields(failure, (field) => fieldOfDetail(field, names))
       setFieldErrors(atFields)
-      setFormError(
-        Object.keys(atFields).length > 0 && elsewhere.length === 0
-          ? undefined
-          : [failure.message, ...elsewhere].join(' · '),
-      )
+      setFormError(formError)
     } finally {
       setBusy(false)
     }
