@@ -14,7 +14,7 @@ import {
   type RulesDocument,
   type ThresholdDrafts,
 } from './alert-rules.ts'
-import { ApiError, request, userPath } from './api.ts'
+import { ApiError, currentSession, request, userPath } from './api.ts'
 import { failureAtFields } from './form-errors.ts'
 import { language, t, type TextKey } from './i18n.ts'
 import { Failure, Loading, Section, formatDateTime, useApi } from './ui.tsx'
@@ -96,7 +96,7 @@ export function AlertRulesForm() {
               ? t('rulesDefault')
               : t('rulesChanged')
                   .replace('{when}', formatDateTime(rules.updatedAt))
-                  .replace('{who}', rules.updatedBy ?? '–')}
+                  .replace('{who}', rules.updatedBy === currentSession()?.uid ? t('you') : (rules.updatedBy ?? '–'))}
           </p>
           {formError && (
             <p class="failure" role="alert">
