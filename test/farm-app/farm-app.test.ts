@@ -237,6 +237,8 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
 
       await page.getByRole('button', { name: '+ Service / insemination' }).click()
       const form = page.getByRole('form', { name: 'Service / insemination' })
+      // Served yesterday (a service at noon today would lie ahead of a run before noon).
+      await form.getByLabel('Date').fill(new Date(Date.now() - 86_400_000).toISOString().slice(0, 10))
       await form.getByLabel('Boar').fill('Duroc DK-4471')
       await form.getByLabel('Tubes').fill('-1')
       await form.getByRole('button', { name: 'Save' }).click()
@@ -249,6 +251,8 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
       await form.getByRole('button', { name: 'Save' }).click()
       await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor()
       await page.getByRole('list', { name: 'Farm records' }).getByText('Duroc DK-4471').waitFor()
+      // Her cycle follows the record at once: a gilt until then, served from it.
+      await page.getByText(/^served · [01] days$/).waitFor()
       await checkPage(page, viewport.name, 'animal')
 
       const stored = await ctx.app.inject({

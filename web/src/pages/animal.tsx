@@ -95,6 +95,8 @@ export function AnimalPage({ mac }: { mac: string }) {
     setCorrecting(undefined)
     setNotice(t('saved'))
     timeline.reload()
+    // A record moves her cycle (a service, a farrowing, a weaning): the state shown follows it at once.
+    cycle.reload()
   }
   const archive = async (entry: TimelineEntry) => {
     setArchiveError(undefined)
@@ -102,6 +104,7 @@ export function AnimalPage({ mac }: { mac: string }) {
       const path = `${collectionPath(entry.kind, mac)}/${encodeURIComponent(entry.record.ID)}`
       await request('PATCH', userPath(path), { Archived: true })
       timeline.reload()
+      cycle.reload()
     } catch (err) {
       setArchiveError(err as ApiError)
     }
