@@ -7,6 +7,7 @@ import { describe, it } from 'node:test'
 import { ageOf, bandOf, byUrgency, deltaOf, eventHref, evidenceText, matchesSearch } from '../../web/src/farm.rules.ts'
 import { requestInWords } from '../../web/src/access-log.ts'
 import { draftsOf, ruleFieldOf, rulesBody } from '../../web/src/alert-rules.ts'
+import { ANNOUNCE_WITHIN_MS, announcement, worthAnnouncing } from '../../web/src/device-alerts.ts'
 import { parseEventBlock } from '../../web/src/event-stream.ts'
 import { failureAtFields } from '../../web/src/form-errors.ts'
 import { defaultRules } from '../../src/modules/events/alert-rules.rules.ts'
@@ -254,6 +255,27 @@ describe('farm app rules', () => {
     assert.deepEqual(failureAtFields({ message: 'No connection', details: [] }, fieldOf), {
       atFields: {},
       formError: 'No connection',
+    })
+  })
+
+  it('announces on this device what needs attention and is new, by its title in the language and its animal', () => {
+    const now = 1_800_000_000_000
+    const alarm = {
+      ID: '7',
+      EventType: 'birth-alarm',
+      MAC: 'A4:C1:38:5F:2B:91',
+      Group: 'Room 2',
+      createdAt: now - 1000,
+    }
+    assert.equal(worthAnnouncing({ ...alarm, severity: 'warning', status: 'open' }, now), true)
+    assert.equal(worthAnnouncing({ ...alarm, severity: 'critical' }, now), true)
+    assert.equal(worthAnnouncing({ ...alarm, status: 'resolved' }, now), false, 'an all-clear arrives resolved')
+    assert.equal(worthAnnouncing({ ...alarm, severity: 'info' }, now), false, 'a pregnancy check due')
+    assert.equal(worthAnnouncing({ ...alarm, createdAt: now - ANNOUNCE_WITHIN_MS - 1 }, now), false, 'replayed')
+    assert.deepEqual(announcement(alarm, 'Sow 17', 'de-AT'), { title: 'Abferkelung erwartet', body: 'Sow 17 · Room 2' })
+    assert.deepEqual(announcement({ ...alarm, Group: undefined }, undefined, 'en'), {
+      title: 'Farrowing expected',
+      body: 'A4:C1:38:5F:2B:91',
     })
   })
 })

@@ -4,9 +4,17 @@ import './app.css'
 import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { currentSession, get, onSessionChange, signOut, userPath, type Session, type User } from './api.ts'
+import {
+  announce,
+  deviceAlertState,
+  onDeviceAlertsChange,
+  worthAnnouncing,
+  type AnnouncedEvent,
+} from './device-alerts.ts'
 import { language, setLanguage, t, type TextKey } from './i18n.ts'
+import { listenToEvents } from './live-events.ts'
 import { AnimalPage } from './pages/animal.tsx'
-import { AttentionPage } from './pages/attention.tsx'
+import { AttentionPage, subjectNames } from './pages/attention.tsx'
 import { DevicesPage } from './pages/devices.tsx'
 import { HerdPage } from './pages/herd.tsx'
 import { PerformancePage } from './pages/performance.tsx'
@@ -76,6 +84,24 @@ function App() {
       })
       .catch(() => undefined)
   }, [session?.uid])
+
+  // This device's alerts: new events that need attention as notifications, while the app is open.
+  const [alertsOn, setAlertsOn] = useState(() => deviceAlertState() === 'on')
+  useEffect(() => onDeviceAlertsChange(() => setAlertsOn(deviceAlertState() === 'on')), [])
+  useEffect(() => {
+    if (!session || !alertsOn) return
+    let names: Map<string, string> | undefined
+    subjectNames()
+      .then((found) => (names = found))
+      .catch(() => undefined)
+    return listenToEvents({
+      onEvent: (data) => {
+        const event = data as AnnouncedEvent
+        if (!event || typeof event.ID !== 'string' || !worthAnnouncing(event, Date.now())) return
+        announce(event, event.MAC ? names?.get(event.MAC) : undefined)
+      },
+    })
+  }, [session?.uid, alertsOn])
 
   const changeLanguage = (tag: string) => {
     setLanguage(tag)

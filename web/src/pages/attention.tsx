@@ -2,7 +2,8 @@
 // live from the event stream.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { ApiError } from '../api.ts'
-import { followStream, getAll, request, userPath, type Animal, type Litterguard } from '../api.ts'
+import { getAll, request, userPath, type Animal, type Litterguard } from '../api.ts'
+import { listenToEvents } from '../live-events.ts'
 import { byUrgency, eventHref, evidenceText } from '../farm.rules.ts'
 import { EVENT_KINDS, type EventType } from '../../../src/modules/events/event-kinds.ts'
 import { eventTitle } from '../../../src/modules/events/event-texts.ts'
@@ -37,7 +38,7 @@ function needsAttention(event: FarmEvent): boolean {
  * What a stockperson calls each MAC: an animal's ID (her ear tag), a litter device's Name. Looked up once for the
  * list; a MAC the farm does not know (yet) is shown as it is.
  */
-async function subjectNames(): Promise<Map<string, string>> {
+export async function subjectNames(): Promise<Map<string, string>> {
   const [animals, devices] = await Promise.all([
     getAll<Animal>(userPath('/animals')),
     getAll<Litterguard>(userPath('/litterguards')),
@@ -139,7 +140,7 @@ export function AttentionPage() {
   useEffect(() => setEvents(loaded.data ?? []), [loaded.data])
   useEffect(
     () =>
-      followStream(userPath('/events/stream'), {
+      listenToEvents({
         onState: setLive,
         onEvent: (data) => {
           const event = data as FarmEvent

@@ -3,8 +3,37 @@ import { useState } from 'preact/hooks'
 import type { ApiError } from '../api.ts'
 import { request, userPath, type User, type UserPhone } from '../api.ts'
 import { AlertRulesForm } from '../alert-rules-form.tsx'
+import { deviceAlertState, setDeviceAlerts, type DeviceAlertState } from '../device-alerts.ts'
 import { LANGUAGES, language, t, type TextKey } from '../i18n.ts'
 import { Failure, Loading, Section, formatDateTime, useApi } from '../ui.tsx'
+
+/** This device's alerts: a switch, and why it cannot be on where the browser says no. */
+function DeviceAlerts() {
+  const [state, setState] = useState<DeviceAlertState>(deviceAlertState)
+  return (
+    <Section title={t('deviceAlerts')}>
+      <p class="muted">{t('deviceAlertsHint')}</p>
+      {state === 'unsupported' ? (
+        <p class="muted">{t('deviceAlertsUnsupported')}</p>
+      ) : (
+        <label class="switch">
+          <input
+            type="checkbox"
+            checked={state === 'on'}
+            disabled={state === 'denied'}
+            onChange={(e) => void setDeviceAlerts(e.currentTarget.checked).then(setState)}
+          />{' '}
+          {t('deviceAlertsOn')}
+        </label>
+      )}
+      {state === 'denied' && (
+        <p class="failure" role="alert">
+          {t('deviceAlertsDenied')}
+        </p>
+      )}
+    </Section>
+  )
+}
 
 export function SettingsPage({ user, onLanguage }: { user: User | undefined; onLanguage: (tag: string) => void }) {
   const phones = useApi<UserPhone[]>(userPath('/push-tokens'))
@@ -35,6 +64,7 @@ export function SettingsPage({ user, onLanguage }: { user: User | undefined; onL
         <Failure error={error} />
         {user?.Email && <p class="muted">{user.Email}</p>}
       </Section>
+      <DeviceAlerts />
       <AlertRulesForm />
       <Section title={t('phones')}>
         <Loading when={phones.loading && !phones.data} />

@@ -1,0 +1,70 @@
+// Alerts on this device: while the app is open, a new event that needs attention shows as a system notification
+// (the Notification API), so that a stockperson with the app in another tab or behind another window hears of it.
+// The choice is this device's (localStorage), and needs the browser's permission.
+import { eventTitle } from '../../src/modules/events/event-texts.ts'
+import { language } from './i18n.ts'
+
+const KEY = 'livestock.deviceAlerts'
+const CHANGED = 'livestock:device-alerts'
+/** An event older than this when it arrives (a stream resuming after a long drop) is listed, not announced. */
+export const ANNOUNCE_WITHIN_MS = 15 * 60_000
+
+export type DeviceAlertState = 'on' | 'off' | 'denied' | 'unsupported'
+
+export interface AnnouncedEvent {
+  ID: string
+  EventType: string
+  MAC?: string
+  Group?: string
+  status?: string
+  severity?: string
+  createdAt?: number
+}
+
+/** Whether an event that arrives live is one to announce: it needs attention and it is new. */
+export function worthAnnouncing(event: AnnouncedEvent, now: number): boolean {
+  if (event.status === 'resolved' || event.severity === 'info') return false
+  return event.createdAt === undefined || now - event.createdAt <= ANNOUNCE_WITHIN_MS
+}
+
+/** The notification's title and body: the kind in the user's language; the animal or device and its group. */
+export function announcement(event: AnnouncedEvent, subject: string | undefined, tag: string) {
+  return {
+    title: eventTitle(event.EventType, tag),
+    body: [subject ?? event.MAC, event.Group].filter(Boolean).join(' · '),
+  }
+}
+
+export function deviceAlertState(): DeviceAlertState {
+  if (typeof Notification === 'undefined') return 'unsupported'
+  if (Notification.permission === 'denied') return 'denied'
+  return localStorage.getItem(KEY) === 'on' && Notification.permission === 'granted' ? 'on' : 'off'
+}
+
+/** Turns this device's alerts on (asking the browser's permission) or off; the new state. */
+export async function setDeviceAlerts(on: boolean): Promise<DeviceAlertState> {
+  if (on && typeof Notification !== 'undefined') {
+    if ((await Notification.requestPermission()) === 'granted') localStorage.setItem(KEY, 'on')
+  } else {
+    localStorage.removeItem(KEY)
+  }
+  dispatchEvent(new Event(CHANGED))
+  return deviceAlertState()
+}
+
+/** Calls `changed` whenever this device's choice changes; returns the function that stops it. */
+export function onDeviceAlertsChange(changed: () => void): () => void {
+  addEventListener(CHANGED, changed)
+  return () => removeEventListener(CHANGED, changed)
+}
+
+/** Shows the event as a notification; one per event (its ID as the tag), clicking it opens the attention screen. */
+export function announce(event: AnnouncedEvent, subject: string | undefined) {
+  const { title, body } = announcement(event, subject, language())
+  const notification = new Notification(title, { body, tag: `event-${event.ID}`, lang: language(), icon: './icon.svg' })
+  notification.onclick = () => {
+    focus()
+    location.hash = '#/attention'
+    notification.close()
+  }
+}
