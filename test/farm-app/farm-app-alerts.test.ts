@@ -1,8 +1,9 @@
 // Store-independent: runs in the embedded pass of npm test only (test/run.ts): the app reads through the public API.
 // Alerts on this device, in Debian's Chromium: switched on in Settings (the browser's permission asked), a new event
 // that needs attention shows as a notification naming the animal by its ID; an all-clear, an event of another farm
-// and any event once switched off show none; a browser that denies notifications says so. The Notification API is
-// replaced by a recorder before the app loads, so that what is asserted is the app's, not the headless browser's.
+// and any event once switched off show none; a browser that denies notifications says so. Without a service worker
+// the Notification API is replaced by a recorder before the app loads, so that what is asserted is the app's; with
+// the app's worker controlling the page, the notification is the worker's, read back from its registration.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
@@ -10,6 +11,8 @@ import { launchChromium, noChromium } from '../support/chromium.ts'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createUser, userToken } from '../support/fixtures.ts'
 import { announceEvent } from '../support/events.ts'
+import { eventually } from '../support/eventually.ts'
+import { controlledByServiceWorker } from '../support/farm-app.ts'
 
 let ctx: TestContext
 let browser: Browser
@@ -45,15 +48,20 @@ async function farmWithSow() {
   return { ...user, mac, id: created.json().data.ID as string }
 }
 
-async function signedIn(farm: { email: string; password: string | null }, permission: 'granted' | 'denied') {
-  const context = await browser.newContext({ serviceWorkers: 'block' })
-  await context.addInitScript(recordNotifications, permission)
-  const page = await context.newPage()
+async function signIn(page: Page, farm: { email: string; password: string | null }) {
   await page.goto(`${base}/app/`)
   await page.getByLabel('E-mail').fill(farm.email)
   await page.getByLabel('Password').fill(farm.password!)
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.getByRole('heading', { name: 'Needs attention' }).waitFor()
+}
+
+/** Signed in without a service worker, the page's Notification a recorder with the user's `permission`. */
+async function signedIn(farm: { email: string; password: string | null }, permission: 'granted' | 'denied') {
+  const context = await browser.newContext({ serviceWorkers: 'block' })
+  await context.addInitScript(recordNotifications, permission)
+  const page = await context.newPage()
+  await signIn(page, farm)
   return { context, page }
 }
 
@@ -108,6 +116,43 @@ describe('alerts on this device', { skip: noChromium }, () => {
     await derive(farm.uid, 'birth-alarm')
     await page.getByText('Farrowing expected').nth(1).waitFor()
     assert.equal((await shown(page)).length, 1)
+    await context.close()
+  })
+
+  it("shows it through the app's service worker where one controls the page (a phone's browser has no other way)", async () => {
+    const farm = await farmWithSow()
+    const context = await browser.newContext({ permissions: ['notifications'] })
+    const page = await context.newPage()
+    await signIn(page, farm)
+    await controlledByServiceWorker(page)
+    await page.goto(`${base}/app/#/settings`)
+    await page.getByRole('checkbox', { name: 'Notify me on this device' }).check()
+    await page.goto(`${base}/app/#/attention`)
+    await page.getByText('Live').waitFor()
+    const alarm = await announceEvent(ctx, {
+      uid: farm.uid,
+      type: 'birth-alarm',
+      mac: farm.mac,
+      group: 'Farrowing room 2',
+      value: 0.9,
+      evidence: {},
+    })
+    const notifications = () =>
+      page.evaluate(async () =>
+        (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({
+          title: n.title,
+          body: n.body,
+          tag: n.tag,
+        })),
+      )
+    const found = await eventually(notifications, (list) => list.length > 0, "the worker's notification")
+    assert.deepEqual(found, [
+      { title: 'Farrowing expected', body: `${farm.id} · Farrowing room 2`, tag: `event-${alarm.id}` },
+    ])
+    // The choice goes with the session: the next user of a shared device chooses again.
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor()
+    assert.equal(await page.evaluate(() => localStorage.getItem('livestock.deviceAlerts')), null)
     await context.close()
   })
 

@@ -5,6 +5,7 @@
 import type { components } from '../../clients/typescript/src/schema.d.ts'
 import { parseEventBlock } from './event-stream.ts'
 import { t } from './i18n.ts'
+import { DEVICE_ALERTS_KEY, SESSION_KEY } from './storage-keys.ts'
 
 export type Animal = components['schemas']['Animal']
 export type User = components['schemas']['User']
@@ -16,7 +17,6 @@ export type LinkedIntegrator = components['schemas']['LinkedIntegrator']
 export type ErrorDetail = components['schemas']['ErrorDetail']
 
 export const API = '/api/v1'
-const SESSION_KEY = 'livestock.session'
 /** The service worker's cache of API answers (service-worker.ts). */
 const DATA_CACHE = 'farm-app-data'
 const RENEW_MARGIN_MS = 60_000
@@ -80,8 +80,10 @@ function saveSession(session: Session | undefined) {
   if (session) localStorage.setItem(SESSION_KEY, JSON.stringify(session))
   else {
     localStorage.removeItem(SESSION_KEY)
-    // However the session ends (signed out, revoked, expired), the farm's answers kept for offline use go with it.
+    // However the session ends (signed out, revoked, expired), the farm's answers kept for offline use go with it,
+    // and so does this device's choice of alerts: the next user of a shared device chooses again (device-alerts.ts).
     if ('caches' in self) void caches.delete(DATA_CACHE).catch(() => false)
+    localStorage.removeItem(DEVICE_ALERTS_KEY)
   }
   for (const listener of listeners) listener(session)
 }

@@ -1,10 +1,10 @@
 // Alerts on this device: while the app is open, a new event that needs attention shows as a system notification
 // (the Notification API), so that a stockperson with the app in another tab or behind another window hears of it.
-// The choice is this device's (localStorage), and needs the browser's permission.
+// The choice is this device's (localStorage) until the session ends, and needs the browser's permission.
 import { eventTitle } from '../../src/modules/events/event-texts.ts'
+import { DEVICE_ALERTS_KEY } from './storage-keys.ts'
 import { language } from './i18n.ts'
 
-const KEY = 'livestock.deviceAlerts'
 const CHANGED = 'livestock:device-alerts'
 /** An event older than this when it arrives (a stream resuming after a long drop) is listed, not announced. */
 export const ANNOUNCE_WITHIN_MS = 15 * 60_000
@@ -38,15 +38,15 @@ export function announcement(event: AnnouncedEvent, subject: string | undefined,
 export function deviceAlertState(): DeviceAlertState {
   if (typeof Notification === 'undefined') return 'unsupported'
   if (Notification.permission === 'denied') return 'denied'
-  return localStorage.getItem(KEY) === 'on' && Notification.permission === 'granted' ? 'on' : 'off'
+  return localStorage.getItem(DEVICE_ALERTS_KEY) === 'on' && Notification.permission === 'granted' ? 'on' : 'off'
 }
 
 /** Turns this device's alerts on (asking the browser's permission) or off; the new state. */
 export async function setDeviceAlerts(on: boolean): Promise<DeviceAlertState> {
   if (on && typeof Notification !== 'undefined') {
-    if ((await Notification.requestPermission()) === 'granted') localStorage.setItem(KEY, 'on')
+    if ((await Notification.requestPermission()) === 'granted') localStorage.setItem(DEVICE_ALERTS_KEY, 'on')
   } else {
-    localStorage.removeItem(KEY)
+    localStorage.removeItem(DEVICE_ALERTS_KEY)
   }
   dispatchEvent(new Event(CHANGED))
   return deviceAlertState()
@@ -58,10 +58,25 @@ export function onDeviceAlertsChange(changed: () => void): () => void {
   return () => removeEventListener(CHANGED, changed)
 }
 
-/** Shows the event as a notification; one per event (its ID as the tag), clicking it opens the attention screen. */
+/**
+ * Shows the event as a notification; one per event (its ID as the tag), clicking it opens the attention screen.
+ * Through the service worker where one controls the page: a phone's browser (Chrome on Android) has no
+ * `new Notification` in a page, only the worker's `showNotification` (its click: service-worker.ts).
+ */
 export function announce(event: AnnouncedEvent, subject: string | undefined) {
   const { title, body } = announcement(event, subject, language())
-  const notification = new Notification(title, { body, tag: `event-${event.ID}`, lang: language(), icon: './icon.svg' })
+  const options = {
+    body,
+    tag: `event-${event.ID}`,
+    lang: language(),
+    icon: './icon.svg',
+    data: { hash: '#/attention' },
+  }
+  if (navigator.serviceWorker?.controller) {
+    void navigator.serviceWorker.ready.then((registration) => registration.showNotification(title, options))
+    return
+  }
+  const notification = new Notification(title, options)
   notification.onclick = () => {
     focus()
     location.hash = '#/attention'

@@ -90,15 +90,13 @@ function App() {
   useEffect(() => onDeviceAlertsChange(() => setAlertsOn(deviceAlertState() === 'on')), [])
   useEffect(() => {
     if (!session || !alertsOn) return
-    let names: Map<string, string> | undefined
-    subjectNames()
-      .then((found) => (names = found))
-      .catch(() => undefined)
+    // What a stockperson calls each tag; an event that comes before they are read waits for them (or their failure).
+    const names = subjectNames().catch(() => new Map<string, string>())
     return listenToEvents({
       onEvent: (data) => {
         const event = data as AnnouncedEvent
         if (!event || typeof event.ID !== 'string' || !worthAnnouncing(event, Date.now())) return
-        announce(event, event.MAC ? names?.get(event.MAC) : undefined)
+        void names.then((known) => announce(event, event.MAC ? known.get(event.MAC) : undefined))
       },
     })
   }, [session?.uid, alertsOn])

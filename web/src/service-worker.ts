@@ -1,6 +1,7 @@
 // The app's service worker: the shell (page, script, style, icon) is precached, so the app opens in a barn
 // without coverage; API reads go to the network first and fall back to the last answer seen, marked with
-// X-Served-From-Cache so the app can say it is offline. Writes are never cached or replayed.
+// X-Served-From-Cache so the app can say it is offline. Writes are never cached or replayed. A click on one of the
+// app's notifications (device-alerts.ts) brings the app forward at the screen it names.
 interface ExtendableEvent extends Event {
   waitUntil(promise: Promise<unknown>): void
 }
@@ -8,14 +9,27 @@ interface FetchEvent extends ExtendableEvent {
   request: Request
   respondWith(response: Promise<Response> | Response): void
 }
+interface NotificationEvent extends ExtendableEvent {
+  notification: { close(): void; data?: { hash?: string } }
+}
+interface WindowClient {
+  url: string
+  focus(): Promise<WindowClient>
+  navigate(url: string): Promise<WindowClient | null>
+}
 interface WorkerScope {
   __PRECACHE: string[]
   __VERSION: string
   registration: { scope: string }
   skipWaiting(): Promise<void>
-  clients: { claim(): Promise<void> }
+  clients: {
+    claim(): Promise<void>
+    matchAll(options: { type: 'window'; includeUncontrolled: boolean }): Promise<WindowClient[]>
+    openWindow(url: string): Promise<WindowClient | null>
+  }
   addEventListener(type: 'install' | 'activate', listener: (event: ExtendableEvent) => void): void
   addEventListener(type: 'fetch', listener: (event: FetchEvent) => void): void
+  addEventListener(type: 'notificationclick', listener: (event: NotificationEvent) => void): void
 }
 
 const scope = self as unknown as WorkerScope
@@ -70,4 +84,17 @@ scope.addEventListener('fetch', (event) => {
   if (url.pathname.startsWith('/app/')) {
     event.respondWith(caches.match(request, { ignoreSearch: true }).then((cached) => cached ?? fetch(request)))
   }
+})
+
+scope.addEventListener('notificationclick', (event) => {
+  event.notification.close()
+  const target = new URL(`./${event.notification.data?.hash ?? '#/attention'}`, scope.registration.scope).href
+  event.waitUntil(
+    scope.clients.matchAll({ type: 'window', includeUncontrolled: true }).then(async (windows) => {
+      const open = windows[0]
+      if (!open) return void (await scope.clients.openWindow(target))
+      await open.navigate(target)
+      await open.focus()
+    }),
+  )
 })
