@@ -7,8 +7,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { launchChromium, noChromium } from '../support/chromium.ts'
-import { createTestApp, type TestContext } from '../support/app.ts'
+import { noChromium } from '../support/chromium.ts'
+import { appInChromium, type BrowserApp } from '../support/browser-app.ts'
+import type { TestContext } from '../support/app.ts'
 import { bearer, createUser, userToken } from '../support/fixtures.ts'
 import { announceEvent } from '../support/events.ts'
 import { eventually } from '../support/eventually.ts'
@@ -69,18 +70,12 @@ const shown = (page: Page) =>
   page.evaluate(() => (globalThis as unknown as { shownNotifications: unknown[] }).shownNotifications)
 
 describe('alerts on this device', { skip: noChromium }, () => {
+  let served: BrowserApp | undefined
   before(async () => {
-    ctx = await createTestApp()
-    await ctx.app.listen({ port: 0, host: '127.0.0.1' })
-    const address = ctx.app.server.address()
-    assert.ok(address && typeof address === 'object')
-    base = `http://127.0.0.1:${address.port}`
-    browser = await launchChromium()
+    served = await appInChromium()
+    ;({ ctx, base, browser } = served)
   })
-  after(async () => {
-    await browser?.close()
-    await ctx?.close()
-  })
+  after(() => served?.close())
 
   it('shows a new alert as a notification once switched on, and nothing else', async () => {
     const farm = await farmWithSow()

@@ -9,9 +9,10 @@ import assert from 'node:assert/strict'
 import { mkdirSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { launchChromium, noChromium } from '../support/chromium.ts'
+import { noChromium } from '../support/chromium.ts'
+import { appInChromium, type BrowserApp } from '../support/browser-app.ts'
 import { OUTPUT, checkPage, controlledByServiceWorker } from '../support/farm-app.ts'
-import { createTestApp, type TestContext } from '../support/app.ts'
+import type { TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
 import { announceEvent } from '../support/events.ts'
 import type { NewEvent } from '../../src/modules/events/events.repository.ts'
@@ -111,19 +112,13 @@ async function phoneWithHerdRead(farm: Farm): Promise<{ context: BrowserContext;
 }
 
 describe('the farm app in Chromium', { skip: noChromium }, () => {
+  let served: BrowserApp | undefined
   before(async () => {
     mkdirSync(OUTPUT, { recursive: true })
-    ctx = await createTestApp()
-    await ctx.app.listen({ port: 0, host: '127.0.0.1' })
-    const address = ctx.app.server.address()
-    assert.ok(address && typeof address === 'object')
-    base = `http://127.0.0.1:${address.port}`
-    browser = await launchChromium()
+    served = await appInChromium()
+    ;({ ctx, base, browser } = served)
   })
-  after(async () => {
-    await browser?.close()
-    await ctx?.close()
-  })
+  after(() => served?.close())
 
   it('serves the app from this service with a strict content security policy', async () => {
     const page = await ctx.app.inject({ method: 'GET', url: '/app/' })

@@ -4,26 +4,21 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Browser } from 'playwright-core'
-import { launchChromium, noChromium } from '../support/chromium.ts'
-import { createTestApp, type TestContext } from '../support/app.ts'
+import { noChromium } from '../support/chromium.ts'
+import { appInChromium, type BrowserApp } from '../support/browser-app.ts'
+import type { TestContext } from '../support/app.ts'
 
 let ctx: TestContext
 let browser: Browser
 let base: string
 
 describe('GET /api/v1/docs', { skip: noChromium }, () => {
+  let served: BrowserApp | undefined
   before(async () => {
-    ctx = await createTestApp()
-    await ctx.app.listen({ port: 0, host: '127.0.0.1' })
-    const address = ctx.app.server.address()
-    assert.ok(address && typeof address === 'object')
-    base = `http://127.0.0.1:${address.port}`
-    browser = await launchChromium()
+    served = await appInChromium()
+    ;({ ctx, base, browser } = served)
   })
-  after(async () => {
-    await browser?.close()
-    await ctx?.close()
-  })
+  after(() => served?.close())
 
   it('serves the page and its script from this service', async () => {
     const page = await ctx.app.inject({ method: 'GET', url: '/api/v1/docs/' })
