@@ -1,5 +1,5 @@
 // Store-independent: runs in the embedded pass of npm test only (test/run.ts): the app reads through the public API.
-// Alerts on this device, in Debian's Chromium: switched on in Settings (the browser's permission asked), a new event
+// Alerts on this device, in Debian's Chromium (and the herd's mark of an animal whose alerts are open): switched on in Settings (the browser's permission asked), a new event
 // that needs attention shows as a notification naming the animal by its ID; an all-clear, an event of another farm
 // and any event once switched off show none; a browser that denies notifications says so. Without a service worker
 // the Notification API is replaced by a recorder before the app loads, so that what is asserted is the app's; with
@@ -13,7 +13,7 @@ import type { TestContext } from '../support/app.ts'
 import { bearer, createUser, userToken } from '../support/fixtures.ts'
 import { announceEvent } from '../support/events.ts'
 import { eventually } from '../support/eventually.ts'
-import { controlledByServiceWorker } from '../support/farm-app.ts'
+import { checkPage, controlledByServiceWorker } from '../support/farm-app.ts'
 
 let ctx: TestContext
 let browser: Browser
@@ -59,7 +59,8 @@ async function signIn(page: Page, farm: { email: string; password: string | null
 
 /** Signed in without a service worker, the page's Notification a recorder with the user's `permission`. */
 async function signedIn(farm: { email: string; password: string | null }, permission: 'granted' | 'denied') {
-  const context = await browser.newContext({ serviceWorkers: 'block' })
+  // bypassCSP only so that the test can inject axe-core.
+  const context = await browser.newContext({ serviceWorkers: 'block', bypassCSP: true })
   await context.addInitScript(recordNotifications, permission)
   const page = await context.newPage()
   await signIn(page, farm)
@@ -102,6 +103,13 @@ describe('alerts on this device', { skip: noChromium }, () => {
     assert.deepEqual(await shown(page), [
       { title: 'Farrowing expected', body: `${farm.id} · Farrowing room 2`, tag: `event-${alarm.id}` },
     ])
+
+    // The herd marks the sow whose alarm is open (the all-clear before it counts for nothing).
+    await page.goto(`${base}/app/#/herd`)
+    const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: farm.id, exact: true }) })
+    await row.locator('.alert-count').filter({ hasText: '1 alert needs attention' }).waitFor()
+    // (No wait for the network to idle: with alerts on, the app holds its event stream open on every screen.)
+    await checkPage(page, 'desktop', 'herd-alert')
 
     // Switched off: the next alarm is listed, not announced.
     await page.goto(`${base}/app/#/settings`)

@@ -4,7 +4,16 @@
 // language choice.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { ageOf, bandOf, byUrgency, deltaOf, eventHref, evidenceText, matchesSearch } from '../../web/src/farm.rules.ts'
+import {
+  ageOf,
+  bandOf,
+  byUrgency,
+  countByMac,
+  deltaOf,
+  eventHref,
+  evidenceText,
+  matchesSearch,
+} from '../../web/src/farm.rules.ts'
 import { requestInWords } from '../../web/src/access-log.ts'
 import { draftsOf, ruleFieldOf, rulesBody } from '../../web/src/alert-rules.ts'
 import { ANNOUNCE_WITHIN_MS, announcement, worthAnnouncing } from '../../web/src/device-alerts.ts'
@@ -277,5 +286,16 @@ describe('farm app rules', () => {
       title: 'Farrowing expected',
       body: 'A4:C1:38:5F:2B:91',
     })
+  })
+
+  it('counts the alerts that need attention by the tag they name, an event of no tag left out', () => {
+    const counts = countByMac([{ MAC: 'A' }, { MAC: 'B' }, { MAC: 'A' }, {}])
+    assert.deepEqual(
+      [...counts],
+      [
+        ['A', 2],
+        ['B', 1],
+      ],
+    )
   })
 })

@@ -116,3 +116,10 @@ export function eventHref(event: EventFacts): string | undefined {
   if (!event.MAC) return undefined
   return event.EventType.startsWith('litter-') ? '#/devices' : `#/animal/${encodeURIComponent(event.MAC)}`
 }
+
+/** Events counted by the tag they name (events of no tag left out). */
+export function countByMac(events: readonly { MAC?: string }[]): Map<string, number> {
+  const counts = new Map<string, number>()
+  for (const { MAC } of events) if (MAC) counts.set(MAC, (counts.get(MAC) ?? 0) + 1)
+  return counts
+}

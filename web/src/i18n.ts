@@ -164,6 +164,8 @@ const en = {
   accessLog: 'Who read or changed the farm’s data',
   noAccess: 'No integrator has used the API on this farm.',
   alertRules: 'Alert rules',
+  alertsOpenOne: '1 alert needs attention',
+  alertsOpenMany: '{n} alerts need attention',
   deviceAlerts: 'Alerts on this device',
   deviceAlertsHint:
     'While the app is open, a new alert that needs attention shows as a notification on this device, also behind other windows.',
@@ -418,6 +420,8 @@ const de: Dictionary = {
   accessLog: 'Wer hat die Daten des Hofs gelesen oder geändert',
   noAccess: 'Kein Integrator hat die API für diesen Hof genutzt.',
   alertRules: 'Alarmregeln',
+  alertsOpenOne: '1 Alarm braucht Aufmerksamkeit',
+  alertsOpenMany: '{n} Alarme brauchen Aufmerksamkeit',
   deviceAlerts: 'Alarme auf diesem Gerät',
   deviceAlertsHint:
     'Solange die App offen ist, erscheint ein neuer Alarm, der Aufmerksamkeit braucht, als Benachrichtigung auf diesem Gerät, auch hinter anderen Fenstern.',
@@ -669,6 +673,8 @@ const es: Dictionary = {
   accessLog: 'Quién leyó o cambió los datos de la granja',
   noAccess: 'Ningún integrador ha usado la API en esta granja.',
   alertRules: 'Reglas de alerta',
+  alertsOpenOne: '1 alerta requiere atención',
+  alertsOpenMany: '{n} alertas requieren atención',
   deviceAlerts: 'Alertas en este dispositivo',
   deviceAlertsHint:
     'Mientras la app está abierta, una alerta nueva que requiere atención aparece como notificación en este dispositivo, también detrás de otras ventanas.',
@@ -921,6 +927,8 @@ const pt: Dictionary = {
   accessLog: 'Quem leu ou alterou os dados da granja',
   noAccess: 'Nenhum integrador usou a API nesta granja.',
   alertRules: 'Regras de alerta',
+  alertsOpenOne: '1 alerta precisa de atenção',
+  alertsOpenMany: '{n} alertas precisam de atenção',
   deviceAlerts: 'Alertas neste dispositivo',
   deviceAlertsHint:
     'Enquanto o app está aberto, um novo alerta que precisa de atenção aparece como notificação neste dispositivo, também atrás de outras janelas.',

@@ -1,9 +1,10 @@
 // Every animal with its pinna temperature, baseline, band, activity, group and last reading; sorted,
-// filtered by group and searched by MAC, ID or group. A 1,000-animal herd is ten pages of the API.
+// filtered by group and searched by MAC, ID or group; beside an animal, how many of its alerts are not resolved yet.
+// A 1,000-animal herd is ten pages of the API.
 import { useMemo, useState } from 'preact/hooks'
 import { CYCLE_STATES } from '../../../src/modules/cycle/cycle.rules.ts'
 import { getAll, userPath, type Animal } from '../api.ts'
-import { ageOf, bandOf, deltaOf, matchesSearch } from '../farm.rules.ts'
+import { ageOf, bandOf, deltaOf, matchesSearch, countByMac } from '../farm.rules.ts'
 import { t, type TextKey } from '../i18n.ts'
 import { Failure, Loading, Section, formatMeasure, formatNumber, useApi } from '../ui.tsx'
 
@@ -23,10 +24,29 @@ function sortValue(animal: Animal, key: SortKey): number | string {
   return typeof value === 'number' || typeof value === 'string' ? value : ''
 }
 
+/** How many of an animal's alerts still need attention: a mark to see, its words for a screen reader. */
+function AlertCount({ count }: { count: number }) {
+  if (count === 0) return null
+  const words = (count === 1 ? t('alertsOpenOne') : t('alertsOpenMany')).replace('{n}', String(count))
+  return (
+    <span class="pill warning alert-count" title={words}>
+      <span aria-hidden="true">! {count}</span>
+      <span class="visually-hidden">{words}</span>
+    </span>
+  )
+}
+
 export function HerdPage() {
   const [cycleState, setCycleState] = useState('')
   const loaded = useApi<Animal[]>(userPath(cycleState ? `/animals?cycleState=${cycleState}` : '/animals'), (path) =>
     getAll<Animal>(path),
+  )
+  // What still needs attention, as the attention screen lists it (open and acknowledged), counted by tag.
+  const alerts = useApi(userPath('/events'), (path) =>
+    Promise.all([
+      getAll<{ MAC?: string }>(`${path}?status=open`, 5),
+      getAll<{ MAC?: string }>(`${path}?status=acknowledged`, 5),
+    ]).then((lists) => countByMac(lists.flat())),
   )
   const [query, setQuery] = useState('')
   const [group, setGroup] = useState('')
@@ -115,6 +135,7 @@ export function HerdPage() {
                 <tr key={animal.MAC}>
                   <th scope="row">
                     <a href={`#/animal/${encodeURIComponent(animal.MAC)}`}>{animal.ID}</a>
+                    <AlertCount count={alerts.data?.get(animal.MAC) ?? 0} />
                     <span class="mac">{animal.MAC}</span>
                   </th>
                   <td>
