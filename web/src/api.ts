@@ -251,6 +251,13 @@ export async function getAll<T>(path: string, maxPages = 20): Promise<T[]> {
   return answers.flatMap((answer) => answer.data)
 }
 
+/** The account's events that still need attention: open and acknowledged, at most 500 of each (the attention list). */
+export async function eventsNeedingAttention<T>(): Promise<T[]> {
+  const path = userPath('/events')
+  const lists = await Promise.all([getAll<T>(`${path}?status=open`, 5), getAll<T>(`${path}?status=acknowledged`, 5)])
+  return lists.flat()
+}
+
 export function userPath(suffix = ''): string {
   const session = currentSession()
   if (!session) throw new ApiError(401, 'Not signed in')

@@ -2,7 +2,7 @@
 // live from the event stream.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { ApiError } from '../api.ts'
-import { getAll, request, userPath, type Animal, type Litterguard } from '../api.ts'
+import { eventsNeedingAttention, getAll, request, userPath, type Animal, type Litterguard } from '../api.ts'
 import { listenToEvents } from '../live-events.ts'
 import { byUrgency, eventHref, evidenceText } from '../farm.rules.ts'
 import { EVENT_KINDS, type EventType } from '../../../src/modules/events/event-kinds.ts'
@@ -128,12 +128,7 @@ export function EventItem({
 }
 
 export function AttentionPage() {
-  const loaded = useApi<FarmEvent[]>(userPath('/events'), (path) =>
-    Promise.all([
-      getAll<FarmEvent>(`${path}?status=open`, 5),
-      getAll<FarmEvent>(`${path}?status=acknowledged`, 5),
-    ]).then((lists) => lists.flat()),
-  )
+  const loaded = useApi<FarmEvent[]>(userPath('/events'), () => eventsNeedingAttention<FarmEvent>())
   const names = useApi(userPath('/animals'), subjectNames)
   const [events, setEvents] = useState<FarmEvent[]>([])
   const [live, setLive] = useState(false)

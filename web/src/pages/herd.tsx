@@ -3,7 +3,7 @@
 // A 1,000-animal herd is ten pages of the API.
 import { useMemo, useState } from 'preact/hooks'
 import { CYCLE_STATES } from '../../../src/modules/cycle/cycle.rules.ts'
-import { getAll, userPath, type Animal } from '../api.ts'
+import { eventsNeedingAttention, getAll, userPath, type Animal } from '../api.ts'
 import { ageOf, bandOf, deltaOf, matchesSearch, countByMac } from '../farm.rules.ts'
 import { t, type TextKey } from '../i18n.ts'
 import { Failure, Loading, Section, formatMeasure, formatNumber, useApi } from '../ui.tsx'
@@ -42,12 +42,7 @@ export function HerdPage() {
     getAll<Animal>(path),
   )
   // What still needs attention, as the attention screen lists it (open and acknowledged), counted by tag.
-  const alerts = useApi(userPath('/events'), (path) =>
-    Promise.all([
-      getAll<{ MAC?: string }>(`${path}?status=open`, 5),
-      getAll<{ MAC?: string }>(`${path}?status=acknowledged`, 5),
-    ]).then((lists) => countByMac(lists.flat())),
-  )
+  const alerts = useApi(userPath('/events'), () => eventsNeedingAttention<{ MAC?: string }>().then(countByMac))
   const [query, setQuery] = useState('')
   const [group, setGroup] = useState('')
   const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({ key: 'delta', descending: true })
