@@ -55,6 +55,7 @@ import { createEventHub, type EventHub } from './modules/events/event-hub.ts'
 import { eventsModule } from './modules/events/events.routes.ts'
 import { deliveryWorkerOf, type DeliveryWorker } from './modules/delivery/delivery-worker.ts'
 import { webhooksModule } from './modules/delivery/webhooks.routes.ts'
+import { webPushModule } from './modules/delivery/web-push.routes.ts'
 import { accessLogRowOf, accessLogWriter } from './modules/access-log/access-log.writer.ts'
 import { insertAccessLogRows } from './modules/access-log/access-log.repository.ts'
 
@@ -144,6 +145,7 @@ function featureModules(): ApiModule[] {
     litterguardsModule,
     eventsModule,
     webhooksModule,
+    webPushModule,
     accessLogModule,
   ]
 }

@@ -1,5 +1,6 @@
 // The only reader of process.env. Every variable is parsed and checked here, and a bad start lists
 // every bad variable at once rather than failing on the first.
+import { invalidWebPushPrivateKey } from './web-push-key.ts'
 
 export interface Limits {
   /** Length of the IP rate-limit window, seconds. */
@@ -192,6 +193,13 @@ export interface DeliveryConfig {
   logRetentionDays: number
   fcmServiceAccountFile: string | undefined
   fcmEndpoint: string | undefined
+  /**
+   * WEB_PUSH_PRIVATE_KEY: the VAPID key that signs Web Push to the farm app (docs/delivery.md); the embedded store
+   * generates one into DATA_DIR when unset (src/secrets.ts). Unset with DATABASE_URL: no Web Push.
+   */
+  webPushPrivateKey: string | undefined
+  /** WEB_PUSH_CONTACT: the `mailto:` or `https:` a push service may reach the operator at (VAPID's `sub`). */
+  webPushContact: string
 }
 
 export interface AccessLogConfig {
@@ -213,6 +221,11 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>
+
+const DEFAULT_MAIL_FROM = 'Livestock API <no-reply@livestock-api.invalid>'
+
+/** The address in a From header (`Name <a@b>` or `a@b`). */
+const mailAddressOf = (from: string | undefined) => /<([^>]+)>/.exec(from ?? DEFAULT_MAIL_FROM)?.[1] ?? from ?? ''
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 /** The shortest METRICS_TOKEN taken: it guards the metrics of every account, and is compared on every scrape. */
@@ -283,6 +296,16 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (databaseUrl !== undefined && jwtSecret === undefined) {
     problems.push('JWT_SECRET is required when DATABASE_URL is set (several processes must share one signing key)')
+  }
+
+  const webPushPrivateKey = read.string('WEB_PUSH_PRIVATE_KEY')
+  const webPushKeyProblem = webPushPrivateKey === undefined ? undefined : invalidWebPushPrivateKey(webPushPrivateKey)
+  if (webPushKeyProblem) problems.push(`WEB_PUSH_PRIVATE_KEY ${webPushKeyProblem}`)
+  const webPushContact = read.string('WEB_PUSH_CONTACT') ?? `mailto:${mailAddressOf(read.string('MAIL_FROM'))}`
+  if (!/^(mailto:\S+@\S+|https:\/\/\S+)$/.test(webPushContact)) {
+    problems.push(
+      'WEB_PUSH_CONTACT must be a mailto: address or an https: URL where a push service can reach the operator',
+    )
   }
 
   const workers = read.int('WORKERS', 1, { min: 0, max: 64 })
@@ -360,13 +383,15 @@ export function loadConfig(env: Env = process.env): Config {
       logRetentionDays: read.int('DELIVERY_LOG_RETENTION_DAYS', 30, { min: 1, max: 36500 }),
       fcmServiceAccountFile: read.string('FCM_SERVICE_ACCOUNT_FILE'),
       fcmEndpoint: read.url('FCM_ENDPOINT', ['https:', 'http:']),
+      webPushPrivateKey,
+      webPushContact,
     },
     readings: {
       packingIntervalSeconds: read.int('PACKING_INTERVAL_SECONDS', 600, { min: 0, max: 86400 }),
     },
     mail: {
       smtpUrl: read.url('SMTP_URL', ['smtp:', 'smtps:']),
-      from: read.string('MAIL_FROM') ?? 'Livestock API <no-reply@livestock-api.invalid>',
+      from: read.string('MAIL_FROM') ?? DEFAULT_MAIL_FROM,
       emailChange: read.oneOf('EMAIL_CHANGE', ['confirm', 'immediate'] as const, 'confirm'),
     },
     retention: readRetention(read, problems),

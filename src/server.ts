@@ -10,7 +10,7 @@ import { openDatabase, type Database } from './db/database.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { databaseAccessHint } from './db/errors.ts'
 import { openRedis, waitForRedis, type Redis } from './redis.ts'
-import { resolveJwtSecret } from './secrets.ts'
+import { resolveJwtSecret, resolveWebPushKey } from './secrets.ts'
 import {
   missingServiceEnvironment,
   missingServiceFlags,
@@ -28,8 +28,10 @@ import { startPackingSchedule } from './jobs/packing.ts'
 export async function serve(config: Config): Promise<App> {
   const log = pino(loggerOptions(config) as pino.LoggerOptions)
   const { secret, source } = resolveJwtSecret(config)
-  config = { ...config, jwtSecret: secret }
+  const webPush = resolveWebPushKey(config)
+  config = { ...config, jwtSecret: secret, delivery: { ...config.delivery, webPushPrivateKey: webPush?.secret } }
   if (source === 'generated') log.info({ dataDir: config.dataDir }, 'generated a new JWT signing key in DATA_DIR')
+  if (webPush?.source === 'generated') log.info({ dataDir: config.dataDir }, 'generated a new Web Push key in DATA_DIR')
 
   // One process per host runs the schedules and the MQTT subscriber: worker 1, or the only process.
   const runsBackgroundWork = config.workerIndex === undefined || config.workerIndex === 1

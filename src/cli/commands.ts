@@ -73,6 +73,20 @@ const serviceCommands: Command[] = [
       }
     },
   },
+  {
+    name: 'web-push-key',
+    summary: 'Print a new Web Push (VAPID) key for WEB_PUSH_PRIVATE_KEY, with its public key',
+    usage: 'livestock-api web-push-key',
+    options: {},
+    help:
+      'Set privateKey as WEB_PUSH_PRIVATE_KEY on every process (DATABASE_URL: none is generated). A new key ends ' +
+      'every browser subscription made with the old one: the farm app subscribes again when it next opens.',
+    run: async (_v, _p, ctx) => {
+      const { newWebPushPrivateKey, webPushPublicKey } = await import('../web-push-key.ts')
+      const privateKey = newWebPushPrivateKey()
+      ctx.out({ privateKey, publicKey: webPushPublicKey(privateKey) })
+    },
+  },
 ]
 
 export const commands: Command[] = [

@@ -100,6 +100,20 @@ export interface UserPushTokensTable {
   t: number
 }
 
+/** A browser registered for Web Push (migration 0125). */
+export interface WebPushSubscriptionsTable {
+  uid: string
+  id: string
+  endpoint: string
+  p256dh: string
+  auth: string
+  rank: number | null
+  name: string | null
+  /** ms since epoch */
+  created_at: number
+  last_delivered_at: number | null
+}
+
 export interface Diagnosis {
   Description: string
   Diagnose: string
@@ -374,6 +388,7 @@ export interface DB extends RecordTables {
   refresh_tokens: RefreshTokensTable
   revoked_tokens: RevokedTokensTable
   user_push_tokens: UserPushTokensTable
+  web_push_subscriptions: WebPushSubscriptionsTable
   email_changes: EmailChangesTable
   animals: AnimalsTable
   animal_sensor_readings: AnimalSensorReadingsTable

@@ -276,6 +276,23 @@ export const routes: RouteCase[] = [
     body: () => ({ token: 'matrix-token', customName: '', name: 'Phone', email: 'owner@farm.example' }),
   },
   { method: 'PATCH', url: '/api/v1/users/:userId/status', rule: 'own', body: () => ({ flagged: false }) },
+  // Web Push: the service's public key for anyone; an account's browsers as its phones.
+  { method: 'GET', url: '/api/v1/web-push/key', rule: 'public' },
+  { method: 'GET', url: '/api/v1/users/:userId/web-push-subscriptions', rule: 'own' },
+  {
+    method: 'POST',
+    url: '/api/v1/users/:userId/web-push-subscriptions',
+    rule: 'own',
+    body: () => ({
+      endpoint: 'https://push.example.net/matrix',
+      keys: {
+        p256dh: 'BNoZbNfyqMsG4wrw7xXc8_yLRkYNEYou9jWzrpOfXmHnxvNKynP_zUOvDOTo9vS8E6wSpFmoSVxbWHpVr3TSTdk',
+        auth: '-IcyBjgD54PiDQnADDFQMA',
+      },
+      rank: 3,
+    }),
+  },
+  { method: 'DELETE', url: '/api/v1/users/:userId/web-push-subscriptions/:subscriptionId', rule: 'own' },
   // The access log: which integrators read the farm's data; integrators never see each other's requests.
   { method: 'GET', url: '/api/v1/users/:userId/access-log', rule: 'self' },
   { method: 'GET', url: '/api/v1/users/:userId/integrators', rule: 'self' },

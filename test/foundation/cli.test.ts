@@ -3,7 +3,7 @@
 // The operator CLI and the service process, run as an operator would: real processes, real exit codes.
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
@@ -15,6 +15,7 @@ import { freePort } from '../faults/support/servers.ts'
 import { runCli } from '../../src/cli.ts'
 import { commands } from '../../src/cli/commands.ts'
 import { loadConfig } from '../../src/config.ts'
+import { webPushPublicKey } from '../../src/web-push-key.ts'
 import { openDatabase } from '../../src/db/database.ts'
 import { sql } from 'kysely'
 
@@ -185,6 +186,14 @@ describe('livestock-api CLI', () => {
     assert.equal(res.code, 0, res.stderr)
     assert.equal(JSON.parse(res.stdout).openapi, '3.1.0')
   })
+
+  it('prints a new Web Push key that the service accepts, with its public key', async () => {
+    const res = await cliHere(['web-push-key'], {})
+    assert.equal(res.code, 0, res.stderr)
+    const { privateKey, publicKey } = JSON.parse(res.stdout) as { privateKey: string; publicKey: string }
+    assert.equal(loadConfig({ WEB_PUSH_PRIVATE_KEY: privateKey }).delivery.webPushPrivateKey, privateKey)
+    assert.equal(webPushPublicKey(privateKey), publicKey)
+  })
 })
 
 /** A process started with `env` (on loopback, with PATH); its output (stdout and stderr) as it comes, and its exit. */
@@ -250,6 +259,12 @@ describe('service process', () => {
       // LOG_LEVEL=info: Fastify's line for each answered request
       await eventually(output, (text) => /"msg":"request completed"/.test(text), 'the request log line')
       assert.ok(existsSync(join(dataDir, 'jwt-secret')), 'a JWT key is generated into DATA_DIR')
+      // and a Web Push key, whose public half the farm app subscribes with
+      const webPushKey = readFileSync(join(dataDir, 'web-push-key'), 'utf8').trim()
+      const published = (await (await fetch(`http://127.0.0.1:${port}/api/v1/web-push/key`)).json()) as {
+        data: { publicKey: string }
+      }
+      assert.equal(published.data.publicKey, webPushPublicKey(webPushKey))
 
       const second = cli(['migrate'], { DATA_DIR: dataDir })
       assert.equal(second.code, 1)

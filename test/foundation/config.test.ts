@@ -60,6 +60,21 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://localhost/x', JWT_SECRET: SECRET }).jwtSecret, SECRET)
   })
 
+  it('refuses a Web Push key that is no P-256 private key, and a contact a push service cannot use', () => {
+    assert.throws(
+      () => loadConfig({ WEB_PUSH_PRIVATE_KEY: 'c2hvcnQ' }),
+      /WEB_PUSH_PRIVATE_KEY must be a P-256 private key/,
+    )
+    assert.throws(() => loadConfig({ WEB_PUSH_CONTACT: 'ops@farm.example' }), /WEB_PUSH_CONTACT must be a mailto:/)
+    const key = 'amX3fMyS-W2gmyC1KsovdE4duf7VPFYLOgAaruHTvgg'
+    assert.equal(loadConfig({ WEB_PUSH_PRIVATE_KEY: key }).delivery.webPushPrivateKey, key)
+    assert.equal(loadConfig({}).delivery.webPushContact, 'mailto:no-reply@livestock-api.invalid')
+    assert.equal(
+      loadConfig({ MAIL_FROM: 'Hillside <alerts@hillside.example>' }).delivery.webPushContact,
+      'mailto:alerts@hillside.example',
+    )
+  })
+
   it('caps every page size at the 10,000 items the OpenAPI document promises', () => {
     assert.throws(
       () => loadConfig({ PAGE_LIMIT_MAX: '20000' }),

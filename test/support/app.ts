@@ -14,6 +14,8 @@ import { buildApp, type AppDependencies } from '../../src/app.ts'
 import type { App, Clock } from '../../src/types.ts'
 
 export const TEST_JWT_SECRET = 'test-secret-0123456789abcdef0123456789abcdef'
+/** The tests' VAPID key (Web Push): a fixed one, so that a test can check the signature against its public key. */
+export const TEST_WEB_PUSH_PRIVATE_KEY = 'amX3fMyS-W2gmyC1KsovdE4duf7VPFYLOgAaruHTvgg'
 
 export interface TestContext {
   app: App
@@ -57,6 +59,7 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     QUOTA_ENTERPRISE: '0',
     QUOTA_USER: '0',
     JWT_SECRET: TEST_JWT_SECRET,
+    WEB_PUSH_PRIVATE_KEY: TEST_WEB_PUSH_PRIVATE_KEY,
     DATA_DIR: IN_MEMORY,
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),

@@ -1,4 +1,4 @@
-// A webhook receiver on a free local port for the delivery tests: it keeps every request it gets and answers each
+// A webhook receiver (or a browser's push service) on a free local port for the delivery tests: it keeps every request it gets and answers each
 // with the next of `answers` (200 when none is left), so a test scripts failures, retries and Retry-After.
 import assert from 'node:assert/strict'
 import { createServer, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http'
@@ -6,6 +6,8 @@ import { createServer, type IncomingHttpHeaders, type OutgoingHttpHeaders } from
 export interface ReceivedRequest {
   headers: IncomingHttpHeaders
   body: string
+  /** The body's bytes (a Web Push message is encrypted). */
+  raw: Buffer
 }
 
 export interface WebhookReceiver {
@@ -22,10 +24,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const received: ReceivedRequest[] = []
   const answers: WebhookReceiver['answers'] = []
   const server = createServer((req, res) => {
-    let body = ''
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()))
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
-      received.push({ headers: req.headers, body })
+      const raw = Buffer.concat(chunks)
+      received.push({ headers: req.headers, body: raw.toString(), raw })
       const [status, headers] = answers.shift() ?? [200]
       res.writeHead(status, headers ?? {}).end()
     })

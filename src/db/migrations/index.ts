@@ -26,6 +26,7 @@ import * as integratorTokensValidFrom from './0105_integrator_tokens_valid_from.
 import * as eventsRetention from './0110_events_retention.ts'
 import * as allClearsSettled from './0115_all_clears_settled.ts'
 import * as deliveryLogFilters from './0120_delivery_log_filters.ts'
+import * as webPushSubscriptions from './0125_web_push_subscriptions.ts'
 
 // Listed explicitly (not read from the folder) so the same list works from src/ and from dist/.
 // Names sort in the order they run.
@@ -57,4 +58,5 @@ export const migrations: Record<string, Migration> = {
   '0110_events_retention': eventsRetention,
   '0115_all_clears_settled': allClearsSettled,
   '0120_delivery_log_filters': deliveryLogFilters,
+  '0125_web_push_subscriptions': webPushSubscriptions,
 }

@@ -13,7 +13,7 @@ import { eventTitle } from '../events/event-texts.ts'
 import { alertRulesOf, findEvent, type EventRow } from '../events/events.repository.ts'
 import { events } from '../events/events.resource.ts'
 import { eventActorsSeenBy } from '../events/actors.rules.ts'
-import { DISABLE_AFTER_FAILING_MS, outcomeOf, phonesToNotify } from './delivery.rules.ts'
+import { alertBody, DISABLE_AFTER_FAILING_MS, outcomeOf, phonesToNotify } from './delivery.rules.ts'
 import {
   claimDueDeliveries,
   findSubscription,
@@ -27,6 +27,8 @@ import {
 } from './delivery.repository.ts'
 import { createFcmSender, type PushSender } from './fcm.ts'
 import { postJson } from './outbound.ts'
+import { createWebPushSender, WEB_PUSH_TTL_SECONDS, webPushPayload, type WebPushSender } from './web-push.ts'
+import { deleteWebPushSubscription, listWebPushSubscriptions, markWebPushDelivered } from './web-push.repository.ts'
 import { openSecret } from './webhook-secrets.ts'
 
 export interface DeliverySettings {
@@ -86,6 +88,7 @@ export function startDeliveryWorker(deps: {
   db: Kysely<DB>
   settings: DeliverySettings
   push: PushSender | undefined
+  webPush: WebPushSender | undefined
   log: FastifyBaseLogger
   clock: () => number
 }): DeliveryWorker {
@@ -171,8 +174,13 @@ export function startDeliveryWorker(deps: {
     )
   }
 
+  /**
+   * One event to the account's phones (FCM) and browsers (Web Push) of the roles its kind notifies now. A retry
+   * sends to all of them again: FCM's collapse key and the browsers' tag (the event) keep it to one notification.
+   */
   async function deliverPush(d: DeliveryRow) {
-    if (!deps.push) return settleDelivery(db, d, { status: 'cancelled', lastError: 'push not configured' })
+    const { push, webPush } = deps
+    if (!push && !webPush) return settleDelivery(db, d, { status: 'cancelled', lastError: 'push not configured' })
     const event = await findEvent(db, d.uid, d.event_id)
     if (!event) return settleDelivery(db, d, { status: 'cancelled', lastError: 'event gone' })
     const rules = await alertRulesOf(db, d.uid)
@@ -189,19 +197,25 @@ export function startDeliveryWorker(deps: {
       WHERE u.uid = ${d.uid}`.execute(db)
     if (account.length === 0 || account[0]!.inactive)
       return settleDelivery(db, d, { status: 'cancelled', lastError: 'account inactive' })
-    const phones = account.flatMap(({ token, rank, language }) => (token === null ? [] : [{ token, rank, language }]))
+    const language = account[0]!.language
+    const title = eventTitle(event.event_type, language)
     const ranks =
       kind.severity === 'critical' && rules.kinds[event.event_type].enabled
         ? rules.kinds[event.event_type].notifyRanks
         : ranksToNotify(rules, event.event_type, clock())
-    const chosen = phonesToNotify(phones, ranks)
+    const phones = push
+      ? phonesToNotify(
+          account.flatMap(({ token, rank }) => (token === null ? [] : [{ token, rank }])),
+          ranks,
+        )
+      : []
+    const browsers = webPush ? phonesToNotify(await listWebPushSubscriptions(db, d.uid), ranks) : []
     const errors: string[] = []
-    for (const phone of chosen) {
-      const title = eventTitle(event.event_type, phone.language)
-      const result = await deps.push.send({
+    for (const phone of phones) {
+      const result = await push!.send({
         token: phone.token,
         title,
-        body: [event.mac, event.group_name].filter((part) => typeof part === 'string' && part !== '').join(' · '),
+        body: alertBody(event),
         data: { eventId: String(event.id), userId: event.uid, eventType: event.event_type, mac: String(event.mac) },
         collapseKey: d.message_id,
       })
@@ -210,12 +224,29 @@ export function startDeliveryWorker(deps: {
       else if (result.kind === 'retry') errors.push(result.error)
       else if (result.kind === 'invalid') log.warn({ uid: d.uid, error: result.error }, 'push message refused')
     }
+    const reached: string[] = []
+    for (const browser of browsers) {
+      const result = await webPush!.send(
+        { endpoint: browser.endpoint, keys: { p256dh: browser.p256dh, auth: browser.auth } },
+        {
+          payload: webPushPayload(event, title, language),
+          ttlSeconds: WEB_PUSH_TTL_SECONDS,
+          urgency: kind.severity === 'critical' ? 'high' : 'normal',
+          topic: d.message_id,
+        },
+      )
+      if (result.kind === 'ok') reached.push(browser.id)
+      else if (result.kind === 'gone') await deleteWebPushSubscription(db, d.uid, browser.id)
+      else if (result.kind === 'retry') errors.push(`${new URL(browser.endpoint).host}: ${result.error}`)
+      else log.warn({ uid: d.uid, subscription: browser.id, error: result.error }, 'web push message refused')
+    }
     const now = clock()
+    await markWebPushDelivered(db, d.uid, reached, now)
     if (errors.length === 0)
       return settleDelivery(db, d, {
         status: 'delivered',
         deliveredAt: now,
-        lastError: chosen.length ? null : 'no phone to notify',
+        lastError: phones.length + browsers.length ? null : 'no phone or browser to notify',
       })
     const outcome = outcomeOf(
       {},
@@ -323,6 +354,13 @@ export function deliveryWorkerOf(app: FastifyInstance): DeliveryWorker | undefin
         timeoutMs: delivery.timeoutMs,
       })
     : undefined
+  const webPush = delivery.webPushPrivateKey
+    ? createWebPushSender({
+        privateKey: delivery.webPushPrivateKey,
+        contact: delivery.webPushContact,
+        outbound: { timeoutMs: delivery.timeoutMs, allowInsecure: delivery.allowInsecure },
+      })
+    : undefined
   const worker = startDeliveryWorker({
     db: app.database.db,
     settings: {
@@ -333,6 +371,7 @@ export function deliveryWorkerOf(app: FastifyInstance): DeliveryWorker | undefin
       serviceSecret: jwtSecret,
     },
     push,
+    webPush,
     log: app.log,
     clock: app.clock,
   })

@@ -155,6 +155,11 @@ function isPublicV4(address: string): boolean {
  * outside their quiet hours: ranksToNotify; for a critical event all its ranks, quiet hours or not, since a
  * sow in trouble at night still needs someone).
  */
+/** The body of an alert on a phone or a browser: the tag's MAC and the animal's group. */
+export function alertBody(event: { [column: string]: unknown }): string {
+  return [event.mac, event.group_name].filter((part) => typeof part === 'string' && part !== '').join(' · ')
+}
+
 export function phonesToNotify<P extends { rank: number | null }>(phones: P[], ranks: readonly number[]): P[] {
   return phones.filter((phone) => phone.rank !== null && ranks.includes(phone.rank))
 }

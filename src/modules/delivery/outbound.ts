@@ -1,4 +1,4 @@
-// One outbound POST of a webhook, guarded against server-side request forgery: https only, and only to public
+// One outbound POST of a webhook or a Web Push message, guarded against server-side request forgery: https only, and only to public
 // addresses, unless the operator allows otherwise (WEBHOOK_ALLOW_INSECURE). The name is resolved once and the
 // connection goes to the address that was checked, so a DNS answer that changes in between cannot steer it
 // inside. A receiver that hangs is cut off after the timeout; its answer body is read up to 4 kB and dropped.
@@ -56,9 +56,19 @@ async function resolveChecked(hostname: string, allowInsecure: boolean): Promise
   return usable[0]!
 }
 
-export async function postJson(
+export function postJson(
   target: string,
   body: string,
+  headers: Record<string, string>,
+  options: OutboundOptions,
+): Promise<OutboundAnswer> {
+  return post(target, body, { 'content-type': 'application/json', ...headers }, options)
+}
+
+/** POSTs `body` with `headers` (its content type among them) to `target`, guarded as above. */
+export async function post(
+  target: string,
+  body: string | Buffer,
   headers: Record<string, string>,
   options: OutboundOptions,
 ): Promise<OutboundAnswer> {
@@ -84,7 +94,7 @@ export async function postJson(
       {
         method: 'POST',
         lookup: lookupPinned,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers },
+        headers: { 'content-length': String(Buffer.byteLength(body)), ...headers },
         timeout: options.timeoutMs,
         agent: false,
       },

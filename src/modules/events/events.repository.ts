@@ -143,7 +143,7 @@ export const messageIdSql = (eventId: EventRow['id'] | RawBuilder<unknown>, uid:
 /**
  * The delivery outbox (docs/delivery.md) of the events in `event` (a CTE of inserted events), written with them:
  * one row per webhook subscription of an integrator linked to the account that covers the event's kind and
- * account, and one for the account's phones when it has any. The delivery worker (modules/delivery) sends them;
+ * account, and one for the account's phones and browsers (Web Push) when it has any. The delivery worker (modules/delivery) sends them;
  * its webhook-id is the row's message_id.
  */
 function deliveriesOf(event: RawBuilder<unknown>) {
@@ -161,6 +161,7 @@ function deliveriesOf(event: RawBuilder<unknown>) {
     SELECT e.uid, e.id, 'push', '', '', ${messageId}, e.created_at, e.created_at
     FROM ${event} e
     WHERE EXISTS (SELECT 1 FROM user_push_tokens p WHERE p.uid = e.uid AND p.rank IS NOT NULL)
+       OR EXISTS (SELECT 1 FROM web_push_subscriptions w WHERE w.uid = e.uid AND w.rank IS NOT NULL)
     ON CONFLICT ON CONSTRAINT deliveries_pkey DO NOTHING`
 }
 
