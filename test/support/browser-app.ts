@@ -1,7 +1,7 @@
 // A browser test's service and browser: the app on a free loopback port (embedded store) and Debian's Chromium.
 import assert from 'node:assert/strict'
 import type { Browser } from 'playwright-core'
-import { createTestApp, type TestContext } from './app.ts'
+import { createTestApp, type TestAppOptions, type TestContext } from './app.ts'
 import { launchChromium } from './chromium.ts'
 
 export interface BrowserApp {
@@ -12,8 +12,9 @@ export interface BrowserApp {
   close(): Promise<void>
 }
 
-export async function appInChromium(): Promise<BrowserApp> {
-  const ctx = await createTestApp()
+/** `options` as createTestApp takes them (extra environment: a loopback push service allowed, for one). */
+export async function appInChromium(options: TestAppOptions = {}): Promise<BrowserApp> {
+  const ctx = await createTestApp(options)
   await ctx.app.listen({ port: 0, host: '127.0.0.1' })
   const address = ctx.app.server.address()
   assert.ok(address && typeof address === 'object')

@@ -5,7 +5,8 @@
 import type { components } from '../../clients/typescript/src/schema.d.ts'
 import { parseEventBlock } from './event-stream.ts'
 import { t } from './i18n.ts'
-import { DEVICE_ALERTS_KEY, SESSION_KEY } from './storage-keys.ts'
+import { unsubscribeBrowser } from './push-subscription.ts'
+import { DEVICE_ALERTS_KEY, SESSION_KEY, WEB_PUSH_SUBSCRIPTION_KEY } from './storage-keys.ts'
 
 export type Animal = components['schemas']['Animal']
 export type User = components['schemas']['User']
@@ -15,6 +16,16 @@ export type Litterguard = components['schemas']['Litterguard']
 export type UsageRecord = components['schemas']['UsageRecord']
 export type LinkedIntegrator = components['schemas']['LinkedIntegrator']
 export type ErrorDetail = components['schemas']['ErrorDetail']
+/** A browser registered for Web Push (the farm app's alerts while it is closed). */
+export interface WebPushSubscription {
+  id: string
+  endpoint: string
+  pushService: string
+  rank: 1 | 2 | 3 | null
+  name: string | null
+  createdAt: string
+  lastDeliveredAt: string | null
+}
 
 export const API = '/api/v1'
 /** The service worker's cache of API answers (service-worker.ts). */
@@ -82,8 +93,12 @@ function saveSession(session: Session | undefined) {
     localStorage.removeItem(SESSION_KEY)
     // However the session ends (signed out, revoked, expired), the farm's answers kept for offline use go with it,
     // and so does this device's choice of alerts: the next user of a shared device chooses again (device-alerts.ts).
+    // Its Web Push subscription ends too, so that the account's alerts stop reaching this browser even where the
+    // service could not be told (signOut tells it): the push service refuses them, and the service then drops it.
     if ('caches' in self) void caches.delete(DATA_CACHE).catch(() => false)
     localStorage.removeItem(DEVICE_ALERTS_KEY)
+    localStorage.removeItem(WEB_PUSH_SUBSCRIPTION_KEY)
+    void unsubscribeBrowser()
   }
   for (const listener of listeners) listener(session)
 }
@@ -140,14 +155,18 @@ export async function signIn(email: string, password: string): Promise<Session> 
 
 export async function signOut(): Promise<void> {
   const session = currentSession()
+  const webPushSubscription = localStorage.getItem(WEB_PUSH_SUBSCRIPTION_KEY)
   saveSession(undefined)
   if ('caches' in self) await caches.delete(DATA_CACHE).catch(() => false)
   if (!session) return
-  // Revokes the token and its refresh family on the service; the app is signed out whatever it answers.
-  await fetch(`${API}/tokens/logout`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${session.accessToken}` },
-  }).catch(() => undefined)
+  // This browser leaves the account's Web Push list, then the token and its refresh family are revoked on the
+  // service; the app is signed out already, whatever the service answers (or if it cannot be reached).
+  const headers = { authorization: `Bearer ${session.accessToken}` }
+  if (webPushSubscription) {
+    const path = `/users/${encodeURIComponent(session.uid)}/web-push-subscriptions/${encodeURIComponent(webPushSubscription)}`
+    await fetch(`${API}${path}`, { method: 'DELETE', headers }).catch(() => undefined)
+  }
+  await fetch(`${API}/tokens/logout`, { method: 'POST', headers }).catch(() => undefined)
 }
 
 async function withRenewalLock<T>(work: () => Promise<T>): Promise<T> {

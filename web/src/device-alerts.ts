@@ -4,6 +4,7 @@
 import { eventTitle } from '../../src/modules/events/event-texts.ts'
 import { DEVICE_ALERTS_KEY } from './storage-keys.ts'
 import { language } from './i18n.ts'
+import { alertNotification } from './push.rules.ts'
 
 const CHANGED = 'livestock:device-alerts'
 /** An event older than this when it arrives (a stream resuming after a long drop) is listed, not announced. */
@@ -59,19 +60,17 @@ export function onDeviceAlertsChange(changed: () => void): () => void {
 }
 
 /**
- * Shows the event as a notification; one per event (its ID as the tag), clicking it opens the attention screen.
- * Through the service worker where one controls the page: a phone's browser (Chrome on Android) has no
- * `new Notification` in a page, only the worker's `showNotification` (its click: service-worker.ts).
+ * Shows the event as a notification; one per event (its ID as the tag, as the service's Web Push of the same event
+ * has: one replaces the other), clicking it opens the attention screen. Through the service worker where one
+ * controls the page: a phone's browser (Chrome on Android) has no `new Notification` in a page, only the worker's
+ * `showNotification` (its click: service-worker.ts).
  */
 export function announce(event: AnnouncedEvent, subject: string | undefined) {
-  const { title, body } = announcement(event, subject, language())
-  const options = {
-    body,
+  const { title, options } = alertNotification({
+    ...announcement(event, subject, language()),
     tag: `event-${event.ID}`,
     lang: language(),
-    icon: './icon.svg',
-    data: { hash: '#/attention' },
-  }
+  })
   if (navigator.serviceWorker?.controller) {
     void navigator.serviceWorker.ready.then((registration) => registration.showNotification(title, options))
     return

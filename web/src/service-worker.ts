@@ -1,13 +1,19 @@
 // The app's service worker: the shell (page, script, style, icon) is precached, so the app opens in a barn
 // without coverage; API reads go to the network first and fall back to the last answer seen, marked with
-// X-Served-From-Cache so the app can say it is offline. Writes are never cached or replayed. A click on one of the
-// app's notifications (device-alerts.ts) brings the app forward at the screen it names.
+// X-Served-From-Cache so the app can say it is offline. Writes are never cached or replayed. A Web Push from the
+// service (an alert while the app is closed, web-push.ts) shows as a notification, and a click on one of the app's
+// notifications (these, and the open app's: device-alerts.ts) brings the app forward at the screen it names.
+import { pushNotification } from './push.rules.ts'
+
 interface ExtendableEvent extends Event {
   waitUntil(promise: Promise<unknown>): void
 }
 interface FetchEvent extends ExtendableEvent {
   request: Request
   respondWith(response: Promise<Response> | Response): void
+}
+interface PushEvent extends ExtendableEvent {
+  data: { text(): string } | null
 }
 interface NotificationEvent extends ExtendableEvent {
   notification: { close(): void; data?: { hash?: string } }
@@ -20,7 +26,7 @@ interface WindowClient {
 interface WorkerScope {
   __PRECACHE: string[]
   __VERSION: string
-  registration: { scope: string }
+  registration: { scope: string; showNotification(title: string, options: object): Promise<void> }
   skipWaiting(): Promise<void>
   clients: {
     claim(): Promise<void>
@@ -29,6 +35,7 @@ interface WorkerScope {
   }
   addEventListener(type: 'install' | 'activate', listener: (event: ExtendableEvent) => void): void
   addEventListener(type: 'fetch', listener: (event: FetchEvent) => void): void
+  addEventListener(type: 'push', listener: (event: PushEvent) => void): void
   addEventListener(type: 'notificationclick', listener: (event: NotificationEvent) => void): void
 }
 
@@ -84,6 +91,17 @@ scope.addEventListener('fetch', (event) => {
   if (url.pathname.startsWith('/app/')) {
     event.respondWith(caches.match(request, { ignoreSearch: true }).then((cached) => cached ?? fetch(request)))
   }
+})
+
+scope.addEventListener('push', (event) => {
+  let payload: string | undefined
+  try {
+    payload = event.data?.text()
+  } catch {
+    // unreadable: the generic notification
+  }
+  const { title, options } = pushNotification(payload, navigator.language)
+  event.waitUntil(scope.registration.showNotification(title, options))
 })
 
 scope.addEventListener('notificationclick', (event) => {
