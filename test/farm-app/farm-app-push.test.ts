@@ -205,6 +205,30 @@ describe('alerts while the farm app is closed (Web Push)', { skip: noChromium },
     await context.close()
   })
 
+  it('subscribes again for the same role when it opens after the service key changed', async () => {
+    const farm = await account()
+    const { page, context } = await signedIn(farm)
+    const region = await switchOn(page, 'Manager')
+    await region.getByText('Alerts reach this device even when the app is closed.').waitFor()
+    const [before] = await subscriptionsOf(farm)
+    // As if the browser had subscribed with the operator's earlier key: its push service would refuse the new one.
+    await page.evaluate(() => sessionStorage.setItem('test.pushSubscribedWith', 'B'.repeat(86) + 'A'))
+    await page.reload()
+    const key = (await ctx.app.inject({ method: 'GET', url: '/api/v1/web-push/key' })).json().data.publicKey
+    await eventually(
+      () => subscribedWith(page),
+      (held) => held === key,
+      "subscribed again with the service's key",
+    )
+    const after = await eventually(
+      () => subscriptionsOf(farm),
+      (list) => list.length === 1 && list[0]!.id !== before!.id,
+      'the old entry replaced',
+    )
+    assert.equal(after[0]!.rank, 2, 'for the role it had')
+    await context.close()
+  })
+
   it('keeps the alerts of the open app and says so where the push service cannot be reached', async () => {
     const farm = await account()
     const { page, context } = await signedIn(farm, { unreachable: true })

@@ -17,15 +17,7 @@ export type UsageRecord = components['schemas']['UsageRecord']
 export type LinkedIntegrator = components['schemas']['LinkedIntegrator']
 export type ErrorDetail = components['schemas']['ErrorDetail']
 /** A browser registered for Web Push (the farm app's alerts while it is closed). */
-export interface WebPushSubscription {
-  id: string
-  endpoint: string
-  pushService: string
-  rank: 1 | 2 | 3 | null
-  name: string | null
-  createdAt: string
-  lastDeliveredAt: string | null
-}
+export type WebPushSubscription = components['schemas']['WebPushSubscription']
 
 export const API = '/api/v1'
 /** The service worker's cache of API answers (service-worker.ts). */

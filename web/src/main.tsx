@@ -13,6 +13,7 @@ import {
 } from './device-alerts.ts'
 import { language, setLanguage, t, type TextKey } from './i18n.ts'
 import { listenToEvents } from './live-events.ts'
+import { renewClosedAppAlerts } from './web-push.ts'
 import { AnimalPage } from './pages/animal.tsx'
 import { AttentionPage, subjectNames } from './pages/attention.tsx'
 import { DevicesPage } from './pages/devices.tsx'
@@ -85,11 +86,13 @@ function App() {
       .catch(() => undefined)
   }, [session?.uid])
 
-  // This device's alerts: new events that need attention as notifications, while the app is open.
+  // This device's alerts: new events that need attention as notifications, while the app is open (and, where this
+  // browser is registered for Web Push, its registration checked: web-push.ts).
   const [alertsOn, setAlertsOn] = useState(() => deviceAlertState() === 'on')
   useEffect(() => onDeviceAlertsChange(() => setAlertsOn(deviceAlertState() === 'on')), [])
   useEffect(() => {
     if (!session || !alertsOn) return
+    void renewClosedAppAlerts().catch(() => undefined)
     // What a stockperson calls each tag; an event that comes before they are read waits for them (or their failure).
     const names = subjectNames().catch(() => new Map<string, string>())
     return listenToEvents({

@@ -3,7 +3,7 @@
 // phones, by role and the alert rules; the app's service worker shows it (service-worker.ts).
 import { ApiError, get, request, userPath, type WebPushSubscription } from './api.ts'
 import { t } from './i18n.ts'
-import { browserKind } from './push.rules.ts'
+import { browserKind, sameKey } from './push.rules.ts'
 import { heldSubscription, pushSupported, subscribeBrowser, unsubscribeBrowser } from './push-subscription.ts'
 import { WEB_PUSH_SUBSCRIPTION_KEY } from './storage-keys.ts'
 
@@ -79,6 +79,23 @@ export async function changeClosedAppRank(rank: Rank): Promise<ClosedAppAttempt>
   if (!held) return startClosedAppAlerts(rank)
   await register(held, rank)
   return { state: 'on' }
+}
+
+/**
+ * On opening the app with this browser registered: the registration still holds. A subscription the browser no
+ * longer has, or one made with another key (the operator replaced the service's key: its push service now refuses
+ * the service's alerts), is made again for the role it had, and the old entry removed.
+ */
+export async function renewClosedAppAlerts(): Promise<void> {
+  const id = registeredSubscriptionId()
+  if (!id || !pushSupported()) return
+  const { publicKey } = (await get<{ publicKey: string }>('/web-push/key')).data
+  const held = await heldSubscription()
+  if (held && sameKey(held.options.applicationServerKey, publicKey)) return
+  const listed = (await get<WebPushSubscription[]>(userPath('/web-push-subscriptions'))).data.find((s) => s.id === id)
+  await request('DELETE', subscriptionPath(id)).catch(() => undefined)
+  localStorage.removeItem(WEB_PUSH_SUBSCRIPTION_KEY)
+  await startClosedAppAlerts((listed?.rank ?? DEFAULT_RANK) as Rank)
 }
 
 /** Ends this browser's subscription and removes it from the account; the removal is best effort (offline). */

@@ -49,7 +49,7 @@ function DeviceAlerts({ browsers }: { browsers: Loaded<WebPushSubscription[]> })
   const [error, setError] = useState<ApiError | undefined>()
   const closedApp = closedAppAlerts(attempt, browsers.data)
   const registered = browsers.data?.find((browser) => browser.id === registeredSubscriptionId())
-  const rank = registered?.rank ?? chosenRank
+  const rank = (registered?.rank ?? chosenRank) as Rank
 
   const toggle = async (on: boolean) => {
     setError(undefined)
