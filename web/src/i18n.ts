@@ -208,7 +208,8 @@ const en = {
   integratorInactive: 'deactivated by the operator',
   refused: 'refused',
   alertKinds: 'Who is told of what',
-  alertKindsHint: 'Each kind of alert, whether the service raises it, and which roles get it on their phones and browsers.',
+  alertKindsHint:
+    'Each kind of alert, whether the service raises it, and which roles get it on their phones and browsers.',
   alertKind: 'Alert',
   alertOn: 'Raised',
   thresholds: 'Thresholds',
@@ -483,7 +484,8 @@ const de: Dictionary = {
   integratorInactive: 'vom Betreiber deaktiviert',
   refused: 'abgelehnt',
   alertKinds: 'Wer wovon erfährt',
-  alertKindsHint: 'Jede Art von Alarm, ob der Dienst sie auslöst und welche Rollen sie auf Telefon und Browser bekommen.',
+  alertKindsHint:
+    'Jede Art von Alarm, ob der Dienst sie auslöst und welche Rollen sie auf Telefon und Browser bekommen.',
   alertKind: 'Alarm',
   alertOn: 'Ausgelöst',
   thresholds: 'Schwellen',
@@ -756,7 +758,8 @@ const es: Dictionary = {
   integratorInactive: 'desactivado por el operador',
   refused: 'rechazada',
   alertKinds: 'Quién se entera de qué',
-  alertKindsHint: 'Cada tipo de alerta, si el servicio la genera y qué funciones la reciben en el teléfono y el navegador.',
+  alertKindsHint:
+    'Cada tipo de alerta, si el servicio la genera y qué funciones la reciben en el teléfono y el navegador.',
   alertKind: 'Alerta',
   alertOn: 'Activa',
   thresholds: 'Umbrales',
