@@ -11,22 +11,11 @@ import { createTestApp, type TestContext } from '../support/app.ts'
 import { bearer, createUser, userToken } from '../support/fixtures.ts'
 import { eventually } from '../support/eventually.ts'
 import { startFcmStandIn, type FcmStandIn } from '../support/fcm-stand-in.ts'
-import { announceEvent } from '../support/events.ts'
+import { announceEvent, withoutQuietHours } from '../support/events.ts'
 import { createFcmSender } from '../../src/modules/delivery/fcm.ts'
 
 let ctx: TestContext
 let standIn: FcmStandIn
-
-/** No quiet hours, so the tests pass at any time of day; birth alarms go to workers (rank 3) by default. */
-async function withoutQuietHours(uid: string, headers: Record<string, string>) {
-  const rules = await ctx.app.inject({
-    method: 'PUT',
-    url: `/api/v1/users/${uid}/alert-rules`,
-    headers,
-    payload: { quietHours: { '1': null, '2': null, '3': null } },
-  })
-  assert.equal(rules.statusCode, 200, rules.body)
-}
 
 /** A birth alarm of the account, stored and announced as the predictions job does. */
 function announceBirthAlarm(uid: string, mac: string, group: string) {
@@ -54,7 +43,7 @@ describe('push notifications through FCM HTTP v1', () => {
       payload: { Language: 'de-AT' },
     })
     assert.equal(language.statusCode, 200, language.body)
-    await withoutQuietHours(user.uid, headers)
+    await withoutQuietHours(ctx, user.uid, headers)
     for (const [token, rank] of [
       ['worker-phone', 3],
       ['manager-phone', 2],
@@ -102,7 +91,7 @@ describe('push notifications through FCM HTTP v1', () => {
     const user = await createUser(ctx)
     const { accessToken } = await userToken(ctx, user.email)
     const headers = bearer(accessToken)
-    await withoutQuietHours(user.uid, headers)
+    await withoutQuietHours(ctx, user.uid, headers)
     const added = await ctx.app.inject({
       method: 'POST',
       url: `/api/v1/users/${user.uid}/push-tokens`,

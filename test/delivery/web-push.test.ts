@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test'
 import { createTestApp, TEST_WEB_PUSH_PRIVATE_KEY, type TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
 import { eventually } from '../support/eventually.ts'
-import { announceEvent } from '../support/events.ts'
+import { announceEvent, withoutQuietHours } from '../support/events.ts'
 import { browserKeys, decryptPush, verifiedVapid } from '../support/push-service.ts'
 import { LOCAL_DELIVERY_ENV, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
 import { webPushPublicKey } from '../../src/web-push-key.ts'
@@ -27,17 +27,6 @@ async function accountWithToken(app = ctx) {
 
 function register(uid: string, headers: Record<string, string>, payload: object, app = ctx) {
   return app.app.inject({ method: 'POST', url: subscriptionsOf(uid), headers, payload })
-}
-
-/** No quiet hours, so that the tests pass at any time of day. */
-async function withoutQuietHours(uid: string, headers: Record<string, string>) {
-  const rules = await ctx.app.inject({
-    method: 'PUT',
-    url: `/api/v1/users/${uid}/alert-rules`,
-    headers,
-    payload: { quietHours: { '1': null, '2': null, '3': null } },
-  })
-  assert.equal(rules.statusCode, 200, rules.body)
 }
 
 describe('web push to the farm app', () => {
@@ -178,7 +167,7 @@ describe('web push to the farm app', () => {
       payload: { Language: 'de-AT' },
     })
     assert.equal(language.statusCode, 200, language.body)
-    await withoutQuietHours(user.uid, headers)
+    await withoutQuietHours(ctx, user.uid, headers)
     const worker = browserKeys()
     const admin = browserKeys()
     const endpointOf = (name: string) => pushService.url.replace(/\/hooks$/, `/push/${name}`)
@@ -237,7 +226,7 @@ describe('web push to the farm app', () => {
 
   it('removes a browser whose push service says the subscription is gone', async () => {
     const { user, headers } = await accountWithToken()
-    await withoutQuietHours(user.uid, headers)
+    await withoutQuietHours(ctx, user.uid, headers)
     const res = await register(user.uid, headers, {
       endpoint: pushService.url.replace(/\/hooks$/, '/push/gone'),
       keys: browserKeys().keys,

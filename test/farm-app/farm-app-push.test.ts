@@ -12,7 +12,7 @@ import { noChromium } from '../support/chromium.ts'
 import { appInChromium, type BrowserApp } from '../support/browser-app.ts'
 import type { TestContext } from '../support/app.ts'
 import { bearer, createUser, userToken } from '../support/fixtures.ts'
-import { announceEvent } from '../support/events.ts'
+import { announceEvent, withoutQuietHours } from '../support/events.ts'
 import { eventually } from '../support/eventually.ts'
 import { checkPage, controlledByServiceWorker } from '../support/farm-app.ts'
 import { browserKeys, decryptPush } from '../support/push-service.ts'
@@ -288,13 +288,7 @@ describe('alerts while the farm app is closed (Web Push)', { skip: noChromium },
 
   it('gets a real event pushed by the service, shown once beside the open app’s alert, and leaves at sign-out', async () => {
     const farm = await account()
-    const rules = await ctx.app.inject({
-      method: 'PUT',
-      url: `/api/v1/users/${farm.uid}/alert-rules`,
-      headers: farm.headers,
-      payload: { quietHours: { '1': null, '2': null, '3': null } },
-    })
-    assert.equal(rules.statusCode, 200, rules.body)
+    await withoutQuietHours(ctx, farm.uid, farm.headers)
     const mac = 'A4:C1:38:5F:2B:93'
     const sow = await ctx.app.inject({
       method: 'POST',

@@ -21,3 +21,14 @@ export async function announceEvent(
   ctx.app.events.announce([row])
   return row
 }
+
+/** No quiet hours for any role, so that a test of what reaches phones and browsers passes at any time of day. */
+export async function withoutQuietHours(ctx: TestContext, uid: string, headers: Record<string, string>) {
+  const rules = await ctx.app.inject({
+    method: 'PUT',
+    url: `/api/v1/users/${uid}/alert-rules`,
+    headers,
+    payload: { quietHours: { '1': null, '2': null, '3': null } },
+  })
+  assert.equal(rules.statusCode, 200, rules.body)
+}

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { DB, WebPushSubscriptionsTable } from '../../db/schema.ts'
+import { holdAccount } from '../users/users.repository.ts'
 
 export type WebPushSubscriptionRow = WebPushSubscriptionsTable
 
@@ -23,20 +24,14 @@ export type RegisterResult = { row: WebPushSubscriptionRow; created: boolean } |
 
 /**
  * Registers a browser, or updates the account's registration of the same endpoint (a browser subscribing again
- * gets new keys). The account's row is held so that two registrations at once cannot pass the cap together.
+ * gets new keys), the account held so that two registrations at once cannot pass the cap together.
  */
 export function registerWebPushSubscription(
   db: Kysely<DB>,
   entry: Pick<WebPushSubscriptionRow, 'uid' | 'endpoint' | 'p256dh' | 'auth' | 'rank' | 'name' | 'created_at'>,
 ): Promise<RegisterResult> {
   return db.transaction().execute(async (trx): Promise<RegisterResult> => {
-    const user = await trx
-      .selectFrom('users')
-      .select('uid')
-      .where('uid', '=', entry.uid)
-      .forNoKeyUpdate()
-      .executeTakeFirst()
-    if (!user) return { missingUser: true }
+    if (!(await holdAccount(trx, entry.uid))) return { missingUser: true }
     const existing = await trx
       .selectFrom('web_push_subscriptions')
       .select('id')

@@ -76,11 +76,13 @@ const WebPushSubscriptionBody = Type.Object(
       {
         p256dh: Type.String({
           pattern: '^[A-Za-z0-9_-]{87}=?$',
+          maxLength: 88,
           description: "The browser's P-256 public key, base64url (65 bytes)",
           examples: [P256DH_EXAMPLE],
         }),
         auth: Type.String({
           pattern: '^[A-Za-z0-9_-]{22}(==)?$',
+          maxLength: 24,
           description: 'The authentication secret, base64url (16 bytes)',
           examples: [AUTH_EXAMPLE],
         }),

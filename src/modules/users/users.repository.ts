@@ -194,6 +194,15 @@ export async function listPushTokens(db: Kysely<DB>, uid: string): Promise<PushT
 /** Most push tokens one account holds. */
 export const MAX_PUSH_TOKENS = 100
 
+/**
+ * Holds the account's row until the transaction ends, so that writes checking a cap on the account's rows (its push
+ * tokens, its browsers) run one at a time and cannot pass it together; false when there is no such account.
+ */
+export async function holdAccount(trx: Kysely<DB>, uid: string): Promise<boolean> {
+  const held = await trx.selectFrom('users').select('uid').where('uid', '=', uid).forNoKeyUpdate().executeTakeFirst()
+  return held !== undefined
+}
+
 export type AddPushTokenResult = { row: PushTokenRow; created: boolean } | { full: true } | { missingUser: true }
 
 /**
@@ -202,13 +211,7 @@ export type AddPushTokenResult = { row: PushTokenRow; created: boolean } | { ful
  */
 export async function addPushToken(db: Kysely<DB>, entry: PushTokenRow): Promise<AddPushTokenResult> {
   return db.transaction().execute(async (trx) => {
-    const user = await trx
-      .selectFrom('users')
-      .select('uid')
-      .where('uid', '=', entry.uid)
-      .forNoKeyUpdate()
-      .executeTakeFirst()
-    if (!user) return { missingUser: true as const }
+    if (!(await holdAccount(trx, entry.uid))) return { missingUser: true as const }
     const existing = await trx
       .selectFrom('user_push_tokens')
       .select('token')
