@@ -48004,6 +48004,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
+                            /** @example wps_Yc3q9LmT2vXa8KpR */
                             id: string;
                         };
                         /**

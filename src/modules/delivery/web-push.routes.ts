@@ -254,7 +254,10 @@ async function webPushRoutes(app: App) {
         params: SubscriptionPath,
         response: {
           200: Envelope(
-            Type.Object({ id: Type.String({ maxLength: 64 }) }, { additionalProperties: false }),
+            Type.Object(
+              { id: Type.String({ maxLength: 64, examples: ['wps_Yc3q9LmT2vXa8KpR'] }) },
+              { additionalProperties: false },
+            ),
             'Removed',
             'Web push subscription removed',
           ),
