@@ -265,6 +265,12 @@ describe('alerts while the farm app is closed (Web Push)', { skip: noChromium },
       worker.cdp.send('ServiceWorker.deliverPushMessage', { origin: base, registrationId: worker.id, data })
     const payload = { title: 'Lahmheit vermutet', body: '7731 · Stall 3', tag: 'event-991', eventId: '991', lang: 'de' }
     await deliver(JSON.stringify(payload))
+    // One at a time: the worker may be starting for the first, and a second push then can be lost in the test.
+    await eventually(
+      () => notifications(page),
+      (list) => list.length === 1,
+      'the first notification',
+    )
     await deliver('not a JSON payload')
     const shown = await eventually(
       () => notifications(page),

@@ -73,6 +73,7 @@ export const PUBLIC_OPERATIONS: ReadonlySet<string> = new Set([
   'POST /api/v1/tokens/refresh',
   'POST /api/v1/tokens/login',
   'POST /api/v1/tokens/verify-id-token',
+  'GET /api/v1/web-push/key',
 ] satisfies `${Uppercase<HttpMethod>} ${keyof paths}`[])
 
 export function createLivestockClient(options: LivestockClientOptions): LivestockClient {

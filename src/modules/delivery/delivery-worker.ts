@@ -211,30 +211,42 @@ export function startDeliveryWorker(deps: {
       : []
     const browsers = webPush ? phonesToNotify(await listWebPushSubscriptions(db, d.uid), ranks) : []
     const errors: string[] = []
-    for (const phone of phones) {
-      const result = await push!.send({
-        token: phone.token,
-        title,
-        body: alertBody(event),
-        data: { eventId: String(event.id), userId: event.uid, eventType: event.event_type, mac: String(event.mac) },
-        collapseKey: d.message_id,
-      })
+    // All at once: the delivery's lease covers one send's timeout, not one per phone and browser.
+    const [phoneResults, browserResults] = await Promise.all([
+      Promise.all(
+        phones.map((phone) =>
+          push!.send({
+            token: phone.token,
+            title,
+            body: alertBody(event),
+            data: { eventId: String(event.id), userId: event.uid, eventType: event.event_type, mac: String(event.mac) },
+            collapseKey: d.message_id,
+          }),
+        ),
+      ),
+      Promise.all(
+        browsers.map((browser) =>
+          webPush!.send(
+            { endpoint: browser.endpoint, keys: { p256dh: browser.p256dh, auth: browser.auth } },
+            {
+              payload: webPushPayload(event, title, language),
+              ttlSeconds: WEB_PUSH_TTL_SECONDS,
+              urgency: kind.severity === 'critical' ? 'high' : 'normal',
+              topic: d.message_id,
+            },
+          ),
+        ),
+      ),
+    ])
+    for (const [i, result] of phoneResults.entries()) {
       if (result.kind === 'unregistered')
-        await sql`DELETE FROM user_push_tokens WHERE uid = ${d.uid} AND token = ${phone.token}`.execute(db)
+        await sql`DELETE FROM user_push_tokens WHERE uid = ${d.uid} AND token = ${phones[i]!.token}`.execute(db)
       else if (result.kind === 'retry') errors.push(result.error)
       else if (result.kind === 'invalid') log.warn({ uid: d.uid, error: result.error }, 'push message refused')
     }
     const reached: string[] = []
-    for (const browser of browsers) {
-      const result = await webPush!.send(
-        { endpoint: browser.endpoint, keys: { p256dh: browser.p256dh, auth: browser.auth } },
-        {
-          payload: webPushPayload(event, title, language),
-          ttlSeconds: WEB_PUSH_TTL_SECONDS,
-          urgency: kind.severity === 'critical' ? 'high' : 'normal',
-          topic: d.message_id,
-        },
-      )
+    for (const [i, result] of browserResults.entries()) {
+      const browser = browsers[i]!
       if (result.kind === 'ok') reached.push(browser.id)
       else if (result.kind === 'gone') await deleteWebPushSubscription(db, d.uid, browser.id)
       else if (result.kind === 'retry') errors.push(`${new URL(browser.endpoint).host}: ${result.error}`)

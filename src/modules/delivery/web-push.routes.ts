@@ -7,6 +7,7 @@ import type { App } from '../../types.ts'
 import { defineModule } from '../../http/api-module.ts'
 import { Envelope, ok } from '../../http/envelope.ts'
 import { ApiError, conflict, notFound, validationFailed } from '../../http/errors.ts'
+import { describedPattern } from '../../http/input-patterns.ts'
 import { MAX_PATH_SEGMENT } from '../../http/route-policy.ts'
 import { DateTime, Integer } from '../../http/schema-types.ts'
 import { UserIdParams } from '../users/users.resource.ts'
@@ -75,13 +76,13 @@ const WebPushSubscriptionBody = Type.Object(
     keys: Type.Object(
       {
         p256dh: Type.String({
-          pattern: '^[A-Za-z0-9_-]{87}=?$',
+          pattern: describedPattern('^[A-Za-z0-9_-]{87}=?$', 'the base64url of a 65-byte P-256 public key'),
           maxLength: 88,
           description: "The browser's P-256 public key, base64url (65 bytes)",
           examples: [P256DH_EXAMPLE],
         }),
         auth: Type.String({
-          pattern: '^[A-Za-z0-9_-]{22}(==)?$',
+          pattern: describedPattern('^[A-Za-z0-9_-]{22}(==)?$', 'the base64url of 16 bytes'),
           maxLength: 24,
           description: 'The authentication secret, base64url (16 bytes)',
           examples: [AUTH_EXAMPLE],
