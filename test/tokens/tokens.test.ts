@@ -313,9 +313,10 @@ describe('POST /tokens/login and /tokens/logout', () => {
       unknown.push(await time(`nobody-${i}@farm.example`))
     }
     const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-    // Without the dummy hash an unknown e-mail answers in ~1 ms against ~15 ms: the ratio would be < 0.1.
+    // Without the dummy hash an unknown e-mail answers in ~1 ms against ~15 ms: the ratio would be < 0.1. The band
+    // is wide because a loaded machine (CI's parallel batches) moves single logins by several times.
     const ratio = median(unknown) / median(known)
-    assert.ok(ratio > 0.5 && ratio < 2, `unknown/known login time ratio ${ratio.toFixed(2)}`)
+    assert.ok(ratio > 0.25 && ratio < 4, `unknown/known login time ratio ${ratio.toFixed(2)}`)
   })
 
   it("refuses an inactive user, and an inactive user's tokens stop working", async () => {
