@@ -147,13 +147,17 @@ export async function serve(config: Config): Promise<App> {
   return started
 }
 
+/** The parent this process was started by, read as the module loads: a parent that dies during the start is seen. */
+const PARENT_AT_START = process.ppid
+
 /**
  * Calls `orphaned` once this process's parent has exited (it is then re-parented, so its parent id changes): under
  * `npx`, npm runs the service under a shell that dies on a SIGTERM without passing it on, and the service would
- * hold the port and DATA_DIR with nobody left to stop it. Checked every second; the timer keeps nothing alive.
+ * hold the port and DATA_DIR with nobody left to stop it. Checked every second; the timer keeps nothing alive. The
+ * parent is the one at start: read when the start ended, a shell killed in between (once the service said it
+ * listens) would have been missed, and the service left running.
  */
-export function whenParentExits(orphaned: () => void, intervalMs = 1000): () => void {
-  const parent = process.ppid
+export function whenParentExits(orphaned: () => void, intervalMs = 1000, parent = PARENT_AT_START): () => void {
   const timer = setInterval(() => {
     if (process.ppid === parent) return
     clearInterval(timer)
