@@ -164,7 +164,8 @@ export function AnimalPage({ mac }: { mac: string }) {
                 <dt>{t('cycleState')}</dt>
                 <dd>
                   {t(`cycle_${cycle.data.state}` as TextKey)}
-                  {typeof cycle.data.days === 'number' && ` · ${cycle.data.days} ${t('daysInState')}`}
+                  {typeof cycle.data.days === 'number' &&
+                    ` · ${cycle.data.days} ${t(cycle.data.days === 1 ? 'dayInState' : 'daysInState')}`}
                 </dd>
               </div>
             )}
