@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
-import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
+import { addAnimal, bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
 import { announceEvent } from '../support/events.ts'
 import { eventually } from '../support/eventually.ts'
 import { LOCAL_DELIVERY_ENV, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
@@ -53,18 +53,12 @@ describe("another integrator's actions, as an integrator of the same farm sees t
     const actorHeaders = bearer((await integratorToken(ctx, actor.uid)).accessToken)
     const readerHeaders = bearer((await integratorToken(ctx, reader.uid)).accessToken)
     const mac = 'AA:BB:CC:00:00:01'
-    const created = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/v1/users/${farm.uid}/animals`,
-      headers: owner,
-      payload: { MAC: mac, Sex: 'female' },
-    })
-    assert.equal(created.statusCode, 201, created.body)
+    const created = await addAnimal(ctx, farm.uid, owner, { MAC: mac, Sex: 'female' })
     const acknowledged = await announceEvent(ctx, {
       uid: farm.uid,
       type: 'temperature-red',
       mac,
-      animalId: created.json().data.ID,
+      animalId: Number(created.ID),
       value: 0.7,
       evidence: {},
     })

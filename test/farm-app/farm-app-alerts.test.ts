@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core'
 import { noChromium } from '../support/chromium.ts'
 import { appInChromium, type BrowserApp } from '../support/browser-app.ts'
 import type { TestContext } from '../support/app.ts'
-import { bearer, createUser, userToken } from '../support/fixtures.ts'
+import { addAnimal, bearer, createUser, userToken } from '../support/fixtures.ts'
 import { announceEvent } from '../support/events.ts'
 import { eventually } from '../support/eventually.ts'
 import { checkPage, controlledByServiceWorker } from '../support/farm-app.ts'
@@ -39,14 +39,13 @@ async function farmWithSow() {
   const user = await createUser(ctx)
   const { accessToken } = await userToken(ctx, user.email)
   const mac = '02:B0:00:10:20:30'
-  const created = await ctx.app.inject({
-    method: 'POST',
-    url: `/api/v1/users/${user.uid}/animals`,
-    headers: bearer(accessToken),
-    payload: { MAC: mac, Sex: 'female', Group: 'Farrowing room 2', Active: true },
+  const created = await addAnimal(ctx, user.uid, bearer(accessToken), {
+    MAC: mac,
+    Sex: 'female',
+    Group: 'Farrowing room 2',
+    Active: true,
   })
-  assert.equal(created.statusCode, 201, created.body)
-  return { ...user, mac, id: created.json().data.ID as string }
+  return { ...user, mac, id: created.ID }
 }
 
 async function signIn(page: Page, farm: { email: string; password: string | null }) {

@@ -11,7 +11,7 @@ import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { noChromium } from '../support/chromium.ts'
 import { appInChromium, type BrowserApp } from '../support/browser-app.ts'
 import type { TestContext } from '../support/app.ts'
-import { bearer, createUser, userToken } from '../support/fixtures.ts'
+import { addAnimal, bearer, createUser, userToken } from '../support/fixtures.ts'
 import { announceEvent, withoutQuietHours } from '../support/events.ts'
 import { eventually } from '../support/eventually.ts'
 import { checkPage, controlledByServiceWorker } from '../support/farm-app.ts'
@@ -296,13 +296,12 @@ describe('alerts while the farm app is closed (Web Push)', { skip: noChromium },
     const farm = await account()
     await withoutQuietHours(ctx, farm.uid, farm.headers)
     const mac = 'A4:C1:38:5F:2B:93'
-    const sow = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/v1/users/${farm.uid}/animals`,
-      headers: farm.headers,
-      payload: { MAC: mac, Sex: 'female', Group: 'Farrowing room 2', Active: true },
+    const sow = await addAnimal(ctx, farm.uid, farm.headers, {
+      MAC: mac,
+      Sex: 'female',
+      Group: 'Farrowing room 2',
+      Active: true,
     })
-    assert.equal(sow.statusCode, 201, sow.body)
     const { page, context, endpoint, keys } = await signedIn(farm)
     const region = await switchOn(page, 'Worker')
     await region.getByText('Alerts reach this device even when the app is closed.').waitFor()
@@ -319,7 +318,7 @@ describe('alerts while the farm app is closed (Web Push)', { skip: noChromium },
     const tag = `event-${alarm.id}`
     // The open app's alert first (the event stream: the sow by her ID), then the same event by Web Push (by her
     // tag, as the service names her) replaces it.
-    const sowId = sow.json().data.ID as string
+    const sowId = sow.ID
     await eventually(
       () => notifications(page),
       (list) => list.some((n) => n.tag === tag && n.body === `${sowId} · Farrowing room 2`),

@@ -13,7 +13,7 @@ import { noChromium } from '../support/chromium.ts'
 import { appInChromium, type BrowserApp } from '../support/browser-app.ts'
 import { OUTPUT, checkPage, controlledByServiceWorker } from '../support/farm-app.ts'
 import type { TestContext } from '../support/app.ts'
-import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
+import { addAnimal, bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
 import { announceEvent } from '../support/events.ts'
 import type { NewEvent } from '../../src/modules/events/events.repository.ts'
 import { alarmLevel } from '../../src/modules/predictions/calibration.rules.ts'
@@ -62,15 +62,14 @@ async function seedFarm(): Promise<Farm> {
     .toString(16)
     .padStart(2, '0')
     .toUpperCase()}:10:20:30`
-  const created = await ctx.app.inject({
-    method: 'POST',
-    url: `/api/v1/users/${user.uid}/animals`,
-    headers: bearer(accessToken),
-    payload: { MAC: mac, Sex: 'female', Group: 'Farrowing room 2', Active: true },
+  const created = await addAnimal(ctx, user.uid, bearer(accessToken), {
+    MAC: mac,
+    Sex: 'female',
+    Group: 'Farrowing room 2',
+    Active: true,
   })
-  assert.equal(created.statusCode, 201, created.body)
   const integrator = await createIntegrator(ctx, { linkTo: [user.uid] })
-  const id = created.json().data.ID as string
+  const id = created.ID
   await deriveEvent({ uid: user.uid, mac, id }, 'birth-alarm', 0.86, { probability: 0.86, predictionId: 'p-1' })
   // An all-clear: news, not work, so not among what needs attention.
   await deriveEvent({ uid: user.uid, mac, id }, 'tag-heard', 75, { heardAt: Date.now() })

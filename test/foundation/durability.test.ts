@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/config.ts'
 import { embeddedSyncCount, openDatabase } from '../../src/db/database.ts'
 import { migrateToLatest } from '../../src/db/migrate.ts'
 import { migratedDataDir, testEnv } from '../support/app.ts'
-import { bearer, createUser, userToken } from '../support/fixtures.ts'
+import { addAnimal, bearer, createUser, userToken } from '../support/fixtures.ts'
 
 const dirs: string[] = []
 after(() => {
@@ -51,13 +51,7 @@ describe(
         const headers = bearer((await userToken(ctx, user.email)).accessToken)
         for (let i = 0; i < 20; i++) {
           const before = embeddedSyncCount(database)!
-          const res = await app.inject({
-            method: 'POST',
-            url: `/api/v1/users/${user.uid}/animals`,
-            headers,
-            payload: { MAC: `AA:BB:CC:DD:EE:${String(10 + i)}`, Sex: 'female' },
-          })
-          assert.equal(res.statusCode, 201)
+          await addAnimal(ctx, user.uid, headers, { MAC: `AA:BB:CC:DD:EE:${String(10 + i)}`, Sex: 'female' })
           assert.ok(embeddedSyncCount(database)! > before, `write ${i} was acknowledged before an fsync`)
         }
       } finally {

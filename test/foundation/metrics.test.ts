@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createTestApp, usingRealServers, type TestContext } from '../support/app.ts'
-import { bearer, createIntegrator, createUser, integratorToken } from '../support/fixtures.ts'
+import { addAnimal, bearer, createIntegrator, createUser, integratorToken } from '../support/fixtures.ts'
 import { loadConfig } from '../../src/config.ts'
 
 describe('GET /metrics', () => {
@@ -38,12 +38,7 @@ describe('GET /metrics', () => {
       const integrator = await createIntegrator(ctx, { canWrite: true, linkTo: [user.uid] })
       const headers = bearer((await integratorToken(ctx, integrator.uid)).accessToken)
       const mac = 'AA:BB:CC:00:09:01'
-      await ctx.app.inject({
-        method: 'POST',
-        url: `/api/v1/users/${user.uid}/animals`,
-        headers,
-        payload: { MAC: mac, Sex: 'female' },
-      })
+      await addAnimal(ctx, user.uid, headers, { MAC: mac, Sex: 'female' })
       const t = Date.now() - 60_000
       const ingest = await ctx.app.inject({
         method: 'POST',

@@ -4,7 +4,7 @@
 // deletes them is followed by restore(), which puts the owner's rows back as they were.
 import { sql } from 'kysely'
 import type { TestContext } from '../support/app.ts'
-import { PASSWORD, createIntegrator, createUser, integratorToken } from '../support/fixtures.ts'
+import { PASSWORD, addAnimal, createIntegrator, createUser, integratorToken } from '../support/fixtures.ts'
 import type { AccessRule } from '../../src/http/route-policy.ts'
 import type { Operation } from './operations.ts'
 import { SchemaValues, toJsonText, type Hints, type JsonSchema } from './values.ts'
@@ -44,14 +44,7 @@ export async function createWorld(
   const ownerToken = (await ctx.app.tokens.sign({ kind: 'user', id: owner.uid }, 'access', 3600)).token
   const headers = { authorization: `Bearer ${ownerToken}` }
 
-  const animal = await ctx.app.inject({
-    method: 'POST',
-    url: `/api/v1/users/${owner.uid}/animals`,
-    headers,
-    payload: { MAC: FIXTURE_MAC, Sex: 'female' },
-  })
-  if (animal.statusCode !== 201) throw new Error(`fuzz fixture animal: ${animal.statusCode} ${animal.body}`)
-  const animalId = String(animal.json().data.ID)
+  const animalId = (await addAnimal(ctx, owner.uid, headers, { MAC: FIXTURE_MAC, Sex: 'female' })).ID
   const refreshToken = (await integratorToken(ctx, integrator.uid, { refreshToken: true })).refreshToken!
 
   const parameters: Record<string, string> = {

@@ -7,7 +7,7 @@ import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib'
 import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { assertError, assertInvalid } from '../support/assertions.ts'
-import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
+import { addAnimal, bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
 import { AUTH_ERRORS } from '../../src/auth/errors.ts'
 import { noneMatch, weakEtagOf, withoutResponseTime } from '../../src/http/etag.ts'
 import { paginationLinks } from '../../src/plugins/pagination-links.ts'
@@ -25,13 +25,7 @@ before(async () => {
   owner = bearer((await userToken(ctx, user.email)).accessToken)
   for (let i = 1; i <= 25; i++) {
     const MAC = `AA:BB:CC:00:01:${i.toString(16).padStart(2, '0').toUpperCase()}`
-    const res = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/v1/users/${uid}/animals`,
-      headers: owner,
-      payload: { MAC, Sex: 'female', Group: i % 2 ? 'A' : 'B' },
-    })
-    assert.equal(res.statusCode, 201, res.body)
+    await addAnimal(ctx, uid, owner, { MAC, Sex: 'female', Group: i % 2 ? 'A' : 'B' })
   }
 })
 after(() => ctx.close())

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { ok } from '../../src/http/envelope.ts'
 import { createTestApp, type TestContext } from '../support/app.ts'
-import { bearer, createUser, userToken } from '../support/fixtures.ts'
+import { addAnimal, bearer, createUser, userToken } from '../support/fixtures.ts'
 import { assertError } from '../support/assertions.ts'
 
 let ctx: TestContext
@@ -63,13 +63,7 @@ describe('expensive requests per caller', () => {
     const heavy = await caller()
     const get = (url: string) => ctx.app.inject({ method: 'GET', url, headers: heavy.headers })
     const mac = 'AA:00:00:00:01:01'
-    const created = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/v1/users/${heavy.uid}/animals`,
-      headers: heavy.headers,
-      payload: { MAC: mac, Sex: 'female' },
-    })
-    assert.equal(created.statusCode, 201, created.body)
+    await addAnimal(ctx, heavy.uid, heavy.headers, { MAC: mac, Sex: 'female' })
     closeGate()
     const running = [get('/api/v1/probe/expensive'), get('/api/v1/probe/expensive')]
     try {
@@ -117,13 +111,7 @@ describe('deep pages', () => {
     const animals = `/api/v1/users/${owner.uid}/animals`
     for (let i = 0; i < 12; i++) {
       const mac = `AA:00:00:00:00:${i.toString(16).padStart(2, '0').toUpperCase()}`
-      const res = await ctx.app.inject({
-        method: 'POST',
-        url: animals,
-        headers: owner.headers,
-        payload: { MAC: mac, Sex: 'female' },
-      })
-      assert.equal(res.statusCode, 201, res.body)
+      await addAnimal(ctx, owner.uid, owner.headers, { MAC: mac, Sex: 'female' })
     }
     // 12 animals, 2 a page: 6 pages, but a page may skip 4 items at most, so with limit=2 page 3 is the deepest.
     const first = await ctx.app.inject({ method: 'GET', url: `${animals}?limit=2`, headers: owner.headers })

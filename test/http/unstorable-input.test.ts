@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
-import { bearer, createUser, userToken } from '../support/fixtures.ts'
+import { addAnimal, bearer, createUser, userToken } from '../support/fixtures.ts'
 import { assertError } from '../support/assertions.ts'
 import { unstorableValue } from '../../src/http/storable.ts'
 
@@ -16,17 +16,7 @@ before(async () => {
   const user = await createUser(ctx)
   headers = bearer((await userToken(ctx, user.email)).accessToken)
   base = `/api/v1/users/${user.uid}`
-  assert.equal(
-    (
-      await ctx.app.inject({
-        method: 'POST',
-        url: `${base}/animals`,
-        headers,
-        payload: { MAC: 'AA:BB:CC:DD:EE:01', Sex: 'female' },
-      })
-    ).statusCode,
-    201,
-  )
+  await addAnimal(ctx, user.uid, headers, { MAC: 'AA:BB:CC:DD:EE:01', Sex: 'female' })
 })
 after(() => ctx.close())
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
-import { bearer, createUser, userToken } from '../support/fixtures.ts'
+import { addAnimal, bearer, createUser, userToken } from '../support/fixtures.ts'
 import { patternInWords } from '../../src/http/input-patterns.ts'
 
 let ctx: TestContext
@@ -12,13 +12,7 @@ before(async () => {
   const user = await createUser(ctx)
   owner = bearer((await userToken(ctx, user.email)).accessToken)
   base = `/api/v1/users/${user.uid}`
-  const created = await ctx.app.inject({
-    method: 'POST',
-    url: `${base}/animals`,
-    headers: owner,
-    payload: { MAC: 'AA:BB:CC:00:00:01', Sex: 'female' },
-  })
-  assert.equal(created.statusCode, 201, created.body)
+  await addAnimal(ctx, user.uid, owner, { MAC: 'AA:BB:CC:00:00:01', Sex: 'female' })
 })
 after(() => ctx.close())
 

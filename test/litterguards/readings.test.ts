@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { assertError, assertInvalid } from '../support/assertions.ts'
-import { bearer, createIntegrator, integratorToken, userToken } from '../support/fixtures.ts'
+import { addAnimal, bearer, createIntegrator, integratorToken, userToken } from '../support/fixtures.ts'
 import { deviceFarm, nextDeviceMac, storedReadings, type DeviceReading } from './farm.ts'
 
 // A fixed clock, 400 ms into a second: windows end at the whole second NOW.
@@ -214,13 +214,7 @@ describe('POST .../litterguards/<mac_address>/sensordata', () => {
     for (const mac of [nextDeviceMac(), 'AA:BB', 'x'.repeat(200)]) {
       assertError(await f.inject('POST', `/${mac}/sensordata`, { readings: rows(1) }), 404, 'Litterguard not found')
     }
-    const animal = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/v1/users/${f.user.uid}/animals`,
-      headers: f.headers,
-      payload: { MAC: 'AB:CD:EF:00:00:01', Sex: 'female' },
-    })
-    assert.equal(animal.statusCode, 201)
+    await addAnimal(ctx, f.user.uid, f.headers, { MAC: 'AB:CD:EF:00:00:01', Sex: 'female' })
     assertError(
       await f.inject('POST', '/AB:CD:EF:00:00:01/sensordata', { readings: rows(1) }),
       404,

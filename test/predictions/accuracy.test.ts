@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { assertError, assertInvalid } from '../support/assertions.ts'
-import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
+import { addAnimal, bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
 import { insertScoredPredictions } from '../../src/modules/predictions/predictions.repository.ts'
 import { alarmLevel } from '../../src/modules/predictions/calibration.rules.ts'
 
@@ -163,13 +163,7 @@ describe("the scorer's alarms under a farm's calibration map", () => {
     const farmer = await createUser(ctx)
     const as = bearer((await userToken(ctx, farmer.email)).accessToken)
     const mac = 'AA:BB:CC:00:10:09'
-    const created = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/v1/users/${farmer.uid}/animals`,
-      headers: as,
-      payload: { MAC: mac, Sex: 'female' },
-    })
-    assert.equal(created.statusCode, 201, created.body)
+    await addAnimal(ctx, farmer.uid, as, { MAC: mac, Sex: 'female' })
     const { id } = await ctx.app.database.db
       .selectFrom('animals')
       .select('id')

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'
 import { assertError, assertInvalid } from '../support/assertions.ts'
-import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
+import { addAnimal, bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
 import { insertScoredPredictions, type NewPrediction } from '../../src/modules/predictions/predictions.repository.ts'
 import { learnFarmSettings } from '../../src/jobs/predictions.ts'
 import { SCORER } from '../../src/modules/predictions/scorer-settings.rules.ts'
@@ -29,15 +29,7 @@ before(async () => {
   const owner = await createUser(ctx)
   uid = owner.uid
   headers = bearer((await userToken(ctx, owner.email)).accessToken)
-  for (const MAC of MACS) {
-    const res = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/v1/users/${uid}/animals`,
-      headers,
-      payload: { MAC, Sex: 'female' },
-    })
-    assert.equal(res.statusCode, 201, res.body)
-  }
+  for (const MAC of MACS) await addAnimal(ctx, uid, headers, { MAC, Sex: 'female' })
 })
 after(() => ctx.close())
 
@@ -328,14 +320,8 @@ async function farmOfSows(macPrefix: string, count: number) {
   const sows: { MAC: string; animalId: number }[] = []
   for (let i = 1; i <= count; i++) {
     const MAC = `${macPrefix}:0${i}`
-    const res = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/v1/users/${owner.uid}/animals`,
-      headers: as,
-      payload: { MAC, Sex: 'female' },
-    })
-    assert.equal(res.statusCode, 201, res.body)
-    sows.push({ MAC, animalId: Number(res.json().data.ID) })
+    const sow = await addAnimal(ctx, owner.uid, as, { MAC, Sex: 'female' })
+    sows.push({ MAC, animalId: Number(sow.ID) })
   }
   return {
     uid: owner.uid,

@@ -1,4 +1,5 @@
-// Accounts and tokens for tests, created through the repositories (the CLI has tests of its own).
+// Accounts and tokens for tests, created through the repositories (the CLI has tests of its own); animals through the API.
+import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import type { TestContext } from './app.ts'
 import { insertUser } from '../../src/modules/users/users.repository.ts'
@@ -6,6 +7,10 @@ import { hashPassword } from '../../src/modules/users/passwords.ts'
 import { insertIntegrator, link } from '../../src/modules/integrators/integrators.repository.ts'
 import { hashClientSecret } from '../../src/modules/integrators/client-secrets.ts'
 import type { Tier } from '../../src/auth/tiers.ts'
+import type { components, operations } from '../../clients/typescript/src/schema.d.ts'
+
+export type Animal = components['schemas']['Animal']
+export type AnimalFields = operations['createAnimal']['requestBody']['content']['application/json']
 
 export const PASSWORD = 'correct horse battery staple'
 
@@ -74,6 +79,13 @@ export async function userToken(ctx: TestContext, email: string, password = PASS
   const res = await ctx.app.inject({ method: 'POST', url: '/api/v1/tokens/login', payload: { email, password } })
   if (res.statusCode !== 200) throw new Error(`POST /tokens/login failed: ${res.statusCode} ${res.body}`)
   return res.json().data as { accessToken: string; refreshToken: string; expiresAt: number; uid: string }
+}
+
+/** Registers an animal through the API (for tests whose subject is not the create route itself); returns it as stored. */
+export async function addAnimal(ctx: TestContext, uid: string, headers: Record<string, string>, fields: AnimalFields) {
+  const res = await ctx.app.inject({ method: 'POST', url: `/api/v1/users/${uid}/animals`, headers, payload: fields })
+  assert.equal(res.statusCode, 201, res.body)
+  return res.json().data as Animal
 }
 
 export function bearer(token: string) {
