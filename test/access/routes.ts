@@ -292,6 +292,12 @@ export const routes: RouteCase[] = [
       rank: 3,
     }),
   },
+  {
+    method: 'GET',
+    url: '/api/v1/users/:userId/web-push-subscriptions/:subscriptionId',
+    rule: 'own',
+    callersOwnItem: true,
+  },
   { method: 'DELETE', url: '/api/v1/users/:userId/web-push-subscriptions/:subscriptionId', rule: 'own' },
   // The access log: which integrators read the farm's data; integrators never see each other's requests.
   { method: 'GET', url: '/api/v1/users/:userId/access-log', rule: 'self' },

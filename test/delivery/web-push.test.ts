@@ -60,6 +60,10 @@ describe('web push to the farm app', () => {
     const created = await register(user.uid, headers, body)
     assert.equal(created.statusCode, 201, created.body)
     const subscription = created.json().data
+    assert.equal(created.headers.location, `${subscriptionsOf(user.uid)}/${subscription.id}`)
+    const named = await ctx.app.inject({ method: 'GET', url: String(created.headers.location), headers })
+    assert.equal(named.statusCode, 200, named.body)
+    assert.deepEqual(named.json().data, subscription)
     assert.equal(subscription.pushService, 'push.example.net')
     assert.equal(subscription.rank, 3)
     assert.equal(subscription.lastDeliveredAt, null)
@@ -87,6 +91,12 @@ describe('web push to the farm app', () => {
     })
     assert.equal(gone.statusCode, 404)
     assert.equal(gone.json().error, 'Web push subscription not found')
+    const read = await ctx.app.inject({
+      method: 'GET',
+      url: `${subscriptionsOf(user.uid)}/${subscription.id}`,
+      headers,
+    })
+    assert.equal(read.statusCode, 404)
   })
 
   it('refuses bad subscriptions with the field they name', async () => {

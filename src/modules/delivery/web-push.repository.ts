@@ -20,6 +20,19 @@ export function listWebPushSubscriptions(db: Kysely<DB>, uid: string): Promise<W
     .execute()
 }
 
+export function findWebPushSubscription(
+  db: Kysely<DB>,
+  uid: string,
+  id: string,
+): Promise<WebPushSubscriptionRow | undefined> {
+  return db
+    .selectFrom('web_push_subscriptions')
+    .selectAll()
+    .where('uid', '=', uid)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
 export type RegisterResult = { row: WebPushSubscriptionRow; created: boolean } | { missingUser: true } | { full: true }
 
 /**

@@ -5,8 +5,9 @@ import { createECDH } from 'node:crypto'
 import Type from 'typebox'
 import type { App } from '../../types.ts'
 import { defineModule } from '../../http/api-module.ts'
+import { created } from '../../http/created.ts'
 import { Envelope, ok } from '../../http/envelope.ts'
-import { ApiError, conflict, notFound, validationFailed } from '../../http/errors.ts'
+import { ApiError, conflict, notFound, orNotFound, validationFailed } from '../../http/errors.ts'
 import { describedPattern } from '../../http/input-patterns.ts'
 import { MAX_PATH_SEGMENT } from '../../http/route-policy.ts'
 import { DateTime, Integer } from '../../http/schema-types.ts'
@@ -15,6 +16,7 @@ import { webPushPublicKey } from '../../web-push-key.ts'
 import { refusedUrl } from './outbound.ts'
 import {
   deleteWebPushSubscription,
+  findWebPushSubscription,
   listWebPushSubscriptions,
   MAX_WEB_PUSH_SUBSCRIPTIONS,
   registerWebPushSubscription,
@@ -237,12 +239,36 @@ async function webPushRoutes(app: App) {
         throw conflict(
           `An account holds at most ${MAX_WEB_PUSH_SUBSCRIPTIONS} web push subscriptions: remove one first`,
         )
-      void reply.code(result.created ? 201 : 200)
-      return ok(
-        toApi(result.row),
-        result.created ? 'Web push subscription registered' : 'Web push subscription updated',
-      )
+      if (!result.created) return ok(toApi(result.row), 'Web push subscription updated')
+      const path = `/users/${req.params.userId}/web-push-subscriptions/${result.row.id}`
+      return created(reply, path, ok(toApi(result.row), 'Web push subscription registered'))
     },
+  )
+
+  app.get(
+    '/users/:userId/web-push-subscriptions/:subscriptionId',
+    {
+      schema: {
+        operationId: 'getWebPushSubscription',
+        summary: 'A browser registered for Web Push',
+        description: `${OWN}. One browser of the account, as its registration's \`Location\` names it.`,
+        params: SubscriptionPath,
+        response: {
+          200: Envelope(Type.Ref('WebPushSubscription')),
+          404: Type.Ref('ErrorEnvelope', { description: 'The account has no such subscription' }),
+        },
+      },
+      config: { access: 'own' },
+    },
+    async (req) =>
+      ok(
+        toApi(
+          orNotFound(
+            await findWebPushSubscription(db, req.params.userId, req.params.subscriptionId),
+            'Web push subscription',
+          ),
+        ),
+      ),
   )
 
   app.delete(
