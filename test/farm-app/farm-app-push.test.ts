@@ -229,6 +229,30 @@ describe('alerts while the farm app is closed (Web Push)', { skip: noChromium },
     await context.close()
   })
 
+  it('registers again when it opens after the service dropped its subscription', async () => {
+    const farm = await account()
+    const { page, context, endpoint } = await signedIn(farm)
+    const region = await switchOn(page)
+    await region.getByText('Alerts reach this device even when the app is closed.').waitFor()
+    const [before] = await subscriptionsOf(farm)
+    // As the service does when the push service answers 410 for it (a reset browser, a lapsed subscription).
+    const dropped = await ctx.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/users/${farm.uid}/web-push-subscriptions/${before!.id}`,
+      headers: farm.headers,
+    })
+    assert.equal(dropped.statusCode, 200, dropped.body)
+    await page.reload()
+    const after = await eventually(
+      () => subscriptionsOf(farm),
+      (list) => list.length === 1,
+      'the browser registered again',
+    )
+    assert.equal(after[0]!.endpoint, endpoint)
+    assert.notEqual(after[0]!.id, before!.id)
+    await context.close()
+  })
+
   it('keeps the alerts of the open app and says so where the push service cannot be reached', async () => {
     const farm = await account()
     const { page, context } = await signedIn(farm, { unreachable: true })

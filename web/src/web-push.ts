@@ -82,18 +82,20 @@ export async function changeClosedAppRank(rank: Rank): Promise<ClosedAppAttempt>
 }
 
 /**
- * On opening the app with this browser registered: the registration still holds. A subscription the browser no
- * longer has, or one made with another key (the operator replaced the service's key: its push service now refuses
- * the service's alerts), is made again for the role it had, and the old entry removed.
+ * On opening the app with this browser registered: the registration still holds. It is made again, for the role it
+ * had, where the browser no longer holds a subscription with the service's key (the operator replaced the key: its
+ * push service now refuses the service's alerts), where the browser's subscription is not the one the account lists
+ * (a browser may replace its subscription on its own), or where the account no longer lists it (the service drops a
+ * subscription its push service called gone); the old entry is removed.
  */
 export async function renewClosedAppAlerts(): Promise<void> {
   const id = registeredSubscriptionId()
   if (!id || !pushSupported()) return
   const { publicKey } = (await get<{ publicKey: string }>('/web-push/key')).data
   const held = await heldSubscription()
-  if (held && sameKey(held.options.applicationServerKey, publicKey)) return
   const listed = (await get<WebPushSubscription[]>(userPath('/web-push-subscriptions'))).data.find((s) => s.id === id)
-  await request('DELETE', subscriptionPath(id)).catch(() => undefined)
+  if (held && sameKey(held.options.applicationServerKey, publicKey) && listed?.endpoint === held.endpoint) return
+  if (listed) await request('DELETE', subscriptionPath(id)).catch(() => undefined)
   localStorage.removeItem(WEB_PUSH_SUBSCRIPTION_KEY)
   await startClosedAppAlerts((listed?.rank ?? DEFAULT_RANK) as Rank)
 }
