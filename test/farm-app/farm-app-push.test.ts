@@ -288,19 +288,25 @@ describe('alerts while the farm app is closed (Web Push)', { skip: noChromium },
     const deliver = (data: string) =>
       worker.cdp.send('ServiceWorker.deliverPushMessage', { origin: base, registrationId: worker.id, data })
     const payload = { title: 'Lahmheit vermutet', body: '7731 · Stall 3', tag: 'event-991', eventId: '991', lang: 'de' }
-    await deliver(JSON.stringify(payload))
-    // One at a time: the worker may be starting for the first, and a second push then can be lost in the test.
-    await eventually(
-      () => notifications(page),
-      (list) => list.length === 1,
-      'the first notification',
-    )
-    await deliver('not a JSON payload')
-    const shown = await eventually(
-      () => notifications(page),
-      (list) => list.length === 2,
-      'two notifications',
-    )
+    // A push the DevTools protocol hands to the worker is at times lost under load (CI, about one run in three: the
+    // worker never saw the second); a push service delivers again until the worker takes it, and so does the test.
+    const pushUntilShown = async (data: string, count: number) => {
+      for (let attempt = 1; ; attempt++) {
+        await deliver(data)
+        try {
+          return await eventually(
+            () => notifications(page),
+            (list) => list.length === count,
+            `${count} notifications`,
+            { timeoutMs: 4000 },
+          )
+        } catch (err) {
+          if (attempt === 3) throw err
+        }
+      }
+    }
+    await pushUntilShown(JSON.stringify(payload), 1)
+    const shown = await pushUntilShown('not a JSON payload', 2)
     assert.deepEqual(
       shown.sort((a, b) => a.tag.localeCompare(b.tag)),
       [
