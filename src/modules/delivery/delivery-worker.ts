@@ -27,7 +27,13 @@ import {
 } from './delivery.repository.ts'
 import { createFcmSender, type PushSender } from './fcm.ts'
 import { postJson } from './outbound.ts'
-import { createWebPushSender, WEB_PUSH_TTL_SECONDS, webPushPayload, type WebPushSender } from './web-push.ts'
+import {
+  createWebPushSender,
+  WEB_PUSH_TTL_SECONDS,
+  webPushPayload,
+  type WebPushMessage,
+  type WebPushSender,
+} from './web-push.ts'
 import { deleteWebPushSubscription, listWebPushSubscriptions, markWebPushDelivered } from './web-push.repository.ts'
 import { openSecret } from './webhook-secrets.ts'
 
@@ -211,6 +217,13 @@ export function startDeliveryWorker(deps: {
       : []
     const browsers = webPush ? phonesToNotify(await listWebPushSubscriptions(db, d.uid), ranks) : []
     const errors: string[] = []
+    const body = alertBody(event)
+    const webPushMessage: WebPushMessage = {
+      payload: webPushPayload(event, title, language),
+      ttlSeconds: WEB_PUSH_TTL_SECONDS,
+      urgency: kind.severity === 'critical' ? 'high' : 'normal',
+      topic: d.message_id,
+    }
     // All at once: the delivery's lease covers one send's timeout, not one per phone and browser.
     const [phoneResults, browserResults] = await Promise.all([
       Promise.all(
@@ -218,7 +231,7 @@ export function startDeliveryWorker(deps: {
           push!.send({
             token: phone.token,
             title,
-            body: alertBody(event),
+            body,
             data: { eventId: String(event.id), userId: event.uid, eventType: event.event_type, mac: String(event.mac) },
             collapseKey: d.message_id,
           }),
@@ -228,12 +241,7 @@ export function startDeliveryWorker(deps: {
         browsers.map((browser) =>
           webPush!.send(
             { endpoint: browser.endpoint, keys: { p256dh: browser.p256dh, auth: browser.auth } },
-            {
-              payload: webPushPayload(event, title, language),
-              ttlSeconds: WEB_PUSH_TTL_SECONDS,
-              urgency: kind.severity === 'critical' ? 'high' : 'normal',
-              topic: d.message_id,
-            },
+            webPushMessage,
           ),
         ),
       ),
