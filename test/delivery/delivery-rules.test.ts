@@ -11,6 +11,8 @@ import {
   outcomeOf,
   overlappingSubscription,
   phonesToNotify,
+  phoneTarget,
+  browserTarget,
   retryAfterMs,
   retryDelayMs,
 } from '../../src/modules/delivery/delivery.rules.ts'
@@ -192,6 +194,15 @@ describe('delivery rules', () => {
       ['manager', 'worker'],
     )
     assert.deepEqual(phonesToNotify(phones, []), [])
+  })
+
+  it('names a push target without keeping its token', () => {
+    const token = 'fcm-registration-token-of-a-worker-phone'
+    assert.match(phoneTarget(token), /^fcm:[A-Za-z0-9_-]{22}$/)
+    assert.ok(!phoneTarget(token).includes(token))
+    assert.equal(phoneTarget(token), phoneTarget(token))
+    assert.notEqual(phoneTarget(token), phoneTarget(`${token}-2`))
+    assert.equal(browserTarget('wps_1'), 'web:wps_1')
   })
 
   it('seals webhook secrets so that only the service key opens them', () => {

@@ -24,7 +24,7 @@ function announceBirthAlarm(uid: string, mac: string, group: string) {
 
 describe('push notifications through FCM HTTP v1', () => {
   before(async () => {
-    standIn = await startFcmStandIn({ unregistered: ['dead-phone'] })
+    standIn = await startFcmStandIn({ unregistered: ['dead-phone'], unavailableOnce: ['busy-phone'] })
     ctx = await createTestApp({ env: { ...standIn.env, DELIVERY_POLL_MS: '50' } })
   })
   after(async () => {
@@ -84,6 +84,57 @@ describe('push notifications through FCM HTTP v1', () => {
       standIn.sent.map((s) => s.message.token),
       ['worker-phone'],
       'the manager is not told of a birth alarm by default, and nothing is sent twice',
+    )
+  })
+
+  it('sends a retry only to the phone that was not reached', async () => {
+    const user = await createUser(ctx)
+    const { accessToken } = await userToken(ctx, user.email)
+    const headers = bearer(accessToken)
+    await withoutQuietHours(ctx, user.uid, headers)
+    for (const token of ['calm-phone', 'busy-phone']) {
+      const added = await ctx.app.inject({
+        method: 'POST',
+        url: `/api/v1/users/${user.uid}/push-tokens`,
+        headers,
+        payload: { token, customName: token, name: 'Phone', email: user.email, rank: 3 },
+      })
+      assert.equal(added.statusCode, 201, added.body)
+    }
+    const toThisFarm = () => standIn.sent.filter((s) => ['calm-phone', 'busy-phone'].includes(s.message.token))
+    await announceBirthAlarm(user.uid, 'A4:C1:38:5F:2B:93', 'Farrowing 3')
+    const pending = await eventually(
+      async () =>
+        (
+          await sql<{ status: string; attempts: number; last_error: string | null }>`
+            SELECT status, attempts, last_error FROM deliveries WHERE uid = ${user.uid}`.execute(ctx.database.db)
+        ).rows[0],
+      (d) => d !== undefined && d.attempts === 1 && d.status === 'pending' && d.last_error !== null,
+      'the first attempt settled for a retry',
+    )
+    assert.match(pending?.last_error ?? '', /FCM 503/)
+    assert.deepEqual(
+      toThisFarm().map((s) => s.message.token),
+      ['calm-phone'],
+    )
+    await sql`UPDATE deliveries SET next_attempt_at = 0 WHERE uid = ${user.uid}`.execute(ctx.database.db)
+    ctx.app.deliveries?.wake()
+    const delivered = await eventually(
+      async () =>
+        (
+          await sql<{ status: string; attempts: number }>`
+            SELECT status, attempts FROM deliveries WHERE uid = ${user.uid}`.execute(ctx.database.db)
+        ).rows[0],
+      (d) => d?.status === 'delivered',
+      'the retry delivered',
+    )
+    assert.equal(delivered?.attempts, 2)
+    assert.deepEqual(
+      toThisFarm()
+        .map((s) => s.message.token)
+        .sort(),
+      ['busy-phone', 'calm-phone'],
+      'the phone reached the first time is not sent the alert again',
     )
   })
 

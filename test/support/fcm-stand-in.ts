@@ -37,9 +37,16 @@ const UNREGISTERED = {
 }
 
 export async function startFcmStandIn(
-  options: { port?: number; unregistered?: readonly string[]; onMessage?: (sent: PushMessage) => void } = {},
+  options: {
+    port?: number
+    unregistered?: readonly string[]
+    /** Tokens whose first message is answered 503, as FCM answers when it is briefly unavailable. */
+    unavailableOnce?: readonly string[]
+    onMessage?: (sent: PushMessage) => void
+  } = {},
 ): Promise<FcmStandIn> {
   const sent: PushMessage[] = []
+  const unavailable = new Set(options.unavailableOnce)
   let tokensIssued = 0
   const server = createServer((req, res) => {
     let body = ''
@@ -55,6 +62,7 @@ export async function startFcmStandIn(
       }
       const { message } = JSON.parse(body) as { message: PushMessage['message'] }
       if (options.unregistered?.includes(message.token)) return json(404, UNREGISTERED)
+      if (unavailable.delete(message.token)) return json(503, { error: { code: 503, status: 'UNAVAILABLE' } })
       const push = { authorization: req.headers.authorization, message }
       sent.push(push)
       options.onMessage?.(push)

@@ -27,6 +27,7 @@ import * as eventsRetention from './0110_events_retention.ts'
 import * as allClearsSettled from './0115_all_clears_settled.ts'
 import * as deliveryLogFilters from './0120_delivery_log_filters.ts'
 import * as webPushSubscriptions from './0125_web_push_subscriptions.ts'
+import * as pushTargetsDone from './0130_push_targets_done.ts'
 
 // Listed explicitly (not read from the folder) so the same list works from src/ and from dist/.
 // Names sort in the order they run.
@@ -59,4 +60,5 @@ export const migrations: Record<string, Migration> = {
   '0115_all_clears_settled': allClearsSettled,
   '0120_delivery_log_filters': deliveryLogFilters,
   '0125_web_push_subscriptions': webPushSubscriptions,
+  '0130_push_targets_done': pushTargetsDone,
 }

@@ -13,7 +13,14 @@ import { eventTitle } from '../events/event-texts.ts'
 import { alertRulesOf, findEvent, type EventRow } from '../events/events.repository.ts'
 import { events } from '../events/events.resource.ts'
 import { eventActorsSeenBy } from '../events/actors.rules.ts'
-import { alertBody, DISABLE_AFTER_FAILING_MS, outcomeOf, phonesToNotify } from './delivery.rules.ts'
+import {
+  alertBody,
+  browserTarget,
+  DISABLE_AFTER_FAILING_MS,
+  outcomeOf,
+  phonesToNotify,
+  phoneTarget,
+} from './delivery.rules.ts'
 import {
   claimDueDeliveries,
   findSubscription,
@@ -209,13 +216,19 @@ export function startDeliveryWorker(deps: {
       kind.severity === 'critical' && rules.kinds[event.event_type].enabled
         ? rules.kinds[event.event_type].notifyRanks
         : ranksToNotify(rules, event.event_type, clock())
+    // A retry sends only to the phones and browsers an earlier attempt did not reach.
+    const done = new Set(d.push_targets_done)
     const phones = push
       ? phonesToNotify(
           account.flatMap(({ token, rank }) => (token === null ? [] : [{ token, rank }])),
           ranks,
+        ).filter((phone) => !done.has(phoneTarget(phone.token)))
+      : []
+    const browsers = webPush
+      ? phonesToNotify(await listWebPushSubscriptions(db, d.uid), ranks).filter(
+          (browser) => !done.has(browserTarget(browser.id)),
         )
       : []
-    const browsers = webPush ? phonesToNotify(await listWebPushSubscriptions(db, d.uid), ranks) : []
     const errors: string[] = []
     const body = alertBody(event)
     const webPushMessage: WebPushMessage = {
@@ -247,14 +260,17 @@ export function startDeliveryWorker(deps: {
       ),
     ])
     for (const [i, result] of phoneResults.entries()) {
+      const phone = phones[i]!
+      if (result.kind !== 'retry') done.add(phoneTarget(phone.token))
       if (result.kind === 'unregistered')
-        await sql`DELETE FROM user_push_tokens WHERE uid = ${d.uid} AND token = ${phones[i]!.token}`.execute(db)
+        await sql`DELETE FROM user_push_tokens WHERE uid = ${d.uid} AND token = ${phone.token}`.execute(db)
       else if (result.kind === 'retry') errors.push(result.error)
       else if (result.kind === 'invalid') log.warn({ uid: d.uid, error: result.error }, 'push message refused')
     }
     const reached: string[] = []
     for (const [i, result] of browserResults.entries()) {
       const browser = browsers[i]!
+      if (result.kind !== 'retry') done.add(browserTarget(browser.id))
       if (result.kind === 'ok') reached.push(browser.id)
       else if (result.kind === 'gone') await deleteWebPushSubscription(db, d.uid, browser.id)
       else if (result.kind === 'retry') errors.push(`${new URL(browser.endpoint).host}: ${result.error}`)
@@ -262,11 +278,13 @@ export function startDeliveryWorker(deps: {
     }
     const now = clock()
     await markWebPushDelivered(db, d.uid, reached, now)
+    const pushTargetsDone = [...done]
     if (errors.length === 0)
       return settleDelivery(db, d, {
         status: 'delivered',
         deliveredAt: now,
-        lastError: phones.length + browsers.length ? null : 'no phone or browser to notify',
+        lastError: done.size > 0 ? null : 'no phone or browser to notify',
+        pushTargetsDone,
       })
     const outcome = outcomeOf(
       {},
@@ -278,6 +296,7 @@ export function startDeliveryWorker(deps: {
       status: outcome.kind === 'retry' ? 'pending' : 'failed',
       nextAttemptAt: outcome.kind === 'retry' ? outcome.atMs : undefined,
       lastError: errors[0],
+      pushTargetsDone,
     })
   }
 

@@ -40,6 +40,8 @@ export interface DeliveryRow {
   last_error: string | null
   created_at: number
   delivered_at: number | null
+  /** A push delivery's phones and browsers already delivered to (or gone, or refused for good): phoneTarget, browserTarget. */
+  push_targets_done: string[]
 }
 
 export interface AttemptRow {
@@ -210,13 +212,15 @@ export async function settleDelivery(
     lastStatus?: number | null | undefined
     lastError?: string | null | undefined
     deliveredAt?: number | undefined
+    pushTargetsDone?: string[] | undefined
   },
 ): Promise<void> {
   await sql`
     UPDATE deliveries SET status = ${outcome.status}, locked_until = NULL,
       next_attempt_at = COALESCE(${outcome.nextAttemptAt ?? null}::bigint, next_attempt_at),
       last_status = ${outcome.lastStatus ?? null}, last_error = ${outcome.lastError ?? null},
-      delivered_at = ${outcome.deliveredAt ?? null}
+      delivered_at = ${outcome.deliveredAt ?? null},
+      push_targets_done = COALESCE(${outcome.pushTargetsDone ?? null}::text[], push_targets_done)
     WHERE uid = ${d.uid} AND event_id = ${d.event_id} AND channel = ${d.channel}
       AND integrator_uid = ${d.integrator_uid} AND subscription_id = ${d.subscription_id}`.execute(db)
 }

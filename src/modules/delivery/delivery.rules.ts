@@ -1,5 +1,6 @@
 // Pure rules of delivery: when to try again, when to give up, which addresses a webhook may reach, and which
 // of a farm's phones hear of an event.
+import { createHash } from 'node:crypto'
 import { isIP } from 'node:net'
 
 /** Retries spread over about three days; then the delivery has failed. */
@@ -163,6 +164,14 @@ export function alertBody(event: { [column: string]: unknown }): string {
 export function phonesToNotify<P extends { rank: number | null }>(phones: P[], ranks: readonly number[]): P[] {
   return phones.filter((phone) => phone.rank !== null && ranks.includes(phone.rank))
 }
+
+/**
+ * How a push delivery names the targets it is done with (deliveries.push_targets_done): a phone by a digest of its
+ * FCM token (the outbox need not hold the token), a browser by its subscription's id.
+ */
+export const phoneTarget = (token: string): string =>
+  `fcm:${createHash('sha256').update(token).digest('base64url').slice(0, 22)}`
+export const browserTarget = (subscriptionId: string): string => `web:${subscriptionId}`
 
 /** Where a page of a subscription's delivery log ended: the log is in order of time, then account, then event. */
 export interface AttemptKey {
