@@ -12,6 +12,7 @@ import {
   deltaOf,
   eventHref,
   evidenceText,
+  fillPlaceholders,
   matchesSearch,
 } from '../../web/src/farm.rules.ts'
 import { requestInWords } from '../../web/src/access-log.ts'
@@ -286,6 +287,26 @@ describe('farm app rules', () => {
       title: 'Farrowing expected',
       body: 'A4:C1:38:5F:2B:91',
     })
+  })
+
+  it("fills a key figure's basis from its counts, with the word of each number, and gives none with a count missing", () => {
+    const isOne = (n: number) => new Intl.PluralRules('en').select(n) === 'one'
+    const fill = (template: string, values: Record<string, unknown>) =>
+      fillPlaceholders(template, values, (v) => String(v), isOne)
+    assert.equal(fill('{bornAlive} in {litters|litter|litters}', { bornAlive: 12, litters: 1 }), '12 in 1 litter')
+    assert.equal(fill('{bornAlive} in {litters|litter|litters}', { bornAlive: 0, litters: 0 }), '0 in 0 litters')
+    assert.equal(fill('{farrowed} of {matings|mating|matings}', { farrowed: 351, matings: 412 }), '351 of 412 matings')
+    assert.equal(fill('{died} of {nursed}', { died: null, nursed: 3 }), undefined)
+    assert.equal(fill('{died} of {nursed}', { nursed: 3 }), undefined)
+    // Every language has a basis for every key figure, its placeholders the API's count names.
+    const counts = ['farrowed', 'matings', 'servedFrom', 'servedTo', 'litters', 'weaned', 'days', 'services']
+    const known = new Set([...counts, 'returns', 'regularReturns', 'bornAlive', 'stillborn', 'died', 'nursed'])
+    for (const [tag, { texts }] of Object.entries(LANGUAGES)) {
+      const bases = Object.entries(texts).filter(([key]) => key.startsWith('kpiBasis_'))
+      assert.equal(bases.length, 9, tag)
+      for (const [key, template] of bases)
+        for (const [, name] of template.matchAll(/\{(\w+)/g)) assert.ok(known.has(name!), `${tag} ${key}: ${name}`)
+    }
   })
 
   it('counts the alerts that need attention by the tag they name, an event of no tag left out', () => {

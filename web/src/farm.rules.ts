@@ -123,3 +123,28 @@ export function countByMac(events: readonly { MAC?: string }[]): Map<string, num
   for (const { MAC } of events) if (MAC) counts.set(MAC, (counts.get(MAC) ?? 0) + 1)
   return counts
 }
+
+/**
+ * A text's placeholders filled from `values` by `format`: `{name}` is the value, `{name|one|other}` the value and
+ * the word of its number (`isOne`: the language's plural rule). Undefined when a placeholder has no value (a KPI's
+ * basis in words, from the counts the API gives beside it).
+ */
+export function fillPlaceholders(
+  template: string,
+  values: Record<string, unknown>,
+  format: (value: unknown) => string,
+  isOne: (count: number) => boolean,
+): string | undefined {
+  let missing = false
+  const filled = template.replace(
+    /\{(\w+)(?:\|([^|}]*)\|([^}]*))?\}/g,
+    (_, name: string, one?: string, other?: string) => {
+      const value = values[name]
+      if (value === undefined || value === null) missing = true
+      if (missing) return ''
+      if (one === undefined || other === undefined) return format(value)
+      return `${format(value)} ${typeof value === 'number' && isOne(value) ? one : other}`
+    },
+  )
+  return missing ? undefined : filled
+}

@@ -5,8 +5,8 @@ import { useEffect, useState } from 'preact/hooks'
 import type { operations } from '../../../clients/typescript/src/schema.d.ts'
 import { get, userPath } from '../api.ts'
 import type { LineChartProps } from '../charts.tsx'
-import { humanize, localDate } from '../farm.rules.ts'
-import { t, textOr, type TextKey } from '../i18n.ts'
+import { fillPlaceholders, humanize, localDate } from '../farm.rules.ts'
+import { language, t, textOr, type TextKey } from '../i18n.ts'
 import { Failure, formatNumber, Loading, Section, useApi } from '../ui.tsx'
 import { text } from '../records.ts'
 
@@ -35,6 +35,30 @@ function kpiText(name: string, value: number): string {
   const unit = KPI_UNITS[name]
   const rounded = Math.round(value * 100) / 100
   return unit === undefined ? String(rounded) : `${rounded} ${unit === 'days' ? t('unitDays') : unit}`
+}
+
+/** A count or a day of a KPI's basis as the user's language writes it (1,234; 3 Sep 2025). */
+function basisValue(value: unknown): string {
+  if (typeof value === 'number') return value.toLocaleString(language())
+  const day = typeof value === 'string' ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(value) : null
+  if (day) {
+    const date = new Date(Number(day[1]), Number(day[2]) - 1, Number(day[3]))
+    return date.toLocaleDateString(language(), { day: 'numeric', month: 'short', year: 'numeric' })
+  }
+  return String(value)
+}
+
+/**
+ * What a KPI was counted from, in words (its counts as the API gives them): a farmer can tell a figure of three
+ * litters from one of three hundred, and why a figure is missing (no mating in its cohort yet).
+ */
+function kpiBasis(name: string, figure: unknown): string {
+  const template = textOr(`kpiBasis_${name}`, '')
+  if (!template || !figure || typeof figure !== 'object') return ''
+  const plural = new Intl.PluralRules(language())
+  return (
+    fillPlaceholders(template, figure as Record<string, unknown>, basisValue, (n) => plural.select(n) === 'one') ?? ''
+  )
 }
 
 /** A KPI's or a due list's name in the user's language (API names the app has no words for read as words). */
@@ -190,15 +214,23 @@ export function PerformancePage() {
         <Failure error={kpis.error} retry={kpis.reload} />
         <table class="figures">
           <tbody>
+            {/* Every figure, those with nothing to count yet as "–" with their basis: a hidden one read as missing. */}
             {Object.entries(figures)
-              .filter(([, figure]) => kpiValue(figure) !== undefined)
-              .map(([name, figure]) => (
-                <tr key={name}>
-                  <th scope="row">{kpiName(name)}</th>
-                  <td>{kpiText(name, kpiValue(figure)!)}</td>
-                  <td class="muted">{kpiBenchmark(figure)}</td>
-                </tr>
-              ))}
+              .filter(([, figure]) => typeof figure === 'number' || (figure !== null && typeof figure === 'object'))
+              .map(([name, figure]) => {
+                const value = kpiValue(figure)
+                const basis = kpiBasis(name, figure)
+                return (
+                  <tr key={name}>
+                    <th scope="row">
+                      {kpiName(name)}
+                      {basis && <small class="kpi-basis">{basis}</small>}
+                    </th>
+                    <td>{value === undefined ? '–' : kpiText(name, value)}</td>
+                    <td class="muted">{kpiBenchmark(figure)}</td>
+                  </tr>
+                )
+              })}
           </tbody>
         </table>
         {monthly.data && <MonthlyChart monthly={monthly.data} />}
