@@ -2,6 +2,8 @@
 // readings), and animals with a reference temperature set as the daily job would.
 import assert from 'node:assert/strict'
 import { sql } from 'kysely'
+import { eventSummary } from '../../src/modules/events/event-summaries.ts'
+import { EVENT_LANGUAGES } from '../../src/modules/events/event-texts.ts'
 import type { TestContext } from '../support/app.ts'
 import { bearer, createIntegrator, createUser, integratorToken, userToken } from '../support/fixtures.ts'
 
@@ -48,7 +50,16 @@ export async function eventsFarm(ctx: TestContext) {
   const list = async (query = '') => {
     const res = await request('GET', `/events${query}`)
     assert.equal(res.statusCode, 200, res.body)
-    return res.json<{ data: Record<string, any>[]; pagination: { total: number } }>()
+    const page = res.json<{ data: Record<string, any>[]; pagination: { total: number } }>()
+    // Every event the service derives says why in words, in each language (the farm app's line under its title);
+    // events some tests store by hand carry no evidence.
+    for (const event of page.data.filter((e) => Object.keys(e.evidence ?? {}).length > 0)) {
+      for (const language of EVENT_LANGUAGES) {
+        const why = eventSummary(event as { EventType: string }, language, (ms) => new Date(ms).toISOString())
+        assert.ok(why, `${event.EventType} in ${language}: no summary of ${JSON.stringify(event.evidence)}`)
+      }
+    }
+    return page
   }
   return { user, integrator, writer, owner, base, request, animal, readings, list }
 }

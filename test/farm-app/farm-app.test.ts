@@ -70,9 +70,11 @@ async function seedFarm(): Promise<Farm> {
   })
   const integrator = await createIntegrator(ctx, { linkTo: [user.uid] })
   const id = created.ID
-  await deriveEvent({ uid: user.uid, mac, id }, 'birth-alarm', 0.86, { probability: 0.86, predictionId: 'p-1' })
+  const [subject, threshold] = [{ uid: user.uid, mac, id }, alarmLevel('birth')]
+  await deriveEvent(subject, 'birth-alarm', 0.86, { probability: 0.86, threshold, predictionId: 'p-1' })
   // An all-clear: news, not work, so not among what needs attention.
-  await deriveEvent({ uid: user.uid, mac, id }, 'tag-heard', 75, { heardAt: Date.now() })
+  const now = Date.now()
+  await deriveEvent(subject, 'tag-heard', 75, { lastHeardBefore: now - 4_500_000, heardAt: now, silentMinutes: 75 })
   return {
     uid: user.uid,
     email: user.email,
@@ -173,6 +175,8 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
       await page.getByRole('heading', { name: 'Needs attention' }).waitFor()
       const attention = page.locator('ul.events')
       await attention.getByText('Farrowing expected').waitFor()
+      // Why, in words: the probability against the alarm's.
+      await attention.getByText(`Probability 86%, alarm from ${Math.round(alarmLevel('birth') * 100)}%`).waitFor()
       // The animal by her ID, as the stockperson knows her, beside her tag's MAC.
       await attention.getByRole('link', { name: `${farm.id} ${farm.mac}` }).waitFor()
       assert.equal(await attention.getByText('Ear tag heard again').count(), 0, 'the all-clear needs no attention')
@@ -219,14 +223,10 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
         .getByRole('region', { name: 'Predictions' })
         .getByText(`Alarm at: Farrowing ${percent('birth')}, Heat ${percent('heat')}, Lameness ${percent('lameness')}`)
         .waitFor()
-      await page.getByRole('region', { name: 'Events' }).getByText('Farrowing expected').waitFor()
+      const history = page.getByRole('region', { name: 'Events' })
+      await history.getByText('Heard again after 75 minutes silent').waitFor()
       // Resolved above: the animal's history says so, where it showed the event as if still standing.
-      await page
-        .getByRole('region', { name: 'Events' })
-        .getByRole('listitem')
-        .filter({ hasText: 'Farrowing expected' })
-        .getByText('Resolved')
-        .waitFor()
+      await history.getByRole('listitem').filter({ hasText: 'Farrowing expected' }).getByText('Resolved').waitFor()
       await page.getByRole('region', { name: 'Predictions' }).getByText('No predictions yet.').waitFor()
 
       await page.getByRole('button', { name: '+ Service / insemination' }).click()

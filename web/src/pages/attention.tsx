@@ -6,6 +6,7 @@ import { eventsNeedingAttention, getAll, request, userPath, type Animal, type Li
 import { listenToEvents } from '../live-events.ts'
 import { byUrgency, eventHref, evidenceText } from '../farm.rules.ts'
 import { EVENT_KINDS, type EventType } from '../../../src/modules/events/event-kinds.ts'
+import { eventSummary } from '../../../src/modules/events/event-summaries.ts'
 import { eventTitle } from '../../../src/modules/events/event-texts.ts'
 import { language, t, type TextKey } from '../i18n.ts'
 import { Failure, Loading, Section, formatDateTime, useApi } from '../ui.tsx'
@@ -101,7 +102,8 @@ export function EventItem({
         {event.Group && <span class="muted">{event.Group}</span>}
       </div>
       <div class="event-why">
-        <span class="muted">{formatDateTime(event.t)}</span> {evidenceText(event, formatDateTime)}
+        <span class="muted">{formatDateTime(event.t)}</span>{' '}
+        {eventSummary(event, language(), formatDateTime) ?? evidenceText(event, formatDateTime)}
       </div>
       {event.status === 'resolved' && (
         <div class="event-actions">
