@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
+  alertBody,
   attemptCursor,
   attemptKeyOf,
   GIVE_UP_AFTER_MS,
@@ -233,5 +234,25 @@ describe('delivery rules', () => {
     ])
       assert.equal(attemptKeyOf(encoded(value)), undefined, JSON.stringify(value))
     assert.equal(attemptKeyOf('bm90LWpzb24'), undefined)
+  })
+
+  it("writes an alert's body as the tag, its group and why in the user's language, times in the farm's time zone", () => {
+    const silent = {
+      event_type: 'tag-silent',
+      mac: 'A4:C1:38:5F:2B:91',
+      group_name: 'Abferkelstall 2',
+      evidence: { lastHeard: Date.UTC(2026, 10, 28, 22, 30), silentMinutes: 75, thresholdMinutes: 60 },
+    }
+    assert.equal(
+      alertBody(silent, 'de-AT', 'Europe/Vienna'),
+      'A4:C1:38:5F:2B:91 · Abferkelstall 2 · 75 Minuten lang nicht empfangen; zuletzt 28.11.26, 23:30',
+    )
+    assert.equal(
+      // ICU writes the space before PM as a narrow no-break space in some versions.
+      alertBody({ ...silent, group_name: null }, null, 'UTC').replace(/\u202f/g, ' '),
+      'A4:C1:38:5F:2B:91 · Not heard for 75 minutes; last heard 11/28/26, 10:30 PM',
+    )
+    // Evidence without the facts of its line: the tag and the group alone, as before there were lines.
+    assert.equal(alertBody({ ...silent, evidence: {} }, 'en', 'UTC'), 'A4:C1:38:5F:2B:91 · Abferkelstall 2')
   })
 })

@@ -19,7 +19,8 @@ let standIn: FcmStandIn
 
 /** A birth alarm of the account, stored and announced as the predictions job does. */
 function announceBirthAlarm(uid: string, mac: string, group: string) {
-  return announceEvent(ctx, { uid, type: 'birth-alarm', mac, group, value: 0.91, evidence: { probability: 0.91 } })
+  const evidence = { probability: 0.91, threshold: 0.3441 }
+  return announceEvent(ctx, { uid, type: 'birth-alarm', mac, group, value: 0.91, evidence })
 }
 
 /** The account's push delivery as the outbox holds it (one event a test). */
@@ -73,7 +74,11 @@ describe('push notifications through FCM HTTP v1', () => {
     )
     assert.equal(message!.message.token, 'worker-phone')
     assert.equal(message!.message.notification.title, 'Abferkelung erwartet')
-    assert.match(message!.message.notification.body, /A4:C1:38:5F:2B:91/)
+    // The tag, its group and why, in the user's language.
+    assert.equal(
+      message!.message.notification.body,
+      'A4:C1:38:5F:2B:91 · Abferkelstall 2 · Wahrscheinlichkeit 91\u00a0%, Alarm ab 34\u00a0%',
+    )
     assert.equal(message!.message.data.eventId, String(row.id))
     assert.match(message!.authorization ?? '', /^Bearer ya29\.stand-in-\d+$/)
     const phones = await eventually(

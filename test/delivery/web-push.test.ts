@@ -196,7 +196,7 @@ describe('web push to the farm app', () => {
       mac: 'A4:C1:38:5F:2B:91',
       group: 'Abferkelstall 2',
       value: 0.91,
-      evidence: { probability: 0.91 },
+      evidence: { probability: 0.91, threshold: 0.3441 },
     })
 
     const [message] = await eventually(
@@ -214,7 +214,7 @@ describe('web push to the farm app', () => {
 
     const payload = JSON.parse(decryptPush(message!, worker))
     assert.equal(payload.title, 'Abferkelung erwartet')
-    assert.equal(payload.body, 'A4:C1:38:5F:2B:91 · Abferkelstall 2')
+    assert.equal(payload.body, 'A4:C1:38:5F:2B:91 · Abferkelstall 2 · Wahrscheinlichkeit 91\u00a0%, Alarm ab 34\u00a0%')
     assert.equal(payload.tag, `event-${event.id}`)
     assert.equal(payload.eventType, 'birth-alarm')
     assert.equal(payload.lang, 'de-AT')

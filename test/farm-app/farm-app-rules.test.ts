@@ -268,7 +268,7 @@ describe('farm app rules', () => {
     })
   })
 
-  it('announces on this device what needs attention and is new, by its title in the language and its animal', () => {
+  it('announces on this device what needs attention and is new, by its title in the language, its animal and why', () => {
     const now = 1_800_000_000_000
     const alarm = {
       ID: '7',
@@ -286,6 +286,12 @@ describe('farm app rules', () => {
     assert.deepEqual(announcement({ ...alarm, Group: undefined }, undefined, 'en'), {
       title: 'Farrowing expected',
       body: 'A4:C1:38:5F:2B:91',
+    })
+    // Why, as the service's push messages say it.
+    const evidence = { probability: 0.86, threshold: 0.3441 }
+    assert.deepEqual(announcement({ ...alarm, evidence }, 'Sow 17', 'en'), {
+      title: 'Farrowing expected',
+      body: 'Sow 17 · Room 2 · Probability 86%, alarm from 34%',
     })
   })
 

@@ -1,6 +1,7 @@
 // Alerts on this device: while the app is open, a new event that needs attention shows as a system notification
 // (the Notification API), so that a stockperson with the app in another tab or behind another window hears of it.
 // The choice is this device's (localStorage) until the session ends, and needs the browser's permission.
+import { eventSummary } from '../../src/modules/events/event-summaries.ts'
 import { eventTitle } from '../../src/modules/events/event-texts.ts'
 import { DEVICE_ALERTS_KEY } from './storage-keys.ts'
 import { language } from './i18n.ts'
@@ -20,6 +21,7 @@ export interface AnnouncedEvent {
   status?: string
   severity?: string
   createdAt?: number
+  evidence?: Record<string, unknown>
 }
 
 /** Whether an event that arrives live is one to announce: it needs attention and it is new. */
@@ -28,11 +30,15 @@ export function worthAnnouncing(event: AnnouncedEvent, now: number): boolean {
   return event.createdAt === undefined || now - event.createdAt <= ANNOUNCE_WITHIN_MS
 }
 
-/** The notification's title and body: the kind in the user's language; the animal or device and its group. */
+/**
+ * The notification's title and body: the kind in the user's language; the animal or device, its group and why
+ * (eventSummary, times as the browser shows them), as the service's push messages say it.
+ */
 export function announcement(event: AnnouncedEvent, subject: string | undefined, tag: string) {
+  const time = (ms: number) => new Date(ms).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' })
   return {
     title: eventTitle(event.EventType, tag),
-    body: [subject ?? event.MAC, event.Group].filter(Boolean).join(' · '),
+    body: [subject ?? event.MAC, event.Group, eventSummary(event, tag, time)].filter(Boolean).join(' · '),
   }
 }
 

@@ -230,9 +230,9 @@ export function startDeliveryWorker(deps: {
         )
       : []
     const errors: string[] = []
-    const body = alertBody(event)
+    const body = alertBody(event, language, rules.timeZone)
     const webPushMessage: WebPushMessage = {
-      payload: webPushPayload(event, title, language),
+      payload: webPushPayload(event, title, body, language),
       ttlSeconds: WEB_PUSH_TTL_SECONDS,
       urgency: kind.severity === 'critical' ? 'high' : 'normal',
       topic: d.message_id,

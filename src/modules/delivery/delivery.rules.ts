@@ -2,6 +2,8 @@
 // of a farm's phones hear of an event.
 import { createHash } from 'node:crypto'
 import { isIP } from 'node:net'
+import { eventSummary } from '../events/event-summaries.ts'
+import { eventLanguageOf } from '../events/event-texts.ts'
 
 /** Retries spread over about three days; then the delivery has failed. */
 export const GIVE_UP_AFTER_MS = 3 * 24 * 3_600_000
@@ -152,15 +154,25 @@ function isPublicV4(address: string): boolean {
 }
 
 /**
+ * The body of an alert on a phone or a browser: the tag's MAC, the animal's group and why the event was raised in
+ * `language` (eventSummary), its times in the alert rules' `timeZone`.
+ */
+export function alertBody(event: { [column: string]: unknown }, language: string | null, timeZone: string): string {
+  const evidence = typeof event.evidence === 'object' && event.evidence !== null ? event.evidence : undefined
+  const time = new Intl.DateTimeFormat(eventLanguageOf(language), { dateStyle: 'short', timeStyle: 'short', timeZone })
+  const why = eventSummary(
+    { EventType: String(event.event_type), evidence: evidence as Record<string, unknown> | undefined },
+    language,
+    (ms) => time.format(ms),
+  )
+  return [event.mac, event.group_name, why].filter((part) => typeof part === 'string' && part !== '').join(' · ')
+}
+
+/**
  * The phones that hear of an event: those whose Rank is among `ranks` (the alert rules' ranks for the kind,
  * outside their quiet hours: ranksToNotify; for a critical event all its ranks, quiet hours or not, since a
  * sow in trouble at night still needs someone).
  */
-/** The body of an alert on a phone or a browser: the tag's MAC and the animal's group. */
-export function alertBody(event: { [column: string]: unknown }): string {
-  return [event.mac, event.group_name].filter((part) => typeof part === 'string' && part !== '').join(' · ')
-}
-
 export function phonesToNotify<P extends { rank: number | null }>(phones: P[], ranks: readonly number[]): P[] {
   return phones.filter((phone) => phone.rank !== null && ranks.includes(phone.rank))
 }

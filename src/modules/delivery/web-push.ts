@@ -4,7 +4,6 @@
 // (outbound.ts): https and public addresses only, unless WEBHOOK_ALLOW_INSECURE.
 import webpush from 'web-push'
 import type { EventRow } from '../events/events.repository.ts'
-import { alertBody } from './delivery.rules.ts'
 import { post, type OutboundOptions } from './outbound.ts'
 import { webPushPublicKey } from '../../web-push-key.ts'
 
@@ -82,10 +81,10 @@ export function createWebPushSender(options: {
 export const WEB_PUSH_TTL_SECONDS = 24 * 3600
 
 /** What the farm app's service worker shows for an event: its tag is the one the open app's alerts use. */
-export function webPushPayload(event: EventRow, title: string, language: string | null): string {
+export function webPushPayload(event: EventRow, title: string, body: string, language: string | null): string {
   return JSON.stringify({
     title,
-    body: alertBody(event),
+    body,
     tag: `event-${event.id}`,
     eventId: String(event.id),
     eventType: event.event_type,
