@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely'
 import type { DB } from '../db/schema.ts'
 import type { App } from '../types.ts'
-import { activeAnimalsOf, uidsWithAnimals } from '../modules/animals/animals.repository.ts'
+import { activeAnimalsOf, setCurrentActivities, uidsWithAnimals } from '../modules/animals/animals.repository.ts'
 import {
   insertScoredPredictions,
   lastScoredAt,
@@ -22,6 +22,7 @@ import {
   HOUR_MS,
   SUMMARY_THRESHOLDS,
   alignHours,
+  hasData,
   heardFrom,
   type HourSummary,
 } from '../modules/predictions/hour-summaries.rules.ts'
@@ -193,6 +194,10 @@ async function scoreUser(
   let stored = 0
   for (let i = 0; i < rows.length; i += INSERT_BATCH)
     stored += await insertScoredPredictions(db, uid, rows.slice(i, i + INSERT_BATCH))
+  // Each Animal's CurrentActivity: its share of time moving in the last hour scored, where its tag was heard then.
+  const lastHeard = herd.filter((animal) => hasData(animal.hours[to]))
+  const activity = (animal: AnimalHours<number>) => Math.round(animal.hours[to]!.activity * 1000) / 1000
+  await setCurrentActivities(db, uid, lastHeard.map((animal) => ({ id: animal.key, activity: activity(animal) })))
   if (events?.derive && stored > 0) {
     const tags = new Map(animals.map((a) => [a.id, a]))
     const scores = rows.map((p) => ({

@@ -97,6 +97,15 @@ describe('livestock-api jobs predictions', () => {
     })
     const again = await cli(['jobs', 'predictions', '--user', uid])
     assert.deepEqual(again.json(), { job: 'predictions', user: uid, users: 1, animals: 0, hours: 0, stored: 0 })
+    // Each Animal's CurrentActivity: the share of the last hour's samples that moved (one or two of its six).
+    const token = bearer((await ctx.app.tokens.sign({ kind: 'user', id: uid }, 'access', 600)).token)
+    const herd = await ctx.app.inject({ method: 'GET', url: `/api/v1/users/${uid}/animals`, headers: token })
+    const activities = (herd.json().data as { CurrentActivity?: number }[]).map((a) => a.CurrentActivity)
+    assert.equal(activities.length, 4)
+    assert.ok(
+      activities.every((a) => a === 0.167 || a === 0.333),
+      JSON.stringify(activities),
+    )
   })
 
   it('shows the stored predictions through the API: hourly, one result each, probabilities 0-1', async () => {

@@ -93,6 +93,12 @@ export function formatNumber(value: number | null | undefined, digits = 1): stri
   return typeof value === 'number' && Number.isFinite(value) ? value.toFixed(digits) : '–'
 }
 
+/** A share (0-1: an animal's CurrentActivity) as a whole percentage; another number, an integrator's own, as it is. */
+export function formatShare(value: number | null | undefined): string {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return '–'
+  return value >= 0 && value <= 1 ? `${Math.round(value * 100)} %` : formatNumber(value, 2)
+}
+
 /** A measurement with its unit, or a dash alone where there is none yet (never "– °C"). */
 export function formatMeasure(value: number | null | undefined, unit: string, digits = 1): string {
   const number = formatNumber(value, digits)

@@ -2559,7 +2559,10 @@ export interface components {
              * @example 96
              */
             Battery?: number;
-            /** @example 0.4 */
+            /**
+             * @description Share of the last whole hour's sensor samples in which the tag moved (0-1), set hourly by the service from the tag's readings; a value written stands until then
+             * @example 0.18
+             */
             CurrentActivity?: number;
             /**
              * @description Latest ear-pinna temperature, °C (not core body temperature); set by sensordata ingestion
@@ -11039,7 +11042,10 @@ export interface operations {
                      * @example 96
                      */
                     Battery?: number;
-                    /** @example 0.4 */
+                    /**
+                     * @description Share of the last whole hour's sensor samples in which the tag moved (0-1), set hourly by the service from the tag's readings; a value written stands until then
+                     * @example 0.18
+                     */
                     CurrentActivity?: number;
                     /**
                      * @description Latest ear-pinna temperature, °C (not core body temperature); set by sensordata ingestion
@@ -11371,7 +11377,10 @@ export interface operations {
                      * @example 96
                      */
                     Battery?: number;
-                    /** @example 0.4 */
+                    /**
+                     * @description Share of the last whole hour's sensor samples in which the tag moved (0-1), set hourly by the service from the tag's readings; a value written stands until then
+                     * @example 0.18
+                     */
                     CurrentActivity?: number;
                     /** @example 1791158400000 */
                     EartagStart?: number;

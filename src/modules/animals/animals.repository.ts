@@ -289,6 +289,19 @@ export async function activeAnimalsOf(
     .execute()
 }
 
+/** Sets each animal's CurrentActivity (the share of an hour's samples in which its tag moved), in one statement. */
+export async function setCurrentActivities(
+  db: Kysely<DB>,
+  uid: string,
+  values: readonly { id: number; activity: number }[],
+): Promise<void> {
+  if (values.length === 0) return
+  await sql`
+    UPDATE animals a SET current_activity = v.activity, updated_at = now()
+    FROM unnest(${values.map((v) => v.id)}::bigint[], ${values.map((v) => v.activity)}::float8[]) AS v (id, activity)
+    WHERE a.uid = ${uid} AND a.id = v.id`.execute(db)
+}
+
 /** Sets each animal's ReferenceTemperature (null: not enough readings) as computed at `at` over `windowDays`. */
 export async function setReferenceTemperatures(
   db: Kysely<DB>,

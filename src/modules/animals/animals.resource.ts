@@ -51,7 +51,13 @@ export const animals = defineResource({
     Sex: field.enum(SEXES, { required: true, description: 'male or female', example: 'female' }),
     Active: field.boolean({ default: true, example: true }),
     Battery: field.number({ ...percent('Tag battery, %'), example: 96 }),
-    CurrentActivity: field.number({ minimum: -1e15, maximum: 1e15, example: 0.4 }),
+    CurrentActivity: field.number({
+      minimum: -1e15,
+      maximum: 1e15,
+      example: 0.18,
+      description:
+        "Share of the last whole hour's sensor samples in which the tag moved (0-1), set hourly by the service from the tag's readings; a value written stands until then",
+    }),
     CurrentTemperature: field.number({
       readOnly: true,
       nullable: true,

@@ -8,7 +8,7 @@ import { bandOf, deltaOf } from '../farm.rules.ts'
 import { t, type TextKey } from '../i18n.ts'
 import { RecordForm } from '../record-form.tsx'
 import { RECORD_KINDS, collectionPath, timelineTime, type FarmRecord, type RecordKind } from '../records.ts'
-import { Failure, Loading, Section, formatDateTime, formatMeasure, formatNumber, useApi } from '../ui.tsx'
+import { Failure, Loading, Section, formatDateTime, formatMeasure, formatShare, useApi } from '../ui.tsx'
 import { EventItem, type FarmEvent } from './attention.tsx'
 
 type ChartProps = { predictions: Prediction[] }
@@ -153,7 +153,7 @@ export function AnimalPage({ mac }: { mac: string }) {
             </div>
             <div>
               <dt>{t('activity')}</dt>
-              <dd>{formatNumber(animal.CurrentActivity, 2)}</dd>
+              <dd>{formatShare(animal.CurrentActivity)}</dd>
             </div>
             <div>
               <dt>{t('group')}</dt>

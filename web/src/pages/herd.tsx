@@ -6,7 +6,7 @@ import { CYCLE_STATES } from '../../../src/modules/cycle/cycle.rules.ts'
 import { eventsNeedingAttention, getAll, userPath, type Animal } from '../api.ts'
 import { ageOf, bandOf, deltaOf, matchesSearch, countByMac } from '../farm.rules.ts'
 import { t, type TextKey } from '../i18n.ts'
-import { Failure, Loading, Section, formatMeasure, formatNumber, useApi } from '../ui.tsx'
+import { Failure, Loading, Section, formatMeasure, formatNumber, formatShare, useApi } from '../ui.tsx'
 
 type SortKey = 'ID' | 'CurrentTemperature' | 'delta' | 'CurrentActivity' | 'Group' | 't'
 
@@ -146,7 +146,7 @@ export function HerdPage() {
                       <span class="visually-hidden"> {t(`band_${band}`)}</span>
                     </span>
                   </td>
-                  <td>{formatNumber(animal.CurrentActivity, 2)}</td>
+                  <td>{formatShare(animal.CurrentActivity)}</td>
                   <td>{animal.Group ?? '–'}</td>
                   <td>{ageOf(animal.t, now)}</td>
                 </tr>
