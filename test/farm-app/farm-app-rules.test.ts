@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
   ageOf,
+  lastReadingAt,
   bandOf,
   byUrgency,
   countByMac,
@@ -128,12 +129,17 @@ describe('farm app rules', () => {
     )
   })
 
-  it('says how long ago in minutes, hours or days', () => {
+  it("says how long ago in minutes, hours or days, in the user's language", () => {
     const now = Date.UTC(2026, 10, 26, 12)
-    assert.equal(ageOf(now - 5 * 60_000, now), '5 min')
-    assert.equal(ageOf(now - 3 * 3_600_000, now), '3 h')
-    assert.equal(ageOf(now - 3 * 86_400_000, now), '3 d')
+    assert.equal(ageOf(now - 20_000, now), 'now')
+    assert.equal(ageOf(now - 5 * 60_000, now), '5 min. ago')
+    assert.equal(ageOf(now - 3 * 3_600_000, now, 'de'), 'vor 3 Std.')
+    assert.equal(ageOf(now - 47 * 3_600_000, now, 'pt'), 'há 47 h')
+    assert.equal(ageOf(now - 3 * 86_400_000, now, 'es'), 'hace 3 d')
     assert.equal(ageOf(undefined, now), '–')
+    // An animal's t is its creation time until its tag's first reading: no reading yet, no time of one.
+    assert.equal(lastReadingAt({ t: now, CurrentTemperature: 38.1 }), now)
+    assert.equal(lastReadingAt({ t: now }), undefined)
   })
 
   it('sends numbers as numbers, leaves empty optional fields out and adds the fixed fields', () => {

@@ -44,14 +44,24 @@ export function matchesSearch(animal: HerdRow, query: string): boolean {
   )
 }
 
-/** "5 min", "3 h", "2 d": how long ago `t` (ms) was at `now`. */
-export function ageOf(t: number | undefined, now: number): string {
+/**
+ * When the animal's tag last sent a sensor reading: its `t`, which is the animal's creation time until the first
+ * reading (then it has no CurrentTemperature yet), so undefined then.
+ */
+export function lastReadingAt(animal: { t?: number; CurrentTemperature?: number | null }): number | undefined {
+  return typeof animal.CurrentTemperature === 'number' ? animal.t : undefined
+}
+
+/** How long ago `t` (ms) was at `now`, in the language of `tag`: "now", "5 min. ago", "vor 3 Std.", "hace 3 d". */
+export function ageOf(t: number | undefined, now: number, tag = 'en'): string {
   if (typeof t !== 'number' || !Number.isFinite(t)) return '–'
+  const ago = new Intl.RelativeTimeFormat(tag, { style: 'short', numeric: 'auto' })
   const minutes = Math.max(0, Math.round((now - t) / 60_000))
-  if (minutes < 60) return `${minutes} min`
+  if (minutes === 0) return ago.format(0, 'second')
+  if (minutes < 60) return ago.format(-minutes, 'minute')
   const hours = Math.round(minutes / 60)
-  if (hours < 48) return `${hours} h`
-  return `${Math.round(hours / 24)} d`
+  if (hours < 48) return ago.format(-hours, 'hour')
+  return ago.format(-Math.round(hours / 24), 'day')
 }
 
 /** Today's date as the records want it (YYYY-MM-DD, local), and the time (HH:mm). */

@@ -4,7 +4,7 @@ import type { FunctionComponent } from 'preact'
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import type { ApiError } from '../api.ts'
 import { get, request, userPath, type Animal, type Prediction } from '../api.ts'
-import { bandOf, deltaOf } from '../farm.rules.ts'
+import { bandOf, deltaOf, lastReadingAt } from '../farm.rules.ts'
 import { t, type TextKey } from '../i18n.ts'
 import { RecordForm } from '../record-form.tsx'
 import { RECORD_KINDS, collectionPath, timelineTime, type FarmRecord, type RecordKind } from '../records.ts'
@@ -171,7 +171,7 @@ export function AnimalPage({ mac }: { mac: string }) {
             )}
             <div>
               <dt>{t('lastReading')}</dt>
-              <dd>{formatDateTime(animal.t)}</dd>
+              <dd>{formatDateTime(lastReadingAt(animal))}</dd>
             </div>
           </dl>
         )}

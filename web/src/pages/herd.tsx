@@ -4,8 +4,8 @@
 import { useMemo, useState } from 'preact/hooks'
 import { CYCLE_STATES } from '../../../src/modules/cycle/cycle.rules.ts'
 import { eventsNeedingAttention, getAll, userPath, type Animal } from '../api.ts'
-import { ageOf, bandOf, deltaOf, matchesSearch, countByMac } from '../farm.rules.ts'
-import { t, type TextKey } from '../i18n.ts'
+import { ageOf, bandOf, countByMac, deltaOf, lastReadingAt, matchesSearch } from '../farm.rules.ts'
+import { language, t, type TextKey } from '../i18n.ts'
 import { Failure, Loading, Section, formatMeasure, formatNumber, formatShare, useApi } from '../ui.tsx'
 
 type SortKey = 'ID' | 'CurrentTemperature' | 'delta' | 'CurrentActivity' | 'Group' | 't'
@@ -20,6 +20,7 @@ const COLUMNS: { key: SortKey; label: TextKey }[] = [
 
 function sortValue(animal: Animal, key: SortKey): number | string {
   if (key === 'delta') return deltaOf(animal.CurrentTemperature, animal.ReferenceTemperature) ?? -Infinity
+  if (key === 't') return lastReadingAt(animal) ?? -Infinity
   const value = animal[key]
   return typeof value === 'number' || typeof value === 'string' ? value : ''
 }
@@ -148,7 +149,7 @@ export function HerdPage() {
                   </td>
                   <td>{formatShare(animal.CurrentActivity)}</td>
                   <td>{animal.Group ?? '–'}</td>
-                  <td>{ageOf(animal.t, now)}</td>
+                  <td>{ageOf(lastReadingAt(animal), now, language())}</td>
                 </tr>
               )
             })}
