@@ -197,7 +197,11 @@ async function scoreUser(
   // Each Animal's CurrentActivity: its share of time moving in the last hour scored, where its tag was heard then.
   const lastHeard = herd.filter((animal) => hasData(animal.hours[to]))
   const activity = (animal: AnimalHours<number>) => Math.round(animal.hours[to]!.activity * 1000) / 1000
-  await setCurrentActivities(db, uid, lastHeard.map((animal) => ({ id: animal.key, activity: activity(animal) })))
+  await setCurrentActivities(
+    db,
+    uid,
+    lastHeard.map((animal) => ({ id: animal.key, activity: activity(animal) })),
+  )
   if (events?.derive && stored > 0) {
     const tags = new Map(animals.map((a) => [a.id, a]))
     const scores = rows.map((p) => ({
