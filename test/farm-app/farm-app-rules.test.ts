@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
   ageOf,
+  dueLine,
   lastReadingAt,
   bandOf,
   byUrgency,
@@ -140,6 +141,23 @@ describe('farm app rules', () => {
     // An animal's t is its creation time until its tag's first reading: no reading yet, no time of one.
     assert.equal(lastReadingAt({ t: now, CurrentTemperature: 38.1 }), now)
     assert.equal(lastReadingAt({ t: now }), undefined)
+  })
+
+  it("writes a due animal's facts as one line: group, state and its days, the due date and how far from it", () => {
+    const item = { MAC: '02:2B:D5:72:C2:FD', Group: 'Pen 2', state: 'served', daysInState: 24, dueDate: '2026-11-23' }
+    const en = { state: 'served', days: (n: number) => (n === 1 ? 'day' : 'days'), due: 'Due' }
+    assert.equal(
+      dueLine({ ...item, daysFromDue: 6 }, en, 'en'),
+      'Pen 2 · served · 24 days · Due Nov 23, 2026 (6 days ago)',
+    )
+    assert.equal(
+      dueLine({ ...item, daysFromDue: -1 }, en, 'en'),
+      'Pen 2 · served · 24 days · Due Nov 23, 2026 (tomorrow)',
+    )
+    const de = { state: 'belegt', days: () => 'Tage', due: 'Fällig' }
+    assert.equal(dueLine({ ...item, daysFromDue: 0 }, de, 'de'), 'Pen 2 · belegt · 24 Tage · Fällig 23.11.2026 (heute)')
+    // A gilt has no days in her state; a group, a date or a distance the API left out is left out.
+    assert.equal(dueLine({ daysInState: null, dueDate: 'soon' }, { ...en, state: 'gilt' }, 'en'), 'gilt')
   })
 
   it('sends numbers as numbers, leaves empty optional fields out and adds the fixed fields', () => {

@@ -64,6 +64,40 @@ export function ageOf(t: number | undefined, now: number, tag = 'en'): string {
   return ago.format(-Math.round(hours / 24), 'day')
 }
 
+/** A due list's entry as the API gives it (DueAnimal). */
+export interface DueFacts {
+  Group?: string | null
+  daysInState?: number | null
+  dueDate?: string
+  daysFromDue?: number
+}
+
+/**
+ * A due animal's facts in one line in the language of `tag`: her group, her cycle state (`state`, in words) with its
+ * days, and when she is due with how far that is from the list's day ("Pen 2 · served · 24 days · Due Nov 23, 2026
+ * (6 days ago)").
+ */
+export function dueLine(
+  item: DueFacts,
+  words: { state: string | undefined; days: (n: number) => string; due: string },
+  tag: string,
+): string {
+  const parts: string[] = []
+  if (item.Group) parts.push(item.Group)
+  if (words.state) parts.push(words.state)
+  if (words.state && typeof item.daysInState === 'number')
+    parts.push(`${item.daysInState} ${words.days(item.daysInState)}`)
+  if (typeof item.dueDate === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(item.dueDate)) {
+    const date = new Intl.DateTimeFormat(tag, { dateStyle: 'medium', timeZone: 'UTC' }).format(Date.parse(item.dueDate))
+    const from =
+      typeof item.daysFromDue === 'number'
+        ? ` (${new Intl.RelativeTimeFormat(tag, { numeric: 'auto' }).format(-item.daysFromDue, 'day')})`
+        : ''
+    parts.push(`${words.due} ${date}${from}`)
+  }
+  return parts.join(' · ')
+}
+
 /** Today's date as the records want it (YYYY-MM-DD, local), and the time (HH:mm). */
 export function localDate(now: Date): string {
   const pad = (n: number) => String(n).padStart(2, '0')

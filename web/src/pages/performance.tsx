@@ -5,7 +5,7 @@ import { useEffect, useState } from 'preact/hooks'
 import type { operations } from '../../../clients/typescript/src/schema.d.ts'
 import { get, userPath } from '../api.ts'
 import type { LineChartProps } from '../charts.tsx'
-import { fillPlaceholders, humanize, localDate } from '../farm.rules.ts'
+import { dueLine, fillPlaceholders, humanize, localDate } from '../farm.rules.ts'
 import { language, t, textOr, type TextKey } from '../i18n.ts'
 import { Failure, formatNumber, Loading, Section, useApi } from '../ui.tsx'
 import { text } from '../records.ts'
@@ -64,15 +64,6 @@ function kpiBasis(name: string, figure: unknown): string {
 /** A KPI's or a due list's name in the user's language (API names the app has no words for read as words). */
 const kpiName = (name: string) => textOr(`kpi_${name}`, humanize(name))
 const dueListName = (name: string) => textOr(`due_${name}`, humanize(name))
-
-/** A due animal's facts in words: her group, her cycle state and its days, when she is due and how far from it. */
-function dueFact(key: string, value: unknown): string {
-  if (key === 'Group') return `${t('group')}: ${text(value)}`
-  if (key === 'state') return textOr(`cycle_${String(value)}`, text(value))
-  if (key === 'daysInState') return `${t('daysInStateLabel')}: ${text(value)}`
-  if (key === 'dueDate' || key === 'daysFromDue') return `${t(key)}: ${text(value)}`
-  return `${humanize(key)}: ${text(value)}`
-}
 
 /** A KPI's published benchmark, in words, as the API gives it beside the figure. */
 function kpiBenchmark(figure: unknown): string {
@@ -252,12 +243,15 @@ export function PerformancePage() {
                       <a href={`#/animal/${encodeURIComponent(item.MAC)}`}>{text(item.ID) || item.MAC}</a>
                     ) : null}{' '}
                     <span class="muted">
-                      {Object.entries(item)
-                        .filter(
-                          ([key, value]) => !['MAC', 'ID'].includes(key) && value !== null && typeof value !== 'object',
-                        )
-                        .map(([key, value]) => dueFact(key, value))
-                        .join(' · ')}
+                      {dueLine(
+                        item,
+                        {
+                          state: typeof item.state === 'string' ? textOr(`cycle_${item.state}`, item.state) : undefined,
+                          days: (n) => t(n === 1 ? 'dayInState' : 'daysInState'),
+                          due: t('dueDate'),
+                        },
+                        language(),
+                      )}
                     </span>
                   </li>
                 ))}
