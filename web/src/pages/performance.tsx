@@ -8,7 +8,7 @@ import type { LineChartProps } from '../charts.tsx'
 import { dueLine, fillPlaceholders, humanize, localDate } from '../farm.rules.ts'
 import { language, t, textOr, type TextKey } from '../i18n.ts'
 import { Failure, formatNumber, Loading, Section, useApi } from '../ui.tsx'
-import { text } from '../records.ts'
+import { subjectNames } from './attention.tsx'
 
 type Figures = Record<string, unknown>
 
@@ -197,6 +197,8 @@ export function PerformancePage() {
   const kpis = useApi<Figures>(userPath(`/kpis?from=${from}&to=${localDate(now)}`))
   const monthly = useApi(userPath('/kpis'), loadMonthly)
   const due = useApi<Record<string, unknown>>(userPath('/due-lists'))
+  // Each due sow by her ID, as the stockperson knows her (the lists give her tag's MAC).
+  const names = useApi(userPath('/animals'), subjectNames)
   const figures = (kpis.data?.kpis as Figures | undefined) ?? kpis.data ?? {}
   return (
     <>
@@ -240,7 +242,7 @@ export function PerformancePage() {
                 {(list as Record<string, unknown>[]).map((item, i) => (
                   <li key={i}>
                     {typeof item.MAC === 'string' ? (
-                      <a href={`#/animal/${encodeURIComponent(item.MAC)}`}>{text(item.ID) || item.MAC}</a>
+                      <a href={`#/animal/${encodeURIComponent(item.MAC)}`}>{names.data?.get(item.MAC) ?? item.MAC}</a>
                     ) : null}{' '}
                     <span class="muted">
                       {dueLine(
