@@ -11,6 +11,7 @@ import {
   bandOf,
   byUrgency,
   countByMac,
+  kindsByMac,
   deltaOf,
   eventHref,
   evidenceText,
@@ -348,5 +349,12 @@ describe('farm app rules', () => {
         ['B', 1],
       ],
     )
+    const kinds = kindsByMac([
+      { MAC: 'D1', EventType: 'litter-offline' },
+      { MAC: 'D1', EventType: 'litter-unusual-activity' },
+      { MAC: 'D1', EventType: 'litter-offline' },
+      { EventType: 'tag-silent' },
+    ])
+    assert.deepEqual([...kinds], [['D1', ['litter-offline', 'litter-unusual-activity']]])
   })
 })

@@ -161,6 +161,18 @@ export function eventHref(event: EventFacts): string | undefined {
   return event.EventType.startsWith('litter-') ? '#/devices' : `#/animal/${encodeURIComponent(event.MAC)}`
 }
 
+/** The kinds of events each device or tag has open, by its MAC, each kind once (events of no MAC left out). */
+export function kindsByMac(events: readonly { MAC?: string; EventType: string }[]): Map<string, string[]> {
+  const kinds = new Map<string, string[]>()
+  for (const { MAC, EventType } of events) {
+    if (!MAC) continue
+    const list = kinds.get(MAC) ?? []
+    if (!list.includes(EventType)) list.push(EventType)
+    kinds.set(MAC, list)
+  }
+  return kinds
+}
+
 /** Events counted by the tag they name (events of no tag left out). */
 export function countByMac(events: readonly { MAC?: string }[]): Map<string, number> {
   const counts = new Map<string, number>()

@@ -1,7 +1,9 @@
 // Litter-monitoring devices: the summary, and each device online or offline with its last data.
 import type { operations } from '../../../clients/typescript/src/schema.d.ts'
-import { getAll, userPath, type Litterguard } from '../api.ts'
-import { t } from '../i18n.ts'
+import { eventTitle } from '../../../src/modules/events/event-texts.ts'
+import { eventsNeedingAttention, getAll, userPath, type Litterguard } from '../api.ts'
+import { kindsByMac } from '../farm.rules.ts'
+import { language, t } from '../i18n.ts'
 import { Failure, Loading, Section, formatDateTime, formatMeasure, useApi } from '../ui.tsx'
 
 type DeviceSummary = operations['litterguardSummary']['responses'][200]['content']['application/json']['data']
@@ -14,6 +16,10 @@ function secondsText(seconds: number | null | undefined): string {
 export function DevicesPage() {
   const summary = useApi<DeviceSummary>(userPath('/litterguards/summary'))
   const devices = useApi<Litterguard[]>(userPath('/litterguards'), (path) => getAll<Litterguard>(path))
+  // What each device has open, as the attention screen lists it: "Unusual activity in the litter" beside its pen.
+  const alerts = useApi(userPath('/events'), () =>
+    eventsNeedingAttention<{ MAC?: string; EventType: string }>().then(kindsByMac),
+  )
   const s = summary.data
   return (
     <>
@@ -62,6 +68,11 @@ export function DevicesPage() {
                 {formatMeasure(device.CurrentTemperature, '°C')} · {t('lastData')}{' '}
                 {secondsText(device.LastSeen?.seconds)}
               </span>
+              {(alerts.data?.get(device.MAC) ?? []).map((type) => (
+                <a key={type} class="pill warning" href="#/attention">
+                  {eventTitle(type, language())}
+                </a>
+              ))}
             </li>
           ))}
         </ul>
