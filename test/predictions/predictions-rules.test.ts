@@ -5,6 +5,7 @@ import { describe, it } from 'node:test'
 import { HOUR_MS } from '../../src/modules/predictions/hour-summaries.rules.ts'
 import { hoursToScore, nextRunAt, CATCH_UP_HOURS } from '../../src/jobs/predictions.ts'
 import {
+  counted,
   instantOf,
   mismatchesOfPath,
   normalizePosted,
@@ -48,6 +49,19 @@ describe('prediction endpoint rules', () => {
     assert.equal(instantOf('2026-03-01T10:00:00.123456Z', 'start'), Date.UTC(2026, 2, 1, 10, 0, 0, 123))
     for (const bad of ['2026-02-29', '2026-00-10', '2026-03-01T24:00', '2026-03-01T10:60', '20260301', 'now'])
       assert.equal(instantOf(bad, 'start'), undefined, bad)
+  })
+
+  it('counts in words with the noun in the singular or the plural, as the settings route gives its reasons', () => {
+    assert.deepEqual(
+      [
+        counted(0, 'day'),
+        counted(1, 'day'),
+        counted(14, 'day'),
+        counted(1, 'heat event'),
+        counted(2, 'lameness event'),
+      ],
+      ['0 days', '1 day', '14 days', '1 heat event', '2 lameness events'],
+    )
   })
 
   it("takes a prediction's highest result probability as its own", () => {

@@ -10,6 +10,7 @@ import { quantile } from './baselines.rules.ts'
 import { DEFAULT_GESTATION_DAYS, SCORER, type ScorerSettings } from './scorer-settings.rules.ts'
 import type { AnimalRecords } from './reproduction.rules.ts'
 import { uncalibrate } from './calibration.rules.ts'
+import { counted } from './predictions.rules.ts'
 
 const HOUR_MS = 3_600_000
 const DAY_MS = 24 * HOUR_MS
@@ -227,7 +228,7 @@ export function learnDueBar(windows: readonly DueWindow[]): DueBarLearning {
     }
   }
   return unchanged(
-    `${peaks.length} farrowings, caught ${atDefault.caught} in their due days; no lower bar there would have caught more without more than one false alarm for each: the default bar`,
+    `${counted(peaks.length, 'farrowing')}, caught ${atDefault.caught} in their due days; no lower bar there would have caught more without more than one false alarm for each: the default bar`,
   )
 }
 

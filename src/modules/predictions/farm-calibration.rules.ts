@@ -11,7 +11,7 @@
 // that needs no lameness record. Pure: the job (src/jobs/predictions.ts) feeds it; docs/predictions.md has the why
 // and the figures.
 import { MATCH_WINDOWS } from './accuracy.rules.ts'
-import type { ClassificationType } from './predictions.rules.ts'
+import { counted, type ClassificationType } from './predictions.rules.ts'
 
 const HOUR_MS = 3_600_000
 
@@ -165,7 +165,7 @@ export function lamenessPrior(
       ...counts,
       shift: 0,
       share: null,
-      reason: `${days.size} days scored in the period, fewer than ${c.minDays}: no shift`,
+      reason: `${counted(days.size, 'day')} scored in the period, fewer than ${c.minDays}: no shift`,
     }
   const share = sustained / animalDays
   const weight = byAnimal.size / (byAnimal.size + c.shrinkAnimals)
@@ -297,7 +297,7 @@ export function fitFarmCalibration(
       ...base,
       map: prior && prior.shift !== 0 ? start : IDENTITY_MAP,
       fitted: null,
-      reason: `${events} ${kind} events recorded in the period, fewer than ${c.minEvents}: ${startName}`,
+      reason: `${counted(events, `${kind} event`)} recorded in the period, fewer than ${c.minEvents}: ${startName}`,
     }
   if (positives === 0 || positives === hours)
     return {

@@ -4,7 +4,7 @@
 // days without one. From those, the threshold factor that would have caught enough events without raising the
 // false alarms is chosen, shrunk towards the current factor when records are few and kept within limits, so that a
 // few records cannot run it away. Pure: the job (src/jobs/predictions.ts) feeds it; docs/predictions.md has the why.
-import type { ClassificationType } from './predictions.rules.ts'
+import { counted, type ClassificationType } from './predictions.rules.ts'
 import { DEFAULT_GESTATION_DAYS } from './scorer-settings.rules.ts'
 import { MATCH_WINDOWS, mergeMoments, type Moment } from './accuracy.rules.ts'
 import { median as medianOf } from './baselines.rules.ts'
@@ -111,7 +111,7 @@ export function learnClass(kind: ClassificationType, input: ClassLearningInput):
   if (events.length < LEARNING.minEvents)
     return result(
       currentFactor,
-      `${events.length} events recorded in the period, fewer than ${LEARNING.minEvents}: unchanged`,
+      `${counted(events.length, 'event')} recorded in the period, fewer than ${LEARNING.minEvents}: unchanged`,
     )
   // The candidates: factors within the limits and one step of the current one, from the highest (fewest alarms).
   const lowest = Math.max(LEARNING.minFactor, currentFactor / LEARNING.maxStep)

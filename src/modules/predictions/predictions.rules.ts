@@ -119,3 +119,6 @@ export function recordInstant(date: string, time?: string | null): number | unde
   const ms = Date.parse(`${date}T${clock}Z`)
   return Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== date ? undefined : ms
 }
+
+/** A count with its noun in the singular or plural: "1 day", "14 days" (the settings route's reasons). */
+export const counted = (n: number, one: string, other = `${one}s`): string => `${n} ${n === 1 ? one : other}`
