@@ -133,8 +133,8 @@ export function learnClass(kind: ClassificationType, input: ClassLearningInput):
     aim = best ?? currentFactor
     why =
       best === undefined
-        ? `caught ${now.detected} of ${events.length} events, but a lower threshold would raise the false alarms more than the events caught: unchanged`
-        : `caught ${now.detected} of ${events.length} events; at ${round(best, 2)}x the default threshold it would have caught ${caught(best)}, with at most one more false alarm for each`
+        ? `caught ${now.detected} of ${counted(events.length, 'event')}, but a lower threshold would raise the false alarms more than the events caught: unchanged`
+        : `caught ${now.detected} of ${counted(events.length, 'event')}; at ${round(best, 2)}x the default threshold it would have caught ${caught(best)}, with at most one more false alarm for each`
   } else if (now.falseAlarms !== null && now.falseAlarms > target.falseAlarms) {
     // Enough caught but too many false alarms: the highest factor that still catches every event caught now (the
     // farm's records confirmed them; a factor that gives one up, run week after week, walks sensitivity down), and
@@ -154,9 +154,9 @@ export function learnClass(kind: ClassificationType, input: ClassLearningInput):
     why =
       best === undefined
         ? `${round(now.falseAlarms, 2)} false alarms per animal-month, but a higher threshold would miss events or come within ${LEARNING.raiseMargin}x of the lowest caught event's peak: unchanged`
-        : `${round(now.falseAlarms, 2)} false alarms per animal-month with ${now.detected} of ${events.length} events caught; at ${round(best, 2)}x it would still catch ${caught(best)}, each at least ${LEARNING.raiseMargin}x above it`
+        : `${round(now.falseAlarms, 2)} false alarms per animal-month with ${now.detected} of ${counted(events.length, 'event')} caught; at ${round(best, 2)}x it would still catch ${caught(best)}, each at least ${LEARNING.raiseMargin}x above it`
   } else {
-    why = `caught ${now.detected} of ${events.length} events at ${round(now.falseAlarms ?? 0, 2)} false alarms per animal-month: on target, unchanged`
+    why = `caught ${now.detected} of ${counted(events.length, 'event')} at ${round(now.falseAlarms ?? 0, 2)} false alarms per animal-month: on target, unchanged`
   }
   const weight = events.length / (events.length + LEARNING.shrinkEvents)
   const factor = Math.min(
