@@ -348,6 +348,7 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
           await due.getByRole('heading', { name: /^Due for a pregnancy check \(\d+\)$/ }).waitFor()
           await figures.locator('.u-legend').getByText('Return rate').waitFor()
           assert.equal(await figures.locator('.u-legend').getByText('Females').count(), 0)
+          assert.equal(await figures.locator('.u-legend').getByText('--').count(), 0, 'the latest month, not "--"')
           // Per class (heat, farrowing, lameness) as the accuracy route counts the last 90 days: the farrowing
           // alarm confirmed 9 h ahead; the insemination entered above has no heat prediction around it (unscored).
           const alarms = page.getByRole('region', { name: 'Alarms on this farm' })

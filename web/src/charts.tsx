@@ -3,7 +3,8 @@
 import { useEffect, useRef } from 'preact/hooks'
 import uPlot from 'uplot'
 import type { Prediction } from './api.ts'
-import { t } from './i18n.ts'
+import { language, t } from './i18n.ts'
+import { formatDateTime } from './ui.tsx'
 
 const CLASSES = [
   { type: 'birth', label: 'class_birth', stroke: '#b23a48' },
@@ -35,9 +36,27 @@ export interface LineChartProps {
   fraction?: boolean
   /** The values' unit, on the axis. */
   unit?: string
+  /** What the times are ("Time", "Month"), and a time in words, in the legend. */
+  timeLabel: string
+  timeText: (seconds: number) => string
 }
 
-export function LineChart({ label, times, series, fraction, unit }: LineChartProps) {
+/** A value in the legend: a fraction in %, else with its unit; a dash where the line has no point. */
+function valueText(value: number | null | undefined, fraction: boolean | undefined, unit: string | undefined): string {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return '–'
+  if (fraction) return `${Math.round(value * 100)} %`
+  return unit
+    ? `${new Intl.NumberFormat(language(), { maximumFractionDigits: 2 }).format(value)} ${unit}`
+    : String(value)
+}
+
+/** Shows the last point's values in the legend. */
+function latest(u: uPlot) {
+  const last = u.data[0].length - 1
+  if (last >= 0) u.setLegend({ idx: last }, false)
+}
+
+export function LineChart({ label, times, series, fraction, unit, timeLabel, timeText }: LineChartProps) {
   const box = useRef<HTMLDivElement>(null)
   useEffect(() => {
     const element = box.current
@@ -48,7 +67,21 @@ export function LineChart({ label, times, series, fraction, unit }: LineChartPro
         width: width(),
         height: 220,
         scales: fraction ? { y: { range: [0, 1] } } : {},
-        series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.stroke, width: 2, spanGaps: true }))],
+        series: [
+          { label: timeLabel, value: (_u, v) => (v === null ? '–' : timeText(v)) },
+          ...series.map((s) => ({
+            label: s.label,
+            stroke: s.stroke,
+            width: 2,
+            spanGaps: true,
+            value: (_u: uPlot, v: number | null) => valueText(v, fraction, unit),
+          })),
+        ],
+        // The legend reads the latest point until the pointer is over the chart, and again once it leaves (it
+        // read "--" for every line).
+        hooks: {
+          setCursor: [(u) => u.cursor.idx == null && latest(u)],
+        },
         axes: [
           {},
           // Wide enough for "100 %", which the default width cut.
@@ -62,13 +95,14 @@ export function LineChart({ label, times, series, fraction, unit }: LineChartPro
       [times, ...series.map((s) => s.values)],
       element,
     )
+    latest(chart)
     const resize = () => chart.setSize({ width: width(), height: 220 })
     addEventListener('resize', resize)
     return () => {
       removeEventListener('resize', resize)
       chart.destroy()
     }
-  }, [times, series, fraction, unit])
+  }, [times, series, fraction, unit, timeLabel, timeText])
   return <div ref={box} class="chart" role="img" aria-label={label} />
 }
 
@@ -78,6 +112,8 @@ export function PredictionChart({ predictions }: { predictions: Prediction[] }) 
     <LineChart
       label={t('predictions')}
       times={times as number[]}
+      timeLabel={t('chartTime')}
+      timeText={(seconds) => formatDateTime(seconds * 1000)}
       fraction
       series={CLASSES.map((c, i) => ({ label: t(c.label), stroke: c.stroke, values: values[i] as (number | null)[] }))}
     />

@@ -103,6 +103,10 @@ function MonthlyChart({ monthly }: { monthly: { month: Date; figures: Figures }[
     <Chart
       label={t('kpis')}
       unit="%"
+      timeLabel={t('chartMonth')}
+      timeText={(seconds) =>
+        new Date(seconds * 1000).toLocaleDateString(language(), { month: 'short', year: 'numeric' })
+      }
       times={monthly.map((m) => Math.floor(m.month.getTime() / 1000))}
       series={chosen.map((name, i) => ({
         label: kpiName(name),
