@@ -32,10 +32,10 @@ export function worthAnnouncing(event: AnnouncedEvent, now: number): boolean {
 
 /**
  * The notification's title and body: the kind in the user's language; the animal or device, its group and why
- * (eventSummary, times as the browser shows them), as the service's push messages say it.
+ * (eventSummary, times in that language), as the service's push messages say it.
  */
 export function announcement(event: AnnouncedEvent, subject: string | undefined, tag: string) {
-  const time = (ms: number) => new Date(ms).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' })
+  const time = (ms: number) => new Date(ms).toLocaleString(tag, { dateStyle: 'short', timeStyle: 'short' })
   return {
     title: eventTitle(event.EventType, tag),
     body: [subject ?? event.MAC, event.Group, eventSummary(event, tag, time)].filter(Boolean).join(' · '),

@@ -2,7 +2,7 @@
 import type { ComponentChildren } from 'preact'
 import { useCallback, useEffect, useState } from 'preact/hooks'
 import { ApiError, get, type Envelope } from './api.ts'
-import { t } from './i18n.ts'
+import { language, t } from './i18n.ts'
 
 export interface Loaded<T> {
   data: T | undefined
@@ -82,11 +82,12 @@ export function Loading({ when }: { when: boolean }) {
   ) : null
 }
 
+/** A date and time in the app's language (a German farm reads 29.11.26, 02:10 whatever its browser's locale). */
 export function formatDateTime(ms: number | string | undefined): string {
   if (ms === undefined || ms === '') return '–'
   const date = typeof ms === 'number' ? new Date(ms) : new Date(ms)
   if (Number.isNaN(date.getTime())) return String(ms)
-  return date.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' })
+  return date.toLocaleString(language(), { dateStyle: 'short', timeStyle: 'short' })
 }
 
 export function formatNumber(value: number | null | undefined, digits = 1): string {
