@@ -90,8 +90,11 @@ export function formatDateTime(ms: number | string | undefined): string {
   return date.toLocaleString(language(), { dateStyle: 'short', timeStyle: 'short' })
 }
 
+/** A number to `digits` decimals with the app's language's decimal mark (37.3 °C, 37,3 °C). */
 export function formatNumber(value: number | null | undefined, digits = 1): string {
-  return typeof value === 'number' && Number.isFinite(value) ? value.toFixed(digits) : '–'
+  if (typeof value !== 'number' || !Number.isFinite(value)) return '–'
+  const options = { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false }
+  return new Intl.NumberFormat(language(), options).format(value)
 }
 
 /** A share (0-1: an animal's CurrentActivity) as a whole percentage; another number, an integrator's own, as it is. */

@@ -8,7 +8,7 @@ import { bandOf, deltaOf, lastReadingAt } from '../farm.rules.ts'
 import { t, type TextKey } from '../i18n.ts'
 import { RecordForm } from '../record-form.tsx'
 import { RECORD_KINDS, collectionPath, timelineTime, type FarmRecord, type RecordKind } from '../records.ts'
-import { Failure, Loading, Section, formatDateTime, formatMeasure, formatShare, useApi } from '../ui.tsx'
+import { Failure, Loading, Section, formatDateTime, formatMeasure, formatNumber, formatShare, useApi } from '../ui.tsx'
 import { EventItem, type FarmEvent } from './attention.tsx'
 
 type ChartProps = { predictions: Prediction[] }
@@ -147,7 +147,7 @@ export function AnimalPage({ mac }: { mac: string }) {
             <div>
               <dt>{t('delta')}</dt>
               <dd>
-                <span class={`band band-${band}`}>{delta === undefined ? '–' : delta.toFixed(2)}</span>{' '}
+                <span class={`band band-${band}`}>{delta === undefined ? '–' : formatNumber(delta, 2)}</span>{' '}
                 {t(`band_${band}`)}
               </dd>
             </div>

@@ -143,7 +143,7 @@ export function HerdPage() {
                   </td>
                   <td>
                     <span class={`band band-${band}`} title={t(`band_${band}`)}>
-                      {delta === undefined ? '–' : `${delta > 0 ? '+' : ''}${delta.toFixed(2)}`}
+                      {delta === undefined ? '–' : `${delta > 0 ? '+' : ''}${formatNumber(delta, 2)}`}
                       <span class="visually-hidden"> {t(`band_${band}`)}</span>
                     </span>
                   </td>

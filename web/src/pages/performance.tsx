@@ -33,8 +33,8 @@ const KPI_UNITS: Record<string, '%' | 'days'> = {
 
 function kpiText(name: string, value: number): string {
   const unit = KPI_UNITS[name]
-  const rounded = Math.round(value * 100) / 100
-  return unit === undefined ? String(rounded) : `${rounded} ${unit === 'days' ? t('unitDays') : unit}`
+  const rounded = new Intl.NumberFormat(language(), { maximumFractionDigits: 2 }).format(value)
+  return unit === undefined ? rounded : `${rounded} ${unit === 'days' ? t('unitDays') : unit}`
 }
 
 /** A count or a day of a KPI's basis as the user's language writes it (1,234; 3 Sep 2025). */
