@@ -4,7 +4,7 @@ import { useEffect, useRef } from 'preact/hooks'
 import uPlot from 'uplot'
 import type { Prediction } from './api.ts'
 import { language, t } from './i18n.ts'
-import { formatDateTime } from './ui.tsx'
+import { formatDateTime, formatShare } from './ui.tsx'
 
 const CLASSES = [
   { type: 'birth', label: 'class_birth', stroke: '#b23a48' },
@@ -43,8 +43,8 @@ export interface LineChartProps {
 
 /** A value in the legend: a fraction in %, else with its unit; a dash where the line has no point. */
 function valueText(value: number | null | undefined, fraction: boolean | undefined, unit: string | undefined): string {
+  if (fraction) return formatShare(value)
   if (typeof value !== 'number' || !Number.isFinite(value)) return '–'
-  if (fraction) return `${Math.round(value * 100)} %`
   return unit
     ? `${new Intl.NumberFormat(language(), { maximumFractionDigits: 2 }).format(value)} ${unit}`
     : String(value)
