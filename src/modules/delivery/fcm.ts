@@ -3,7 +3,7 @@
 // tests and a farm's own relay can stand in for Google's; the token request is sent where the key's
 // token_uri says, which for Google's keys is Google's token endpoint.
 import { readFileSync } from 'node:fs'
-import { JWT } from 'google-auth-library'
+import type { JWT } from 'google-auth-library'
 
 const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging'
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token'
@@ -55,21 +55,27 @@ export function createFcmSender(options: {
   timeoutMs: number
 }): PushSender {
   const key = readServiceAccountKey(options.serviceAccountFile)
-  const auth = new JWT({
-    email: key.client_email,
-    key: key.private_key,
-    scopes: [FCM_SCOPE],
-    transporterOptions: { timeout: options.timeoutMs },
-  })
-  const tokenUri = key.token_uri
-  if (tokenUri && tokenUri !== GOOGLE_TOKEN_URL) {
-    // google-auth-library sends the JWT grant to Google's endpoint; a key for another issuer names its own.
-    auth.transporter.interceptors.request.add({
-      resolved: async (request) => {
-        if (String(request.url) === GOOGLE_TOKEN_URL) request.url = new URL(tokenUri)
-        return request
-      },
+  // google-auth-library is loaded with the first message, not at start (docs/runtime.md: the service's memory).
+  let auth: Promise<JWT> | undefined
+  const authorize = async () => {
+    const { JWT } = await import('google-auth-library')
+    const client = new JWT({
+      email: key.client_email,
+      key: key.private_key,
+      scopes: [FCM_SCOPE],
+      transporterOptions: { timeout: options.timeoutMs },
     })
+    const tokenUri = key.token_uri
+    if (tokenUri && tokenUri !== GOOGLE_TOKEN_URL) {
+      // google-auth-library sends the JWT grant to Google's endpoint; a key for another issuer names its own.
+      client.transporter.interceptors.request.add({
+        resolved: async (request) => {
+          if (String(request.url) === GOOGLE_TOKEN_URL) request.url = new URL(tokenUri)
+          return request
+        },
+      })
+    }
+    return client
   }
   const endpoint = options.endpoint ?? `https://fcm.googleapis.com/v1/projects/${key.project_id}/messages:send`
 
@@ -77,7 +83,8 @@ export function createFcmSender(options: {
     async send(message) {
       let accessToken: string | null | undefined
       try {
-        accessToken = (await auth.getAccessToken()).token
+        auth ??= authorize()
+        accessToken = (await (await auth).getAccessToken()).token
       } catch (err) {
         return { kind: 'retry', error: `OAuth token: ${(err as Error).message}` }
       }

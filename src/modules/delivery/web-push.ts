@@ -2,7 +2,6 @@
 // encrypted for its browser (RFC 8291, aes128gcm) and signed with the service's VAPID key (RFC 8292) by the
 // `web-push` library, then POSTed to the browser's push service through the same guard as a webhook
 // (outbound.ts): https and public addresses only, unless WEBHOOK_ALLOW_INSECURE.
-import webpush from 'web-push'
 import type { EventRow } from '../events/events.repository.ts'
 import { post, type OutboundOptions } from './outbound.ts'
 import { webPushPublicKey } from '../../web-push-key.ts'
@@ -48,6 +47,8 @@ export function createWebPushSender(options: {
   const publicKey = webPushPublicKey(options.privateKey)
   return {
     async send(target, message) {
+      // web-push is loaded with the first message, not at start (docs/runtime.md: the service's memory).
+      const { default: webpush } = await import('web-push')
       let body: Buffer
       let headers: Record<string, string>
       try {
