@@ -6,6 +6,7 @@ import type { components } from '../../clients/typescript/src/schema.d.ts'
 import { parseEventBlock } from './event-stream.ts'
 import { t } from './i18n.ts'
 import { unsubscribeBrowser } from './push-subscription.ts'
+import { createGate, EXPENSIVE_READS_AT_ONCE, isExpensiveRead } from './read-gate.ts'
 import { DEVICE_ALERTS_KEY, SESSION_KEY, WEB_PUSH_SUBSCRIPTION_KEY } from './storage-keys.ts'
 
 export type Animal = components['schemas']['Animal']
@@ -246,7 +247,10 @@ async function answer(method: string, path: string, body: unknown): Promise<Resp
   return response
 }
 
-export const get = <T>(path: string) => request<T>('GET', path)
+const expensiveReads = createGate(EXPENSIVE_READS_AT_ONCE)
+
+export const get = <T>(path: string) =>
+  isExpensiveRead(path) ? expensiveReads(() => request<T>('GET', path)) : request<T>('GET', path)
 
 /** Every page of a list (limit 100 each), for the herd and the timeline: the first, then the rest two at a time. */
 export async function getAll<T>(path: string, maxPages = 20): Promise<T[]> {
