@@ -3,6 +3,7 @@
 import { useEffect, useRef } from 'preact/hooks'
 import uPlot from 'uplot'
 import type { Prediction } from './api.ts'
+import { timeAxisLabels } from './chart-axis.rules.ts'
 import { language, t } from './i18n.ts'
 import { formatDateTime, formatShare } from './ui.tsx'
 
@@ -39,6 +40,8 @@ export interface LineChartProps {
   /** What the times are ("Time", "Month"), and a time in words, in the legend. */
   timeLabel: string
   timeText: (seconds: number) => string
+  /** A tick at each point (the months of a monthly chart) rather than where uPlot spaces them. */
+  tickEachPoint?: boolean
 }
 
 /** A value in the legend: a fraction in %, else with its unit; a dash where the line has no point. */
@@ -56,12 +59,14 @@ function latest(u: uPlot) {
   if (last >= 0) u.setLegend({ idx: last }, false)
 }
 
-export function LineChart({ label, times, series, fraction, unit, timeLabel, timeText }: LineChartProps) {
+export function LineChart(props: LineChartProps) {
+  const { label, times, series, fraction, unit, timeLabel, timeText, tickEachPoint } = props
   const box = useRef<HTMLDivElement>(null)
   useEffect(() => {
     const element = box.current
     if (!element) return
     const width = () => Math.max(280, element.clientWidth)
+    const pointSpacing = Math.min(...times.slice(1).map((time, i) => time - times[i]!))
     const chart = new uPlot(
       {
         width: width(),
@@ -83,7 +88,11 @@ export function LineChart({ label, times, series, fraction, unit, timeLabel, tim
           setCursor: [(u) => u.cursor.idx == null && latest(u)],
         },
         axes: [
-          {},
+          {
+            values: (_u, ticks, _axis, _space, increment) =>
+              timeAxisLabels(ticks, tickEachPoint ? pointSpacing : increment, language()),
+            ...(tickEachPoint ? { splits: () => times } : {}),
+          },
           // Wide enough for "100 %", which the default width cut.
           fraction
             ? { size: 56, values: (_u, ticks) => ticks.map((v) => `${Math.round(v * 100)} %`) }
@@ -102,7 +111,7 @@ export function LineChart({ label, times, series, fraction, unit, timeLabel, tim
       removeEventListener('resize', resize)
       chart.destroy()
     }
-  }, [times, series, fraction, unit, timeLabel, timeText])
+  }, [times, series, fraction, unit, timeLabel, timeText, tickEachPoint])
   return <div ref={box} class="chart" role="img" aria-label={label} />
 }
 

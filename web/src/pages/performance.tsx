@@ -104,6 +104,7 @@ function MonthlyChart({ monthly }: { monthly: { month: Date; figures: Figures }[
       label={t('kpis')}
       unit="%"
       timeLabel={t('chartMonth')}
+      tickEachPoint
       timeText={(seconds) =>
         new Date(seconds * 1000).toLocaleDateString(language(), { month: 'short', year: 'numeric' })
       }
