@@ -1,7 +1,7 @@
 // Store-independent: runs in the embedded pass of npm test only (test/run.ts).
 // The farm app's pure rules: the spec's temperature bands, the herd search, record bodies, where the API's
-// validation details land (records and alert rules), the alert rules' body, the event-stream parser and the
-// language choice.
+// validation details land (records and alert rules), the alert rules' body (probabilities in percent), the
+// event-stream parser and the language choice.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
@@ -19,7 +19,16 @@ import {
   matchesSearch,
 } from '../../web/src/farm.rules.ts'
 import { requestInWords } from '../../web/src/access-log.ts'
-import { draftsOf, ruleFieldOf, rulesBody } from '../../web/src/alert-rules.ts'
+import {
+  draftsOf,
+  percentOf,
+  probabilityOf,
+  ruleFieldOf,
+  ruleMessage,
+  rulesBody,
+  thresholdInput,
+  thresholdUnit,
+} from '../../web/src/alert-rules.ts'
 import { ANNOUNCE_WITHIN_MS, announcement, worthAnnouncing } from '../../web/src/device-alerts.ts'
 import { parseEventBlock } from '../../web/src/event-stream.ts'
 import { failureAtFields } from '../../web/src/form-errors.ts'
@@ -236,13 +245,59 @@ describe('farm app rules', () => {
 
   it('writes the alert rules without what only the service writes, a threshold that is no number as typed', () => {
     const rules = { ...defaultRules(), updatedAt: 1_700_000_000_000, updatedBy: 'someone' }
-    const drafts = { ...draftsOf(rules), birthProbability: ' 0.7 ', gestationDays: '', batteryPercent: '2O' }
+    const drafts = { ...draftsOf(rules), birthProbability: ' 70 ', gestationDays: '', batteryPercent: '2O' }
     const body = rulesBody(rules, drafts)
     assert.deepEqual(Object.keys(body).sort(), ['kinds', 'quietHours', 'thresholds', 'timeZone'])
     assert.equal(body.thresholds.birthProbability, 0.7)
     assert.equal(body.thresholds.gestationDays, '')
     assert.equal(body.thresholds.batteryPercent, '2O')
     assert.equal(body.thresholds.temperatureRedDelta, rules.thresholds.temperatureRedDelta)
+  })
+
+  it('shows the probabilities in percent and writes them back as the API keeps them, 0–1 to 4 decimals', () => {
+    assert.equal(percentOf(0.2139), 21.39)
+    assert.equal(probabilityOf(21.39), 0.2139)
+    assert.equal(probabilityOf(0.7), 0.007)
+    assert.equal(probabilityOf(12.345), 0.1235, 'to the API’s precision, no float noise')
+    // Every value the API stores (4 decimals) round-trips through the form's 2 decimals of a percent.
+    for (let i = 0; i <= 10_000; i++) assert.equal(probabilityOf(percentOf(i / 10_000)), i / 10_000)
+    const rules = { ...defaultRules(), thresholds: { ...defaultRules().thresholds, heatProbability: 0.2139 } }
+    const drafts = draftsOf(rules)
+    assert.equal(drafts.heatProbability, '21.39')
+    assert.equal(drafts.probabilityHysteresis, '5', 'percentage points')
+    assert.equal(drafts.temperatureRedDelta, '0.6')
+    const body = rulesBody(rules, { ...drafts, lamenessProbability: '33.3', probabilityHysteresis: '2.5' })
+    assert.equal(body.thresholds.heatProbability, 0.2139)
+    assert.equal(body.thresholds.lamenessProbability, 0.333)
+    assert.equal(body.thresholds.probabilityHysteresis, 0.025)
+    // A value of more decimals than the form shows (an integrator's) is not rounded by saving something else.
+    const finer = { ...rules, thresholds: { ...rules.thresholds, birthProbability: 0.123456 } }
+    assert.equal(draftsOf(finer).birthProbability, '12.35')
+    assert.equal(rulesBody(finer, draftsOf(finer)).thresholds.birthProbability, 0.123456)
+    assert.equal(
+      rulesBody(finer, { ...draftsOf(finer), birthProbability: '12.34' }).thresholds.birthProbability,
+      0.1234,
+    )
+  })
+
+  it('gives a probability input bounds in percent and a unit in words, and its API message the bound in percent', () => {
+    assert.deepEqual(thresholdInput('heatProbability'), { min: 0, max: 100, step: 0.01 })
+    assert.deepEqual(thresholdInput('probabilityHysteresis'), { min: 0, max: 50, step: 0.01 })
+    assert.deepEqual(thresholdInput('gestationDays'), { min: 100, max: 130, step: 1 })
+    assert.deepEqual(thresholdInput('temperatureRedDelta'), { min: 0, max: 5, step: 'any' })
+    assert.equal(thresholdUnit('birthProbability'), 'probability')
+    assert.equal(thresholdUnit('probabilityHysteresis'), 'percentagePoints')
+    assert.equal(LANGUAGES.de!.texts.unit_percentagePoints, '(Prozentpunkte)')
+    assert.equal(ruleMessage('thresholds.heatProbability', 'must be <= 1'), 'must be <= 100')
+    assert.equal(ruleMessage('thresholds.heatProbability', 'must be > 0'), 'must be > 0')
+    assert.equal(ruleMessage('thresholds.probabilityHysteresis', 'must be <= 0.5'), 'must be <= 50')
+    assert.equal(
+      ruleMessage('thresholds.probabilityHysteresis', 'must be below heatProbability'),
+      'must be below heatProbability',
+    )
+    assert.equal(ruleMessage('thresholds.gestationDays', 'must be <= 130'), 'must be <= 130')
+    assert.equal(ruleMessage('thresholds.toString', 'must be <= 1'), 'must be <= 1')
+    assert.equal(ruleMessage('timeZone', 'must be <= 1'), 'must be <= 1')
   })
 
   it("puts an alert-rules detail at the field it names, whatever the path's form", () => {

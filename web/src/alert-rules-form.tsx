@@ -1,16 +1,20 @@
 // The farm's alert rules as a form a farmer reads: each kind of alert by its title, whether it is raised and which
 // roles get it on their phone; the thresholds in words with their units and bounds; quiet hours per role; the time
-// zone. The API validates (the form does not); its `details` are shown at the field they name.
+// zone. The API validates (the form does not); its `details` are shown at the field they name. Probabilities read
+// and are typed in percent, the API's document keeps them 0–1 (alert-rules.ts converts both ways).
 import { useEffect, useState } from 'preact/hooks'
 import { EVENT_TYPES, RANKS, type EventType, type Rank } from '../../src/modules/events/event-kinds.ts'
 import { eventTitle } from '../../src/modules/events/event-texts.ts'
-import { THRESHOLD_LIMITS, THRESHOLD_NAMES } from '../../src/modules/events/alert-thresholds.ts'
+import { THRESHOLD_NAMES } from '../../src/modules/events/alert-thresholds.ts'
 import type { AlertRules, QuietHours } from '../../src/modules/events/alert-rules.rules.ts'
 import {
   NEW_QUIET_HOURS,
   draftsOf,
   ruleFieldOf,
+  ruleMessage,
   rulesBody,
+  thresholdInput,
+  thresholdUnit,
   type RulesDocument,
   type ThresholdDrafts,
 } from './alert-rules.ts'
@@ -65,7 +69,11 @@ export function AlertRulesForm() {
       setNotice(t('saved'))
     } catch (err) {
       const failure = err instanceof ApiError ? err : new ApiError(0, String(err))
-      const { atFields, formError } = failureAtFields(failure, ruleFieldOf)
+      const details = failure.details.map((detail) => ({
+        ...detail,
+        message: ruleMessage(detail.field, detail.message),
+      }))
+      const { atFields, formError } = failureAtFields({ message: failure.message, details }, ruleFieldOf)
       setFieldErrors(atFields)
       setFormError(formError)
     } finally {
@@ -181,22 +189,22 @@ export function AlertRulesForm() {
             <legend>{t('thresholds')}</legend>
             <div class="fields">
               {THRESHOLD_NAMES.map((name) => {
-                const limit = THRESHOLD_LIMITS[name]
+                const input = thresholdInput(name)
                 const id = `threshold-${name}`
                 const error = fieldErrors[`thresholds.${name}`]
                 return (
                   <div class={error ? 'field invalid' : 'field'} key={name}>
                     <label for={id}>
-                      {t(`threshold_${name}` as TextKey)} <span class="unit">{t(`unit_${limit.unit}` as TextKey)}</span>
+                      {t(`threshold_${name}` as TextKey)} <span class="unit">{t(`unit_${thresholdUnit(name)}`)}</span>
                     </label>
                     <input
                       id={id}
                       name={name}
                       type="number"
                       inputMode="decimal"
-                      min={limit.minimum}
-                      max={limit.maximum}
-                      step={'integer' in limit ? 1 : 'any'}
+                      min={input.min}
+                      max={input.max}
+                      step={input.step}
                       value={drafts[name]}
                       onInput={(e) => {
                         const text = e.currentTarget.value

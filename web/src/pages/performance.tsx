@@ -6,6 +6,7 @@ import type { operations } from '../../../clients/typescript/src/schema.d.ts'
 import { get, userPath } from '../api.ts'
 import type { LineChartProps } from '../charts.tsx'
 import { dueLine, fillPlaceholders, humanize, localDate } from '../farm.rules.ts'
+import { amountText, benchmarkText, KPI_UNITS } from '../kpi-benchmark.rules.ts'
 import { language, t, textOr, type TextKey } from '../i18n.ts'
 import { Failure, formatNumber, Loading, Section, useApi } from '../ui.tsx'
 import { subjectNames } from './attention.tsx'
@@ -21,21 +22,8 @@ export function kpiValue(figure: unknown): number | undefined {
   return undefined
 }
 
-/** The unit of a KPI's value, as the Kpis schema defines it; a count or a ratio has none. */
-const KPI_UNITS: Record<string, '%' | 'days'> = {
-  matedFemaleDays: 'days',
-  farrowingRate: '%',
-  nonProductiveDays: 'days',
-  weanToServiceInterval: 'days',
-  returnRate: '%',
-  preWeaningMortality: '%',
-}
-
-function kpiText(name: string, value: number): string {
-  const unit = KPI_UNITS[name]
-  const rounded = new Intl.NumberFormat(language(), { maximumFractionDigits: 2 }).format(value)
-  return unit === undefined ? rounded : `${rounded} ${unit === 'days' ? t('unitDays') : unit}`
-}
+/** A KPI's value with its unit in the user's language ("85.2%", "10,23 Tage", "1 day"). */
+const kpiText = (name: string, value: number) => amountText(value, KPI_UNITS[name] ?? 'count', language())
 
 /** A count or a day of a KPI's basis as the user's language writes it (1,234; 3 Sep 2025). */
 function basisValue(value: unknown): string {
@@ -65,11 +53,15 @@ function kpiBasis(name: string, figure: unknown): string {
 const kpiName = (name: string) => textOr(`kpi_${name}`, humanize(name))
 const dueListName = (name: string) => textOr(`due_${name}`, humanize(name))
 
-/** A KPI's published benchmark, in words, as the API gives it beside the figure. */
-function kpiBenchmark(figure: unknown): string {
+/** A KPI's published benchmark, as the API gives it beside the figure, in the user's language. */
+function kpiBenchmark(name: string, figure: unknown): string {
   const benchmark = figure && typeof figure === 'object' ? (figure as { benchmark?: unknown }).benchmark : undefined
-  const text = benchmark && typeof benchmark === 'object' ? (benchmark as { text?: unknown }).text : undefined
-  return typeof text === 'string' ? text : ''
+  const kpiWords = textOr(`kpiBenchmark_${name}`, '')
+  return benchmarkText(name, benchmark, language(), {
+    below: t('benchmarkBelow'),
+    above: t('benchmarkAbove'),
+    kpi: kpiWords === '' ? undefined : kpiWords,
+  })
 }
 
 function monthStarts(count: number, now: Date): Date[] {
@@ -225,7 +217,7 @@ export function PerformancePage() {
                       {basis && <small class="kpi-basis">{basis}</small>}
                     </th>
                     <td>{value === undefined ? '–' : kpiText(name, value)}</td>
-                    <td class="muted">{kpiBenchmark(figure)}</td>
+                    <td class="muted">{kpiBenchmark(name, figure)}</td>
                   </tr>
                 )
               })}

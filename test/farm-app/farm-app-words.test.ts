@@ -1,0 +1,94 @@
+// Store-independent: runs in the embedded pass of npm test only (test/run.ts): the app reads through the public API.
+// The farm app's figures in the farm's language, in Debian's Chromium: for a farm that chose German, the published
+// KPI benchmarks in German words and numbers (the API's text is English), and the alert rules' probabilities in
+// percent on the settings form, stored 0–1 through the API, with the API's bound in percent at the field.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import type { Browser } from 'playwright-core'
+import { noChromium } from '../support/chromium.ts'
+import { appInChromium, type BrowserApp } from '../support/browser-app.ts'
+import type { TestContext } from '../support/app.ts'
+import { bearer, createUser, userToken } from '../support/fixtures.ts'
+import { alarmLevel } from '../../src/modules/predictions/calibration.rules.ts'
+
+let ctx: TestContext
+let browser: Browser
+let base: string
+
+/** Intl's no-break space before a German "%". */
+const NBSP = '\u00a0'
+
+async function germanFarm() {
+  const user = await createUser(ctx)
+  const { accessToken } = await userToken(ctx, user.email)
+  const headers = bearer(accessToken)
+  const res = await ctx.app.inject({
+    method: 'PATCH',
+    url: `/api/v1/users/${user.uid}`,
+    headers,
+    payload: { Language: 'de' },
+  })
+  assert.equal(res.statusCode, 200, res.body)
+  return { ...user, headers }
+}
+
+describe('the farm app in the farm’s language', { skip: noChromium }, () => {
+  let served: BrowserApp | undefined
+  before(async () => {
+    served = await appInChromium()
+    ;({ ctx, base, browser } = served)
+  })
+  after(() => served?.close())
+
+  it('writes the benchmarks in German and takes the alarm probabilities in percent', async () => {
+    const farm = await germanFarm()
+    const context = await browser.newContext({ serviceWorkers: 'block', locale: 'en-US' })
+    const page = await context.newPage()
+    await page.goto(`${base}/app/`)
+    await page.getByLabel('E-mail').fill(farm.email)
+    await page.getByLabel('Password').fill(farm.password!)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('heading', { name: 'Handlungsbedarf' }).waitFor()
+
+    await page.goto(`${base}/app/#/performance`)
+    const figures = page.getByRole('region', { name: 'Kennzahlen' })
+    const benchmark = (name: string) =>
+      figures.getByRole('row', { name }).getByRole('cell').last().textContent({ timeout: 30_000 })
+    assert.equal(await benchmark('Leertage'), '31–36 Tage')
+    assert.equal(await benchmark('Absetz-Belegungs-Intervall'), '5,6–7 Tage')
+    assert.equal(await benchmark('Abferkelrate'), `83–88${NBSP}%`)
+    assert.equal(await benchmark('Umrauscherquote'), `unter 12${NBSP}%, die meisten davon regelmäßig`)
+
+    await page.goto(`${base}/app/#/settings`)
+    const rules = page.getByRole('region', { name: 'Alarmregeln' })
+    const read = async () => {
+      const url = `/api/v1/users/${farm.uid}/alert-rules`
+      const res = await ctx.app.inject({ method: 'GET', url, headers: farm.headers })
+      assert.equal(res.statusCode, 200, res.body)
+      return res.json().data.thresholds
+    }
+    const save = () => rules.getByRole('button', { name: 'Speichern' }).click()
+    const heat = rules.getByLabel('Rauschealarm ab einer Wahrscheinlichkeit von (%)')
+    const hysteresis = rules.getByLabel('Ein Alarm endet so weit unter seiner Schwelle (Prozentpunkte)')
+    assert.equal(await heat.inputValue(), String(Math.round(alarmLevel('heat') * 10_000) / 100))
+    assert.equal(await hysteresis.inputValue(), '5')
+    assert.deepEqual([await heat.getAttribute('max'), await heat.getAttribute('step')], ['100', '0.01'])
+
+    await heat.fill('21.39')
+    await hysteresis.fill('2.5')
+    await save()
+    await rules.getByRole('status').getByText('Gespeichert').waitFor()
+    const saved = await read()
+    assert.equal(saved.heatProbability, 0.2139)
+    assert.equal(saved.probabilityHysteresis, 0.025)
+    assert.equal(await heat.inputValue(), '21.39')
+
+    // Out of bounds: the API's bound (1) at the field in percent, nothing saved.
+    await heat.fill('150')
+    await save()
+    await rules.getByText('must be <= 100').waitFor()
+    assert.equal(await heat.getAttribute('aria-invalid'), 'true')
+    assert.equal((await read()).heatProbability, 0.2139)
+    await context.close()
+  })
+})
