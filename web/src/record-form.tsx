@@ -8,6 +8,7 @@ import {
   bodyOf,
   collectionPath,
   fieldOfDetail,
+  optionText,
   text,
   type FarmRecord,
   type FieldType,
@@ -112,7 +113,7 @@ export function RecordForm(props: {
                   <option value="">–</option>
                   {field.options?.map((option) => (
                     <option key={option} value={option}>
-                      {option}
+                      {optionText(option)}
                     </option>
                   ))}
                 </select>

@@ -1,7 +1,7 @@
 // The eight farm-record collections as the app shows and enters them: where each lives in the API, the date
 // that places it on an animal's timeline, a one-line summary, and the fields of its quick entry form.
 import { localDate, localTime } from './farm.rules.ts'
-import type { TextKey } from './i18n.ts'
+import { textOr, type TextKey } from './i18n.ts'
 
 export type FieldType = 'text' | 'number' | 'date' | 'time' | 'select' | 'checkbox'
 
@@ -47,14 +47,22 @@ export function text(value: unknown): string {
   return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : ''
 }
 
+/**
+ * A value the app offers in a list (a check's result, a stage, AI or natural), as the user's language writes it;
+ * anything else (a value typed in, one of another program) as it is.
+ */
+export function optionText(value: unknown): string {
+  const plain = text(value)
+  return plain && textOr(`option_${plain}`, plain)
+}
+
 export const RECORD_KINDS: RecordKind[] = [
   {
     key: 'inseminations',
     label: 'kind_inseminations',
     segment: 'inseminations',
     dateOf: (r) => text(r.StartDate),
-    summary: (r) =>
-      [text(r.Boar), text(r.GeneticLine), r.serviceType ? text(r.serviceType) : ''].filter(Boolean).join(' · '),
+    summary: (r) => [text(r.Boar), text(r.GeneticLine), optionText(r.serviceType)].filter(Boolean).join(' · '),
     fields: [
       { name: 'StartDate', type: 'date', required: true, initial: today },
       { name: 'StartTime', type: 'time', initial: nowTime },
@@ -72,7 +80,7 @@ export const RECORD_KINDS: RecordKind[] = [
     label: 'kind_pregnancyChecks',
     segment: 'pregnancy-checks',
     dateOf: (r) => text(r.checkDate),
-    summary: (r) => [text(r.result), text(r.method)].filter(Boolean).join(' · '),
+    summary: (r) => [optionText(r.result), optionText(r.method)].filter(Boolean).join(' · '),
     fields: [
       { name: 'checkDate', type: 'date', required: true, initial: today },
       { name: 'result', type: 'select', required: true, options: ['pregnant', 'open', 'recheck'] },
@@ -145,7 +153,7 @@ export const RECORD_KINDS: RecordKind[] = [
     label: 'kind_generalEvents',
     segment: 'general-events',
     dateOf: (r) => r.t,
-    summary: (r) => [text(r.Diagnose), text(r.Description)].filter(Boolean).join(' · '),
+    summary: (r) => [optionText(r.Diagnose), text(r.Description)].filter(Boolean).join(' · '),
     fields: [
       {
         name: 'Diagnose',
@@ -163,7 +171,8 @@ export const RECORD_KINDS: RecordKind[] = [
     label: 'kind_movements',
     segment: 'movements',
     dateOf: (r) => text(r.movementDate),
-    summary: (r) => `${text(r.fromStage)} → ${text(r.toStage)}${r.toLocation ? ` (${text(r.toLocation)})` : ''}`,
+    summary: (r) =>
+      `${optionText(r.fromStage)} → ${optionText(r.toStage)}${r.toLocation ? ` (${text(r.toLocation)})` : ''}`,
     fields: [
       { name: 'movementDate', type: 'date', required: true, initial: today },
       { name: 'fromStage', type: 'select', required: true, options: STAGES() },
@@ -178,7 +187,7 @@ export const RECORD_KINDS: RecordKind[] = [
     label: 'kind_returnToEstrus',
     segment: 'return-to-estrus',
     dateOf: (r) => text(r.returnDate),
-    summary: (r) => `${text(r.returnType)} · ${text(r.daysSinceService)} d`,
+    summary: (r) => `${optionText(r.returnType)} · ${text(r.daysSinceService)} d`,
     fields: [
       { name: 'returnDate', type: 'date', required: true, initial: today },
       { name: 'returnType', type: 'select', required: true, options: ['regular', 'irregular'] },
