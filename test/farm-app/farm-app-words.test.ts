@@ -1,14 +1,16 @@
 // Store-independent: runs in the embedded pass of npm test only (test/run.ts): the app reads through the public API.
 // The farm app's figures in the farm's language, in Debian's Chromium: for a farm that chose German, the published
 // KPI benchmarks in German words and numbers (the API's text is English), and the alert rules' probabilities in
-// percent on the settings form, stored 0–1 through the API, with the API's bound in percent at the field.
+// percent on the settings form, stored 0–1 through the API, with the API's bound in percent at the field; a
+// record's listed values in German on the animal's timeline; and the Performance screen's expensive reads sent
+// two at a time, none refused 429.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Browser } from 'playwright-core'
 import { noChromium } from '../support/chromium.ts'
 import { appInChromium, type BrowserApp } from '../support/browser-app.ts'
 import type { TestContext } from '../support/app.ts'
-import { bearer, createUser, userToken } from '../support/fixtures.ts'
+import { addAnimal, bearer, createUser, userToken } from '../support/fixtures.ts'
 import { alarmLevel } from '../../src/modules/predictions/calibration.rules.ts'
 
 let ctx: TestContext
@@ -44,6 +46,10 @@ describe('the farm app in the farm’s language', { skip: noChromium }, () => {
     const farm = await germanFarm()
     const context = await browser.newContext({ serviceWorkers: 'block', locale: 'en-US' })
     const page = await context.newPage()
+    const refused: string[] = []
+    page.on('response', (response) => {
+      if (response.status() === 429) refused.push(response.url())
+    })
     await page.goto(`${base}/app/`)
     await page.getByLabel('E-mail').fill(farm.email)
     await page.getByLabel('Password').fill(farm.password!)
@@ -58,6 +64,9 @@ describe('the farm app in the farm’s language', { skip: noChromium }, () => {
     assert.equal(await benchmark('Absetz-Belegungs-Intervall'), '5,6–7 Tage')
     assert.equal(await benchmark('Abferkelrate'), `83–88${NBSP}%`)
     assert.equal(await benchmark('Umrauscherquote'), `unter 12${NBSP}%, die meisten davon regelmäßig`)
+    await page.getByRole('region', { name: 'Fälligkeiten' }).waitFor()
+    await page.waitForLoadState('networkidle')
+    assert.deepEqual(refused, [], 'the app sends its expensive reads two at a time')
 
     await page.goto(`${base}/app/#/settings`)
     const rules = page.getByRole('region', { name: 'Alarmregeln' })
@@ -89,6 +98,19 @@ describe('the farm app in the farm’s language', { skip: noChromium }, () => {
     await rules.getByText('must be <= 100').waitFor()
     assert.equal(await heat.getAttribute('aria-invalid'), 'true')
     assert.equal((await read()).heatProbability, 0.2139)
+
+    // A record's listed values on the timeline in German; the API keeps the values themselves.
+    const mac = 'AA:BB:CC:DD:EE:42'
+    await addAnimal(ctx, farm.uid, farm.headers, { MAC: mac, Sex: 'female' })
+    const check = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/v1/users/${farm.uid}/animals/${mac}/pregnancy-checks`,
+      headers: farm.headers,
+      payload: { checkDate: '2026-11-10', result: 'pregnant', method: 'ultrasound' },
+    })
+    assert.equal(check.statusCode, 201, check.body)
+    await page.goto(`${base}/app/#/animal/${encodeURIComponent(mac)}`)
+    await page.getByText('tragend · Ultraschall').waitFor()
     await context.close()
   })
 })
