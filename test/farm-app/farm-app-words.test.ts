@@ -67,6 +67,10 @@ describe('the farm app in the farm’s language', { skip: noChromium }, () => {
     await page.getByRole('region', { name: 'Fälligkeiten' }).waitFor()
     await page.waitForLoadState('networkidle')
     assert.deepEqual(refused, [], 'the app sends its expensive reads two at a time')
+    // The scorer's setting in German words from the route's counts; its English reasons behind "Warum".
+    const alarms = page.getByRole('region', { name: 'Alarme auf diesem Hof' })
+    await alarms.getByText('Alarmschwelle: 1× der Vorgabe · noch kein Ereignis im Stallbuch').first().waitFor()
+    assert.equal(await alarms.getByText('Warum, in den Worten des Dienstes (englisch)').count(), 3)
 
     await page.goto(`${base}/app/#/settings`)
     const rules = page.getByRole('region', { name: 'Alarmregeln' })

@@ -358,16 +358,17 @@ describe('the farm app in Chromium', { skip: noChromium }, () => {
           assert.deepEqual(await cells('Events missed'), ['0 / 0', '0 / 1', '0 / 0'])
           assert.deepEqual(await cells('Median lead'), ['–', '9.0 h', '–'])
           assert.deepEqual(await cells('False alarms per animal-month'), ['–', '0.00', '–'])
-          // The scorer's setting per class, in the settings route's own words (a new farm: the defaults).
+          // The scorer's setting per class, from the settings route's counts in the user's words (a new farm: the
+          // defaults), and the route's own reasons one click away.
           await alarms
-            .getByText('Alarm threshold: 1× the default — not learned yet: the default threshold')
+            .getByText('Alarm threshold: 1× the default · no event in the farm’s records yet')
             .first()
             .waitFor()
-          assert.equal(await alarms.getByText('not learned yet: the default threshold').count(), 3)
-          assert.equal(
-            await alarms.getByText('Calibration: global — not fitted yet: the global calibration').count(),
-            3,
-          )
+          assert.equal(await alarms.getByText('Calibration: global · no event in the farm’s records yet').count(), 3)
+          const why = alarms.getByText('Why, in the service’s words')
+          assert.equal(await why.count(), 3)
+          await why.first().click()
+          await alarms.getByText('not learned yet: the default threshold').first().waitFor()
         }
         if (screen === 'devices') {
           // When the device last sent data (LastSeen, Unix seconds), in the device's row and in the summary.

@@ -115,6 +115,23 @@ type Settings = operations['getPredictionSettings']['responses'][200]['content']
 const CLASSES = ['heat', 'birth', 'lameness'] as const
 const ACCURACY_DAYS = 90
 
+/** A number as the app's language writes it, to 3 decimals at most (a threshold's factor: 1, 1,108). */
+const formatAmount = (value: number) => new Intl.NumberFormat(language(), { maximumFractionDigits: 3 }).format(value)
+
+/** What a setting was learned or fitted from, in words: its counts of the farm's recorded events. */
+function recordedBasis(template: TextKey, counts: { events: number; detected?: number }): string {
+  if (counts.events === 0) return t('settingNoEvents')
+  const plural = new Intl.PluralRules(language())
+  return (
+    fillPlaceholders(
+      t(template),
+      counts,
+      (n) => formatAmount(Number(n)),
+      (n) => plural.select(n) === 'one',
+    ) ?? ''
+  )
+}
+
 /** Per class, the alarms of the last 90 days against the farm's records, then the scorer's setting and why. */
 function FarmAlarms() {
   const now = new Date()
@@ -164,21 +181,32 @@ function FarmAlarms() {
           {CLASSES.map((kind) => {
             const setting = settings.data![kind]
             const { calibration } = setting
+            const prior = calibration.prior
             return (
               <div key={kind}>
                 <dt>{t(`class_${kind}`)}</dt>
                 <dd>
-                  {t('thresholdFactor').replace('{factor}', String(setting.factor))} — {setting.reason}
+                  {t('thresholdFactor').replace('{factor}', formatAmount(setting.factor))} ·{' '}
+                  {recordedBasis('thresholdBasis', setting)}
                 </dd>
                 <dd>
-                  {t('calibration')}: {t(calibration.inUse === 'farm' ? 'calibrationFarm' : 'calibrationGlobal')} —{' '}
-                  {calibration.reason}
+                  {t('calibration')}: {t(calibration.inUse === 'farm' ? 'calibrationFarm' : 'calibrationGlobal')} ·{' '}
+                  {recordedBasis('calibrationBasis', calibration)}
                 </dd>
-                {calibration.prior && (
+                {prior && (
                   <dd>
-                    {t('baseRate')}: {calibration.prior.reason}
+                    {t('baseRate')}:{' '}
+                    {t(prior.shift > 0 ? 'baseRateHigher' : prior.shift < 0 ? 'baseRateLower' : 'baseRateAsFitted')}
                   </dd>
                 )}
+                <dd>
+                  <details>
+                    <summary>{t('scorerWhy')}</summary>
+                    <p>{setting.reason}</p>
+                    <p>{calibration.reason}</p>
+                    {prior && <p>{prior.reason}</p>}
+                  </details>
+                </dd>
               </div>
             )
           })}
