@@ -3,7 +3,7 @@
 // KPI benchmarks in German words and numbers (the API's text is English), and the alert rules' probabilities in
 // percent on the settings form, stored 0–1 through the API, with the API's bound in percent at the field; a
 // record's listed values in German on the animal's timeline; and the Performance screen's expensive reads sent
-// two at a time, none refused 429.
+// two at a time, none refused 429. At a phone's width, the herd's row scrolls sideways under the animal's ID.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Browser } from 'playwright-core'
@@ -115,6 +115,19 @@ describe('the farm app in the farm’s language', { skip: noChromium }, () => {
     assert.equal(check.statusCode, 201, check.body)
     await page.goto(`${base}/app/#/animal/${encodeURIComponent(mac)}`)
     await page.getByText('tragend · Ultraschall').waitFor()
+
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.goto(`${base}/app/#/herd`)
+    const name = page.locator('table.herd tbody th').first()
+    await name.waitFor()
+    const left = async () => (await name.boundingBox())!.x
+    const before = await left()
+    const scrolled = await page.locator('.table-wrap').evaluate((wrap) => {
+      wrap.scrollLeft = 300
+      return wrap.scrollLeft
+    })
+    assert.ok(scrolled > 100, `the row is wider than a phone (scrolled ${scrolled} px)`)
+    assert.equal(await left(), before, "the animal's ID stays in place")
     await context.close()
   })
 })

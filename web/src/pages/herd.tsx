@@ -136,10 +136,12 @@ export function HerdPage() {
                   </th>
                   <td>
                     {formatMeasure(animal.CurrentTemperature, '°C')}
-                    <span class="muted small">
-                      {' '}
-                      {t('reference')} {formatNumber(animal.ReferenceTemperature ?? undefined)}
-                    </span>
+                    {typeof animal.ReferenceTemperature === 'number' && (
+                      <span class="muted small">
+                        {' '}
+                        {t('reference')} {formatNumber(animal.ReferenceTemperature)}
+                      </span>
+                    )}
                   </td>
                   <td>
                     <span class={`band band-${band}`} title={t(`band_${band}`)}>
