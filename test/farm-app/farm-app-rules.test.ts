@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
   ageOf,
+  baseRateWords,
   dueLine,
   lastReadingAt,
   bandOf,
@@ -168,6 +169,13 @@ describe('farm app rules', () => {
     assert.equal(dueLine({ ...item, daysFromDue: 0 }, de, 'de'), 'Pen 2 · belegt · 24 Tage · Fällig 23.11.2026 (heute)')
     // A gilt has no days in her state; a group, a date or a distance the API left out is left out.
     assert.equal(dueLine({ daysInState: null, dueDate: 'soon' }, { ...en, state: 'gilt' }, 'en'), 'gilt')
+  })
+
+  it("says a farm's lameness base rate against the calibration's farms, or that it is not estimated yet", () => {
+    assert.equal(baseRateWords({ shift: 0, share: null }), 'baseRateUnknown')
+    assert.equal(baseRateWords({ shift: 0.4, share: 0.051 }), 'baseRateHigher')
+    assert.equal(baseRateWords({ shift: -0.2, share: 0.02 }), 'baseRateLower')
+    assert.equal(baseRateWords({ shift: 0, share: 0.0282 }), 'baseRateAsFitted')
   })
 
   it('sends numbers as numbers, leaves empty optional fields out and adds the fixed fields', () => {

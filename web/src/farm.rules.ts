@@ -204,3 +204,15 @@ export function fillPlaceholders(
   )
   return missing ? undefined : filled
 }
+
+/**
+ * How a farm's lameness base rate stands against the farms the global calibration was fitted on, by the settings
+ * route's `prior`: not estimated (too few days or records in the period: no shift), higher, lower or the same.
+ */
+export function baseRateWords(prior: {
+  shift: number
+  share: number | null
+}): 'baseRateUnknown' | 'baseRateHigher' | 'baseRateLower' | 'baseRateAsFitted' {
+  if (prior.share === null) return 'baseRateUnknown'
+  return prior.shift > 0 ? 'baseRateHigher' : prior.shift < 0 ? 'baseRateLower' : 'baseRateAsFitted'
+}

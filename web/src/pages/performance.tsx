@@ -5,7 +5,7 @@ import { useEffect, useState } from 'preact/hooks'
 import type { operations } from '../../../clients/typescript/src/schema.d.ts'
 import { get, userPath } from '../api.ts'
 import type { LineChartProps } from '../charts.tsx'
-import { dueLine, fillPlaceholders, humanize, localDate } from '../farm.rules.ts'
+import { baseRateWords, dueLine, fillPlaceholders, humanize, localDate } from '../farm.rules.ts'
 import { amountText, benchmarkText, KPI_UNITS } from '../kpi-benchmark.rules.ts'
 import { language, t, textOr, type TextKey } from '../i18n.ts'
 import { Failure, formatNumber, Loading, Section, useApi } from '../ui.tsx'
@@ -195,8 +195,7 @@ function FarmAlarms() {
                 </dd>
                 {prior && (
                   <dd>
-                    {t('baseRate')}:{' '}
-                    {t(prior.shift > 0 ? 'baseRateHigher' : prior.shift < 0 ? 'baseRateLower' : 'baseRateAsFitted')}
+                    {t('baseRate')}: {t(baseRateWords(prior))}
                   </dd>
                 )}
                 <dd>
