@@ -128,6 +128,9 @@ describe('the farm app in the farm’s language', { skip: noChromium }, () => {
     })
     assert.ok(scrolled > 100, `the row is wider than a phone (scrolled ${scrolled} px)`)
     assert.equal(await left(), before, "the animal's ID stays in place")
+    // The German tab labels ("Abferkelsensoren", "Einstellungen") wrap rather than widen the page.
+    const widths = await page.evaluate(() => [document.documentElement.scrollWidth, innerWidth])
+    assert.ok(widths[0]! <= widths[1]!, `the page is ${widths[0]} px wide in a ${widths[1]} px window`)
     await context.close()
   })
 })

@@ -29,12 +29,12 @@ interface Route {
 }
 
 const NAVIGATION: { screen: Route['screen']; label: TextKey; icon: string }[] = [
-  { screen: 'attention', label: 'attention', icon: '!' },
-  { screen: 'herd', label: 'herd', icon: '▦' },
-  { screen: 'performance', label: 'performance', icon: '▲' },
-  { screen: 'devices', label: 'devices', icon: '◉' },
-  { screen: 'sharing', label: 'sharing', icon: '⇄' },
-  { screen: 'settings', label: 'settings', icon: '⚙' },
+  { screen: 'attention', label: 'tab_attention', icon: '!' },
+  { screen: 'herd', label: 'tab_herd', icon: '▦' },
+  { screen: 'performance', label: 'tab_performance', icon: '▲' },
+  { screen: 'devices', label: 'tab_devices', icon: '◉' },
+  { screen: 'sharing', label: 'tab_sharing', icon: '⇄' },
+  { screen: 'settings', label: 'tab_settings', icon: '⚙' },
 ]
 
 export function routeOf(hash: string): Route {
