@@ -26,17 +26,20 @@ const BENCHMARK_FIGURES: Record<string, Record<string, { value: number; unit: Kp
   stillbornPerLitter: { about: { value: 1, unit: 'count' }, shareOfBorn: { value: 7, unit: '%' } },
 }
 
-function numberFormat(unit: KpiUnit, tag: string): Intl.NumberFormat {
-  const rounding = { maximumFractionDigits: 2 }
+function numberFormat(unit: KpiUnit, tag: string, digits = 2): Intl.NumberFormat {
+  const rounding = { maximumFractionDigits: digits }
   if (unit === '%') return new Intl.NumberFormat(tag, { style: 'unit', unit: 'percent', ...rounding })
   if (unit === 'days')
     return new Intl.NumberFormat(tag, { style: 'unit', unit: 'day', unitDisplay: 'long', ...rounding })
   return new Intl.NumberFormat(tag, rounding)
 }
 
-/** An amount in `unit` as the language of `tag` writes it: "85.2%", "10,23 Tage", "1 day", "2,3". */
-export function amountText(value: number, unit: KpiUnit, tag: string): string {
-  return numberFormat(unit, tag).format(value)
+/**
+ * An amount in `unit` as the language of `tag` writes it, to `digits` decimals at most: "85.2%", "10,23 Tage",
+ * "1 day", "2,3".
+ */
+export function amountText(value: number, unit: KpiUnit, tag: string, digits = 2): string {
+  return numberFormat(unit, tag, digits).format(value)
 }
 
 /** From `low` to `high` in `unit`: "83–88 %" (de), "83% – 88%" (en), "5,6–7 días" (es). */

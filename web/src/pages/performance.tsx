@@ -116,7 +116,7 @@ const CLASSES = ['heat', 'birth', 'lameness'] as const
 const ACCURACY_DAYS = 90
 
 /** A number as the app's language writes it, to 3 decimals at most (a threshold's factor: 1, 1,108). */
-const formatAmount = (value: number) => new Intl.NumberFormat(language(), { maximumFractionDigits: 3 }).format(value)
+const formatAmount = (value: number) => amountText(value, 'count', language(), 3)
 
 /** What a setting was learned or fitted from, in words: its counts of the farm's recorded events. */
 function recordedBasis(template: TextKey, counts: { events: number; detected?: number }): string {
