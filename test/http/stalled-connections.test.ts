@@ -71,18 +71,33 @@ describe('closeStalledConnections', () => {
     served.once('close', () => {
       closedEarly = received < BIG.length
     })
+    // Each burst reads two pieces' worth, so at least one of the server's writes completes, and then the client
+    // pauses for a quarter of the stall time. Bursts timed instead (20 ms) read the whole response at once on a
+    // fast machine, and too little for a write to complete on a loaded one.
+    let burstEnd = 0
+    let burstDone = () => {}
     client.on('data', (chunk: Buffer) => {
       received += chunk.length
+      if (received >= burstEnd) {
+        client.pause()
+        burstDone()
+      }
     })
-    // Reads for 20 ms, then nothing for half the stall time, again and again.
+    client.pause()
     const started = Date.now()
+    let bursts = 0
     while (received < BIG.length && !closedEarly) {
-      client.resume()
-      await new Promise((resolve) => setTimeout(resolve, 20))
-      client.pause()
-      await new Promise((resolve) => setTimeout(resolve, STALL_MS / 2))
+      burstEnd = Math.min(received + 2 * PIECE, BIG.length)
+      await new Promise<void>((resolve) => {
+        burstDone = resolve
+        served.once('close', () => resolve())
+        client.resume()
+      })
+      bursts += 1
+      await new Promise((resolve) => setTimeout(resolve, STALL_MS / 4))
     }
     assert.equal(closedEarly, false, `closed after ${received} bytes`)
+    assert.ok(bursts > 8, `read in ${bursts} bursts`)
     assert.ok(Date.now() - started > STALL_MS, 'the response took longer than the stall time')
     client.destroy()
   })
