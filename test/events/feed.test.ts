@@ -366,6 +366,32 @@ describe('alert rules', () => {
     assert.equal(reset.json().data.thresholds.gestationDays, 115)
   })
 
+  it('takes back the document GET gave, and refuses it with 409 once someone else wrote the rules since its updatedAt', async () => {
+    const farm = await eventsFarm(ctx)
+    const fresh = (await farm.request('GET', '/alert-rules')).json().data
+    fresh.thresholds.gestationDays = 117
+    const first = await farm.request('PUT', '/alert-rules', fresh)
+    assert.equal(first.statusCode, 200, first.body)
+    const read = first.json().data
+    assert.equal(read.thresholds.gestationDays, 117)
+    // null said "never written": that no longer holds.
+    const again = await farm.request('PUT', '/alert-rules', { ...fresh, thresholds: { gestationDays: 118 } })
+    assertError(again, 409, 'The alert rules changed since updatedAt: read them again and apply the change to them')
+    const second = await farm.request('PUT', '/alert-rules', { ...read, timeZone: 'Europe/Berlin' })
+    assert.equal(second.statusCode, 200, second.body)
+    assert.equal(second.json().data.thresholds.gestationDays, 117)
+    assert.ok(second.json().data.updatedAt > read.updatedAt, 'each write moves updatedAt, within a millisecond too')
+    const stale = await farm.request('PUT', '/alert-rules', { ...read, thresholds: { gestationDays: 120 } })
+    assertError(stale, 409, 'The alert rules changed since updatedAt: read them again and apply the change to them')
+    const now = (await farm.request('GET', '/alert-rules')).json().data
+    assert.equal(now.thresholds.gestationDays, 117)
+    assert.equal(now.timeZone, 'Europe/Berlin')
+    // Without updatedAt a PUT replaces whatever is there, as before.
+    assert.equal((await farm.request('PUT', '/alert-rules', { updatedBy: 'someone' })).statusCode, 200)
+    assertInvalid(await farm.request('PUT', '/alert-rules', { updatedAt: 'yesterday' }), ['updatedAt'])
+    assertInvalid(await farm.request('PUT', '/alert-rules', { updatedAt: -1 }), ['updatedAt'])
+  })
+
   it('refuses rules that are out of bounds, inconsistent or unknown', async () => {
     const farm = await eventsFarm(ctx)
     const put = (body: unknown) => farm.request('PUT', '/alert-rules', body)

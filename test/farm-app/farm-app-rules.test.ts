@@ -251,11 +251,17 @@ describe('farm app rules', () => {
     assert.equal(languageOf(undefined), 'en')
   })
 
-  it('writes the alert rules without what only the service writes, a threshold that is no number as typed', () => {
+  it('writes the alert rules with the updatedAt they were read at, a threshold that is no number as typed', () => {
     const rules = { ...defaultRules(), updatedAt: 1_700_000_000_000, updatedBy: 'someone' }
     const drafts = { ...draftsOf(rules), birthProbability: ' 70 ', gestationDays: '', batteryPercent: '2O' }
     const body = rulesBody(rules, drafts)
-    assert.deepEqual(Object.keys(body).sort(), ['kinds', 'quietHours', 'thresholds', 'timeZone'])
+    assert.deepEqual(Object.keys(body).sort(), ['kinds', 'quietHours', 'thresholds', 'timeZone', 'updatedAt'])
+    assert.equal(body.updatedAt, 1_700_000_000_000)
+    assert.equal(
+      rulesBody({ ...rules, updatedAt: null }, drafts).updatedAt,
+      null,
+      'never written: null, so a first save by someone else is caught too',
+    )
     assert.equal(body.thresholds.birthProbability, 0.7)
     assert.equal(body.thresholds.gestationDays, '')
     assert.equal(body.thresholds.batteryPercent, '2O')
@@ -269,7 +275,12 @@ describe('farm app rules', () => {
     assert.equal(probabilityOf(12.345), 0.1235, 'to the API’s precision, no float noise')
     // Every value the API stores (4 decimals) round-trips through the form's 2 decimals of a percent.
     for (let i = 0; i <= 10_000; i++) assert.equal(probabilityOf(percentOf(i / 10_000)), i / 10_000)
-    const rules = { ...defaultRules(), thresholds: { ...defaultRules().thresholds, heatProbability: 0.2139 } }
+    const rules = {
+      ...defaultRules(),
+      thresholds: { ...defaultRules().thresholds, heatProbability: 0.2139 },
+      updatedAt: null,
+      updatedBy: null,
+    }
     const drafts = draftsOf(rules)
     assert.equal(drafts.heatProbability, '21.39')
     assert.equal(drafts.probabilityHysteresis, '5', 'percentage points')

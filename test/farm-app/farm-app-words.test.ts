@@ -1,7 +1,8 @@
 // Store-independent: runs in the embedded pass of npm test only (test/run.ts): the app reads through the public API.
 // The farm app's figures in the farm's language, in Debian's Chromium: for a farm that chose German, the published
 // KPI benchmarks in German words and numbers (the API's text is English), and the alert rules' probabilities in
-// percent on the settings form, stored 0–1 through the API, with the API's bound in percent at the field; a
+// percent on the settings form, stored 0–1 through the API, with the API's bound in percent at the field, and
+// refused when someone else saved the rules meanwhile; a
 // record's listed values in German on the animal's timeline; and the Performance screen's expensive reads sent
 // two at a time, none refused 429. At a phone's width, the herd's row scrolls sideways under the animal's ID.
 import assert from 'node:assert/strict'
@@ -102,6 +103,24 @@ describe('the farm app in the farm’s language', { skip: noChromium }, () => {
     await rules.getByText('must be <= 100').waitFor()
     assert.equal(await heat.getAttribute('aria-invalid'), 'true')
     assert.equal((await read()).heatProbability, 0.2139)
+
+    // Someone else saves the rules while the form is open: its save is refused, and it shows their rules.
+    const url = `/api/v1/users/${farm.uid}/alert-rules`
+    const payload = { thresholds: { heatProbability: 0.25 } }
+    const other = await ctx.app.inject({ method: 'PUT', url, headers: farm.headers, payload })
+    assert.equal(other.statusCode, 200, other.body)
+    await heat.fill('30')
+    await save()
+    await rules.getByText('Jemand anderes hat die Alarmregeln gespeichert').waitFor()
+    for (let tries = 0; (await heat.inputValue()) !== '25'; tries++) {
+      assert.ok(tries < 100, `the form shows ${await heat.inputValue()}, not the rules saved meanwhile`)
+      await page.waitForTimeout(100)
+    }
+    assert.equal((await read()).heatProbability, 0.25)
+    await heat.fill('30')
+    await save()
+    await rules.getByRole('status').getByText('Gespeichert').waitFor()
+    assert.equal((await read()).heatProbability, 0.3)
 
     // A record's listed values on the timeline in German; the API keeps the values themselves.
     const mac = 'AA:BB:CC:DD:EE:42'

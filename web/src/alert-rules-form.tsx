@@ -69,6 +69,12 @@ export function AlertRulesForm() {
       setNotice(t('saved'))
     } catch (err) {
       const failure = err instanceof ApiError ? err : new ApiError(0, String(err))
+      if (failure.status === 409) {
+        // Someone else saved the rules while this form was open: show theirs, the change is to be made again.
+        setFormError(t('rulesChangedMeanwhile'))
+        loaded.reload()
+        return
+      }
       const details = failure.details.map((detail) => ({
         ...detail,
         message: ruleMessage(detail.field, detail.message),
@@ -295,7 +301,7 @@ export function AlertRulesForm() {
             <button type="submit" class="primary" disabled={busy}>
               {t('save')}
             </button>
-            <button type="button" disabled={busy} onClick={() => void write({})}>
+            <button type="button" disabled={busy} onClick={() => void write({ updatedAt: rules.updatedAt })}>
               {t('restoreDefaults')}
             </button>
           </div>

@@ -43,7 +43,7 @@ export const thresholdUnit = (name: ThresholdName) =>
  * (a probability of more decimals than the form shows is not rounded by saving something else), a percentage as its
  * probability, a threshold that is no number as typed (the API says why).
  */
-export function rulesBody(rules: AlertRules, drafts: ThresholdDrafts) {
+export function rulesBody(rules: RulesDocument, drafts: ThresholdDrafts) {
   const thresholds = Object.fromEntries(
     THRESHOLD_NAMES.map((name): [ThresholdName, number | string] => {
       const given = rules.thresholds[name]
@@ -54,7 +54,14 @@ export function rulesBody(rules: AlertRules, drafts: ThresholdDrafts) {
       return [name, inPercent(name) ? probabilityOf(value) : value]
     }),
   )
-  return { kinds: rules.kinds, thresholds, quietHours: rules.quietHours, timeZone: rules.timeZone }
+  // updatedAt: the service refuses the change (409) if someone else saved the rules since the form read them.
+  return {
+    kinds: rules.kinds,
+    thresholds,
+    quietHours: rules.quietHours,
+    timeZone: rules.timeZone,
+    updatedAt: rules.updatedAt,
+  }
 }
 
 /**

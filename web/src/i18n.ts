@@ -270,6 +270,8 @@ const en = {
   quietTo: 'to',
   timeZone: 'Time zone',
   rulesChanged: 'Last changed {when} by {who}',
+  rulesChangedMeanwhile:
+    'Someone else saved the alert rules while this form was open. It now shows their rules: make your change again.',
   rulesDefault: 'The defaults apply: nothing changed yet.',
   you: 'you',
   restoreDefaults: 'Restore the defaults',
@@ -597,6 +599,8 @@ const de: Dictionary = {
   quietTo: 'bis',
   timeZone: 'Zeitzone',
   rulesChanged: 'Zuletzt geändert {when} von {who}',
+  rulesChangedMeanwhile:
+    'Jemand anderes hat die Alarmregeln gespeichert, während dieses Formular offen war. Es zeigt jetzt deren Regeln: Bitte die Änderung noch einmal vornehmen.',
   rulesDefault: 'Es gelten die Vorgaben: noch nichts geändert.',
   you: 'Ihnen',
   restoreDefaults: 'Vorgaben wiederherstellen',
@@ -922,6 +926,8 @@ const es: Dictionary = {
   quietTo: 'a',
   timeZone: 'Zona horaria',
   rulesChanged: 'Último cambio {when} por {who}',
+  rulesChangedMeanwhile:
+    'Otra persona guardó las reglas de alerta mientras este formulario estaba abierto. Ahora muestra sus reglas: vuelva a hacer su cambio.',
   rulesDefault: 'Se aplican los valores predeterminados: nada cambiado aún.',
   you: 'usted',
   restoreDefaults: 'Restablecer los predeterminados',
@@ -1245,6 +1251,8 @@ const pt: Dictionary = {
   quietTo: 'até',
   timeZone: 'Fuso horário',
   rulesChanged: 'Última alteração {when} por {who}',
+  rulesChangedMeanwhile:
+    'Outra pessoa salvou as regras de alerta enquanto este formulário estava aberto. Ele agora mostra as regras dela: faça a sua alteração novamente.',
   rulesDefault: 'Valem os padrões: nada alterado ainda.',
   you: 'você',
   restoreDefaults: 'Restaurar os padrões',

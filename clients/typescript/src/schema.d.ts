@@ -43949,7 +43949,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Replaces the account's rules. Every part is optional and what is left out takes its default, so `{}` restores the defaults. */
+        /** @description Replaces the account's rules. Every part is optional and what is left out takes its default, so `{}` restores the defaults. The document GET answers can be sent back as it is, changed; with its `updatedAt` the change is refused (409) when someone else wrote the rules in between. */
         requestBody: {
             content: {
                 /**
@@ -44335,6 +44335,8 @@ export interface operations {
                      * @example Europe/Copenhagen
                      */
                     timeZone?: string;
+                    updatedAt?: number | null;
+                    updatedBy?: string | null;
                 };
             };
         };
@@ -44463,6 +44465,30 @@ export interface operations {
                      * @example {
                      *       "success": false,
                      *       "error": "Animal not found",
+                     *       "timestamp": "2026-11-02T06:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body's updatedAt is not the rules' own: The alert rules changed since updatedAt: read them again and apply the change to them */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "An animal with MAC A4:C1:38:5F:2B:91 already exists",
                      *       "timestamp": "2026-11-02T06:40:00.000Z"
                      *     }
                      */

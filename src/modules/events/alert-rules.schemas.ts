@@ -139,11 +139,31 @@ export const AlertRulesBody = Type.Object(
       ),
     ),
     timeZone: Type.Optional(TimeZone),
+    updatedAt: Type.Optional(
+      Type.Union([
+        EpochMs(
+          'The `updatedAt` of the rules this change was made to, as GET gave it: when present, the rules are replaced only if ' +
+            'no one has written them since, else 409 (null: only if they were never written)',
+        ),
+        Type.Null(),
+      ]),
+    ),
+    updatedBy: Type.Optional(
+      Type.Union([
+        Type.String({
+          maxLength: 200,
+          description: 'Read-only: accepted and ignored, so that a GET document can be sent back',
+        }),
+        Type.Null(),
+      ]),
+    ),
   },
   {
     additionalProperties: false,
     description:
-      "Replaces the account's rules. Every part is optional and what is left out takes its default, so `{}` restores the defaults.",
+      "Replaces the account's rules. Every part is optional and what is left out takes its default, so `{}` restores the defaults. " +
+      'The document GET answers can be sent back as it is, changed; with its `updatedAt` the change is refused (409) when someone ' +
+      'else wrote the rules in between.',
     examples: [
       {
         kinds: {

@@ -341,19 +341,38 @@ export async function alertRulesOf(db: Kysely<DB>, uid: string): Promise<AlertRu
   return withDefaults((await findAlertRules(db, uid))?.input)
 }
 
+/**
+ * Writes an account's rules; false when `expectedUpdatedAt` is given and the stored rules' updatedAt is not it (null:
+ * the account has none), so that a read-modify-write loses no one else's change. updated_at only ever grows, so two
+ * writes within one millisecond still differ.
+ */
 export async function saveAlertRules(
   db: Kysely<DB>,
   uid: string,
   input: AlertRulesInput,
   by: string,
   at: number,
-): Promise<void> {
+  expectedUpdatedAt?: number | null,
+): Promise<boolean> {
   const rules = JSON.stringify(input)
-  await db
-    .insertInto('alert_rules')
-    .values({ uid, rules, updated_by: by, updated_at: at })
-    .onConflict((oc) => oc.column('uid').doUpdateSet({ rules, updated_by: by, updated_at: at }))
-    .execute()
+  const changed = { rules, updated_by: by, updated_at: sql<number>`GREATEST(${at}, alert_rules.updated_at + 1)` }
+  if (expectedUpdatedAt === undefined || expectedUpdatedAt === null) {
+    const result = await db
+      .insertInto('alert_rules')
+      .values({ uid, rules, updated_by: by, updated_at: at })
+      .onConflict((oc) =>
+        expectedUpdatedAt === null ? oc.column('uid').doNothing() : oc.column('uid').doUpdateSet(changed),
+      )
+      .executeTakeFirst()
+    return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1
+  }
+  const result = await db
+    .updateTable('alert_rules')
+    .set(changed)
+    .where('uid', '=', uid)
+    .where('updated_at', '=', expectedUpdatedAt)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
 }
 
 /**

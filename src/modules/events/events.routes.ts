@@ -57,6 +57,9 @@ const STREAM_BATCH = 100
  */
 export const MAX_STREAMS_PER_CALLER = 20
 
+/** A PUT of the alert rules made to a version someone else has written over since. */
+const RULES_CHANGED = 'The alert rules changed since updatedAt: read them again and apply the change to them'
+
 const toApi = (row: EventRow | Record<string, unknown>) => events.toApi(row)
 
 /** The caller as a viewer of the account's actors: its owner, or a linked integrator. */
@@ -407,15 +410,21 @@ async function eventRoutes(app: App) {
           'hysteresis lie below every probability threshold. Integrators need the write permission.',
         params: UserPath,
         body: AlertRulesBody,
-        response: { 200: Envelope(Type.Ref('AlertRules'), 'The rules now in force', 'Alert rules saved') },
+        response: {
+          200: Envelope(Type.Ref('AlertRules'), 'The rules now in force', 'Alert rules saved'),
+          409: Type.Ref('ErrorEnvelope', {
+            description: `The body's updatedAt is not the rules' own: ${RULES_CHANGED}`,
+          }),
+        },
       },
       config: { access: 'own' },
     },
     async (req) => {
-      const input = req.body
+      const { updatedAt, updatedBy: _readOnly, ...input } = req.body
       const problems: FieldProblem[] = ruleProblems(input).map(([field, message]) => ({ field, message }))
       if (problems.length > 0) throw validationFailed(problems)
-      await saveAlertRules(db, req.params.userId, input, actorOf(callerOf(req)), app.clock())
+      const saved = await saveAlertRules(db, req.params.userId, input, actorOf(callerOf(req)), app.clock(), updatedAt)
+      if (!saved) throw conflict(RULES_CHANGED)
       return ok(await rulesOf(req.params.userId, viewerOf(callerOf(req))), 'Alert rules saved')
     },
   )
