@@ -1,10 +1,10 @@
 // Store-independent: runs in the embedded pass of npm test only (test/run.ts).
-// The values the farm app offers in its record forms' lists (a check's result, a stage, AI or natural) read in the
-// user's language, in the forms and on the animal's timeline; a value typed in stays as it was typed.
+// The values the farm app offers in its record forms' lists (a check's result and method, a stage, AI or natural)
+// read in the user's language, in the forms and on the animal's timeline; a value typed in stays as it was typed.
 import assert from 'node:assert/strict'
 import { after, describe, it } from 'node:test'
 import { LANGUAGES, setLanguage } from '../../web/src/i18n.ts'
-import { RECORD_KINDS, optionText, type FarmRecord } from '../../web/src/records.ts'
+import { RECORD_KINDS, optionText, optionsWith, type FarmRecord } from '../../web/src/records.ts'
 
 const kind = (key: string) => RECORD_KINDS.find((k) => k.key === key)!
 const record = (fields: Record<string, unknown>): FarmRecord => ({ ID: '1', t: 0, ...fields })
@@ -42,6 +42,18 @@ describe("record forms' listed values", () => {
     )
     setLanguage('pt')
     assert.equal(optionText('open'), 'vazia')
+  })
+
+  it("lists a pregnancy check's method, in words, and keeps a method another program wrote when a record is corrected", () => {
+    const method = kind('pregnancyChecks').fields.find((f) => f.name === 'method')!
+    assert.equal(method.type, 'select')
+    assert.deepEqual(method.options, ['ultrasound', 'doppler', 'observation'])
+    assert.equal(method.initial?.(new Date()), 'ultrasound', "the API's default")
+    setLanguage('de')
+    assert.deepEqual(method.options!.map(optionText), ['Ultraschall', 'Doppler', 'Beobachtung (kein Umrauschen)'])
+    assert.deepEqual(optionsWith(method.options!, 'blood test'), ['ultrasound', 'doppler', 'observation', 'blood test'])
+    assert.deepEqual(optionsWith(method.options!, 'doppler'), method.options)
+    assert.deepEqual(optionsWith(method.options!, ''), method.options)
   })
 
   it('keeps a value typed in, or unknown, as it is', () => {

@@ -9,6 +9,7 @@ import {
   collectionPath,
   fieldOfDetail,
   optionText,
+  optionsWith,
   text,
   type FarmRecord,
   type FieldType,
@@ -111,7 +112,7 @@ export function RecordForm(props: {
                   onChange={(e) => set(e.currentTarget.value)}
                 >
                   <option value="">–</option>
-                  {field.options?.map((option) => (
+                  {optionsWith(field.options ?? [], String(values[field.name] ?? '')).map((option) => (
                     <option key={option} value={option}>
                       {optionText(option)}
                     </option>

@@ -56,6 +56,11 @@ export function optionText(value: unknown): string {
   return plain && textOr(`option_${plain}`, plain)
 }
 
+/** A list's options with the value a record holds, when it is none of them (typed in another program): kept, not lost. */
+export function optionsWith(options: readonly string[], value: string): readonly string[] {
+  return value === '' || options.includes(value) ? options : [...options, value]
+}
+
 export const RECORD_KINDS: RecordKind[] = [
   {
     key: 'inseminations',
@@ -84,7 +89,12 @@ export const RECORD_KINDS: RecordKind[] = [
     fields: [
       { name: 'checkDate', type: 'date', required: true, initial: today },
       { name: 'result', type: 'select', required: true, options: ['pregnant', 'open', 'recheck'] },
-      { name: 'method', type: 'text', initial: () => 'ultrasound' },
+      {
+        name: 'method',
+        type: 'select',
+        options: ['ultrasound', 'doppler', 'observation'],
+        initial: () => 'ultrasound',
+      },
       { name: 'technician', type: 'text' },
       { name: 'notes', type: 'text' },
     ],
