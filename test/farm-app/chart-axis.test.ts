@@ -1,8 +1,9 @@
 // Store-independent: runs in the embedded pass of npm test only (test/run.ts).
-// The charts' time axis in the user's language: months, days, or times of day with the day where it changes.
+// The charts' time axis in the user's language: months, days, or times of day with the day where it changes; the
+// monthly chart's legend names its month as the axis does.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { timeAxisLabels } from '../../web/src/chart-axis.rules.ts'
+import { monthText, timeAxisLabels } from '../../web/src/chart-axis.rules.ts'
 
 const at = (year: number, month: number, day: number, hour = 0) => new Date(year, month - 1, day, hour).getTime() / 1000
 const DAY = 86_400
@@ -25,6 +26,11 @@ describe('the time axis of a chart', () => {
     const ticks = [at(2026, 11, 28, 20), at(2026, 11, 28, 22), at(2026, 11, 29, 0), at(2026, 11, 29, 2)]
     assert.deepEqual(timeAxisLabels(ticks, 7200, 'de'), ['20:00\n28. Nov.', '22:00', '0:00\n29. Nov.', '2:00'])
     assert.deepEqual(timeAxisLabels(ticks, 7200, 'en'), ['8:00 PM\nNov 28', '10:00 PM', '12:00 AM\nNov 29', '2:00 AM'])
+  })
+
+  it("names the monthly chart's month in its legend as its axis does", () => {
+    assert.equal(monthText(at(2026, 11, 1), 'en'), 'Nov 2026')
+    assert.equal(monthText(at(2026, 11, 1), 'de'), timeAxisLabels([at(2026, 11, 1)], 31 * DAY, 'de')[0])
   })
 
   it('has no label without a tick', () => {

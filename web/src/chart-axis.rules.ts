@@ -25,3 +25,8 @@ export function timeAxisLabels(ticks: readonly number[], increment: number, lang
     return newDay ? `${time.format(d)}\n${day.format(d)}` : time.format(d)
   })
 }
+
+/** A month (Unix seconds within it) as the monthly chart's legend names it: "Nov 2026", "Nov. 2026". */
+export function monthText(seconds: number, language: string): string {
+  return new Intl.DateTimeFormat(language, { month: 'short', year: 'numeric' }).format(new Date(seconds * 1000))
+}

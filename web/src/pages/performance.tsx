@@ -7,6 +7,7 @@ import { get, userPath } from '../api.ts'
 import type { LineChartProps } from '../charts.tsx'
 import { baseRateWords, dueLine, fillPlaceholders, humanize, localDate } from '../farm.rules.ts'
 import { amountText, benchmarkText, KPI_UNITS } from '../kpi-benchmark.rules.ts'
+import { monthText } from '../chart-axis.rules.ts'
 import { language, t, textOr, type TextKey } from '../i18n.ts'
 import { Failure, formatNumber, Loading, Section, useApi } from '../ui.tsx'
 import { subjectNames } from './attention.tsx'
@@ -97,9 +98,7 @@ function MonthlyChart({ monthly }: { monthly: { month: Date; figures: Figures }[
       unit="%"
       timeLabel={t('chartMonth')}
       tickEachPoint
-      timeText={(seconds) =>
-        new Date(seconds * 1000).toLocaleDateString(language(), { month: 'short', year: 'numeric' })
-      }
+      timeText={(seconds) => monthText(seconds, language())}
       times={monthly.map((m) => Math.floor(m.month.getTime() / 1000))}
       series={chosen.map((name, i) => ({
         label: kpiName(name),
