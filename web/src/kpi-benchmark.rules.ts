@@ -1,6 +1,8 @@
 // A KPI's figure and its published benchmark in the app's language: the numbers through Intl ("5,6–7 Tage",
-// "83–88 %"), the words some benchmarks carry from the app's texts. The API gives the benchmark's range in the KPI's
-// unit and its words in English only (docs/farm-app.md).
+// "83–88 %"), the words some benchmarks carry from the app's texts, the figures in them from the service's own
+// declaration (BENCHMARK_FIGURES). The API gives the benchmark's range in the KPI's unit and its words in English
+// only (docs/farm-app.md).
+import { BENCHMARK_FIGURES } from '../../src/modules/herd/kpi.rules.ts'
 import { fillPlaceholders } from './farm.rules.ts'
 
 export type KpiUnit = '%' | 'days' | 'count'
@@ -20,11 +22,8 @@ export const KPI_UNITS: Record<string, KpiUnit> = {
   preWeaningMortality: '%',
 }
 
-/** The figures a benchmark's words name beyond its range, which the API gives only within its English text. */
-const BENCHMARK_FIGURES: Record<string, Record<string, { value: number; unit: KpiUnit }>> = {
-  pigsWeanedPerMatedFemaleYear: { best: { value: 33, unit: 'count' } },
-  stillbornPerLitter: { about: { value: 1, unit: 'count' }, shareOfBorn: { value: 7, unit: '%' } },
-}
+/** The figures a benchmark's words name beyond its range: the API gives them only within its English text. */
+const FIGURES: Record<string, Record<string, { value: number; unit: KpiUnit }>> = BENCHMARK_FIGURES
 
 function numberFormat(unit: KpiUnit, tag: string, digits = 2): Intl.NumberFormat {
   const rounding = { maximumFractionDigits: digits }
@@ -82,7 +81,7 @@ export function benchmarkText(name: string, benchmark: unknown, tag: string, wor
   if (low !== null && high !== null) values.benchmark = rangeText(low, high, unit, tag)
   else if (high !== null) values.benchmark = fillPlaceholders(words.below, values, String, () => false)
   else if (low !== null) values.benchmark = fillPlaceholders(words.above, values, String, () => false)
-  for (const [figure, { value, unit: figureUnit }] of Object.entries(BENCHMARK_FIGURES[name] ?? {}))
+  for (const [figure, { value, unit: figureUnit }] of Object.entries(FIGURES[name] ?? {}))
     values[figure] = amountText(value, figureUnit, tag)
   return fillPlaceholders(words.kpi ?? '{benchmark}', values, String, () => false) ?? apiText
 }

@@ -63,18 +63,38 @@ export interface Benchmark {
 }
 
 /**
+ * The figures some benchmarks' words name beyond their range, each with its unit: declared once, for the API's
+ * English text below and for the farm app, which writes them in the user's language.
+ */
+export const BENCHMARK_FIGURES = {
+  pigsWeanedPerMatedFemaleYear: { best: { value: 33, unit: 'count' } },
+  stillbornPerLitter: { about: { value: 1, unit: 'count' }, shareOfBorn: { value: 7, unit: '%' } },
+} as const satisfies Record<string, Record<string, { value: number; unit: '%' | 'days' | 'count' }>>
+
+const { best } = BENCHMARK_FIGURES.pigsWeanedPerMatedFemaleYear
+const { about, shareOfBorn } = BENCHMARK_FIGURES.stillbornPerLitter
+
+/**
  * The published benchmarks of the KPIs (docs/herd-performance.md has the sources): typical herds' figures, for
  * orientation, shown beside each KPI by the API.
  */
 export const KPI_BENCHMARKS = {
   farrowingRate: { text: '83-88 %', low: 83, high: 88 },
   littersPerMatedFemaleYear: { text: '2.3-2.5', low: 2.3, high: 2.5 },
-  pigsWeanedPerMatedFemaleYear: { text: '26-30 (the best Danish herds above 33)', low: 26, high: 30 },
+  pigsWeanedPerMatedFemaleYear: {
+    text: `26-30 (the best Danish herds above ${best.value})`,
+    low: 26,
+    high: 30,
+  },
   nonProductiveDays: { text: '31-36 days', low: 31, high: 36 },
   weanToServiceInterval: { text: '5.6-7 days', low: 5.6, high: 7 },
   returnRate: { text: 'below 10-12 %, most of them regular', low: null, high: 12 },
   bornAlivePerLitter: { text: '13-15', low: 13, high: 15 },
-  stillbornPerLitter: { text: 'about 1 (below 7 % of the total born)', low: null, high: null },
+  stillbornPerLitter: {
+    text: `about ${about.value} (below ${shareOfBorn.value} % of the total born)`,
+    low: null,
+    high: null,
+  },
   preWeaningMortality: { text: '10-15 %', low: 10, high: 15 },
 } as const satisfies Record<string, Benchmark>
 
