@@ -153,6 +153,7 @@ export const AlertRulesBody = Type.Object(
         Type.String({
           maxLength: 200,
           description: 'Read-only: accepted and ignored, so that a GET document can be sent back',
+          examples: [EXAMPLE.uid],
         }),
         Type.Null(),
       ]),
