@@ -17,6 +17,8 @@ import { recordDaysOf } from '../modules/records/records.repository.ts'
 import { births } from '../modules/records/births/births.ts'
 import { inseminations } from '../modules/records/inseminations/inseminations.ts'
 import { weanings } from '../modules/records/weanings/weanings.ts'
+import { pregnancyChecks } from '../modules/records/pregnancy-checks/pregnancy-checks.ts'
+import { returnToEstrus } from '../modules/records/return-to-estrus/return-to-estrus.ts'
 import { CLASSIFICATION_TYPES, recordInstant } from '../modules/predictions/predictions.rules.ts'
 import {
   HOUR_MS,
@@ -28,7 +30,7 @@ import {
 } from '../modules/predictions/hour-summaries.rules.ts'
 import { LOOKBACK_HOURS, SCORER, settingsWithFactors } from '../modules/predictions/scorer-settings.rules.ts'
 import { alarmLevel, uncalibrate } from '../modules/predictions/calibration.rules.ts'
-import type { AnimalRecords } from '../modules/predictions/reproduction.rules.ts'
+import { failedService, type AnimalRecords } from '../modules/predictions/reproduction.rules.ts'
 import { scoreHerd, type AnimalHours } from '../modules/predictions/scorer.rules.ts'
 import { runJobOnce, startSchedule, type ScheduledJob } from './scheduler.ts'
 import type { EventHub } from '../modules/events/event-hub.ts'
@@ -345,17 +347,35 @@ const SCORED_RECORDS = [
   { kind: 'births', collection: births, fields: { day: 'StartDate', time: 'StartTime' } },
 ] as const satisfies readonly { kind: keyof AnimalRecords; collection: unknown; fields: unknown }[]
 
-/** The user's inseminations, weanings and farrowings per animal id, as instants (archived records too: they happened). */
+/**
+ * The user's inseminations, weanings and farrowings per animal id, as instants (archived records too: they
+ * happened), and the services a negative pregnancy check or a return showed had failed (failedService).
+ */
 async function recordsOf(db: Kysely<DB>, uid: string): Promise<Map<number, AnimalRecords>> {
   const out = new Map<number, AnimalRecords>()
+  const recordsOfAnimal = (animalId: number) => {
+    let records = out.get(animalId)
+    if (!records) out.set(animalId, (records = { services: [], weanings: [], births: [] }))
+    return records
+  }
   for (const { kind, collection, fields } of SCORED_RECORDS) {
     for (const r of await recordDaysOf(db, collection, uid, fields)) {
       const at = recordInstant(r.day, r.time)
-      if (at === undefined) continue
-      let records = out.get(r.animalId)
-      if (!records) out.set(r.animalId, (records = { services: [], weanings: [], births: [] }))
-      records[kind].push(at)
+      if (at !== undefined) recordsOfAnimal(r.animalId)[kind].push(at)
     }
+  }
+  const checks = await recordDaysOf(db, pregnancyChecks, uid, { day: 'checkDate', value: 'result' })
+  const returns = await recordDaysOf(db, returnToEstrus, uid, { day: 'returnDate' })
+  const failures = [
+    ...checks.map((r) => ({ r, kind: 'check' as const, result: r.value ?? '' })),
+    ...returns.map((r) => ({ r, kind: 'return' as const, result: '' })),
+  ]
+  for (const { r, kind, result } of failures) {
+    const at = recordInstant(r.day, r.time)
+    const records = out.get(r.animalId)
+    if (at === undefined || !records) continue
+    const failed = failedService({ kind, result, at }, records.services)
+    if (failed) (records.failedServices ??= []).push(failed)
   }
   return out
 }

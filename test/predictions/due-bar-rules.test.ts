@@ -120,6 +120,8 @@ describe('per-farm learning: the due bar', () => {
       "the return closes the first service's window; the return's own lies past the period",
     )
     assert.equal(dueWindows([{ records, hours }], { ...period, to: service + 118 * DAY }, 115).length, 0)
+    const scannedOpen = { ...records, births: [], failedServices: [{ service, from: service + 30 * DAY }] }
+    assert.equal(dueWindows([{ records: scannedOpen, hours }], period, 115).length, 0, 'found open: never due')
   })
 
   it("applies the bar from fromDay to toDay around the farm's gestation, and nowhere by default", () => {

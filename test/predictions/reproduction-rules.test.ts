@@ -14,7 +14,11 @@ import {
   earShifted,
   lactationIndex,
   withInferredWeanings,
+  failedService,
+  RETURN_CLOSES_AFTER_MS,
 } from '../../src/modules/predictions/reproduction.rules.ts'
+import { heatRuledOut, heatThreshold } from '../../src/modules/predictions/heat.rules.ts'
+import { birthThreshold } from '../../src/modules/predictions/birth.rules.ts'
 import { DAY, T0, recordsBefore } from './scorer-fixtures.ts'
 
 describe("what the farm's records say", () => {
@@ -27,6 +31,7 @@ describe("what the farm's records say", () => {
       sinceWeaning: 25,
       sinceBirth: 50,
       lactatingDays: undefined,
+      sinceFoundOpen: undefined,
     })
     assert.equal(
       reproductiveState(records({ services: [130], births: [15] }), t).sinceService,
@@ -46,6 +51,61 @@ describe("what the farm's records say", () => {
     assert.equal(phaseStart(records({ weanings: [4], births: [30] }), t), t - 4 * DAY)
     assert.equal(phaseStart(records({ services: [110], weanings: [135] }), t), t - 135 * DAY)
     assert.equal(phaseStart(records({ services: [50], weanings: [55] }), t), t - 55 * DAY)
+  })
+})
+
+describe('a sow her records show open', () => {
+  const t = T0 + 200 * DAY
+  const served = t - 60 * DAY
+
+  it('takes a negative check or a return as the failure of the service before it, a re-service of that heat apart', () => {
+    const check = served + 30 * DAY
+    assert.deepEqual(failedService({ kind: 'check', result: 'open', at: check }, [served]), {
+      service: served,
+      from: check,
+    })
+    assert.equal(failedService({ kind: 'check', result: 'pregnant', at: check }, [served]), undefined)
+    assert.equal(failedService({ kind: 'check', result: 'recheck', at: check }, [served]), undefined)
+    assert.equal(failedService({ kind: 'check', result: 'open', at: check }, []), undefined, 'no service to fail')
+    // A return 21 days after the service, served again in that heat a day later: the first service failed, from
+    // when the return's heat is over; the re-service is not the one the return speaks of.
+    const returned = served + 21 * DAY
+    assert.deepEqual(failedService({ kind: 'return', at: returned }, [served, returned + DAY]), {
+      service: served,
+      from: returned + RETURN_CLOSES_AFTER_MS,
+    })
+    assert.deepEqual(failedService({ kind: 'return', at: returned }, [served, returned - DAY]), {
+      service: served,
+      from: returned + RETURN_CLOSES_AFTER_MS,
+    })
+  })
+
+  it('closes the service from when it is known to have failed, until she is served again', () => {
+    const found = { service: served, from: served + 30 * DAY }
+    const records = { services: [served], weanings: [], births: [], failedServices: [found] }
+    const state = reproductiveState(records, t)
+    assert.equal(state.sinceService, undefined)
+    assert.equal(state.sinceFoundOpen, 30)
+    assert.equal(reproductiveState(records, served + 20 * DAY).sinceService, 20, 'before the check: served')
+    const again = { ...records, services: [served, t - 5 * DAY] }
+    assert.equal(reproductiveState(again, t).sinceService, 5)
+    assert.equal(reproductiveState(again, t).sinceFoundOpen, undefined)
+  })
+
+  it("scores her heat at the plain bar, not a pregnant sow's, and expects no farrowing from that service", () => {
+    const dueAt = served + 112 * DAY
+    const records = { services: [served], weanings: [], births: [] }
+    const open = { ...records, failedServices: [{ service: served, from: served + 30 * DAY }] }
+    assert.equal(heatThreshold(records, served + 40 * DAY), SCORER.heat.threshold * SCORER.heat.unlikelyFactor)
+    assert.equal(heatThreshold(open, served + 40 * DAY), SCORER.heat.threshold)
+    assert.equal(heatRuledOut(records, dueAt), true, 'a farrowing is due')
+    assert.equal(heatRuledOut(open, dueAt), false)
+    assert.equal(birthThreshold(records, dueAt), SCORER.birth.threshold * 0.75)
+    assert.equal(
+      birthThreshold(open, dueAt),
+      SCORER.birth.threshold * 2.5,
+      'as far from a farrowing as early in a gestation',
+    )
   })
 })
 

@@ -21,17 +21,22 @@ export function birthCusum(ratios: readonly (number | undefined)[], settings: Sc
 /** Days after a service (at the default gestation) in which farrowing is due: birth's threshold is 0.75x there. */
 export const DUE_DAYS = { from: 108, to: 122, thresholdFactor: 0.75 } as const
 
+/** Birth's threshold factor where the records say no farrowing is near: before day 100 of a gestation, or found open. */
+const NOT_NEAR_FACTOR = 2.5
+
 /**
  * The CUSUM level at which birth alarms: lower near the recorded service's expected farrowing (the farm's gestation,
  * 115 days by default), higher far before it.
  */
 export function birthThreshold(records: AnimalRecords, t: number, settings: ScorerSettings = SCORER): number {
-  const since = reproductiveState(records, t).sinceService
+  const { sinceService: since, sinceFoundOpen } = reproductiveState(records, t)
+  // Found open and not served since: not pregnant, as far before a farrowing as early in a gestation.
+  if (sinceFoundOpen !== undefined) return settings.birth.threshold * NOT_NEAR_FACTOR
   if (since === undefined) return settings.birth.threshold
   const sinceService = dueDaysSince(since, settings)
   if (sinceService >= DUE_DAYS.from && sinceService <= DUE_DAYS.to)
     return settings.birth.threshold * DUE_DAYS.thresholdFactor
-  if (sinceService < 100) return settings.birth.threshold * 2.5
+  if (sinceService < 100) return settings.birth.threshold * NOT_NEAR_FACTOR
   return settings.birth.threshold
 }
 

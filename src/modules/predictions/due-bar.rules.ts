@@ -118,6 +118,8 @@ export function dueWindows(
       const spanTo = window.to + afterDays * DAY_MS
       if (spanFrom < period.from || window.to + recordDays * DAY_MS > period.to) continue
       if (services.some((s) => s > service && s < window.from)) continue
+      // Found open before it was due (a negative check, a return): the scorer held no farrowing due from it.
+      if (sow.records.failedServices?.some((f) => f.service === service && f.from < window.from)) continue
       if (births.some((b) => b > service && b < window.from - DUE_BAR_LEARNING.leadHours * HOUR_MS)) continue
       const farrowing = births
         .filter((b) => b >= service + 105 * DAY_MS && b <= service + 127 * DAY_MS)

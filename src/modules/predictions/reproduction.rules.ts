@@ -8,6 +8,40 @@ export interface AnimalRecords {
   services: number[]
   weanings: number[]
   births: number[]
+  /** Services her records showed had not held, and from when (failedService): a negative check, a return. */
+  failedServices?: FailedService[]
+}
+
+/** A service that did not hold (its instant, as in `services`), known from `from` on. */
+export interface FailedService {
+  service: number
+  from: number
+}
+
+/**
+ * A return to heat recorded for a day makes the service before it a failed one from this long after its noon: the
+ * heat itself is over by then, and the farm has seen it (its record says so), so the return window's bars hold
+ * through it as they would without the record.
+ */
+export const RETURN_CLOSES_AFTER_MS = 2 * DAY_MS
+
+/** A service this close before a check or a return is no service it can refer to: a re-service in the same heat. */
+const SAME_HEAT_MS = 3 * DAY_MS
+
+/**
+ * The service a negative pregnancy check or a return shows failed, and from when: the latest service at least
+ * SAME_HEAT_MS before the record (a re-service of the return's own heat stays), from the check's instant or from
+ * RETURN_CLOSES_AFTER_MS after the return's. Undefined for a check that did not find her open (pregnant, recheck),
+ * or without such a service.
+ */
+export function failedService(
+  record: { kind: 'check'; result: string; at: number } | { kind: 'return'; at: number },
+  services: readonly number[],
+): FailedService | undefined {
+  if (record.kind === 'check' && record.result !== 'open') return undefined
+  const service = latestBefore(services, record.at - SAME_HEAT_MS)
+  if (service === undefined) return undefined
+  return { service, from: record.kind === 'return' ? record.at + RETURN_CLOSES_AFTER_MS : record.at }
 }
 
 export const NO_RECORDS: AnimalRecords = { services: [], weanings: [], births: [] }
@@ -18,20 +52,34 @@ export const latestBefore = (times: readonly number[], t: number) =>
     undefined,
   )
 
-/** What the records say about the animal at t, in days since each event (undefined: none recorded before t). */
+/**
+ * What the records say about the animal at t, in days since each event (undefined: none recorded before t).
+ * `sinceFoundOpen`: days since her records showed her latest service had failed, while no service followed (open).
+ */
 export function reproductiveState(records: AnimalRecords, t: number) {
   const service = latestBefore(records.services, t)
   const weaning = latestBefore(records.weanings, t)
   const birth = latestBefore(records.births, t)
   const days = (x: number | undefined) => (x === undefined ? undefined : (t - x) / DAY_MS)
-  // A service counts while nothing followed it: a later farrowing or weaning closes it.
+  const found = records.failedServices?.find((f) => f.service === service && f.from <= t)
+  // A service counts while nothing followed it: a later farrowing or weaning closes it, and so does a negative
+  // check or a return (she is open: not pregnant, so neither her heats nor a farrowing follow that service's days).
   const openService =
-    service !== undefined && (birth === undefined || service > birth) && (weaning === undefined || service > weaning)
+    service !== undefined &&
+    found === undefined &&
+    (birth === undefined || service > birth) &&
+    (weaning === undefined || service > weaning)
       ? days(service)
       : undefined
   const lactatingDays =
     birth !== undefined && (weaning === undefined || weaning < birth) && days(birth)! < 35 ? days(birth) : undefined
-  return { sinceService: openService, sinceWeaning: days(weaning), sinceBirth: days(birth), lactatingDays }
+  return {
+    sinceService: openService,
+    sinceWeaning: days(weaning),
+    sinceBirth: days(birth),
+    lactatingDays,
+    sinceFoundOpen: found === undefined ? undefined : days(found.from),
+  }
 }
 
 /**

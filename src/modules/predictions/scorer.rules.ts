@@ -90,6 +90,7 @@ export const SCORER_SUMMARY =
     ? 'a higher bar in the days after an insemination'
     : `no higher a bar in the ${heat.servedHours} h after an insemination than without it (she was served in that heat), a higher one in the days after`) +
   ` and while pregnant or lactating, none in the first ${heat.quietLactationDays} days of lactation (no weaning since, recorded or read from the data) or while a farrowing is due; ` +
+  'a sow her records show open (a negative pregnancy check, or a return two days on) is scored at the plain bar until served again; ' +
   'a sow her records expect on heat (3-8 days after a weaning) has no rise of her group corrected away (her batch-mates come on heat with her); ' +
   (SCORER.newTag === null
     ? ''

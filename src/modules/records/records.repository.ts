@@ -189,13 +189,16 @@ export async function deleteRecord(
   return Number(result.numDeletedRows) > 0
 }
 
-/** The day (and time of day, when the collection has one) of each of the user's records, archived ones too. */
+/**
+ * The day (and time of day, when the collection has one) of each of the user's records, archived ones too, with the
+ * text of one more field where asked (a check's result).
+ */
 export async function recordDaysOf(
   db: Kysely<DB>,
   collection: Collection,
   uid: string,
-  fields: { day: string; time?: string | undefined },
-): Promise<{ animalId: number; day: string; time: string | null }[]> {
+  fields: { day: string; time?: string | undefined; value?: string | undefined },
+): Promise<{ animalId: number; day: string; time: string | null; value: string | null }[]> {
   const columnOf = (name: string) => sql.ref(`r.${collection.resource.fields[name]!.column}`)
   const rows = await recordsView(db)
     .selectFrom(`${collection.table} as r`)
@@ -203,8 +206,9 @@ export async function recordDaysOf(
       'r.animal_id',
       sql<string>`${columnOf(fields.day)}`.as('day'),
       sql<string | null>`${fields.time ? columnOf(fields.time) : null}`.as('time'),
+      sql<string | null>`${fields.value ? columnOf(fields.value) : null}`.as('value'),
     ])
     .where('r.uid', '=', uid)
     .execute()
-  return rows.map((r) => ({ animalId: Number(r.animal_id), day: r.day, time: r.time }))
+  return rows.map((r) => ({ animalId: Number(r.animal_id), day: r.day, time: r.time, value: r.value }))
 }
