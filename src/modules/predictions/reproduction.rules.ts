@@ -2,6 +2,7 @@
 // adds: the move into the farrowing crate, weanings the farm did not record.
 import { DAY_HOURS, DAY_MS, HOUR_MS, type HourSummary } from './hour-summaries.rules.ts'
 import { MOVEMENT_FLOOR, newTagDayBlock, usualDayBlock } from './baselines.rules.ts'
+import { CYCLE } from '../cycle/cycle.rules.ts'
 
 /** What the farm recorded of an animal, ms since epoch: the rules only look at records dated before the hour they score. */
 export interface AnimalRecords {
@@ -25,8 +26,11 @@ export interface FailedService {
  */
 export const RETURN_CLOSES_AFTER_MS = 2 * DAY_MS
 
-/** A service this close before a check or a return is no service it can refer to: a re-service in the same heat. */
-const SAME_HEAT_MS = 3 * DAY_MS
+/**
+ * A service this close before a check or a return is no service it can refer to: a service of the return's own heat
+ * (the services of one heat, as the cycle state counts them).
+ */
+const SAME_HEAT_MS = CYCLE.sameHeatDays * DAY_MS
 
 /**
  * The service a negative pregnancy check or a return shows failed, and from when: the latest service at least
