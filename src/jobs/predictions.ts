@@ -30,7 +30,7 @@ import {
 } from '../modules/predictions/hour-summaries.rules.ts'
 import { LOOKBACK_HOURS, SCORER, settingsWithFactors } from '../modules/predictions/scorer-settings.rules.ts'
 import { alarmLevel, uncalibrate } from '../modules/predictions/calibration.rules.ts'
-import { failedService, type AnimalRecords } from '../modules/predictions/reproduction.rules.ts'
+import { failedServices, type AnimalRecords, type ServiceOutcome } from '../modules/predictions/reproduction.rules.ts'
 import { scoreHerd, type AnimalHours } from '../modules/predictions/scorer.rules.ts'
 import { runJobOnce, startSchedule, type ScheduledJob } from './scheduler.ts'
 import type { EventHub } from '../modules/events/event-hub.ts'
@@ -349,7 +349,7 @@ const SCORED_RECORDS = [
 
 /**
  * The user's inseminations, weanings and farrowings per animal id, as instants (archived records too: they
- * happened), and the services a negative pregnancy check or a return showed had failed (failedService).
+ * happened), and the services a negative pregnancy check or a return showed had failed (failedServices).
  */
 async function recordsOf(db: Kysely<DB>, uid: string): Promise<Map<number, AnimalRecords>> {
   const out = new Map<number, AnimalRecords>()
@@ -364,18 +364,23 @@ async function recordsOf(db: Kysely<DB>, uid: string): Promise<Map<number, Anima
       if (at !== undefined) recordsOfAnimal(r.animalId)[kind].push(at)
     }
   }
-  const checks = await recordDaysOf(db, pregnancyChecks, uid, { day: 'checkDate', value: 'result' })
-  const returns = await recordDaysOf(db, returnToEstrus, uid, { day: 'returnDate' })
-  const failures = [
-    ...checks.map((r) => ({ r, kind: 'check' as const, result: r.value ?? '' })),
-    ...returns.map((r) => ({ r, kind: 'return' as const, result: '' })),
-  ]
-  for (const { r, kind, result } of failures) {
+  const outcomes = new Map<number, ServiceOutcome[]>()
+  const addOutcome = (animalId: number, outcome: ServiceOutcome) => {
+    if (outcomes.has(animalId)) outcomes.get(animalId)!.push(outcome)
+    else outcomes.set(animalId, [outcome])
+  }
+  for (const r of await recordDaysOf(db, pregnancyChecks, uid, { day: 'checkDate', value: 'result' })) {
     const at = recordInstant(r.day, r.time)
-    const records = out.get(r.animalId)
-    if (at === undefined || !records) continue
-    const failed = failedService({ kind, result, at }, records.services)
-    if (failed) (records.failedServices ??= []).push(failed)
+    if (at !== undefined) addOutcome(r.animalId, { kind: 'check', result: r.value ?? '', at })
+  }
+  for (const r of await recordDaysOf(db, returnToEstrus, uid, { day: 'returnDate' })) {
+    const at = recordInstant(r.day, r.time)
+    if (at !== undefined) addOutcome(r.animalId, { kind: 'return', at })
+  }
+  for (const [animalId, animalOutcomes] of outcomes) {
+    const records = out.get(animalId)
+    const failed = records ? failedServices(animalOutcomes, records.services) : []
+    if (records && failed.length > 0) records.failedServices = failed
   }
   return out
 }

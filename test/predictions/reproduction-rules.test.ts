@@ -14,7 +14,7 @@ import {
   earShifted,
   lactationIndex,
   withInferredWeanings,
-  failedService,
+  failedServices,
   RETURN_CLOSES_AFTER_MS,
 } from '../../src/modules/predictions/reproduction.rules.ts'
 import { heatRuledOut, heatThreshold } from '../../src/modules/predictions/heat.rules.ts'
@@ -60,24 +60,21 @@ describe('a sow her records show open', () => {
 
   it('takes a negative check or a return as the failure of the service before it, a re-service of that heat apart', () => {
     const check = served + 30 * DAY
-    assert.deepEqual(failedService({ kind: 'check', result: 'open', at: check }, [served]), {
-      service: served,
-      from: check,
-    })
-    assert.equal(failedService({ kind: 'check', result: 'pregnant', at: check }, [served]), undefined)
-    assert.equal(failedService({ kind: 'check', result: 'recheck', at: check }, [served]), undefined)
-    assert.equal(failedService({ kind: 'check', result: 'open', at: check }, []), undefined, 'no service to fail')
-    // A return 21 days after the service, served again in that heat a day later: the first service failed, from
-    // when the return's heat is over; the re-service is not the one the return speaks of.
+    const open = { kind: 'check', result: 'open', at: check } as const
+    assert.deepEqual(failedServices([open], [served]), [{ service: served, from: check }])
+    assert.deepEqual(failedServices([{ ...open, result: 'pregnant' }], [served]), [])
+    assert.deepEqual(failedServices([{ ...open, result: 'recheck' }], [served]), [])
+    assert.deepEqual(failedServices([open], []), [], 'no service to fail')
+    // A return 21 days after the service, served again in that heat a day before or after: the first service
+    // failed, from when the return's heat is over; the re-service is not the one the return speaks of.
     const returned = served + 21 * DAY
-    assert.deepEqual(failedService({ kind: 'return', at: returned }, [served, returned + DAY]), {
-      service: served,
-      from: returned + RETURN_CLOSES_AFTER_MS,
-    })
-    assert.deepEqual(failedService({ kind: 'return', at: returned }, [served, returned - DAY]), {
-      service: served,
-      from: returned + RETURN_CLOSES_AFTER_MS,
-    })
+    for (const again of [returned + DAY, returned - DAY])
+      assert.deepEqual(failedServices([{ kind: 'return', at: returned }], [served, again]), [
+        { service: served, from: returned + RETURN_CLOSES_AFTER_MS },
+      ])
+    // A later scan of the same service that finds her pregnant: the first scan was wrong, from then on.
+    const rescan = { kind: 'check', result: 'pregnant', at: check + 7 * DAY } as const
+    assert.deepEqual(failedServices([rescan, open], [served]), [{ service: served, from: check, until: rescan.at }])
   })
 
   it('closes the service from when it is known to have failed, until she is served again', () => {
@@ -87,6 +84,9 @@ describe('a sow her records show open', () => {
     assert.equal(state.sinceService, undefined)
     assert.equal(state.sinceFoundOpen, 30)
     assert.equal(reproductiveState(records, served + 20 * DAY).sinceService, 20, 'before the check: served')
+    const rescanned = { ...records, failedServices: [{ ...found, until: served + 40 * DAY }] }
+    assert.equal(reproductiveState(rescanned, t).sinceService, 60, 'scanned pregnant after all: served')
+    assert.equal(reproductiveState(rescanned, served + 35 * DAY).sinceService, undefined)
     const again = { ...records, services: [served, t - 5 * DAY] }
     assert.equal(reproductiveState(again, t).sinceService, 5)
     assert.equal(reproductiveState(again, t).sinceFoundOpen, undefined)

@@ -9,14 +9,15 @@ export interface AnimalRecords {
   services: number[]
   weanings: number[]
   births: number[]
-  /** Services her records showed had not held, and from when (failedService): a negative check, a return. */
+  /** Services her records showed had not held, and from when (failedServices): a negative check, a return. */
   failedServices?: FailedService[]
 }
 
-/** A service that did not hold (its instant, as in `services`), known from `from` on. */
+/** A service that did not hold (its instant, as in `services`), known from `from` on, until a later scan found otherwise. */
 export interface FailedService {
   service: number
   from: number
+  until?: number
 }
 
 /**
@@ -32,20 +33,30 @@ export const RETURN_CLOSES_AFTER_MS = 2 * DAY_MS
  */
 const SAME_HEAT_MS = CYCLE.sameHeatDays * DAY_MS
 
+/** A pregnancy check (its result) or a return to heat, at its instant. */
+export type ServiceOutcome = { kind: 'check'; result: string; at: number } | { kind: 'return'; at: number }
+
 /**
- * The service a negative pregnancy check or a return shows failed, and from when: the latest service at least
+ * The services a negative pregnancy check or a return shows failed, and from when: the latest service at least
  * SAME_HEAT_MS before the record (a re-service of the return's own heat stays), from the check's instant or from
- * RETURN_CLOSES_AFTER_MS after the return's. Undefined for a check that did not find her open (pregnant, recheck),
- * or without such a service.
+ * RETURN_CLOSES_AFTER_MS after the return's; a later check of the same service that finds her pregnant ends it (the
+ * earlier scan was wrong), as it does in the cycle state. A recheck says nothing.
  */
-export function failedService(
-  record: { kind: 'check'; result: string; at: number } | { kind: 'return'; at: number },
-  services: readonly number[],
-): FailedService | undefined {
-  if (record.kind === 'check' && record.result !== 'open') return undefined
-  const service = latestBefore(services, record.at - SAME_HEAT_MS)
-  if (service === undefined) return undefined
-  return { service, from: record.kind === 'return' ? record.at + RETURN_CLOSES_AFTER_MS : record.at }
+export function failedServices(outcomes: readonly ServiceOutcome[], services: readonly number[]): FailedService[] {
+  const out: FailedService[] = []
+  for (const outcome of [...outcomes].sort((a, b) => a.at - b.at)) {
+    const service = latestBefore(services, outcome.at - SAME_HEAT_MS)
+    if (service === undefined) continue
+    const failed = out.find((f) => f.service === service && f.until === undefined)
+    if (outcome.kind === 'check' && outcome.result === 'pregnant') {
+      if (failed) failed.until = outcome.at
+    } else if (outcome.kind === 'return') {
+      if (!failed) out.push({ service, from: outcome.at + RETURN_CLOSES_AFTER_MS })
+    } else if (outcome.result === 'open' && !failed) {
+      out.push({ service, from: outcome.at })
+    }
+  }
+  return out
 }
 
 export const NO_RECORDS: AnimalRecords = { services: [], weanings: [], births: [] }
@@ -65,16 +76,16 @@ export function reproductiveState(records: AnimalRecords, t: number) {
   const weaning = latestBefore(records.weanings, t)
   const birth = latestBefore(records.births, t)
   const days = (x: number | undefined) => (x === undefined ? undefined : (t - x) / DAY_MS)
-  const found = records.failedServices?.find((f) => f.service === service && f.from <= t)
   // A service counts while nothing followed it: a later farrowing or weaning closes it, and so does a negative
   // check or a return (she is open: not pregnant, so neither her heats nor a farrowing follow that service's days).
-  const openService =
-    service !== undefined &&
-    found === undefined &&
-    (birth === undefined || service > birth) &&
-    (weaning === undefined || service > weaning)
-      ? days(service)
-      : undefined
+  const latest =
+    service !== undefined && (birth === undefined || service > birth) && (weaning === undefined || service > weaning)
+  const found = latest
+    ? records.failedServices?.find(
+        (f) => f.service === service && f.from <= t && !(f.until !== undefined && f.until <= t),
+      )
+    : undefined
+  const openService = latest && found === undefined ? days(service) : undefined
   const lactatingDays =
     birth !== undefined && (weaning === undefined || weaning < birth) && days(birth)! < 35 ? days(birth) : undefined
   return {
