@@ -14,13 +14,30 @@ let gate = Promise.resolve()
 const closeGate = () => {
   gate = new Promise((resolve) => (open = resolve))
 }
+/** Probe requests inside the handler, waiting at the gate. */
+let waiting = 0
+/**
+ * Until `count` probes wait at the gate: they hold their places then. A fixed 50 ms was too short on a loaded CI
+ * machine, and a third request admitted in their place waited at the closed gate until the test timed out.
+ */
+async function untilWaiting(count: number) {
+  for (let tries = 0; waiting < count; tries++) {
+    assert.ok(tries < 1000, `${waiting} of ${count} probes reached the gate`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
 
 before(async () => {
   ctx = await createTestApp({
     env: { EXPENSIVE_REQUESTS_PER_CALLER: '2', PAGE_OFFSET_MAX: '4' },
     extend: (api) => {
       api.get('/probe/expensive', { config: { access: 'bearer', cost: 'expensive' } }, async () => {
-        await gate
+        waiting++
+        try {
+          await gate
+        } finally {
+          waiting--
+        }
         return ok({})
       })
     },
@@ -40,7 +57,7 @@ describe('expensive requests per caller', () => {
     const get = (url: string, headers: Record<string, string>) => ctx.app.inject({ method: 'GET', url, headers })
     closeGate()
     const running = [get('/api/v1/probe/expensive', heavy.headers), get('/api/v1/probe/expensive', heavy.headers)]
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await untilWaiting(2)
     const third = await get('/api/v1/probe/expensive', heavy.headers)
     assertError(
       third,
@@ -67,7 +84,7 @@ describe('expensive requests per caller', () => {
     closeGate()
     const running = [get('/api/v1/probe/expensive'), get('/api/v1/probe/expensive')]
     try {
-      await new Promise((resolve) => setTimeout(resolve, 50))
+      await untilWaiting(2)
       // Each reads every record of every female of the farm (or a year of its predictions), whatever the period.
       for (const path of ['kpis', 'due-lists', 'animals?cycleState=lactating', 'predictions/accuracy'])
         assert.equal((await get(`/api/v1/users/${heavy.uid}/${path}`)).statusCode, 429, path)
