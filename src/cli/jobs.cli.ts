@@ -4,16 +4,12 @@ import type { Database } from '../db/database.ts'
 import { pruneExpiredTokens } from '../auth/token-store.ts'
 import { refreshNow } from '../jobs/reference-temperature.ts'
 import { findUserByUid } from '../modules/users/users.repository.ts'
-import {
-  EVALUATION_SEED,
-  HERD_FAMILIES,
-  TUNING_FAMILY,
-  evaluatePredictions,
-  type HerdFamily,
-} from '../simulation/evaluation.ts'
+import { EVALUATION_SEED, evaluatePredictions } from '../simulation/evaluation.ts'
+import { HERD_FAMILIES, TUNING_FAMILY, type HerdFamily } from '../simulation/herd-hours.ts'
 import { CALIBRATION_FIT, fitCalibration } from '../simulation/calibration-fit.ts'
 import { evaluateFarmCalibration } from '../simulation/farm-calibration-evaluation.ts'
 import { CYCLE_PROFILES, type CycleProfile } from '../simulation/herd-plan.ts'
+import { ETHOGRAM_PROFILES, type EthogramProfile } from '../simulation/ethogram-herd.ts'
 import { PREDICTIONS_LOCK, scorePredictions } from '../jobs/predictions.ts'
 import { withSingleRunner } from '../jobs/single-runner.ts'
 import { EVENTS_LOCK, deriveScheduledEvents } from '../jobs/events.ts'
@@ -98,7 +94,10 @@ export const jobCommands: Command[] = [
       '                        weak-nesters: the same farrowing unit where three sows in four build weak or short nests;',
       '                        gilts: the default farm with gilts and unrecorded weanings (heat without a record);',
       '                        weak-heats: the default farm with heats as the literature describes a commercial herd',
-      '                        (most 1.15-1.45x, 36-72 h, built up over 8-12 h, mostly by day, 3-8 days after weaning)',
+      '                        (most 1.15-1.45x, 36-72 h, built up over 8-12 h, mostly by day, 3-8 days after weaning);',
+      '                        missed-returns: the default farm with one service in three failing and half the returns',
+      '                        unseen until a scan finds the sow open. The held-out family runs its farm of the same',
+      '                        name where it has one (weak-nesters, missed-returns), else its default farm',
       '                        --history H: days of readings before the evaluated ones (default 28, so baselines exist);',
       '                        0 measures a farm whose tags went on as the evaluation starts, its first weeks;',
       '                        --no-past-records: the scorer reads only the records dated from the evaluated days on',
@@ -175,8 +174,9 @@ export const jobCommands: Command[] = [
         const families = familiesOf(values)
         const cycleProfile = cycleProfileOf(values)
         const pastRecords = values['no-past-records'] !== true
+        const profile = ethogramProfileOf(cycleProfile)
         const reports = families.map((f) =>
-          evaluatePredictions({ family: f, seed, animals, days, historyDays, cycleProfile, pastRecords }),
+          evaluatePredictions({ family: f, seed, animals, days, historyDays, cycleProfile, profile, pastRecords }),
         )
         ctx.out({ job, ...tunedOnAndHeldOut(reports) })
         return
@@ -216,6 +216,11 @@ function cycleProfileOf(values: CliValues): CycleProfile {
   if (!CYCLE_PROFILES.includes(profile as CycleProfile))
     throw new UsageError(`--profile must be one of ${CYCLE_PROFILES.join(', ')}`)
   return profile as CycleProfile
+}
+
+/** The held-out family's farm of the same name where it has one (weak-nesters, missed-returns), or its default farm. */
+function ethogramProfileOf(cycleProfile: CycleProfile): EthogramProfile {
+  return ETHOGRAM_PROFILES.includes(cycleProfile as EthogramProfile) ? (cycleProfile as EthogramProfile) : 'default'
 }
 
 /** The herd families an evaluation runs on: the one --family names, or all. */

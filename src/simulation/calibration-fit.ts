@@ -5,15 +5,8 @@ import { HOUR_MS } from '../modules/predictions/hour-summaries.rules.ts'
 import { SCORER, type ClassCalibration, type ScorerSettings } from '../modules/predictions/scorer-settings.rules.ts'
 import { CLASSIFICATION_TYPES, type ClassificationType } from '../modules/predictions/predictions.rules.ts'
 import type { CycleProfile } from './herd-plan.ts'
-import {
-  TUNING_FAMILY,
-  TUNING_SEED,
-  episodesOf,
-  scoredHours,
-  scoresOf,
-  simulateHerdHours,
-  type HerdFamily,
-} from './evaluation.ts'
+import { TUNING_SEED, episodesOf, scoredHours, scoresOf } from './evaluation.ts'
+import { TUNING_FAMILY, simulateHerdHours, type HerdFamily } from './herd-hours.ts'
 
 /** One herd of the tuning family the calibration is fitted on, scored with the farm's records or without any. */
 export interface CalibrationCondition {

@@ -106,7 +106,14 @@ export interface EthogramPlan {
   tornTag: Span[]
   /** The tag sent nothing: hours-long dropouts, and nights when its battery gives out in the cold. */
   dropouts: Span[]
-  records: { services: number[]; weanings: number[]; births: number[]; lamenessTreatments: number[] }
+  /** `openChecks`: pregnancy checks that found her open (the missed-returns profile only). */
+  records: {
+    services: number[]
+    weanings: number[]
+    births: number[]
+    lamenessTreatments: number[]
+    openChecks: number[]
+  }
 }
 
 /** Farm-wide: feeding times, ambient temperature, gateway outages per room. */
@@ -121,12 +128,19 @@ export interface EthogramFarm {
   outages: { room: string; span: Span }[]
 }
 
+export const ETHOGRAM_PROFILES = ['default', 'weak-nesters', 'missed-returns'] as const
+export type EthogramProfile = (typeof ETHOGRAM_PROFILES)[number]
+
 export interface EthogramWindow {
   seed: string
   start: number
   end: number
-  /** A farm unlike the defaults: every sow a weak nest builder (for per-farm learning). */
-  profile?: 'default' | 'weak-nesters'
+  /**
+   * A farm unlike the defaults: every sow a weak nest builder (for per-farm learning); or one where a third of the
+   * services fail and nearly half of the returns pass unseen until a scan finds the sow open (for the rules that read
+   * a negative check).
+   */
+  profile?: EthogramProfile
 }
 
 export function planEthogramFarm(window: EthogramWindow): EthogramFarm {
@@ -168,10 +182,12 @@ export function planEthogramAnimal(animal: EthogramAnimal, window: EthogramWindo
     looseTag: [],
     tornTag: [],
     dropouts: [],
-    records: { services: [], weanings: [], births: [], lamenessTreatments: [] },
+    records: { services: [], weanings: [], births: [], lamenessTreatments: [], openChecks: [] },
   }
   // The farm records every service and farrowing, but four weanings in five (and a birth's hour two times in three).
   const recordsWeanings = random() < 0.8
+  const missed =
+    window.profile === 'missed-returns' ? prng(seedOf(window.seed, 'etho-missed-returns', animal.index)) : undefined
   const heat = (onset: number, gilt: boolean) => {
     const strength = random()
     const rise = strength < 0.12 ? between(random, 0, 0.08) : between(random, 0.2, gilt ? 0.5 : 0.8)
@@ -232,11 +248,17 @@ export function planEthogramAnimal(animal: EthogramAnimal, window: EthogramWindo
       for (;;) {
         const h = heat(onset, false)
         const service = serve(h)
-        if (random() < 0.86) {
+        if (random() < (missed ? 0.65 : 0.86)) {
           farrowing = service + between(random, 112, 118) * DAY
           break
         }
         onset = service + between(random, 18, 24) * DAY
+        if (missed && missed() < 0.45) {
+          // Her return passed unseen: not served; the scan finds her open before her next heat.
+          heat(onset, false)
+          plan.records.openChecks.push(Math.floor(service / DAY) * DAY + Math.round(between(missed, 26, 31)) * DAY)
+          onset += between(random, 19, 23) * DAY
+        }
         if (onset > window.end + 3 * DAY) {
           farrowing = Infinity
           break

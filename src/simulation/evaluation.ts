@@ -3,9 +3,13 @@
 // the same pure functions the hourly job uses (summarizeHours stands in for the job's SQL). Two families of herds,
 // written apart: the rules are tuned on the cycle family (herd-simulator.ts) and measured on the ethogram family
 // (ethogram-herd.ts) too, which they were not tuned on.
-import type { CycleProfile } from './herd-plan.ts'
-import { planAnimal, planFarm, simulateReadings, simulatedHerd } from './herd-simulator.ts'
-import { ethogramHerd, ethogramReadings, planEthogramAnimal, planEthogramFarm } from './ethogram-herd.ts'
+import {
+  TUNING_FAMILY,
+  simulateHerdHours,
+  type HerdFamily,
+  type HerdOptions,
+  type SimulatedAnimalData,
+} from './herd-hours.ts'
 import {
   auc,
   bootstrapCalibration,
@@ -22,15 +26,13 @@ import {
   wilson,
   type ReliabilityBin,
 } from './statistics.ts'
-import type { LocationRow, SensorRow } from '../modules/readings/readings.schemas.ts'
-import { HOUR_MS, alignHours, summarizeHours, type HourSummary } from '../modules/predictions/hour-summaries.rules.ts'
+import { HOUR_MS } from '../modules/predictions/hour-summaries.rules.ts'
 import { farmMaps } from './farm-maps.ts'
-import { planRecords } from './herd-records.ts'
 import { alarmRuns } from '../modules/events/events.rules.ts'
 import { DEFAULT_THRESHOLDS } from '../modules/events/alert-rules.rules.ts'
 import { SCORER, type ScorerSettings } from '../modules/predictions/scorer-settings.rules.ts'
 import { alarmLevel } from '../modules/predictions/calibration.rules.ts'
-import { NO_RECORDS, type AnimalRecords } from '../modules/predictions/reproduction.rules.ts'
+import { NO_RECORDS, latestBefore, type AnimalRecords } from '../modules/predictions/reproduction.rules.ts'
 import { scoreHerd, type AnimalHours } from '../modules/predictions/scorer.rules.ts'
 import { CLASSIFICATION_TYPES, type ClassificationType } from '../modules/predictions/predictions.rules.ts'
 import { plainThresholds } from './plain-thresholds.ts'
@@ -38,10 +40,6 @@ import { asEntered } from './past-records.ts'
 
 const DAY_MS = 24 * HOUR_MS
 
-/** The families of simulated herds: the rules are tuned on TUNING_FAMILY only. */
-export const HERD_FAMILIES = ['cycle', 'ethogram'] as const
-export type HerdFamily = (typeof HERD_FAMILIES)[number]
-export const TUNING_FAMILY: HerdFamily = 'cycle'
 export const TUNING_SEED = 'tuning-1'
 export const EVALUATION_SEED = 'evaluation-2'
 
@@ -80,28 +78,33 @@ export const DETECTION_WINDOWS = {
  */
 export const EARLY_LAMENESS_DAYS = 7
 
-/** A heat has a record when a weaning 2-10 days or a service 15-30 days before its onset makes it expected. */
+/**
+ * A heat has a record when a weaning 2-10 days or a service 15-30 days before its onset makes it expected, or a
+ * record before it showed her latest service had failed (foundOpenBefore).
+ */
 export function heatHasRecord(records: AnimalRecords, onset: number): boolean {
   const since = (times: readonly number[]) => times.map((t) => (onset - t) / DAY_MS)
   return (
-    since(records.weanings).some((d) => d >= 2 && d <= 10) || since(records.services).some((d) => d >= 15 && d <= 30)
+    since(records.weanings).some((d) => d >= 2 && d <= 10) ||
+    since(records.services).some((d) => d >= 15 && d <= 30) ||
+    foundOpenBefore(records, onset)
   )
 }
 
-export interface EvaluationOptions {
-  family?: HerdFamily
-  /** The ethogram family's farm profile (default: the default farm). */
-  profile?: 'default' | 'weak-nesters'
-  /** The cycle family's farm profile (herd-simulator.ts; default: the default farm). */
-  cycleProfile?: CycleProfile
-  seed: string
-  animals: number
-  /** Days evaluated; the simulation runs historyDays longer, so that baselines exist on the first evaluated day. */
-  days: number
-  historyDays?: number
-  intervalMs?: number
-  /** First simulated instant; a fixed date keeps a seed's herd the same run after run. */
-  start?: number
+/**
+ * Whether her records showed, before t, that her latest service before t had failed (a negative pregnancy check, or
+ * a return some days back): she is open, and a heat is what comes next.
+ */
+export function foundOpenBefore(records: AnimalRecords, t: number): boolean {
+  const service = latestBefore(records.services, t)
+  return (
+    records.failedServices?.some(
+      (f) => f.service === service && f.from < t && (f.until === undefined || f.until >= t),
+    ) ?? false
+  )
+}
+
+export interface EvaluationOptions extends HerdOptions {
   /**
    * Whether the farm's records dated before the evaluated days (its sows' earlier services, farrowings, weanings and
    * treatments) were entered (default: yes). No: a new farm (`historyDays: 0`) that records from the day its tags went
@@ -166,87 +169,6 @@ export interface EvaluationReport {
   plainThreshold: VariantReport
   targets: typeof TARGETS
   seconds: number
-}
-
-export interface Span {
-  from: number
-  to: number
-}
-
-/** One simulated animal as the evaluation sees it, whatever its family: ground truth, records and hourly summaries. */
-export interface SimulatedAnimalData {
-  index: number
-  sex: 'male' | 'female'
-  group: string
-  truth: {
-    farrowings: { onset: number; weak: boolean }[]
-    heats: { onset: number; end: number; silent: boolean }[]
-    lameness: { onset: number }[]
-  }
-  /** Loose or torn tags, sickness: times when alarms are counted apart. */
-  confounders: Span[]
-  records: AnimalRecords
-  /** Lameness treatments the farm recorded. */
-  treatments: number[]
-  hours: HourSummary[]
-}
-
-/** The herd's readings summarized per hour (one animal in memory at a time), with its ground truth. */
-export function simulateHerdHours(
-  options: Required<Omit<EvaluationOptions, 'cycleProfile' | 'pastRecords'>> & Pick<EvaluationOptions, 'cycleProfile'>,
-): SimulatedAnimalData[] {
-  const { seed, start, intervalMs } = options
-  const end = start + (options.historyDays + options.days) * DAY_MS
-  const first = Math.floor(start / HOUR_MS) * HOUR_MS
-  const last = Math.floor(end / HOUR_MS) * HOUR_MS - HOUR_MS
-  const hoursOf = (sensor: readonly SensorRow[], locations: readonly LocationRow[]) =>
-    alignHours(summarizeHours(sensor, locations), first, last)
-  if (options.family === 'ethogram') {
-    const farm = planEthogramFarm({ seed, start, end })
-    return ethogramHerd(seed, options.animals).map((animal) => {
-      const plan = planEthogramAnimal(animal, { seed, start, end, profile: options.profile })
-      const { sensor, locations } = ethogramReadings(animal, plan, farm, { seed, start, end, intervalMs })
-      return {
-        index: animal.index,
-        sex: animal.Sex,
-        group: animal.Group,
-        truth: { farrowings: plan.farrowings, heats: plan.heats, lameness: plan.lameness },
-        confounders: [...plan.looseTag, ...plan.tornTag, ...plan.fevers],
-        records: { services: plan.records.services, weanings: plan.records.weanings, births: plan.records.births },
-        treatments: plan.records.lamenessTreatments,
-        hours: hoursOf(sensor, locations),
-      }
-    })
-  }
-  const window = { uid: seed, seed, start, end, intervalMs, batchSize: 1_000_000 }
-  const farm = planFarm({ seed, start, end })
-  return simulatedHerd(seed, options.animals).map((animal) => {
-    const plan = planAnimal(animal, { seed, start, end, profile: options.cycleProfile })
-    const sensor: SensorRow[] = []
-    const locations: LocationRow[] = []
-    for (const batch of simulateReadings(animal, window, { animal: plan, farm })) {
-      if (batch.kind === 'sensordata') for (const row of batch.rows) sensor.push(row)
-      else for (const row of batch.rows) locations.push(row)
-    }
-    return {
-      index: animal.index,
-      sex: animal.Sex,
-      group: animal.Group,
-      truth: {
-        farrowings: plan.farrowings.map((f) => ({ onset: f.onset, weak: f.nestPeakShare < 0.25 })),
-        heats: plan.heats.map((h) => ({ onset: h.onset, end: h.end, silent: h.amplitude < 1.15 })),
-        lameness: plan.lameness,
-      },
-      confounders: [...plan.dropouts, ...plan.looseTags, ...plan.fevers],
-      records: {
-        services: plan.services,
-        weanings: plan.weanings.filter((w) => !plan.unrecordedWeanings?.includes(w)),
-        births: plan.farrowings.map((f) => f.onset),
-      },
-      treatments: planRecords(plan, seed, animal.index, end).flatMap((r) => (r.segment === 'treatments' ? [r.at] : [])),
-      hours: hoursOf(sensor, locations),
-    }
-  })
 }
 
 /** Per animal and hour index: the 0-1 score of each class (a plain threshold gives 0 or 1). */
@@ -356,7 +278,7 @@ export interface Episode {
   excuseFrom: number
   excuseTo: number
   counted: boolean
-  /** Subsets the episode belongs to (heat: withRecord / withoutRecord / silent; birth: weak). */
+  /** Subsets the episode belongs to (heat: withRecord / withoutRecord / silent, foundOpen; birth: weak). */
   tags: string[]
 }
 
@@ -388,6 +310,7 @@ export function episodesOf(
       const windows = leadWindows(DETECTION_WINDOWS.heat, h.onset, h.end)
       const counted = inWindow(h.onset) && h.end <= windowTo
       const tags = h.silent ? ['silent'] : [heatHasRecord(a.records, h.onset) ? 'withRecord' : 'withoutRecord']
+      if (!h.silent && foundOpenBefore(a.records, h.onset)) tags.push('foundOpen')
       out.heat.push({ animal, onset: h.onset, ...windows, counted, tags })
     }
     for (const l of a.truth.lameness) {

@@ -18,19 +18,17 @@ import {
 import { farmFit, farmMaps, recordedMoments } from './farm-maps.ts'
 import { bootstrapCalibration, reliability, round3, round3Pair, type ReliabilityBin } from './statistics.ts'
 import {
-  TUNING_FAMILY,
   episodesOf,
   measure,
   scoredHours,
   scorerLevels,
   scoresOf,
-  simulateHerdHours,
   type AlarmLevels,
-  type HerdFamily,
   type Interval95,
   type Scores,
   type VariantReport,
 } from './evaluation.ts'
+import { TUNING_FAMILY, simulateHerdHours, type HerdFamily } from './herd-hours.ts'
 
 export interface FarmCalibrationReport {
   family: HerdFamily

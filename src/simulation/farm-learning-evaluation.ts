@@ -23,15 +23,8 @@ import {
   type DueBarLearning,
 } from '../modules/predictions/due-bar.rules.ts'
 import type { CycleProfile } from './herd-plan.ts'
-import {
-  measure,
-  scoresOf,
-  scorerLevels,
-  simulateHerdHours,
-  type Scores,
-  type SimulatedAnimalData,
-  type VariantReport,
-} from './evaluation.ts'
+import { measure, scoresOf, scorerLevels, type Scores, type VariantReport } from './evaluation.ts'
+import { simulateHerdHours, type SimulatedAnimalData } from './herd-hours.ts'
 
 export interface LearningReport {
   seed: string

@@ -56,6 +56,11 @@ export interface AnimalPlan {
   weanings: number[]
   /** Weanings the farm did not record (the gilts profile): they happened (the sow left the crate), no record says so. */
   unrecordedWeanings?: number[]
+  /**
+   * Return heats the farm did not see (the missed-returns profile): her service had failed, no return and no service
+   * is recorded at that heat; a pregnancy check finds her open and she is served at her next heat.
+   */
+  unseenReturns?: number[]
   /** In a farrowing crate: from the move before farrowing to weaning. */
   crated: Interval[]
   /** The tag sent nothing (a flat battery, a gateway out of reach). */
@@ -110,6 +115,10 @@ export interface PlanWindow {
    * 36-72 h long, building up (and fading) over 8-12 h; the rise mostly by day, when sows are disturbed and meet
    * (at night 20-50 % of the day's); the weaning-to-oestrus interval 3-8 days, one in twelve 8-12. For tuning heat on
    * heats weaker and less regular than the default's.
+   * `missed-returns`: the default farm in a season when services fail more often (one in three held not, as in
+   * summer infertility) and half of the returns go unseen: no return and no service is recorded at that heat, the
+   * pregnancy check 28-33 days after the service finds her open, and she is served at her next heat, 18-24 days
+   * after the one missed. For measuring what a negative check tells the scorer (a sow found open).
    */
   profile?: CycleProfile
 }
@@ -122,5 +131,6 @@ export const CYCLE_PROFILES = [
   'weak-nesters',
   'gilts',
   'weak-heats',
+  'missed-returns',
 ] as const
 export type CycleProfile = (typeof CYCLE_PROFILES)[number]

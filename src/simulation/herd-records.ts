@@ -1,7 +1,8 @@
 // The farm records of a simulated animal's life, consistent with its plan (herd-simulator.ts) and so with its
 // readings: every service (a second one of the same heat now and then), the pregnancy check of a service that
-// held, the return of one that did not, each farrowing with its litter, each weaning with the piglets weaned, a
-// lameness treatment some days into a lameness, and for some sows a cull after a weaning (her tag goes silent).
+// held, the return of one that did not (or the check that found her open, where nobody saw the return), each
+// farrowing with its litter, each weaning with the piglets weaned, a lameness treatment some days into a lameness,
+// and for some sows a cull after a weaning (her tag goes silent).
 // Drawn from random streams of their own, so the plan, and the scorer's evaluation built on it, stay as they were.
 import { createHash } from 'node:crypto'
 import type { AnimalPlan } from './herd-plan.ts'
@@ -84,7 +85,11 @@ export function planRecords(plan: AnimalPlan, seed: string, index: number, until
     // A service that did not hold is followed by a heat 18-24 days later; one that held (its farrowing may lie past
     // the plan's end) is scanned pregnant 28-35 days after.
     const returned = plan.heats.find((h) => h.onset - service > 15 * DAY && h.onset - service < 26 * DAY)
-    if (returned) {
+    if (returned && plan.unseenReturns?.includes(returned.onset)) {
+      // Nobody saw her return (the missed-returns profile): the scan, before her next heat, finds her open.
+      const check = service + Math.floor(uniform(random, 28, 34)) * DAY
+      add('pregnancy-checks', check, { checkDate: day(check), checkNumber: 1, result: 'open', method: 'ultrasound' })
+    } else if (returned) {
       const days = Math.round((returned.onset - service) / DAY)
       add('return-to-estrus', returned.onset, {
         returnDate: day(returned.onset),

@@ -137,6 +137,9 @@ export function planAnimal(animal: SimulatedAnimal, window: PlanWindow): AnimalP
   // draw of the default stream stays the same.
   const weakHeats = window.profile === 'weak-heats' ? prng(seedOf(window.seed, 'weak-heats', animal.index)) : undefined
   let shift = 0
+  // The missed-returns farm: which returns go unseen, and the heats nobody saw, from their own stream.
+  const missed =
+    window.profile === 'missed-returns' ? prng(seedOf(window.seed, 'missed-returns', animal.index)) : undefined
   if (late) plan.crateActivity = 0.4
   if (animal.Sex === 'female') {
     // Start from a farrowing up to one cycle before the window, then follow the cycle past its end.
@@ -199,11 +202,18 @@ export function planAnimal(animal: SimulatedAnimal, window: PlanWindow): AnimalP
         )
         const service = heat + uniform(random, 12, 24) * HOUR
         plan.services.push(service)
-        if (random() < 0.85) {
+        if (random() < (missed ? MISSED_RETURNS_HELD : 0.85)) {
           farrowing = service + (uniform(random, 113, 117) + gestationShift) * DAY
           break
         }
         heat = service + uniform(random, 18, 24) * DAY
+        if (missed && missed() < UNSEEN_RETURN_SHARE) {
+          // Nobody saw this heat: no service; she is served at her next one.
+          const end = heat + uniform(missed, 24, 48) * HOUR
+          plan.heats.push({ onset: heat, end, amplitude: tieredUniform(missed, SOW_HEAT_AMPLITUDES) })
+          ;(plan.unseenReturns ??= []).push(heat)
+          heat += uniform(missed, 18, 24) * DAY
+        }
         if (heat - shift > window.end + 2 * DAY) {
           farrowing = Infinity
           break
@@ -234,6 +244,10 @@ export function planAnimal(animal: SimulatedAnimal, window: PlanWindow): AnimalP
   if (window.profile === 'rough') addRoughFarmTroubles(plan, animal, window)
   return plan
 }
+
+/** The missed-returns farm's share of services that hold, and of returns nobody sees (herd-plan.ts). */
+const MISSED_RETURNS_HELD = 2 / 3
+const UNSEEN_RETURN_SHARE = 0.5
 
 /** Share of the gilts profile's females that are gilts, and of its sows' weanings the farm did not record. */
 const GILT_SHARE = 0.2

@@ -15,6 +15,9 @@ export function withoutPastRecords<T extends { records: AnimalRecords; treatment
       services: since(a.records.services),
       weanings: since(a.records.weanings),
       births: since(a.records.births),
+      ...(a.records.failedServices && {
+        failedServices: a.records.failedServices.filter((f) => f.service >= from && f.from >= from),
+      }),
     },
     treatments: since(a.treatments),
   }))

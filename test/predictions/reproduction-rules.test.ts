@@ -17,7 +17,13 @@ import {
   failedServices,
   RETURN_CLOSES_AFTER_MS,
 } from '../../src/modules/predictions/reproduction.rules.ts'
-import { heatRuledOut, heatThreshold } from '../../src/modules/predictions/heat.rules.ts'
+import {
+  OPEN_HEAT_DUE_DAYS,
+  heatRuledOut,
+  heatShortFactor,
+  heatThreshold,
+  openHeatDue,
+} from '../../src/modules/predictions/heat.rules.ts'
 import { birthThreshold } from '../../src/modules/predictions/birth.rules.ts'
 import { DAY, T0, recordsBefore } from './scorer-fixtures.ts'
 
@@ -32,6 +38,7 @@ describe("what the farm's records say", () => {
       sinceBirth: 50,
       lactatingDays: undefined,
       sinceFoundOpen: undefined,
+      sinceFailedService: undefined,
     })
     assert.equal(
       reproductiveState(records({ services: [130], births: [15] }), t).sinceService,
@@ -83,6 +90,7 @@ describe('a sow her records show open', () => {
     const state = reproductiveState(records, t)
     assert.equal(state.sinceService, undefined)
     assert.equal(state.sinceFoundOpen, 30)
+    assert.equal(state.sinceFailedService, 60)
     assert.equal(reproductiveState(records, served + 20 * DAY).sinceService, 20, 'before the check: served')
     const rescanned = { ...records, failedServices: [{ ...found, until: served + 40 * DAY }] }
     assert.equal(reproductiveState(rescanned, t).sinceService, 60, 'scanned pregnant after all: served')
@@ -92,12 +100,31 @@ describe('a sow her records show open', () => {
     assert.equal(reproductiveState(again, t).sinceFoundOpen, undefined)
   })
 
-  it("scores her heat at the plain bar, not a pregnant sow's, and expects no farrowing from that service", () => {
+  it("expects her heat two cycles after that service, not a pregnant sow's, and no farrowing from it", () => {
     const dueAt = served + 112 * DAY
     const records = { services: [served], weanings: [], births: [] }
     const open = { ...records, failedServices: [{ service: served, from: served + 30 * DAY }] }
-    assert.equal(heatThreshold(records, served + 40 * DAY), SCORER.heat.threshold * SCORER.heat.unlikelyFactor)
-    assert.equal(heatThreshold(open, served + 40 * DAY), SCORER.heat.threshold)
+    const { threshold, unlikelyFactor, expectedFactor, shortFactor, returnShortFactor } = SCORER.heat
+    assert.equal(heatThreshold(records, served + 40 * DAY), threshold * unlikelyFactor)
+    assert.equal(heatShortFactor(records, served + 40 * DAY), undefined)
+    // Her next heat is due 36-48 days after the service (the return at 18-24 passed unseen): the weaning's bar over
+    // the day, the return window's over the shorter window (she is out of step with her pen-mates).
+    for (const day of [OPEN_HEAT_DUE_DAYS.from, 40, OPEN_HEAT_DUE_DAYS.to]) {
+      assert.equal(openHeatDue(open, served + day * DAY), true, `day ${day}`)
+      assert.equal(heatThreshold(open, served + day * DAY), threshold * expectedFactor, `day ${day}`)
+      assert.equal(heatShortFactor(open, served + day * DAY), returnShortFactor, `day ${day}`)
+    }
+    assert.notEqual(returnShortFactor, shortFactor)
+    // Scanned open before then: that cycle's luteal phase (no oestrus); long after, the plain bar.
+    assert.equal(openHeatDue(open, served + 33 * DAY), false)
+    assert.equal(heatThreshold(open, served + 33 * DAY), threshold * unlikelyFactor)
+    assert.equal(heatShortFactor(open, served + 33 * DAY), undefined)
+    assert.equal(heatThreshold(open, served + 55 * DAY), threshold)
+    assert.equal(heatShortFactor(open, served + 55 * DAY), undefined)
+    // Served again: the new service's bars.
+    const again = { ...open, services: [served, served + 41 * DAY] }
+    assert.equal(openHeatDue(again, served + 45 * DAY), false)
+    assert.equal(heatThreshold(again, served + 45 * DAY), threshold * unlikelyFactor)
     assert.equal(heatRuledOut(records, dueAt), true, 'a farrowing is due')
     assert.equal(heatRuledOut(open, dueAt), false)
     assert.equal(birthThreshold(records, dueAt), SCORER.birth.threshold * 0.75)

@@ -27,6 +27,23 @@ export function heatExcess(
 /** Days after a weaning in which the records make a heat expected (heatExpected). */
 export const HEAT_EXPECTED_DAYS = { from: 3, to: 8 } as const
 
+/**
+ * Days after a service her records showed had failed (a negative pregnancy check; a return she was not served at) in
+ * which her next heat is due while she stays unserved: two oestrous cycles of 18-24 days after it, the return at the
+ * first one having passed unseen or unserved. Before them she is in that cycle's luteal phase (no oestrus).
+ */
+export const OPEN_HEAT_DUE_DAYS = { from: 36, to: 48 } as const
+
+/** Whether her records show her open and her next heat due at t (OPEN_HEAT_DUE_DAYS). */
+export function openHeatDue(records: AnimalRecords, t: number): boolean {
+  const { sinceFailedService } = reproductiveState(records, t)
+  return (
+    sinceFailedService !== undefined &&
+    sinceFailedService >= OPEN_HEAT_DUE_DAYS.from &&
+    sinceFailedService <= OPEN_HEAT_DUE_DAYS.to
+  )
+}
+
 /** Whether the records make a heat expected at t: 3-8 days after a weaning, before any service (most sows come on heat then). */
 export function heatExpected(records: AnimalRecords, t: number): boolean {
   const { sinceService, sinceWeaning } = reproductiveState(records, t)
@@ -165,8 +182,10 @@ export function ownHeatDue(daysSince: number | undefined, settings: ScorerSettin
  * far lower: a day-long window at a far lower bar is crossed by a day's noise before the heat about as often as by
  * the heat, and the 12-h window carries what the weaning expects, see heatShortFactor), higher 17-25 days after a
  * service (a return is possible, but most services hold: most sows there are pregnant), higher still while nursing,
- * in the days after a service before a return could come (the luteal phase: no oestrus) and while pregnant. Where the
- * records say nothing, lower when her own last heat makes the next due (`ownHeatDue`, see SCORER.heat.ownHeat).
+ * in the days after a service before a return could come (the luteal phase: no oestrus) and while pregnant. A sow
+ * found open (her service failed) is at the weaning's bar while her next heat is due (openHeatDue), at the luteal
+ * phase's before it. Where the records say nothing, lower when her own last heat makes the next due (`ownHeatDue`,
+ * see SCORER.heat.ownHeat).
  */
 export function heatThreshold(
   records: AnimalRecords,
@@ -174,20 +193,23 @@ export function heatThreshold(
   settings: ScorerSettings = SCORER,
   ownHeatDue = false,
 ): number {
-  const { sinceService, lactatingDays } = reproductiveState(records, t)
+  const { sinceService, lactatingDays, sinceFailedService } = reproductiveState(records, t)
   const { threshold, expectedFactor, returnFactor, unlikelyFactor, ownHeat } = settings.heat
   if (ownHeatDue && ownHeat !== null) return threshold * ownHeat.dueFactor
   if (lactatingDays !== undefined) return threshold * unlikelyFactor
-  if (heatExpected(records, t)) return threshold * expectedFactor
+  if (heatExpected(records, t) || openHeatDue(records, t)) return threshold * expectedFactor
   if (returnPossible(records, t)) return threshold * returnFactor
   if (sinceService !== undefined && sinceService >= 3 && sinceService <= 125) return threshold * unlikelyFactor
+  if (sinceFailedService !== undefined && sinceFailedService < OPEN_HEAT_DUE_DAYS.from)
+    return threshold * unlikelyFactor
   return threshold
 }
 
 /**
  * The factor of the heat threshold for the shorter (12-h) window, where the records make a heat likely: shortFactor
  * after a weaning (below 1: most sows come on heat then, and the shorter window alarms sooner after the rise
- * begins), returnShortFactor when a return is possible; undefined elsewhere (no shorter window).
+ * begins), returnShortFactor when a return is possible or a sow found open is due (openHeatDue: a sow out of step
+ * with her group, whose day-long bar is already the weaning's); undefined elsewhere (no shorter window).
  */
 export function heatShortFactor(
   records: AnimalRecords,
@@ -195,7 +217,7 @@ export function heatShortFactor(
   settings: ScorerSettings = SCORER,
 ): number | undefined {
   if (heatExpected(records, t)) return settings.heat.shortFactor
-  if (returnPossible(records, t)) return settings.heat.returnShortFactor
+  if (returnPossible(records, t) || openHeatDue(records, t)) return settings.heat.returnShortFactor
   return undefined
 }
 

@@ -94,6 +94,7 @@ export function reproductiveState(records: AnimalRecords, t: number) {
     sinceBirth: days(birth),
     lactatingDays,
     sinceFoundOpen: found === undefined ? undefined : days(found.from),
+    sinceFailedService: found === undefined ? undefined : days(found.service),
   }
 }
 
