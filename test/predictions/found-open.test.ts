@@ -1,6 +1,7 @@
 // A sow her records show open (a negative pregnancy check, or a return with no service since) is no longer scored as
-// carrying that service: her heats are scored at the plain bar, not a pregnant sow's, and no farrowing is expected
-// from it. Records through the API, the job through the CLI, probabilities read back through the API.
+// carrying that service: her heats are scored as an open sow's (due two cycles after the failed service), not a
+// pregnant sow's, and no farrowing is expected from it. Records through the API, the job through the CLI,
+// probabilities read back through the API.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createTestApp, type TestContext } from '../support/app.ts'

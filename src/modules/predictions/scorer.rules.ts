@@ -55,6 +55,7 @@ import {
   cycleUnrecorded,
   heatBars,
   heatBaselineStart,
+  OPEN_HEAT_DUE_DAYS,
   heatExpected,
   heatRatio,
   heldShortRise,
@@ -90,7 +91,7 @@ export const SCORER_SUMMARY =
     ? 'a higher bar in the days after an insemination'
     : `no higher a bar in the ${heat.servedHours} h after an insemination than without it (she was served in that heat), a higher one in the days after`) +
   ` and while pregnant or lactating, none in the first ${heat.quietLactationDays} days of lactation (no weaning since, recorded or read from the data) or while a farrowing is due; ` +
-  'a sow her records show open (a negative pregnancy check, or a return two days on) is scored at the plain bar until served again; ' +
+  `a sow her records show open (a negative pregnancy check, or a return two days on) until served again: ${OPEN_HEAT_DUE_DAYS.from}-${OPEN_HEAT_DUE_DAYS.to} days after the failed service (two cycles: a return passed unseen) as 3-8 days after a weaning over ${heat.hours} h and as where a return is possible over ${heat.shortHours} h, before then as after an insemination, later at the plain bar; ` +
   'a sow her records expect on heat (3-8 days after a weaning) has no rise of her group corrected away (her batch-mates come on heat with her); ' +
   (SCORER.newTag === null
     ? ''
