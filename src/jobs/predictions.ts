@@ -347,6 +347,20 @@ const SCORED_RECORDS = [
   { kind: 'births', collection: births, fields: { day: 'StartDate', time: 'StartTime' } },
 ] as const satisfies readonly { kind: keyof AnimalRecords; collection: unknown; fields: unknown }[]
 
+/** Where the scorer finds what became of a service (failedServices): pregnancy checks with their result, returns. */
+const SERVICE_OUTCOMES = [
+  {
+    collection: pregnancyChecks,
+    fields: { day: 'checkDate', value: 'result' },
+    outcome: (at: number, result: string | null): ServiceOutcome => ({ kind: 'check', result: result ?? '', at }),
+  },
+  {
+    collection: returnToEstrus,
+    fields: { day: 'returnDate' },
+    outcome: (at: number): ServiceOutcome => ({ kind: 'return', at }),
+  },
+] as const
+
 /**
  * The user's inseminations, weanings and farrowings per animal id, as instants (archived records too: they
  * happened), and the services a negative pregnancy check or a return showed had failed (failedServices).
@@ -365,17 +379,14 @@ async function recordsOf(db: Kysely<DB>, uid: string): Promise<Map<number, Anima
     }
   }
   const outcomes = new Map<number, ServiceOutcome[]>()
-  const addOutcome = (animalId: number, outcome: ServiceOutcome) => {
-    if (outcomes.has(animalId)) outcomes.get(animalId)!.push(outcome)
-    else outcomes.set(animalId, [outcome])
-  }
-  for (const r of await recordDaysOf(db, pregnancyChecks, uid, { day: 'checkDate', value: 'result' })) {
-    const at = recordInstant(r.day, r.time)
-    if (at !== undefined) addOutcome(r.animalId, { kind: 'check', result: r.value ?? '', at })
-  }
-  for (const r of await recordDaysOf(db, returnToEstrus, uid, { day: 'returnDate' })) {
-    const at = recordInstant(r.day, r.time)
-    if (at !== undefined) addOutcome(r.animalId, { kind: 'return', at })
+  for (const { collection, fields, outcome } of SERVICE_OUTCOMES) {
+    for (const r of await recordDaysOf(db, collection, uid, fields)) {
+      const at = recordInstant(r.day, r.time)
+      if (at === undefined) continue
+      const list = outcomes.get(r.animalId) ?? []
+      list.push(outcome(at, r.value))
+      outcomes.set(r.animalId, list)
+    }
   }
   for (const [animalId, animalOutcomes] of outcomes) {
     const records = out.get(animalId)
