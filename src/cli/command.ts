@@ -82,6 +82,19 @@ export function givenBooleans<Name extends string>(
 }
 
 /** A whole-number option within bounds, or the fallback when absent. */
+/** `--name` as one of `choices`, or undefined when absent. */
+export function choiceOption<Choice extends string>(
+  values: CliValues,
+  name: string,
+  choices: readonly Choice[],
+): Choice | undefined {
+  const value = optionalString(values, name)
+  if (value === undefined) return undefined
+  if (!(choices as readonly string[]).includes(value))
+    throw new UsageError(`--${name} must be one of ${choices.join(', ')}`)
+  return value as Choice
+}
+
 export function intOption(values: CliValues, name: string, fallback: number, min: number, max: number): number {
   const raw = values[name]
   if (raw === undefined) return fallback

@@ -1,5 +1,13 @@
 // Operator commands that run the service's scheduled jobs on demand.
-import { UsageError, intOption, optionalString, type CliContext, type CliValues, type Command } from './command.ts'
+import {
+  UsageError,
+  choiceOption,
+  intOption,
+  optionalString,
+  type CliContext,
+  type CliValues,
+  type Command,
+} from './command.ts'
 import type { Database } from '../db/database.ts'
 import { pruneExpiredTokens } from '../auth/token-store.ts'
 import { refreshNow } from '../jobs/reference-temperature.ts'
@@ -172,7 +180,7 @@ export const jobCommands: Command[] = [
         const days = intOption(values, 'days', 60, 7, 365)
         const historyDays = intOption(values, 'history', 28, 0, 365)
         const families = familiesOf(values)
-        const cycleProfile = cycleProfileOf(values)
+        const cycleProfile = choiceOption(values, 'profile', CYCLE_PROFILES) ?? 'default'
         const pastRecords = values['no-past-records'] !== true
         const profile = ethogramProfileOf(cycleProfile)
         const reports = families.map((f) =>
@@ -185,7 +193,7 @@ export const jobCommands: Command[] = [
         const seed = optionalString(values, 'seed') ?? EVALUATION_SEED
         const animals = intOption(values, 'animals', 100, 20, 2000)
         const families = familiesOf(values)
-        const cycleProfile = cycleProfileOf(values)
+        const cycleProfile = choiceOption(values, 'profile', CYCLE_PROFILES) ?? 'default'
         const reports = families.map((f) =>
           evaluateFarmCalibration({
             family: f,
@@ -210,14 +218,6 @@ export const jobCommands: Command[] = [
   },
 ]
 
-/** The cycle family's farm profile an evaluation runs on: the one --profile names, or the default farm. */
-function cycleProfileOf(values: CliValues): CycleProfile {
-  const profile = optionalString(values, 'profile') ?? 'default'
-  if (!CYCLE_PROFILES.includes(profile as CycleProfile))
-    throw new UsageError(`--profile must be one of ${CYCLE_PROFILES.join(', ')}`)
-  return profile as CycleProfile
-}
-
 /** The held-out family's farm of the same name where it has one (weak-nesters, missed-returns), or its default farm. */
 function ethogramProfileOf(cycleProfile: CycleProfile): EthogramProfile {
   return ETHOGRAM_PROFILES.includes(cycleProfile as EthogramProfile) ? (cycleProfile as EthogramProfile) : 'default'
@@ -225,11 +225,8 @@ function ethogramProfileOf(cycleProfile: CycleProfile): EthogramProfile {
 
 /** The herd families an evaluation runs on: the one --family names, or all. */
 function familiesOf(values: CliValues): readonly HerdFamily[] {
-  const family = optionalString(values, 'family')
-  if (family === undefined) return HERD_FAMILIES
-  if (!HERD_FAMILIES.includes(family as HerdFamily))
-    throw new UsageError(`--family must be one of ${HERD_FAMILIES.join(', ')}`)
-  return [family as HerdFamily]
+  const family = choiceOption(values, 'family', HERD_FAMILIES)
+  return family === undefined ? HERD_FAMILIES : [family]
 }
 
 /** An evaluation's answer: its report on the family the scorer was tuned on, and on the held-out one (null: not run). */

@@ -1,7 +1,7 @@
 // `livestock-api simulate`: fills a user's account with a simulated herd and its readings, and two
 // litter-monitoring devices with theirs, stored through the same ingestion code as the HTTP and MQTT
 // paths, then computes the reference temperatures and derives the herd's events.
-import { intOption, requireString, type Command } from './command.ts'
+import { choiceOption, intOption, requireString, type Command } from './command.ts'
 import { refreshReferenceTemperatures } from '../jobs/reference-temperature.ts'
 import { deriveScheduledEvents } from '../jobs/events.ts'
 import { deriveFromReadings } from '../modules/events/reading-events.ts'
@@ -15,12 +15,13 @@ import { findUserByUid } from '../modules/users/users.repository.ts'
 import { ingest } from '../modules/readings/ingest.ts'
 import { planAnimal, planFarm, simulateReadings, simulatedHerd } from '../simulation/herd-simulator.ts'
 import { planRecords, withCull } from '../simulation/herd-records.ts'
+import { CYCLE_PROFILES } from '../simulation/herd-plan.ts'
 
 export const simulateCommands: Command[] = [
   {
     name: 'simulate',
     summary: 'Create a simulated herd for a user, with days of realistic sensor and location readings',
-    usage: 'livestock-api simulate --user U [--animals N] [--days D] [--interval S]',
+    usage: 'livestock-api simulate --user U [--animals N] [--days D] [--interval S] [--profile P]',
     options: {
       user: { type: 'string', value: 'U', description: 'the account (it must exist: livestock-api user create ...)' },
       animals: {
@@ -38,6 +39,11 @@ export const simulateCommands: Command[] = [
         value: 'S',
         description: "seconds between a tag's samples (default 60); locations every 5 minutes",
       },
+      profile: {
+        type: 'string',
+        value: 'P',
+        description: `the farm (${CYCLE_PROFILES.join(', ')}; default default), as jobs evaluate-predictions --help describes each`,
+      },
     },
     help: [
       'A new animal comes with the farm records of its simulated life up to now, consistent with its readings:',
@@ -46,7 +52,8 @@ export const simulateCommands: Command[] = [
       'Two litter-monitoring devices come with the herd, with readings over the same days (pen 1 turns restless',
       "in its last 3 hours; pen 2's gateway dropped out 40 minutes ago).",
       "Readings go through the service's ingestion code (idempotent: a re-run stores only what is new), then",
-      "the reference temperatures of the user's animals are computed. Prints a JSON summary.",
+      "the reference temperatures of the user's animals are computed. Prints a JSON summary. --profile gives the",
+      "farm one of the evaluation's farm profiles (missed-returns: sows found open by a negative check, say).",
       'The embedded store admits one process: run it while the service is stopped, or use DATABASE_URL.',
     ].join('\n'),
     run: async (values, _positionals, ctx) => {
@@ -54,6 +61,7 @@ export const simulateCommands: Command[] = [
       const animals = intOption(values, 'animals', 20, 1, 10_000)
       const days = intOption(values, 'days', 8, 1, 366)
       const intervalSeconds = intOption(values, 'interval', 60, 1, 86_400)
+      const profile = choiceOption(values, 'profile', CYCLE_PROFILES) ?? 'default'
 
       await ctx.withDatabase(async ({ db }) => {
         if (!(await findUserByUid(db, uid)))
@@ -85,7 +93,7 @@ export const simulateCommands: Command[] = [
             intervalMs: intervalSeconds * 1000,
             batchSize: limits.ingestMaxRows,
           }
-          const planWindow = { seed: uid, start: window.start, end }
+          const planWindow = { seed: uid, start: window.start, end, profile }
           const plan = withCull(planAnimal(animal, planWindow), uid, animal.index)
           if (!(await findAnimalByMac(db, uid, animal.MAC))) {
             const { index: _i, homeNode: _h, neighbourNode: _n, ...body } = animal
@@ -154,6 +162,7 @@ export const simulateCommands: Command[] = [
         events += (await deriveScheduledEvents(db, { now: Date.now(), uid, activity: true })).length
         ctx.out({
           user: uid,
+          profile,
           animals: herd.length,
           created,
           macs: herd.map((a) => a.MAC),

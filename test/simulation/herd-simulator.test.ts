@@ -105,6 +105,25 @@ describe('livestock-api simulate and jobs reference-temperature', () => {
     assert.equal((await cli(['jobs', 'reference-temperature'])).json().animals, 3)
   })
 
+  it("simulates one of the evaluation's farm profiles: on the missed-returns farm, sows scanned open", async () => {
+    const create = ['user', 'create', '--uid', 'sim-open', '--email', 'open@farm.example', '--name', 'Open farm']
+    assert.equal((await cli(create)).code, 0)
+    const args = ['--animals', '60', '--days', '1', '--interval', '3600', '--profile', 'missed-returns']
+    const run = await cli(['simulate', '--user', 'sim-open', ...args])
+    assert.equal(run.code, 0, run.stderr)
+    assert.equal(run.json().profile, 'missed-returns')
+    const open = await ctx.database.db
+      .selectFrom('pregnancy_checks')
+      .select('id')
+      .where('uid', '=', 'sim-open')
+      .where('result', '=', 'open')
+      .execute()
+    assert.ok(open.length > 0, 'a sow found open')
+    const bad = await cli(['simulate', '--user', 'sim-open', '--profile', 'summer'])
+    assert.equal(bad.code, 2)
+    assert.match(bad.stderr, /--profile must be one of default, .*missed-returns/)
+  })
+
   it('refuses bad options (exit 2) and an unknown user (exit 1), as the real binary', async () => {
     const bin = (args: string[]) => store.run(args)
     assert.equal(bin(['simulate']).code, 2)
