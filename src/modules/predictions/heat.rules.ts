@@ -1,6 +1,7 @@
 // Heat: a rise of activity for a day or two, expected after weaning and after a service that did not hold.
 import { DAY_MS, HOUR_MS } from './hour-summaries.rules.ts'
 import { SCORER, type ScorerSettings } from './scorer-settings.rules.ts'
+import { CYCLE } from '../cycle/cycle.rules.ts'
 import {
   CRATE_WINDOW_DAYS,
   latestBefore,
@@ -29,10 +30,11 @@ export const HEAT_EXPECTED_DAYS = { from: 3, to: 8 } as const
 
 /**
  * Days after a service her records showed had failed (a negative pregnancy check; a return she was not served at) in
- * which her next heat is due while she stays unserved: two oestrous cycles of 18-24 days after it, the return at the
- * first one having passed unseen or unserved. Before them she is in that cycle's luteal phase (no oestrus).
+ * which her next heat is due while she stays unserved: two oestrous cycles of 18-24 days (the cycle state's regular
+ * return) after it, the return at the first one having passed unseen or unserved: 36-48. Before them she is in that
+ * cycle's luteal phase (no oestrus).
  */
-export const OPEN_HEAT_DUE_DAYS = { from: 36, to: 48 } as const
+export const OPEN_HEAT_DUE_DAYS = { from: 2 * CYCLE.returnFromDays, to: 2 * CYCLE.returnToDays } as const
 
 /** Whether her records show her open and her next heat due at t (OPEN_HEAT_DUE_DAYS). */
 export function openHeatDue(records: AnimalRecords, t: number): boolean {
