@@ -125,6 +125,13 @@ describe('the farm app in the farm’s language', { skip: noChromium }, () => {
     // A record's listed values on the timeline in German; the API keeps the values themselves.
     const mac = 'AA:BB:CC:DD:EE:42'
     await addAnimal(ctx, farm.uid, farm.headers, { MAC: mac, Sex: 'female' })
+    const served = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/v1/users/${farm.uid}/animals/${mac}/inseminations`,
+      headers: farm.headers,
+      payload: { Boar: 'Duroc DK-4471', StartDate: '2026-10-10' },
+    })
+    assert.equal(served.statusCode, 201, served.body)
     const check = await ctx.app.inject({
       method: 'POST',
       url: `/api/v1/users/${farm.uid}/animals/${mac}/pregnancy-checks`,
@@ -134,6 +141,21 @@ describe('the farm app in the farm’s language', { skip: noChromium }, () => {
     assert.equal(check.statusCode, 201, check.body)
     await page.goto(`${base}/app/#/animal/${encodeURIComponent(mac)}`)
     await page.getByText('tragend · Ultraschall').waitFor()
+    // Her farrowing 115 days after the service, in German.
+    const expected = (term: string) => page.locator('dt', { hasText: term }).locator('xpath=following-sibling::dd[1]')
+    assert.equal(await expected('Abferkeln erwartet').textContent(), '2. Feb. 2027')
+    // A sow weaned yesterday: her heat 3-8 days after, a span of days in German.
+    const weanedMac = 'AA:BB:CC:DD:EE:43'
+    await addAnimal(ctx, farm.uid, farm.headers, { MAC: weanedMac, Sex: 'female' })
+    const weaned = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/v1/users/${farm.uid}/animals/${weanedMac}/weanings`,
+      headers: farm.headers,
+      payload: { weaningDate: new Date(Date.now() - 86_400_000).toISOString().slice(0, 10), countWeaned: 11 },
+    })
+    assert.equal(weaned.statusCode, 201, weaned.body)
+    await page.goto(`${base}/app/#/animal/${encodeURIComponent(weanedMac)}`)
+    assert.match((await expected('Rausche erwartet').textContent()) ?? '', /^\d{1,2}\..*–.*\d{1,2}\. \S+ \d{4}$/)
 
     await page.setViewportSize({ width: 390, height: 844 })
     await page.goto(`${base}/app/#/herd`)

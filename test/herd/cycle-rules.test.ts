@@ -12,6 +12,7 @@ import {
   dueEntries,
   dueItems,
   expectedFarrowingOf,
+  expectedHeatOf,
   pregnancyCheckDueOf,
   returnWindowOf,
   weanedNotServedDueOf,
@@ -52,6 +53,7 @@ describe('cycle state', () => {
       serviceId: undefined,
       checkPending: false,
       weaningId: undefined,
+      openedBy: undefined,
     })
     assert.equal(at([], TODAY, TODAY - 40).days, 40)
     assert.equal(at([], TODAY, TODAY).days, 0)
@@ -135,6 +137,57 @@ describe('cycle state', () => {
     ])
     assert.deepEqual([culled.state, culled.days, culled.service], ['culled', 2, undefined])
     assert.equal(at([{ kind: 'service', day: TODAY + 1 }]).state, 'gilt')
+  })
+})
+
+describe('expected heat', () => {
+  const heat = (events: CycleEvent[], today = TODAY) => {
+    const window = expectedHeatOf(at(events, today), today)
+    return window && [window.from - today, window.to - today]
+  }
+  const weaning = (day: number): CycleEvent => ({ kind: 'weaning', day, weaned: 11, fosterIn: 0, fosterOut: 0 })
+
+  it("expects a weaned sow's heat 3-8 days after her weaning, then one regular return later, once", () => {
+    assert.deepEqual(heat([weaning(TODAY)]), [3, 8])
+    assert.deepEqual(heat([weaning(TODAY - 8)]), [-5, 0], 'to its last day')
+    assert.deepEqual(heat([weaning(TODAY - 9)]), [21 - 9, 32 - 9], 'that heat may have passed unseen')
+    assert.equal(heat([weaning(TODAY - 33)]), undefined)
+  })
+
+  it("expects a served sow's return 18-24 days after the service, until its window ends", () => {
+    assert.deepEqual(heat([{ kind: 'service', day: TODAY - 10 }]), [8, 14])
+    assert.deepEqual(heat([{ kind: 'service', day: TODAY - 24 }]), [-6, 0])
+    assert.equal(heat([{ kind: 'service', day: TODAY - 25 }]), undefined, 'likely pregnant: no window moves on')
+  })
+
+  it('expects an open sow one regular return after the return seen, two after a service a check found failed', () => {
+    const service: CycleEvent = { kind: 'service', day: TODAY - 30 }
+    assert.deepEqual(heat([service, { kind: 'return', day: TODAY - 9 }]), [9, 15])
+    assert.deepEqual(heat([service, { kind: 'return', day: TODAY - 25 }]), [36 - 25, 48 - 25], 'moved on once')
+    assert.deepEqual(heat([service, { kind: 'check', day: TODAY - 2, result: 'open' }]), [6, 18], '36-48 days')
+    // A later scan of a sow found pregnant at first: two regular returns after the service all the same.
+    const rescanned: CycleEvent[] = [
+      service,
+      { kind: 'check', day: TODAY - 5, result: 'pregnant' },
+      { kind: 'check', day: TODAY - 1, result: 'open' },
+    ]
+    assert.deepEqual(heat(rescanned), [6, 18])
+    assert.equal(
+      heat([
+        { kind: 'service', day: TODAY - 80 },
+        { kind: 'check', day: TODAY - 50, result: 'open' },
+      ]),
+      undefined,
+    )
+  })
+
+  it('expects nothing of a gilt, a pregnant, due, lactating or culled sow', () => {
+    const service: CycleEvent = { kind: 'service', day: TODAY - 40 }
+    assert.equal(heat([]), undefined)
+    assert.equal(heat([service, { kind: 'check', day: TODAY - 10, result: 'pregnant' }]), undefined)
+    assert.equal(heat([{ kind: 'service', day: TODAY - 110 }]), undefined)
+    assert.equal(heat([{ kind: 'farrowing', day: TODAY - 10, bornAlive: 12, stillborn: 0 }]), undefined)
+    assert.equal(heat([weaning(TODAY - 5), { kind: 'cull', day: TODAY - 1 }]), undefined)
   })
 })
 

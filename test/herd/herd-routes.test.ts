@@ -69,11 +69,27 @@ describe('cycle', () => {
       days: 1,
       lastService: dateAt(-20),
       expectedFarrowing: dateAt(95),
+      expectedHeat: null,
       parity: 0,
       date: TODAY,
     })
     const b = (await call(`/animals/${macs.B}/cycle?date=${dateAt(0)}`)).json().data
     assert.deepEqual([b.state, b.since, b.days, b.lastService, b.parity], ['pregnant', dateAt(-40), 40, dateAt(-68), 0])
+  })
+
+  it('gives when her next heat is expected, by hand', async () => {
+    const heatOf = async (name: string, date = TODAY) =>
+      (await call(`/animals/${macs[name]}/cycle?date=${date}`)).json().data.expectedHeat
+    // C served on day 66: her return 18-24 days after. G weaned on day 78: 3-8 days after, passed unseen by today
+    // (day 89), so one regular return on: 21-32 days after. A served 41 days ago: likely pregnant, none.
+    assert.deepEqual(await heatOf('C'), { from: dateAt(84), to: dateAt(90) })
+    assert.deepEqual(await heatOf('G'), { from: dateAt(99), to: dateAt(110) })
+    assert.equal(await heatOf('A'), null)
+    assert.equal(await heatOf('B'), null, 'lactating')
+    // E checked open on day -25 after her service of day -50: two regular returns after it (the first unseen).
+    assert.deepEqual(await heatOf('E', dateAt(-25)), { from: dateAt(-14), to: dateAt(-2) })
+    // B returned on day -69: one regular return after the return.
+    assert.deepEqual(await heatOf('B', dateAt(-69)), { from: dateAt(-51), to: dateAt(-45) })
   })
 
   it('gives a gilt no since nor days on a day before she was registered', async () => {

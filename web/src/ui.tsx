@@ -90,6 +90,15 @@ export function formatDateTime(ms: number | string | undefined): string {
   return date.toLocaleString(language(), { dateStyle: 'short', timeStyle: 'short' })
 }
 
+/** Calendar days (YYYY-MM-DD) in the app's language: one day ("3 Nov 2026"), or a span ("22–28 Nov 2026"). */
+export function formatDays(from: string, to = from): string {
+  const [a, b] = [Date.parse(`${from}T00:00:00Z`), Date.parse(`${to}T00:00:00Z`)]
+  if (Number.isNaN(a) || Number.isNaN(b)) return from
+  const options = { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' } as const
+  const format = new Intl.DateTimeFormat(language(), options)
+  return a === b ? format.format(a) : format.formatRange(a, b)
+}
+
 /** A number to `digits` decimals with the app's language's decimal mark (37.3 °C, 37,3 °C). */
 export function formatNumber(value: number | null | undefined, digits = 1): string {
   if (typeof value !== 'number' || !Number.isFinite(value)) return '–'

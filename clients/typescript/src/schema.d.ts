@@ -37858,6 +37858,21 @@ export interface operations {
                             lastService: string | null;
                             /** @description Set while served, pregnant or due to farrow */
                             expectedFarrowing: string | null;
+                            /** @description When her next heat is expected: weaned, 3-8 days after the weaning; served, 18-24 days after lastService (a return), until then; open, 18-24 days after the return she was seen in, or 36-48 days after lastService when a negative check found it failed (the return passed unseen). A weaned or open sow's window passed without a record moves on 18-24 days, once. null otherwise: a gilt (her cycle is not recorded), pregnant, due to farrow, lactating, culled, a male, or past those windows */
+                            expectedHeat: {
+                                /**
+                                 * Format: date
+                                 * @description The first day her next heat is expected
+                                 * @example 2026-11-22
+                                 */
+                                from: string;
+                                /**
+                                 * Format: date
+                                 * @description The last day
+                                 * @example 2026-11-28
+                                 */
+                                to: string;
+                            } | null;
                             /**
                              * Format: int32
                              * @description Farrowings recorded

@@ -39,6 +39,10 @@ export interface CycleSettings {
   returnToDays: number
   /** Weaned and not served: listed from this many days after the weaning. */
   weanedNotServedDays: number
+  /** A weaned sow's first heat comes this many days after the weaning (the weaning-to-oestrus interval) ... */
+  weaningToHeatFromDays: number
+  /** ... to this many. */
+  weaningToHeatToDays: number
 }
 
 export const CYCLE: CycleSettings = {
@@ -51,6 +55,8 @@ export const CYCLE: CycleSettings = {
   returnFromDays: 18,
   returnToDays: 24,
   weanedNotServedDays: 7,
+  weaningToHeatFromDays: 3,
+  weaningToHeatToDays: 8,
 }
 
 /** The figures a farm may set (its alert rules' thresholds); what it leaves out is the default. */
@@ -128,6 +134,8 @@ export interface CycleState {
   checkPending: boolean
   /** While weaned: the record id of the weaning she is weaned from, where the events carry ids. */
   weaningId: number | undefined
+  /** While open: what showed it, a return (seen on `since`) or a negative check (on `since`). */
+  openedBy: 'return' | 'check' | undefined
 }
 
 /**
@@ -147,6 +155,7 @@ export function cycleState(
   let service: Day | undefined
   let serviceId: number | undefined
   let weaningId: number | undefined
+  let openedBy: CycleState['openedBy']
   let parity = 0
   const enter = (next: CycleStateName, day: Day) => {
     state = next
@@ -164,10 +173,16 @@ export function cycleState(
       case 'check':
         if (e.result === 'pregnant' && (state === 'served' || state === 'open') && service !== undefined)
           enter('pregnant', e.day)
-        else if (e.result === 'open' && (state === 'served' || state === 'pregnant')) enter('open', e.day)
+        else if (e.result === 'open' && (state === 'served' || state === 'pregnant')) {
+          enter('open', e.day)
+          openedBy = 'check'
+        }
         break
       case 'return':
-        if (state === 'served' || state === 'pregnant') enter('open', e.day)
+        if (state === 'served' || state === 'pregnant') {
+          enter('open', e.day)
+          openedBy = 'return'
+        }
         break
       case 'farrowing':
         parity++
@@ -203,7 +218,41 @@ export function cycleState(
     serviceId: mated && service !== undefined ? serviceId : undefined,
     checkPending,
     weaningId: state === 'weaned' ? weaningId : undefined,
+    openedBy: state === 'open' ? openedBy : undefined,
   }
+}
+
+/** Days, both inclusive. */
+export interface DayWindow {
+  from: Day
+  to: Day
+}
+
+/**
+ * When her next heat is expected, on `today`, from her state: a weaned sow's first heat weaningToHeat days after her
+ * weaning; a served sow's return one regular return (returnFromDays-returnToDays) after the service, while it may
+ * still come (after it she is likely pregnant); an open sow's next heat one regular return after the return she was
+ * seen in, or two after the service a negative check found failed (the return at the first passed unseen). A weaned or
+ * open sow's window passed with no record moves on one regular return (that heat may have passed unseen too), once;
+ * beyond it, and for a gilt (her cycle is unrecorded), a pregnant, due, lactating or culled sow, undefined.
+ */
+export function expectedHeatOf(cycle: CycleState, today: Day, settings: CycleSettings = CYCLE): DayWindow | undefined {
+  const { state, since, service } = cycle
+  const cycleOn = (w: DayWindow, n: number): DayWindow => ({
+    from: w.from + n * settings.returnFromDays,
+    to: w.to + n * settings.returnToDays,
+  })
+  let first: DayWindow | undefined
+  if (state === 'weaned' && since !== undefined)
+    first = { from: since + settings.weaningToHeatFromDays, to: since + settings.weaningToHeatToDays }
+  else if (state === 'served' && service !== undefined) {
+    const window = returnWindowOf(service, settings)
+    return today <= window.to ? window : undefined
+  } else if (state === 'open' && cycle.openedBy === 'return' && since !== undefined)
+    first = cycleOn({ from: since, to: since }, 1)
+  else if (state === 'open' && service !== undefined) first = cycleOn({ from: service, to: service }, 2)
+  if (first === undefined) return undefined
+  return [first, cycleOn(first, 1)].find((w) => today <= w.to)
 }
 
 /** What a female's records leave due: her farrowing, her pregnancy check, her next service. */

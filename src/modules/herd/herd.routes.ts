@@ -11,6 +11,7 @@ import {
   CYCLE,
   DUE_LISTS,
   cycleState,
+  expectedHeatOf,
   dateOf,
   dayOf,
   dayOfInstant,
@@ -121,10 +122,19 @@ async function herdRoutes(app: App) {
         animal.sex === 'female'
           ? (await femalesWithEvents(db, req.params.userId, { animalId: Number(animal.id) }))[0]
           : undefined
-      const none = { state: null, since: null, days: null, lastService: null, expectedFarrowing: null, parity: 0 }
+      const none = {
+        state: null,
+        since: null,
+        days: null,
+        lastService: null,
+        expectedFarrowing: null,
+        expectedHeat: null,
+        parity: 0,
+      }
       if (!female) return ok({ MAC: animal.mac, ...none, date: dateOf(date) })
       const settings = await farmCycleSettings(db, req.params.userId)
       const cycle = cycleState(female.events, date, female.registered, settings)
+      const heat = expectedHeatOf(cycle, date, settings)
       return ok({
         MAC: animal.mac,
         state: cycle.state,
@@ -132,6 +142,7 @@ async function herdRoutes(app: App) {
         days: cycle.days ?? null,
         lastService: cycle.service === undefined ? null : dateOf(cycle.service),
         expectedFarrowing: cycle.expectedFarrowing === undefined ? null : dateOf(cycle.expectedFarrowing),
+        expectedHeat: heat === undefined ? null : { from: dateOf(heat.from), to: dateOf(heat.to) },
         parity: cycle.parity,
         date: dateOf(date),
       })

@@ -44,6 +44,22 @@ export const Cycle = Type.Object(
       ),
       'Set while served, pregnant or due to farrow',
     ),
+    expectedHeat: Nullable(
+      Type.Object(
+        {
+          from: DateString('The first day her next heat is expected', '2026-11-22'),
+          to: DateString('The last day', '2026-11-28'),
+        },
+        { additionalProperties: false },
+      ),
+      `When her next heat is expected: weaned, ${CYCLE.weaningToHeatFromDays}-${CYCLE.weaningToHeatToDays} days after ` +
+        `the weaning; served, ${CYCLE.returnFromDays}-${CYCLE.returnToDays} days after lastService (a return), until ` +
+        `then; open, ${CYCLE.returnFromDays}-${CYCLE.returnToDays} days after the return she was seen in, or ` +
+        `${2 * CYCLE.returnFromDays}-${2 * CYCLE.returnToDays} days after lastService when a negative check found it ` +
+        `failed (the return passed unseen). A weaned or open sow's window passed without a record moves on ` +
+        `${CYCLE.returnFromDays}-${CYCLE.returnToDays} days, once. null otherwise: a gilt (her cycle is not recorded), ` +
+        'pregnant, due to farrow, lactating, culled, a male, or past those windows',
+    ),
     parity: Count('Farrowings recorded', 3, 1_000),
     date: DateString('The day the state is for (today unless asked)', EXAMPLE.date),
   },

@@ -26,7 +26,7 @@ export function heatExcess(
 }
 
 /** Days after a weaning in which the records make a heat expected (heatExpected). */
-export const HEAT_EXPECTED_DAYS = { from: 3, to: 8 } as const
+export const HEAT_EXPECTED_DAYS = { from: CYCLE.weaningToHeatFromDays, to: CYCLE.weaningToHeatToDays } as const
 
 /**
  * Days after a service her records showed had failed (a negative pregnancy check; a return she was not served at) in

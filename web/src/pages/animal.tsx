@@ -8,7 +8,17 @@ import { bandOf, deltaOf, lastReadingAt } from '../farm.rules.ts'
 import { t, type TextKey } from '../i18n.ts'
 import { RecordForm } from '../record-form.tsx'
 import { RECORD_KINDS, collectionPath, timelineTime, type FarmRecord, type RecordKind } from '../records.ts'
-import { Failure, Loading, Section, formatDateTime, formatMeasure, formatNumber, formatShare, useApi } from '../ui.tsx'
+import {
+  Failure,
+  Loading,
+  Section,
+  formatDateTime,
+  formatDays,
+  formatMeasure,
+  formatNumber,
+  formatShare,
+  useApi,
+} from '../ui.tsx'
 import { EventItem, type FarmEvent } from './attention.tsx'
 
 type ChartProps = { predictions: Prediction[] }
@@ -77,9 +87,12 @@ async function loadPredictions(mac: string): Promise<Prediction[]> {
 export function AnimalPage({ mac }: { mac: string }) {
   const animals = useApi<Animal[]>(userPath(`/animals/search?mac=${encodeURIComponent(mac)}`))
   const animal = animals.data?.[0]
-  const cycle = useApi<{ state: string | null; days?: number | null }>(
-    userPath(`/animals/${encodeURIComponent(mac)}/cycle`),
-  )
+  const cycle = useApi<{
+    state: string | null
+    days?: number | null
+    expectedHeat?: { from: string; to: string } | null
+    expectedFarrowing?: string | null
+  }>(userPath(`/animals/${encodeURIComponent(mac)}/cycle`))
   const predictions = useApi<Prediction[]>(mac, loadPredictions)
   const alertRules = useApi<{ thresholds: Record<string, number> }>(userPath('/alert-rules'))
   const events = useApi<FarmEvent[]>(userPath(`/animals/${encodeURIComponent(mac)}/events?limit=20`))
@@ -167,6 +180,18 @@ export function AnimalPage({ mac }: { mac: string }) {
                   {typeof cycle.data.days === 'number' &&
                     ` · ${cycle.data.days} ${t(cycle.data.days === 1 ? 'dayInState' : 'daysInState')}`}
                 </dd>
+              </div>
+            )}
+            {cycle.data?.expectedHeat && (
+              <div>
+                <dt>{t('heatExpected')}</dt>
+                <dd>{formatDays(cycle.data.expectedHeat.from, cycle.data.expectedHeat.to)}</dd>
+              </div>
+            )}
+            {cycle.data?.expectedFarrowing && (
+              <div>
+                <dt>{t('farrowingExpected')}</dt>
+                <dd>{formatDays(cycle.data.expectedFarrowing)}</dd>
               </div>
             )}
             <div>

@@ -37,6 +37,8 @@ export const de: Dictionary = {
   option_irregular: 'unregelmäßig',
   dayInState: 'Tag',
   daysInState: 'Tage',
+  heatExpected: 'Rausche erwartet',
+  farrowingExpected: 'Abferkeln erwartet',
   appName: 'Hof',
   signIn: 'Anmelden',
   sessionEnded: 'Ihre Sitzung ist beendet; bitte erneut anmelden.',

@@ -37,6 +37,8 @@ export const en = {
   option_irregular: 'irregular',
   dayInState: 'day',
   daysInState: 'days',
+  heatExpected: 'Heat expected',
+  farrowingExpected: 'Farrowing expected',
   appName: 'Farm',
   signIn: 'Sign in',
   sessionEnded: 'Your session has ended; sign in again.',

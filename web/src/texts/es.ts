@@ -37,6 +37,8 @@ export const es: Dictionary = {
   option_irregular: 'irregular',
   dayInState: 'día',
   daysInState: 'días',
+  heatExpected: 'Celo esperado',
+  farrowingExpected: 'Parto previsto',
   appName: 'Granja',
   signIn: 'Entrar',
   sessionEnded: 'Su sesión ha terminado; vuelva a iniciar sesión.',

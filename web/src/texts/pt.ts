@@ -37,6 +37,8 @@ export const pt: Dictionary = {
   option_irregular: 'irregular',
   dayInState: 'dia',
   daysInState: 'dias',
+  heatExpected: 'Cio esperado',
+  farrowingExpected: 'Parto previsto',
   appName: 'Granja',
   signIn: 'Entrar',
   sessionEnded: 'Sua sessão terminou; entre novamente.',
