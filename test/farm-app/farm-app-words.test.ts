@@ -124,21 +124,14 @@ describe('the farm app in the farm’s language', { skip: noChromium }, () => {
 
     // A record's listed values on the timeline in German; the API keeps the values themselves.
     const mac = 'AA:BB:CC:DD:EE:42'
+    const record = async (animal: string, collection: string, payload: object) => {
+      const url = `/api/v1/users/${farm.uid}/animals/${animal}/${collection}`
+      const res = await ctx.app.inject({ method: 'POST', url, headers: farm.headers, payload })
+      assert.equal(res.statusCode, 201, res.body)
+    }
     await addAnimal(ctx, farm.uid, farm.headers, { MAC: mac, Sex: 'female' })
-    const served = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/v1/users/${farm.uid}/animals/${mac}/inseminations`,
-      headers: farm.headers,
-      payload: { Boar: 'Duroc DK-4471', StartDate: '2026-10-10' },
-    })
-    assert.equal(served.statusCode, 201, served.body)
-    const check = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/v1/users/${farm.uid}/animals/${mac}/pregnancy-checks`,
-      headers: farm.headers,
-      payload: { checkDate: '2026-11-10', result: 'pregnant', method: 'ultrasound' },
-    })
-    assert.equal(check.statusCode, 201, check.body)
+    await record(mac, 'inseminations', { Boar: 'Duroc DK-4471', StartDate: '2026-10-10' })
+    await record(mac, 'pregnancy-checks', { checkDate: '2026-11-10', result: 'pregnant', method: 'ultrasound' })
     await page.goto(`${base}/app/#/animal/${encodeURIComponent(mac)}`)
     await page.getByText('tragend · Ultraschall').waitFor()
     // Her farrowing 115 days after the service, in German.
@@ -147,13 +140,8 @@ describe('the farm app in the farm’s language', { skip: noChromium }, () => {
     // A sow weaned yesterday: her heat 3-8 days after, a span of days in German.
     const weanedMac = 'AA:BB:CC:DD:EE:43'
     await addAnimal(ctx, farm.uid, farm.headers, { MAC: weanedMac, Sex: 'female' })
-    const weaned = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/v1/users/${farm.uid}/animals/${weanedMac}/weanings`,
-      headers: farm.headers,
-      payload: { weaningDate: new Date(Date.now() - 86_400_000).toISOString().slice(0, 10), countWeaned: 11 },
-    })
-    assert.equal(weaned.statusCode, 201, weaned.body)
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)
+    await record(weanedMac, 'weanings', { weaningDate: yesterday, countWeaned: 11 })
     await page.goto(`${base}/app/#/animal/${encodeURIComponent(weanedMac)}`)
     assert.match((await expected('Rausche erwartet').textContent()) ?? '', /^\d{1,2}\..*–.*\d{1,2}\. \S+ \d{4}$/)
 
