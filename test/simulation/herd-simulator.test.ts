@@ -106,20 +106,20 @@ describe('livestock-api simulate and jobs reference-temperature', () => {
   })
 
   it("simulates one of the evaluation's farm profiles: on the missed-returns farm, sows scanned open", async () => {
-    const create = ['user', 'create', '--uid', 'sim-open', '--email', 'open@farm.example', '--name', 'Open farm']
+    const create = ['user', 'create', '--uid', 'scan-farm', '--email', 'scan@farm.example', '--name', 'Scan farm']
     assert.equal((await cli(create)).code, 0)
-    const args = ['--animals', '60', '--days', '1', '--interval', '3600', '--profile', 'missed-returns']
-    const run = await cli(['simulate', '--user', 'sim-open', ...args])
+    const args = ['--animals', '10', '--days', '1', '--interval', '3600', '--profile', 'missed-returns']
+    const run = await cli(['simulate', '--user', 'scan-farm', ...args])
     assert.equal(run.code, 0, run.stderr)
     assert.equal(run.json().profile, 'missed-returns')
     const open = await ctx.database.db
       .selectFrom('pregnancy_checks')
       .select('id')
-      .where('uid', '=', 'sim-open')
+      .where('uid', '=', 'scan-farm')
       .where('result', '=', 'open')
       .execute()
     assert.ok(open.length > 0, 'a sow found open')
-    const bad = await cli(['simulate', '--user', 'sim-open', '--profile', 'summer'])
+    const bad = await cli(['simulate', '--user', 'scan-farm', '--profile', 'summer'])
     assert.equal(bad.code, 2)
     assert.match(bad.stderr, /--profile must be one of default, .*missed-returns/)
   })
