@@ -75,7 +75,11 @@ console.log(`migrated the template store in ${Math.round(performance.now() - sta
 // machine has cores, at least two (files wait on servers and processes too): a file's process would pay the imports
 // and a cold JIT again for each file (about 1.9 s of CPU each on the machine of 28 November 2026, docs/testing.md).
 // Each file still opens a store of its own. TEST_ISOLATION=process runs every file in a process of its own instead.
-const lanes = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, availableParallelism()))
+// On the embedded store one lane more than the machine has cores: a batch also waits (a process it spawned, Chromium, a
+// throwaway server), and the extra lane fills those waits (docs/testing.md). On a server two lanes of BATCH_FILES files
+// stay under its 100 connections.
+const defaultLanes = serverUrl ? Math.max(2, availableParallelism()) : Math.max(3, availableParallelism() + 1)
+const lanes = Number(process.env.TEST_CONCURRENCY ?? defaultLanes)
 const perProcess = process.env.TEST_ISOLATION === 'process'
 // Round-robin, so that the slow files of one folder spread over the batches.
 const batchCount = perProcess ? 1 : Math.min(files.length, Math.max(lanes, Math.ceil(files.length / BATCH_FILES)))
