@@ -32,7 +32,7 @@ import { alarmRuns } from '../modules/events/events.rules.ts'
 import { DEFAULT_THRESHOLDS } from '../modules/events/alert-rules.rules.ts'
 import { SCORER, type ScorerSettings } from '../modules/predictions/scorer-settings.rules.ts'
 import { alarmLevel } from '../modules/predictions/calibration.rules.ts'
-import { NO_RECORDS, latestBefore, type AnimalRecords } from '../modules/predictions/reproduction.rules.ts'
+import { NO_RECORDS, reproductiveState, type AnimalRecords } from '../modules/predictions/reproduction.rules.ts'
 import { scoreHerd, type AnimalHours } from '../modules/predictions/scorer.rules.ts'
 import { CLASSIFICATION_TYPES, type ClassificationType } from '../modules/predictions/predictions.rules.ts'
 import { plainThresholds } from './plain-thresholds.ts'
@@ -92,16 +92,11 @@ export function heatHasRecord(records: AnimalRecords, onset: number): boolean {
 }
 
 /**
- * Whether her records showed, before t, that her latest service before t had failed (a negative pregnancy check, or
- * a return some days back): she is open, and a heat is what comes next.
+ * Whether her records showed, by t, that her latest service had failed (a negative pregnancy check, or a return some
+ * days back) and no service followed: she is open (reproductiveState's sinceFoundOpen), and a heat is what comes next.
  */
 export function foundOpenBefore(records: AnimalRecords, t: number): boolean {
-  const service = latestBefore(records.services, t)
-  return (
-    records.failedServices?.some(
-      (f) => f.service === service && f.from < t && (f.until === undefined || f.until >= t),
-    ) ?? false
-  )
+  return reproductiveState(records, t).sinceFoundOpen !== undefined
 }
 
 export interface EvaluationOptions extends HerdOptions {

@@ -55,6 +55,7 @@ import {
   cycleUnrecorded,
   heatBars,
   heatBaselineStart,
+  HEAT_EXPECTED_DAYS,
   OPEN_HEAT_DUE_DAYS,
   heatExpected,
   heatRatio,
@@ -82,7 +83,7 @@ export const SCORER_SUMMARY =
   `${baseline.fromDay}-${baseline.toDay} back) and against its group at the same hour. ` +
   birthSummary(SCORER) +
   `heat: activity over the last ${heat.hours} h at least ${1 + heat.threshold}x the same hours on days ${baseline.fromDay}-${baseline.toDay} back (heats run about 1.3x for 24-48 h), ` +
-  `3-8 days after a recorded weaning ${round2(1 + heat.threshold * heat.expectedFactor)}x over ${heat.hours} h or ${round2(1 + heat.threshold * heat.shortFactor)}x over the last ${heat.shortHours} h (an earlier alarm where a heat is expected), ` +
+  `${HEAT_EXPECTED_DAYS.from}-${HEAT_EXPECTED_DAYS.to} days after a recorded weaning ${round2(1 + heat.threshold * heat.expectedFactor)}x over ${heat.hours} h or ${round2(1 + heat.threshold * heat.shortFactor)}x over the last ${heat.shortHours} h (an earlier alarm where a heat is expected), ` +
   `17-25 days after a recorded insemination ${round2(1 + heat.threshold * heat.returnFactor)}x over ${heat.hours} h or ${round2(1 + heat.threshold * heat.returnShortFactor)}x over the last ${heat.shortHours} h (a return is possible, but most services hold), ` +
   (heat.shortHold === null
     ? ''
