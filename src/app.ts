@@ -18,7 +18,7 @@ import { deferChildLoggers } from './http/request-logger.ts'
 import { closeStalledConnections } from './http/stalled-connections.ts'
 import { lazyCompilations, lazySerializerFactory, type LazyCompilations } from './http/lazy-compilation.ts'
 import { documentResponseHeaders } from './http/response-headers.ts'
-import { API_PREFIX, MAX_PATH_SEGMENT, type AccessRule } from './http/route-policy.ts'
+import { API_PREFIX, MAX_PATH_SEGMENT, type AccessRule, type RouteCost } from './http/route-policy.ts'
 import { accessPlugin } from './plugins/access.ts'
 import { registerDocsRoutes, registerOpenApi } from './plugins/docs.ts'
 import { registerFarmApp } from './farm-app/farm-app.routes.ts'
@@ -75,6 +75,8 @@ export interface RouteEntry {
   url: string
   hidden: boolean
   access: AccessRule | undefined
+  /** What the route costs against the caller's bound on expensive requests (plugins/expensive-requests.ts). */
+  cost: RouteCost | undefined
 }
 
 declare module 'fastify' {
@@ -214,7 +216,13 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     const methods = Array.isArray(route.method) ? route.method : [route.method]
     for (const method of methods) {
       if (method === 'HEAD') continue
-      routeCatalog.push({ method, url: route.url, hidden: Boolean(route.schema?.hide), access: route.config?.access })
+      routeCatalog.push({
+        method,
+        url: route.url,
+        hidden: Boolean(route.schema?.hide),
+        access: route.config?.access,
+        cost: route.config?.cost,
+      })
     }
   })
   const schemas = [...sharedSchemas, ...modules.flatMap((m) => m.schemas ?? [])]

@@ -1,9 +1,12 @@
 // Store-independent: runs in the embedded pass of npm test only (test/run.ts).
-// The farm app's gate on expensive reads: which paths the service counts as expensive, and that no more than the
-// bound run at once, in the order they came, a failed read giving its turn to the next.
+// The farm app's gate on expensive reads: which paths the service counts as expensive (against the service's own
+// routes), and that no more than the bound run at once, in the order they came, a failed read giving its turn to the
+// next.
 import assert from 'node:assert/strict'
-import { describe, it } from 'node:test'
+import { after, before, describe, it } from 'node:test'
+import { API_PREFIX } from '../../src/http/route-policy.ts'
 import { createGate, isExpensiveRead } from '../../web/src/read-gate.ts'
+import { createTestApp, type TestContext } from '../support/app.ts'
 
 describe('the expensive-read gate', () => {
   it('knows the reads the service counts as expensive', () => {
@@ -27,6 +30,32 @@ describe('the expensive-read gate', () => {
     ]) {
       assert.equal(isExpensiveRead(path), false, path)
     }
+  })
+
+  describe("against the service's routes", () => {
+    let ctx: TestContext
+    before(async () => {
+      ctx = await createTestApp()
+    })
+    after(() => ctx.close())
+
+    // A read the app sends, as the gate sees it: the path under the API prefix, each path parameter a value.
+    const readsOf = (counted: (cost: TestContext['app']['routeCatalog'][number]['cost']) => boolean) =>
+      ctx.app.routeCatalog
+        .filter((r) => r.method === 'GET' && r.url.startsWith(`${API_PREFIX}/users/`) && counted(r.cost))
+        .map((r) => r.url.slice(API_PREFIX.length).replace(/:[A-Za-z]+/g, 'p1'))
+
+    it('counts every read the service always counts as expensive', () => {
+      const expensive = readsOf((cost) => cost === 'expensive')
+      assert.ok(expensive.length >= 5)
+      for (const path of expensive) assert.equal(isExpensiveRead(path), true, path)
+    })
+
+    it('counts no read the service never counts as expensive', () => {
+      const cheap = readsOf((cost) => cost === undefined)
+      assert.ok(cheap.length >= 20)
+      for (const path of cheap) assert.equal(isExpensiveRead(path), false, path)
+    })
   })
 
   it('runs at most its bound at once, in the order the tasks came', async () => {

@@ -6,7 +6,9 @@
 /** The service's default bound on one caller's expensive requests in flight (EXPENSIVE_REQUESTS_PER_CALLER). */
 export const EXPENSIVE_READS_AT_ONCE = 2
 
-const EXPENSIVE_PATH = /\/(kpis|due-lists|predictions\/accuracy|litterguards\/summary)(\?|$)/
+// Every read the service always counts as expensive (test/farm-app/read-gate.test.ts checks this against its routes).
+const EXPENSIVE_PATH =
+  /\/(kpis|due-lists|predictions\/accuracy|births\/statistics|litterguards\/summary|analytics)(\?|$)/
 
 /** Whether a GET of this API path is one the service counts against the caller's bound on expensive requests. */
 export function isExpensiveRead(path: string): boolean {
