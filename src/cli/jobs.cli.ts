@@ -67,7 +67,7 @@ export const jobCommands: Command[] = [
       family: {
         type: 'string',
         value: 'F',
-        description: `one family of simulated herds (${HERD_FAMILIES.join(', ')}; evaluate-predictions, evaluate-farm-calibration; default both)`,
+        description: `one family of simulated herds (${HERD_FAMILIES.join(', ')}; evaluate-predictions, evaluate-farm-calibration; default all)`,
       },
       profile: {
         type: 'string',
@@ -92,8 +92,8 @@ export const jobCommands: Command[] = [
       '                        also does this every minute)',
       'evaluate-predictions    score simulated herds (default 200 animals) over 60 days in memory and print, per class,',
       '                        sensitivity, lead, false alarms per animal-month, AUC and calibration with 95 % intervals,',
-      `                        for the family the rules were tuned on (${TUNING_FAMILY}) and the one they were not, side by`,
-      `                        side (default --seed ${EVALUATION_SEED}). Needs no database; takes a few minutes. --profile`,
+      `                        for the family the rules were tuned on (${TUNING_FAMILY}) and each one they were not, side`,
+      `                        by side (default --seed ${EVALUATION_SEED}). Needs no database; takes a few minutes. --profile`,
       '                        late-crates: the cycle family with late crate moves, a quieter crate, weak and short',
       '                        nest builders (for tuning the birth rules); long-gestation: the same farrowing unit on a',
       '                        farm whose sows farrow 117-121 days after the service (for measuring per-farm learning);',
@@ -104,8 +104,9 @@ export const jobCommands: Command[] = [
       '                        weak-heats: the default farm with heats as the literature describes a commercial herd',
       '                        (most 1.15-1.45x, 36-72 h, built up over 8-12 h, mostly by day, 3-8 days after weaning);',
       '                        missed-returns: the default farm with one service in three failing and half the returns',
-      '                        unseen until a scan finds the sow open. The held-out family runs its farm of the same',
-      '                        name where it has one (weak-nesters, missed-returns), else its default farm',
+      '                        unseen until a scan finds the sow open. The ethogram family runs its farm of the same',
+      '                        name where it has one (weak-nesters, missed-returns), else its default farm; the barn',
+      '                        family has one farm',
       '                        --history H: days of readings before the evaluated ones (default 28, so baselines exist);',
       '                        0 measures a farm whose tags went on as the evaluation starts, its first weeks;',
       '                        --no-past-records: the scorer reads only the records dated from the evaluated days on',
@@ -229,9 +230,9 @@ function familiesOf(values: CliValues): readonly HerdFamily[] {
   return family === undefined ? HERD_FAMILIES : [family]
 }
 
-/** An evaluation's answer: its report on the family the scorer was tuned on, and on the held-out one (null: not run). */
+/** An evaluation's answer: its report on the family the scorer was tuned on (null: not run), and on each held-out one. */
 function tunedOnAndHeldOut<Report extends { tunedOn: boolean }>(reports: Report[]) {
-  return { tunedOn: reports.find((r) => r.tunedOn) ?? null, heldOut: reports.find((r) => !r.tunedOn) ?? null }
+  return { tunedOn: reports.find((r) => r.tunedOn) ?? null, heldOut: reports.filter((r) => !r.tunedOn) }
 }
 
 /**

@@ -24,7 +24,7 @@ import {
 } from '../modules/predictions/due-bar.rules.ts'
 import type { CycleProfile } from './herd-plan.ts'
 import { measure, scoresOf, scorerLevels, type Scores, type VariantReport } from './evaluation.ts'
-import { simulateHerdHours, type SimulatedAnimalData } from './herd-hours.ts'
+import { simulateHerdHours, type HerdFamily, type SimulatedAnimalData } from './herd-hours.ts'
 
 export interface LearningReport {
   seed: string
@@ -56,8 +56,8 @@ export function evaluateFarmLearning(input: {
   learningDays?: number
   measuredDays?: number
   intervalMs?: number
-  /** The family to learn on (default ethogram, held out); cycle is for tuning the learning. */
-  family?: 'ethogram' | 'cycle'
+  /** The family to learn on (default ethogram, held out, its weak-nesters farm); cycle is for tuning the learning. */
+  family?: HerdFamily
   /** The cycle family's farm (default late-crates). */
   cycleProfile?: CycleProfile
   /** False: the thresholds alone, the default gestation kept (for comparison). */
@@ -73,7 +73,7 @@ export function evaluateFarmLearning(input: {
   const herd = simulateHerdHours({
     ...(input.family === 'cycle'
       ? { family: 'cycle' as const, profile: 'default' as const, cycleProfile }
-      : { family: 'ethogram' as const, profile: 'weak-nesters' as const }),
+      : { family: input.family ?? 'ethogram', profile: 'weak-nesters' as const }),
     seed: input.seed,
     animals: input.animals,
     days: learningDays + measuredDays,

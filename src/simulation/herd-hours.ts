@@ -1,6 +1,7 @@
 // One simulated herd as the evaluations see it, whatever its family: each animal's ground truth, the farm's records
-// as the job reads them, and its readings summarized per hour. Two families, written apart: the rules are tuned on
-// the cycle family (herd-simulator.ts) and measured on the ethogram family (ethogram-herd.ts) too.
+// as the job reads them, and its readings summarized per hour. Three families, each written apart from the others:
+// the rules are tuned on the cycle family (herd-simulator.ts) and measured on the ethogram family (ethogram-herd.ts)
+// and the barn family (barn-herd.ts, written without reading the scorer or the other two).
 import type { CycleProfile } from './herd-plan.ts'
 import { planAnimal, planFarm, simulateReadings, simulatedHerd } from './herd-simulator.ts'
 import {
@@ -11,6 +12,7 @@ import {
   type EthogramProfile,
 } from './ethogram-herd.ts'
 import { planRecords } from './herd-records.ts'
+import { barnHerd } from './barn-herd.ts'
 import type { LocationRow, SensorRow } from '../modules/readings/readings.schemas.ts'
 import { HOUR_MS, alignHours, summarizeHours, type HourSummary } from '../modules/predictions/hour-summaries.rules.ts'
 import { failedServices, type AnimalRecords, type ServiceOutcome } from '../modules/predictions/reproduction.rules.ts'
@@ -18,7 +20,7 @@ import { failedServices, type AnimalRecords, type ServiceOutcome } from '../modu
 const DAY_MS = 24 * HOUR_MS
 
 /** The families of simulated herds: the rules are tuned on TUNING_FAMILY only. */
-export const HERD_FAMILIES = ['cycle', 'ethogram'] as const
+export const HERD_FAMILIES = ['cycle', 'ethogram', 'barn'] as const
 export type HerdFamily = (typeof HERD_FAMILIES)[number]
 export const TUNING_FAMILY: HerdFamily = 'cycle'
 
@@ -95,6 +97,26 @@ export function simulateHerdHours(
         hours: hoursOf(sensor, locations),
       }
     })
+  }
+  if (options.family === 'barn') {
+    const herd: SimulatedAnimalData[] = []
+    for (const animal of barnHerd({ seed, animals: options.animals, start, end, intervalMs })) {
+      const { checks, returns, treatments, ...records } = animal.records
+      herd.push({
+        index: animal.index,
+        sex: animal.sex,
+        group: animal.group,
+        truth: animal.truth,
+        confounders: animal.confounders,
+        records: withFailedServices(records, [
+          ...checks.map((c): ServiceOutcome => ({ kind: 'check', result: c.result, at: noonOf(c.at) })),
+          ...returns.map((at): ServiceOutcome => ({ kind: 'return', at: noonOf(at) })),
+        ]),
+        treatments,
+        hours: hoursOf(animal.sensor, animal.locations),
+      })
+    }
+    return herd
   }
   const window = { uid: seed, seed, start, end, intervalMs, batchSize: 1_000_000 }
   const farm = planFarm({ seed, start, end })

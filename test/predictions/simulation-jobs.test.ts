@@ -25,16 +25,20 @@ describe('livestock-api jobs fit-calibration', () => {
 })
 
 describe('livestock-api jobs evaluate-predictions', () => {
-  it('scores simulated herds in memory and reports every class of both families side by side, with intervals', async () => {
+  it('scores simulated herds in memory and reports every class of every family side by side, with intervals', async () => {
     const res = await cli(['jobs', 'evaluate-predictions', '--seed', 'tuning-1', '--animals', '20', '--days', '7'])
     assert.equal(res.code, 0, res.stderr)
     const { job, tunedOn, heldOut } = res.json()
     assert.equal(job, 'evaluate-predictions')
     assert.deepEqual(
-      [tunedOn.family, tunedOn.tunedOn, heldOut.family, heldOut.tunedOn],
-      ['cycle', true, 'ethogram', false],
+      [tunedOn, ...heldOut].map((r) => [r.family, r.tunedOn]),
+      [
+        ['cycle', true],
+        ['ethogram', false],
+        ['barn', false],
+      ],
     )
-    for (const report of [tunedOn, heldOut]) {
+    for (const report of [tunedOn, ...heldOut]) {
       assert.equal(report.seed, 'tuning-1')
       assert.equal(report.animals, 20)
       for (const variant of ['scorer', 'scorerWithoutRecords', 'plainThreshold']) {
@@ -79,10 +83,10 @@ describe('livestock-api jobs evaluate-farm-calibration', () => {
     const { job, tunedOn, heldOut } = res.json()
     assert.equal(job, 'evaluate-farm-calibration')
     assert.deepEqual(
-      [tunedOn.family, heldOut.family, tunedOn.fitDays, tunedOn.measuredDays],
-      ['cycle', 'ethogram', 30, 30],
+      [tunedOn.family, ...heldOut.map((r: { family: string }) => r.family), tunedOn.fitDays, tunedOn.measuredDays],
+      ['cycle', 'ethogram', 'barn', 30, 30],
     )
-    for (const report of [tunedOn, heldOut]) {
+    for (const report of [tunedOn, ...heldOut]) {
       for (const type of ['birth', 'heat', 'lameness']) {
         const [global, farm] = [report.global[type], report.farm[type]]
         assert.deepEqual(
