@@ -297,7 +297,8 @@ export async function learnFarmSettings(
     const window = FIT_WINDOWS[kind]
     const recorded = mergeMoments(events[kind], MATCH_WINDOWS[kind].eventMergeMs).filter((e) => e.at <= now)
     const inPeriod = eventsInFitPeriod(kind, recorded, from, now)
-    const cells = window ? await scorerHourCells(db, uid, kind, { from, to: now }, recorded, window) : []
+    const records = events[kind].filter((e) => e.at <= now)
+    const cells = window ? await scorerHourCells(db, uid, kind, { from, to: now }, records, window) : []
     calibration[kind] = fitFarmCalibration(kind, cells, inPeriod, kind === 'lameness' ? prior : null)
   }
   await saveFarmSettings(db, uid, {

@@ -6,7 +6,7 @@
 import { HOUR_MS } from '../modules/predictions/hour-summaries.rules.ts'
 import type { CycleProfile } from './herd-plan.ts'
 import { CLASSIFICATION_TYPES, type ClassificationType } from '../modules/predictions/predictions.rules.ts'
-import { MATCH_WINDOWS, mergeMoments } from '../modules/predictions/accuracy.rules.ts'
+import { MATCH_WINDOWS } from '../modules/predictions/accuracy.rules.ts'
 import {
   FIT_WINDOWS,
   farmProbability,
@@ -113,15 +113,8 @@ export function evaluateFarmCalibration(input: {
       for (let i = a; i <= b; i++) out.push({ animalId: k, at: hourEnd(i), probability: s[k]![kind][i]! })
       return out
     })
-  const recordedBy = (kind: ClassificationType, until: number) =>
-    mergeMoments(
-      herd.flatMap((a, k) =>
-        recordedMoments(a, kind)
-          .filter((at) => at <= until)
-          .map((at) => ({ animalId: k, at })),
-      ),
-      MATCH_WINDOWS[kind].eventMergeMs,
-    )
+  const recordsOf = (kind: ClassificationType) =>
+    herd.flatMap((a, k) => recordedMoments(a, kind).map((at) => ({ animalId: k, at })))
   const globalLevels = scorerLevels()
   // As the job fits them: lameness's from the farm's own base rate too (its prior of the same hours).
   const fits = {} as Record<ClassificationType, FarmCalibrationFit>
@@ -148,7 +141,7 @@ export function evaluateFarmCalibration(input: {
     for (const kind of CLASSIFICATION_TYPES) {
       const { leadMs, lateMs } = MATCH_WINDOWS[kind]
       const window = FIT_WINDOWS[kind] ?? { beforeMs: leadMs, afterMs: 0, leftOutMs: lateMs }
-      const pairs = labelHours(hoursOf(s, kind, measureFrom, to), recordedBy(kind, Infinity), window)
+      const pairs = labelHours(hoursOf(s, kind, measureFrom, to), recordsOf(kind), window)
       const r = reliability(pairs)
       out[kind] = {
         calibration: r.meanAbsoluteError === null ? null : round3(r.meanAbsoluteError),

@@ -103,7 +103,7 @@ export function farmFit(
     kind === 'lameness'
       ? simulatedLamenessPrior(herd, scores, periodFrom, at, withRecords, levels.lameness, heard)
       : null
-  const cells = window ? poolHours(labelHours(hours, events, window)) : []
+  const cells = window ? poolHours(labelHours(hours, recorded, window)) : []
   return fitFarmCalibration(kind, cells, inPeriod, prior)
 }
 

@@ -157,6 +157,24 @@ describe('per-farm calibration rules', () => {
       [0.8, false],
     ])
   })
+
+  it('labels every service of a heat on its own: the hours after the first one stay in the heat while the second holds them', () => {
+    const H = 3_600_000
+    const first = Date.parse('2026-03-20T09:00:00Z')
+    const hours = [-37, 12, 30, 48, 49, 72, 73].map((h, k) => ({ animalId: 1, at: first + h * H, probability: k / 10 }))
+    const services = [
+      { animalId: 1, at: first },
+      { animalId: 1, at: first + 24 * H },
+    ]
+    // 30 h and 48 h lie in the first service's left-out day, and in the second's heat; 49-72 h are its left-out day.
+    assert.deepEqual(labelHours(hours, services, FIT_WINDOWS.heat!), [
+      [0, false],
+      [0.1, true],
+      [0.2, true],
+      [0.3, true],
+      [0.6, false],
+    ])
+  })
 })
 
 describe("lameness's prior: the farm's own base rate", () => {

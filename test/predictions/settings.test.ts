@@ -287,6 +287,31 @@ describe('prediction settings', () => {
     )
   })
 
+  it('labels every service of a heat on its own: a second service a day later keeps the hours after the first in the heat', async () => {
+    const farm = await farmOfSows('AA:BB:CC:00:23', 5)
+    const service = Date.parse('2026-03-20T09:00:00Z')
+    const rows: NewPrediction[] = []
+    for (const { MAC, animalId } of farm.sows) {
+      await farm.record(MAC, 'inseminations', { Boar: 'Duroc', StartDate: '2026-03-20', StartTime: '09:00' })
+      await farm.record(MAC, 'inseminations', { Boar: 'Duroc', StartDate: '2026-03-21', StartTime: '09:00' })
+      for (const [hours, p] of [
+        [-40, 0.1],
+        [0, 0.5],
+        [30, 0.5],
+        [60, 0.1],
+        [80, 0.1],
+      ] as const)
+        rows.push(row(animalId, service + hours * HOUR, p, 'heat'))
+    }
+    const calibration = (await farm.learnedSettings(rows)).heat.calibration
+    // Per sow: at the first service and 30 h after it (6 h after the second) in her heat, 40 h before and 80 h after
+    // not, 60 h after (36 h after the second) left out: 20 hours, 10 in a heat; one event (the services of one heat).
+    assert.deepEqual(
+      [calibration.inUse, calibration.events, calibration.hours, calibration.observed],
+      ['farm', 5, 20, 0.5],
+    )
+  })
+
   it('refuses a query it does not take', async () => {
     assertInvalid(await get('?factor=0.5'), ['query:factor'])
   })

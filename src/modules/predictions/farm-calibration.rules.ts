@@ -373,22 +373,25 @@ export function eventsInFitPeriod(
 }
 
 /**
- * Each scored hour of one class labelled by the farm's records (FIT_WINDOWS): in an event (from beforeMs before a
- * record to afterMs after it), or not; hours from then to leftOutMs after a record are left out (unknown). `at` is
- * when the hour's prediction was made (the end of its hour).
+ * Each scored hour of one class labelled by the farm's records (FIT_WINDOWS), each record on its own (not merged into
+ * events: a sow inseminated at the heat's detection and again a day later is in heat around both): in an event (from
+ * beforeMs before a record to afterMs after it), or not; hours from then to leftOutMs after a record are left out
+ * (unknown) unless another record puts them in an event. `at` is when the hour's prediction was made (the end of its
+ * hour).
  */
 export function labelHours(
   hours: readonly { animalId: number; at: number; probability: number }[],
-  events: readonly { animalId: number; at: number }[],
+  records: readonly { animalId: number; at: number }[],
   window: FitWindow,
 ): [number, boolean][] {
   const byAnimal = new Map<number, number[]>()
-  for (const e of events) byAnimal.set(e.animalId, [...(byAnimal.get(e.animalId) ?? []), e.at])
+  for (const r of records) byAnimal.set(r.animalId, [...(byAnimal.get(r.animalId) ?? []), r.at])
   const out: [number, boolean][] = []
   for (const h of hours) {
     const own = byAnimal.get(h.animalId) ?? []
-    if (own.some((at) => h.at > at + window.afterMs && h.at <= at + window.leftOutMs)) continue
-    out.push([h.probability, own.some((at) => h.at >= at - window.beforeMs && h.at <= at + window.afterMs)])
+    const inEvent = own.some((at) => h.at >= at - window.beforeMs && h.at <= at + window.afterMs)
+    if (!inEvent && own.some((at) => h.at > at + window.afterMs && h.at <= at + window.leftOutMs)) continue
+    out.push([h.probability, inEvent])
   }
   return out
 }

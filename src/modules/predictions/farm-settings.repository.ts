@@ -111,7 +111,7 @@ export async function scorerDayPeaks(
 /**
  * The scorer's hours of one class in (from, to], pooled by global probability (before the farm's map), each pool with
  * how many of its hours lay in an event (from beforeMs before a record to afterMs after it); hours from then to
- * leftOutMs after a record left out (labelHours, FIT_WINDOWS). Labelled and counted in SQL: a farm's 60 days are
+ * leftOutMs after a record left out unless another record puts them in an event (labelHours, FIT_WINDOWS). Labelled and counted in SQL: a farm's 60 days are
  * millions of hours, the pools a few thousand at most (probabilities are stored to 4 decimals).
  */
 export async function scorerHourCells(
@@ -119,18 +119,18 @@ export async function scorerHourCells(
   uid: string,
   kind: ClassificationType,
   period: { from: number; to: number },
-  events: readonly { animalId: number; at: number }[],
+  records: readonly { animalId: number; at: number }[],
   window: FitWindow,
 ): Promise<HourCell[]> {
-  const relevant = events.filter((e) => e.at + window.leftOutMs > period.from && e.at - window.beforeMs <= period.to)
-  const records =
+  const relevant = records.filter((e) => e.at + window.leftOutMs > period.from && e.at - window.beforeMs <= period.to)
+  const recordRows =
     relevant.length === 0
       ? sql`SELECT NULL::bigint AS animal_id, NULL::bigint AS at WHERE false`
       : sql`SELECT * FROM (VALUES ${sql.join(relevant.map((e) => sql`(${e.animalId}::bigint, ${e.at}::bigint)`))}) AS v (animal_id, at)`
   // Each hour joined with its animal's records whose window (in the event, or left out after it) holds it (a hash
   // join on the animal, few rows each), then pooled; as labelHours labels them.
   const { rows } = await sql<{ probability: number | string; hours: number | string; in_window: number | string }>`
-    WITH ev AS (${records}),
+    WITH ev AS (${recordRows}),
     labelled AS (
       SELECT coalesce(p.global_probability, p.peak_probability) AS probability,
         bool_or(ev.at IS NOT NULL AND p.predicted_at <= ev.at + ${window.afterMs}) AS in_window,
@@ -142,7 +142,7 @@ export async function scorerHourCells(
         AND p.predicted_at > ${period.from} AND p.predicted_at <= ${period.to}
       GROUP BY p.id, p.global_probability, p.peak_probability)
     SELECT probability, count(*) AS hours, count(*) FILTER (WHERE in_window) AS in_window
-    FROM labelled WHERE NOT after GROUP BY probability`.execute(db)
+    FROM labelled WHERE in_window OR NOT after GROUP BY probability`.execute(db)
   return rows.map((r) => ({
     probability: Number(r.probability),
     hours: Number(r.hours),
