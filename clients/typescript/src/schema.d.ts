@@ -35613,7 +35613,7 @@ export interface operations {
                                      * @example 86400
                                      */
                                     hours: number;
-                                    /** @description Share of those hours that lay in a recorded event (birth: the 48 h before a farrowing record; heat: 36 h before a service to 24 h after it); null when no hour was fitted */
+                                    /** @description Share of those hours that lay in a recorded event (birth: the 48 h before a farrowing record; heat: 36 h before each service to 24 h after it); null when no hour was fitted */
                                     observed: number | null;
                                     /** @description The global calibration's mean probability over the same hours */
                                     meanPredicted: number | null;
@@ -35791,7 +35791,7 @@ export interface operations {
                                      * @example 86400
                                      */
                                     hours: number;
-                                    /** @description Share of those hours that lay in a recorded event (birth: the 48 h before a farrowing record; heat: 36 h before a service to 24 h after it); null when no hour was fitted */
+                                    /** @description Share of those hours that lay in a recorded event (birth: the 48 h before a farrowing record; heat: 36 h before each service to 24 h after it); null when no hour was fitted */
                                     observed: number | null;
                                     /** @description The global calibration's mean probability over the same hours */
                                     meanPredicted: number | null;
@@ -35969,7 +35969,7 @@ export interface operations {
                                      * @example 86400
                                      */
                                     hours: number;
-                                    /** @description Share of those hours that lay in a recorded event (birth: the 48 h before a farrowing record; heat: 36 h before a service to 24 h after it); null when no hour was fitted */
+                                    /** @description Share of those hours that lay in a recorded event (birth: the 48 h before a farrowing record; heat: 36 h before each service to 24 h after it); null when no hour was fitted */
                                     observed: number | null;
                                     /** @description The global calibration's mean probability over the same hours */
                                     meanPredicted: number | null;
