@@ -3,6 +3,7 @@
 // tag faults that the alarms must tell apart from births, heats and lameness. Behaviour reaches the ear tag through one
 // quantity, the chance that the head is moving at an instant; body heat reaches it through the ear skin, which follows
 // the room's air in part.
+import type { AnimalTruth, Span } from './ground-truth.ts'
 import { gaussian, prng, seedOf, tieredUniform, uniform, type Tiers } from './random.ts'
 
 /** The herd to simulate: its seed (the same seed gives the same herd), its size, its window [start, end) in ms, and
@@ -10,19 +11,7 @@ import { gaussian, prng, seedOf, tieredUniform, uniform, type Tiers } from './ra
 export type BarnOptions = { seed: string; animals: number; start: number; end: number; intervalMs: number }
 
 /** One animal: who she is, what truly happened in the window, the farm's records and her tag's readings. */
-export interface BarnAnimal {
-  index: number
-  sex: 'male' | 'female'
-  /** The pen or batch: 'Batch 3', 'Gilts', 'Boars'. */
-  group: string
-  /** Onsets of farrowings (first piglet), standing heats and lameness within the window. */
-  truth: {
-    farrowings: { onset: number; weak: boolean }[]
-    heats: { onset: number; end: number; silent: boolean }[]
-    lameness: { onset: number }[]
-  }
-  /** Loose or torn tags, fevers, times without readings: when alarms are not counted as false. */
-  confounders: Span[]
+export interface BarnAnimal extends AnimalTruth {
   records: BarnRecords
   /** One sample per interval, oldest first: ear-skin temperature (°C) and acceleration (g). */
   sensor: { t: number; c: number; x: number; y: number; z: number }[]
@@ -41,7 +30,6 @@ type Records = BarnRecords
 type Role = 'sow' | 'gilt' | 'boar'
 type Housing = 'stall' | 'pen' | 'crate' | 'boar-pen'
 type Vector = readonly [number, number, number]
-type Span = { from: number; to: number }
 type Fever = Span & { rise: number }
 type Stay = { from: number; room: string; housing: Housing; slot: number; mixing: boolean }
 type Heat = { onset: number; end: number; silent: boolean; amplitude: number }

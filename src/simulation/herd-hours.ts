@@ -13,6 +13,7 @@ import {
 } from './ethogram-herd.ts'
 import { planRecords } from './herd-records.ts'
 import { barnHerd } from './barn-herd.ts'
+import type { AnimalTruth } from './ground-truth.ts'
 import type { LocationRow, SensorRow } from '../modules/readings/readings.schemas.ts'
 import { HOUR_MS, alignHours, summarizeHours, type HourSummary } from '../modules/predictions/hour-summaries.rules.ts'
 import { failedServices, type AnimalRecords, type ServiceOutcome } from '../modules/predictions/reproduction.rules.ts'
@@ -44,24 +45,8 @@ export interface HerdOptions {
 /** The instant the job reads for a record kept by its day alone: the day's noon (recordInstant). */
 const noonOf = (t: number) => Math.floor(t / DAY_MS) * DAY_MS + 12 * HOUR_MS
 
-/** A stretch of time, ms. */
-export interface Span {
-  from: number
-  to: number
-}
-
 /** One simulated animal as the evaluation sees it, whatever its family: ground truth, records and hourly summaries. */
-export interface SimulatedAnimalData {
-  index: number
-  sex: 'male' | 'female'
-  group: string
-  truth: {
-    farrowings: { onset: number; weak: boolean }[]
-    heats: { onset: number; end: number; silent: boolean }[]
-    lameness: { onset: number }[]
-  }
-  /** Loose or torn tags, sickness: times when alarms are counted apart. */
-  confounders: Span[]
+export interface SimulatedAnimalData extends AnimalTruth {
   records: AnimalRecords
   /** Lameness treatments the farm recorded. */
   treatments: number[]
