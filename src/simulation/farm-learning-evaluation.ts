@@ -25,6 +25,7 @@ import {
 import type { CycleProfile } from './herd-plan.ts'
 import { measure, scoresOf, scorerLevels, type Scores, type VariantReport } from './evaluation.ts'
 import { simulateHerdHours, type HerdFamily, type SimulatedAnimalData } from './herd-hours.ts'
+import { recordedMoments } from './farm-maps.ts'
 
 export interface LearningReport {
   seed: string
@@ -159,12 +160,7 @@ function learnFarm(
         dayPeaks.push({ animalId: k, day: a.hours[i]!.hour, peak: uncalibrate(SCORER.calibration?.[kind], peak) })
       }
     })
-    const recorded = herd.flatMap((a, k) =>
-      (kind === 'birth' ? a.records.births : kind === 'heat' ? a.records.services : a.treatments).map((at) => ({
-        animalId: k,
-        at,
-      })),
-    )
+    const recorded = herd.flatMap((a, k) => recordedMoments(a, kind).map((at) => ({ animalId: k, at })))
     learned[kind] = learnClassFromPeriod(kind, dayPeaks, recorded, { from: periodFrom, to: periodTo }, current[kind])
   }
   return learned

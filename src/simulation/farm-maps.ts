@@ -29,6 +29,8 @@ interface AnimalHoursAndRecords {
   records: Pick<AnimalRecords, 'births' | 'weanings' | 'services'>
   /** Lameness treatments the farm recorded. */
   treatments: readonly number[]
+  /** Returns to estrus the farm recorded: heats it saw. */
+  heatsSeen: readonly number[]
 }
 /** Per animal and hour index, each class's probability (evaluation.ts Scores). */
 type Scores = Record<ClassificationType, number[]>[]
@@ -107,9 +109,16 @@ export function farmFit(
   return fitFarmCalibration(kind, cells, inPeriod, prior)
 }
 
-/** The records that say an animal had an event of the class: farrowings, services (a heat), lameness treatments. */
-export function recordedMoments(animal: AnimalHoursAndRecords, kind: ClassificationType): readonly number[] {
-  return kind === 'birth' ? animal.records.births : kind === 'heat' ? animal.records.services : animal.treatments
+/**
+ * The records that say an animal had an event of the class, as the accuracy route reads them: farrowings, services
+ * and returns seen (a heat), lameness treatments.
+ */
+export function recordedMoments(
+  animal: Pick<AnimalHoursAndRecords, 'records' | 'treatments' | 'heatsSeen'>,
+  kind: ClassificationType,
+): readonly number[] {
+  if (kind === 'birth') return animal.records.births
+  return kind === 'heat' ? [...animal.records.services, ...animal.heatsSeen] : animal.treatments
 }
 
 /** Per animal and hour: whether the hour is scored, as in the job (heardFrom: its tag was heard in the 24 h up to it). */

@@ -50,6 +50,8 @@ export interface SimulatedAnimalData extends AnimalTruth {
   records: AnimalRecords
   /** Lameness treatments the farm recorded. */
   treatments: number[]
+  /** Returns to estrus the farm recorded (heats it saw, served or not), at the record day's noon as the job reads them. */
+  heatsSeen: number[]
   hours: HourSummary[]
 }
 
@@ -79,6 +81,7 @@ export function simulateHerdHours(
           plan.records.openChecks.map((at) => ({ kind: 'check', result: 'open', at: noonOf(at) })),
         ),
         treatments: plan.records.lamenessTreatments,
+        heatsSeen: [],
         hours: hoursOf(sensor, locations),
       }
     })
@@ -98,6 +101,7 @@ export function simulateHerdHours(
           ...returns.map((at): ServiceOutcome => ({ kind: 'return', at: noonOf(at) })),
         ]),
         treatments,
+        heatsSeen: returns.map(noonOf),
         hours: hoursOf(animal.sensor, animal.locations),
       })
     }
@@ -140,6 +144,7 @@ export function simulateHerdHours(
         outcomes,
       ),
       treatments: farmRecords.flatMap((r) => (r.segment === 'treatments' ? [r.at] : [])),
+      heatsSeen: farmRecords.flatMap((r) => (r.segment === 'return-to-estrus' ? [noonOf(r.at)] : [])),
       hours: hoursOf(sensor, locations),
     }
   })

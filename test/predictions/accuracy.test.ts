@@ -158,6 +158,54 @@ describe('prediction accuracy', () => {
   })
 })
 
+describe('a return to estrus the farm saw', () => {
+  it('confirms a heat alarm as a service does, and counts as a heat missed where no alarm came', async () => {
+    const farmer = await createUser(ctx)
+    const as = bearer((await userToken(ctx, farmer.email)).accessToken)
+    const [seen, unseen] = ['AA:BB:CC:00:10:21', 'AA:BB:CC:00:10:22']
+    for (const MAC of [seen, unseen]) await addAnimal(ctx, farmer.uid, as, { MAC, Sex: 'female' })
+    const send = async (url: string, payload: object) => {
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: `/api/v1/users/${farmer.uid}${url}`,
+        headers: as,
+        payload,
+      })
+      assert.equal(res.statusCode, 201, `POST ${url}: ${res.body}`)
+    }
+    const heat = (mac: string, timestamp: string, probability: number) =>
+      send(`/animals/${mac}/predictions`, {
+        classificationType: 'heat',
+        timestamp,
+        results: [{ timestamp, probability }],
+      })
+    const returned = (mac: string) =>
+      send(`/animals/${mac}/return-to-estrus`, {
+        returnDate: '2026-03-20',
+        returnType: 'regular',
+        daysSinceService: 21,
+      })
+    // `seen` alarms at 06:00 and her return is recorded that day (noon: 6 h later), not served; `unseen` was scored
+    // low and returned.
+    await heat(seen, '2026-03-20T06:00:00Z', 0.55)
+    await heat(unseen, '2026-03-19T06:00:00Z', 0.05)
+    await returned(seen)
+    await returned(unseen)
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/v1/users/${farmer.uid}/predictions/accuracy?from=2026-03-01&to=2026-03-31`,
+      headers: as,
+    })
+    assert.equal(res.statusCode, 200, res.body)
+    const { heat: figures } = res.json().data
+    assert.deepEqual(
+      [figures.alarms, figures.confirmed, figures.events, figures.detected, figures.missed],
+      [1, 1, 2, 1, 1],
+    )
+    assert.deepEqual(figures.leadHours, { median: 6, min: 6, max: 6 })
+  })
+})
+
 describe("the scorer's alarms under a farm's calibration map", () => {
   it('are read from the global probability: the map renames the number, the alarm stays', async () => {
     const farmer = await createUser(ctx)

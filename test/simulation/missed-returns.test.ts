@@ -103,7 +103,7 @@ describe("the evaluation's reading of a sow found open", () => {
   })
 
   it('keeps a failure only where the farm entered both its service and its check (a farm new to records)', () => {
-    const animal = { records, treatments: [] }
+    const animal = { records, treatments: [], heatsSeen: [] }
     assert.deepEqual(withoutPastRecords([animal], service - DAY)[0]!.records.failedServices, [found])
     assert.deepEqual(withoutPastRecords([animal], service + DAY)[0]!.records.failedServices, [])
   })

@@ -11,6 +11,7 @@ const animal = {
   index: 0,
   records: { services: [start - 100 * DAY, start + 3 * DAY], weanings: [start - 70 * DAY], births: [start + 15 * DAY] },
   treatments: [start - DAY, start],
+  heatsSeen: [start - 79 * DAY, start + 24 * DAY],
 }
 
 describe('a farm that did not enter its past', () => {
@@ -20,6 +21,7 @@ describe('a farm that did not enter its past', () => {
         index: 0,
         records: { services: [start + 3 * DAY], weanings: [], births: [start + 15 * DAY] },
         treatments: [start],
+        heatsSeen: [start + 24 * DAY],
       },
     ])
   })
@@ -30,5 +32,6 @@ describe('a farm that did not enter its past', () => {
     const [later] = asEntered([animal], { start: start - 2 * DAY, historyDays: 2, pastRecords: false })
     assert.deepEqual(later!.records.services, [start + 3 * DAY])
     assert.deepEqual(later!.treatments, [start])
+    assert.deepEqual(later!.heatsSeen, [start + 24 * DAY])
   })
 })

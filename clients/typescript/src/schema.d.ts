@@ -35061,7 +35061,7 @@ export interface operations {
                                 /** @description falseAlarms / animalMonths; null when nothing was predicted */
                                 falseAlarmsPerAnimalMonth: number | null;
                             };
-                            /** @description heat: alarms against an insemination (StartDate and StartTime; noon UTC without a time) */
+                            /** @description heat: alarms against an insemination (StartDate and StartTime; noon UTC without a time) or a return to estrus (a heat seen; returnDate, noon UTC) */
                             heat: {
                                 /**
                                  * @description The scorer's heat predictions alarm from this probability: the calibrated probability of its rule's threshold (posted predictions alarm from `alarmProbability`)
@@ -35076,13 +35076,13 @@ export interface operations {
                                 alarms: number;
                                 /**
                                  * Format: int64
-                                 * @description Of them, followed by an insemination (StartDate and StartTime; noon UTC without a time) 0 to 36 h later
+                                 * @description Of them, followed by an insemination (StartDate and StartTime; noon UTC without a time) or a return to estrus (a heat seen; returnDate, noon UTC) 0 to 36 h later
                                  * @example 11
                                  */
                                 confirmed: number;
                                 /**
                                  * Format: int64
-                                 * @description Of them, up to 36 h after an insemination (StartDate and StartTime; noon UTC without a time) (neither detection nor false alarm)
+                                 * @description Of them, up to 36 h after an insemination (StartDate and StartTime; noon UTC without a time) or a return to estrus (a heat seen; returnDate, noon UTC) (neither detection nor false alarm)
                                  * @example 1
                                  */
                                 late: number;
@@ -35094,7 +35094,7 @@ export interface operations {
                                 falseAlarms: number;
                                 /**
                                  * Format: int64
-                                 * @description Events in the period: an insemination (StartDate and StartTime; noon UTC without a time) (records less than 4 days apart are one)
+                                 * @description Events in the period: an insemination (StartDate and StartTime; noon UTC without a time) or a return to estrus (a heat seen; returnDate, noon UTC) (records less than 4 days apart are one)
                                  * @example 12
                                  */
                                 events: number;
@@ -35613,7 +35613,7 @@ export interface operations {
                                      * @example 86400
                                      */
                                     hours: number;
-                                    /** @description Share of those hours that lay in a recorded event (birth: the 48 h before a farrowing record; heat: 36 h before each service to 24 h after it); null when no hour was fitted */
+                                    /** @description Share of those hours that lay in a recorded event (birth: the 48 h before a farrowing record; heat: 36 h before each service or return seen to 24 h after it); null when no hour was fitted */
                                     observed: number | null;
                                     /** @description The global calibration's mean probability over the same hours */
                                     meanPredicted: number | null;
@@ -35791,7 +35791,7 @@ export interface operations {
                                      * @example 86400
                                      */
                                     hours: number;
-                                    /** @description Share of those hours that lay in a recorded event (birth: the 48 h before a farrowing record; heat: 36 h before each service to 24 h after it); null when no hour was fitted */
+                                    /** @description Share of those hours that lay in a recorded event (birth: the 48 h before a farrowing record; heat: 36 h before each service or return seen to 24 h after it); null when no hour was fitted */
                                     observed: number | null;
                                     /** @description The global calibration's mean probability over the same hours */
                                     meanPredicted: number | null;
@@ -35969,7 +35969,7 @@ export interface operations {
                                      * @example 86400
                                      */
                                     hours: number;
-                                    /** @description Share of those hours that lay in a recorded event (birth: the 48 h before a farrowing record; heat: 36 h before each service to 24 h after it); null when no hour was fitted */
+                                    /** @description Share of those hours that lay in a recorded event (birth: the 48 h before a farrowing record; heat: 36 h before each service or return seen to 24 h after it); null when no hour was fitted */
                                     observed: number | null;
                                     /** @description The global calibration's mean probability over the same hours */
                                     meanPredicted: number | null;

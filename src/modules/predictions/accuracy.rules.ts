@@ -1,6 +1,6 @@
 // How the farm's own records bear out the alarms: each alarm matched with the event it announced (a birth
-// record, an insemination, a lameness treatment or event), events that came without one, lead times and false
-// alarms. Pure: matchAlarms gives the (class, alarm, event) pairs that the accuracy route sums up and that
+// record, an insemination or a return seen, a lameness treatment or event), events that came without one, lead times
+// and false alarms. Pure: matchAlarms gives the (class, alarm, event) pairs that the accuracy route sums up and that
 // per-farm learning can read. Definitions: docs/herd-performance.md#prediction-accuracy.
 import type { ClassificationType } from './predictions.rules.ts'
 

@@ -26,9 +26,10 @@ export interface FitWindow {
  * The hours a class's probability is about (the evaluation's windows: 48 h before a farrowing's onset; 12 h before a
  * heat's onset to its end), read from the records. A birth record is the farrowing's onset: the 48 h before it, the
  * day after left out. A sow is inseminated in standing heat, 12-24 h after its onset, and a heat lasts 36-72 h: from
- * 36 h before each service to 24 h after it, the day after that left out (her heat may still last). Lameness:
- * none. A treatment says a lameness was seen, days into it, and many go untreated, so a line fitted to treatments
- * follows the farm's treating, not its lameness: lameness's map is the farm's base rate alone (lamenessPrior).
+ * 36 h before each service (or return seen) to 24 h after it, the day after that left out (her heat may still last).
+ * Lameness: none. A treatment says a lameness was seen, days into it, and many go untreated, so a line fitted to
+ * treatments follows the farm's treating, not its lameness: lameness's map is the farm's base rate alone
+ * (lamenessPrior).
  */
 export const FIT_WINDOWS: Record<ClassificationType, FitWindow | null> = {
   birth: { beforeMs: 48 * HOUR_MS, afterMs: 0, leftOutMs: 24 * HOUR_MS },

@@ -99,6 +99,8 @@ export async function alarmsAndEvents(db: Kysely<DB>, uid: string, from: number,
       WHERE uid = ${uid} AND start_date >= ${day(lo)} AND start_date <= ${day(hi)}
     UNION ALL SELECT 'heat', animal_id, start_date, start_time, NULL FROM inseminations
       WHERE uid = ${uid} AND start_date >= ${day(lo)} AND start_date <= ${day(hi)}
+    UNION ALL SELECT 'heat', animal_id, return_date, NULL, NULL FROM return_to_estrus
+      WHERE uid = ${uid} AND return_date >= ${day(lo)} AND return_date <= ${day(hi)}
     UNION ALL SELECT 'lameness', animal_id, start_date, NULL, NULL FROM treatments
       WHERE uid = ${uid} AND diagnose ILIKE '%lame%' AND start_date >= ${day(lo)} AND start_date <= ${day(hi)}
     UNION ALL SELECT 'lameness', animal_id, NULL, NULL, t FROM general_events
@@ -191,7 +193,10 @@ export const PredictionAccuracy = Type.Object(
       examples: [0.5],
     }),
     birth: ClassAccuracySchema('birth', 'a birth record (StartDate and StartTime; noon UTC without a time)'),
-    heat: ClassAccuracySchema('heat', 'an insemination (StartDate and StartTime; noon UTC without a time)'),
+    heat: ClassAccuracySchema(
+      'heat',
+      'an insemination (StartDate and StartTime; noon UTC without a time) or a return to estrus (a heat seen; returnDate, noon UTC)',
+    ),
     lameness: ClassAccuracySchema(
       'lameness',
       'a treatment whose Diagnose mentions lameness ("lame", any case; StartDate at noon UTC) or a general event with Diagnose Lameness (its t)',

@@ -99,7 +99,7 @@ const ClassCalibration = (kind: ClassificationType, example: { inUse: boolean; r
         86_400,
       ),
       observed: Rate(
-        'Share of those hours that lay in a recorded event (birth: the 48 h before a farrowing record; heat: 36 h before each service to 24 h after it); null when no hour was fitted',
+        'Share of those hours that lay in a recorded event (birth: the 48 h before a farrowing record; heat: 36 h before each service or return seen to 24 h after it); null when no hour was fitted',
         0.006,
       ),
       meanPredicted: Rate("The global calibration's mean probability over the same hours", 0.014),
