@@ -111,8 +111,9 @@ export async function scorerDayPeaks(
 /**
  * The scorer's hours of one class in (from, to], pooled by global probability (before the farm's map), each pool with
  * how many of its hours lay in an event (from beforeMs before a record to afterMs after it); hours from then to
- * leftOutMs after a record left out unless another record puts them in an event (labelHours, FIT_WINDOWS). Labelled and counted in SQL: a farm's 60 days are
- * millions of hours, the pools a few thousand at most (probabilities are stored to 4 decimals).
+ * leftOutMs after a record left out unless another record puts them in an event (labelHours, FIT_WINDOWS). Labelled
+ * and counted in SQL: a farm's 60 days are millions of hours, the pools a few thousand at most (probabilities are
+ * stored to 4 decimals).
  */
 export async function scorerHourCells(
   db: Kysely<DB>,
