@@ -261,55 +261,48 @@ describe('prediction settings', () => {
     })
   })
 
-  it("fits heat's map on the hours around each service: 36 h before to 24 h after it in the heat, the next day left out", async () => {
-    const farm = await farmOfSows('AA:BB:CC:00:22', 5)
-    const service = Date.parse('2026-03-20T09:00:00Z')
+  /**
+   * Five sows, each served on the days given (09:00 UTC), with heat hours at the given offsets from the first service
+   * (global probabilities): heat's map as the job fits it.
+   */
+  async function heatFit(macPrefix: string, serviceDays: string[], hours: readonly (readonly [number, number])[]) {
+    const farm = await farmOfSows(macPrefix, 5)
+    const service = Date.parse(`${serviceDays[0]}T09:00:00Z`)
     const rows: NewPrediction[] = []
     for (const { MAC, animalId } of farm.sows) {
-      await farm.record(MAC, 'inseminations', { Boar: 'Duroc', StartDate: '2026-03-20', StartTime: '09:00' })
-      // Heat hours 40 and 30 h before the service, at it, 20, 30 and 60 h after (global probabilities).
-      for (const [hours, p] of [
-        [-40, 0.1],
-        [-30, 0.3],
-        [0, 0.5],
-        [20, 0.5],
-        [30, 0.5],
-        [60, 0.1],
-      ] as const)
-        rows.push(row(animalId, service + hours * HOUR, p, 'heat'))
+      for (const StartDate of serviceDays)
+        await farm.record(MAC, 'inseminations', { Boar: 'Duroc', StartDate, StartTime: '09:00' })
+      for (const [offset, p] of hours) rows.push(row(animalId, service + offset * HOUR, p, 'heat'))
     }
-    const calibration = (await farm.learnedSettings(rows)).heat.calibration
+    const { calibration } = (await farm.learnedSettings(rows)).heat
+    return [calibration.inUse, calibration.events, calibration.hours, calibration.observed]
+  }
+
+  it("fits heat's map on the hours around each service: 36 h before to 24 h after it in the heat, the next day left out", async () => {
+    const hours = [
+      [-40, 0.1],
+      [-30, 0.3],
+      [0, 0.5],
+      [20, 0.5],
+      [30, 0.5],
+      [60, 0.1],
+    ] as const
     // Per sow: 30 h before, at and 20 h after the service lie in her heat, 40 h before and 60 h after do not, 30 h
     // after is left out: 25 hours, 15 in a heat.
-    assert.deepEqual(
-      [calibration.inUse, calibration.events, calibration.hours, calibration.observed],
-      ['farm', 5, 25, 0.6],
-    )
+    assert.deepEqual(await heatFit('AA:BB:CC:00:22', ['2026-03-20'], hours), ['farm', 5, 25, 0.6])
   })
 
   it('labels every service of a heat on its own: a second service a day later keeps the hours after the first in the heat', async () => {
-    const farm = await farmOfSows('AA:BB:CC:00:23', 5)
-    const service = Date.parse('2026-03-20T09:00:00Z')
-    const rows: NewPrediction[] = []
-    for (const { MAC, animalId } of farm.sows) {
-      await farm.record(MAC, 'inseminations', { Boar: 'Duroc', StartDate: '2026-03-20', StartTime: '09:00' })
-      await farm.record(MAC, 'inseminations', { Boar: 'Duroc', StartDate: '2026-03-21', StartTime: '09:00' })
-      for (const [hours, p] of [
-        [-40, 0.1],
-        [0, 0.5],
-        [30, 0.5],
-        [60, 0.1],
-        [80, 0.1],
-      ] as const)
-        rows.push(row(animalId, service + hours * HOUR, p, 'heat'))
-    }
-    const calibration = (await farm.learnedSettings(rows)).heat.calibration
+    const hours = [
+      [-40, 0.1],
+      [0, 0.5],
+      [30, 0.5],
+      [60, 0.1],
+      [80, 0.1],
+    ] as const
     // Per sow: at the first service and 30 h after it (6 h after the second) in her heat, 40 h before and 80 h after
     // not, 60 h after (36 h after the second) left out: 20 hours, 10 in a heat; one event (the services of one heat).
-    assert.deepEqual(
-      [calibration.inUse, calibration.events, calibration.hours, calibration.observed],
-      ['farm', 5, 20, 0.5],
-    )
+    assert.deepEqual(await heatFit('AA:BB:CC:00:23', ['2026-03-20', '2026-03-21'], hours), ['farm', 5, 20, 0.5])
   })
 
   it('refuses a query it does not take', async () => {
