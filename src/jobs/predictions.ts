@@ -295,9 +295,8 @@ export async function learnFarmSettings(
   const calibration = {} as Record<(typeof CLASSIFICATION_TYPES)[number], FarmCalibrationFit>
   for (const kind of CLASSIFICATION_TYPES) {
     const window = FIT_WINDOWS[kind]
-    const recorded = mergeMoments(events[kind], MATCH_WINDOWS[kind].eventMergeMs).filter((e) => e.at <= now)
-    const inPeriod = eventsInFitPeriod(kind, recorded, from, now)
     const records = events[kind].filter((e) => e.at <= now)
+    const inPeriod = eventsInFitPeriod(kind, mergeMoments(records, MATCH_WINDOWS[kind].eventMergeMs), from, now)
     const cells = window ? await scorerHourCells(db, uid, kind, { from, to: now }, records, window) : []
     calibration[kind] = fitFarmCalibration(kind, cells, inPeriod, kind === 'lameness' ? prior : null)
   }

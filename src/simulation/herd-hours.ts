@@ -88,21 +88,24 @@ export function simulateHerdHours(
   }
   if (options.family === 'barn') {
     const herd: SimulatedAnimalData[] = []
-    for (const animal of barnHerd({ seed, animals: options.animals, start, end, intervalMs })) {
-      const { checks, returns, treatments, ...records } = animal.records
+    for (const { records: farmRecords, sensor, locations, ...animal } of barnHerd({
+      seed,
+      animals: options.animals,
+      start,
+      end,
+      intervalMs,
+    })) {
+      const { checks, returns, treatments, ...records } = farmRecords
+      const outcomes = [
+        ...checks.map((c): ServiceOutcome => ({ kind: 'check', result: c.result, at: noonOf(c.at) })),
+        ...returns.map((at): ServiceOutcome => ({ kind: 'return', at: noonOf(at) })),
+      ]
       herd.push({
-        index: animal.index,
-        sex: animal.sex,
-        group: animal.group,
-        truth: animal.truth,
-        confounders: animal.confounders,
-        records: withFailedServices(records, [
-          ...checks.map((c): ServiceOutcome => ({ kind: 'check', result: c.result, at: noonOf(c.at) })),
-          ...returns.map((at): ServiceOutcome => ({ kind: 'return', at: noonOf(at) })),
-        ]),
+        ...animal,
+        records: withFailedServices(records, outcomes),
         treatments,
-        heatsSeen: returns.map(noonOf),
-        hours: hoursOf(animal.sensor, animal.locations),
+        heatsSeen: returnsIn(outcomes),
+        hours: hoursOf(sensor, locations),
       })
     }
     return herd
@@ -144,11 +147,14 @@ export function simulateHerdHours(
         outcomes,
       ),
       treatments: farmRecords.flatMap((r) => (r.segment === 'treatments' ? [r.at] : [])),
-      heatsSeen: farmRecords.flatMap((r) => (r.segment === 'return-to-estrus' ? [noonOf(r.at)] : [])),
+      heatsSeen: returnsIn(outcomes),
       hours: hoursOf(sensor, locations),
     }
   })
 }
+
+/** The returns to estrus among a farm's outcomes: the heats it saw (served or not), as the accuracy route reads them. */
+const returnsIn = (outcomes: readonly ServiceOutcome[]) => outcomes.flatMap((o) => (o.kind === 'return' ? [o.at] : []))
 
 /** The records with the services their checks and returns showed had failed, as the job reads them (recordsOf). */
 function withFailedServices(records: AnimalRecords, outcomes: readonly ServiceOutcome[]): AnimalRecords {
